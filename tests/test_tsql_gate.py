@@ -1,0 +1,453 @@
+"""The T-SQL gate itself: each gate catches what it should, at the right script line:column, and
+passes the T-SQL qgen relies on. Hand-written samples only; rendered scripts are checked elsewhere."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.support.tsql_gate import (
+    Finding,
+    ParserUnavailable,
+    check_scripts,
+    ensure_parser,
+    own_findings,
+    parse_batches,
+    sqlfluff_findings,
+    sqlparser_findings,
+)
+
+pytestmark = pytest.mark.tsql_gate
+
+
+def _unavailable(reason: str) -> None:
+    """A missing gate is a failure in CI (it must not silently stop checking), a skip elsewhere."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so this fails instead of skipping)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def parser() -> None:
+    try:
+        ensure_parser()
+    except ParserUnavailable as exc:
+        _unavailable(f"Microsoft T-SQL parser harness unavailable (tools/tsql_parser/build.sh): {exc}")
+
+
+@pytest.fixture(scope="module")
+def sqlfluff() -> None:
+    try:
+        import sqlfluff  # noqa: F401
+    except ImportError:
+        _unavailable("sqlfluff is not installed")
+
+
+def at(text: str, needle: str, nth: int = 1) -> tuple[int, int]:
+    """1-based (line, column) of the nth occurrence of needle in text."""
+    pos = -1
+    for _ in range(nth):
+        pos = text.index(needle, pos + 1)
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def where(findings: list[Finding], gate: str) -> list[tuple[int, int]]:
+    return [(f.line, f.column) for f in findings if f.gate == gate]
+
+
+# --------------------------------------------------------------------------------------------------
+# Samples
+
+QUEUE_OBJECTS = """\
+-- Queue objects in the shapes qgen renders.
+CREATE TABLE dbo.job_queue (
+    id bigint IDENTITY(1, 1) NOT NULL,
+    state tinyint NOT NULL CONSTRAINT df_job_queue_state DEFAULT (0),
+    payload nvarchar(max) NULL,
+    CONSTRAINT pk_job_queue PRIMARY KEY CLUSTERED (id) WITH (FILLFACTOR = 90, DATA_COMPRESSION = PAGE)
+);
+GO
+CREATE NONCLUSTERED INDEX ix_job_queue_state ON dbo.job_queue (state) INCLUDE (payload) WITH (FILLFACTOR = 80);
+GO
+IF TYPE_ID(N'dbo.id_list') IS NULL
+    CREATE TYPE dbo.id_list AS TABLE
+    (
+        [ordinal] int NOT NULL,
+        id bigint NOT NULL,
+        PRIMARY KEY ([ordinal])
+    );
+GO
+CREATE TYPE dbo.name_list AS TABLE (name nvarchar(128) NOT NULL PRIMARY KEY);
+GO
+CREATE OR ALTER VIEW dbo.job_queue_pending
+WITH SCHEMABINDING
+AS
+WITH pending AS (SELECT id, state FROM dbo.job_queue WHERE state = 0)
+SELECT id, state FROM pending
+GO
+CREATE OR ALTER VIEW dbo.job_queue_new
+AS
+SELECT id, state FROM dbo.job_queue WHERE state = 0
+WITH CHECK OPTION;
+GO
+WITH first_in_batch AS (SELECT 1 AS x)
+SELECT x FROM first_in_batch;
+GO
+"""
+
+TAKE_PROCEDURE = """\
+CREATE OR ALTER PROCEDURE dbo.job_queue_take
+    @batch_size int = 10
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    DECLARE @taken TABLE (id bigint NOT NULL);
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        /* WITH nope AS (SELECT 1) /* nested */ is a comment, not a statement */
+        ;WITH cte AS (
+            SELECT TOP (@batch_size) id, state
+            FROM dbo.job_queue WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE state = 0
+            ORDER BY id
+        )
+        UPDATE cte SET state = 1
+        OUTPUT inserted.id INTO @taken (id);
+        SELECT t.id FROM @taken AS t ORDER BY t.id;
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;
+        RAISERROR('take failed; WITH c AS (', 0, 1) WITH NOWAIT;
+        THROW;
+    END CATCH
+END
+GO
+"""
+
+PURGE_PROCEDURE = """\
+CREATE OR ALTER PROCEDURE [dbo].[job_queue_purge]
+    @ids dbo.id_list READONLY,
+    @max_rows int
+WITH EXECUTE AS OWNER
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    DELETE TOP (@max_rows) FROM dbo.job_queue
+    OUTPUT deleted.*
+    WHERE id IN (SELECT id FROM @ids);
+    SELECT TOP (1) WITH TIES id FROM dbo.job_queue ORDER BY state;
+    MERGE dbo.job_queue WITH (HOLDLOCK) AS tgt
+    USING @ids AS src ON tgt.id = src.id
+    WHEN MATCHED THEN UPDATE SET tgt.state = 2
+    WHEN NOT MATCHED THEN INSERT (state) VALUES (0);
+    EXEC dbo.job_queue_take @batch_size = 1 WITH RECOMPILE;
+    THROW 50001, N'purged; CREATE PROCEDURE x AS', 1;
+END
+GO
+"""
+
+VALID = {
+    "queue_objects.sql": QUEUE_OBJECTS,
+    "take_procedure.sql": TAKE_PROCEDURE,
+    "purge_procedure.sql": PURGE_PROCEDURE,
+}
+
+# A typo in the second batch: the parser's batch-relative line must come back as the script line.
+SELEC_SECOND_BATCH = """\
+CREATE TABLE dbo.t (id int NOT NULL);
+GO
+
+CREATE OR ALTER PROCEDURE dbo.p
+AS
+BEGIN
+    SET NOCOUNT ON;
+    SELEC 1;
+END
+GO
+"""
+
+MISSING_END = """\
+SELECT 1;
+GO
+CREATE PROCEDURE dbo.p
+AS
+BEGIN
+    IF 1 = 1
+    BEGIN
+        SELECT 2;
+    END
+GO
+SELECT 3;
+GO
+"""
+
+CTE_WITHOUT_SEMICOLON = """\
+CREATE TABLE dbo.t (id int NOT NULL);
+GO
+CREATE OR ALTER PROCEDURE dbo.p
+AS
+BEGIN
+    DECLARE @n int = 1
+    WITH c AS (SELECT @n AS x)
+    SELECT x FROM c;
+END
+GO
+"""
+
+TWO_PROCEDURES = """\
+CREATE PROCEDURE dbo.a AS SELECT 1;
+GO
+CREATE PROCEDURE dbo.b AS SELECT 2;
+CREATE PROCEDURE dbo.c AS SELECT 3;
+GO
+"""
+
+TWO_TYPES = """\
+CREATE TYPE dbo.a AS TABLE (id int);
+IF TYPE_ID(N'dbo.b') IS NULL
+    CREATE TYPE dbo.b AS TABLE (id int);
+GO
+"""
+
+SET_BEFORE_VIEW = """\
+SET QUOTED_IDENTIFIER ON;
+CREATE VIEW dbo.v AS SELECT 1 AS x;
+GO
+"""
+
+SQLFLUFF_UNPARSABLE = """\
+SELECT 1;
+GO
+SELECT a,
+    FROM dbo.t;
+GO
+"""
+
+INVALID = {
+    "selec_second_batch.sql": SELEC_SECOND_BATCH,
+    "missing_end.sql": MISSING_END,
+    "cte_without_semicolon.sql": CTE_WITHOUT_SEMICOLON,
+    "two_procedures.sql": TWO_PROCEDURES,
+    "two_types.sql": TWO_TYPES,
+    "set_before_view.sql": SET_BEFORE_VIEW,
+    "sqlfluff_unparsable.sql": SQLFLUFF_UNPARSABLE,
+}
+
+
+@pytest.fixture(scope="module")
+def parsed(parser) -> dict[str, list[Finding]]:
+    """Microsoft parser over every sample in one mono process."""
+    return sqlparser_findings({**VALID, **INVALID})
+
+
+# --------------------------------------------------------------------------------------------------
+# Valid T-SQL passes every gate
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_valid_script_passes_microsoft_parser(name, parsed):
+    assert not parsed[name], "\n".join(map(str, parsed[name]))
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_valid_script_passes_sqlfluff_and_own_checks(name, sqlfluff):
+    findings = sqlfluff_findings(VALID[name], name) + own_findings(VALID[name], name)
+    assert not findings, "\n".join(map(str, findings))
+
+
+def test_check_scripts_runs_all_gates(parser, sqlfluff):
+    results = check_scripts({"ok.sql": "SELECT 1;\n", "bad.sql": SET_BEFORE_VIEW})
+    assert results["ok.sql"] == []
+    assert {f.gate for f in results["bad.sql"]} == {"own", "sqlparser"}
+    assert all(f.name == "bad.sql" for f in results["bad.sql"])
+
+
+# --------------------------------------------------------------------------------------------------
+# Gate 1: Microsoft's parser
+
+
+def test_syntax_error_is_reported_at_its_script_line(parsed):
+    findings = parsed["selec_second_batch.sql"]
+    line, column = at(SELEC_SECOND_BATCH, "SELEC 1")
+    assert line == 8
+    assert Finding("selec_second_batch.sql", line, column, "sqlparser", "Incorrect syntax near 'SELEC'.") in findings
+
+
+def test_missing_end_is_reported_at_the_end_of_its_batch(parsed):
+    # The batch ends on the inner END (line 9, after its last character); the batches around it are fine.
+    assert [(f.line, f.column, f.message) for f in parsed["missing_end.sql"]] == [
+        (9, 8, "Incorrect syntax near 'End Of File'.")
+    ]
+
+
+def test_typo_first_in_batch_parses_as_a_procedure_call(parser):
+    # T-SQL quirk, not a gate bug: a batch may start with a bare procedure call, so `SELEC 1` alone
+    # is `EXEC SELEC 1` and parses. The same typo after another statement does not.
+    records = parse_batches(["SELEC 1;", "SELECT 1;\nSELEC 1;"])
+    assert [(r["batch"], r["line"], r["column"]) for r in records] == [(1, 2, 1)]
+
+
+def test_parser_works_at_sql_server_2017_level(parser):
+    records = parse_batches(
+        [
+            "CREATE OR ALTER PROCEDURE dbo.p AS SELECT 1;",  # 2016 SP1+ syntax: accepted
+            "DROP TABLE IF EXISTS dbo.t;",  # 2016+: accepted
+            "SELECT 1 WHERE 1 IS DISTINCT FROM 2;",  # 2022 only: rejected
+            "CREATE INDEX ix ON dbo.t (id) WITH (OPTIMIZE_FOR_SEQUENTIAL_KEY = ON);",  # 2019 only: rejected
+        ]
+    )
+    assert {r["batch"] for r in records} == {2, 3}
+
+
+def test_two_procedures_in_a_batch_are_also_caught_by_the_parser(parsed):
+    line, column = at(TWO_PROCEDURES, "CREATE PROCEDURE dbo.c")
+    assert [(f.line, f.column, f.message) for f in parsed["two_procedures.sql"]] == [
+        (line, column, "Incorrect syntax: 'CREATE PROCEDURE' must be the only statement in the batch.")
+    ]
+
+
+def test_parser_misses_cte_without_semicolon(parsed):
+    # Why the own check exists: this parser accepts `DECLARE ... = 1 WITH c AS (...)`, which SQL Server
+    # rejects with error 319. (It only trips when the WITH can be read as a table hint, after FROM t.)
+    assert parsed["cte_without_semicolon.sql"] == []
+
+
+def test_parser_misses_two_types_in_a_batch(parsed):
+    assert parsed["two_types.sql"] == []
+
+
+def test_leftover_go_is_reported(parser):
+    records = parse_batches(["SELECT 1\nGO\nSELECT 2"])
+    assert [r["type"] for r in records] == ["BatchSeparator"]
+
+
+def test_many_batches_in_one_process_map_back_to_their_scripts(parser):
+    scripts = {f"s{i:02}.sql": "SELECT 1;\nGO\nSELECT 2;\nGO\n" for i in range(30)}
+    scripts["s17.sql"] = "SELECT 1;\nGO\n\nSELECT 2;\nSELEC 3;\nGO\n"
+    results = sqlparser_findings(scripts)
+    assert {name for name, findings in results.items() if findings} == {"s17.sql"}
+    assert where(results["s17.sql"], "sqlparser") == [(5, 1)]
+
+
+# --------------------------------------------------------------------------------------------------
+# Gate 2: sqlfluff
+
+
+def test_sqlfluff_reports_unparsable_section(sqlfluff):
+    findings = sqlfluff_findings(SQLFLUFF_UNPARSABLE, "x.sql")
+    assert where(findings, "sqlfluff") == [at(SQLFLUFF_UNPARSABLE, ",\n    FROM")]
+    assert "unparsable" in findings[0].message
+
+
+def test_sqlfluff_reports_missing_end(sqlfluff):
+    findings = sqlfluff_findings(MISSING_END)
+    assert where(findings, "sqlfluff") == [at(MISSING_END, "CREATE PROCEDURE")]
+
+
+def test_sqlfluff_reports_unclosed_bracket(sqlfluff):
+    text = "SELECT 1;\nGO\nSELECT (1;\nGO\n"
+    assert where(sqlfluff_findings(text), "sqlfluff") == [(3, 8)]
+
+
+def test_sqlfluff_does_not_template(sqlfluff):
+    assert sqlfluff_findings("SELECT N'{{ not jinja }}' AS x;\n") == []
+
+
+# --------------------------------------------------------------------------------------------------
+# Gate 3: own checks
+
+
+def test_cte_without_semicolon_is_reported_at_its_with():
+    findings = own_findings(CTE_WITHOUT_SEMICOLON, "c.sql")
+    assert where(findings, "own") == [at(CTE_WITHOUT_SEMICOLON, "WITH c AS")]
+    assert "';'" in findings[0].message
+
+
+def test_second_procedure_in_batch_is_reported():
+    findings = own_findings(TWO_PROCEDURES)
+    assert where(findings, "own") == [at(TWO_PROCEDURES, "CREATE PROCEDURE dbo.c")]
+    assert "shares a GO batch" in findings[0].message
+
+
+def test_second_type_in_batch_is_reported_but_a_guarded_type_is_fine():
+    # CREATE TYPE may follow IF (SQL Server allows it; qgen guards its table types so), but one per batch.
+    assert where(own_findings(TWO_TYPES), "own") == [at(TWO_TYPES, "CREATE TYPE dbo.b")]
+    assert own_findings("IF TYPE_ID(N'dbo.b') IS NULL\n    CREATE TYPE dbo.b AS TABLE (id int);\n") == []
+
+
+def test_statement_before_view_is_reported():
+    findings = own_findings(SET_BEFORE_VIEW)
+    assert where(findings, "own") == [(2, 1)]
+    assert "first statement" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM dbo.t WITH (NOLOCK)\nSELECT 1",
+        "UPDATE dbo.t WITH (ROWLOCK, READPAST, UPDLOCK) SET x = 1\nSELECT 1",
+        "RAISERROR('x', 0, 1) WITH NOWAIT\nSELECT 1",
+        "RAISERROR('x', 10, 1) WITH LOG\nSELECT 1",
+        "SELECT TOP (1) WITH TIES a FROM dbo.t ORDER BY a\nSELECT 1",
+        "EXEC dbo.p WITH RECOMPILE\nSELECT 1",
+        "EXEC dbo.p WITH RESULT SETS ((id int))\nSELECT 1",
+        "CREATE INDEX ix ON dbo.t (a) WITH (FILLFACTOR = 80, DATA_COMPRESSION = PAGE)\nSELECT 1",
+        "ALTER TABLE dbo.t WITH CHECK ADD CONSTRAINT ck CHECK (a > 0)\nSELECT 1",
+        "SELECT a FROM dbo.t GROUP BY a WITH ROLLUP\nSELECT 1",
+        "SELECT j.id FROM OPENJSON(@j) WITH (id int '$.id') AS j\nSELECT 1",
+        "CREATE VIEW dbo.v WITH SCHEMABINDING AS SELECT a FROM dbo.t\nWITH CHECK OPTION",
+        "CREATE VIEW dbo.v WITH SCHEMABINDING, VIEW_METADATA AS (SELECT 1 AS x)",
+        "CREATE VIEW dbo.v AS\nWITH c AS (SELECT 1 AS x) SELECT x FROM c",
+        "CREATE PROCEDURE dbo.p WITH EXECUTE AS OWNER AS\nWITH c AS (SELECT 1 AS x) SELECT x FROM c",
+        "CREATE PROCEDURE dbo.p WITH RECOMPILE, ENCRYPTION AS SELECT 1",
+        "CREATE PROCEDURE dbo.p WITH NATIVE_COMPILATION, SCHEMABINDING AS BEGIN ATOMIC WITH "
+        "(TRANSACTION ISOLATION LEVEL = SNAPSHOT, LANGUAGE = N'us_english') SELECT 1 END",
+        "CREATE FUNCTION dbo.f (@a int) RETURNS int WITH RETURNS NULL ON NULL INPUT AS BEGIN RETURN @a END",
+        "WITH c AS (SELECT 1 AS x) SELECT x FROM c",
+        "SELECT 1;\nWITH c AS (SELECT 1 AS x) SELECT x FROM c",
+        "SELECT 1\n;WITH c (x) AS (SELECT 1) SELECT x FROM c",
+        "SELECT 1;\n-- comment\nWITH [my cte] AS (SELECT 1 AS x) SELECT x FROM [my cte]",
+        "SELECT 1;\nWITH XMLNAMESPACES ('urn:x' AS x) SELECT 1",
+        "SELECT 'a; WITH c AS (' AS s, [WITH c AS (] AS b, \"WITH d AS (\" AS q\n/* ; WITH e AS ( */",
+        "SELECT 1 -- WITH c AS (SELECT 1)\nSELECT 2",
+        "CREATE TABLE #t (a int)\nALTER TABLE #t ADD b int\nCREATE TABLE dbo.x (a int)",
+        "IF TYPE_ID(N'dbo.tt') IS NULL\n    CREATE TYPE dbo.tt AS TABLE (a int)",
+        "CREATE TRIGGER tr ON DATABASE FOR CREATE_PROCEDURE AS SELECT 1\nDISABLE TRIGGER tr ON DATABASE",
+        "IF SCHEMA_ID(N's') IS NULL EXEC(N'CREATE SCHEMA [s] AUTHORIZATION [dbo];')",
+    ],
+)
+def test_own_check_passes(sql):
+    assert own_findings(sql) == []
+
+
+@pytest.mark.parametrize(
+    ("sql", "needle"),
+    [
+        ("SELECT 1\nWITH c AS (SELECT 1 AS x) SELECT x FROM c", "WITH"),
+        ("DECLARE @x int = 1\nWITH c AS (SELECT 1 AS x) SELECT x FROM c", "WITH"),
+        ("SET NOCOUNT ON\nWITH c (x) AS (SELECT 1) SELECT x FROM c", "WITH"),
+        ("UPDATE dbo.t SET a = 1\nWITH [c] AS (SELECT 1 AS x) SELECT x FROM [c]", "WITH"),
+        ("SELECT 1 -- ;\nWITH c AS (SELECT 1 AS x) SELECT x FROM c", "WITH c"),
+        ("SELECT ';' AS s\n/* ; */ WITH c AS (SELECT 1 AS x) SELECT x FROM c", "WITH c"),
+        ("DECLARE @x xml = N'<a/>'\nWITH XMLNAMESPACES ('urn:x' AS x) SELECT 1", "WITH"),
+        # Stricter than SQL Server may be: qgen puts ';' before every CTE, also right after BEGIN / ELSE.
+        ("IF 1 = 1\nBEGIN\n    WITH c AS (SELECT 1 AS x) SELECT x FROM c\nEND", "WITH"),
+        ("SELECT 1\nGO\nSELECT 2\nWITH c AS (SELECT 1 AS x) SELECT x FROM c", "WITH"),
+        ("SELECT 1\nCREATE VIEW dbo.v AS SELECT 1 AS x", "CREATE"),
+        ("SET ANSI_NULLS ON\nCREATE OR ALTER PROCEDURE dbo.p AS SELECT 1", "CREATE"),
+        ("CREATE FUNCTION dbo.f () RETURNS int AS BEGIN RETURN 1 END\nCREATE FUNCTION dbo.g () RETURNS int AS BEGIN RETURN 1 END", "CREATE FUNCTION dbo.g"),
+        ("SELECT 1\nCREATE TRIGGER tr ON dbo.t AFTER INSERT AS SELECT 1", "CREATE"),
+        ("SELECT 1\nCREATE SCHEMA s", "CREATE"),
+        ("SELECT 1\nALTER PROC dbo.p AS SELECT 1", "ALTER"),
+        ("CREATE TYPE dbo.a FROM int\nCREATE PROCEDURE dbo.p AS SELECT 1", "CREATE PROCEDURE"),
+    ],
+)
+def test_own_check_reports(sql, needle):
+    findings = own_findings(sql, "s.sql")
+    assert [(f.line, f.column) for f in findings] == [at(sql, needle)], "\n".join(map(str, findings))
+
+
+def test_finding_str():
+    assert str(Finding("q.sql", 3, 7, "own", "boom")) == "q.sql:3:7: [own] boom"
