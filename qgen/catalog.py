@@ -1,0 +1,119 @@
+"""Which database objects a spec needs, and in what order they must be created.
+
+This is the one place that knows what exists: a queue's options switch objects on and off here,
+and each object names the objects it depends on. Templates only say how each object is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from qgen.spec import Queue, Spec, object_name, role_name
+
+
+@dataclass(frozen=True)
+class DbObject:
+    kind: str          # the template that renders it: templates/<dialect>/<kind>.sql.j2
+    name: str          # its name in the database
+    queue: str | None  # the queue it belongs to (None for schema-wide objects)
+    depends_on: tuple[str, ...] = field(default=())  # keys of objects that must exist first
+
+    @property
+    def key(self) -> str:
+        return f"{self.queue}.{self.kind}" if self.queue else self.kind
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    wanted: Callable[[Queue], bool]
+    depends_on: tuple[str, ...] = ()
+
+
+def _lease(queue: Queue) -> bool:
+    return queue.claim == "lease"
+
+
+def _watermark(queue: Queue) -> bool:
+    return queue.watermark.enabled
+
+
+# Per-queue object kinds, in the order they are written when dependencies allow.
+QUEUE_KINDS: tuple[Kind, ...] = (
+    Kind("table", lambda q: True),
+    Kind("claim_index", lambda q: True, ("table",)),
+    Kind("dedupe_index", lambda q: q.dedupe is not None, ("table",)),
+    Kind("lease_index", _lease, ("table",)),
+    Kind("watermark_table", _watermark),
+    Kind("dead_letter_table", lambda q: q.dead_letter),
+    Kind("archive_table", lambda q: q.on_complete == "archive"),
+    Kind("outbox_table", lambda q: q.outbox is not None and q.outbox.columns is not None),
+    Kind("pending_view", lambda q: True, ("table",)),
+    Kind("batch_type", lambda q: True),
+    Kind("enqueue", lambda q: True, ("table", "dedupe_index")),
+    Kind("enqueue_batch", lambda q: True, ("table", "batch_type", "dedupe_index")),
+    Kind("watermark_move", _watermark, ("table", "watermark_table")),
+    Kind("watermark_correct", _watermark, ("table", "watermark_table")),
+    Kind("dequeue", lambda q: True, ("table", "claim_index", "watermark_table", "watermark_move", "archive_table")),
+    Kind("complete", _lease, ("table", "lease_index", "archive_table", "outbox_table", "watermark_table")),
+    Kind("fail", _lease, ("table", "dead_letter_table", "watermark_table")),
+    Kind("extend_lease", _lease, ("table", "lease_index")),
+    Kind("reap", _lease, ("table", "lease_index", "dead_letter_table", "watermark_table")),
+    Kind("worker", lambda q: q.worker is not None, ("dequeue", "complete", "fail")),
+    Kind("metrics", lambda q: True, ("table", "watermark_table", "dead_letter_table", "archive_table")),
+    Kind("peek", lambda q: True, ("pending_view",)),
+    Kind("purge", lambda q: True, ("table", "dead_letter_table", "archive_table")),
+)
+
+
+def queue_objects(spec: Spec, queue_name: str) -> list[DbObject]:
+    queue = spec.queues[queue_name]
+    wanted = {kind.name for kind in QUEUE_KINDS if kind.wanted(queue)}
+    objects = []
+    for kind in QUEUE_KINDS:
+        if kind.name not in wanted:
+            continue
+        depends = tuple(f"{queue_name}.{dep}" for dep in kind.depends_on if dep in wanted)
+        if kind.name == "complete" and queue.outbox is not None and queue.outbox.queue is not None:
+            depends += (f"{queue.outbox.queue}.table",)  # complete enqueues into the downstream queue
+        objects.append(DbObject(kind.name, object_name(spec, queue_name, kind.name), queue_name, ("schema",) + depends))
+    return objects
+
+
+def spec_objects(spec: Spec) -> list[DbObject]:
+    """Every object of the spec, in an order where each comes after what it depends on."""
+    objects = [DbObject("schema", spec.schema, None)]
+    if spec.grants.enabled:
+        objects.append(DbObject("roles", role_name(spec, "admin"), None))
+    for queue_name in spec.queues:
+        objects += queue_objects(spec, queue_name)
+    if spec.grants.enabled:
+        everything = tuple(obj.key for obj in objects if obj.queue)
+        objects.append(DbObject("grants", role_name(spec, "consumer"), None, ("roles",) + everything))
+    return dependency_order(objects)
+
+
+def dependency_order(objects: list[DbObject]) -> list[DbObject]:
+    """A stable topological sort: catalogue order, except where a dependency must come first."""
+    by_key = {obj.key: obj for obj in objects}
+    done: set[str] = set()
+    visiting: set[str] = set()
+    ordered: list[DbObject] = []
+
+    def visit(obj: DbObject) -> None:
+        if obj.key in done:
+            return
+        if obj.key in visiting:
+            raise ValueError(f"dependency cycle through {obj.key}")
+        visiting.add(obj.key)
+        for dep in obj.depends_on:
+            if dep in by_key:
+                visit(by_key[dep])
+        visiting.discard(obj.key)
+        done.add(obj.key)
+        ordered.append(obj)
+
+    for obj in objects:
+        visit(obj)
+    return ordered

@@ -1,0 +1,96 @@
+"""The qgen command line: render, check, schema (and the commands later issues add)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from qgen import __version__
+from qgen import dialects as dialect_registry
+from qgen.render import check_rendering, output_dir, render_spec, write_rendering
+from qgen.specload import SpecInvalid, load_spec
+
+
+def _dialects_for(spec, requested: str) -> list[str]:
+    if requested in (None, "all"):
+        return list(spec.dialects)
+    if requested not in spec.dialects:
+        raise SystemExit(f"qgen: the spec renders for {', '.join(spec.dialects)}, not {requested}")
+    return [requested]
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    spec_path = Path(args.spec)
+    spec = load_spec(spec_path)
+    stale = []
+    for dialect in _dialects_for(spec, args.dialect):
+        rendering = render_spec(spec, spec_path.name, dialect)
+        folder = Path(args.output) / dialect if args.output else output_dir(spec_path, dialect)
+        if args.check:
+            diffs = check_rendering(rendering, folder)
+            stale += diffs
+            print(f"{folder}: {'stale, ' + str(len(diffs)) + ' file(s) differ' if diffs else 'up to date'}")
+        else:
+            changes = write_rendering(rendering, folder)
+            print(f"{folder}: {len(rendering.objects)} objects, {len(changes)} file(s) changed")
+    if stale:
+        sys.stdout.write("\n".join(stale))
+        print(f"\nqgen: generated SQL is stale; run: qgen render {args.spec}")
+        return 1
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    spec = load_spec(args.spec)
+    queues = ", ".join(f"{name} ({q.claim})" for name, q in spec.queues.items())
+    print(f"{args.spec}: valid; schema {spec.schema}; queues: {queues}; dialects: {', '.join(spec.dialects)}")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from qgen.jsonschema import spec_json_schema
+
+    text = json.dumps(spec_json_schema(), indent=2, sort_keys=True) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="qgen", description="Render a table-based work queue from a YAML spec.")
+    parser.add_argument("--version", action="version", version=f"qgen {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    render = commands.add_parser("render", help="render the spec's objects to SQL files")
+    render.add_argument("spec", help="the spec file (YAML)")
+    render.add_argument("-o", "--output", help="output folder (default: generated/<spec stem>/); one subfolder per dialect")
+    render.add_argument("--dialect", choices=dialect_registry.names() + ["all"], default="all")
+    render.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff if the files on disk are stale")
+    render.set_defaults(func=cmd_render)
+
+    check = commands.add_parser("check", help="validate the spec only")
+    check.add_argument("spec")
+    check.set_defaults(func=cmd_check)
+
+    schema = commands.add_parser("schema", help="print the JSON Schema of the spec (for editors)")
+    schema.add_argument("-o", "--output", help="write to this file instead of standard output")
+    schema.set_defaults(func=cmd_schema)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except SpecInvalid as exc:
+        count = len(exc.errors)
+        print(f"{exc}\nqgen: {count} error{'s' if count != 1 else ''} in the spec", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""Dialect registry: one module per database, registered by name (as alembic does in alembic/ddl).
+
+Everything that differs between databases outside the templates lives in these modules:
+how a script is cut into batches, which file extension and comment style it uses, and how
+a rendered script is split for execution. Templates live in templates/<dialect>/ and fall
+back to templates/default/.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    title: str
+    # Ends every batch of a rendered script; for T-SQL the GO line, for PostgreSQL nothing.
+    batch_separator: str
+    # Splits a rendered script into the units a driver can execute one at a time.
+    split_batches: Callable[[str], list[str]]
+    # Limits the database imposes on identifiers.
+    max_identifier_length: int
+
+
+_REGISTRY: dict[str, Dialect] = {}
+
+
+def register(dialect: Dialect) -> Dialect:
+    _REGISTRY[dialect.name] = dialect
+    return dialect
+
+
+def get(name: str) -> Dialect:
+    _load_builtin()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown dialect {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+
+
+def names() -> list[str]:
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def _load_builtin() -> None:
+    from qgen.dialects import mssql, postgres  # noqa: F401  (import registers them)

@@ -1,0 +1,242 @@
+"""Render a spec's objects through the templates; write them, or compare them with what is on disk.
+
+Python here loads, orders and writes; every line of SQL comes from templates/:
+- templates/<dialect>/<kind>.sql.j2, falling back to templates/default/<kind>.sql.j2, renders one
+  object kind. Its `create` block is the object's install script, its `drop` block removes it.
+- Macros are called as m.<name>(...): m dispatches to `<dialect>__<name>` in
+  templates/<dialect>/macros.sql.j2, falling back to `default__<name>` in templates/default/macros.sql.j2
+  (as dbt's adapter.dispatch does), so a difference between databases is found by grep.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Iterable
+
+import jinja2
+
+from qgen import __version__
+from qgen import dialects as dialect_registry
+from qgen.catalog import DbObject, spec_objects
+from qgen.spec import NAME_SUFFIX, OBJECT_KINDS, ColumnType, Spec, object_name, role_name
+
+
+def templates_dir() -> Path:
+    """templates/ ships inside the wheel as qgen/templates; a checkout keeps it at the repo root."""
+    packaged = Path(__file__).parent / "templates"
+    return packaged if packaged.is_dir() else Path(__file__).parent.parent / "templates"
+
+
+class MacroDispatch:
+    """m.<name>: the dialect's own macro if it has one, else the default one."""
+
+    def __init__(self, env: jinja2.Environment, dialect: str):
+        self._env, self._dialect = env, dialect
+
+    @cached_property
+    def _modules(self) -> list[tuple[str, object]]:
+        found = []
+        for prefix in (self._dialect, "default"):
+            try:
+                found.append((prefix, self._env.get_template(f"{prefix}/macros.sql.j2").module))
+            except jinja2.TemplateNotFound:
+                pass
+        return found
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        for prefix, module in self._modules:
+            macro = getattr(module, f"{prefix}__{name}", None)
+            if macro is not None:
+                return macro
+        raise AttributeError(f"no macro {self._dialect}__{name} or default__{name}")
+
+
+def make_environment(dialect: str) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.globals["m"] = MacroDispatch(env, dialect)
+    env.globals["dialect"] = dialect_registry.get(dialect)
+    return env
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: object
+    nullable: bool
+
+
+def _queue_context(spec: Spec, queue_name: str) -> SimpleNamespace:
+    """What a template knows of a queue: its options, resolved names and columns."""
+    queue = spec.queues[queue_name]
+    names = {kind: object_name(spec, queue_name, kind) for kind in set(OBJECT_KINDS) | set(NAME_SUFFIX)}
+    payload = [Column(name, col.type, col.nullable) for name, col in queue.payload.items()]
+    outbox_columns = []
+    if queue.outbox is not None:
+        if queue.outbox.columns is not None:
+            outbox_columns = [Column(n, c.type, c.nullable) for n, c in queue.outbox.columns.items()]
+        else:
+            target = spec.queues[queue.outbox.queue]
+            outbox_columns = [Column(n, c.type, c.nullable) for n, c in target.payload.items()]
+    job_type = [Column(queue.job_type.column, queue.job_type.type, False)] if queue.job_type else []
+    priority = [Column("priority", ColumnType(kind="int"), False)] if queue.ordering == "priority" else []
+    return SimpleNamespace(
+        name=queue_name,
+        spec=queue,
+        names=SimpleNamespace(**names),
+        payload=payload,
+        # What a job carries from enqueue to dequeue: job type, payload, priority.
+        job_columns=job_type + payload + priority,
+        # What a producer supplies besides priority and timing: job type and payload.
+        value_columns=job_type + payload,
+        job_type_column=job_type[0] if job_type else None,
+        job_type=queue.job_type,
+        dedupe=queue.dedupe,
+        lease=queue.claim == "lease",
+        watermark=queue.watermark,
+        outbox_columns=outbox_columns,
+        outbox_queue=_queue_names(spec, queue.outbox.queue) if queue.outbox and queue.outbox.queue else None,
+        # Columns that exist only for some options; templates test these rather than re-deriving them.
+        has_available_at=queue.claim == "lease" or queue.scheduling,
+        mark=queue.on_complete == "mark",
+        archive=queue.on_complete == "archive",
+        audit=queue.audit,
+    )
+
+
+def _queue_names(spec: Spec, queue_name: str) -> SimpleNamespace:
+    return SimpleNamespace(
+        name=queue_name, spec=spec.queues[queue_name],
+        names=SimpleNamespace(**{k: object_name(spec, queue_name, k) for k in set(OBJECT_KINDS) | set(NAME_SUFFIX)}),
+    )
+
+
+@dataclass(frozen=True)
+class RenderedObject:
+    obj: DbObject
+    filename: str
+    create: str
+    drop: str
+
+
+@dataclass(frozen=True)
+class Rendering:
+    dialect: str
+    objects: list[RenderedObject]
+    install: str
+    uninstall: str
+
+    def files(self) -> dict[str, str]:
+        files = {item.filename: item.create for item in self.objects}
+        files["install.sql"] = self.install
+        files["uninstall.sql"] = self.uninstall
+        return files
+
+
+HEADER_MARK = "-- qgen "
+
+
+def render_spec(spec: Spec, spec_label: str, dialect_name: str) -> Rendering:
+    """Render every object of the spec for one dialect. spec_label names the spec in headers."""
+    dialect = dialect_registry.get(dialect_name)
+    env = make_environment(dialect_name)
+    base = {
+        "spec": spec,
+        "schema": spec.schema,
+        "roles": SimpleNamespace(**{r: role_name(spec, r) for r in ("producer", "consumer", "admin")}),
+        "queues": {name: _queue_context(spec, name) for name in spec.queues},
+        "batch": dialect.batch_separator,
+    }
+    env.globals.update(base)  # imported macro modules see these too
+    rendered: list[RenderedObject] = []
+    for index, obj in enumerate(spec_objects(spec)):
+        template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
+        context = template.new_context({**base, "obj": obj, "q": base["queues"].get(obj.queue)})
+        # Top-level {% set %} and {% macro %} run only in the root render: run it once so the blocks see them.
+        for _ in template.root_render_func(context):
+            pass
+        create = _block(template, "create", context)
+        drop = _block(template, "drop", context)
+        what = f"{obj.kind} {spec.schema}.{obj.name}" if obj.queue else f"{obj.kind} {obj.name}"
+        header = (
+            f"{HEADER_MARK}{__version__}: {what}, rendered for {dialect.title} from {spec_label}.\n"
+            "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
+        )
+        filename = f"{index:02d}_{obj.key.replace('.', '_')}.sql"
+        rendered.append(RenderedObject(obj, filename, header + create, drop))
+    script_header = (
+        f"{HEADER_MARK}{__version__}: every object of {spec_label}, for {dialect.title}, in dependency order.\n"
+        "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
+    )
+    install = script_header + "\n".join(item.create for item in rendered)
+    uninstall = script_header.replace("in dependency order", "removed in reverse dependency order") + "".join(
+        item.drop for item in reversed(rendered) if item.drop.strip()
+    )
+    return Rendering(dialect_name, rendered, install, uninstall)
+
+
+def _block(template: jinja2.Template, name: str, context: jinja2.runtime.Context) -> str:
+    if name not in template.blocks:
+        return ""
+    text = "".join(template.blocks[name](context)).strip("\n")
+    return text + "\n" if text else ""
+
+
+def output_dir(spec_path: Path, dialect: str, root: Path | None = None) -> Path:
+    """Default output folder: generated/<spec stem>/<dialect>/ (relative to root, default the cwd)."""
+    return (root or Path.cwd()) / "generated" / spec_path.stem / dialect
+
+
+def _owned_files(folder: Path) -> Iterable[Path]:
+    """The .sql files qgen wrote into a folder: only those carry its header, so nothing else is touched."""
+    if not folder.is_dir():
+        return []
+    return [p for p in folder.glob("*.sql") if p.read_text(encoding="utf-8", errors="replace").startswith(HEADER_MARK)]
+
+
+def write_rendering(rendering: Rendering, folder: Path) -> list[str]:
+    """Write every file, remove files of objects that no longer exist; returns what changed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = rendering.files()
+    changed = []
+    for stale in _owned_files(folder):
+        if stale.name not in files:
+            stale.unlink()
+            changed.append(f"removed {stale}")
+    for name, text in files.items():
+        path = folder / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8", newline="\n")
+            changed.append(f"wrote {path}")
+    return changed
+
+
+def check_rendering(rendering: Rendering, folder: Path) -> list[str]:
+    """Per-file unified diffs between what is on disk and what would be rendered (empty: up to date)."""
+    files = rendering.files()
+    diffs = []
+    for stale in _owned_files(folder):
+        if stale.name not in files:
+            diffs.append(f"{stale}: on disk but no longer rendered (qgen render removes it)\n")
+    for name, text in files.items():
+        path = folder / name
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        if old != text:
+            diff = difflib.unified_diff(
+                old.splitlines(keepends=True), text.splitlines(keepends=True),
+                fromfile=f"{path} (on disk)" if path.exists() else f"{path} (missing)", tofile=f"{path} (rendered)",
+            )
+            diffs.append("".join(diff))
+    return diffs

@@ -1,0 +1,233 @@
+"""Load a spec file: YAML with positions, validated by qgen.spec, every mistake reported at its line and column."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from qgen.spec import Spec
+
+
+@dataclass(frozen=True)
+class SpecError:
+    file: str
+    line: int
+    column: int
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}:{self.column}"
+        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+
+
+class SpecInvalid(Exception):
+    """Raised with every error found in a spec; str() is the report the CLI prints."""
+
+    def __init__(self, errors: list[SpecError]):
+        self.errors = errors
+        super().__init__("\n".join(str(error) for error in errors))
+
+
+class _PositionedLoader(yaml.SafeLoader):
+    """A safe loader that refuses duplicate keys (YAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader: _PositionedLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            first = seen[key].start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first at line {first.line + 1})", key_node.start_mark
+            )
+        seen[key] = key_node
+    return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+
+_PositionedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+class _Positions:
+    """Maps a field path (as pydantic reports it) to the YAML node it came from."""
+
+    def __init__(self, root: yaml.Node | None):
+        self.root = root
+
+    def find(self, path: Iterable[Any]) -> tuple[yaml.Node | None, yaml.Node | None, list[Any]]:
+        """Returns (deepest node reached, the key node of that step, the rest of the path not found)."""
+        node, key_node = self.root, None
+        remaining = list(path)
+        while remaining and node is not None:
+            step = remaining[0]
+            if isinstance(node, yaml.MappingNode):
+                match = next(((k, v) for k, v in node.value if k.value == str(step)), None)
+                if match is None:
+                    break
+                key_node, node = match
+            elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+                key_node, node = None, node.value[step]
+            else:
+                break
+            remaining.pop(0)
+        return node, key_node, remaining
+
+
+def _field_names(model: type[BaseModel]) -> list[str]:
+    return [info.alias or name for name, info in model.model_fields.items()]
+
+
+def _model_at(path: list[Any]) -> type[BaseModel] | None:
+    """The pydantic model that validates the mapping at `path` (used to list accepted keys)."""
+    model: Any = Spec
+    for step in path:
+        if model is None:
+            return None
+        if isinstance(model, _MappingOf):
+            model = model._value_model
+            continue
+        fields = {info.alias or name: info for name, info in model.model_fields.items()}
+        if step in fields:
+            model = _unwrap_model(fields[step].annotation)
+        else:
+            return None
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+class _MappingOf:
+    """Stands for dict[str, Model] while walking a path through the models."""
+
+    _is_mapping_value = True
+
+    def __init__(self, value_model: Any):
+        self._value_model = value_model
+
+
+def _unwrap_model(annotation: Any) -> Any:
+    import typing
+
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _unwrap_model(args[0])
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        for arg in args:
+            if arg is not type(None):
+                return _unwrap_model(arg)
+    if origin is dict:
+        inner = _unwrap_model(args[1])
+        return _MappingOf(inner) if inner is not None else None
+    if origin is list:
+        return None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return None
+
+
+def _describe(error: dict) -> str:
+    """Turn one pydantic error into 'what is wrong; accepted: ...'."""
+    kind, message = error["type"], error["msg"]
+    context = error.get("ctx") or {}
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "literal_error":
+        return f"{error['input']!r} is not accepted; accepted: {context.get('expected', '')}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"{error['input']!r} is not a whole number"
+    if kind in ("bool_type", "bool_parsing"):
+        return f"{error['input']!r} is not accepted; accepted: true or false"
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        bound = {"greater_than_equal": "at least", "less_than_equal": "at most",
+                 "greater_than": "more than", "less_than": "less than"}[kind]
+        limit = next(iter(context.values()))
+        return f"{error['input']!r} is out of range; accepted: {bound} {limit}"
+    if kind == "too_short":
+        return "is empty; accepted: at least one entry"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"expected a mapping (key: value lines), got {type(error['input']).__name__}"
+    if kind == "list_type":
+        return f"expected a list, got {type(error['input']).__name__}"
+    if kind in ("string_type",):
+        return f"expected text, got {type(error['input']).__name__}"
+    if kind == "value_error":
+        return message.removeprefix("Value error, ")
+    return message
+
+
+def _format_validation(error: ValidationError, file: str, positions: _Positions) -> list[SpecError]:
+    found: list[SpecError] = []
+    for item in error.errors(include_url=False):
+        loc = [step for step in item["loc"] if not (isinstance(step, str) and step.startswith("function-"))]
+        # pydantic marks an error in a mapping's key with a trailing "[key]" step: point at the key itself.
+        on_key = bool(loc) and loc[-1] == "[key]"
+        loc = [step for step in loc if step != "[key]"]
+        if item["type"] == "extra_forbidden":
+            parent, key = loc[:-1], loc[-1]
+            model = _model_at(parent)
+            accepted = _field_names(model) if model else []
+            close = difflib.get_close_matches(str(key), accepted, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            message = f"unknown key {key!r}; {hint}accepted: {', '.join(accepted)}"
+            node, key_node, rest = positions.find(loc)
+            mark = (key_node or node).start_mark
+        else:
+            message = _describe(item)
+            node, key_node, rest = positions.find(loc)
+            # A missing key is reported at the mapping that lacks it; anything else at its value.
+            mark = (key_node if on_key and key_node is not None else node or positions.root).start_mark
+        found.append(SpecError(file, mark.line + 1, mark.column + 1, _dotted(loc), message))
+    return found
+
+
+def _dotted(path: Iterable[Any]) -> str:
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+    return text
+
+
+def load_spec_text(text: str, file: str = "<spec>") -> Spec:
+    """Parse and validate spec text; raises SpecInvalid listing every error found."""
+    try:
+        root = yaml.compose(text, Loader=_PositionedLoader)
+        data = yaml.load(text, Loader=_PositionedLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = " ".join(part for part in (exc.context, exc.problem) if part)
+        raise SpecInvalid([SpecError(file, line, column, "", f"not valid YAML: {problem}")]) from None
+    if data is None:
+        raise SpecInvalid([SpecError(file, 1, 1, "", "the spec is empty; a spec needs at least: queues: {name: {payload: {column: type}}}")])
+    positions = _Positions(root)
+    if not isinstance(data, dict):
+        raise SpecInvalid([SpecError(file, 1, 1, "", "the spec must be a mapping with a queues key")])
+    try:
+        spec = Spec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecInvalid(_format_validation(exc, file, positions)) from None
+    problems = spec.problems()
+    if problems:
+        errors = []
+        for path, message in problems:
+            node, key_node, _ = positions.find(path)
+            mark = (key_node if key_node is not None and isinstance(path[-1], str) else node or positions.root).start_mark
+            errors.append(SpecError(file, mark.line + 1, mark.column + 1, _dotted(path), message))
+        raise SpecInvalid(errors)
+    return spec
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read a spec file; raises SpecInvalid (a file that cannot be read is reported the same way)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecInvalid([SpecError(str(path), 1, 1, "", f"cannot read the spec: {exc}")]) from None
+    return load_spec_text(text, str(path))
