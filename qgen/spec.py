@@ -82,6 +82,8 @@ _TYPE = re.compile(
     r"|decimal\((?P<precision>\d+)\s*,\s*(?P<scale>\d+)\))$"
 )
 TYPE_NAMES = "int, bigint, string(n), text, uuid, bool, decimal(p,s), datetime, json, xml"
+# The same grammar without named groups, for JSON Schema (ECMA-262 regular expressions).
+TYPE_PATTERN_JSON = r"^(int|bigint|text|uuid|bool|datetime|json|xml|string\(\d+\)|decimal\(\d+\s*,\s*\d+\))$"
 
 
 class ColumnType(BaseModel):
@@ -125,11 +127,7 @@ def _to_column_type(value: Any) -> Any:
     return ColumnType.parse(value) if isinstance(value, str) else value
 
 
-PortableType = Annotated[
-    ColumnType,
-    BeforeValidator(_to_column_type),
-    Field(json_schema_extra={"type": "string", "pattern": _TYPE.pattern}),
-]
+PortableType = Annotated[ColumnType, BeforeValidator(_to_column_type)]
 
 
 class _Strict(BaseModel):
