@@ -57,9 +57,9 @@ class MacroDispatch:
         raise AttributeError(f"no macro {self._dialect}__{name} or default__{name}")
 
 
-def make_environment(dialect: str) -> jinja2.Environment:
+def make_environment(dialect: str, templates: Path | None = None) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=jinja2.FileSystemLoader(str(templates or templates_dir())),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -148,10 +148,11 @@ class Rendering:
 HEADER_MARK = "-- qgen "
 
 
-def render_spec(spec: Spec, spec_label: str, dialect_name: str) -> Rendering:
-    """Render every object of the spec for one dialect. spec_label names the spec in headers."""
+def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path | None = None) -> Rendering:
+    """Render every object of the spec for one dialect. spec_label names the spec in headers;
+    templates overrides the template folder (tests use it to show a broken template is caught)."""
     dialect = dialect_registry.get(dialect_name)
-    env = make_environment(dialect_name)
+    env = make_environment(dialect_name, templates)
     base = {
         "spec": spec,
         "schema": spec.schema,

@@ -256,6 +256,18 @@ OBJECT_KINDS = (
 )
 ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
 
+# Names the procedures use for their own parameters and variables; a payload column of the same
+# name (compared without case, as T-SQL does) would collide with them.
+PROCEDURE_NAMES = (
+    "archived", "attempts", "batch_size", "claimed", "claimed_from", "completed", "cutoff", "dead",
+    "dead_lettered", "deleted", "error", "existing", "expired", "extended", "from", "highest",
+    "job_id", "jobs", "lease_seconds", "limit", "lowest", "max_items", "max_seconds", "new", "now",
+    "old", "older_than_seconds", "owner", "released", "retry", "run_at", "started", "target",
+    "token", "tries", "until", "version", "written", "result", "outcome",
+    # columns of the other tables and result sets
+    "source_id", "created_at", "dead_at", "completed_at", "ordinal", "enqueued", "one_row",
+)
+
 # Columns qgen adds to a queue table; payload columns may not take these names.
 SYSTEM_COLUMNS = (
     "id", "priority", "available_at", "enqueued_at", "enqueued_by", "attempts", "lease_owner",
@@ -316,10 +328,17 @@ class Queue(_Strict):
             found.append((("watermark",), "a watermark needs ordering: fifo (a priority claim does not walk ids "
                           "in order); accepted: watermark: false with ordering: priority"))
         job_column = self.job_type.column.lower() if self.job_type else None
-        for name in self.payload:
-            if name.lower() in SYSTEM_COLUMNS or name.lower() == job_column:
-                found.append((("payload", name), f"the name {name!r} is taken by a column qgen adds; "
-                              f"reserved: {', '.join(SYSTEM_COLUMNS)}"))
+        taken = set(SYSTEM_COLUMNS) | set(PROCEDURE_NAMES) | {"job_type"}
+        named = [(("payload", name), name) for name in self.payload]
+        if self.job_type and self.job_type.column != "job_type":
+            named.append((("job_type", "column"), self.job_type.column))
+        if self.outbox and self.outbox.columns:
+            named += [(("outbox", "columns", name), name) for name in self.outbox.columns]
+        for path, name in named:
+            if name.lower() in taken or (path[0] != "job_type" and name.lower() == job_column):
+                found.append((path, f"the name {name!r} is taken by a column or parameter qgen adds; "
+                              "choose another name (reserved, in any case: "
+                              f"{', '.join(sorted(taken))})"))
         if self.dedupe:
             allowed = list(self.payload) + ([self.job_type.column] if self.job_type else [])
             columns = {c: self.payload[c] for c in self.payload}
