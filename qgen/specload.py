@@ -74,6 +74,8 @@ class _Positions:
                 key_node, node = match
             elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
                 key_node, node = None, node.value[step]
+            elif isinstance(step, str):
+                pass  # a short form (`dedupe: [a]` for `dedupe: {key: [a]}`): the step has no node of its own
             else:
                 break
             remaining.pop(0)
@@ -217,7 +219,9 @@ def load_spec_text(text: str, file: str = "<spec>") -> Spec:
         errors = []
         for path, message in problems:
             node, key_node, _ = positions.find(path)
-            mark = (key_node if key_node is not None and isinstance(path[-1], str) else node or positions.root).start_mark
+            # A problem with a column's name points at the name; any other at the value.
+            about_name = len(path) >= 2 and path[-2] in ("payload", "columns")
+            mark = (key_node if about_name and key_node is not None else node or positions.root).start_mark
             errors.append(SpecError(file, mark.line + 1, mark.column + 1, _dotted(path), message))
         raise SpecInvalid(errors)
     return spec

@@ -1,0 +1,28 @@
+"""Shared fixtures: the repo root, the example specs, and a PostgreSQL server check that fails in CI."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+COVERAGE_SPECS = sorted((ROOT / "tests" / "specs").glob("*.yaml"))
+IN_CI = bool(os.environ.get("CI"))
+
+
+def require(problem: str | None) -> None:
+    """Skip with the reason on a developer machine; fail in CI, where everything must be there."""
+    if problem:
+        if IN_CI:
+            pytest.fail(problem)
+        pytest.skip(problem)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> None:
+    from tests.support.pg import server_problem
+
+    require(server_problem())
