@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from qgen import __version__
+from pydantic import BaseModel
+
 from qgen.spec import _IDENTIFIER, MAX_IDENTIFIER, TYPE_NAMES, TYPE_PATTERN_JSON, Spec
 
 _TYPE_STRING = {"type": "string", "pattern": TYPE_PATTERN_JSON, "description": f"A portable type: {TYPE_NAMES}."}
@@ -52,3 +54,87 @@ def spec_json_schema() -> dict:
     schema["$id"] = "https://qgen.invalid/schema/qgen-spec.schema.json"
     schema["title"] = f"qgen spec (qgen {__version__})"
     return schema
+
+
+# What a field accepts, where the annotation alone would not say it plainly.
+_ACCEPTS = {
+    "dialects": "list of `mssql`, `postgres`",
+    "schema": "identifier",
+    "naming": "text with `{queue}` and `{object}`",
+    "queues": "mapping: queue name → queue",
+    "payload": "mapping: column name → type, or → {type, nullable}",
+    "job_type": "`true`, a type, or {column, type}",
+    "dedupe": "a column, a list of columns, or {key, on_duplicate}",
+    "watermark": "`true` \\| `false` or {enabled, every, slack}",
+    "outbox": "{queue} or {columns}",
+    "worker": "{handler, max_items, max_duration}",
+    "retry": "{max_attempts, backoff}",
+    "backoff": "{base, factor, max}",
+    "grants": "{enabled, producer, consumer, admin}",
+    "names": "mapping: object kind → identifier",
+    "type": "a type: " + TYPE_NAMES,
+    "key": "list of column names",
+    "handler": "`name` or `schema.name`",
+    "columns": "mapping: column name → type, or → {type, nullable}",
+    "queue": "a queue name of this spec",
+    "producer": "identifier", "consumer": "identifier", "admin": "identifier", "column": "identifier",
+}
+
+
+def _accepted(name: str, info) -> str:
+    import typing
+
+    if name in _ACCEPTS:
+        return _ACCEPTS[name]
+    annotation = info.annotation
+    if typing.get_origin(annotation) is typing.Literal:
+        return " \\| ".join(f"`{a}`" for a in typing.get_args(annotation))
+    if any(getattr(getattr(m, "func", None), "__name__", "") == "_parse_duration" for m in info.metadata):
+        return "duration: `30s`, `5m`, `1h`, `7d` or seconds"
+    if annotation is bool:
+        return "`true` \\| `false`"
+    if annotation is int:
+        bounds = [f"{k} {getattr(m, k)}" for m in info.metadata for k in ("ge", "le") if getattr(m, k, None) is not None]
+        return "whole number" + (f" ({', '.join(bounds).replace('ge', '≥').replace('le', '≤')})" if bounds else "")
+    return str(annotation)
+
+
+def spec_reference_markdown() -> str:
+    """The README's table of every spec key, generated from the models so it cannot drift."""
+    from pydantic_core import PydanticUndefined
+
+    from qgen.spec import Backoff, Column, Dedupe, Grants, JobType, Outbox, Queue, Retry, Watermark, Worker
+
+    sections = [
+        ("", Spec), ("grants.", Grants), ("queues.<name>.", Queue), ("queues.<name>.payload.<column>.", Column),
+        ("queues.<name>.job_type.", JobType), ("queues.<name>.dedupe.", Dedupe), ("queues.<name>.retry.", Retry),
+        ("queues.<name>.retry.backoff.", Backoff), ("queues.<name>.watermark.", Watermark),
+        ("queues.<name>.outbox.", Outbox), ("queues.<name>.worker.", Worker),
+    ]
+    lines = ["| key | accepts | default | meaning |", "|---|---|---|---|"]
+    for prefix, model in sections:
+        for name, info in model.model_fields.items():
+            key = info.alias or name
+            if info.is_required():
+                default = "required"
+            elif any(getattr(getattr(m, "func", None), "__name__", "") == "_parse_duration" for m in info.metadata):
+                default = f"`{info.default}` s"
+            elif info.default_factory is not None:
+                default = "see below" if isinstance(info.default_factory(), BaseModel) else f"`{json_default(info.default_factory())}`"
+            elif info.default is None or info.default is PydanticUndefined:
+                default = "none"
+            else:
+                default = f"`{json_default(info.default)}`"
+            description = (info.description or "").replace("|", "\\|")
+            lines.append(f"| `{prefix}{key}` | {_accepted(key, info)} | {default} | {description} |")
+    return "\n".join(lines) + "\n"
+
+
+def json_default(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{}"
+    return str(value)

@@ -137,7 +137,7 @@ class _Strict(BaseModel):
 class Column(_Strict):
     """A payload column. Short form: `name: string(50)`; long form: `name: {type: ..., nullable: true}`."""
 
-    type: PortableType
+    type: PortableType = Field(..., description="The column's portable type.")
     nullable: bool = Field(False, description="May the column be NULL? Payload columns are NOT NULL unless said.")
 
 
@@ -194,7 +194,7 @@ class Backoff(_Strict):
 
 class Retry(_Strict):
     max_attempts: int = Field(5, ge=1, le=1000, description="Claims a job may have before it is dead-lettered (lease mode).")
-    backoff: Backoff = Field(default_factory=Backoff)
+    backoff: Backoff = Field(default_factory=Backoff, description="Delay before retry n is min(max, base * factor^(n-1)).")
 
 
 class Watermark(_Strict):
@@ -295,7 +295,7 @@ class Queue(_Strict):
     )
     batch_size: int = Field(10, ge=1, le=10_000, description="Default number of jobs one dequeue claims.")
     lease: Seconds = Field(300, description="How long a claim holds its jobs before the reaper may release them.")
-    retry: Retry = Field(default_factory=Retry)
+    retry: Retry = Field(default_factory=Retry, description="Lease mode: how often a job is tried, and how long to wait between tries.")
     dead_letter: bool = Field(True, description="Jobs that exhaust their attempts move to <queue>_dead.")
     on_complete: Literal["delete", "mark", "archive"] = Field(
         "delete",
@@ -306,8 +306,8 @@ class Queue(_Strict):
         None, description="true/false or {enabled, every, slack}. Default: on for fifo queues, off for priority queues."
     )
     audit: bool = Field(False, description="Record who enqueued and who claimed each job, and when (seed 003).")
-    outbox: Optional[Outbox] = None
-    worker: Optional[Worker] = None
+    outbox: Optional[Outbox] = Field(None, description="Where complete hands a result row, in the same transaction (seed 004).")
+    worker: Optional[Worker] = Field(None, description="An in-database worker procedure that drains the queue (seed 000).")
     names: dict[ObjectKind, Identifier] = Field(
         default_factory=dict, description="Override the name of any object of this queue, e.g. {dequeue: GetNextJob}."
     )
@@ -389,7 +389,7 @@ class Spec(_Strict):
     sqlserver_version: Literal[2016, 2017, 2019, 2022] = Field(
         2017, description="Oldest SQL Server the T-SQL must run on. 2019+ adds OPTIMIZE_FOR_SEQUENTIAL_KEY."
     )
-    grants: Grants = Field(default_factory=Grants)
+    grants: Grants = Field(default_factory=Grants, description="Database roles and what they may execute.")
     queues: dict[Identifier, Queue] = Field(..., min_length=1, description="The queues, by name.")
 
     def problems(self) -> list[tuple[tuple, str]]:

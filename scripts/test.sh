@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The one test command (README, and .ci/run on a clean clone): installs what the tests need, then runs them.
+#   bash scripts/test.sh [pytest arguments]
+# Installs, when missing: Debian's Mono (runs Microsoft's T-SQL parser), FreeTDS ODBC (the SQL Server
+# client path), a virtualenv with qgen and its test extras. Starts the local PostgreSQL if it is down.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_packages=()
+command -v mono >/dev/null 2>&1 || apt_packages+=(mono-runtime)
+command -v mcs >/dev/null 2>&1 || apt_packages+=(mono-mcs)
+[ -e /usr/lib/mono/4.5/Facades/netstandard.dll ] || apt_packages+=(mono-devel)
+dpkg -s tdsodbc >/dev/null 2>&1 || apt_packages+=(tdsodbc)
+dpkg -s unixodbc-dev >/dev/null 2>&1 || apt_packages+=(unixodbc-dev)
+if [ ${#apt_packages[@]} -gt 0 ]; then
+  echo "== installing Debian packages: ${apt_packages[*]}"
+  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  python3 -m venv .venv
+fi
+echo "== installing qgen and its test dependencies into .venv"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+
+# The local PostgreSQL 15 the live tests use (CI machines run it; start it if it stopped).
+if ! .venv/bin/python -c "import psycopg; psycopg.connect('postgresql://postgres@127.0.0.1:5432/postgres', connect_timeout=3).close()" 2>/dev/null; then
+  echo "== starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect 15 main start || true
+fi
+
+echo "== building Microsoft's T-SQL parser harness (fetched from PyPI, never committed)"
+bash tools/tsql_parser/build.sh >/dev/null
+
+echo "== running the tests"
+exec .venv/bin/python -m pytest "$@"
