@@ -1,0 +1,59 @@
+"""Scratch PostgreSQL databases for the smoke tests: one per spec, installed from the rendered script."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from qgen.render import render_spec
+from qgen.specload import load_spec
+
+HERE = Path(__file__).parent
+DSN = os.environ.get("QGEN_PG_DSN", "host=127.0.0.1 port=5432 user=postgres")
+
+
+def _admin():
+    return psycopg.connect(DSN + " dbname=postgres", autocommit=True)
+
+
+class Installed:
+    def __init__(self, spec_name: str):
+        # A name in specs/ here, or a path relative to the repository (the examples).
+        path = HERE / "specs" / f"{spec_name}.yaml" if "/" not in spec_name else HERE.parent.parent / spec_name
+        self.spec_name = path.stem
+        self.db = f"qgen_pgsmoke_t_{path.stem.lower()}"
+        self.rendering = render_spec(load_spec(path), path.name, "postgres")
+        self.dsn = f"{DSN} dbname={self.db}"
+
+    def connect(self, **kwargs) -> psycopg.Connection:
+        kwargs.setdefault("autocommit", True)
+        return psycopg.connect(self.dsn, **kwargs)
+
+    def run_script(self, text: str) -> None:
+        subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", self.dsn],
+                       input=text, text=True, check=True, capture_output=True,
+                       env={**os.environ, "PGOPTIONS": "-c client_min_messages=warning"})
+
+
+@pytest.fixture(scope="module")
+def installed(request):
+    spec_name = request.module.SPEC
+    inst = Installed(spec_name)
+    with _admin() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{inst.db}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{inst.db}"')
+    before = getattr(request.module, "BEFORE_INSTALL", None)
+    if before:
+        inst.run_script(before)
+    inst.run_script(inst.rendering.install)
+    yield inst
+    with _admin() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{inst.db}" WITH (FORCE)')
+
+
+@pytest.fixture
+def db(installed):
+    with installed.connect() as conn:
+        yield conn
