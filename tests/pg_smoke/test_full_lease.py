@@ -130,3 +130,37 @@ def test_fail_backoff_custom(db):
     job = db.execute(f"SELECT * FROM {S}.tasks_dequeue()").fetchone()
     assert one(db, f"SELECT {S}.tasks_fail(%s, %s, 'x')", job[8], job[0])[0] == 1
     assert one(db, f"SELECT attempts, claimed_by FROM {S}.tasks_dead")[0] == 3
+
+
+def test_dedupe_races(installed, db):
+    """A second session enqueueing a key another has inserted but not committed waits, then gets that id."""
+    import threading
+
+    reset(db)
+    results = {}
+    with installed.connect(autocommit=False) as a:
+        first = one(a, f"SELECT * FROM {S}.tasks_enqueue('a', 9, 'race')")
+        first_b = one(a, f"SELECT * FROM {S}.tasks_enqueue('a', 9, 'race2')")
+
+        def single():
+            with installed.connect() as b:
+                results["single"] = one(b, f"SELECT * FROM {S}.tasks_enqueue('a', 9, 'race')")
+
+        def batch():
+            with installed.connect() as b:
+                results["batch"] = b.execute(f"SELECT * FROM {S}.tasks_enqueue_batch(%s::jsonb)",
+                                             (json.dumps([{"job_type": "a", "tenant": 9, "item": "race2"},
+                                                          {"job_type": "a", "tenant": 9, "item": "fresh"}]),)).fetchall()
+
+        threads = [threading.Thread(target=single), threading.Thread(target=batch)]
+        for t in threads:
+            t.start()
+        import time
+        time.sleep(0.5)
+        assert results == {}  # both wait on the uncommitted keys
+        a.commit()
+        for t in threads:
+            t.join()
+    assert results["single"] == (first[0], False)
+    assert results["batch"][0] == (1, first_b[0], False)  # found by the follow-up lookup
+    assert results["batch"][1][2] is True

@@ -66,3 +66,22 @@ def test_worker_is_admin_only(installed, db):
                 c.execute(f"CALL {S}.mail_worker()")
     finally:
         db.execute("DROP ROLE pgs_wrk_c1")
+
+
+def test_worker_as_admin(installed, db):
+    db.execute("DROP ROLE IF EXISTS pgs_wrk_a1")
+    db.execute("CREATE ROLE pgs_wrk_a1 LOGIN IN ROLE pgs_wrk_admin")
+    # The handler was created after the grants ran: the user grants it, as for any procedure of theirs.
+    db.execute(f"GRANT EXECUTE ON PROCEDURE {S}.send_mail TO pgs_wrk_admin")
+    db.execute(f"GRANT INSERT ON {S}.sent TO pgs_wrk_admin")
+    try:
+        one(db, f"SELECT * FROM {S}.mail_enqueue('admin@x')")
+        with psycopg.connect(installed.dsn.replace("user=postgres", "user=pgs_wrk_a1"), autocommit=True) as a:
+            assert one(a, f"CALL {S}.mail_worker()")[0] == 1
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                a.execute(f"SELECT * FROM {S}.mail")
+        assert one(db, f"SELECT count(*) FROM {S}.sent WHERE recipient = 'admin@x'")[0] == 1
+    finally:
+        db.execute(f"REVOKE ALL ON PROCEDURE {S}.send_mail FROM pgs_wrk_admin")
+        db.execute(f"REVOKE ALL ON {S}.sent FROM pgs_wrk_admin")
+        db.execute("DROP ROLE pgs_wrk_a1")
