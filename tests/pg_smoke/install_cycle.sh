@@ -1,5 +1,5 @@
 #!/bin/sh
-# Render a spec, then install twice, uninstall, install again into a scratch database.
+# Render a spec, then install twice, uninstall twice, install again into a scratch database (dropped after).
 # usage: install_cycle.sh SPEC DBNAME
 set -e
 spec=$1; db=$2; out=/tmp/pgsmoke/$db
@@ -14,4 +14,7 @@ left=$($PSQL -d "$db" -Atc "select count(*) from pg_namespace where nspname not 
 [ "$left" = 0 ] || { echo "uninstall left schemas behind"; exit 1; }
 $PSQL -d "$db" -f "$out/uninstall.sql"
 $PSQL -d "$db" -f "$out/install.sql"
-echo "$spec: install x2, uninstall x2, install: ok"
+# Roles belong to the cluster: uninstall drops them before the scratch database goes.
+$PSQL -d "$db" -f "$out/uninstall.sql"
+$PSQL -d postgres -c "DROP DATABASE $db"
+echo "$spec: install x2, uninstall x2, install, uninstall: ok"
