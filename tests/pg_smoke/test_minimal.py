@@ -138,13 +138,13 @@ def test_watermark_move_fail_correct(db):
     assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 10  # ids 5..9 are claimed: up to the target
     db.execute(f"SELECT {S}.jobs_watermark_move(1000)")
     assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 121  # the lowest unclaimed id in [10, 950)
-    # correct: the lowest unclaimed id overall.
-    assert one(db, f"SELECT * FROM {S}.jobs_watermark_correct()") == (121, 1)
-    # everything claimed: one past the highest id
+    # correct: the slack (50) below the lowest unclaimed id overall, never below 0.
+    assert one(db, f"SELECT * FROM {S}.jobs_watermark_correct()") == (121, 0)
+    # everything claimed: the slack below one past the highest id
     db.execute(f"UPDATE {S}.jobs SET lease_token = gen_random_uuid()")
-    assert one(db, f"SELECT * FROM {S}.jobs_watermark_correct()") == (1, 301)
+    assert one(db, f"SELECT * FROM {S}.jobs_watermark_correct()") == (0, 251)
     db.execute(f"TRUNCATE {S}.jobs")
-    assert one(db, f"SELECT * FROM {S}.jobs_watermark_correct()") == (301, 301)
+    assert one(db, f"SELECT * FROM {S}.jobs_watermark_correct()") == (251, 251)
     # a dequeue below the watermark sees nothing; correct repairs it
     db.execute(f"SELECT * FROM {S}.jobs_enqueue('late')")
     db.execute(f"UPDATE {S}.jobs_watermark SET id = 10000")

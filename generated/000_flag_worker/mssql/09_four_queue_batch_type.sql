@@ -1,0 +1,13 @@
+-- qgen 0.1.0: batch_type four.four_queue_batch, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
+-- A table type cannot be altered: a spec change that touches it goes through a migration that
+-- drops and recreates it with the procedures that use it.
+IF TYPE_ID(N'four.four_queue_batch') IS NULL
+    CREATE TYPE [four].[four_queue_batch] AS TABLE
+    (
+        [ordinal] int NOT NULL,
+        [reputation] int NOT NULL,
+        PRIMARY KEY ([ordinal])
+    );
+GO

@@ -1,0 +1,11 @@
+-- qgen 0.1.0: watermark_table four.four_queue_watermark, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: the lowest id a claim needs to look at. Claims start their index range here instead of
+-- walking the dead index entries that claimed or deleted rows leave at the low end.
+CREATE TABLE IF NOT EXISTS "four"."four_queue_watermark"
+(
+    "id" bigint NOT NULL,
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    PRIMARY KEY ("one_row")
+);
+INSERT INTO "four"."four_queue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;

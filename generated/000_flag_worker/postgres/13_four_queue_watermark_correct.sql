@@ -1,0 +1,35 @@
+-- qgen 0.1.0: watermark_correct four.four_queue_watermark_correct, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
+-- the lowest unclaimed id, or below one past the highest id when every row is claimed (unchanged on
+-- an empty table, never below 0). Run it from a periodic job and after a
+-- dequeue that found nothing; it repairs a watermark that is wrong either way.
+CREATE OR REPLACE FUNCTION "four"."four_queue_watermark_correct"()
+RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v_new bigint;
+BEGIN
+    -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
+    SELECT "w"."id" INTO "old_watermark" FROM "four"."four_queue_watermark" AS "w" FOR UPDATE;
+    SELECT min("job"."id") INTO v_new FROM "four"."four_queue" AS "job" WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+    IF v_new IS NULL THEN
+        SELECT max("job"."id") + 1 INTO v_new FROM "four"."four_queue" AS "job";
+    END IF;
+    -- greatest() skips NULLs, so an empty table (v_new NULL) must not reach it.
+    "new_watermark" := CASE WHEN v_new IS NULL THEN coalesce("old_watermark", 0)
+                            ELSE greatest(v_new - 50, 0) END;
+    IF "old_watermark" IS NULL THEN
+        -- The row was deleted by hand: put it back.
+        INSERT INTO "four"."four_queue_watermark" ("id") VALUES ("four_queue_watermark_correct"."new_watermark") ON CONFLICT DO NOTHING;
+    ELSIF "new_watermark" <> "old_watermark" THEN
+        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_watermark_correct"."new_watermark";
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+REVOKE ALL ON FUNCTION "four"."four_queue_watermark_correct" FROM PUBLIC;

@@ -1,0 +1,47 @@
+-- qgen 0.1.0: enqueue_batch ghosts.testq_enqueue_batch, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds many jobs in one statement; ids are assigned in ordinal order (a job's "ordinal" key, else
+-- its position in the array). Returns (ordinal, id, enqueued) for every input job.
+CREATE OR REPLACE FUNCTION "ghosts"."testq_enqueue_batch"
+(
+    "jobs" jsonb
+)
+RETURNS TABLE ("ordinal" integer, "id" bigint, "enqueued" boolean)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
+    v_sequence regclass := pg_catalog.pg_get_serial_sequence('"ghosts"."testq"', 'id')::regclass;
+BEGIN
+    RETURN QUERY
+        WITH "input" AS
+        (
+            SELECT coalesce("j"."ordinal", "j"."ordinality"::integer) AS "ordinal",
+                   "j"."filler"
+            FROM jsonb_populate_recordset(NULL::"ghosts"."testq_batch", "testq_enqueue_batch"."jobs") WITH ORDINALITY AS "j"
+        ),
+        "numbered" AS
+        (
+            -- A volatile target list runs after ORDER BY, so the ids follow the ordinals.
+            SELECT "i".*, nextval(v_sequence) AS "new_id"
+            FROM "input" AS "i"
+            ORDER BY "i"."ordinal"
+        ),
+        "inserted" AS
+        (
+            INSERT INTO "ghosts"."testq" AS "job" ("id", "filler")
+            OVERRIDING SYSTEM VALUE
+            SELECT "n"."new_id", "n"."filler"
+            FROM "numbered" AS "n"
+            ORDER BY "n"."ordinal"
+            RETURNING "job"."id"
+        )
+        SELECT "n"."ordinal", "n"."new_id", TRUE
+        FROM "numbered" AS "n"
+        ORDER BY "n"."ordinal";
+END
+$qgen$;
+REVOKE ALL ON FUNCTION "ghosts"."testq_enqueue_batch" FROM PUBLIC;

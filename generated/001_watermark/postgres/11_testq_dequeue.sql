@@ -1,0 +1,67 @@
+-- qgen 0.1.0: dequeue ghosts.testq_dequeue, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
+-- name with a parameter (the job type column and the job_type filter), which RETURNS TABLE forbids.
+DO $qgen$
+BEGIN
+    IF pg_catalog.to_regtype('"ghosts"."testq_dequeue_row"') IS NULL THEN
+        CREATE TYPE "ghosts"."testq_dequeue_row" AS
+        (
+            "id" bigint,
+            "filler" varchar(400),
+            "enqueued_at" timestamptz
+        );
+    END IF;
+END
+$qgen$;
+-- Claims up to batch_size jobs by deleting them, and returns them. It runs inside the
+-- caller's transaction: commit once the jobs are handled; a rollback puts them back in the queue.
+CREATE OR REPLACE FUNCTION "ghosts"."testq_dequeue"
+(
+    "owner" varchar(128) DEFAULT NULL,
+    "batch_size" integer DEFAULT 1
+)
+RETURNS SETOF "ghosts"."testq_dequeue_row"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+ROWS 1
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v_job "ghosts"."testq_dequeue_row";
+    v_lowest bigint;
+    v_highest bigint;
+BEGIN
+    FOR v_job IN
+        WITH "claimed" AS
+        (
+            DELETE FROM "ghosts"."testq" AS "job"
+            WHERE "job"."id" IN
+            (
+                SELECT "next"."id"
+                FROM "ghosts"."testq" AS "next"
+                WHERE 1 = 1
+                  -- Below the watermark every row is claimed or gone: start the index range there.
+                  AND "next"."id" >= coalesce((SELECT "w"."id" FROM "ghosts"."testq_watermark" AS "w"), 0)
+                ORDER BY "next"."id"
+                LIMIT "testq_dequeue"."batch_size"
+                FOR UPDATE SKIP LOCKED
+            )
+            RETURNING "job".*
+        )
+        SELECT "c"."id", "c"."filler", "c"."enqueued_at"
+        FROM "claimed" AS "c"
+        ORDER BY "c"."id"
+    LOOP
+        v_lowest := least(v_lowest, v_job."id");
+        v_highest := greatest(v_highest, v_job."id");
+        RETURN NEXT v_job;
+    END LOOP;
+    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
+    IF v_highest / 100 > (v_lowest - 1) / 100 THEN
+        PERFORM "ghosts"."testq_watermark_move"(v_lowest);
+    END IF;
+END
+$qgen$;
+REVOKE ALL ON FUNCTION "ghosts"."testq_dequeue" FROM PUBLIC;

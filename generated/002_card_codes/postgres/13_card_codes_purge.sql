@@ -1,0 +1,34 @@
+-- qgen 0.1.0: purge cards.card_codes_purge, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes finished jobs (archived, processed, dead-lettered) older than older_than_seconds, in
+-- batches of batch_size. A function cannot commit, so all batches share the caller's transaction:
+-- batches bound each statement, not the transaction.
+CREATE OR REPLACE FUNCTION "cards"."card_codes_purge"
+(
+    "older_than_seconds" integer DEFAULT 31536000,
+    "batch_size" integer DEFAULT 10000
+)
+RETURNS TABLE ("archived" integer, "processed" integer, "dead" integer)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v_cutoff timestamptz := now() - pg_catalog.make_interval(secs => "card_codes_purge"."older_than_seconds");
+    v_deleted integer;
+BEGIN
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    LOOP
+        DELETE FROM "cards"."card_codes_archive" AS "x"
+        WHERE "x"."id" IN (SELECT "y"."id" FROM "cards"."card_codes_archive" AS "y" WHERE "y"."completed_at" < v_cutoff LIMIT "card_codes_purge"."batch_size");
+        GET DIAGNOSTICS v_deleted = ROW_COUNT;
+        "archived" := "archived" + v_deleted;
+        EXIT WHEN v_deleted < "card_codes_purge"."batch_size" OR v_deleted = 0;
+    END LOOP;
+    RETURN NEXT;
+END
+$qgen$;
+REVOKE ALL ON FUNCTION "cards"."card_codes_purge" FROM PUBLIC;

@@ -1,0 +1,9 @@
+-- qgen 0.1.0: claim_index QueueSample.WorkQueue_claim_ix, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
+    CREATE NONCLUSTERED INDEX [WorkQueue_claim_ix]
+    ON [QueueSample].[WorkQueue] ([JobType], [id])
+    INCLUDE ([available_at])
+    WHERE [lease_token] IS NULL AND [processed] = 0;
+GO

@@ -1,0 +1,33 @@
+-- qgen 0.1.0: enqueue_batch QueueSample.WorkQueue_enqueue_batch, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds many jobs in one statement; ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
+-- for every input row.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_batch]
+    @jobs [QueueSample].[WorkQueue_batch] READONLY,
+    @enqueued_by nvarchar(128) = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    DECLARE @new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        INSERT INTO [QueueSample].[WorkQueue] ([JobType], [JobInfo], [enqueued_by])
+        OUTPUT inserted.[id] INTO @new ([id])
+        SELECT [j].[JobType], [j].[JobInfo], COALESCE(@enqueued_by, ORIGINAL_LOGIN())
+        FROM @jobs AS [j]
+        -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
+        ORDER BY [j].[ordinal];
+        -- The nth lowest new id belongs to the nth lowest ordinal.
+        SELECT [j].[ordinal], [n].[id], CAST(1 AS bit) AS [enqueued]
+        FROM (SELECT [ordinal], ROW_NUMBER() OVER (ORDER BY [ordinal]) AS [position] FROM @jobs) AS [j]
+        INNER JOIN (SELECT [id], ROW_NUMBER() OVER (ORDER BY [id]) AS [position] FROM @new) AS [n]
+            ON [n].[position] = [j].[position]
+        ORDER BY [j].[ordinal];
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

@@ -1,0 +1,46 @@
+-- qgen 0.1.0: fail QueueSample.WorkQueue_fail, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A worker could not finish a job. With attempts left (at most 5) and @retry = 1 it is released for
+-- another try after a backoff (returns 0); otherwise it goes to the dead-letter table (returns 1).
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_fail]
+    @lease_token uniqueidentifier,
+    @id bigint,
+    @error nvarchar(4000) = NULL,
+    @retry bit = 1
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    DECLARE @now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @attempts int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        SELECT @attempts = [attempts]
+        FROM [QueueSample].[WorkQueue] WITH (UPDLOCK, ROWLOCK)
+        WHERE [id] = @id AND [lease_token] = @lease_token;
+        IF @attempts IS NULL
+            THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        IF @retry = 1 AND @attempts < 5
+        BEGIN
+            UPDATE [QueueSample].[WorkQueue]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
+                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), @attempts - 1) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), @attempts - 1) END AS int), @now)
+            WHERE [id] = @id;
+            -- The job is claimable again: the watermark must not stay above it.
+            UPDATE [QueueSample].[WorkQueue_watermark]
+            SET [id] = CASE WHEN [id] > @id THEN @id ELSE [id] END, [version] = [version] + 1;
+            COMMIT TRANSACTION;
+            RETURN 0;
+        END;
+        DELETE FROM [QueueSample].[WorkQueue]
+        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], @error, @now
+        INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
+        WHERE [id] = @id;
+        COMMIT TRANSACTION;
+        RETURN 1;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

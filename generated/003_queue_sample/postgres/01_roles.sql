@@ -1,0 +1,17 @@
+-- qgen 0.1.0: roles QueueSample_admin, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
+-- directly. Roles belong to the cluster, not the database: create each one only if it is missing.
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'QueueSample_producer') THEN
+        CREATE ROLE "QueueSample_producer" NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'QueueSample_consumer') THEN
+        CREATE ROLE "QueueSample_consumer" NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'QueueSample_admin') THEN
+        CREATE ROLE "QueueSample_admin" NOLOGIN;
+    END IF;
+END
+$qgen$;

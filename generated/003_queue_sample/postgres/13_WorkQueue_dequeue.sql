@@ -1,0 +1,115 @@
+-- qgen 0.1.0: dequeue QueueSample.GetNextJob, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
+-- name with a parameter (the job type column and the job_type filter), which RETURNS TABLE forbids.
+DO $qgen$
+BEGIN
+    IF pg_catalog.to_regtype('"QueueSample"."GetNextJob_row"') IS NULL THEN
+        CREATE TYPE "QueueSample"."GetNextJob_row" AS
+        (
+            "id" bigint,
+            "JobType" uuid,
+            "JobInfo" xml,
+            "attempts" integer,
+            "lease_token" uuid,
+            "lease_expires_at" timestamptz
+        );
+    END IF;
+END
+$qgen$;
+-- Claims up to batch_size jobs under one new lease token and returns them. The lease is a soft
+-- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
+CREATE OR REPLACE FUNCTION "QueueSample"."GetNextJob"
+(
+    "owner" varchar(128) DEFAULT NULL,
+    "batch_size" integer DEFAULT 1,
+    "job_type" uuid DEFAULT NULL,
+    "lease_seconds" integer DEFAULT 300
+)
+RETURNS SETOF "QueueSample"."GetNextJob_row"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+ROWS 1
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v_token uuid := gen_random_uuid();
+    v_job "QueueSample"."GetNextJob_row";
+    v_lowest bigint;
+    v_highest bigint;
+BEGIN
+    -- Two statements, so each keeps its own cached plan (with and without the sub-queue filter).
+    IF "GetNextJob"."job_type" IS NULL THEN
+        FOR v_job IN
+            WITH "claimed" AS
+            (
+                UPDATE "QueueSample"."WorkQueue" AS "job"
+                SET "lease_token" = v_token,
+                    "lease_owner" = "GetNextJob"."owner",
+                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                    "claimed_at" = now(),
+                    "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                    "attempts" = "job"."attempts" + 1
+                WHERE "job"."id" IN
+                (
+                    SELECT "next"."id"
+                    FROM "QueueSample"."WorkQueue" AS "next"
+                    WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                      -- Below the watermark every row is claimed or gone: start the index range there.
+                      AND "next"."id" >= coalesce((SELECT "w"."id" FROM "QueueSample"."WorkQueue_watermark" AS "w"), 0)
+                    ORDER BY "next"."id"
+                    LIMIT "GetNextJob"."batch_size"
+                    FOR UPDATE SKIP LOCKED
+                )
+                RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+            )
+            SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
+            FROM "claimed" AS "c"
+            ORDER BY "c"."id"
+        LOOP
+            v_lowest := least(v_lowest, v_job."id");
+            v_highest := greatest(v_highest, v_job."id");
+            RETURN NEXT v_job;
+        END LOOP;
+    ELSE
+        FOR v_job IN
+            WITH "claimed" AS
+            (
+                UPDATE "QueueSample"."WorkQueue" AS "job"
+                SET "lease_token" = v_token,
+                    "lease_owner" = "GetNextJob"."owner",
+                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                    "claimed_at" = now(),
+                    "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                    "attempts" = "job"."attempts" + 1
+                WHERE "job"."id" IN
+                (
+                    SELECT "next"."id"
+                    FROM "QueueSample"."WorkQueue" AS "next"
+                    WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                      -- Below the watermark every row is claimed or gone: start the index range there.
+                      AND "next"."id" >= coalesce((SELECT "w"."id" FROM "QueueSample"."WorkQueue_watermark" AS "w"), 0)
+                      AND "next"."JobType" = "GetNextJob"."job_type"
+                    ORDER BY "next"."id"
+                    LIMIT "GetNextJob"."batch_size"
+                    FOR UPDATE SKIP LOCKED
+                )
+                RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+            )
+            SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
+            FROM "claimed" AS "c"
+            ORDER BY "c"."id"
+        LOOP
+            v_lowest := least(v_lowest, v_job."id");
+            v_highest := greatest(v_highest, v_job."id");
+            RETURN NEXT v_job;
+        END LOOP;
+    END IF;
+    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
+    IF v_highest / 100 > (v_lowest - 1) / 100 THEN
+        PERFORM "QueueSample"."WorkQueue_watermark_move"(v_lowest);
+    END IF;
+END
+$qgen$;
+REVOKE ALL ON FUNCTION "QueueSample"."GetNextJob" FROM PUBLIC;

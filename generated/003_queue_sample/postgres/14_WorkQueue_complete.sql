@@ -1,0 +1,45 @@
+-- qgen 0.1.0: complete QueueSample.WorkQueue_complete, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Finishes jobs held by a lease: marks them processed. With id, only that job; without, every job of
+-- the lease. The token is the fence: a worker whose lease was released or taken over gets QG001.
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_complete"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v_completed integer;
+BEGIN
+    IF "WorkQueue_complete"."id" IS NULL THEN
+        WITH "done" AS
+        (
+            UPDATE "QueueSample"."WorkQueue" AS "job"
+            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."lease_token" = "WorkQueue_complete"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT count(*) INTO v_completed FROM "done";
+    ELSE
+        WITH "done" AS
+        (
+            UPDATE "QueueSample"."WorkQueue" AS "job"
+            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."id" = "WorkQueue_complete"."id" AND "job"."lease_token" = "WorkQueue_complete"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT count(*) INTO v_completed FROM "done";
+    END IF;
+    IF v_completed = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    RETURN v_completed;
+END
+$qgen$;
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_complete" FROM PUBLIC;

@@ -1,0 +1,59 @@
+-- qgen 0.1.0: dequeue rainfall.rainfall_events_dequeue, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
+-- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_dequeue]
+    @owner nvarchar(128) = NULL,
+    @batch_size int = 5,
+    @lease_seconds int = 900
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    DECLARE @now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @token uniqueidentifier = NEWID();
+    DECLARE @claimed TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [rainfall_id] bigint NOT NULL,
+        [attempts] int NOT NULL,
+        [lease_token] uniqueidentifier NOT NULL,
+        [lease_expires_at] datetime2(3) NOT NULL
+    );
+    -- Start at the watermark: below it every row is claimed or gone, and only ghosts remain.
+    -- NOLOCK: a mover inside another caller's open transaction must not block every claim; its
+    -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
+    DECLARE @from bigint = (SELECT [id] FROM [rainfall].[rainfall_events_watermark] WITH (NOLOCK));
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [job]
+        SET [lease_token] = @token,
+            [lease_owner] = @owner,
+            [lease_expires_at] = DATEADD(second, @lease_seconds, @now),
+            [attempts] = [job].[attempts] + 1
+        OUTPUT inserted.[id], inserted.[rainfall_id], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+        INTO @claimed ([id], [rainfall_id], [attempts], [lease_token], [lease_expires_at])
+        FROM [rainfall].[rainfall_events] AS [job]
+        INNER JOIN
+        (
+            SELECT TOP (@batch_size) [id]
+            FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @now
+              AND [id] >= @from
+            ORDER BY [id]
+        ) AS [next_job] ON [next_job].[id] = [job].[id];
+        -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
+        DECLARE @lowest bigint, @highest bigint;
+        SELECT @lowest = MIN([id]), @highest = MAX([id]) FROM @claimed;
+        IF @highest / 100 > (@lowest - 1) / 100
+            EXEC [rainfall].[rainfall_events_watermark_move] @claimed_from = @lowest;
+        COMMIT TRANSACTION;
+        SELECT [id], [rainfall_id], [attempts], [lease_token], [lease_expires_at]
+        FROM @claimed
+        ORDER BY [id];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

@@ -1,0 +1,28 @@
+-- qgen 0.1.0: watermark_correct rainfall.rainfall_transfer_watermark_correct, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resets the watermark from the table itself: 50 ids below the lowest unclaimed row. Run it from a
+-- periodic job and after a dequeue that found nothing; it repairs a watermark that is wrong either way.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_watermark_correct]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    DECLARE @old bigint, @version bigint, @new bigint, @tries int = 0, @written int = 0;
+    WHILE @written = 0 AND @tries < 5
+    BEGIN
+        SET @tries += 1;
+        SELECT @old = [id], @version = [version] FROM [rainfall].[rainfall_transfer_watermark];
+        SET @new = (SELECT MIN([id]) FROM [rainfall].[rainfall_transfer] WHERE 1 = 1) - 50;
+        IF @new IS NULL
+            SET @new = (SELECT MAX([id]) + 1 FROM [rainfall].[rainfall_transfer]) - 50;
+        IF @new IS NULL
+            SET @new = @old;
+        IF @new < 0
+            SET @new = 0;
+        -- Compare-and-set on version: a release that lowered the watermark while we scanned wins,
+        -- and we scan again.
+        UPDATE [rainfall].[rainfall_transfer_watermark] SET [id] = @new, [version] = [version] + 1 WHERE [version] = @version;
+        SET @written = @@ROWCOUNT;
+    END;
+    SELECT @old AS [old_watermark], CASE WHEN @written = 1 THEN @new ELSE @old END AS [new_watermark];
+END;
+GO
