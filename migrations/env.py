@@ -1,0 +1,57 @@
+"""Alembic environment for qgen's queue revisions (written by `qgen revision`, see README "Migrations").
+
+The database URL comes from `-x url=...` or, without it, from the QGEN_DATABASE_URL environment
+variable (sqlalchemy.url in alembic.ini is the last resort). Both databases qgen renders for work:
+  PostgreSQL, psycopg 3:  postgresql+psycopg://user:pass@host:5432/db
+  SQL Server, FreeTDS:    mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4
+A qgen revision picks its SQL by the connection's dialect at run time (qgen/migrate.py).
+"""
+
+from __future__ import annotations
+
+import os
+from logging.config import fileConfig
+
+from alembic import context
+from sqlalchemy import create_engine, pool
+
+URL_VARIABLE = "QGEN_DATABASE_URL"
+
+config = context.config
+if config.config_file_name is not None and config.attributes.get("configure_logger", True):
+    fileConfig(config.config_file_name)
+
+
+def database_url() -> str:
+    url = (context.get_x_argument(as_dictionary=True).get("url") or os.environ.get(URL_VARIABLE)
+           or config.get_main_option("sqlalchemy.url"))
+    if not url:
+        raise SystemExit(f"qgen migrations: no database; set {URL_VARIABLE} or pass -x url=..., e.g. "
+                         "postgresql+psycopg://user@host:5432/db or "
+                         "mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4")
+    # A plain postgresql:// URL would make SQLAlchemy look for psycopg2; qgen uses psycopg 3.
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            url = "postgresql+psycopg://" + url[len(plain):]
+    return url
+
+
+def run_migrations_offline() -> None:
+    """`alembic upgrade head --sql`: print the SQL instead of running it."""
+    context.configure(url=database_url(), literal_binds=True, dialect_opts={"paramstyle": "named"})
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_migrations_online() -> None:
+    engine = create_engine(database_url(), poolclass=pool.NullPool)
+    with engine.connect() as connection:
+        context.configure(connection=connection)
+        with context.begin_transaction():
+            context.run_migrations()
+
+
+if context.is_offline_mode():
+    run_migrations_offline()
+else:
+    run_migrations_online()

@@ -1,0 +1,575 @@
+"""Alembic revisions for a spec: `qgen revision` writes them; their upgrade() and downgrade() run them.
+
+A revision is immutable: the SQL it runs is rendered when it is made and kept next to it, in a folder
+named like the revision's module (migrations/versions/<rev>_<slug>/):
+
+    spec.yaml                    the spec, as it was
+    manifest.json                per dialect: the objects, and the files upgrade and downgrade run, in order
+    <dialect>/create/NN_x.sql    each object's create script, as `qgen render` writes it
+    <dialect>/drop/NN_x.sql      each object's drop script
+    <dialect>/previous/...       the objects of the revision this one follows, that its steps replace
+    <dialect>/change/, revert/   table changes (add or drop a column) and their reversal
+
+The first revision of a schema installs every object; downgrading past it drops them all, tables
+and the jobs in them included: that is the teardown. A later revision for the same schema (one
+that follows it in the chain) replaces the earlier one's objects without losing jobs:
+
+- code (procedures and functions, views, types, grants) is dropped in reverse dependency order and
+  created again from the new rendering;
+- the schema, the roles, the indexes and the watermark table are left alone when their SQL is the
+  same (a queue table is not re-indexed for a new batch size), else dropped and created again;
+- tables that hold jobs or results (queue, dead-letter, archive, outbox) are never re-created: the
+  revision adds the spec's new payload columns (which must be nullable) and drops columns only
+  when `--allow-drop QUEUE.COLUMN` says so. Any other change to such a table (a column's type, the
+  claim mode, ...) is refused with what to do instead.
+
+Its downgrade drops the new code, reverses the column changes (an added column goes only while no
+row has a value in it; a dropped one comes back empty and nullable), drops a table it added only
+while it is empty, and creates the earlier revision's objects from the SQL kept in previous/.
+
+Python decides what runs in which order; every line of SQL comes from templates/ (the object
+templates, and add_column, drop_column and drop_table_if_empty for table changes).
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from qgen import __version__
+from qgen import dialects as dialect_registry
+from qgen.catalog import DbObject
+from qgen.render import HEADER_MARK, Column, Rendering, make_environment, render_spec
+from qgen.spec import Spec
+from qgen.specload import SpecInvalid, load_spec, load_spec_text
+
+MANIFEST = "manifest.json"
+SPEC_FILE = "spec.yaml"
+# Tables that hold jobs or results: never dropped or re-created by a revision that follows another.
+DATA_TABLES = ("table", "dead_letter_table", "archive_table", "outbox_table")
+# Left alone while their SQL is unchanged; otherwise dropped and created like code. (The watermark
+# table holds only a position: created again it starts at 0, which is always safe.)
+KEPT_WHEN_UNCHANGED = ("schema", "roles", "claim_index", "dedupe_index", "lease_index", "watermark_table")
+# Queue options that shape a table's own columns: changing one is refused, and named in the refusal.
+TABLE_SHAPING = ("claim", "ordering", "scheduling", "audit", "on_complete", "job_type")
+# SQLAlchemy's dialect names -> qgen's.
+SQLALCHEMY_DIALECTS = {"postgresql": "postgres", "mssql": "mssql"}
+
+
+class RevisionRefused(Exception):
+    """The spec change cannot be made safely as a revision; each problem says what to do instead."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+# ---------------------------------------------------------------------------------------------
+# Running a revision (called from the revision module's upgrade() and downgrade()).
+
+
+def run_revision(module_file: str, direction: str) -> None:
+    """Run the files manifest.json lists for this direction and the connection's database, in order.
+    T-SQL is cut into batches on GO (qgen.dialects.mssql); a PostgreSQL script runs whole."""
+    from alembic import op
+
+    folder = Path(module_file).with_suffix("")
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    context = op.get_context()
+    sqlalchemy_name = (context.dialect if context.as_sql else op.get_bind().dialect).name
+    name = SQLALCHEMY_DIALECTS.get(sqlalchemy_name)
+    if name is None or name not in manifest["dialects"]:
+        raise RuntimeError(
+            f"qgen revision {manifest['revision']} has SQL for {', '.join(manifest['dialects'])}, "
+            f"not for this {sqlalchemy_name} database")
+    dialect = dialect_registry.get(name)
+    for relative in manifest["dialects"][name][direction]:
+        for batch in dialect.split_batches((folder / relative).read_text(encoding="utf-8")):
+            if not _has_sql(batch):
+                continue
+            if context.as_sql:  # alembic upgrade --sql: print the script instead
+                context.impl.static_output(batch.rstrip("\n") + ("\n" + dialect.batch_separator.rstrip("\n")
+                                                                if dialect.batch_separator else ""))
+            else:
+                op.get_bind().exec_driver_sql(batch, execution_options={"no_parameters": True})
+
+
+def _has_sql(text: str) -> bool:
+    return any(line.strip() and not line.lstrip().startswith("--") for line in text.splitlines())
+
+
+def _body(text: str) -> str:
+    """What two renderings are compared by: the script without its whole-line comments (the header
+    names the spec file and qgen's version; a reworded comment changes nothing in the database)."""
+    return "".join(line for line in text.splitlines(keepends=True) if not line.lstrip().startswith("--"))
+
+
+# ---------------------------------------------------------------------------------------------
+# The revision before: its spec and the objects it stored.
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    key: str
+    kind: str
+    name: str
+    queue: str | None
+    filename: str
+    create: str
+    drop: str
+
+
+@dataclass
+class Previous:
+    revision: str
+    folder: Path
+    manifest: dict
+    spec: Spec
+
+    def objects(self, dialect: str) -> list[StoredObject]:
+        found = []
+        for entry in self.manifest["dialects"][dialect]["objects"]:
+            create = (self.folder / entry["create"]).read_text(encoding="utf-8")
+            drop = (self.folder / entry["drop"]).read_text(encoding="utf-8") if entry.get("drop") else ""
+            found.append(StoredObject(entry["key"], entry["kind"], entry["name"], entry["queue"],
+                                      Path(entry["create"]).name, create, drop))
+        return found
+
+
+def find_previous(script_dir, schema: str) -> Previous | None:
+    """The latest qgen revision below the head that installs the same schema, if any."""
+    for script in script_dir.walk_revisions():
+        folder = Path(script.path).with_suffix("")
+        if not (folder / MANIFEST).is_file():
+            continue
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        if manifest.get("schema") != schema:
+            continue
+        try:
+            spec = load_spec_text((folder / SPEC_FILE).read_text(encoding="utf-8"), str(folder / SPEC_FILE))
+        except SpecInvalid as exc:
+            raise RevisionRefused([f"the spec kept with revision {script.revision} ({folder / SPEC_FILE}) no longer "
+                                   f"loads with this qgen, so the change cannot be worked out:\n{exc}"]) from None
+        return Previous(script.revision, folder, manifest, spec)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# What changes in the tables: payload (and outbox) columns added or dropped.
+
+
+@dataclass
+class ColumnDiff:
+    added: list[Column] = field(default_factory=list)
+    dropped: list[Column] = field(default_factory=list)
+
+
+def _columns(mapping) -> dict[str, Column]:
+    return {name: Column(name, col.type, col.nullable) for name, col in (mapping or {}).items()}
+
+
+def column_changes(prev: Spec, new: Spec, allow_drop: set[str], used: set[str]) -> tuple[dict, list[str]]:
+    """Per queue in both specs: {'payload': ColumnDiff, 'outbox': ColumnDiff}, and the problems."""
+    changes: dict[str, dict[str, ColumnDiff]] = {}
+    problems: list[str] = []
+    for queue_name, queue in new.queues.items():
+        old = prev.queues.get(queue_name)
+        if old is None:
+            continue
+        groups = {"payload": (old.payload, queue.payload, f"queues.{queue_name}.payload", queue_name)}
+        if old.outbox and queue.outbox and old.outbox.columns is not None and queue.outbox.columns is not None:
+            groups["outbox"] = (old.outbox.columns, queue.outbox.columns, f"queues.{queue_name}.outbox.columns",
+                                f"{queue_name}.outbox")
+        changes[queue_name] = {}
+        for group, (before, after, path, flag_prefix) in groups.items():
+            before, after = _columns(before), _columns(after)
+            diff = ColumnDiff()
+            for name, col in after.items():
+                if name not in before:
+                    if col.nullable:
+                        diff.added.append(col)
+                    else:
+                        problems.append(
+                            f"{path}.{name}: a new column must be nullable: the jobs already queued have no value "
+                            f"for it. Write it as {{type: {col.type}, nullable: true}}.")
+                elif (before[name].type, before[name].nullable) != (col.type, col.nullable):
+                    was, now = before[name], col
+                    problems.append(
+                        f"{path}.{name}: changed from {was.type}{' nullable' if was.nullable else ''} to "
+                        f"{now.type}{' nullable' if now.nullable else ''}; qgen does not alter a column that holds "
+                        f"jobs' data. Instead add a column under a new name (nullable), move producers to it, and "
+                        f"once no job needs the old one remove it with --allow-drop {flag_prefix}.{name}.")
+            for name, col in before.items():
+                if name in after:
+                    continue
+                flag = f"{flag_prefix}.{name}"
+                if flag in allow_drop:
+                    used.add(flag)
+                    diff.dropped.append(col)
+                else:
+                    problems.append(
+                        f"{path}.{name}: removed from the spec; dropping the column loses its values in every "
+                        f"job still queued (and in the dead-letter and archive tables). Pass --allow-drop {flag} "
+                        f"to drop it, or keep it in the spec.")
+            changes[queue_name][group] = diff
+    return changes, problems
+
+
+def bridge_spec(prev: Spec, new: Spec) -> Spec:
+    """The previous spec with each queue's payload (and outbox columns) taken from the new one. Its
+    tables render exactly like the new spec's when columns are all that changed in them."""
+    queues = {}
+    for name, queue in prev.queues.items():
+        target = new.queues.get(name)
+        if target is None:
+            queues[name] = queue
+            continue
+        update = {"payload": target.payload}
+        if queue.outbox and target.outbox and queue.outbox.columns is not None and target.outbox.columns is not None:
+            update["outbox"] = queue.outbox.model_copy(update={"columns": target.outbox.columns})
+        queues[name] = queue.model_copy(update=update)
+    # The SQL Server version a table targets only sets options of its key; a table keeps the ones it has.
+    return prev.model_copy(update={"queues": queues, "sqlserver_version": new.sqlserver_version})
+
+
+# ---------------------------------------------------------------------------------------------
+# Table-change SQL, from templates/<dialect>/{add_column,drop_column,drop_table_if_empty}.sql.j2.
+
+
+def render_change(dialect: str, spec: Spec, template_name: str, obj: DbObject, column: Column | None = None) -> tuple[str, str]:
+    """The template's create block (the upgrade step) and drop block (its reversal)."""
+    env = make_environment(dialect)
+    env.globals.update(spec=spec, schema=spec.schema, batch=dialect_registry.get(dialect).batch_separator)
+    template = env.select_template([f"{dialect}/{template_name}.sql.j2", f"default/{template_name}.sql.j2"])
+    context = template.new_context({"obj": obj, "table": obj.name, "column": column})
+    for _ in template.root_render_func(context):
+        pass
+    blocks = []
+    for block in ("create", "drop"):
+        text = "".join(template.blocks[block](context)).strip("\n") if block in template.blocks else ""
+        blocks.append(text + "\n" if text else "")
+    return blocks[0], blocks[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning one dialect: which files run, in which order.
+
+
+@dataclass
+class DialectPlan:
+    files: dict[str, str] = field(default_factory=dict)
+    objects: list[dict] = field(default_factory=list)
+    upgrade: list[str] = field(default_factory=list)
+    downgrade: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    same_as_previous: bool = False  # every object renders the SQL the previous revision has
+
+
+def _header(what: str, dialect: str, revision: str, label: str) -> str:
+    return (f"{HEADER_MARK}{__version__}: {what}, for {dialect_registry.get(dialect).title}; "
+            f"revision {revision} of {label}.\n")
+
+
+def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering: Rendering,
+                 previous: Previous | None, changes: dict, allow_drop: set[str], used: set[str]) -> DialectPlan:
+    plan = DialectPlan()
+    new_files = {}
+    for item in rendering.objects:
+        create_path = f"{dialect}/create/{item.filename}"
+        drop_path = f"{dialect}/drop/{item.filename}" if _has_sql(item.drop) else None
+        plan.files[create_path] = item.create
+        if drop_path:
+            what = f"drops {item.obj.kind} {spec.schema}.{item.obj.name}" if item.obj.queue else f"drops {item.obj.kind}"
+            plan.files[drop_path] = _header(what, dialect, revision, label) + item.drop
+        new_files[item.obj.key] = (create_path, drop_path)
+        plan.objects.append({"key": item.obj.key, "kind": item.obj.kind, "name": item.obj.name,
+                             "queue": item.obj.queue, "create": create_path, "drop": drop_path})
+
+    def create_of(key):
+        path = new_files[key][0]
+        return [path] if _has_sql(plan.files[path]) else []
+
+    def drop_of(key):
+        path = new_files[key][1]
+        return [path] if path else []
+
+    if previous is None:
+        for item in rendering.objects:
+            plan.upgrade += create_of(item.obj.key)
+        for item in reversed(rendering.objects):
+            plan.downgrade += drop_of(item.obj.key)
+        return plan
+
+    # Follows an earlier revision of the same schema.
+    old = previous.objects(dialect)
+    old_by_key = {o.key: o for o in old}
+    new_by_key = {item.obj.key: item for item in rendering.objects}
+
+    def previous_file(obj: StoredObject, which: str) -> list[str]:
+        text = obj.create if which == "create" else obj.drop
+        if not _has_sql(text):
+            return []
+        path = f"{dialect}/previous/{which}/{obj.filename}"
+        plan.files[path] = text
+        return [path]
+
+    def unchanged(key: str) -> bool:
+        o, n = old_by_key[key], new_by_key[key]
+        return _body(o.create) == _body(n.create) and _body(o.drop) == _body(n.drop)
+
+    def left_alone(key: str, kind: str) -> bool:
+        return kind in KEPT_WHEN_UNCHANGED and key in old_by_key and key in new_by_key and unchanged(key)
+
+    step = itertools.count(1)  # numbers the change and revert files in the order upgrade runs them
+    up_drops, up_changes, up_creates = [], [], []
+    down_drops, down_changes, down_creates = [], [], []
+    for o in reversed(old):
+        if o.kind in DATA_TABLES:
+            if o.key in new_by_key:
+                continue
+            if o.name in allow_drop:
+                used.add(o.name)
+                up_drops += previous_file(o, "drop")
+                plan.changes.append(f"drop table {previous.spec.schema}.{o.name} (allowed)")
+            else:
+                plan.problems.append(
+                    f"table {previous.spec.schema}.{o.name} ({o.kind.replace('_', ' ')} of queue {o.queue}) is no longer "
+                    f"in the spec; dropping it loses the rows it holds. Drain it first, then pass --allow-drop {o.name} "
+                    "to drop it; or keep it in the spec.")
+        elif not left_alone(o.key, o.kind):
+            up_drops += previous_file(o, "drop")
+    for item in rendering.objects:
+        key, kind = item.obj.key, item.obj.kind
+        if kind in DATA_TABLES and key in old_by_key:
+            continue
+        if not left_alone(key, kind):
+            up_creates += create_of(key)
+            if kind in DATA_TABLES:
+                plan.changes.append(f"create table {spec.schema}.{item.obj.name}")
+    for item in reversed(rendering.objects):
+        key, kind = item.obj.key, item.obj.kind
+        if kind in DATA_TABLES:
+            if key not in old_by_key:
+                _, drop = render_change(dialect, spec, "drop_table_if_empty", item.obj)
+                path = f"{dialect}/revert/{next(step):02d}_{item.obj.name}_drop_if_empty.sql"
+                plan.files[path] = _header(f"drops table {spec.schema}.{item.obj.name} if empty", dialect, revision, label) + drop
+                down_drops.append(path)
+        elif not left_alone(key, kind):
+            down_drops += drop_of(key)
+    for o in old:
+        if o.kind in DATA_TABLES:
+            if o.key not in new_by_key and o.name in allow_drop:
+                down_creates += previous_file(o, "create")
+        elif not left_alone(o.key, o.kind):
+            down_creates += previous_file(o, "create")
+
+    # Tables in both: only column changes are made, and only when nothing else about them changed.
+    prev_now = {i.obj.key: i for i in render_spec(previous.spec, "previous", dialect).objects}
+    retargeted = prev_now  # the previous spec for the new SQL Server version: compared with the bridge
+    if previous.spec.sqlserver_version != spec.sqlserver_version:
+        retargeted = {i.obj.key: i for i in render_spec(
+            previous.spec.model_copy(update={"sqlserver_version": spec.sqlserver_version}), "previous", dialect).objects}
+        if dialect == "mssql":
+            plan.changes.append(f"sqlserver_version {previous.spec.sqlserver_version} -> {spec.sqlserver_version}: "
+                                "tables already there keep the key options they were created with")
+    bridged = {i.obj.key: i for i in render_spec(bridge_spec(previous.spec, spec), "bridge", dialect).objects}
+    for item in rendering.objects:
+        key, obj = item.obj.key, item.obj
+        if obj.kind not in DATA_TABLES or key not in old_by_key:
+            continue
+        table = f"{spec.schema}.{obj.name}"
+        stored, before, bridge, after = (_body(old_by_key[key].create), _body(prev_now[key].create),
+                                         _body(bridged[key].create), _body(item.create))
+        if stored != before:
+            plan.problems.append(
+                f"table {table}: the templates now render it differently from revision {previous.revision}, for the same "
+                f"spec, so the table in the database is not what this qgen expects ({dialect}):\n"
+                + _short_diff(stored, before, f"revision {previous.revision}", "now")
+                + "qgen cannot work out that change; write an Alembic revision by hand that makes it.")
+            continue
+        if bridge != after:
+            plan.problems.append(_table_refusal(table, obj, previous.spec, spec, old_by_key[key], bridge, after, dialect))
+            continue
+        if _body(retargeted[key].create) == bridge:
+            continue
+        group = "outbox" if obj.kind == "outbox_table" else "payload"
+        diff = changes.get(obj.queue, {}).get(group)
+        if diff is None or not (diff.added or diff.dropped):
+            plan.problems.append(f"table {table}: its SQL changes in a way qgen cannot name ({dialect}); "
+                                 "write an Alembic revision by hand for it.")
+            continue
+        for col in diff.added:
+            up, down = render_change(dialect, spec, "add_column", obj, col)
+            stem = f"{next(step):02d}_{obj.name}_add_{col.name}.sql"
+            plan.files[f"{dialect}/change/{stem}"] = _header(f"adds column {table}.{col.name}", dialect, revision, label) + up
+            plan.files[f"{dialect}/revert/{stem}"] = _header(f"removes column {table}.{col.name} if it holds no values", dialect, revision, label) + down
+            up_changes.append(f"{dialect}/change/{stem}")
+            down_changes.insert(0, f"{dialect}/revert/{stem}")
+            plan.changes.append(f"add column {table}.{col.name} ({col.type}, nullable)")
+        for col in diff.dropped:
+            up, down = render_change(dialect, spec, "drop_column", obj, col)
+            stem = f"{next(step):02d}_{obj.name}_drop_{col.name}.sql"
+            plan.files[f"{dialect}/change/{stem}"] = _header(f"drops column {table}.{col.name}", dialect, revision, label) + up
+            plan.files[f"{dialect}/revert/{stem}"] = _header(f"adds column {table}.{col.name} back, empty", dialect, revision, label) + down
+            up_changes.append(f"{dialect}/change/{stem}")
+            down_changes.insert(0, f"{dialect}/revert/{stem}")
+            plan.changes.append(f"drop column {table}.{col.name} (allowed)")
+
+    plan.upgrade = up_drops + up_changes + up_creates
+    plan.downgrade = down_drops + down_changes + down_creates
+    plan.same_as_previous = (not plan.changes and set(old_by_key) == set(new_by_key)
+                             and all(unchanged(k) for k in new_by_key))
+    return plan
+
+
+def _manifest_json(manifest: dict) -> str:
+    """Indented JSON, with each object and each step on a line of its own (reviewable in a diff)."""
+    def dump(value, indent: str) -> str:
+        inner = indent + "  "
+        if isinstance(value, dict) and not (value and "key" in value and "kind" in value):
+            items = [f"{inner}{json.dumps(k)}: {dump(v, inner)}" for k, v in value.items()]
+            return "{\n" + ",\n".join(items) + "\n" + indent + "}" if items else "{}"
+        if isinstance(value, list) and value:
+            return "[\n" + ",\n".join(inner + dump(v, inner) for v in value) + "\n" + indent + "]"
+        return json.dumps(value)
+    return dump(manifest, "") + "\n"
+
+
+def _short_diff(a: str, b: str, a_name: str, b_name: str, limit: int = 30) -> str:
+    lines = list(difflib.unified_diff(a.splitlines(), b.splitlines(), a_name, b_name, lineterm="", n=1))
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more lines)"]
+    return "".join(f"    {line}\n" for line in lines)
+
+
+def _table_refusal(table: str, obj: DbObject, prev: Spec, new: Spec, old: StoredObject, bridge: str, after: str, dialect: str) -> str:
+    reasons = []
+    if old.name != obj.name:
+        reasons.append(f"it is renamed (was {old.name})")
+    old_q, new_q = prev.queues.get(obj.queue), new.queues.get(obj.queue)
+    if old_q is not None and new_q is not None:
+        for option in TABLE_SHAPING:
+            before, after_value = getattr(old_q, option), getattr(new_q, option)
+            if before != after_value:
+                show = lambda v: v.model_dump() if hasattr(v, "model_dump") else v  # noqa: E731
+                reasons.append(f"queues.{obj.queue}.{option} changed from {show(before)} to {show(after_value)}")
+    why = "; ".join(reasons) if reasons else "its columns change beyond added or dropped payload columns"
+    return (f"table {table}: {why}. qgen changes a table that holds jobs only by adding nullable payload columns "
+            f"(or dropping ones you allow); anything else would rebuild it and lose or rewrite queued jobs. "
+            f"Instead: add a new queue with the new settings, point producers at it, let consumers drain the old "
+            f"one, then remove the old queue in a later revision (--allow-drop for each of its tables). "
+            f"The table would change like this ({dialect}):\n" + _short_diff(bridge, after, "table now", "table wanted"))
+
+
+# ---------------------------------------------------------------------------------------------
+# `qgen revision`.
+
+
+@dataclass
+class RevisionMade:
+    path: Path
+    folder: Path
+    revision: str
+    previous: str | None
+    plans: dict[str, DialectPlan]
+
+
+def make_revision(spec_path: str | Path, message: str, config_path: str | Path = "alembic.ini",
+                  dialect: str | None = None, allow_drop: list[str] | tuple[str, ...] = ()) -> RevisionMade:
+    """Write an Alembic revision that installs the spec (first revision of its schema) or moves the
+    database from the schema's previous qgen revision to this spec. Raises RevisionRefused, SpecInvalid,
+    or alembic.util.CommandError; writes nothing then."""
+    from alembic import util as alembic_util
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    spec_path = Path(spec_path)
+    spec = load_spec(spec_path)
+    spec_text = spec_path.read_text(encoding="utf-8")
+    dialects = list(spec.dialects) if dialect in (None, "all") else [dialect]
+    if dialect not in (None, "all") and dialect not in spec.dialects:
+        raise RevisionRefused([f"the spec renders for {', '.join(spec.dialects)}, not {dialect}"])
+    config_path = Path(config_path)
+    if not config_path.is_file():
+        raise RevisionRefused([f"no Alembic configuration at {config_path}; run from the repository root "
+                               "(where alembic.ini is) or pass -c PATH"])
+    script_dir = ScriptDirectory.from_config(Config(str(config_path)))
+    script_dir.get_current_head()  # one head, or alembic's own error about several
+    previous = find_previous(script_dir, spec.schema)
+    problems: list[str] = []
+    allowed, used = set(allow_drop), set()
+    changes = {}
+    if previous is not None:
+        missing = [d for d in dialects if d not in previous.manifest["dialects"]]
+        if missing:
+            problems.append(f"revision {previous.revision} (schema {spec.schema}) has no SQL for {', '.join(missing)}; "
+                            f"make this one with --dialect {' / '.join(previous.manifest['dialects'])}")
+            dialects = [d for d in dialects if d not in missing]
+        changes, found = column_changes(previous.spec, spec, allowed, used)
+        problems += found
+    revision = alembic_util.rev_id()
+    plans = {}
+    for name in dialects:
+        rendering = render_spec(spec, spec_path.name, name)
+        plans[name] = plan_dialect(name, revision, spec_path.name, spec, rendering, previous, changes, allowed, used)
+        problems += [p for p in plans[name].problems if p not in problems]
+    if previous is not None and plans and all(plan.same_as_previous for plan in plans.values()):
+        problems.append(f"nothing changed since revision {previous.revision}: every object renders the SQL it "
+                        "already has; no revision is needed.")
+    for flag in sorted(allowed - used):
+        problems.append(f"--allow-drop {flag}: this revision drops no such column or table "
+                        "(columns are QUEUE.COLUMN, tables are their name in the schema)")
+    if problems:
+        raise RevisionRefused(problems)
+
+    table_changes = sorted({c for plan in plans.values() for c in plan.changes}, key=lambda c: (c.split()[0], c))
+    if previous is None:
+        summary = (f"First qgen revision of schema {spec.schema}: downgrading past it drops every object it created, "
+                   "tables and their jobs included.")
+        upgrade_doc = "Create every object of the spec, in dependency order."
+        downgrade_doc = "Drop every object, tables and their jobs included: the teardown."
+    else:
+        summary = (f"Follows qgen revision {previous.revision} of the same schema: replaces its code, keeps the "
+                   "tables and their jobs" + ("; " + "; ".join(table_changes) if table_changes else "") + ".")
+        upgrade_doc = (f"Replace revision {previous.revision}'s procedures, views, types and grants with this spec's; "
+                       "change tables only as listed above.")
+        downgrade_doc = (f"Restore revision {previous.revision}'s objects; tables keep their jobs (an added column stays "
+                         "while it holds values).")
+    script = script_dir.generate_revision(
+        revision, message, head="head",
+        qgen={"spec": str(spec_path), "schema": spec.schema, "dialects": list(plans), "summary": summary,
+              "upgrade": upgrade_doc, "downgrade": downgrade_doc},
+    )
+    module = Path(script.path)
+    folder = module.with_suffix("")
+    try:
+        folder.mkdir()
+        (folder / SPEC_FILE).write_text(spec_text, encoding="utf-8", newline="\n")
+        manifest = {
+            "qgen": __version__,
+            "revision": revision,
+            "message": message,
+            "spec": str(spec_path),
+            "schema": spec.schema,
+            "follows": previous.revision if previous else None,
+            "changes": table_changes,
+            "dialects": {},
+        }
+        for name, plan in plans.items():
+            for relative, text in plan.files.items():
+                path = folder / relative
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8", newline="\n")
+            manifest["dialects"][name] = {"objects": plan.objects, "upgrade": plan.upgrade, "downgrade": plan.downgrade}
+        (folder / MANIFEST).write_text(_manifest_json(manifest), encoding="utf-8", newline="\n")
+    except BaseException:
+        module.unlink(missing_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return RevisionMade(module, folder, revision, previous.revision if previous else None, plans)
+
