@@ -60,6 +60,33 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_revision(args: argparse.Namespace) -> int:
+    """Write an Alembic revision that installs the spec, or moves the database to it from the
+    schema's previous qgen revision (qgen/migrate.py says what that does to tables)."""
+    from alembic.util import CommandError
+
+    from qgen.migrate import RevisionRefused, make_revision
+
+    try:
+        made = make_revision(args.spec, args.message, args.config, args.dialect, args.allow_drop)
+    except RevisionRefused as exc:
+        print("qgen: no revision written:\n" + "\n".join(f"- {p}" for p in exc.problems), file=sys.stderr)
+        return 1
+    except CommandError as exc:
+        print(f"qgen: no revision written: alembic: {exc}", file=sys.stderr)
+        return 1
+    print(f"{made.path}: revision {made.revision}, SQL in {made.folder}/")
+    if made.previous is None:
+        print("  first revision of this schema: `alembic downgrade` past it drops every object, tables and jobs included")
+    else:
+        print(f"  follows revision {made.previous} of the same schema; tables keep their jobs")
+    for dialect, plan in made.plans.items():
+        print(f"  {dialect}: upgrade runs {len(plan.upgrade)} scripts, downgrade {len(plan.downgrade)}")
+    for change in sorted({c for plan in made.plans.values() for c in plan.changes}):
+        print(f"  {change}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qgen", description="Render a table-based work queue from a YAML spec.")
     parser.add_argument("--version", action="version", version=f"qgen {__version__}")
@@ -79,6 +106,17 @@ def build_parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="print the JSON Schema of the spec (for editors)")
     schema.add_argument("-o", "--output", help="write to this file instead of standard output")
     schema.set_defaults(func=cmd_schema)
+
+    revision = commands.add_parser("revision", help="write an Alembic revision (migrations/versions/) that installs the spec")
+    revision.add_argument("spec", help="the spec file (YAML)")
+    revision.add_argument("-m", "--message", required=True, help="the revision's message, as for alembic revision -m")
+    revision.add_argument("--dialect", choices=dialect_registry.names() + ["all"], default="all",
+                          help="which databases the revision carries SQL for (default: the spec's dialects)")
+    revision.add_argument("--allow-drop", action="append", default=[], metavar="NAME",
+                          help="allow dropping a payload column removed from the spec (QUEUE.COLUMN) or a table no "
+                          "longer in it (its name); repeatable. The values or rows are lost")
+    revision.add_argument("-c", "--config", default="alembic.ini", help="the Alembic configuration (default: alembic.ini)")
+    revision.set_defaults(func=cmd_revision)
     return parser
 
 
