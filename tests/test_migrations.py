@@ -1,0 +1,358 @@
+"""Alembic revisions made by `qgen revision`, run against the local PostgreSQL (and SQL Server when
+QGEN_TEST_MSSQL_URL names one). Revisions go into a temporary copy of migrations/, never the repo's.
+
+The central scenario is the README's spec-change procedure: revision 1, jobs enqueued and leased,
+revision 2 from a changed spec (a new nullable payload column, a longer lease), upgrade, downgrade -1,
+upgrade again: no job is lost and every lease holds."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+from alembic import command
+from alembic.config import Config
+
+from qgen.cli import main as qgen_main
+from qgen.migrate import RevisionRefused, make_revision
+from tests.conftest import ROOT, require
+from tests.support.pg import ADMIN_URL, scratch_database
+
+V1 = """\
+schema: {schema}
+queues:
+  mail:
+    payload:
+      address: string(320)
+    lease: 5m
+"""
+# The spec change: a new nullable payload column, a longer lease and a bigger batch.
+V2 = """\
+schema: {schema}
+queues:
+  mail:
+    payload:
+      address: string(320)
+      note: {{type: text, nullable: true}}
+    lease: 10m
+    batch_size: 20
+"""
+
+
+@pytest.fixture
+def migrations(tmp_path) -> Path:
+    """A copy of the repo's alembic.ini and migrations/ (env.py, script.py.mako, an empty versions/)."""
+    shutil.copytree(ROOT / "migrations", tmp_path / "migrations", ignore=shutil.ignore_patterns("__pycache__"))
+    versions = tmp_path / "migrations" / "versions"
+    assert sorted(p.name for p in versions.iterdir()) == [".gitkeep"], "the repo's migrations/versions/ must stay empty"
+    shutil.copy(ROOT / "alembic.ini", tmp_path / "alembic.ini")
+    return tmp_path / "alembic.ini"
+
+
+@pytest.fixture
+def schema() -> str:
+    return f"qgen_mig_{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def database(postgres_server, schema):
+    """A scratch database; the roles (cluster-wide) are removed even when a test fails half-way."""
+    with scratch_database("qgen_mig") as url:
+        yield url
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        for role in ("producer", "consumer", "admin"):
+            admin.execute(f'DROP ROLE IF EXISTS "{schema}_{role}"')
+
+
+def spec_file(tmp_path: Path, text: str, schema: str, name: str = "queue.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text.format(schema=schema), encoding="utf-8")
+    return path
+
+
+def alembic_config(ini: Path, url: str) -> Config:
+    """What `alembic -c INI -x url=URL ...` builds; the logging setup of env.py is left to pytest."""
+    config = Config(str(ini), cmd_opts=argparse.Namespace(x=[f"url={url}"]))
+    config.attributes["configure_logger"] = False
+    return config
+
+
+def one(conn, query, *args):
+    return conn.execute(query, args).fetchone()
+
+
+def jobs(conn, schema):
+    return conn.execute(f'SELECT id, address, lease_token, lease_owner, attempts FROM "{schema}".mail ORDER BY id').fetchall()
+
+
+def exists(conn, schema: str, name: str) -> bool:
+    return one(conn, "SELECT to_regclass(%s) IS NOT NULL", f'"{schema}"."{name}"')[0]
+
+
+def function_args(conn, schema: str, name: str) -> str:
+    return one(conn, "SELECT pg_get_function_arguments(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                     "WHERE n.nspname = %s AND p.proname = %s", schema, name)[0]
+
+
+def columns(conn, schema: str, table: str) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT column_name FROM information_schema.columns WHERE table_schema = %s "
+                                       "AND table_name = %s ORDER BY ordinal_position", (schema, table))]
+
+
+def gone(conn, schema: str) -> tuple[int, int]:
+    namespaces = one(conn, "SELECT count(*) FROM pg_namespace WHERE nspname = %s", schema)[0]
+    roles = one(conn, "SELECT count(*) FROM pg_roles WHERE rolname LIKE %s", schema + "\\_%")[0]
+    return namespaces, roles
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def test_readme_flow_from_the_repo_root(migrations, database, schema, tmp_path):
+    """qgen revision, alembic upgrade head, alembic downgrade base: the commands the README gives, run
+    from the repo root (with -c pointing at the copy); the URL from QGEN_DATABASE_URL, -x url= winning."""
+    spec = spec_file(tmp_path, (ROOT / "examples" / "001_watermark.yaml").read_text().replace("schema: ghosts", "schema: {schema}"), schema)
+    bindir = Path(sys.executable).parent
+    qgen = [str(bindir / "qgen")] if (bindir / "qgen").exists() else [sys.executable, "-m", "qgen.cli"]
+    alembic = [str(bindir / "alembic")] if (bindir / "alembic").exists() else [sys.executable, "-m", "alembic"]
+    env = {**os.environ, "QGEN_DATABASE_URL": database}
+    made = subprocess.run(qgen + ["revision", str(spec), "-m", "init", "-c", str(migrations)], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert "first revision of this schema" in made.stdout
+    subprocess.run(alembic + ["-c", str(migrations), "upgrade", "head"], cwd=ROOT, env=env, check=True, capture_output=True)
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert exists(conn, schema, "testq") and exists(conn, schema, "testq_watermark")
+        assert one(conn, f'SELECT * FROM "{schema}".testq_enqueue(%s)', "x") == (1, True)
+    # -x url= takes precedence over the environment variable (which names no server here).
+    bad = {**env, "QGEN_DATABASE_URL": "postgresql+psycopg://nobody@127.0.0.1:1/none"}
+    down = subprocess.run(alembic + ["-c", str(migrations), "-x", f"url={database}", "downgrade", "base"], cwd=ROOT,
+                          env=bad, capture_output=True, text=True)
+    assert down.returncode == 0, down.stderr
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert gone(conn, schema) == (0, 0)
+    missing = subprocess.run(alembic + ["-c", str(migrations), "upgrade", "head"], cwd=ROOT,
+                             env={k: v for k, v in env.items() if k != "QGEN_DATABASE_URL"}, capture_output=True, text=True)
+    assert missing.returncode != 0 and "set QGEN_DATABASE_URL or pass -x url=" in missing.stderr
+
+
+def test_spec_change_with_jobs_pending_and_leased(migrations, database, schema, tmp_path):
+    config = alembic_config(migrations, database)
+    first = make_revision(spec_file(tmp_path, V1, schema), "mail queue", migrations)
+    assert first.previous is None
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        for i in range(5):
+            conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', (f"user{i}@example.com",))
+        leased = conn.execute(f'SELECT * FROM "{schema}".mail_dequeue(owner => %s, batch_size => 2)', ("w1",)).fetchall()
+        assert [j[0] for j in leased] == [1, 2]
+        before = jobs(conn, schema)
+
+    # Revision 2 from the changed spec: follows revision 1, adds the column to the queue and dead-letter tables.
+    second = make_revision(spec_file(tmp_path, V2, schema), "note column, longer lease", migrations)
+    assert second.previous == first.revision
+    plan = second.plans["postgres"]
+    assert sorted(plan.changes) == [f"add column {schema}.mail.note (text, nullable)",
+                                    f"add column {schema}.mail_dead.note (text, nullable)"]
+    assert not any("_table.sql" in step or "_lease_index" in step for step in plan.upgrade), \
+        "tables are altered, never re-created, and an unchanged index is left alone"
+    manifest_text = (second.folder / "manifest.json").read_text()
+    assert (second.folder / "spec.yaml").read_text() == V2.format(schema=schema)
+    assert "postgres/previous/drop/" in manifest_text and "postgres/change/" in manifest_text
+
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert jobs(conn, schema) == before, "upgrade kept every job and every lease"
+        assert "note" in columns(conn, schema, "mail") and "note" in columns(conn, schema, "mail_dead")
+        assert "lease_seconds integer DEFAULT 600" in function_args(conn, schema, "mail_dequeue")
+        assert "batch_size integer DEFAULT 20" in function_args(conn, schema, "mail_dequeue")
+        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s, %s)', ("late@example.com", "added after the change"))
+        before = jobs(conn, schema)
+        assert len(before) == 6
+
+    # Back to revision 1: the old functions; the note column stays because a job has a value in it.
+    command.downgrade(config, "-1")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert jobs(conn, schema) == before, "downgrade kept every job and every lease"
+        assert "lease_seconds integer DEFAULT 300" in function_args(conn, schema, "mail_dequeue")
+        assert "note" in columns(conn, schema, "mail"), "a column holding values is kept"
+        assert "note" not in columns(conn, schema, "mail_dead"), "an empty added column goes"
+        # Revision 1's functions work on the table as it is.
+        assert one(conn, f'SELECT "{schema}".mail_complete(%s, %s)', before[0][2], 1)[0] == 1
+        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', ("old@example.com",))
+        before = jobs(conn, schema)
+
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert jobs(conn, schema) == before
+        assert one(conn, f'SELECT note FROM "{schema}".mail WHERE address = %s', "late@example.com")[0] == "added after the change"
+        # Still claimable and completable: the rest of the jobs, then the old lease on job 2.
+        claimed = conn.execute(f'SELECT * FROM "{schema}".mail_dequeue(owner => %s)', ("w2",)).fetchall()
+        assert sorted(j[0] for j in claimed) == [3, 4, 5, 6, 7]
+        assert claimed[0][-1] > one(conn, "SELECT now() + interval '9 minutes'")[0], "the new default lease is 10m"
+        assert one(conn, f'SELECT "{schema}".mail_complete(%s)', claimed[0][-2])[0] == 5
+        assert one(conn, f'SELECT "{schema}".mail_complete(%s, %s)', before[0][2], 2)[0] == 1
+        assert jobs(conn, schema) == []
+
+    # With the queue empty, going back drops the added column; downgrade base removes everything.
+    command.downgrade(config, "-1")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert "note" not in columns(conn, schema, "mail")
+    command.downgrade(config, "base")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert gone(conn, schema) == (0, 0)
+
+
+def test_new_queue_and_allowed_column_drop_round_trip(migrations, database, schema, tmp_path):
+    """A revision that adds a queue and drops a payload column (allowed): downgrade keeps the new
+    queue's table while it holds jobs and brings the dropped column back, empty."""
+    config = alembic_config(migrations, database)
+    make_revision(spec_file(tmp_path, V2, schema), "v1", migrations)
+    command.upgrade(config, "head")
+    v3 = V1 + "  sms:\n    payload:\n      phone: string(20)\n"
+    with pytest.raises(RevisionRefused, match=r"--allow-drop mail\.note"):
+        make_revision(spec_file(tmp_path, v3, schema, "v3.yaml"), "sms", migrations)
+    made = make_revision(spec_file(tmp_path, v3, schema, "v3.yaml"), "sms", migrations, allow_drop=["mail.note"])
+    assert f"drop column {schema}.mail.note (allowed)" in made.plans["postgres"].changes
+    assert f"create table {schema}.sms" in made.plans["postgres"].changes
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert "note" not in columns(conn, schema, "mail")
+        conn.execute(f'SELECT * FROM "{schema}".sms_enqueue(%s)', ("+100",))
+    command.downgrade(config, "-1")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert "note" in columns(conn, schema, "mail")
+        assert exists(conn, schema, "sms"), "a new table holding jobs is kept"
+        assert not exists(conn, schema, "sms_dead"), "a new empty table goes"
+        assert one(conn, "SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                         "WHERE n.nspname = %s AND p.proname LIKE 'sms%%'", schema)[0] == 0
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert [r[1] for r in conn.execute(f'SELECT * FROM "{schema}".sms_dequeue()')] == ["+100"]
+    command.downgrade(config, "base")
+    with psycopg.connect(database, autocommit=True) as conn:
+        # The first revision's teardown knows only its own objects: sms, kept above, is still there.
+        assert exists(conn, schema, "sms")
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        assert gone(conn, schema) == (0, 0)
+
+
+def test_unsafe_changes_are_refused_with_what_to_do(migrations, schema, tmp_path):
+    make_revision(spec_file(tmp_path, V1, schema), "v1", migrations)
+    versions = migrations.parent / "migrations" / "versions"
+
+    def refused(text: str, *allow: str) -> str:
+        written = sorted(p.name for p in versions.iterdir())
+        with pytest.raises(RevisionRefused) as caught:
+            make_revision(spec_file(tmp_path, text, schema, "changed.yaml"), "change", migrations, allow_drop=allow)
+        assert sorted(p.name for p in versions.iterdir()) == written, "a refused revision writes nothing"
+        return str(caught.value)
+
+    message = refused(V1.replace("lease: 5m", "claim: delete"))
+    assert f"table {schema}.mail: queues.mail.claim changed from lease to delete" in message
+    assert "add a new queue with the new settings" in message and "--allow-drop" in message
+    message = refused(V1.replace("string(320)", "string(400)"))
+    assert "queues.mail.payload.address: changed from string(320) to string(400)" in message
+    assert "add a column under a new name" in message
+    message = refused(V1.replace("address: string(320)", "address: string(320)\n      subject: string(100)"))
+    assert "queues.mail.payload.subject: a new column must be nullable" in message
+    assert "{type: string(100), nullable: true}" in message
+    message = refused(V1.replace("mail:", "post:"))
+    assert f"table {schema}.mail (table of queue mail) is no longer in the spec" in message
+    assert "--allow-drop mail" in message
+    assert "--allow-drop mail.nothing: this revision drops no such column or table" in refused(V1.replace("5m", "6m"), "mail.nothing")
+    assert "nothing changed since revision" in refused(V1)
+
+    # The command line says the same and exits 1.
+    changed = spec_file(tmp_path, V1.replace("lease: 5m", "claim: delete"), schema, "cli.yaml")
+    assert qgen_main(["revision", str(changed), "-m", "x", "-c", str(migrations)]) == 1
+
+    # A newer SQL Server target only changes a table's key options: accepted, the tables are left as they are.
+    made = make_revision(spec_file(tmp_path, "sqlserver_version: 2019\n" + V1, schema, "2019.yaml"), "2019", migrations)
+    assert not any("/change/" in step for step in made.plans["mssql"].upgrade)
+    assert any(c.startswith("sqlserver_version 2017 -> 2019") for c in made.plans["mssql"].changes)
+
+    # A table the templates would now write differently from the SQL a revision ran: qgen cannot tell
+    # what the database holds, and says so (here the stored SQL is edited to stand for an old template).
+    stored = made.folder / "postgres" / "create" / "02_mail_table.sql"
+    stored.write_text(stored.read_text().replace('"enqueued_at"', '"legacy" integer NULL,\n    "enqueued_at"'))
+    message = refused("sqlserver_version: 2019\n" + V1.replace("5m", "7m"))
+    assert f"table {schema}.mail: the templates now render it differently from revision {made.revision}" in message
+    assert '-    "legacy" integer NULL,' in message
+
+
+def test_migration_tsql_passes_the_gate(migrations, schema, tmp_path):
+    """The SQL Server side of a spec-change revision (previous objects, column changes and their
+    reversal) passes the same T-SQL gate as every rendered script."""
+    from tests.support.tsql_gate import ParserUnavailable, check_scripts, ensure_parser
+
+    try:
+        ensure_parser()
+    except ParserUnavailable as exc:
+        require(f"Microsoft T-SQL parser unavailable (tools/tsql_parser/build.sh): {exc}")
+    # Revision 2 adds a json column, drops one (allowed) and adds an archive table.
+    make_revision(spec_file(tmp_path, V1.replace("string(320)", "string(320)\n      gone: int"), schema), "v1", migrations)
+    v2 = V2.replace("text, nullable", "json, nullable") + "    on_complete: archive\n"
+    made = make_revision(spec_file(tmp_path, v2, schema, "v2.yaml"), "json", migrations, allow_drop=["mail.gone"])
+    scripts = {}
+    for direction in ("upgrade", "downgrade"):
+        for relative in made.plans["mssql"].__dict__[direction]:
+            if "/change/" in relative or "/revert/" in relative:
+                scripts[relative] = (made.folder / relative).read_text()
+    assert any("_add_note" in name for name in scripts) and any("_drop_gone" in name for name in scripts)
+    assert any("drop_if_empty" in name for name in scripts)
+    assert any("ISJSON" in text for text in scripts.values()), "a json column keeps its check on SQL Server"
+    findings = check_scripts(scripts)
+    problems = [str(f) for found in findings.values() for f in found]
+    assert not problems, "\n".join(problems)
+
+
+MSSQL_URL = os.environ.get("QGEN_TEST_MSSQL_URL")
+
+
+@pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate "
+                    "(e.g. mssql+pyodbc://sa:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4)")
+def test_sql_server_spec_change_with_jobs(migrations, schema, tmp_path):
+    """The same scenario on SQL Server through pyodbc and FreeTDS; the database in the URL is used
+    as it is, and everything the revisions create is removed by downgrade base at the end."""
+    import sqlalchemy as sa
+
+    config = alembic_config(migrations, MSSQL_URL)
+    engine = sa.create_engine(MSSQL_URL)
+    make_revision(spec_file(tmp_path, V1, schema), "v1", migrations, dialect="mssql")
+    try:
+        command.upgrade(config, "head")
+        with engine.begin() as conn:
+            for i in range(3):
+                conn.exec_driver_sql(f"EXEC [{schema}].[mail_enqueue] @address = ?", (f"u{i}@example.com",))
+        with engine.begin() as conn:
+            leased = conn.exec_driver_sql(f"EXEC [{schema}].[mail_dequeue] @owner = N'w1', @batch_size = 2").fetchall()
+        assert len(leased) == 2
+
+        def snapshot():
+            with engine.connect() as conn:
+                return conn.exec_driver_sql(f"SELECT id, address, lease_token, lease_owner, attempts FROM [{schema}].[mail] "
+                                            "ORDER BY id").fetchall()
+
+        before = snapshot()
+        make_revision(spec_file(tmp_path, V2, schema, "v2.yaml"), "v2", migrations, dialect="mssql")
+        command.upgrade(config, "head")
+        assert snapshot() == before
+        command.downgrade(config, "-1")
+        assert snapshot() == before
+        command.upgrade(config, "head")
+        assert snapshot() == before
+        with engine.begin() as conn:
+            rest = conn.exec_driver_sql(f"EXEC [{schema}].[mail_dequeue] @owner = N'w2'").fetchall()
+        assert len(rest) == 1
+    finally:
+        command.downgrade(config, "base")
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
