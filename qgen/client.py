@@ -1,0 +1,769 @@
+"""A small, typed Python client for one queue of a qgen spec.
+
+It calls the procedures qgen rendered (docs/api.md is the contract) over a DB-API connection:
+psycopg 3 for PostgreSQL, pyodbc for SQL Server. It never builds SQL from values: every value is
+a bound parameter, and the only names in its SQL are identifiers from the validated spec
+(qgen.spec.object_name), quoted for the database.
+
+    from qgen.specload import load_spec
+    from qgen.client import QueueClient
+
+    client = QueueClient(psycopg.connect(url), load_spec("examples/004_rainfall.yaml"), "rainfall_events")
+    client.enqueue(rainfall_id=42)
+    for job in client.dequeue():
+        ...
+        client.complete(job, rainfall_id=job.payload["rainfall_id"], summary="wet")
+
+Transactions. The client drives the connection's transactions; give it a connection of its own.
+- Outside `client.transaction()` every call is its own transaction: it is committed as soon as the
+  call returns (on an autocommit connection the commit is a no-op), and rolled back when it fails.
+  Lease-mode queues are meant to be used this way: dequeue commits the claim at once and no
+  transaction stays open while a worker runs.
+- `with client.transaction(): ...` runs the calls inside it in one transaction, committed when the
+  block ends and rolled back when it raises. A delete-mode dequeue must run inside one (it raises
+  QueueUsageError otherwise): the jobs leave the table when the transaction commits, and a rollback
+  puts them back.
+- On SQL Server the client puts the connection in autocommit mode: each procedure commits (or rolls
+  back and raises) by itself, and `transaction()` sends BEGIN / COMMIT / ROLLBACK TRANSACTION.
+
+Values. Payload columns are passed by name, as Python values: int, Decimal, str, bool, uuid.UUID,
+datetime (UTC; a naive datetime is taken as UTC), and for json columns anything json.dumps takes
+(PostgreSQL jsonb / SQL Server nvarchar JSON). Results come back the same way on both databases:
+aware UTC datetimes, uuid.UUID, parsed JSON, Decimal.
+
+Errors. LeaseLost (SQL Server error 50001, PostgreSQL SQLSTATE QG001): the lease token does not
+hold the job. DuplicateJob (50002 / 23505): a dedupe key already queued, with `on_duplicate: error`.
+PermissionDenied (SQL Server 229/230, PostgreSQL 42501). Each keeps the driver's error as __cause__.
+A call chosen as a deadlock victim (SQL Server 1205, PostgreSQL 40P01, or a serialization failure
+40001) is retried after a jittered exponential backoff, up to `max_deadlock_retries` times, and
+counted in `client.deadlock_retries`; inside `client.transaction()` it is not retried (the whole
+transaction was rolled back: retry the block).
+
+The client is safe to share between threads (run_worker's lease heartbeat does): one lock
+serialises its use of the connection, and a `transaction()` block holds it until the block ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import random
+import re
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequence, Union
+
+from qgen.spec import ColumnType, Spec, object_name
+
+__all__ = [
+    "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
+    "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "error_kind", "detect_dialect",
+    "run_worker", "WorkerStats",
+]
+
+Dialect = Literal["postgres", "mssql"]
+UTC = dt.timezone.utc
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+
+
+class QueueError(Exception):
+    """A queue error: raised by a procedure on purpose (the driver's error is the __cause__), or a
+    call the queue's options do not allow."""
+
+
+class LeaseLost(QueueError):
+    """The lease token does not hold the job: the lease expired and was released or taken over, or
+    the job is already completed or failed (SQL Server 50001, PostgreSQL SQLSTATE QG001)."""
+
+
+class DuplicateJob(QueueError):
+    """A job with the same dedupe key is already queued (`on_duplicate: error`; 50002 / 23505)."""
+
+
+class PermissionDenied(QueueError):
+    """The login may not run this procedure (its role was not granted it)."""
+
+
+class QueueUsageError(QueueError):
+    """The call does not fit the queue's options (e.g. complete on a delete queue)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+class EnqueueResult(NamedTuple):
+    id: int
+    enqueued: bool  # False: dedupe found the job already queued and returned its id
+
+
+class BatchResult(NamedTuple):
+    ordinal: int  # 1-based position of the job in the list given to enqueue_many
+    id: int
+    enqueued: bool
+
+
+class ReapResult(NamedTuple):
+    released: int
+    dead_lettered: int
+
+
+class PurgeResult(NamedTuple):
+    archived: int
+    processed: int
+    dead: int
+
+
+class WatermarkCorrection(NamedTuple):
+    old: Optional[int]
+    new: Optional[int]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One claimed job. Lease mode fills lease_token and lease_expires_at; delete mode enqueued_at."""
+
+    id: int
+    payload: dict[str, Any]
+    job_type: Any = None
+    attempts: Optional[int] = None
+    lease_token: Optional[uuid.UUID] = None
+    lease_expires_at: Optional[dt.datetime] = None
+    priority: Optional[int] = None
+    enqueued_at: Optional[dt.datetime] = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Driver differences
+
+
+_PYODBC_NATIVE = re.compile(r"\((-?\d+)\)(?= \(SQL\w+\)|;|$)")
+
+
+def _native_codes(exc: BaseException) -> tuple[str | None, set[int]]:
+    """(SQLSTATE, SQL Server native error numbers) of a driver error."""
+    sqlstate = getattr(exc, "sqlstate", None)  # psycopg
+    if sqlstate is not None:
+        return sqlstate, set()
+    args = getattr(exc, "args", ())
+    state = args[0] if args and isinstance(args[0], str) and len(args[0]) == 5 else None
+    text = " ".join(str(a) for a in args[1:]) if len(args) > 1 else str(exc)
+    # pyodbc formats a diagnostic record as "[SQLSTATE] message (native error) (function)".
+    return state, {int(n) for n in _PYODBC_NATIVE.findall(text)}
+
+
+def error_kind(dialect: Dialect, exc: BaseException) -> str | None:
+    """What a driver error means to a queue: 'lease_lost', 'duplicate', 'denied', 'deadlock' or None."""
+    state, native = _native_codes(exc)
+    if dialect == "postgres":
+        return {"QG001": "lease_lost", "23505": "duplicate", "42501": "denied",
+                "40P01": "deadlock", "40001": "deadlock"}.get(state or "")
+    if 50001 in native:
+        return "lease_lost"
+    if 50002 in native:
+        return "duplicate"
+    if native & {229, 230}:
+        return "denied"
+    if 1205 in native or state == "40001":
+        return "deadlock"
+    return None
+
+
+def detect_dialect(connection: Any) -> Dialect:
+    module = type(connection).__module__.split(".")[0]
+    if module == "psycopg":
+        return "postgres"
+    if module == "pyodbc":
+        return "mssql"
+    raise ValueError(f"cannot tell the database of a {type(connection).__module__}.{type(connection).__name__} "
+                     "connection; pass dialect='postgres' (psycopg 3) or dialect='mssql' (pyodbc)")
+
+
+def _quote(dialect: Dialect, name: str) -> str:
+    if dialect == "postgres":
+        return '"' + name.replace('"', '""') + '"'
+    return "[" + name.replace("]", "]]") + "]"
+
+
+def _utc(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return value
+
+
+# Columns qgen adds, by the kind their values come back as.
+_SYSTEM_KINDS = {
+    "id": "bigint", "attempts": "int", "priority": "int", "lease_token": "uuid",
+    "lease_expires_at": "datetime", "enqueued_at": "datetime", "available_at": "datetime",
+    "claimed_at": "datetime", "processed_at": "datetime", "completed_at": "datetime", "dead_at": "datetime",
+    "enqueued": "bool", "processed": "bool", "ordinal": "int",
+}
+
+
+class QueueClient:
+    """The procedures of one queue of a spec, over one DB-API connection."""
+
+    def __init__(
+        self,
+        connection: Any,
+        spec: Spec,
+        queue_name: str,
+        *,
+        dialect: Optional[Dialect] = None,
+        owner: Optional[str] = None,
+        max_deadlock_retries: int = 5,
+        deadlock_backoff: float = 0.05,
+        deadlock_backoff_max: float = 2.0,
+    ):
+        if queue_name not in spec.queues:
+            raise ValueError(f"{queue_name!r} is not a queue of this spec; known: {', '.join(spec.queues)}")
+        self.connection = connection
+        self.spec = spec
+        self.queue_name = queue_name
+        self.queue = spec.queues[queue_name]
+        # Without a connection (dialect given) the client still names objects and parameters.
+        self.dialect: Dialect = dialect or detect_dialect(connection)
+        if self.dialect not in ("postgres", "mssql"):
+            raise ValueError(f"unknown dialect {self.dialect!r}; accepted: postgres, mssql")
+        self.owner = owner
+        self.max_deadlock_retries = max_deadlock_retries
+        self.deadlock_backoff = deadlock_backoff
+        self.deadlock_backoff_max = deadlock_backoff_max
+        self.deadlock_retries = 0
+        self._lock = threading.RLock()
+        self._tx_depth = 0
+        if self.dialect == "mssql" and connection is not None:
+            # The procedures manage their own transactions (BEGIN/COMMIT, and ROLLBACK + THROW on
+            # error). Under ODBC's implicit transactions (autocommit off) their first SELECT would
+            # open an outer transaction they do not commit (error 266), so calls run in autocommit
+            # mode and transaction() opens an explicit one.
+            connection.autocommit = True
+
+        queue = self.queue
+        self.lease_mode = queue.claim == "lease"
+        self.job_type_column = queue.job_type.column if queue.job_type else None
+        self.payload_columns = list(queue.payload)
+        self._kinds: dict[str, ColumnType] = {n: c.type for n, c in queue.payload.items()}
+        if queue.job_type:
+            self._kinds[queue.job_type.column] = queue.job_type.type
+        self._required = {n for n, c in queue.payload.items() if not c.nullable}
+        self._outbox_kinds: dict[str, ColumnType] = {}
+        if queue.outbox is None:
+            self.outbox_columns: list[str] = []
+        elif queue.outbox.columns is not None:
+            self.outbox_columns = list(queue.outbox.columns)
+            self._outbox_kinds = {n: c.type for n, c in queue.outbox.columns.items()}
+        else:
+            target = spec.queues[queue.outbox.queue]
+            self.outbox_columns = list(target.payload)
+            self._outbox_kinds = {n: c.type for n, c in target.payload.items()}
+
+    # -----------------------------------------------------------------------------------------
+    # Names
+
+    def object_name(self, kind: str) -> str:
+        return object_name(self.spec, self.queue_name, kind)
+
+    def qualified(self, kind: str) -> str:
+        """The quoted, schema-qualified name of one of this queue's objects."""
+        return f"{_quote(self.dialect, self.spec.schema)}.{_quote(self.dialect, self.object_name(kind))}"
+
+    def parameters(self, kind: str) -> list[str]:
+        """Every parameter the client may pass to one of the queue's procedures, in the procedure's
+        own order (docs/api.md; tests/behaviour/test_client_contract.py holds it to the templates)."""
+        queue = self.queue
+        job_type = [self.job_type_column] if self.job_type_column else []
+        lease = ["lease_seconds"] if self.lease_mode else []
+        return {
+            "enqueue": job_type + self.payload_columns + (["priority"] if queue.ordering == "priority" else [])
+            + (["run_at"] if queue.scheduling else []) + (["enqueued_by"] if queue.audit else []),
+            "enqueue_batch": ["jobs"] + (["enqueued_by"] if queue.audit else []),
+            "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease,
+            "complete": ["lease_token", "id"] + self.outbox_columns,
+            "fail": ["lease_token", "id", "error", "retry"],
+            "extend_lease": ["lease_token", "lease_seconds", "id"],
+            "reap": ["batch_size"],
+            "worker": ["max_items", "max_seconds", "owner", "lease_seconds"],
+            "watermark_correct": [],
+            "metrics": [],
+            "peek": (["job_type"] if job_type else []) + ["limit"],
+            "purge": ["older_than_seconds", "batch_size"],
+        }[kind]
+
+    def batch_columns(self) -> list[str]:
+        """The columns of one job in enqueue_batch: the SQL Server table type's columns in order,
+        the keys of a job object in PostgreSQL's JSON array."""
+        queue = self.queue
+        return (["ordinal"] + ([self.job_type_column] if self.job_type_column else []) + self.payload_columns
+                + (["priority"] if queue.ordering == "priority" else []) + (["run_at"] if queue.scheduling else []))
+
+    # -----------------------------------------------------------------------------------------
+    # Transactions
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._tx_depth > 0
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator["QueueClient"]:
+        """Run the calls inside the block in one transaction: commit at the end, roll back on an
+        exception. Nested blocks join the outer one. Other threads wait until the block ends."""
+        with self._lock:
+            if self._tx_depth:
+                self._tx_depth += 1
+                try:
+                    yield self
+                finally:
+                    self._tx_depth -= 1
+                return
+            conn = self.connection
+            self._finish(commit=True)  # nothing of an earlier call may leak into this transaction
+            if self.dialect == "postgres":
+                self._tx_depth = 1
+                try:
+                    with conn.transaction():
+                        yield self
+                finally:
+                    self._tx_depth = 0
+                return
+            # SQL Server: an explicit transaction on the autocommit connection (see __init__).
+            self._batch("BEGIN TRANSACTION;")
+            self._tx_depth = 1
+            try:
+                yield self
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    self._batch("IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;")
+                raise
+            else:
+                self._batch("COMMIT TRANSACTION;")
+            finally:
+                self._tx_depth = 0
+
+    def _batch(self, sql: str) -> None:
+        cursor = self.connection.cursor()
+        try:
+            cursor.execute(sql)
+        finally:
+            cursor.close()
+
+    def _finish(self, commit: bool) -> None:
+        """End the implicit transaction a call left open (a no-op on an autocommit connection)."""
+        if self._tx_depth:
+            return
+        if commit:
+            self.connection.commit()
+        else:
+            with contextlib.suppress(Exception):
+                self.connection.rollback()
+
+    # -----------------------------------------------------------------------------------------
+    # Calling procedures
+
+    def _run(self, kind: str, params: Sequence[tuple[str, Any]], shape: str, *, job_type_filter: bool = False):
+        """Call one procedure with named parameters. shape: 'rows' (the last result set, as dicts),
+        'scalar' (the function's value / the procedure's RETURN value), 'call' (PostgreSQL CALL)."""
+        sql, values = self._statement(kind, params, shape)
+        attempt = 0
+        while True:
+            with self._lock:
+                try:
+                    result = self._execute(sql, values, shape)
+                    self._finish(commit=True)
+                    return result
+                except Exception as exc:
+                    self._finish(commit=False)
+                    what = error_kind(self.dialect, exc)
+                    if what == "deadlock" and not self._tx_depth and attempt < self.max_deadlock_retries:
+                        attempt += 1
+                        self.deadlock_retries += 1
+                        delay = min(self.deadlock_backoff_max, self.deadlock_backoff * 2 ** (attempt - 1))
+                        wait = random.uniform(delay / 2, delay)
+                    elif what == "lease_lost":
+                        raise LeaseLost(_message(exc)) from exc
+                    elif what == "duplicate":
+                        raise DuplicateJob(_message(exc)) from exc
+                    elif what == "denied":
+                        raise PermissionDenied(_message(exc)) from exc
+                    else:
+                        raise
+            time.sleep(wait)  # outside the lock: a heartbeat may run meanwhile
+
+    def _statement(self, kind: str, params: Sequence[tuple[str, Any]], shape: str) -> tuple[str, list[Any]]:
+        known = self.parameters(kind)
+        unknown = [p for p, _ in params if p not in known]
+        if unknown:  # a bug in this module, not in the caller's values
+            raise AssertionError(f"{kind} has no parameter(s) {', '.join(unknown)}; it has {', '.join(known)}")
+        name = self.qualified(kind)
+        values = [value for _, value in params]
+        if self.dialect == "postgres":
+            args = ", ".join(f"{_quote('postgres', p)} => %s" for p, _ in params)
+            if shape == "rows":
+                return f"SELECT * FROM {name}({args})", values
+            if shape == "call":
+                return f"CALL {name}({args})", values
+            return f"SELECT {name}({args})", values
+        args = ", ".join(f"@{p} = ?" for p, _ in params)
+        if shape == "scalar":
+            return (f"SET NOCOUNT ON; DECLARE @qgen_return int; EXEC @qgen_return = {name} {args}; "
+                    "SELECT @qgen_return AS [return_value];"), values
+        return f"SET NOCOUNT ON; EXEC {name} {args};", values
+
+    def _execute(self, sql: str, values: list[Any], shape: str):
+        cursor = self.connection.cursor()
+        try:
+            cursor.execute(sql, values) if values else cursor.execute(sql)
+            sets: list[tuple[list[str], list[Any]]] = []
+            while True:
+                if cursor.description is not None:
+                    columns = [d[0] for d in cursor.description]
+                    sets.append((columns, cursor.fetchall()))
+                if self.dialect == "postgres" or not cursor.nextset():
+                    break
+        finally:
+            cursor.close()
+        if not sets:
+            return [] if shape == "rows" else None
+        columns, rows = sets[-1]
+        if shape == "rows":
+            return [dict(zip(columns, row)) for row in rows]
+        return rows[0][0] if rows else None
+
+    # -----------------------------------------------------------------------------------------
+    # Values in and out
+
+    def _in(self, column: str, value: Any, kinds: Mapping[str, ColumnType] | None = None) -> Any:
+        if value is None:
+            return None
+        kind = (self._kinds if kinds is None else kinds).get(column)
+        kind = kind.kind if kind is not None else None
+        if kind == "json":
+            if self.dialect == "postgres":
+                from psycopg.types.json import Jsonb
+                return Jsonb(value)
+            return json.dumps(value, default=_json_default)
+        return self._in_plain(value)
+
+    def _in_plain(self, value: Any) -> Any:
+        if isinstance(value, dt.datetime):
+            value = _utc(value)
+            return value.replace(tzinfo=None) if self.dialect == "mssql" else value
+        return value
+
+    def _out(self, column: str, value: Any) -> Any:
+        if value is None:
+            return None
+        kind = self._kinds[column].kind if column in self._kinds else _SYSTEM_KINDS.get(column)
+        if kind == "uuid" and not isinstance(value, uuid.UUID):
+            return uuid.UUID(str(value))
+        if kind == "json" and isinstance(value, (str, bytes)) and self.dialect == "mssql":
+            return json.loads(value)
+        if kind == "datetime" or isinstance(value, dt.datetime):
+            return _utc(value)
+        if kind == "bool":
+            return bool(value)
+        if kind in ("int", "bigint") and not isinstance(value, bool):
+            return int(value)
+        return value
+
+    def _row(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        return {column: self._out(column, value) for column, value in row.items()}
+
+    def _job(self, row: Mapping[str, Any]) -> Job:
+        row = self._row(row)
+        system = {"id", "attempts", "lease_token", "lease_expires_at", "priority", "enqueued_at"}
+        return Job(
+            id=row["id"],
+            payload={k: v for k, v in row.items() if k not in system and k != self.job_type_column},
+            job_type=row.get(self.job_type_column) if self.job_type_column else None,
+            attempts=row.get("attempts"),
+            lease_token=row.get("lease_token"),
+            lease_expires_at=row.get("lease_expires_at"),
+            priority=row.get("priority"),
+            enqueued_at=row.get("enqueued_at"),
+        )
+
+    def _job_values(self, payload: Mapping[str, Any], job_type: Any, *, where: str) -> list[tuple[str, Any]]:
+        """The job-type column and payload columns, checked against the spec, in procedure order."""
+        payload = dict(payload)
+        if self.job_type_column:
+            if self.job_type_column in payload and self.job_type_column != "job_type":
+                if job_type is not None:
+                    raise TypeError(f"{where}: give the job type once, as job_type or {self.job_type_column}")
+                job_type = payload.pop(self.job_type_column)
+            if job_type is None:
+                raise TypeError(f"{where}: queue {self.queue_name} has job types: give job_type")
+        elif job_type is not None:
+            raise QueueUsageError(f"{where}: queue {self.queue_name} has no job types")
+        unknown = set(payload) - set(self.payload_columns)
+        if unknown:
+            raise TypeError(f"{where}: unknown payload column(s) {', '.join(sorted(unknown))}; "
+                            f"accepted: {', '.join(self.payload_columns)}")
+        missing = {c for c in self._required if payload.get(c) is None}
+        if missing:
+            raise TypeError(f"{where}: missing payload column(s) {', '.join(sorted(missing))}")
+        values: list[tuple[str, Any]] = []
+        if self.job_type_column:
+            values.append((self.job_type_column, job_type))
+        values += [(column, payload.get(column)) for column in self.payload_columns]
+        return values
+
+    def _check_options(self, where: str, priority: Any, run_at: Any, enqueued_by: Any) -> None:
+        if priority is not None and self.queue.ordering != "priority":
+            raise QueueUsageError(f"{where}: queue {self.queue_name} has ordering: fifo; priority needs ordering: priority")
+        if run_at is not None and not self.queue.scheduling:
+            raise QueueUsageError(f"{where}: queue {self.queue_name} has no scheduling; run_at needs scheduling: true")
+        if enqueued_by is not None and not self.queue.audit:
+            raise QueueUsageError(f"{where}: queue {self.queue_name} has no audit; enqueued_by needs audit: true")
+
+    def _need_lease(self, what: str) -> None:
+        if not self.lease_mode:
+            raise QueueUsageError(f"{what}: queue {self.queue_name} has claim: delete, which has no {what} "
+                                  "(commit or roll back the transaction of the dequeue instead)")
+
+    # -----------------------------------------------------------------------------------------
+    # The procedures
+
+    def enqueue(self, job_type: Any = None, priority: Optional[int] = None, run_at: Optional[dt.datetime] = None,
+                enqueued_by: Optional[str] = None, **payload: Any) -> EnqueueResult:
+        """Add one job: its payload columns by name (the job type as job_type= or by its column name).
+        run_at is UTC (a naive datetime is taken as UTC). Raises DuplicateJob with on_duplicate: error."""
+        self._check_options("enqueue", priority, run_at, enqueued_by)
+        params = [(c, self._in(c, v)) for c, v in self._job_values(payload, job_type, where="enqueue")]
+        if priority is not None:
+            params.append(("priority", int(priority)))
+        if run_at is not None:
+            params.append(("run_at", self._in_plain(run_at)))
+        if enqueued_by is not None:
+            params.append(("enqueued_by", enqueued_by))
+        rows = self._run("enqueue", params, "rows")
+        row = self._row(rows[0])
+        return EnqueueResult(row["id"], bool(row["enqueued"]))
+
+    def enqueue_many(self, jobs: Sequence[Mapping[str, Any]], enqueued_by: Optional[str] = None) -> list[BatchResult]:
+        """Add many jobs in one call. Each job is a dict of payload columns, plus optionally job_type
+        (or the job-type column), priority and run_at. Ids are assigned in list order; the results
+        come back in that order, with ordinal = 1-based position in the list."""
+        if not jobs:
+            return []
+        if enqueued_by is not None and not self.queue.audit:
+            raise QueueUsageError(f"enqueue_many: queue {self.queue_name} has no audit; enqueued_by needs audit: true")
+        priority_on = self.queue.ordering == "priority"
+        records = []
+        for ordinal, job in enumerate(jobs, start=1):
+            job = dict(job)
+            priority, run_at, job_type = job.pop("priority", None), job.pop("run_at", None), job.pop("job_type", None)
+            self._check_options(f"enqueue_many (job {ordinal})", priority, run_at, None)
+            values = self._job_values(job, job_type, where=f"enqueue_many (job {ordinal})")
+            records.append((ordinal, values, priority, run_at))
+        if self.dialect == "postgres":
+            array = []
+            for ordinal, values, priority, run_at in records:
+                item: dict[str, Any] = {"ordinal": ordinal}
+                item.update({c: _jsonable(v, self._kinds.get(c)) for c, v in values})
+                if priority is not None:
+                    item["priority"] = int(priority)
+                if run_at is not None:
+                    item["run_at"] = _utc(run_at).isoformat()
+                array.append(item)
+            from psycopg.types.json import Jsonb
+            params: list[tuple[str, Any]] = [("jobs", Jsonb(array))]
+        else:
+            # A table-valued parameter: the type's name and schema first (pyodbc >= 4.0.32), then one
+            # tuple per job in the type's column order: ordinal, job type, payload, priority, run_at.
+            rows: list[Any] = [self.object_name("batch_type"), self.spec.schema]
+            for ordinal, values, priority, run_at in records:
+                row = [ordinal] + [self._in(c, v) for c, v in values]
+                if priority_on:
+                    row.append(int(priority or 0))
+                if self.queue.scheduling:
+                    row.append(self._in_plain(run_at))
+                rows.append(tuple(row))
+            params = [("jobs", rows)]
+        if enqueued_by is not None:
+            params.append(("enqueued_by", enqueued_by))
+        result = [self._row(r) for r in self._run("enqueue_batch", params, "rows")]
+        return sorted((BatchResult(r["ordinal"], r["id"], bool(r["enqueued"])) for r in result), key=lambda r: r.ordinal)
+
+    def dequeue(self, batch_size: Optional[int] = None, job_type: Any = None, owner: Optional[str] = None,
+                lease_seconds: Optional[int] = None) -> list[Job]:
+        """Claim up to batch_size jobs (the spec's batch_size by default), in queue order.
+        Lease mode: the claim is committed at once, under one lease token for the batch.
+        Delete mode: must run inside `with client.transaction():`."""
+        if not self.lease_mode and not self._tx_depth:
+            raise QueueUsageError(f"dequeue: queue {self.queue_name} has claim: delete: call dequeue inside "
+                                  "`with client.transaction():` and commit when the work is done")
+        if lease_seconds is not None:
+            self._need_lease("lease_seconds")
+        if job_type is not None and not self.job_type_column:
+            raise QueueUsageError(f"dequeue: queue {self.queue_name} has no job types")
+        params: list[tuple[str, Any]] = [("owner", owner if owner is not None else self.owner)]
+        if batch_size is not None:
+            params.append(("batch_size", int(batch_size)))
+        if job_type is not None:
+            params.append(("job_type", self._in(self.job_type_column, job_type)))
+        if lease_seconds is not None:
+            params.append(("lease_seconds", int(lease_seconds)))
+        return [self._job(row) for row in self._run("dequeue", params, "rows")]
+
+    @staticmethod
+    def _token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[Any, Optional[int]]:
+        if isinstance(job, Job):
+            if job.lease_token is None:
+                raise QueueUsageError("this job was not claimed under a lease")
+            return job.lease_token, job.id if id is None else id
+        return (job if isinstance(job, uuid.UUID) else uuid.UUID(str(job))), id
+
+    def complete(self, job: Union[Job, uuid.UUID, str], id: Optional[int] = None, **outbox: Any) -> int:
+        """Finish a job (a Job, or a lease token with id=; a token alone finishes the whole lease).
+        Outbox columns given by name are handed on in the same transaction (only with an id).
+        Returns the number of jobs completed; raises LeaseLost when the token holds none."""
+        self._need_lease("complete")
+        unknown = set(outbox) - set(self.outbox_columns)
+        if unknown:
+            raise TypeError(f"complete: unknown outbox column(s) {', '.join(sorted(unknown))}; "
+                            f"accepted: {', '.join(self.outbox_columns) or '(none: the queue has no outbox)'}")
+        token, job_id = self._token_and_id(job, id)
+        if outbox and job_id is None:
+            raise TypeError("complete: outbox values belong to one job; give the job (or id=), not only a lease token")
+        params: list[tuple[str, Any]] = [("lease_token", token), ("id", job_id)]
+        params += [(c, self._in(c, v, self._outbox_kinds)) for c, v in outbox.items()]
+        return int(self._run("complete", params, "scalar"))
+
+    def fail(self, job: Union[Job, uuid.UUID, str], error: Optional[str] = None, retry: bool = True,
+             id: Optional[int] = None) -> Literal["retry", "dead"]:
+        """Give a job back after a failed attempt: 'retry' (released after the backoff) or 'dead'
+        (attempts used up or retry=False: dead-lettered, or deleted with dead_letter: false)."""
+        self._need_lease("fail")
+        token, job_id = self._token_and_id(job, id)
+        if job_id is None:
+            raise TypeError("fail: give the job (or id=)")
+        if error is not None:
+            error = str(error)[:4000]
+        outcome = self._run("fail", [("lease_token", token), ("id", job_id), ("error", error), ("retry", bool(retry))],
+                            "scalar")
+        return "dead" if int(outcome) == 1 else "retry"
+
+    def extend_lease(self, job: Union[Job, uuid.UUID, str], lease_seconds: Optional[int] = None,
+                     id: Optional[int] = None) -> int:
+        """Extend a lease to lease_seconds from now (the spec's lease by default): one job, or with a
+        bare token every job of the lease. Returns how many; raises LeaseLost when none."""
+        self._need_lease("extend_lease")
+        if isinstance(job, Job):
+            token, job_id = job.lease_token, job.id if id is None else id
+        else:
+            token, job_id = self._token_and_id(job, id)
+        params: list[tuple[str, Any]] = [("lease_token", token)]
+        if lease_seconds is not None:
+            params.append(("lease_seconds", int(lease_seconds)))
+        params.append(("id", job_id))
+        return int(self._run("extend_lease", params, "scalar"))
+
+    def reap(self, batch_size: Optional[int] = None) -> ReapResult:
+        """Release jobs whose lease expired (dead-letter those out of attempts)."""
+        self._need_lease("reap")
+        params = [("batch_size", int(batch_size))] if batch_size is not None else []
+        row = self._run("reap", params, "rows")[0]
+        return ReapResult(int(row["released"]), int(row["dead_lettered"]))
+
+    def metrics(self) -> dict[str, Any]:
+        """ready, scheduled, in_flight, expired, processed, dead, archived, oldest_ready_age_seconds,
+        watermark (None when off), lowest_pending_id."""
+        row = self._run("metrics", [], "rows")[0]
+        return {k: (int(v) if isinstance(v, (int, Decimal)) and not isinstance(v, bool) else v) for k, v in row.items()}
+
+    def peek(self, job_type: Any = None, limit: Optional[int] = None) -> list[dict[str, Any]]:
+        """The pending jobs in queue order, without claiming them."""
+        params: list[tuple[str, Any]] = []
+        if job_type is not None:
+            if not self.job_type_column:
+                raise QueueUsageError(f"peek: queue {self.queue_name} has no job types")
+            params.append(("job_type", self._in(self.job_type_column, job_type)))
+        if limit is not None:
+            params.append(("limit", int(limit)))
+        return [self._row(r) for r in self._run("peek", params, "rows")]
+
+    def purge(self, older_than_seconds: Optional[int] = None, batch_size: Optional[int] = None) -> PurgeResult:
+        """Delete archived, processed and dead-lettered jobs finished longer ago than older_than_seconds
+        (the spec's retention by default)."""
+        params: list[tuple[str, Any]] = []
+        if older_than_seconds is not None:
+            params.append(("older_than_seconds", int(older_than_seconds)))
+        if batch_size is not None:
+            params.append(("batch_size", int(batch_size)))
+        row = self._run("purge", params, "rows")[0]
+        return PurgeResult(int(row["archived"]), int(row["processed"]), int(row["dead"]))
+
+    def watermark_correct(self) -> WatermarkCorrection:
+        """Reset the watermark from the table (after a dequeue that found nothing, or periodically)."""
+        if not self.queue.watermark.enabled:
+            raise QueueUsageError(f"watermark_correct: queue {self.queue_name} has no watermark")
+        row = self._run("watermark_correct", [], "rows")[0]
+        old, new = row["old_watermark"], row["new_watermark"]
+        return WatermarkCorrection(None if old is None else int(old), None if new is None else int(new))
+
+    def run_procedure_worker(self, max_items: Optional[int] = None, max_seconds: Optional[int] = None,
+                             owner: Optional[str] = None, lease_seconds: Optional[int] = None) -> int:
+        """Run the in-database worker (`worker:` in the spec); returns the number of jobs it handled.
+        It commits job by job (PostgreSQL: COMMIT inside the procedure; SQL Server: each claim,
+        completion and failure on its own), so it must not run inside a transaction: the connection
+        is switched to autocommit for the call."""
+        if self.queue.worker is None:
+            raise QueueUsageError(f"queue {self.queue_name} has no in-database worker (worker: in the spec)")
+        params: list[tuple[str, Any]] = []
+        for name, value in (("max_items", max_items), ("max_seconds", max_seconds), ("owner", owner),
+                            ("lease_seconds", lease_seconds)):
+            if value is not None:
+                params.append((name, value))
+        with self._lock:
+            if self._tx_depth:
+                raise QueueUsageError("the worker procedure commits job by job: call it outside client.transaction()")
+            conn = self.connection
+            autocommit = conn.autocommit
+            conn.commit()
+            conn.autocommit = True
+            try:
+                if self.dialect == "mssql":
+                    return int(self._run("worker", params, "rows")[0]["processed"])
+                return int(self._run("worker", params, "call"))
+            finally:
+                conn.autocommit = autocommit
+
+
+def _message(exc: BaseException) -> str:
+    primary = getattr(getattr(exc, "diag", None), "message_primary", None)
+    return primary or str(exc)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (dt.datetime, dt.date)):
+        return _utc(value).isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def _jsonable(value: Any, kind: Optional[ColumnType]) -> Any:
+    """A value as PostgreSQL's jsonb_populate_recordset reads it into the column's type."""
+    if value is None or (kind is not None and kind.kind == "json"):
+        return value
+    if isinstance(value, (bool, int, str, float)):
+        return value
+    return _json_default(value)
+
+
+def __getattr__(name: str) -> Any:
+    # The worker loop lives in qgen.worker; re-exported here lazily (qgen.worker imports this module).
+    if name in ("run_worker", "WorkerStats"):
+        from qgen import worker
+        return getattr(worker, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

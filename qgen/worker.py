@@ -1,0 +1,201 @@
+"""A worker loop over a lease-mode queue: claim a batch, handle each job, complete or fail it.
+
+    from qgen.worker import run_worker
+    stats = run_worker(client, handle, allotted_seconds=15 * 60)
+
+- Each job is passed to handler(job). When it returns, the job is completed (fenced by the lease
+  token); when it raises, the job is failed with the error text (retried after the backoff, or
+  dead-lettered when its attempts are used up).
+- While the handler runs, a background thread extends the batch's lease every lease/3 seconds, so a
+  slow but alive worker keeps its jobs; a worker that died stops extending and the reaper frees them.
+- allotted_seconds (seed 004's allotted time) bounds the whole run. The heartbeat never extends the
+  lease past it. When it is over, the worker stops: no new job is started and no new batch claimed;
+  the job being handled when the time ran out is still completed if its lease holds. The jobs of
+  the batch not yet started are given up. By default (release_unstarted=True) they are handed back
+  at once with fail(retry=True) and the error "allotted time over", so another worker can take them
+  after the backoff instead of after the lease and the reaper; the claim already counted as an
+  attempt either way, so a job on its last attempt is dead-lettered by this release as the reaper
+  would. With release_unstarted=False they are left leased: the lease expires and reap releases them.
+- A dequeue that comes back empty on a queue with a watermark calls watermark_correct once before
+  the queue is taken as empty (an insert that committed late can sit below the watermark). The
+  correction needs the admin role; a login without it skips the correction (PermissionDenied).
+- stop_when_empty=False polls every poll_interval seconds instead of returning when empty (with
+  one watermark correction per empty poll); set `stop` (a threading.Event) to end the loop.
+
+Only lease-mode queues: a delete-mode job is handled inside the transaction of its dequeue
+(`with client.transaction(): jobs = client.dequeue(); ...`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from qgen.client import Job, LeaseLost, PermissionDenied, QueueClient, QueueUsageError
+
+OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
+
+
+@dataclass
+class WorkerStats:
+    processed: int = 0       # handler returned and the job was completed
+    failed: int = 0          # handler raised and the job was failed (retry or dead letter)
+    dead_lettered: int = 0   # of the failed, those dead-lettered
+    lease_lost: int = 0      # complete or fail refused: the lease was lost (reaped and taken over)
+    given_up: int = 0        # jobs of a batch not started because the allotted time was over
+    batches: int = 0         # non-empty dequeues
+    watermark_corrections: int = 0
+    deadlock_retries: int = 0
+    overran: bool = False    # the allotted time ran out before the queue was empty
+
+
+class _Heartbeat:
+    """Extends one lease from a background thread until stopped, never past the deadline."""
+
+    def __init__(self, client: QueueClient, token: Any, lease_seconds: int, deadline: Optional[float]):
+        self.client, self.token, self.lease_seconds, self.deadline = client, token, lease_seconds, deadline
+        self.lost = False
+        self.error: Optional[BaseException] = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="qgen-lease-heartbeat", daemon=True)
+
+    def __enter__(self) -> "_Heartbeat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        interval = max(0.2, self.lease_seconds / 3)
+        while not self._stop.wait(interval):
+            seconds = self.lease_seconds
+            if self.deadline is not None:
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    return  # allotted time over: let the lease run out
+                seconds = min(seconds, max(1, math.ceil(left)))
+            try:
+                self.client.extend_lease(self.token, lease_seconds=seconds)
+            except LeaseLost:
+                self.lost = True  # every job of the lease is finished, or it was taken over
+                return
+            except Exception as exc:  # keep the worker going; its own calls will report the problem
+                self.error = exc
+                return
+
+
+def run_worker(
+    client: QueueClient,
+    handler: Callable[[Job], Any],
+    *,
+    batch_size: Optional[int] = None,
+    allotted_seconds: Optional[float] = None,
+    stop_when_empty: bool = True,
+    job_type: Any = None,
+    owner: Optional[str] = None,
+    lease_seconds: Optional[int] = None,
+    heartbeat: bool = True,
+    release_unstarted: bool = True,
+    correct_watermark: bool = True,
+    max_batches: Optional[int] = None,
+    poll_interval: float = 1.0,
+    stop: Optional[threading.Event] = None,
+) -> WorkerStats:
+    """Work the queue until it is empty (or forever, with stop_when_empty=False), the allotted time
+    is over, max_batches batches were claimed, or `stop` is set. Returns what it did."""
+    if not client.lease_mode:
+        raise QueueUsageError(f"run_worker needs a lease queue; {client.queue_name} has claim: delete "
+                              "(handle its jobs inside `with client.transaction():`)")
+    stats = WorkerStats()
+    retries_before = client.deadlock_retries
+    started = time.monotonic()
+    deadline = started + allotted_seconds if allotted_seconds is not None else None
+    owner = owner or f"qgen-worker:{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+    lease = int(lease_seconds if lease_seconds is not None else client.queue.lease)
+    may_correct = correct_watermark and client.queue.watermark.enabled
+    corrected = False
+
+    def time_over() -> bool:
+        return deadline is not None and time.monotonic() >= deadline
+
+    try:
+        while not (stop is not None and stop.is_set()):
+            if max_batches is not None and stats.batches >= max_batches:
+                break
+            if time_over():
+                stats.overran = True
+                break
+            jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease)
+            if not jobs:
+                if may_correct and not corrected:
+                    corrected = True
+                    try:
+                        client.watermark_correct()
+                        stats.watermark_corrections += 1
+                    except PermissionDenied:
+                        may_correct = False  # a consumer-only login: nothing to correct with
+                    continue
+                if stop_when_empty:
+                    break
+                if stop is not None:
+                    stop.wait(poll_interval)
+                else:
+                    time.sleep(poll_interval)
+                corrected = False
+                continue
+            corrected = False
+            stats.batches += 1
+            beat = _Heartbeat(client, jobs[0].lease_token, lease, deadline) if heartbeat else contextlib.nullcontext()
+            with beat:
+                for index, job in enumerate(jobs):
+                    if time_over():
+                        stats.overran = True
+                        _give_up(client, jobs[index:], release_unstarted, stats)
+                        break
+                    _handle(client, handler, job, stats)
+            if stats.overran:
+                break
+    finally:
+        stats.deadlock_retries = client.deadlock_retries - retries_before
+    return stats
+
+
+def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats: WorkerStats) -> None:
+    try:
+        handler(job)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        try:
+            outcome = client.fail(job, error=error, retry=True)
+        except LeaseLost:
+            stats.lease_lost += 1
+            return
+        stats.failed += 1
+        if outcome == "dead":
+            stats.dead_lettered += 1
+        return
+    try:
+        client.complete(job)
+    except LeaseLost:
+        stats.lease_lost += 1
+        return
+    stats.processed += 1
+
+
+def _give_up(client: QueueClient, jobs: list[Job], release: bool, stats: WorkerStats) -> None:
+    stats.given_up += len(jobs)
+    if not release:
+        return
+    for job in jobs:
+        try:
+            client.fail(job, error=OVERRUN_ERROR, retry=True)
+        except LeaseLost:
+            pass  # already reaped and taken over: nothing of ours to give back
