@@ -1,0 +1,62 @@
+"""Spec paths and small helpers shared by the behavioural tests."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+import pytest
+
+from qgen.client import error_kind
+from tests.conftest import ROOT
+from tests.support.backends import QueueEnv
+
+EX000 = ROOT / "examples" / "000_flag_worker.yaml"
+EX001 = ROOT / "examples" / "001_watermark.yaml"
+EX002 = ROOT / "examples" / "002_card_codes.yaml"
+EX003 = ROOT / "examples" / "003_queue_sample.yaml"
+EX004 = ROOT / "examples" / "004_rainfall.yaml"
+FEAT = ROOT / "tests" / "specs" / "features_lease.yaml"
+FEATD = ROOT / "tests" / "specs" / "features_delete.yaml"
+BEHAVE = ROOT / "tests" / "behaviour" / "specs" / "behaviour.yaml"
+
+
+def utc(value: dt.datetime) -> dt.datetime:
+    """An aware UTC datetime; a naive one (SQL Server's datetime2) is UTC already."""
+    return value.replace(tzinfo=dt.timezone.utc) if value.tzinfo is None else value.astimezone(dt.timezone.utc)
+
+
+def db_now(env: QueueEnv) -> dt.datetime:
+    """The database's clock, as an aware UTC datetime (the server may not share ours)."""
+    return utc(env.scalar(f"SELECT {env.now}"))
+
+
+def wait_past(env: QueueEnv, moment: dt.datetime, limit: float = 30.0) -> None:
+    """Sleep until the database's clock has passed moment (a lease expiry, a run_at)."""
+    moment = utc(moment)
+    give_up = time.monotonic() + limit
+    while True:
+        left = (moment - db_now(env)).total_seconds()
+        if left < 0:
+            return
+        if time.monotonic() > give_up:
+            raise AssertionError(f"the database clock did not pass {moment} within {limit}s")
+        time.sleep(min(max(left + 0.02, 0.01), 1.0))
+
+
+def xfail_on(request: pytest.FixtureRequest, dialect: str, which: str, reason: str) -> None:
+    """Mark this test instance strictly expected to fail on one database (a known template bug)."""
+    if dialect == which:
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=reason))
+
+
+def assert_denied(env: QueueEnv, conn, sql: str) -> None:
+    """The statement is refused for lack of a permission (not for any other reason)."""
+    cursor = conn.cursor()
+    with pytest.raises(Exception) as caught:
+        cursor.execute(sql)
+    assert error_kind(env.dialect, caught.value) == "denied", caught.value
+    try:
+        conn.rollback()
+    except Exception:
+        pass

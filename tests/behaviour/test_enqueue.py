@@ -1,0 +1,121 @@
+"""Enqueueing: dedupe (return the existing id, or refuse), batches, and every portable type."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+
+import pytest
+
+from qgen.client import DuplicateJob, QueueUsageError
+from tests.behaviour.helpers import EX000, EX002, EX004, FEAT
+
+
+def test_dedupe_return_existing(use_spec):
+    env = use_spec(EX000)
+    queue = env.client()
+    first = queue.enqueue(reputation=5)
+    assert first.enqueued is True
+    again = queue.enqueue(reputation=5)
+    assert again == (first.id, False)
+
+    batch = queue.enqueue_many([{"reputation": 7}, {"reputation": 5}, {"reputation": 7}, {"reputation": 9}])
+    assert [b.ordinal for b in batch] == [1, 2, 3, 4]
+    seven, existing, seven_again, nine = batch
+    assert seven.enqueued and nine.enqueued
+    assert existing == (2, first.id, False)
+    assert seven_again == (3, seven.id, False), "a key repeated in the batch gets the first one's id"
+    assert len({first.id, seven.id, nine.id}) == 3
+    assert env.count("four_queue") == 3
+
+    # mark keeps a completed row, so its key stays taken
+    job, = queue.dequeue()
+    assert job.id == first.id
+    queue.complete(job)
+    assert queue.enqueue(reputation=5) == (first.id, False)
+
+
+def test_dedupe_error(use_spec):
+    env = use_spec(FEAT)
+    jobs = env.client("jobs")
+    first = jobs.enqueue(job_type="invoice", customer_id=1, amount=Decimal("10.00"))
+    with pytest.raises(DuplicateJob):
+        jobs.enqueue(job_type="invoice", customer_id=1, amount=Decimal("99.00"))
+    other_type = jobs.enqueue(job_type="refund", customer_id=1, amount=Decimal("10.00"))
+    assert other_type.enqueued
+
+    # a batch with a queued key, or a key repeated inside it, enqueues nothing
+    with pytest.raises(DuplicateJob):
+        jobs.enqueue_many([{"job_type": "invoice", "customer_id": 2, "amount": 1},
+                           {"job_type": "invoice", "customer_id": 1, "amount": 1}])
+    with pytest.raises(DuplicateJob):
+        jobs.enqueue_many([{"job_type": "invoice", "customer_id": 3, "amount": 1},
+                           {"job_type": "invoice", "customer_id": 3, "amount": 2}])
+    assert env.count("jobs") == 2
+
+    # archive moves the finished job out of the queue table: its key can be queued again
+    claimed = jobs.dequeue()
+    assert [j.id for j in claimed] == [first.id, other_type.id]
+    jobs.complete(claimed[0])
+    again = jobs.enqueue(job_type="invoice", customer_id=1, amount=Decimal("5.00"))
+    assert again.enqueued and again.id > other_type.id
+
+
+def test_dedupe_on_a_delete_queue(use_spec):
+    env = use_spec(EX002)
+    codes = env.client("card_codes")
+    a = codes.enqueue(card_number="4000-1", card_secret="s1")
+    assert codes.enqueue(card_number="4000-1", card_secret="other") == (a.id, False)
+    with codes.transaction():
+        assert [j.id for j in codes.dequeue()] == [a.id]
+    # handed out and gone from the pool (kept in the archive): the same number is new again
+    b = codes.enqueue(card_number="4000-1", card_secret="s2")
+    assert b.enqueued and b.id != a.id
+
+
+def test_enqueue_many_assigns_ids_in_list_order(use_spec):
+    env = use_spec(EX004)
+    events = env.client("rainfall_events")
+    results = events.enqueue_many([{"rainfall_id": n} for n in (30, 10, 20)])
+    assert [r.ordinal for r in results] == [1, 2, 3]
+    assert [r.id for r in results] == sorted(r.id for r in results)
+    claimed = events.dequeue()
+    assert [(j.id, j.payload["rainfall_id"]) for j in claimed] == [(r.id, n) for r, n in zip(results, (30, 10, 20))]
+    assert events.enqueue_many([]) == []
+
+
+@pytest.mark.parametrize("how", ["enqueue", "enqueue_many"])
+def test_every_portable_type_round_trips(use_spec, how):
+    env = use_spec(FEAT)
+    jobs = env.client("jobs")
+    ref = uuid.uuid4()
+    due = dt.datetime(2031, 2, 3, 4, 5, 6, 789000, tzinfo=dt.timezone.utc)
+    payload = {"customer_id": 2**40, "amount": Decimal("1234567890.12"), "note": "naïve ✓ text",
+               "doc": {"a": [1, 2.5, None, "x"], "b": {"c": True}}, "due": due, "flag": False, "ref": ref}
+    if how == "enqueue":
+        jobs.enqueue(job_type="t", **payload)
+    else:
+        jobs.enqueue_many([{"job_type": "t", **payload}])
+    jobs.enqueue(job_type="t", customer_id=1, amount=0)  # every nullable column left out
+    first, second = jobs.dequeue()
+    assert first.job_type == "t"
+    assert first.payload == payload
+    assert second.payload == {"customer_id": 1, "amount": Decimal("0.00"), "note": None, "doc": None,
+                              "due": None, "flag": None, "ref": None}
+
+
+def test_the_client_checks_a_job_against_the_spec(use_spec):
+    env = use_spec(FEAT)
+    jobs, urgent = env.client("jobs"), env.client("urgent")
+    with pytest.raises(TypeError, match="unknown payload"):
+        jobs.enqueue(job_type="t", customer_id=1, amount=1, colour="red")
+    with pytest.raises(TypeError, match="missing payload"):
+        jobs.enqueue(job_type="t", customer_id=1)
+    with pytest.raises(TypeError, match="job_type"):
+        jobs.enqueue(customer_id=1, amount=1)
+    with pytest.raises(QueueUsageError, match="priority"):
+        jobs.enqueue(job_type="t", customer_id=1, amount=1, priority=3)
+    with pytest.raises(QueueUsageError, match="scheduling"):
+        urgent.enqueue(task="x", run_at=dt.datetime.now(dt.timezone.utc))
+    assert env.count("jobs") == 0 and env.count("urgent") == 0

@@ -1,0 +1,72 @@
+"""Roles: producers only enqueue, consumers only work the queue, nobody touches a table directly."""
+
+from __future__ import annotations
+
+import pytest
+
+from qgen.client import PermissionDenied, QueueClient
+from tests.behaviour.helpers import FEAT, assert_denied
+
+
+def table_statements(env):
+    jobs, pending = env.name("jobs"), env.name("jobs", "pending_view")
+    return {
+        "select": f"SELECT count(*) FROM {jobs}",
+        "update": f"UPDATE {jobs} SET {env.col('attempts')} = 0",
+        "delete": f"DELETE FROM {jobs}",
+        "outbox": f"DELETE FROM {env.name('jobs', 'outbox_table')}",
+        "select_pending": f"SELECT count(*) FROM {pending}",
+    }
+
+
+def test_a_consumer_works_the_queue_but_cannot_touch_its_table(use_spec):
+    env = use_spec(FEAT)
+    owner = env.client("jobs")
+    owner.enqueue(job_type="t", customer_id=1, amount=1)
+    with env.login("consumer") as login:
+        raw = env.connect(autocommit=True, login=login)
+        for sql in table_statements(env).values():
+            assert_denied(env, raw, sql)
+        consumer = QueueClient(env.connect(login=login), env.spec, "jobs")
+        job, = consumer.dequeue(owner="consumer")
+        assert consumer.extend_lease(job) == 1
+        assert consumer.complete(job, summary_text="done") == 1
+        with pytest.raises(PermissionDenied):
+            consumer.enqueue(job_type="t", customer_id=2, amount=1)
+        for admin_only in (consumer.metrics, consumer.reap, consumer.purge, consumer.watermark_correct, consumer.peek):
+            with pytest.raises(PermissionDenied):
+                admin_only()
+    assert owner.metrics()["archived"] == 1
+
+
+def test_a_producer_can_only_enqueue(use_spec):
+    env = use_spec(FEAT)
+    with env.login("producer") as login:
+        raw = env.connect(autocommit=True, login=login)
+        for sql in table_statements(env).values():
+            assert_denied(env, raw, sql)
+        producer = QueueClient(env.connect(login=login), env.spec, "jobs")
+        assert producer.enqueue(job_type="t", customer_id=1, amount=1).enqueued
+        assert len(producer.enqueue_many([{"job_type": "t", "customer_id": n, "amount": 1} for n in (2, 3)])) == 2
+        with pytest.raises(PermissionDenied):
+            producer.dequeue()
+        with pytest.raises(PermissionDenied):
+            producer.metrics()
+    assert env.client("jobs").metrics()["ready"] == 3
+
+
+def test_an_admin_runs_maintenance_but_reads_only_the_pending_view(use_spec):
+    env = use_spec(FEAT)
+    env.client("jobs").enqueue(job_type="t", customer_id=1, amount=1)
+    with env.login("admin") as login:
+        raw = env.connect(autocommit=True, login=login)
+        statements = table_statements(env)
+        assert raw.cursor().execute(statements.pop("select_pending")).fetchall()[0][0] == 1
+        for sql in statements.values():
+            assert_denied(env, raw, sql)
+        admin = QueueClient(env.connect(login=login), env.spec, "jobs")
+        assert admin.metrics()["ready"] == 1
+        assert [p["customer_id"] for p in admin.peek()] == [1]
+        assert admin.reap() == (0, 0)
+        assert admin.purge() == (0, 0, 0)
+        assert admin.watermark_correct().old == 0

@@ -1,0 +1,66 @@
+"""metrics: exact counts after a known sequence of calls."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from tests.behaviour.helpers import EX001, EX004, FEAT, db_now
+
+
+def test_metrics_of_a_lease_queue_with_archive_and_scheduling(use_spec):
+    env = use_spec(FEAT)
+    jobs = env.client("jobs")
+    ids = [jobs.enqueue(job_type="t", customer_id=n, amount=1).id for n in range(1, 7)]
+    delayed = jobs.enqueue(job_type="t", customer_id=7, amount=1, run_at=db_now(env) + dt.timedelta(hours=1)).id
+    metrics = jobs.metrics()
+    assert 0 <= metrics.pop("oldest_ready_age_seconds") < 60
+    assert metrics == {"ready": 6, "scheduled": 1, "in_flight": 0, "expired": 0, "processed": 0, "dead": 0,
+                       "archived": 0, "watermark": 0, "lowest_pending_id": ids[0]}
+
+    done, held = jobs.dequeue(batch_size=2)            # 1 and 2
+    jobs.complete(done)                                # 1: archived; 2: in flight
+    expired, = jobs.dequeue(batch_size=1)              # 3: in flight, its lease ran out
+    env.backdate("jobs", "lease_expires_at", 60, ids=[expired.id])
+    poison, = jobs.dequeue(batch_size=1)               # 4: dead
+    jobs.fail(poison, "poison", retry=False)
+    env.backdate("jobs", "enqueued_at", 1000, ids=[ids[4]])   # 5: the oldest ready job, 1000 s old
+
+    metrics = jobs.metrics()
+    age = metrics.pop("oldest_ready_age_seconds")
+    assert 1000 <= age <= 1010
+    assert metrics == {"ready": 2, "scheduled": 1, "in_flight": 2, "expired": 1, "processed": 0, "dead": 1,
+                       "archived": 1, "watermark": 0, "lowest_pending_id": ids[4]}
+    assert delayed > ids[4], "the delayed job is pending too, above the lowest"
+
+
+def test_metrics_of_a_marking_queue_with_retries(use_spec):
+    env = use_spec(EX004)
+    events = env.client("rainfall_events")
+    ids = [r.id for r in events.enqueue_many([{"rainfall_id": n} for n in range(6)])]
+    batch = events.dequeue()                           # 1..5
+    events.complete(batch[0])
+    events.complete(batch[1])                          # 1, 2 processed
+    assert events.fail(batch[2], "later") == "retry"   # 3 waits out a 30 s backoff
+    metrics = events.metrics()                         # 4, 5 in flight; 6 ready
+    age = metrics.pop("oldest_ready_age_seconds")
+    assert 0 <= age < 60
+    assert metrics == {"ready": 1, "scheduled": 1, "in_flight": 2, "expired": 0, "processed": 2, "dead": 0,
+                       "archived": 0, "watermark": 0, "lowest_pending_id": ids[2]}
+    events.complete(batch[3].lease_token)              # the rest of the lease: 4 and 5
+    metrics = events.metrics()
+    assert (metrics["processed"], metrics["in_flight"]) == (4, 0)
+
+
+def test_metrics_of_a_delete_queue(use_spec):
+    env = use_spec(EX001)
+    queue = env.client("testq")
+    assert queue.metrics() == {"ready": 0, "scheduled": 0, "in_flight": 0, "expired": 0, "processed": 0, "dead": 0,
+                               "archived": 0, "oldest_ready_age_seconds": 0, "watermark": 0, "lowest_pending_id": None}
+    queue.enqueue_many([{"filler": "x"} for _ in range(3)])
+    with queue.transaction():
+        queue.dequeue()
+    env.backdate("testq", "enqueued_at", 500)
+    metrics = queue.metrics()
+    assert 500 <= metrics.pop("oldest_ready_age_seconds") <= 510
+    assert metrics == {"ready": 2, "scheduled": 0, "in_flight": 0, "expired": 0, "processed": 0, "dead": 0,
+                       "archived": 0, "watermark": 0, "lowest_pending_id": 2}

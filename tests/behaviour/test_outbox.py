@@ -1,0 +1,58 @@
+"""complete hands a result on in the same transaction: to a downstream queue (seed 004) or an
+outbox table; a refused complete hands on nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from qgen.client import LeaseLost
+from tests.behaviour.helpers import EX004, FEAT
+
+
+def test_complete_enqueues_into_the_transfer_queue(use_spec):
+    env = use_spec(EX004)
+    events, transfer = env.client("rainfall_events"), env.client("rainfall_transfer")
+    events.enqueue_many([{"rainfall_id": 10}, {"rainfall_id": 11}, {"rainfall_id": 12}])
+    wet, dry, plain = events.dequeue()
+    assert events.complete(wet, rainfall_id=10, summary="wet") == 1
+    assert transfer.metrics()["ready"] == 1
+
+    # refused: already completed, so nothing more is handed on
+    with pytest.raises(LeaseLost):
+        events.complete(wet, rainfall_id=10, summary="wet again")
+    # refused: the lease expired and another worker took the job over
+    env.backdate("rainfall_events", "lease_expires_at", 3600, ids=[dry.id])
+    assert events.reap() == (1, 0)
+    other = env.client("rainfall_events")
+    taken, = other.dequeue()
+    assert taken.id == dry.id
+    with pytest.raises(LeaseLost):
+        events.complete(dry, rainfall_id=11, summary="stale")
+    assert transfer.metrics()["ready"] == 1
+    assert other.complete(taken, rainfall_id=11, summary="dry") == 1
+    assert events.complete(plain) == 1, "without outbox values nothing is handed on"
+
+    with transfer.transaction():
+        rows = transfer.dequeue(batch_size=10)
+    assert [(j.payload["rainfall_id"], j.payload["summary"]) for j in rows] == [(10, "wet"), (11, "dry")]
+    assert transfer.metrics()["ready"] == 0
+    assert events.metrics()["processed"] == 3
+
+
+def test_complete_writes_the_outbox_table(use_spec):
+    env = use_spec(FEAT)
+    jobs = env.client("jobs")
+    for customer in (1, 2):
+        jobs.enqueue(job_type="t", customer_id=customer, amount=1)
+    first, second = jobs.dequeue()
+    assert jobs.complete(first, summary_text="ok", score=5) == 1
+    with pytest.raises(LeaseLost):
+        jobs.complete(first, summary_text="twice")
+    with pytest.raises(TypeError, match="outbox"):
+        jobs.complete(second.lease_token, summary_text="a whole lease has no single result")
+    with pytest.raises(TypeError, match="unknown outbox"):
+        jobs.complete(second, colour="red")
+    assert jobs.complete(second, summary_text="no score") == 1
+    outbox = env.sql(f"SELECT {env.col('source_id')}, {env.col('summary_text')}, {env.col('score')} "
+                     f"FROM {env.name('jobs', 'outbox_table')} ORDER BY {env.col('id')}")
+    assert outbox == [(first.id, "ok", 5), (second.id, "no score", None)]

@@ -1,0 +1,150 @@
+"""The watermark: where claims start. It moves up as claims cross `every`, fail and reap lower it,
+and watermark_correct repairs it from the table, whichever way it is wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.behaviour.helpers import BEHAVE, EX001, EX002, EX004
+
+
+def take(client, n):
+    """Claim n jobs of a delete queue in one committed transaction; their ids."""
+    with client.transaction():
+        return [j.id for j in client.dequeue(batch_size=n)]
+
+
+def test_the_watermark_moves_when_claims_cross_every(use_spec):
+    env = use_spec(EX001)  # claim: delete, every 100, slack 50
+    queue = env.client("testq")
+    ids = [r.id for r in queue.enqueue_many([{"filler": f"row {n}"} for n in range(250)])]
+    assert ids == list(range(1, 251))
+    assert take(queue, 60) == ids[0:60]
+    assert env.watermark("testq") == 0
+    assert take(queue, 60) == ids[60:120]     # crosses 100: moves to 50 below this claim's lowest id
+    assert env.watermark("testq") == 61 - 50
+    assert take(queue, 60) == ids[120:180]    # crosses nothing
+    assert env.watermark("testq") == 11
+    assert take(queue, 60) == ids[180:240]    # crosses 200
+    assert env.watermark("testq") == 181 - 50
+    metrics = queue.metrics()
+    assert (metrics["watermark"], metrics["lowest_pending_id"], metrics["ready"]) == (131, 241, 10)
+
+
+def test_a_lease_queue_watermark_moves_but_never_past_an_unclaimed_row(use_spec):
+    env = use_spec(BEHAVE)  # wm: batch 5, every 10, slack 3
+    queue = env.client("wm")
+    queue.enqueue_many([{"n": n} for n in range(1, 31)])
+    first = queue.dequeue()                   # 1..5
+    queue.fail(first[1], "back with a backoff")  # 2 is unclaimed again (not yet available)
+    assert env.watermark("wm") == 0
+    assert [j.id for j in queue.dequeue()] == [6, 7, 8, 9, 10]   # crosses 10: target 6 - 3 = 3
+    assert env.watermark("wm") == 2, "stops at the unclaimed row 2 instead of passing it"
+    queue.dequeue()                                               # 11..15
+    assert [j.id for j in queue.dequeue()] == [16, 17, 18, 19, 20]  # crosses 20: target 13
+    assert env.watermark("wm") == 2, "row 2 still holds it back"
+
+
+def test_a_watermark_set_too_high_hides_jobs_until_corrected(use_spec):
+    env = use_spec(EX001)
+    queue = env.client("testq")
+    queue.enqueue_many([{"filler": "x"} for _ in range(5)])
+    env.set_watermark("testq", 1000)
+    assert take(queue, 10) == [], "every job sits below the watermark"
+    assert queue.watermark_correct() == (1000, 0)   # 50 below the lowest pending id 1, never below 0
+    assert take(queue, 10) == [1, 2, 3, 4, 5]
+
+
+def test_a_lease_queue_watermark_set_too_high_is_corrected(use_spec):
+    env = use_spec(BEHAVE)
+    queue = env.client("wm")
+    queue.enqueue_many([{"n": n} for n in range(1, 21)])
+    queue.dequeue()
+    queue.dequeue()                                    # 1..10 leased; the move put the watermark at 3
+    assert env.watermark("wm") == 3
+    env.set_watermark("wm", 500)
+    assert queue.dequeue() == []
+    assert queue.metrics()["lowest_pending_id"] == 11
+    assert queue.watermark_correct() == (500, 11 - 3)
+    assert [j.id for j in queue.dequeue()] == [11, 12, 13, 14, 15]
+
+
+def test_a_watermark_left_at_zero_is_raised_by_correct(use_spec):
+    env = use_spec(EX001)
+    queue = env.client("testq")
+    queue.enqueue_many([{"filler": "x"} for _ in range(200)])
+    assert len(take(queue, 150)) == 150
+    env.set_watermark("testq", 0)
+    assert queue.watermark_correct() == (0, 151 - 50)
+    metrics = queue.metrics()
+    assert (metrics["watermark"], metrics["lowest_pending_id"]) == (101, 151)
+    assert take(queue, 1) == [151]
+    assert queue.watermark_correct() == (101, 152 - 50)
+
+
+def test_correct_with_every_row_claimed_and_on_an_empty_table(use_spec):
+    env = use_spec(BEHAVE)
+    queue = env.client("wm")
+    assert queue.watermark_correct() == (0, 0), "an empty table leaves it alone"
+    queue.enqueue_many([{"n": n} for n in range(1, 11)])
+    a, b = queue.dequeue(), queue.dequeue()
+    env.set_watermark("wm", 0)
+    assert queue.watermark_correct() == (0, 11 - 3), "slack below one past the highest id"
+    for job in a + b:
+        queue.complete(job)  # on_complete: delete: the table is empty again
+    assert queue.watermark_correct() == (8, 8)
+
+
+@pytest.mark.parametrize("release", ["fail", "reap"])
+def test_a_release_below_the_watermark_lowers_it(use_spec, release):
+    env = use_spec(BEHAVE)
+    queue = env.client("wm")
+    queue.enqueue_many([{"n": n} for n in range(1, 21)])
+    batches = [queue.dequeue() for _ in range(4)]    # 1..20, all leased
+    assert env.watermark("wm") == 16 - 3
+    job = batches[1][1]                               # id 7
+    assert job.id == 7
+    if release == "fail":
+        assert queue.fail(job, "try again") == "retry"
+        env.backdate("wm", "available_at", 3600, ids=[7])   # the backoff passes
+    else:
+        env.backdate("wm", "lease_expires_at", 3600, ids=[7])
+        assert queue.reap() == (1, 0)
+    assert env.watermark("wm") == 7
+    assert queue.metrics()["lowest_pending_id"] == 7
+    again, = queue.dequeue()
+    assert (again.id, again.attempts) == (7, 2)
+
+
+def test_a_rolled_back_claim_is_found_again_after_correct(use_spec):
+    """A delete-mode claim that rolls back while another claim moves the watermark can leave its
+    rows below it (SQL Server's READPAST skips them); dequeue, then correct when empty, finds
+    every job exactly once on both databases."""
+    env = use_spec(EX001)
+    queue, other = env.client("testq"), env.client("testq")
+    queue.enqueue_many([{"filler": "x"} for _ in range(130)])
+    with pytest.raises(RuntimeError):
+        with queue.transaction():
+            held = [j.id for j in queue.dequeue(batch_size=60)]
+            assert held == list(range(1, 61))
+            assert take(other, 60) == list(range(61, 121))    # crosses 100 while 1..60 are held
+            raise RuntimeError("roll back")
+    seen = list(range(61, 121))
+    while True:
+        got = take(other, 25)
+        if not got:
+            correction = other.watermark_correct()
+            got = take(other, 25)
+            if not got:
+                break
+            assert correction.new < correction.old
+        seen += got
+    assert sorted(seen) == list(range(1, 131))
+    assert len(seen) == len(set(seen)) == 130
+
+
+def test_a_queue_without_a_watermark_reports_none(use_spec):
+    transfer = use_spec(EX004).client("rainfall_transfer")  # a fifo delete queue: on by default
+    assert transfer.metrics()["watermark"] == 0
+    codes = use_spec(EX002).client("card_codes")  # watermark: false
+    assert codes.metrics()["watermark"] is None

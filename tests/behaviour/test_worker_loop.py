@@ -1,0 +1,127 @@
+"""qgen.worker.run_worker: handle, complete or fail, keep the lease alive, give up on overrun."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from qgen.client import QueueClient, QueueUsageError
+from qgen.worker import OVERRUN_ERROR, run_worker
+from tests.behaviour.helpers import EX002, EX004, FEAT, wait_past
+
+
+def test_the_worker_completes_what_succeeds_and_fails_what_raises(use_spec):
+    env = use_spec(EX004)  # batch_size 5
+    events = env.client("rainfall_events")
+    ids = [r.id for r in events.enqueue_many([{"rainfall_id": n} for n in range(1, 8)])]
+    seen = []
+
+    def handle(job):
+        seen.append(job.payload["rainfall_id"])
+        if job.payload["rainfall_id"] == 3:
+            raise ValueError("no gauge 3")
+
+    stats = run_worker(events, handle)
+    assert seen == [1, 2, 3, 4, 5, 6, 7]
+    assert (stats.processed, stats.failed, stats.lease_lost, stats.given_up, stats.batches) == (6, 1, 0, 0, 2)
+    assert stats.watermark_corrections == 1 and not stats.overran
+    assert env.sql(f"SELECT {env.col('last_error')} FROM {env.name('rainfall_events')} WHERE {env.col('id')} = ?",
+                   ids[2]) == [("ValueError: no gauge 3",)]
+    metrics = events.metrics()
+    assert (metrics["processed"], metrics["scheduled"], metrics["in_flight"]) == (6, 1, 0)
+
+
+def test_the_worker_corrects_a_watermark_that_hides_jobs(use_spec):
+    env = use_spec(EX004)
+    events = env.client("rainfall_events")
+    events.enqueue_many([{"rainfall_id": n} for n in range(3)])
+    env.set_watermark("rainfall_events", 1000)
+    stats = run_worker(events, lambda job: None)
+    assert stats.processed == 3
+    assert stats.watermark_corrections == 2  # once to find the hidden jobs, once to be sure it is empty
+    assert events.metrics()["ready"] == 0
+
+
+def test_the_heartbeat_keeps_a_slow_job_leased(use_spec):
+    env = use_spec(EX004)
+    events, reaper = env.client("rainfall_events"), env.client("rainfall_events")
+    events.enqueue(rainfall_id=1)
+    reaped = []
+
+    def slow(job):
+        wait_past(env, job.lease_expires_at)           # longer than the lease it was claimed with
+        time.sleep(0.3)
+        reaped.append(reaper.reap())
+
+    stats = run_worker(events, slow, lease_seconds=3)  # extended every second
+    assert reaped == [(0, 0)], "the heartbeat extended the lease, so the reaper left the job alone"
+    assert (stats.processed, stats.lease_lost) == (1, 0)
+
+
+def test_a_worker_that_lost_its_lease_does_not_complete_the_job(use_spec):
+    env = use_spec(EX004)
+    events, other = env.client("rainfall_events"), env.client("rainfall_events")
+    events.enqueue(rainfall_id=1)
+    taken = []
+
+    def stalls(job):
+        # meanwhile the lease runs out, the reaper releases the job and another worker takes it
+        env.backdate("rainfall_events", "lease_expires_at", 3600)
+        assert other.reap() == (1, 0)
+        taken.extend(other.dequeue())
+
+    stats = run_worker(events, stalls)
+    assert (stats.processed, stats.lease_lost) == (0, 1)
+    assert other.complete(taken[0]) == 1
+    assert events.metrics()["processed"] == 1
+
+
+@pytest.mark.parametrize("release_unstarted", [True, False])
+def test_a_worker_out_of_time_gives_up_the_rest_of_its_batch(use_spec, release_unstarted):
+    env = use_spec(EX004)
+    events = env.client("rainfall_events")
+    ids = [r.id for r in events.enqueue_many([{"rainfall_id": n} for n in range(5)])]
+    handled = []
+
+    def slow(job):
+        handled.append(job.id)
+        time.sleep(0.6)
+
+    stats = run_worker(events, slow, allotted_seconds=0.5, lease_seconds=1, release_unstarted=release_unstarted)
+    assert handled == ids[:1]
+    assert (stats.processed, stats.given_up, stats.overran, stats.batches) == (1, 4, True, 1)
+    metrics = events.metrics()
+    assert metrics["processed"] == 1
+    if release_unstarted:
+        # handed back at once, to be taken again after the backoff
+        assert (metrics["in_flight"], metrics["scheduled"]) == (0, 4)
+        errors = env.sql(f"SELECT {env.col('last_error')} FROM {env.name('rainfall_events')} "
+                         f"WHERE {env.col('processed')} = ?", False)
+        assert errors == [(OVERRUN_ERROR,)] * 4
+    else:
+        # left leased: the lease runs out (the heartbeat never extends past the allotted time),
+        # the reaper releases them, and the next worker finishes them
+        assert metrics["in_flight"] == 4
+        expiry = max(j for (j,) in env.sql(f"SELECT {env.col('lease_expires_at')} FROM {env.name('rainfall_events')} "
+                                           f"WHERE {env.col('processed')} = ?", False))
+        wait_past(env, expiry)
+        assert events.reap() == (4, 0)
+        again = run_worker(env.client("rainfall_events"), lambda job: None)
+        assert again.processed == 4
+        assert events.metrics()["processed"] == 5
+
+
+def test_the_worker_needs_a_lease_queue(use_spec):
+    env = use_spec(EX002)
+    with pytest.raises(QueueUsageError):
+        run_worker(env.client("card_codes"), lambda job: None)
+
+
+def test_a_worker_without_the_admin_role_skips_the_correction(use_spec):
+    env = use_spec(FEAT)
+    env.client("jobs").enqueue(job_type="t", customer_id=1, amount=1)
+    with env.login("consumer") as login:
+        consumer = QueueClient(env.connect(login=login), env.spec, "jobs")
+        stats = run_worker(consumer, lambda job: None)
+    assert (stats.processed, stats.watermark_corrections) == (1, 0)
