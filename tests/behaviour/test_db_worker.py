@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from tests.behaviour.helpers import EX000, xfail_on
+from tests.behaviour.helpers import EX000
 
 
 def handled(env):
     return env.sql("SELECT job_id, reputation FROM four.handled ORDER BY job_id")
 
 
-def test_the_worker_procedure_drains_the_queue(use_spec, dialect, request):
-    xfail_on(request, dialect, "mssql",
-             "templates/mssql/worker.sql.j2 runs the handler and complete outside a transaction: the work "
-             "of a handler that raises is kept (PostgreSQL undoes it), and a lease lost in complete "
-             "goes to fail, which throws 50001 again and aborts the whole worker")
+def test_the_worker_procedure_drains_the_queue(use_spec, dialect):
     env = use_spec(EX000)  # the handler raises for reputation 13 (tests/support/backends.py)
     queue = env.client()
     ids = {r: queue.enqueue(reputation=r).id for r in (5, 13, 7)}

@@ -49,14 +49,28 @@ BEGIN
             BREAK;
         SELECT @job_id = [id], @reputation = [reputation] FROM @claimed;
         BEGIN TRY
+            -- The handler's work and the completion commit together or not at all, so a job that
+            -- is retried never has its work applied twice.
+            BEGIN TRANSACTION;
             EXEC [four].[count_users_with_reputation] @id = @job_id, @reputation = @reputation;
             EXEC [four].[four_queue_complete] @lease_token = @token, @id = @job_id;
+            COMMIT TRANSACTION;
         END TRY
         BEGIN CATCH
-            -- The handler's error dooms any transaction it left open; undo it before recording the failure.
             IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
             SET @error = ERROR_MESSAGE();
-            EXEC [four].[four_queue_fail] @lease_token = @token, @id = @job_id, @error = @error;
+            -- Fail the job only while this lease still holds it: a lost lease (50001) means the
+            -- reaper released it and another worker may have it now.
+            IF EXISTS (SELECT 1 FROM [four].[four_queue] WHERE [id] = @job_id AND [lease_token] = @token)
+            BEGIN
+                BEGIN TRY
+                    EXEC [four].[four_queue_fail] @lease_token = @token, @id = @job_id, @error = @error;
+                END TRY
+                BEGIN CATCH
+                    IF ERROR_NUMBER() <> 50001
+                        THROW;
+                END CATCH;
+            END;
         END CATCH;
         SET @processed += 1;
     END;

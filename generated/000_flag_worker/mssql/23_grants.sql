@@ -9,6 +9,8 @@ GRANT EXECUTE ON OBJECT::[four].[four_queue_dequeue] TO [four_consumer];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_complete] TO [four_consumer];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_fail] TO [four_consumer];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_extend_lease] TO [four_consumer];
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON OBJECT::[four].[four_queue_watermark_correct] TO [four_consumer];
 GRANT SELECT ON OBJECT::[four].[four_queue_pending] TO [four_admin];
 GRANT EXECUTE ON SCHEMA::[four] TO [four_admin];
 GO

@@ -7,6 +7,8 @@ GRANT EXECUTE ON FUNCTION "four"."four_queue_enqueue", "four"."four_queue_enqueu
 GRANT USAGE ON TYPE "four"."four_queue_batch" TO "four_producer";
 GRANT EXECUTE ON FUNCTION "four"."four_queue_dequeue", "four"."four_queue_complete", "four"."four_queue_fail", "four"."four_queue_extend_lease" TO "four_consumer";
 GRANT USAGE ON TYPE "four"."four_queue_dequeue_row" TO "four_consumer";
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON FUNCTION "four"."four_queue_watermark_correct" TO "four_consumer";
 GRANT SELECT ON "four"."four_queue_pending" TO "four_admin";
 -- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
 GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "four" TO "four_admin";

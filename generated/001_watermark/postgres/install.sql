@@ -387,6 +387,8 @@ GRANT EXECUTE ON FUNCTION "ghosts"."testq_enqueue", "ghosts"."testq_enqueue_batc
 GRANT USAGE ON TYPE "ghosts"."testq_batch" TO "ghosts_producer";
 GRANT EXECUTE ON FUNCTION "ghosts"."testq_dequeue" TO "ghosts_consumer";
 GRANT USAGE ON TYPE "ghosts"."testq_dequeue_row" TO "ghosts_consumer";
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON FUNCTION "ghosts"."testq_watermark_correct" TO "ghosts_consumer";
 GRANT SELECT ON "ghosts"."testq_pending" TO "ghosts_admin";
 -- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
 GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "ghosts" TO "ghosts_admin";

@@ -9,6 +9,8 @@ GRANT EXECUTE ON OBJECT::[QueueSample].[GetNextJob] TO [QueueSample_consumer];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_complete] TO [QueueSample_consumer];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_fail] TO [QueueSample_consumer];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_extend_lease] TO [QueueSample_consumer];
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_watermark_correct] TO [QueueSample_consumer];
 GRANT SELECT ON OBJECT::[QueueSample].[WorkQueue_Pending] TO [QueueSample_admin];
 GRANT EXECUTE ON SCHEMA::[QueueSample] TO [QueueSample_admin];
 GO

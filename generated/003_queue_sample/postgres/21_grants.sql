@@ -7,6 +7,8 @@ GRANT EXECUTE ON FUNCTION "QueueSample"."QueueJob", "QueueSample"."WorkQueue_enq
 GRANT USAGE ON TYPE "QueueSample"."WorkQueue_batch" TO "QueueSample_producer";
 GRANT EXECUTE ON FUNCTION "QueueSample"."GetNextJob", "QueueSample"."WorkQueue_complete", "QueueSample"."WorkQueue_fail", "QueueSample"."WorkQueue_extend_lease" TO "QueueSample_consumer";
 GRANT USAGE ON TYPE "QueueSample"."GetNextJob_row" TO "QueueSample_consumer";
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_watermark_correct" TO "QueueSample_consumer";
 GRANT SELECT ON "QueueSample"."WorkQueue_Pending" TO "QueueSample_admin";
 -- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
 GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "QueueSample" TO "QueueSample_admin";
