@@ -403,22 +403,22 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
             plan.problems.append(f"table {table}: its SQL changes in a way qgen cannot name ({dialect}); "
                                  "write an Alembic revision by hand for it.")
             continue
-        for col in diff.added:
-            up, down = render_change(dialect, spec, "add_column", obj, col)
-            stem = f"{next(step):02d}_{obj.name}_add_{col.name}.sql"
-            plan.files[f"{dialect}/change/{stem}"] = _header(f"adds column {table}.{col.name}", dialect, revision, label) + up
-            plan.files[f"{dialect}/revert/{stem}"] = _header(f"removes column {table}.{col.name} if it holds no values", dialect, revision, label) + down
-            up_changes.append(f"{dialect}/change/{stem}")
-            down_changes.insert(0, f"{dialect}/revert/{stem}")
-            plan.changes.append(f"add column {table}.{col.name} ({col.type}, nullable)")
-        for col in diff.dropped:
-            up, down = render_change(dialect, spec, "drop_column", obj, col)
-            stem = f"{next(step):02d}_{obj.name}_drop_{col.name}.sql"
-            plan.files[f"{dialect}/change/{stem}"] = _header(f"drops column {table}.{col.name}", dialect, revision, label) + up
-            plan.files[f"{dialect}/revert/{stem}"] = _header(f"adds column {table}.{col.name} back, empty", dialect, revision, label) + down
-            up_changes.append(f"{dialect}/change/{stem}")
-            down_changes.insert(0, f"{dialect}/revert/{stem}")
-            plan.changes.append(f"drop column {table}.{col.name} (allowed)")
+        steps = (
+            ("add_column", "add", diff.added, "adds column {}", "removes column {} if it holds no values",
+             "add column {} ({}, nullable)"),
+            ("drop_column", "drop", diff.dropped, "drops column {}", "adds column {} back, empty",
+             "drop column {} (allowed)"),
+        )
+        for kind, verb, columns, up_title, down_title, summary in steps:
+            for col in columns:
+                up, down = render_change(dialect, spec, kind, obj, col)
+                column = f"{table}.{col.name}"
+                stem = f"{next(step):02d}_{obj.name}_{verb}_{col.name}.sql"
+                plan.files[f"{dialect}/change/{stem}"] = _header(up_title.format(column), dialect, revision, label) + up
+                plan.files[f"{dialect}/revert/{stem}"] = _header(down_title.format(column), dialect, revision, label) + down
+                up_changes.append(f"{dialect}/change/{stem}")
+                down_changes.insert(0, f"{dialect}/revert/{stem}")
+                plan.changes.append(summary.format(column, col.type))
 
     plan.upgrade = up_drops + up_changes + up_creates
     plan.downgrade = down_drops + down_changes + down_creates

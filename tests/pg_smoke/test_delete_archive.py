@@ -6,13 +6,10 @@ import threading
 
 import psycopg
 import pytest
+from tests.support.sql import one
 
 SPEC = "delete_archive"
 S = "pgs_del"
-
-
-def one(conn, sql, *args):
-    return conn.execute(sql, args).fetchone()
 
 
 def test_rollback_puts_back_commit_archives(installed, db):

@@ -1,5 +1,7 @@
 """examples/000: the looping worker with a dedupe key and mark."""
 
+from tests.support.sql import one
+
 SPEC = "examples/000_flag_worker.yaml"
 S = "four"
 BEFORE_INSTALL = """
@@ -8,10 +10,6 @@ CREATE TABLE four.seen (id bigint, reputation integer);
 CREATE PROCEDURE four.count_users_with_reputation(id bigint, reputation integer)
 LANGUAGE plpgsql AS $$ BEGIN INSERT INTO four.seen VALUES (id, reputation); END $$;
 """
-
-
-def one(conn, sql, *args):
-    return conn.execute(sql, args).fetchone()
 
 
 def test_flag_worker(db):

@@ -1,13 +1,10 @@
 """examples/003: mixed-case names, names: overrides, a uuid job type, an xml payload, audit and mark."""
 
 import uuid
+from tests.support.sql import one
 
 SPEC = "examples/003_queue_sample.yaml"
 S = '"QueueSample"'
-
-
-def one(conn, sql, *args):
-    return conn.execute(sql, args).fetchone()
 
 
 def test_queue_sample(db):

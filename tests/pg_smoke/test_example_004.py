@@ -1,11 +1,9 @@
 """examples/004: complete (mark) hands the result to a delete-mode queue in the same transaction."""
 
+from tests.support.sql import one
+
 SPEC = "examples/004_rainfall.yaml"
 S = "rainfall"
-
-
-def one(conn, sql, *args):
-    return conn.execute(sql, args).fetchone()
 
 
 def test_rainfall(installed, db):

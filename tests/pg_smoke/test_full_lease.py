@@ -5,13 +5,10 @@ import json
 
 import psycopg
 import pytest
+from tests.support.sql import one
 
 SPEC = "full_lease"
 S = "pgs_full"
-
-
-def one(conn, sql, *args):
-    return conn.execute(sql, args).fetchone()
 
 
 def reset(db):

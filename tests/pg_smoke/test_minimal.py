@@ -4,13 +4,10 @@ import threading
 
 import psycopg
 import pytest
+from tests.support.sql import one
 
 SPEC = "minimal"
 S = "pgs_min"
-
-
-def one(conn, sql, *args):
-    return conn.execute(sql, args).fetchone()
 
 
 def reset(db):

@@ -2,13 +2,10 @@
 
 import psycopg
 import pytest
+from tests.support.sql import one
 
 SPEC = "outbox_queue"
 S = "pgs_obq"
-
-
-def one(conn, sql, *args):
-    return conn.execute(sql, args).fetchone()
 
 
 def test_complete_enqueues_downstream(db):

@@ -4,13 +4,10 @@ import json
 
 import psycopg
 import pytest
+from tests.support.sql import one
 
 SPEC = "priority"
 S = "pgs_prio"
-
-
-def one(conn, sql, *args):
-    return conn.execute(sql, args).fetchone()
 
 
 def test_priority_order_archive_no_dead_letter(db):

@@ -2,13 +2,10 @@
 
 import psycopg
 import pytest
+from tests.support.sql import one
 
 SPEC = "worker"
 S = "pgs_wrk"
-
-
-def one(conn, sql, *args):
-    return conn.execute(sql, args).fetchone()
 
 
 @pytest.fixture(scope="module", autouse=True)
