@@ -78,24 +78,33 @@ class Column:
     nullable: bool
 
 
+def _object_names(spec: Spec, queue_name: str) -> SimpleNamespace:
+    """Every object name of a queue, by kind (names.dequeue, names.watermark_table, ...)."""
+    return SimpleNamespace(**{kind: object_name(spec, queue_name, kind) for kind in set(OBJECT_KINDS) | set(NAME_SUFFIX)})
+
+
+def _columns(columns: dict) -> list[Column]:
+    return [Column(name, col.type, col.nullable) for name, col in columns.items()]
+
+
 def _queue_context(spec: Spec, queue_name: str) -> SimpleNamespace:
     """What a template knows of a queue: its options, resolved names and columns."""
     queue = spec.queues[queue_name]
-    names = {kind: object_name(spec, queue_name, kind) for kind in set(OBJECT_KINDS) | set(NAME_SUFFIX)}
-    payload = [Column(name, col.type, col.nullable) for name, col in queue.payload.items()]
-    outbox_columns = []
-    if queue.outbox is not None:
-        if queue.outbox.columns is not None:
-            outbox_columns = [Column(n, c.type, c.nullable) for n, c in queue.outbox.columns.items()]
-        else:
-            target = spec.queues[queue.outbox.queue]
-            outbox_columns = [Column(n, c.type, c.nullable) for n, c in target.payload.items()]
+    payload = _columns(queue.payload)
+    outbox_columns, outbox_queue = [], None
+    if queue.outbox is not None and queue.outbox.columns is not None:
+        outbox_columns = _columns(queue.outbox.columns)
+    elif queue.outbox is not None:
+        # complete enqueues into a downstream queue of the spec: its payload, its table name
+        target = queue.outbox.queue
+        outbox_columns = _columns(spec.queues[target].payload)
+        outbox_queue = SimpleNamespace(name=target, spec=spec.queues[target], names=_object_names(spec, target))
     job_type = [Column(queue.job_type.column, queue.job_type.type, False)] if queue.job_type else []
     priority = [Column("priority", ColumnType(kind="int"), False)] if queue.ordering == "priority" else []
     return SimpleNamespace(
         name=queue_name,
         spec=queue,
-        names=SimpleNamespace(**names),
+        names=_object_names(spec, queue_name),
         payload=payload,
         # What a job carries from enqueue to dequeue: job type, payload, priority.
         job_columns=job_type + payload + priority,
@@ -107,19 +116,12 @@ def _queue_context(spec: Spec, queue_name: str) -> SimpleNamespace:
         lease=queue.claim == "lease",
         watermark=queue.watermark,
         outbox_columns=outbox_columns,
-        outbox_queue=_queue_names(spec, queue.outbox.queue) if queue.outbox and queue.outbox.queue else None,
+        outbox_queue=outbox_queue,
         # Columns that exist only for some options; templates test these rather than re-deriving them.
         has_available_at=queue.claim == "lease" or queue.scheduling,
         mark=queue.on_complete == "mark",
         archive=queue.on_complete == "archive",
         audit=queue.audit,
-    )
-
-
-def _queue_names(spec: Spec, queue_name: str) -> SimpleNamespace:
-    return SimpleNamespace(
-        name=queue_name, spec=spec.queues[queue_name],
-        names=SimpleNamespace(**{k: object_name(spec, queue_name, k) for k in set(OBJECT_KINDS) | set(NAME_SUFFIX)}),
     )
 
 
