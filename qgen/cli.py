@@ -1,4 +1,4 @@
-"""The qgen command line: render, check, schema (and the commands later issues add)."""
+"""The qgen command line: render, check, schema, revision, bench."""
 
 from __future__ import annotations
 
@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "longer in it (its name); repeatable. The values or rows are lost")
     revision.add_argument("-c", "--config", default="alembic.ini", help="the Alembic configuration (default: alembic.ini)")
     revision.set_defaults(func=cmd_revision)
+
+    from qgen.bench.command import add_arguments as bench_arguments
+
+    bench_arguments(commands.add_parser(
+        "bench", help="install the spec in a scratch schema and measure it under load (or --experiment)"))
     return parser
 
 

@@ -1,0 +1,134 @@
+"""`qgen bench`: the command's flow (the arguments are declared in qgen/cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from qgen.bench.database import BenchDatabase, BenchError, scratch_spec
+from qgen.bench.load import LoadOptions, run_load
+from qgen.bench.report import load_table
+from qgen.specload import load_spec
+
+URL_ENV = "QGEN_DATABASE_URL"
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    try:
+        return _bench(args)
+    except BenchError as exc:
+        print(f"qgen bench: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("qgen bench: interrupted; the scratch schema was dropped unless --keep", file=sys.stderr)
+        return 130
+
+
+def _bench(args: argparse.Namespace) -> int:
+    url = args.url or os.environ.get(URL_ENV)
+    if not url:
+        raise BenchError(f"no database: pass --url postgresql://USER@HOST:PORT/DATABASE (or set {URL_ENV})")
+    spec_path = Path(args.spec)
+    spec = load_spec(spec_path)
+    queue = args.queue or next(iter(spec.queues))
+    if queue not in spec.queues:
+        raise BenchError(f"--queue {queue}: not a queue of {spec_path.name}; accepted: {', '.join(spec.queues)}")
+    db = BenchDatabase(url)
+    if db.dialect not in spec.dialects:
+        raise BenchError(f"{spec_path.name} renders for {', '.join(spec.dialects)}, not {db.dialect}")
+    stream = None if args.quiet else sys.stderr
+    if args.experiment == "ghosts":
+        from qgen.bench.ghosts import GhostOptions, ghost_table, run_ghosts
+
+        report = run_ghosts(db, spec, queue, GhostOptions(
+            rows=tuple(args.rows), workers=args.workers, schema=args.schema, keep=args.keep, replace=args.replace,
+            variants=tuple(args.variants) if args.variants else None), stream)
+        text = ghost_table(report)
+    elif args.experiment == "throughput":
+        from qgen.bench.throughput import ThroughputOptions, run_throughput, throughput_table
+
+        report = run_throughput(db, spec, queue, ThroughputOptions(
+            workers=args.workers, batches=tuple(args.batches), seconds=args.seconds, schema=args.schema,
+            keep=args.keep, replace=args.replace), stream)
+        text = throughput_table(report)
+    else:
+        options = LoadOptions(producers=args.producers, workers=args.workers, jobs=args.jobs,
+                              batch=args.batch or spec.queues[queue].batch_size,
+                              enqueue_batch=args.enqueue_batch, lease_complete=args.lease_complete)
+        bench_spec = scratch_spec(spec, args.schema)
+        with db.scratch(bench_spec, spec_path.name, queue, keep=args.keep, replace=args.replace):
+            report = run_load(db, bench_spec, queue, options, stream)
+        text = load_table(report)
+        if args.keep:
+            text += f"\n\nkept schema {bench_spec.schema} (drop it with: qgen bench ... --replace, or DROP SCHEMA)"
+    print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(_plain(report), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if args.plot:
+        from qgen.bench.plot import plot_report
+
+        plot_report(report, Path(args.plot))
+    return 0 if _exactly_once(report) else 3
+
+
+def _exactly_once(report: Any) -> bool:
+    """Every ledger verdict in the report held (a run that lost or duplicated a job exits 3)."""
+    if isinstance(report, dict):
+        if "exactly_once" in report and report["exactly_once"] is False:
+            return False
+        return all(_exactly_once(v) for v in report.values())
+    if isinstance(report, list):
+        return all(_exactly_once(v) for v in report)
+    return True
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def add_arguments(bench: argparse.ArgumentParser) -> None:
+    bench.add_argument("spec", help="the spec file (YAML)")
+    bench.add_argument("--url", help=f"the database (default: ${URL_ENV}), e.g. postgresql://postgres@127.0.0.1:5432/test")
+    bench.add_argument("--queue", help="which queue of the spec (default: the first)")
+    bench.add_argument("--producers", type=int, default=2, help="producer processes (default 2)")
+    bench.add_argument("--workers", type=int, default=4, help="worker processes (default 4)")
+    bench.add_argument("--jobs", type=int, default=20_000, help="jobs to enqueue and drain (default 20,000)")
+    bench.add_argument("--batch", type=int, help="claim batch size (default: the queue's batch_size)")
+    bench.add_argument("--enqueue-batch", type=int, default=1,
+                       help="jobs per enqueue call: 1 uses enqueue, more use enqueue_many (default 1)")
+    bench.add_argument("--lease-complete", choices=("with-claim", "separate"), default="with-claim",
+                       help="lease mode: complete a batch with the next claim (one call) or in a call of its own")
+    bench.add_argument("--schema", default="qgen_bench", help="the scratch schema (default qgen_bench)")
+    bench.add_argument("--keep", action="store_true", help="keep the scratch schema afterwards")
+    bench.add_argument("--replace", action="store_true", help="drop the scratch schema first if it holds tables")
+    bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    bench.add_argument("--quiet", action="store_true", help="no progress bar")
+    bench.add_argument("--experiment", choices=("ghosts", "throughput"),
+                       help="ghosts: seed 001's drain under a held snapshot; throughput: the targets' matrix")
+    bench.add_argument("--rows", type=_int_list, default=[30_000, 60_000],
+                       help="ghosts: queue sizes to drain, comma-separated (default 30000,60000)")
+    bench.add_argument("--variants", type=lambda s: s.split(","), help="ghosts: which variants (default all)")
+    bench.add_argument("--batches", type=_int_list, default=[1, 10, 100],
+                       help="throughput: claim batch sizes (default 1,10,100)")
+    bench.add_argument("--seconds", type=float, default=5.0,
+                       help="throughput: about how long each measurement runs (default 5)")
+    bench.add_argument("--plot", metavar="PNG", help="ghosts: plot drain time against rows (needs matplotlib)")
+    bench.set_defaults(func=cmd_bench)
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [int(v.replace("_", "")) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: accepted: whole numbers separated by commas") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: accepted: whole numbers of at least 1, separated by commas")
+    return values

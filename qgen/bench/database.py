@@ -1,0 +1,127 @@
+"""The database a bench runs against: connections, the bench's SQL, and scratch schemas.
+
+A scratch schema holds one installed queue (the spec rendered with the schema, and its roles,
+renamed) and the reference tables; it is dropped afterwards unless the user keeps it. Bench refuses
+a schema that already holds tables unless told to replace it: a typo in --schema must not drop
+somebody's queue.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from typing import Any, Iterator, Optional
+
+import jinja2
+
+from qgen.render import Column, Rendering, make_environment, render_spec
+from qgen.spec import Spec
+
+
+class BenchError(Exception):
+    """A bench that cannot run: the message says why and what to do."""
+
+
+# URL schemes a bench understands, by dialect. The driver of each must be importable.
+_SCHEMES = {"postgresql": "postgres", "postgres": "postgres", "postgresql+psycopg": "postgres",
+            "mssql+pyodbc": "mssql", "mssql": "mssql"}
+
+
+def dialect_of(url: str) -> str:
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme not in _SCHEMES:
+        raise BenchError(f"--url {url!r}: not a database URL qgen knows; accepted: "
+                         "postgresql://USER@HOST:PORT/DATABASE (or mssql+pyodbc://... once SQL Server has a bench)")
+    return _SCHEMES[scheme]
+
+
+def bench_sql(dialect: str) -> Any:
+    """The macros of templates/<dialect>/bench/bench.sql.j2, callable from Python."""
+    env = make_environment(dialect)
+    try:
+        return env.get_template(f"{dialect}/bench/bench.sql.j2").module
+    except jinja2.TemplateNotFound:
+        raise BenchError(f"qgen bench has no SQL for {dialect} yet (templates/{dialect}/bench/bench.sql.j2); "
+                         "it runs on PostgreSQL") from None
+
+
+def scratch_spec(spec: Spec, schema: str, queues: Optional[dict[str, dict]] = None) -> Spec:
+    """The spec moved to another schema, with roles named after it (roles are shared by the whole
+    server: a bench must not grant or drop the real ones). `queues`, when given, replaces the
+    queues (the experiments install variants of one queue), validated as a spec would be."""
+    data = spec.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    data["schema"] = schema
+    data["dialects"] = list(spec.dialects)
+    data["grants"] = {**data.get("grants", {}), **{r: f"{schema}_{r}" for r in ("producer", "consumer", "admin")}}
+    if queues is not None:
+        data["queues"] = queues
+    return Spec.model_validate(data)
+
+
+@dataclasses.dataclass
+class BenchDatabase:
+    url: str
+
+    def __post_init__(self) -> None:
+        self.dialect = dialect_of(self.url)
+        self.sql = bench_sql(self.dialect)
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            raise BenchError("qgen bench on PostgreSQL needs psycopg: pip install 'qgen[postgres]'") from None
+
+    def connect(self, autocommit: bool = True) -> Any:
+        """A connection as the bench's processes use it: autocommit, so each procedure call is one
+        round trip and one commit (the client opens explicit transactions where it needs one)."""
+        import psycopg
+
+        try:
+            return psycopg.connect(self.url, autocommit=autocommit)
+        except psycopg.OperationalError as exc:
+            raise BenchError(f"cannot connect to {self.url}: {str(exc).strip()}") from None
+
+    def execute(self, statement: str, params: Optional[dict] = None) -> list[tuple]:
+        with self.connect() as conn:
+            cursor = conn.execute(statement, params)
+            return cursor.fetchall() if cursor.description else []
+
+    def tables_in(self, schema: str) -> int:
+        return int(self.execute(self.sql.tables_in_schema(), {"schema": schema})[0][0])
+
+    @contextlib.contextmanager
+    def scratch(self, spec: Spec, label: str, queue: str, *, keep: bool = False,
+                replace: bool = False) -> Iterator[Rendering]:
+        """Install the spec (already moved to its scratch schema) and the reference tables (with
+        the payload of `queue`); yield the rendering; uninstall and drop the schema afterwards
+        unless keep."""
+        schema = spec.schema
+        if self.tables_in(schema):
+            if not replace:
+                raise BenchError(f"schema {schema} already holds tables (a queue?); bench works in a schema of "
+                                 "its own: choose another with --schema, or pass --replace to drop it first")
+            self.drop(spec, strict=False)
+        rendering = render_spec(spec, label, self.dialect)
+        payload = [Column(name, c.type, c.nullable) for name, c in spec.queues[queue].payload.items()]
+        with self.connect() as conn:
+            conn.execute(self.sql.quiet_session())
+            conn.execute(rendering.install)
+            conn.execute(self.sql.create_references(schema, payload))
+        try:
+            yield rendering
+        finally:
+            if not keep:
+                self.drop(spec, rendering)
+
+    def drop(self, spec: Spec, rendering: Optional[Rendering] = None, strict: bool = True) -> None:
+        """Uninstall the spec's objects (this drops its roles too: they belong to the server, not
+        the schema), then the schema with whatever else it holds. strict=False: a schema --replace
+        empties may hold anything, so an uninstall that fails there is not an error."""
+        rendering = rendering or render_spec(spec, "bench", self.dialect)
+        with self.connect() as conn:
+            conn.execute(self.sql.quiet_session())
+            try:
+                conn.execute(rendering.uninstall)
+            except Exception:
+                if strict:
+                    raise
+            conn.execute(self.sql.drop_schema(spec.schema))

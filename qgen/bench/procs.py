@@ -1,0 +1,271 @@
+"""What a bench runs in its child processes (multiprocessing, spawn start method).
+
+Each child opens its own autocommit connection, reports ("ready", name), waits for `go`, works,
+and reports ("done", name, stats) or ("error", name, traceback). Functions are top level so that
+spawn can import them by name.
+
+The ledger: a producer writes the id of every job it enqueued to `<name>.enqueued`; a worker writes
+the id of every job whose completion committed to `<name>.completed` (lease mode: after the call
+that completed it returned; delete mode: after the transaction of the claim committed), and in lease
+mode the id of every job it claimed to `<name>.claimed`. The parent reads them afterwards: a job
+completed twice, or enqueued and never completed, breaks exactly-once.
+"""
+
+from __future__ import annotations
+
+import array
+import datetime as dt
+import os
+import random
+import time
+import traceback
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Callable, Optional
+
+from qgen.spec import Spec
+
+
+@dataclass(frozen=True)
+class Target:
+    url: str
+    spec: Spec
+    queue: str
+    ledger_dir: str
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the parent shares with every child: the start signal, the results queue, and the
+    counters its progress bar reads (multiprocessing.Value('q'))."""
+    go: Any
+    results: Any
+    enqueued: Any
+    completed: Any
+
+
+def sample_payload(spec: Spec, queue: str, n: int) -> dict[str, Any]:
+    """A payload for job n: every column filled, distinct per n (so a dedupe key never repeats),
+    strings at their full declared length (up to 400) so rows are as wide as the spec says."""
+    values: dict[str, Any] = {}
+    for name, column in spec.queues[queue].payload.items():
+        kind = column.type.kind
+        if kind in ("int", "bigint", "decimal"):
+            values[name] = n if kind != "decimal" else Decimal(n % 10 ** max(1, (column.type.precision or 18) - (column.type.scale or 0) - 1))
+        elif kind in ("string", "text", "xml"):
+            text = str(n).rjust(min(column.type.length or 100, 400), "x")
+            values[name] = f"<n>{n}</n>" if kind == "xml" else text
+        elif kind == "uuid":
+            values[name] = uuid.UUID(int=n)
+        elif kind == "bool":
+            values[name] = n % 2 == 0
+        elif kind == "datetime":
+            values[name] = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=n)
+        else:  # json
+            values[name] = {"n": n}
+    return values
+
+
+def _connect(url: str) -> Any:
+    from qgen.bench.database import BenchDatabase
+
+    return BenchDatabase(url).connect()
+
+
+def _sql(url: str) -> Any:
+    from qgen.bench.database import bench_sql, dialect_of
+
+    return bench_sql(dialect_of(url))
+
+
+def _client(target: Target, name: str) -> Any:
+    from qgen.client import QueueClient
+
+    return QueueClient(_connect(target.url), target.spec, target.queue, owner=name)
+
+
+def _ledger(target: Target, name: str, kind: str) -> int:
+    return os.open(os.path.join(target.ledger_dir, f"{name}.{kind}"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+
+
+def _record(fd: int, ids: list[int]) -> None:
+    if ids:
+        os.write(fd, "".join(f"{i}\n" for i in ids).encode())
+
+
+def _add(counter: Any, amount: int) -> None:
+    with counter.get_lock():
+        counter.value += amount
+
+
+def _run_child(work: Callable[..., Callable[[], dict]], target: Target, name: str, signals: Signals,
+               **options: Any) -> None:
+    """A child's life: prepare (connect, build payloads), report ready, wait for go, work, and
+    report done (with start and end on the system's monotonic clock, which every process shares)
+    or the traceback."""
+    try:
+        ready = work(target, name, signals, **options)
+        signals.results.put(("ready", name))
+        signals.go.wait()
+        started = time.monotonic()
+        stats = ready()
+        signals.results.put(("done", name, {**stats, "started": started, "ended": time.monotonic()}))
+    except BaseException:
+        signals.results.put(("error", name, traceback.format_exc()))
+        raise
+
+
+def _producer(target: Target, name: str, signals: Signals, *, first: int, count: int, batch: int,
+              done: Any = None) -> Callable[[], dict]:
+    """Enqueue jobs first .. first+count-1, one by one (batch 1) or `batch` per enqueue_many."""
+    client = _client(target, name)
+    fd = _ledger(target, name, "enqueued")
+    payloads = [sample_payload(target.spec, target.queue, n) for n in range(first, first + count)]
+
+    def work() -> dict:
+        calls = 0
+        for start in range(0, count, batch):
+            chunk = payloads[start:start + batch]
+            if batch == 1:
+                ids = [client.enqueue(**chunk[0]).id]
+            else:
+                ids = [row.id for row in client.enqueue_many(chunk)]
+            calls += 1
+            _record(fd, ids)
+            _add(signals.enqueued, len(ids))
+        if done is not None:
+            done.set()
+        client.connection.close()
+        return {"enqueued": count, "calls": calls, "deadlock_retries": client.deadlock_retries}
+
+    return work
+
+
+def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: int,
+            producers_done: Any = None, lease_seconds: int = 300) -> Callable[[], dict]:
+    """Claim and finish jobs until the queue is empty once the producers are done (or at once, for
+    a pre-filled queue). mode: lease (a claim that also completes the previous batch), lease-separate
+    (claim, then complete the batch in its own call), delete (claim inside a transaction that
+    deletes), naive (the seeds' naive delete, from the bench template, on its own table)."""
+    completed_fd = _ledger(target, name, "completed")
+    claimed_fd = _ledger(target, name, "claimed")
+    latencies = array.array("d")
+    if mode == "naive":
+        connection = _connect(target.url)
+        claim_sql = _sql(target.url).claim_naive(target.spec.schema)
+        client = None
+    else:
+        client = _client(target, name)
+        watermark = target.spec.queues[target.queue].watermark.enabled
+
+    def claim(previous: Optional[Any]) -> list[int]:
+        begun = time.perf_counter()
+        if mode == "naive":
+            ids = [row[0] for row in connection.execute(claim_sql, {"batch": batch}).fetchall()]
+        elif mode == "delete":
+            with client.transaction():
+                ids = [job.id for job in client.dequeue(batch_size=batch)]
+        elif mode == "lease":
+            jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds, complete=previous)
+            state["token"] = jobs[0].lease_token if jobs else None
+            ids = [job.id for job in jobs]
+        else:
+            jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds)
+            ids = [job.id for job in jobs]
+            if jobs:
+                client.complete(jobs[0].lease_token)
+        if ids:  # the polls of an empty queue say nothing about claiming
+            latencies.append(time.perf_counter() - begun)
+        return ids
+
+    state: dict[str, Any] = {"token": None}
+
+    def work() -> dict:
+        claims = empty = corrections = 0
+        held: list[int] = []  # lease mode: claimed, completed by the next claim
+        corrected = False
+        while True:
+            last_round = producers_done is None or producers_done.is_set()
+            ids = claim(state["token"] if mode == "lease" else None)
+            claims += 1
+            if mode == "lease":
+                _record(completed_fd, held)
+                _add(signals.completed, len(held))
+                _record(claimed_fd, ids)
+                held = ids
+            else:
+                _record(completed_fd, ids)
+                _add(signals.completed, len(ids))
+            if ids:
+                corrected = False
+                continue
+            empty += 1
+            if client is not None and watermark and not corrected:
+                # an insert that committed late may sit below the watermark: look once more
+                client.watermark_correct()
+                corrections += 1
+                corrected = True
+                continue
+            if last_round:
+                break
+            time.sleep(0.01)
+            corrected = False
+        deadlocks = client.deadlock_retries if client is not None else 0
+        (client.connection if client is not None else connection).close()
+        return {"claims": claims, "empty_claims": empty, "watermark_corrections": corrections,
+                "deadlock_retries": deadlocks, "latencies": latencies.tobytes()}
+
+    return work
+
+
+def _updater(target: Target, name: str, signals: Signals, *, count: int, rows: int) -> Callable[[], dict]:
+    """R1: `count` single-row UPDATEs of random rows of the counter table, each its own commit."""
+    connection = _connect(target.url)
+    statement = _sql(target.url).update_counter(target.spec.schema)
+    ids = [random.randint(1, rows) for _ in range(count)]
+
+    def work() -> dict:
+        for i in ids:
+            connection.execute(statement, {"id": i})
+        _add(signals.completed, count)
+        connection.close()
+        return {"rows": count}
+
+    return work
+
+
+def _inserter(target: Target, name: str, signals: Signals, *, first: int, count: int) -> Callable[[], dict]:
+    """The plain-INSERT reference: the same payloads an enqueue takes, straight into a table."""
+    from qgen.render import Column
+
+    connection = _connect(target.url)
+    columns = [Column(c, t.type, t.nullable) for c, t in target.spec.queues[target.queue].payload.items()]
+    statement = _sql(target.url).insert_plain(target.spec.schema, columns)
+    payloads = [sample_payload(target.spec, target.queue, n) for n in range(first, first + count)]
+
+    def work() -> dict:
+        for values in payloads:
+            connection.execute(statement, values)
+        _add(signals.enqueued, count)
+        connection.close()
+        return {"rows": count}
+
+    return work
+
+
+# The entry points the parent starts (spawn imports them by name).
+def producer(target: Target, name: str, signals: Signals, **options: Any) -> None:
+    _run_child(_producer, target, name, signals, **options)
+
+
+def worker(target: Target, name: str, signals: Signals, **options: Any) -> None:
+    _run_child(_worker, target, name, signals, **options)
+
+
+def updater(target: Target, name: str, signals: Signals, **options: Any) -> None:
+    _run_child(_updater, target, name, signals, **options)
+
+
+def inserter(target: Target, name: str, signals: Signals, **options: Any) -> None:
+    _run_child(_inserter, target, name, signals, **options)
