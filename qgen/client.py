@@ -285,7 +285,8 @@ class QueueClient:
             "enqueue": job_type + self.payload_columns + (["priority"] if queue.ordering == "priority" else [])
             + (["run_at"] if queue.scheduling else []) + (["enqueued_by"] if queue.audit else []),
             "enqueue_batch": ["jobs"] + (["enqueued_by"] if queue.audit else []),
-            "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease,
+            "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease
+            + (["complete_lease_token"] if self.lease_mode else []),
             "complete": ["lease_token", "id"] + self.outbox_columns,
             "fail": ["lease_token", "id", "error", "retry"],
             "extend_lease": ["lease_token", "lease_seconds", "id"],
@@ -593,10 +594,18 @@ class QueueClient:
         return sorted((BatchResult(r["ordinal"], r["id"], bool(r["enqueued"])) for r in result), key=lambda r: r.ordinal)
 
     def dequeue(self, batch_size: Optional[int] = None, job_type: Any = None, owner: Optional[str] = None,
-                lease_seconds: Optional[int] = None) -> list[Job]:
+                lease_seconds: Optional[int] = None,
+                complete: Union[Job, uuid.UUID, str, None] = None) -> list[Job]:
         """Claim up to batch_size jobs (the spec's batch_size by default), in queue order.
         Lease mode: the claim is committed at once, under one lease token for the batch.
-        Delete mode: must run inside `with client.transaction():`."""
+        Delete mode: must run inside `with client.transaction():`.
+
+        complete (lease mode): a lease token, or a Job whose lease token is used. Every job that
+        lease still holds is completed first, exactly as complete(token) does, in the same
+        transaction as the new claim: one commit per batch instead of two. Raises LeaseLost when
+        the token holds no job; then nothing is completed and nothing is claimed."""
+        if complete is not None:
+            self._need_lease("complete")
         if not self.lease_mode and not self._tx_depth:
             raise QueueUsageError(f"dequeue: queue {self.queue_name} has claim: delete: call dequeue inside "
                                   "`with client.transaction():` and commit when the work is done")
@@ -611,6 +620,9 @@ class QueueClient:
             params.append(("job_type", self._in(self.job_type_column, job_type)))
         if lease_seconds is not None:
             params.append(("lease_seconds", int(lease_seconds)))
+        if complete is not None:
+            # A Job stands for its whole lease here: the batch it came in is completed together.
+            params.append(("complete_lease_token", self._token_and_id(complete, None)[0]))
         return [self._job(row) for row in self._run("dequeue", params, "rows")]
 
     @staticmethod

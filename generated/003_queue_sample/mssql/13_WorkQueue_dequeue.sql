@@ -2,11 +2,15 @@
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
 -- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
+-- With @complete_lease_token it first completes that lease's jobs as complete(@lease_token) does,
+-- in the same transaction: one commit per batch instead of two. A token that holds no job raises
+-- 50001 and nothing is claimed.
 CREATE OR ALTER PROCEDURE [QueueSample].[GetNextJob]
     @owner nvarchar(128) = NULL,
     @batch_size int = 1,
     @job_type uniqueidentifier = NULL,
-    @lease_seconds int = 300
+    @lease_seconds int = 300,
+    @complete_lease_token uniqueidentifier = NULL
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -27,6 +31,15 @@ BEGIN
     DECLARE @from bigint = (SELECT [id] FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK));
     BEGIN TRY
         BEGIN TRANSACTION;
+        IF @complete_lease_token IS NOT NULL
+        BEGIN
+            UPDATE [QueueSample].[WorkQueue]
+            SET [processed] = 1, [processed_at] = @now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
+            WHERE [lease_token] = @complete_lease_token;
+
+            IF @@ROWCOUNT = 0
+                THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
         IF @job_type IS NULL
             UPDATE [job]
             SET [lease_token] = @token,
