@@ -116,6 +116,28 @@ def test_a_release_below_the_watermark_lowers_it(use_spec, release):
     assert (again.id, again.attempts) == (7, 2)
 
 
+def test_correct_after_a_drain_raises_a_watermark_a_release_lowered(use_spec):
+    """The reaper releases an early job after the watermark passed it: the release lowers the
+    watermark to that job. Once it is done too and the table is empty, correct must raise the
+    watermark to the next id again (from the identity), or every later claim walks the drained
+    range (seed 001's ghosts, until vacuum)."""
+    env = use_spec(BEHAVE)
+    queue = env.client("wm")
+    queue.enqueue_many([{"n": n} for n in range(1, 31)])
+    batches = [queue.dequeue() for _ in range(6)]    # 1..30, all leased
+    env.backdate("wm", "lease_expires_at", 3600, ids=[2])
+    assert queue.reap() == (1, 0)
+    assert env.watermark("wm") == 2
+    for batch in batches:
+        for job in batch:
+            if job.id != 2:
+                queue.complete(job)
+    again, = queue.dequeue()
+    queue.complete(again)
+    assert queue.metrics()["ready"] == 0
+    assert queue.watermark_correct() == (2, 31 - 3)
+
+
 def test_a_rolled_back_claim_is_found_again_after_correct(use_spec):
     """A delete-mode claim that rolls back while another claim moves the watermark can leave its
     rows below it (SQL Server's READPAST skips them); dequeue, then correct when empty, finds
