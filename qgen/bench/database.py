@@ -85,6 +85,26 @@ class BenchDatabase:
             cursor = conn.execute(statement, params)
             return cursor.fetchall() if cursor.description else []
 
+    def snapshot_reader(self, statement: str) -> Any:
+        """A connection in a REPEATABLE READ transaction that has run `statement`: its snapshot is
+        fixed, and until it ends no row version deleted or replaced after it can be cleaned up."""
+        import psycopg
+
+        reader = self.connect(autocommit=False)
+        reader.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        reader.execute(statement).fetchall()
+        return reader
+
+    def buffers_touched(self, statement: str, values: Any) -> int:
+        """Pages one run of `statement` touches (shared buffers hit or read, EXPLAIN's count),
+        after one run that warms the session's plans; both rolled back."""
+        with self.connect() as conn:
+            with conn.transaction(force_rollback=True):
+                conn.execute(statement, values).fetchall()
+            with conn.transaction(force_rollback=True):
+                plan = conn.execute(self.sql.explain_buffers(statement), values).fetchone()[0][0]["Plan"]
+        return int(plan.get("Shared Hit Blocks", 0)) + int(plan.get("Shared Read Blocks", 0))
+
     def tables_in(self, schema: str) -> int:
         return int(self.execute(self.sql.tables_in_schema(), {"schema": schema})[0][0])
 

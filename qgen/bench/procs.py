@@ -116,28 +116,31 @@ def _run_child(work: Callable[..., Callable[[], dict]], target: Target, name: st
         raise
 
 
-def _producer(target: Target, name: str, signals: Signals, *, first: int, count: int, batch: int,
-              done: Any = None) -> Callable[[], dict]:
-    """Enqueue jobs first .. first+count-1, one by one (batch 1) or `batch` per enqueue_many."""
+def _producer(target: Target, name: str, signals: Signals, *, first: int, count: Optional[int] = None,
+              batch: int = 1, seconds: Optional[float] = None, done: Any = None) -> Callable[[], dict]:
+    """Enqueue jobs first, first+1, ...: `count` of them, or as many as fit in `seconds`; one by
+    one (batch 1) or `batch` per enqueue_many."""
     client = _client(target, name)
     fd = _ledger(target, name, "enqueued")
-    payloads = [sample_payload(target.spec, target.queue, n) for n in range(first, first + count)]
 
     def work() -> dict:
-        calls = 0
-        for start in range(0, count, batch):
-            chunk = payloads[start:start + batch]
-            if batch == 1:
+        calls = enqueued = 0
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while (count is None or enqueued < count) and (deadline is None or time.monotonic() < deadline):
+            size = batch if count is None else min(batch, count - enqueued)
+            chunk = [sample_payload(target.spec, target.queue, n) for n in range(first + enqueued, first + enqueued + size)]
+            if size == 1:
                 ids = [client.enqueue(**chunk[0]).id]
             else:
                 ids = [row.id for row in client.enqueue_many(chunk)]
             calls += 1
+            enqueued += size
             _record(fd, ids)
             _add(signals.enqueued, len(ids))
         if done is not None:
             done.set()
         client.connection.close()
-        return {"enqueued": count, "calls": calls, "deadlock_retries": client.deadlock_retries}
+        return {"enqueued": enqueued, "calls": calls, "deadlock_retries": client.deadlock_retries}
 
     return work
 
@@ -219,37 +222,41 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
     return work
 
 
-def _updater(target: Target, name: str, signals: Signals, *, count: int, rows: int) -> Callable[[], dict]:
-    """R1: `count` single-row UPDATEs of random rows of the counter table, each its own commit."""
+def _updater(target: Target, name: str, signals: Signals, *, rows: int, seconds: float) -> Callable[[], dict]:
+    """R1: single-row UPDATEs of random rows of the counter table, each its own commit, for `seconds`."""
     connection = _connect(target.url)
     statement = _sql(target.url).update_counter(target.spec.schema)
-    ids = [random.randint(1, rows) for _ in range(count)]
 
     def work() -> dict:
-        for i in ids:
-            connection.execute(statement, {"id": i})
-        _add(signals.completed, count)
+        done = 0
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            connection.execute(statement, {"id": random.randint(1, rows)})
+            done += 1
+        _add(signals.completed, done)
         connection.close()
-        return {"rows": count}
+        return {"rows": done}
 
     return work
 
 
-def _inserter(target: Target, name: str, signals: Signals, *, first: int, count: int) -> Callable[[], dict]:
-    """The plain-INSERT reference: the same payloads an enqueue takes, straight into a table."""
+def _inserter(target: Target, name: str, signals: Signals, *, first: int, seconds: float) -> Callable[[], dict]:
+    """The plain-INSERT reference: the payloads an enqueue takes, straight into a table, for `seconds`."""
     from qgen.render import Column
 
     connection = _connect(target.url)
     columns = [Column(c, t.type, t.nullable) for c, t in target.spec.queues[target.queue].payload.items()]
     statement = _sql(target.url).insert_plain(target.spec.schema, columns)
-    payloads = [sample_payload(target.spec, target.queue, n) for n in range(first, first + count)]
 
     def work() -> dict:
-        for values in payloads:
-            connection.execute(statement, values)
-        _add(signals.enqueued, count)
+        done = 0
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            connection.execute(statement, sample_payload(target.spec, target.queue, first + done))
+            done += 1
+        _add(signals.enqueued, done)
         connection.close()
-        return {"rows": count}
+        return {"rows": done}
 
     return work
 

@@ -1,0 +1,138 @@
+"""qgen bench, end to end on the local PostgreSQL, small enough to be quick: the command installs
+the queue in a scratch schema, runs its producer and worker processes, and its report says every
+job was done exactly once; it refuses a schema that already holds tables; it leaves nothing behind.
+The numbers themselves are not checked here (BENCHMARKS.md has them): only their presence and shape.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import psycopg
+import pytest
+
+from tests.conftest import ROOT
+from tests.support.pg import scratch_database
+
+
+@pytest.fixture(scope="module")
+def bench_url(postgres_server):
+    with scratch_database("qgen_bench_test") as url:
+        yield url
+
+
+def bench(url, *args, schema="qgen_bench_smoke"):
+    command = [sys.executable, "-m", "qgen.cli", "bench", "--url", url, "--schema", schema, "--quiet", *args]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def leftovers(url, schema):
+    with psycopg.connect(url) as conn:
+        schemas = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()[0]
+        roles = conn.execute("SELECT count(*) FROM pg_roles WHERE rolname LIKE %s", (schema + "\\_%",)).fetchone()[0]
+    return schemas, roles
+
+
+@pytest.mark.parametrize("spec, extra", [
+    ("examples/004_rainfall.yaml", ["--batch", "5"]),                              # lease, one call per batch
+    ("examples/004_rainfall.yaml", ["--lease-complete", "separate", "--enqueue-batch", "20"]),
+    ("examples/001_watermark.yaml", []),                                           # delete, watermark
+], ids=["lease", "lease-separate", "delete"])
+def test_a_small_run_reports_exactly_once(bench_url, tmp_path, spec, extra):
+    out = tmp_path / "bench.json"
+    result = bench(bench_url, spec, "--producers", "2", "--workers", "3", "--jobs", "300", "--json", str(out), *extra)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    ledger = report["ledger"]
+    assert (ledger["enqueued"], ledger["completed"], ledger["duplicates"], ledger["lost"]) == (300, 300, 0, 0)
+    assert ledger["exactly_once"] is True
+    assert report["enqueued_per_second"] > 0 and report["completed_per_second"] > 0
+    latency = report["claim_latency_ms"]
+    assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"]
+    assert report["claim_calls"] >= 300 / report["options"]["batch"]
+    for line in ("enqueued/s", "completed/s", "claim latency p99 (ms)", "re-deliveries", "deadlock retries"):
+        assert line in result.stdout
+    assert "| exactly once           | yes" in result.stdout
+    assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0), "the scratch schema and its roles are dropped"
+
+
+def test_refuses_a_schema_that_holds_tables_and_keeps_them(bench_url):
+    with psycopg.connect(bench_url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA taken; CREATE TABLE taken.jobs (id int); INSERT INTO taken.jobs VALUES (1)")
+    result = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "10", schema="taken")
+    assert result.returncode == 1
+    assert "schema taken already holds tables" in result.stderr and "--replace" in result.stderr
+    assert "Traceback" not in result.stderr
+    with psycopg.connect(bench_url) as conn:
+        assert conn.execute("SELECT count(*) FROM taken.jobs").fetchone()[0] == 1
+
+
+def test_keep_leaves_the_queue_and_replace_starts_over(bench_url):
+    schema = "qgen_bench_kept"
+    first = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "50", "--keep", schema=schema)
+    assert first.returncode == 0, first.stderr
+    assert leftovers(bench_url, schema)[0] == 1
+    refused = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "50", schema=schema)
+    assert refused.returncode == 1
+    again = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "50", "--replace", schema=schema)
+    assert again.returncode == 0, again.stderr
+    assert leftovers(bench_url, schema) == (0, 0)
+
+
+def test_the_ghost_experiment_reports_each_variant(bench_url, tmp_path):
+    out = tmp_path / "ghosts.json"
+    result = bench(bench_url, "examples/001_watermark.yaml", "--experiment", "ghosts", "--rows", "200,400",
+                   "--variants", "naive,lease-on,delete-on", "--workers", "2", "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    variants = {v["variant"]: v for v in report["variants"]}
+    assert list(variants) == ["naive", "lease, watermark on", "delete, watermark on"]
+    for name, variant in variants.items():
+        assert [r["rows"] for r in variant["runs"]] == [200, 400]
+        for run in variant["runs"]:
+            assert run["exactly_once"] and run["completed"] == run["rows"], (name, run)
+            assert run["seconds"] > 0 and run["pages_one_claim"] > 0
+    lease = variants["lease, watermark on"]["runs"]
+    # the abandoned claim expired, the reaper released it below the watermark, and it was still done
+    assert all(r["abandoned"] == r["reaped"] == r["redeliveries"] == 20 for r in lease)
+    assert {t["variant"] for t in report["targets"]} == {"lease, watermark on", "delete, watermark on"}
+    assert "pages per claim at end" in result.stdout
+    assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0)
+
+
+def test_bad_arguments_get_a_clear_error(bench_url):
+    result = bench(bench_url, "examples/001_watermark.yaml", "--queue", "nope")
+    assert result.returncode == 1
+    assert "--queue nope: not a queue of 001_watermark.yaml; accepted: testq" in result.stderr
+    no_url = subprocess.run([sys.executable, "-m", "qgen.cli", "bench", "examples/001_watermark.yaml"], cwd=ROOT,
+                            capture_output=True, text=True, env={k: v for k, v in os.environ.items()
+                                                                 if k != "QGEN_DATABASE_URL"})
+    assert no_url.returncode == 1 and "pass --url" in no_url.stderr
+
+
+def test_the_throughput_matrix_measures_qgen_next_to_its_references(bench_url, tmp_path):
+    out = tmp_path / "throughput.json"
+    result = bench(bench_url, "examples/001_watermark.yaml", "--experiment", "throughput", "--batches", "1",
+                   "--seconds", "0.3", "--workers", "2", "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    measured = {m["measure"]: m for m in report["measured"]}
+    assert set(measured) == {
+        "R1: single-row UPDATE", "plain INSERT", "enqueue (one job per call)", "enqueue_batch (100 jobs per call)",
+        "R2(1): naive delete", "delete claim (1)", "lease claim + complete, one call (1)",
+        "lease claim, then complete (1)"}
+    for name, m in measured.items():
+        assert m["rows"] > 0 and m["rows_per_second"] > 0, name
+        if "exactly_once" in m:  # the drains: every pre-filled job taken once
+            assert m["exactly_once"] and m["duplicates"] == m["lost"] == 0, name
+    footprint = measured["lease claim + complete, one call (1)"]["footprint"]
+    assert footprint["after_drain"]["updates"] >= measured["lease claim + complete, one call (1)"]["rows"]
+    targets = {t["target"]: t for t in report["targets"]}
+    assert set(targets) == {"lease claim + complete (1)", "delete claim (1)", "enqueue (single)", "enqueue_batch (100)"}
+    assert targets["lease claim + complete (1)"]["reference"] == "R1"
+    for t in targets.values():
+        assert t["ratio"] == round(t["measured"] / t["reference_rate"], 2)
+    assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0)
