@@ -168,8 +168,10 @@ GO
 
 -- qgen 0.1.0: watermark_correct ghosts.testq_watermark_correct, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Resets the watermark from the table itself: 50 ids below the lowest unclaimed row. Run it from a
--- periodic job and after a dequeue that found nothing; it repairs a watermark that is wrong either way.
+-- Resets the watermark from the table itself: 50 ids below the lowest unclaimed row, or below the next
+-- id when every row is claimed or gone (the table's highest id, or its identity when it is empty).
+-- Run it from a periodic job and after a dequeue that found nothing; it repairs a watermark that is
+-- wrong either way.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_watermark_correct]
 AS
 BEGIN
@@ -182,6 +184,11 @@ BEGIN
         SET @new = (SELECT MIN([id]) FROM [ghosts].[testq] WHERE 1 = 1) - 50;
         IF @new IS NULL
             SET @new = (SELECT MAX([id]) + 1 FROM [ghosts].[testq]) - 50;
+        -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
+        -- it was, a watermark a release had lowered would make every claim walk the drained range.
+        IF @new IS NULL
+            SET @new = (SELECT CONVERT(bigint, [last_value]) + 1 FROM sys.identity_columns
+                        WHERE [object_id] = OBJECT_ID(N'[ghosts].[testq]') AND [name] = N'id') - 50;
         IF @new IS NULL
             SET @new = @old;
         IF @new < 0

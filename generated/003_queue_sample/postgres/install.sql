@@ -230,8 +230,8 @@ REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_watermark_move" FROM PUBLIC;
 -- qgen 0.1.0: watermark_correct QueueSample.WorkQueue_watermark_correct, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
--- the lowest unclaimed id, or below one past the highest id when every row is claimed (unchanged on
--- an empty table, never below 0). Run it from a periodic job and after a
+-- the lowest unclaimed id, or below the next id when every row is claimed or gone (the table's highest
+-- id, or its identity when it is empty), never below 0. Run it from a periodic job and after a
 -- dequeue that found nothing; it repairs a watermark that is wrong either way.
 CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_watermark_correct"()
 RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
@@ -249,7 +249,12 @@ BEGIN
     IF v_new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v_new FROM "QueueSample"."WorkQueue" AS "job";
     END IF;
-    -- greatest() skips NULLs, so an empty table (v_new NULL) must not reach it.
+    IF v_new IS NULL THEN
+        -- Drained: the next id comes from the identity. Left where it was, a watermark a release
+        -- had lowered would make every claim walk the whole drained range again.
+        v_new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"QueueSample"."WorkQueue"', 'id')::regclass) + 1;
+    END IF;
+    -- greatest() skips NULLs, so a table never inserted into (v_new NULL) must not reach it.
     "new_watermark" := CASE WHEN v_new IS NULL THEN coalesce("old_watermark", 0)
                             ELSE greatest(v_new - 50, 0) END;
     IF "old_watermark" IS NULL THEN

@@ -204,8 +204,10 @@ GO
 
 -- qgen 0.1.0: watermark_correct rainfall.rainfall_events_watermark_correct, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Resets the watermark from the table itself: 50 ids below the lowest unclaimed row. Run it from a
--- periodic job and after a dequeue that found nothing; it repairs a watermark that is wrong either way.
+-- Resets the watermark from the table itself: 50 ids below the lowest unclaimed row, or below the next
+-- id when every row is claimed or gone (the table's highest id, or its identity when it is empty).
+-- Run it from a periodic job and after a dequeue that found nothing; it repairs a watermark that is
+-- wrong either way.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_watermark_correct]
 AS
 BEGIN
@@ -218,6 +220,11 @@ BEGIN
         SET @new = (SELECT MIN([id]) FROM [rainfall].[rainfall_events] WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
         IF @new IS NULL
             SET @new = (SELECT MAX([id]) + 1 FROM [rainfall].[rainfall_events]) - 50;
+        -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
+        -- it was, a watermark a release had lowered would make every claim walk the drained range.
+        IF @new IS NULL
+            SET @new = (SELECT CONVERT(bigint, [last_value]) + 1 FROM sys.identity_columns
+                        WHERE [object_id] = OBJECT_ID(N'[rainfall].[rainfall_events]') AND [name] = N'id') - 50;
         IF @new IS NULL
             SET @new = @old;
         IF @new < 0
@@ -702,8 +709,10 @@ GO
 
 -- qgen 0.1.0: watermark_correct rainfall.rainfall_transfer_watermark_correct, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Resets the watermark from the table itself: 50 ids below the lowest unclaimed row. Run it from a
--- periodic job and after a dequeue that found nothing; it repairs a watermark that is wrong either way.
+-- Resets the watermark from the table itself: 50 ids below the lowest unclaimed row, or below the next
+-- id when every row is claimed or gone (the table's highest id, or its identity when it is empty).
+-- Run it from a periodic job and after a dequeue that found nothing; it repairs a watermark that is
+-- wrong either way.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_watermark_correct]
 AS
 BEGIN
@@ -716,6 +725,11 @@ BEGIN
         SET @new = (SELECT MIN([id]) FROM [rainfall].[rainfall_transfer] WHERE 1 = 1) - 50;
         IF @new IS NULL
             SET @new = (SELECT MAX([id]) + 1 FROM [rainfall].[rainfall_transfer]) - 50;
+        -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
+        -- it was, a watermark a release had lowered would make every claim walk the drained range.
+        IF @new IS NULL
+            SET @new = (SELECT CONVERT(bigint, [last_value]) + 1 FROM sys.identity_columns
+                        WHERE [object_id] = OBJECT_ID(N'[rainfall].[rainfall_transfer]') AND [name] = N'id') - 50;
         IF @new IS NULL
             SET @new = @old;
         IF @new < 0
