@@ -17,23 +17,15 @@ DECLARE
     v_completed integer;
 BEGIN
     IF "four_queue_complete"."id" IS NULL THEN
-        WITH "done" AS
-        (
-            UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."lease_token" = "four_queue_complete"."lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "four"."four_queue" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."lease_token" = "four_queue_complete"."lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
     ELSE
-        WITH "done" AS
-        (
-            UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."id" = "four_queue_complete"."id" AND "job"."lease_token" = "four_queue_complete"."lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "four"."four_queue" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."id" = "four_queue_complete"."id" AND "job"."lease_token" = "four_queue_complete"."lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
     END IF;
     IF v_completed = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',

@@ -345,6 +345,7 @@ RETURNS SETOF "four"."four_queue_dequeue_row"
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
 ROWS 1
 AS $qgen$
 #variable_conflict use_column
@@ -356,14 +357,10 @@ DECLARE
     v_highest bigint;
 BEGIN
     IF "four_queue_dequeue"."complete_lease_token" IS NOT NULL THEN
-        WITH "done" AS
-        (
-            UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."lease_token" = "four_queue_dequeue"."complete_lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "four"."four_queue" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
         IF v_completed = 0 THEN
             RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
@@ -377,7 +374,9 @@ BEGIN
                 "lease_owner" = "four_queue_dequeue"."owner",
                 "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
                 "attempts" = "job"."attempts" + 1
-            WHERE "job"."id" IN
+            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+            WHERE "job"."id" = ANY (ARRAY
             (
                 SELECT "next"."id"
                 FROM "four"."four_queue" AS "next"
@@ -387,7 +386,7 @@ BEGIN
                 ORDER BY "next"."id"
                 LIMIT "four_queue_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
-            )
+            ))
             RETURNING "job"."id", "job"."reputation", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
         )
         SELECT "c"."id", "c"."reputation", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
@@ -425,23 +424,15 @@ DECLARE
     v_completed integer;
 BEGIN
     IF "four_queue_complete"."id" IS NULL THEN
-        WITH "done" AS
-        (
-            UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."lease_token" = "four_queue_complete"."lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "four"."four_queue" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."lease_token" = "four_queue_complete"."lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
     ELSE
-        WITH "done" AS
-        (
-            UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."id" = "four_queue_complete"."id" AND "job"."lease_token" = "four_queue_complete"."lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "four"."four_queue" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."id" = "four_queue_complete"."id" AND "job"."lease_token" = "four_queue_complete"."lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
     END IF;
     IF v_completed = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',

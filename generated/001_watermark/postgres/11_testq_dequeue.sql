@@ -25,6 +25,7 @@ RETURNS SETOF "ghosts"."testq_dequeue_row"
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
 ROWS 1
 AS $qgen$
 #variable_conflict use_column
@@ -37,7 +38,9 @@ BEGIN
         WITH "claimed" AS
         (
             DELETE FROM "ghosts"."testq" AS "job"
-            WHERE "job"."id" IN
+            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+            WHERE "job"."id" = ANY (ARRAY
             (
                 SELECT "next"."id"
                 FROM "ghosts"."testq" AS "next"
@@ -47,7 +50,7 @@ BEGIN
                 ORDER BY "next"."id"
                 LIMIT "testq_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
-            )
+            ))
             RETURNING "job".*
         )
         SELECT "c"."id", "c"."filler", "c"."enqueued_at"

@@ -250,6 +250,7 @@ RETURNS SETOF "ghosts"."testq_dequeue_row"
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
 ROWS 1
 AS $qgen$
 #variable_conflict use_column
@@ -262,7 +263,9 @@ BEGIN
         WITH "claimed" AS
         (
             DELETE FROM "ghosts"."testq" AS "job"
-            WHERE "job"."id" IN
+            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+            WHERE "job"."id" = ANY (ARRAY
             (
                 SELECT "next"."id"
                 FROM "ghosts"."testq" AS "next"
@@ -272,7 +275,7 @@ BEGIN
                 ORDER BY "next"."id"
                 LIMIT "testq_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
-            )
+            ))
             RETURNING "job".*
         )
         SELECT "c"."id", "c"."filler", "c"."enqueued_at"

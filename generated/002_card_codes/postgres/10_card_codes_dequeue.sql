@@ -26,6 +26,7 @@ RETURNS SETOF "cards"."card_codes_dequeue_row"
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
 ROWS 1
 AS $qgen$
 #variable_conflict use_column
@@ -34,7 +35,9 @@ BEGIN
         WITH "claimed" AS
         (
             DELETE FROM "cards"."card_codes" AS "job"
-            WHERE "job"."id" IN
+            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+            WHERE "job"."id" = ANY (ARRAY
             (
                 SELECT "next"."id"
                 FROM "cards"."card_codes" AS "next"
@@ -42,7 +45,7 @@ BEGIN
                 ORDER BY "next"."id"
                 LIMIT "card_codes_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
-            )
+            ))
             RETURNING "job".*
         ),
         "archived" AS

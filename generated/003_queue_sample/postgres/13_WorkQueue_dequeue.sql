@@ -34,6 +34,7 @@ RETURNS SETOF "QueueSample"."GetNextJob_row"
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
 ROWS 1
 AS $qgen$
 #variable_conflict use_column
@@ -45,14 +46,10 @@ DECLARE
     v_highest bigint;
 BEGIN
     IF "GetNextJob"."complete_lease_token" IS NOT NULL THEN
-        WITH "done" AS
-        (
-            UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."lease_token" = "GetNextJob"."complete_lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "QueueSample"."WorkQueue" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."lease_token" = "GetNextJob"."complete_lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
         IF v_completed = 0 THEN
             RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
@@ -70,7 +67,9 @@ BEGIN
                     "claimed_at" = now(),
                     "claimed_by" = coalesce("GetNextJob"."owner", session_user),
                     "attempts" = "job"."attempts" + 1
-                WHERE "job"."id" IN
+                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                WHERE "job"."id" = ANY (ARRAY
                 (
                     SELECT "next"."id"
                     FROM "QueueSample"."WorkQueue" AS "next"
@@ -80,7 +79,7 @@ BEGIN
                     ORDER BY "next"."id"
                     LIMIT "GetNextJob"."batch_size"
                     FOR UPDATE SKIP LOCKED
-                )
+                ))
                 RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
             )
             SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
@@ -102,7 +101,9 @@ BEGIN
                     "claimed_at" = now(),
                     "claimed_by" = coalesce("GetNextJob"."owner", session_user),
                     "attempts" = "job"."attempts" + 1
-                WHERE "job"."id" IN
+                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                WHERE "job"."id" = ANY (ARRAY
                 (
                     SELECT "next"."id"
                     FROM "QueueSample"."WorkQueue" AS "next"
@@ -113,7 +114,7 @@ BEGIN
                     ORDER BY "next"."id"
                     LIMIT "GetNextJob"."batch_size"
                     FOR UPDATE SKIP LOCKED
-                )
+                ))
                 RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
             )
             SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"

@@ -304,6 +304,7 @@ RETURNS SETOF "QueueSample"."GetNextJob_row"
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
 ROWS 1
 AS $qgen$
 #variable_conflict use_column
@@ -315,14 +316,10 @@ DECLARE
     v_highest bigint;
 BEGIN
     IF "GetNextJob"."complete_lease_token" IS NOT NULL THEN
-        WITH "done" AS
-        (
-            UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."lease_token" = "GetNextJob"."complete_lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "QueueSample"."WorkQueue" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."lease_token" = "GetNextJob"."complete_lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
         IF v_completed = 0 THEN
             RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
@@ -340,7 +337,9 @@ BEGIN
                     "claimed_at" = now(),
                     "claimed_by" = coalesce("GetNextJob"."owner", session_user),
                     "attempts" = "job"."attempts" + 1
-                WHERE "job"."id" IN
+                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                WHERE "job"."id" = ANY (ARRAY
                 (
                     SELECT "next"."id"
                     FROM "QueueSample"."WorkQueue" AS "next"
@@ -350,7 +349,7 @@ BEGIN
                     ORDER BY "next"."id"
                     LIMIT "GetNextJob"."batch_size"
                     FOR UPDATE SKIP LOCKED
-                )
+                ))
                 RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
             )
             SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
@@ -372,7 +371,9 @@ BEGIN
                     "claimed_at" = now(),
                     "claimed_by" = coalesce("GetNextJob"."owner", session_user),
                     "attempts" = "job"."attempts" + 1
-                WHERE "job"."id" IN
+                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                WHERE "job"."id" = ANY (ARRAY
                 (
                     SELECT "next"."id"
                     FROM "QueueSample"."WorkQueue" AS "next"
@@ -383,7 +384,7 @@ BEGIN
                     ORDER BY "next"."id"
                     LIMIT "GetNextJob"."batch_size"
                     FOR UPDATE SKIP LOCKED
-                )
+                ))
                 RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
             )
             SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
@@ -422,23 +423,15 @@ DECLARE
     v_completed integer;
 BEGIN
     IF "WorkQueue_complete"."id" IS NULL THEN
-        WITH "done" AS
-        (
-            UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."lease_token" = "WorkQueue_complete"."lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "QueueSample"."WorkQueue" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."lease_token" = "WorkQueue_complete"."lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
     ELSE
-        WITH "done" AS
-        (
-            UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."id" = "WorkQueue_complete"."id" AND "job"."lease_token" = "WorkQueue_complete"."lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "QueueSample"."WorkQueue" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."id" = "WorkQueue_complete"."id" AND "job"."lease_token" = "WorkQueue_complete"."lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
     END IF;
     IF v_completed = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',

@@ -19,14 +19,10 @@ DECLARE
     v_completed integer;
 BEGIN
     IF "rainfall_events_complete"."id" IS NULL THEN
-        WITH "done" AS
-        (
-            UPDATE "rainfall"."rainfall_events" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."lease_token" = "rainfall_events_complete"."lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "rainfall"."rainfall_events" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."lease_token" = "rainfall_events_complete"."lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
     ELSE
         WITH "done" AS
         (

@@ -26,6 +26,7 @@ RETURNS SETOF "rainfall"."rainfall_transfer_dequeue_row"
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
 ROWS 100
 AS $qgen$
 #variable_conflict use_column
@@ -38,7 +39,9 @@ BEGIN
         WITH "claimed" AS
         (
             DELETE FROM "rainfall"."rainfall_transfer" AS "job"
-            WHERE "job"."id" IN
+            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+            WHERE "job"."id" = ANY (ARRAY
             (
                 SELECT "next"."id"
                 FROM "rainfall"."rainfall_transfer" AS "next"
@@ -48,7 +51,7 @@ BEGIN
                 ORDER BY "next"."id"
                 LIMIT "rainfall_transfer_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
-            )
+            ))
             RETURNING "job".*
         )
         SELECT "c"."id", "c"."rainfall_id", "c"."summary", "c"."enqueued_at"

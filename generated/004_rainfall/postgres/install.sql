@@ -290,6 +290,7 @@ RETURNS SETOF "rainfall"."rainfall_events_dequeue_row"
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
 ROWS 5
 AS $qgen$
 #variable_conflict use_column
@@ -301,14 +302,10 @@ DECLARE
     v_highest bigint;
 BEGIN
     IF "rainfall_events_dequeue"."complete_lease_token" IS NOT NULL THEN
-        WITH "done" AS
-        (
-            UPDATE "rainfall"."rainfall_events" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."lease_token" = "rainfall_events_dequeue"."complete_lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "rainfall"."rainfall_events" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."lease_token" = "rainfall_events_dequeue"."complete_lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
         IF v_completed = 0 THEN
             RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
@@ -322,7 +319,9 @@ BEGIN
                 "lease_owner" = "rainfall_events_dequeue"."owner",
                 "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
                 "attempts" = "job"."attempts" + 1
-            WHERE "job"."id" IN
+            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+            WHERE "job"."id" = ANY (ARRAY
             (
                 SELECT "next"."id"
                 FROM "rainfall"."rainfall_events" AS "next"
@@ -332,7 +331,7 @@ BEGIN
                 ORDER BY "next"."id"
                 LIMIT "rainfall_events_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
-            )
+            ))
             RETURNING "job"."id", "job"."rainfall_id", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
         )
         SELECT "c"."id", "c"."rainfall_id", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
@@ -384,14 +383,10 @@ DECLARE
     v_completed integer;
 BEGIN
     IF "rainfall_events_complete"."id" IS NULL THEN
-        WITH "done" AS
-        (
-            UPDATE "rainfall"."rainfall_events" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."lease_token" = "rainfall_events_complete"."lease_token"
-            RETURNING "job"."id"
-        )
-        SELECT count(*) INTO v_completed FROM "done";
+        UPDATE "rainfall"."rainfall_events" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."lease_token" = "rainfall_events_complete"."lease_token";
+        GET DIAGNOSTICS v_completed = ROW_COUNT;
     ELSE
         WITH "done" AS
         (
@@ -899,6 +894,7 @@ RETURNS SETOF "rainfall"."rainfall_transfer_dequeue_row"
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
 ROWS 100
 AS $qgen$
 #variable_conflict use_column
@@ -911,7 +907,9 @@ BEGIN
         WITH "claimed" AS
         (
             DELETE FROM "rainfall"."rainfall_transfer" AS "job"
-            WHERE "job"."id" IN
+            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+            WHERE "job"."id" = ANY (ARRAY
             (
                 SELECT "next"."id"
                 FROM "rainfall"."rainfall_transfer" AS "next"
@@ -921,7 +919,7 @@ BEGIN
                 ORDER BY "next"."id"
                 LIMIT "rainfall_transfer_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
-            )
+            ))
             RETURNING "job".*
         )
         SELECT "c"."id", "c"."rainfall_id", "c"."summary", "c"."enqueued_at"
