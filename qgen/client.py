@@ -595,10 +595,12 @@ class QueueClient:
 
     def dequeue(self, batch_size: Optional[int] = None, job_type: Any = None, owner: Optional[str] = None,
                 lease_seconds: Optional[int] = None,
-                complete: Union[Job, uuid.UUID, str, None] = None) -> list[Job]:
+                complete: Union[Job, uuid.UUID, str, None] = None, at_most_once: bool = False) -> list[Job]:
         """Claim up to batch_size jobs (the spec's batch_size by default), in queue order.
         Lease mode: the claim is committed at once, under one lease token for the batch.
-        Delete mode: must run inside `with client.transaction():`.
+        Delete mode: must run inside `with client.transaction():`, unless at_most_once=True: then
+        the claim commits at once (seed 001's DELETE ... OUTPUT): the jobs are the caller's and
+        gone from the queue when the call returns, and lost if it dies before finishing them.
 
         complete (lease mode): a lease token, or a Job whose lease token is used. Every job that
         lease still holds is completed first, exactly as complete(token) does, in the same
@@ -606,9 +608,13 @@ class QueueClient:
         the token holds no job; then nothing is completed and nothing is claimed."""
         if complete is not None:
             self._need_lease("complete")
-        if not self.lease_mode and not self._tx_depth:
+        if at_most_once and (self.lease_mode or self._tx_depth):
+            raise QueueUsageError(f"dequeue: at_most_once commits a delete-mode claim at once; queue {self.queue_name} "
+                                  + ("has claim: lease" if self.lease_mode else "is inside client.transaction()"))
+        if not self.lease_mode and not self._tx_depth and not at_most_once:
             raise QueueUsageError(f"dequeue: queue {self.queue_name} has claim: delete: call dequeue inside "
-                                  "`with client.transaction():` and commit when the work is done")
+                                  "`with client.transaction():` and commit when the work is done "
+                                  "(or pass at_most_once=True to take the jobs with a claim that commits at once)")
         if lease_seconds is not None:
             self._need_lease("lease_seconds")
         if job_type is not None and not self.job_type_column:

@@ -122,7 +122,8 @@ def test_the_throughput_matrix_measures_qgen_next_to_its_references(bench_url, t
     measured = {m["measure"]: m for m in report["measured"]}
     assert set(measured) == {
         "R1: single-row UPDATE", "plain INSERT", "enqueue (one job per call)", "enqueue_batch (100 jobs per call)",
-        "R2(1): naive delete", "delete claim (1)", "lease claim + complete, one call (1)",
+        "R2(1): naive delete", "delete claim, commits at once (1)", "delete claim in a transaction (1)",
+        "lease claim + complete, one call (1)",
         "lease claim, then complete (1)"}
     for name, m in measured.items():
         assert m["rows"] > 0 and m["rows_per_second"] > 0, name

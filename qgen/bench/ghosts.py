@@ -111,7 +111,8 @@ def _drain_once(db: BenchDatabase, spec: Spec, queue: str, name: str, naive: boo
         try:
             with Fleet() as fleet:
                 target = Target(db.url, spec, queue, ledger)
-                mode = "naive" if naive else ("lease" if client.lease_mode else "delete")
+                # delete mode claims as the naive pattern does, each claim committed by itself
+                mode = "naive" if naive else ("lease" if client.lease_mode else "delete-at-once")
                 for w in range(options.workers):
                     fleet.start(worker, f"worker-{w + 1}", target, mode=mode, batch=1)
                 run = fleet.run(Progress(stream, f"ghosts: {name}, {rows:,} rows", rows, fleet.counts))

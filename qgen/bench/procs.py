@@ -149,8 +149,9 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
             producers_done: Any = None, lease_seconds: int = 300) -> Callable[[], dict]:
     """Claim and finish jobs until the queue is empty once the producers are done (or at once, for
     a pre-filled queue). mode: lease (a claim that also completes the previous batch), lease-separate
-    (claim, then complete the batch in its own call), delete (claim inside a transaction that
-    deletes), naive (the seeds' naive delete, from the bench template, on its own table)."""
+    (claim, then complete the batch in its own call), delete (claim inside a transaction, as the
+    work would run), delete-at-once (a claim that commits by itself, at most once), naive (the
+    seeds' naive delete, from the bench template, on its own table)."""
     completed_fd = _ledger(target, name, "completed")
     claimed_fd = _ledger(target, name, "claimed")
     latencies = array.array("d")
@@ -167,8 +168,10 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
         if mode == "naive":
             ids = [row[0] for row in connection.execute(claim_sql, {"batch": batch}).fetchall()]
         elif mode == "delete":
-            with client.transaction():
+            with client.transaction():  # where the work would go: the claim commits with it
                 ids = [job.id for job in client.dequeue(batch_size=batch)]
+        elif mode == "delete-at-once":
+            ids = [job.id for job in client.dequeue(batch_size=batch, at_most_once=True)]
         elif mode == "lease":
             jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds, complete=previous)
             state["token"] = jobs[0].lease_token if jobs else None

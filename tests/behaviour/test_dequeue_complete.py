@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from qgen.client import LeaseLost, QueueUsageError
-from tests.behaviour.helpers import BEHAVE, EX002, EX004, FEAT, wait_past
+from tests.behaviour.helpers import BEHAVE, EX001, EX002, EX004, FEAT, wait_past
 from tests.behaviour.test_archive_purge import MARKED
 
 
@@ -108,3 +108,24 @@ def test_a_delete_queue_has_no_lease_to_complete(use_spec):
     with pytest.raises(QueueUsageError):
         with codes.transaction():
             codes.dequeue(complete=uuid.uuid4())
+
+
+def test_a_delete_queue_claim_can_commit_at_once(use_spec):
+    """at_most_once: seed 001's dequeue, a claim that commits by itself. The jobs are gone from the
+    queue when the call returns; a second session cannot get them; a rollback has nothing to undo."""
+    env = use_spec(EX001)
+    queue, other = env.client("testq"), env.client("testq")
+    ids = [r.id for r in queue.enqueue_many([{"filler": f"row {n}"} for n in range(5)])]
+    with pytest.raises(QueueUsageError, match="inside `with client.transaction"):
+        queue.dequeue(batch_size=2)
+    taken = queue.dequeue(batch_size=2, at_most_once=True)
+    assert [j.id for j in taken] == ids[:2]
+    assert env.count("testq") == 3, "committed: another session sees them gone"
+    with other.transaction():
+        assert [j.id for j in other.dequeue(batch_size=5)] == ids[2:]
+    with pytest.raises(QueueUsageError, match="inside client.transaction"):
+        with queue.transaction():
+            queue.dequeue(at_most_once=True)
+    lease_env = use_spec(EX004)
+    with pytest.raises(QueueUsageError, match="has claim: lease"):
+        lease_env.client("rainfall_events").dequeue(at_most_once=True)
