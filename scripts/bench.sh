@@ -12,5 +12,5 @@ mkdir -p bench
     --rows 30000,60000 --workers 4 --json bench/ghosts.json --plot bench/ghosts.png | tee bench/ghosts.txt
 .venv/bin/qgen bench examples/001_watermark.yaml --url "$URL" --experiment throughput \
     --batches 1,10,100 --workers 4 --seconds 5 --json bench/throughput.json | tee bench/throughput.txt
-.venv/bin/qgen bench examples/004_rainfall.yaml --url "$URL" --producers 2 --workers 4 --jobs 50000 \
+.venv/bin/qgen bench examples/004_rainfall.yaml --url "$URL" --producers 2 --workers 4 --jobs 50000 --enqueue-batch 10 \
     --batch 10 --json bench/load.json | tee bench/load.txt

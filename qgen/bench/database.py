@@ -105,6 +105,16 @@ class BenchDatabase:
                 plan = conn.execute(self.sql.explain_buffers(statement), values).fetchone()[0][0]["Plan"]
         return int(plan.get("Shared Hit Blocks", 0)) + int(plan.get("Shared Read Blocks", 0))
 
+    def checkpoint(self) -> None:
+        """Flush what a fill dirtied before a measurement starts (needs superuser or pg_checkpoint;
+        without it the measurement runs anyway, noisier)."""
+        import psycopg
+
+        try:
+            self.execute(self.sql.checkpoint())
+        except psycopg.errors.InsufficientPrivilege:
+            pass
+
     def tables_in(self, schema: str) -> int:
         return int(self.execute(self.sql.tables_in_schema(), {"schema": schema})[0][0])
 

@@ -36,8 +36,9 @@ class Progress:
         elapsed = max(now - self.started, 1e-9)
         done = min(1.0, completed / self.total) if self.total else 1.0
         bar = "#" * int(done * 30)
-        line = (f"{self.label}: [{bar:<30}] {completed:,}/{self.total:,} done, {enqueued:,} enqueued, "
-                f"{completed / elapsed:,.0f}/s, {elapsed:.1f}s")
+        line = (f"{self.label}: [{bar:<30}] {completed:,}/{self.total:,} done"
+                + (f", {enqueued:,} enqueued" if enqueued else "")  # a drain of a pre-filled queue has none
+                + f", {completed / elapsed:,.0f}/s, {elapsed:.1f}s")
         if self.tty:
             self.stream.write("\r" + line + ("\n" if final else ""))
         else:

@@ -190,7 +190,9 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
     def work() -> dict:
         claims = empty = corrections = 0
         held: list[int] = []  # lease mode: claimed, completed by the next claim
-        corrected = False
+        # One watermark correction per empty streak, and one more once the producers are done:
+        # a worker that outruns the producers must not correct on every poll.
+        corrected = corrected_last = False
         while True:
             last_round = producers_done is None or producers_done.is_set()
             ids = claim(state["token"] if mode == "lease" else None)
@@ -207,16 +209,15 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
                 corrected = False
                 continue
             empty += 1
-            if client is not None and watermark and not corrected:
+            if client is not None and watermark and (not corrected or (last_round and not corrected_last)):
                 # an insert that committed late may sit below the watermark: look once more
                 client.watermark_correct()
                 corrections += 1
-                corrected = True
+                corrected, corrected_last = True, last_round
                 continue
             if last_round:
                 break
-            time.sleep(0.01)
-            corrected = False
+            time.sleep(0.02)
         deadlocks = client.deadlock_retries if client is not None else 0
         (client.connection if client is not None else connection).close()
         return {"claims": claims, "empty_claims": empty, "watermark_corrections": corrections,

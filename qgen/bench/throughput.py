@@ -71,6 +71,7 @@ def run_throughput(db: BenchDatabase, spec: Spec, queue: str, options: Throughpu
                 tempfile.TemporaryDirectory(prefix="qgen-throughput-") as ledger, Fleet() as fleet:
             target = Target(db.url, bench_spec, queue, ledger)
             before = prepare(target) if prepare else None
+            db.checkpoint()
             for w in range(options.workers):
                 start(fleet, target, w)
             run = fleet.run(Progress(stream, label, total, fleet.counts) if total else None)
