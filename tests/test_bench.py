@@ -59,10 +59,13 @@ def test_a_small_run_reports_exactly_once(bench_url, tmp_path, spec, extra):
     assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0), "the scratch schema and its roles are dropped"
 
 
-def test_refuses_a_schema_that_holds_tables_and_keeps_them(bench_url):
+@pytest.mark.parametrize("run", [[], ["--experiment", "ghosts"], ["--experiment", "throughput"]],
+                         ids=["load", "ghosts", "throughput"])
+def test_refuses_a_schema_that_holds_tables_and_keeps_them(bench_url, run):
     with psycopg.connect(bench_url, autocommit=True) as conn:
-        conn.execute("CREATE SCHEMA taken; CREATE TABLE taken.jobs (id int); INSERT INTO taken.jobs VALUES (1)")
-    result = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "10", schema="taken")
+        conn.execute("CREATE SCHEMA IF NOT EXISTS taken; CREATE TABLE IF NOT EXISTS taken.jobs (id int); "
+                     "TRUNCATE taken.jobs; INSERT INTO taken.jobs VALUES (1)")
+    result = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "10", *run, schema="taken")
     assert result.returncode == 1
     assert "schema taken already holds tables" in result.stderr and "--replace" in result.stderr
     assert "Traceback" not in result.stderr

@@ -41,6 +41,8 @@ def _bench(args: argparse.Namespace) -> int:
     if db.dialect not in spec.dialects:
         raise BenchError(f"{spec_path.name} renders for {', '.join(spec.dialects)}, not {db.dialect}")
     stream = None if args.quiet else sys.stderr
+    # Before anything is installed: the experiments re-install their schema between runs.
+    db.claim_schema(args.schema, args.replace)
     if args.experiment == "ghosts":
         from qgen.bench.ghosts import GhostOptions, ghost_table, run_ghosts
 
@@ -67,7 +69,7 @@ def _bench(args: argparse.Namespace) -> int:
             text += f"\n\nkept schema {bench_spec.schema} (drop it with: qgen bench ... --replace, or DROP SCHEMA)"
     print(text)
     if args.json:
-        Path(args.json).write_text(json.dumps(_plain(report), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        Path(args.json).write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if args.plot:
         from qgen.bench.plot import plot_report
 
@@ -84,14 +86,6 @@ def _exactly_once(report: Any) -> bool:
     if isinstance(report, list):
         return all(_exactly_once(v) for v in report)
     return True
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def add_arguments(bench: argparse.ArgumentParser) -> None:

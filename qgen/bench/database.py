@@ -58,6 +58,32 @@ def scratch_spec(spec: Spec, schema: str, queues: Optional[dict[str, dict]] = No
     return Spec.model_validate(data)
 
 
+def queue_variant(spec: Spec, queue: str, schema: str, claim: str, batch_size: int, watermark: bool = True) -> Spec:
+    """The spec's queue reduced to what an experiment compares: the same payload, and the given
+    claim mode, batch size and watermark (with the spec's own every/slack), nothing else."""
+    source = spec.queues[queue]
+    payload = {n: {"type": str(c.type), "nullable": c.nullable} for n, c in source.payload.items()}
+    return scratch_spec(spec, schema, {queue: {
+        "payload": payload, "claim": claim, "batch_size": batch_size,
+        "watermark": {"enabled": watermark, "every": source.watermark.every, "slack": source.watermark.slack}}})
+
+
+def payload_columns(spec: Spec, queue: str) -> list[Column]:
+    """A queue's payload as the templates take columns (the reference tables share it)."""
+    return [Column(name, c.type, c.nullable) for name, c in spec.queues[queue].payload.items()]
+
+
+def fill_queue(client: Any, rows: int, chunk: int = 1000) -> list[int]:
+    """Enqueue jobs 1..rows through the queue's own enqueue_batch, `chunk` per call; their ids."""
+    from qgen.bench.procs import sample_payload
+
+    ids: list[int] = []
+    for start in range(1, rows + 1, chunk):
+        jobs = [sample_payload(client.spec, client.queue_name, n) for n in range(start, min(rows + 1, start + chunk))]
+        ids += [r.id for r in client.enqueue_many(jobs)]
+    return ids
+
+
 @dataclasses.dataclass
 class BenchDatabase:
     url: str
@@ -118,24 +144,37 @@ class BenchDatabase:
     def tables_in(self, schema: str) -> int:
         return int(self.execute(self.sql.tables_in_schema(), {"schema": schema})[0][0])
 
+    def claim_schema(self, schema: str, replace: bool) -> bool:
+        """May a bench work in this schema? Refuses one that holds tables unless replace; returns
+        whether it holds tables (then they are to be dropped)."""
+        occupied = self.tables_in(schema) > 0
+        if occupied and not replace:
+            raise BenchError(f"schema {schema} already holds tables (a queue?); bench works in a schema of "
+                             "its own: choose another with --schema, or pass --replace to drop it first")
+        return occupied
+
+    def fill_naive(self, spec: Spec, queue: str, rows: int) -> list[int]:
+        """Fill the naive reference queue with `rows` copies of one payload; their ids."""
+        from qgen.bench.procs import sample_payload
+
+        with self.connect() as conn:
+            cursor = conn.execute(self.sql.fill_naive(spec.schema, payload_columns(spec, queue)),
+                                  {**sample_payload(spec, queue, 1), "rows": rows})
+            return [row[0] for row in cursor.fetchall()]
+
     @contextlib.contextmanager
     def scratch(self, spec: Spec, label: str, queue: str, *, keep: bool = False,
                 replace: bool = False) -> Iterator[Rendering]:
         """Install the spec (already moved to its scratch schema) and the reference tables (with
         the payload of `queue`); yield the rendering; uninstall and drop the schema afterwards
         unless keep."""
-        schema = spec.schema
-        if self.tables_in(schema):
-            if not replace:
-                raise BenchError(f"schema {schema} already holds tables (a queue?); bench works in a schema of "
-                                 "its own: choose another with --schema, or pass --replace to drop it first")
+        if self.claim_schema(spec.schema, replace):
             self.drop(spec, strict=False)
         rendering = render_spec(spec, label, self.dialect)
-        payload = [Column(name, c.type, c.nullable) for name, c in spec.queues[queue].payload.items()]
         with self.connect() as conn:
             conn.execute(self.sql.quiet_session())
             conn.execute(rendering.install)
-            conn.execute(self.sql.create_references(schema, payload))
+            conn.execute(self.sql.create_references(spec.schema, payload_columns(spec, queue)))
         try:
             yield rendering
         finally:

@@ -139,6 +139,12 @@ class Fleet:
 # The ledger
 
 
+def write_ledger(folder: str, name: str, kind: str, ids: list[int]) -> None:
+    """Append ids to `<name>.<kind>`: what the parent itself enqueued, claimed or completed."""
+    with open(os.path.join(folder, f"{name}.{kind}"), "a") as f:
+        f.write("".join(f"{i}\n" for i in ids))
+
+
 def read_ledger(folder: str, kind: str) -> collections.Counter:
     """How many times each id appears in the `<name>.<kind>` files of a run."""
     counts: collections.Counter = collections.Counter()

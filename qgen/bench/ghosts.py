@@ -21,9 +21,9 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, TextIO
 
-from qgen.bench.database import BenchDatabase, BenchError, scratch_spec
-from qgen.bench.fleet import Fleet, Progress, verdict
-from qgen.bench.procs import Target, sample_payload, worker
+from qgen.bench.database import BenchDatabase, BenchError, fill_queue, queue_variant
+from qgen.bench.fleet import Fleet, Progress, verdict, write_ledger
+from qgen.bench.procs import Target, worker
 from qgen.bench.report import table
 from qgen.client import QueueClient
 from qgen.spec import Spec
@@ -40,7 +40,6 @@ VARIANT_KEYS = {"naive": "naive", "lease-off": "lease, watermark off", "lease-on
                 "delete-off": "delete, watermark off", "delete-on": "delete, watermark on"}
 ABANDONED = 20          # lease variants: jobs claimed and left to expire before the drain
 ABANDON_LEASE = 1       # seconds
-FILL_CHUNK = 1000
 # The issue's targets for the watermark-on variants.
 TARGET_RATIO, TARGET_SPEEDUP, TARGET_PAGES = 2.1, 8.0, 10
 
@@ -55,17 +54,6 @@ class GhostOptions:
     variants: Optional[tuple[str, ...]] = None   # keys of VARIANT_KEYS
 
 
-def variant_spec(spec: Spec, queue: str, schema: str, claim: str, watermark: bool) -> Spec:
-    """The spec's queue reduced to what the experiment compares: the same payload, batch size 1,
-    the claim mode and watermark of the variant (the spec's own every/slack), nothing else."""
-    source = spec.queues[queue]
-    payload = {n: {"type": str(c.type), "nullable": c.nullable} for n, c in source.payload.items()}
-    body: dict[str, Any] = {"payload": payload, "claim": claim, "batch_size": 1,
-                            "watermark": {"enabled": watermark, "every": source.watermark.every,
-                                          "slack": source.watermark.slack}}
-    return scratch_spec(spec, schema, {queue: body})
-
-
 def run_ghosts(db: BenchDatabase, spec: Spec, queue: str, options: GhostOptions,
                stream: Optional[TextIO]) -> dict[str, Any]:
     chosen = list(VARIANTS) if not options.variants else []
@@ -73,15 +61,12 @@ def run_ghosts(db: BenchDatabase, spec: Spec, queue: str, options: GhostOptions,
         if key not in VARIANT_KEYS:
             raise BenchError(f"--variants {key}: accepted: {', '.join(VARIANT_KEYS)}")
         chosen.append(VARIANT_KEYS[key])
-    if db.tables_in(options.schema) and not options.replace:
-        raise BenchError(f"schema {options.schema} already holds tables (a queue?); choose another with --schema, "
-                         "or pass --replace to drop it first")
     results: dict[str, dict[str, Any]] = {}
     for name in chosen:
         shape = VARIANTS[name]
         claim, watermark = shape if shape else ("delete", False)
         # the naive variant needs only the reference tables; the queue installed beside it is unused
-        bench_spec = variant_spec(spec, queue, options.schema, claim, watermark)
+        bench_spec = queue_variant(spec, queue, options.schema, claim, 1, watermark)
         runs = []
         for rows in options.rows:
             with db.scratch(bench_spec, "ghosts", queue, keep=options.keep, replace=True):
@@ -98,15 +83,13 @@ def _drain_once(db: BenchDatabase, spec: Spec, queue: str, name: str, naive: boo
     schema = spec.schema
     table = "naive" if naive else queue
     with tempfile.TemporaryDirectory(prefix="qgen-ghosts-") as ledger:
-        admin = db.connect()
         client = QueueClient(db.connect(), spec, queue, owner="bench-parent")
-        ids = _fill(db, admin, client, spec, queue, naive, rows)
-        _write(ledger, "fill.enqueued", ids)
+        write_ledger(ledger, "fill", "enqueued", db.fill_naive(spec, queue, rows) if naive else fill_queue(client, rows))
         abandoned = []
         if not naive and client.lease_mode:
             jobs = client.dequeue(batch_size=ABANDONED, lease_seconds=ABANDON_LEASE)
             abandoned = [j.id for j in jobs]
-            _write(ledger, "abandon.claimed", abandoned)
+            write_ledger(ledger, "abandon", "claimed", abandoned)
         reader = db.snapshot_reader(db.sql.read_for_snapshot(schema, table))
         try:
             with Fleet() as fleet:
@@ -121,37 +104,15 @@ def _drain_once(db: BenchDatabase, spec: Spec, queue: str, name: str, naive: boo
                 time.sleep(max(0.0, ABANDON_LEASE + 0.1 - run.seconds))
                 reaped = client.reap().released
                 _drain_rest(client, ledger)
-            pages = _claim_pages(db, admin, client, naive)
+            pages = _claim_pages(db, client, naive)
         finally:
             reader.rollback()
             reader.close()
         found = verdict(ledger)
-        admin.close()
         client.connection.close()
     return {"rows": rows, "seconds": round(run.seconds, 3), "jobs_per_second": round(rows / run.seconds, 1),
             "pages_one_claim": pages, "abandoned": len(abandoned), "reaped": reaped,
             "deadlock_retries": sum(s["deadlock_retries"] for s in run.stats.values()), **asdict(found)}
-
-
-def _write(folder: str, filename: str, ids: list[int]) -> None:
-    with open(f"{folder}/{filename}", "a") as f:
-        f.write("".join(f"{i}\n" for i in ids))
-
-
-def _fill(db: BenchDatabase, admin: Any, client: QueueClient, spec: Spec, queue: str, naive: bool, rows: int) -> list[int]:
-    """Fill the variant's queue with `rows` jobs; returns their ids."""
-    if naive:
-        from qgen.render import Column
-
-        columns = [Column(n, c.type, c.nullable) for n, c in spec.queues[queue].payload.items()]
-        cursor = admin.execute(db.sql.fill_naive(spec.schema, columns),
-                               {**sample_payload(spec, queue, 1), "rows": rows})
-        return [row[0] for row in cursor.fetchall()]
-    ids: list[int] = []
-    for start in range(1, rows + 1, FILL_CHUNK):
-        chunk = [sample_payload(spec, queue, n) for n in range(start, min(rows, start + FILL_CHUNK - 1) + 1)]
-        ids += [r.id for r in client.enqueue_many(chunk)]
-    return ids
 
 
 def _drain_rest(client: QueueClient, ledger: str) -> None:
@@ -162,12 +123,12 @@ def _drain_rest(client: QueueClient, ledger: str) -> None:
             if client.queue.watermark.enabled:
                 client.watermark_correct()  # as a worker does on an empty queue: back up past them
             return
-        _write(ledger, "parent.claimed", [j.id for j in jobs])
+        write_ledger(ledger, "parent", "claimed", [j.id for j in jobs])
         client.complete(jobs[0].lease_token)
-        _write(ledger, "parent.completed", [j.id for j in jobs])
+        write_ledger(ledger, "parent", "completed", [j.id for j in jobs])
 
 
-def _claim_pages(db: BenchDatabase, admin: Any, client: QueueClient, naive: bool) -> int:
+def _claim_pages(db: BenchDatabase, client: QueueClient, naive: bool) -> int:
     """Pages (buffers) one claim of the drained queue touches, counted by EXPLAIN (ANALYZE,
     BUFFERS), after a first claim that warms the session's plans; both rolled back."""
     if naive:

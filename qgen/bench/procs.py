@@ -163,7 +163,9 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
         client = _client(target, name)
         watermark = target.spec.queues[target.queue].watermark.enabled
 
-    def claim(previous: Optional[Any]) -> list[int]:
+    state: dict[str, Any] = {"token": None}  # lease mode: the lease the next claim completes
+
+    def claim() -> list[int]:
         begun = time.perf_counter()
         if mode == "naive":
             ids = [row[0] for row in connection.execute(claim_sql, {"batch": batch}).fetchall()]
@@ -173,7 +175,7 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
         elif mode == "delete-at-once":
             ids = [job.id for job in client.dequeue(batch_size=batch, at_most_once=True)]
         elif mode == "lease":
-            jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds, complete=previous)
+            jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds, complete=state["token"])
             state["token"] = jobs[0].lease_token if jobs else None
             ids = [job.id for job in jobs]
         else:
@@ -185,8 +187,6 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
             latencies.append(time.perf_counter() - begun)
         return ids
 
-    state: dict[str, Any] = {"token": None}
-
     def work() -> dict:
         claims = empty = corrections = 0
         held: list[int] = []  # lease mode: claimed, completed by the next claim
@@ -195,7 +195,7 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
         corrected = corrected_last = False
         while True:
             last_round = producers_done is None or producers_done.is_set()
-            ids = claim(state["token"] if mode == "lease" else None)
+            ids = claim()
             claims += 1
             if mode == "lease":
                 _record(completed_fd, held)
@@ -246,11 +246,10 @@ def _updater(target: Target, name: str, signals: Signals, *, rows: int, seconds:
 
 def _inserter(target: Target, name: str, signals: Signals, *, first: int, seconds: float) -> Callable[[], dict]:
     """The plain-INSERT reference: the payloads an enqueue takes, straight into a table, for `seconds`."""
-    from qgen.render import Column
+    from qgen.bench.database import payload_columns
 
     connection = _connect(target.url)
-    columns = [Column(c, t.type, t.nullable) for c, t in target.spec.queues[target.queue].payload.items()]
-    statement = _sql(target.url).insert_plain(target.spec.schema, columns)
+    statement = _sql(target.url).insert_plain(target.spec.schema, payload_columns(target.spec, target.queue))
 
     def work() -> dict:
         done = 0

@@ -19,9 +19,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Optional, TextIO
 
-from qgen.bench.database import BenchDatabase, scratch_spec
-from qgen.bench.fleet import Fleet, Progress, verdict
-from qgen.bench.ghosts import _fill
+from qgen.bench.database import BenchDatabase, fill_queue, queue_variant
+from qgen.bench.fleet import Fleet, Progress, verdict, write_ledger
 from qgen.bench.procs import Target, inserter, producer, updater, worker
 from qgen.bench.report import table
 from qgen.client import QueueClient
@@ -50,14 +49,6 @@ def drain_rows(batch: int, seconds: float) -> int:
     """How many rows to pre-fill so a drain at this batch size lasts about `seconds` here
     (claims of b rows run roughly b^0.4 times faster per row than single ones)."""
     return max(1000, int(round(seconds * 6000 * batch ** 0.4, -3)))
-
-
-def queue_variant(spec: Spec, queue: str, schema: str, claim: str, batch: int) -> Spec:
-    source = spec.queues[queue]
-    payload = {n: {"type": str(c.type), "nullable": c.nullable} for n, c in source.payload.items()}
-    return scratch_spec(spec, schema, {queue: {"payload": payload, "claim": claim, "batch_size": batch,
-                                               "watermark": {"every": source.watermark.every,
-                                                             "slack": source.watermark.slack}}})
 
 
 def run_throughput(db: BenchDatabase, spec: Spec, queue: str, options: ThroughputOptions,
@@ -89,20 +80,16 @@ def run_throughput(db: BenchDatabase, spec: Spec, queue: str, options: Throughpu
         measured.append(result)
         return result
 
-    def fill_naive(rows: int) -> Any:
+    def prefill_naive(rows: int) -> Any:
         def prepare(target: Target) -> None:
-            admin = db.connect()
-            ids = _fill(db, admin, None, target.spec, queue, True, rows)
-            admin.close()
-            _write_ids(target.ledger_dir, ids)
+            write_ledger(target.ledger_dir, "fill", "enqueued", db.fill_naive(target.spec, queue, rows))
         return prepare
 
-    def fill_queue(rows: int) -> Any:
+    def prefill_queue(rows: int) -> Any:
         def prepare(target: Target) -> dict[str, int]:
             client = QueueClient(db.connect(), target.spec, queue)
-            ids = _fill(db, None, client, target.spec, queue, False, rows)
+            write_ledger(target.ledger_dir, "fill", "enqueued", fill_queue(client, rows))
             client.connection.close()
-            _write_ids(target.ledger_dir, ids)
             return _footprint(db, target.spec, queue)
         return prepare
 
@@ -125,27 +112,22 @@ def run_throughput(db: BenchDatabase, spec: Spec, queue: str, options: Throughpu
         delete_spec = queue_variant(spec, queue, options.schema, "delete", b)
         measure(f"R2({b}): naive delete", delete_spec,
                 lambda f, t, w, b=b: f.start(worker, f"worker-{w + 1}", t, mode="naive", batch=b),
-                total=rows, prepare=fill_naive(rows))
+                total=rows, prepare=prefill_naive(rows))
         # R2 commits each claim by itself; so does the claim its target compares
         measure(f"delete claim, commits at once ({b})", delete_spec,
                 lambda f, t, w, b=b: f.start(worker, f"worker-{w + 1}", t, mode="delete-at-once", batch=b),
-                total=rows, prepare=fill_queue(rows))
+                total=rows, prepare=prefill_queue(rows))
         measure(f"delete claim in a transaction ({b})", delete_spec,
                 lambda f, t, w, b=b: f.start(worker, f"worker-{w + 1}", t, mode="delete", batch=b),
-                total=rows, prepare=fill_queue(rows))
+                total=rows, prepare=prefill_queue(rows))
         batch_spec = queue_variant(spec, queue, options.schema, "lease", b)
         for mode, label in (("lease", f"lease claim + complete, one call ({b})"),
                             ("lease-separate", f"lease claim, then complete ({b})")):
             measure(label, batch_spec,
                     lambda f, t, w, b=b, mode=mode: f.start(worker, f"worker-{w + 1}", t, mode=mode, batch=b),
-                    total=rows, prepare=fill_queue(rows), footprint=True)
+                    total=rows, prepare=prefill_queue(rows), footprint=True)
     return {"experiment": "throughput", "workers": options.workers, "measured": measured,
             "targets": _targets(measured, options.batches)}
-
-
-def _write_ids(folder: str, ids: list[int]) -> None:
-    with open(f"{folder}/fill.enqueued", "w") as f:
-        f.write("".join(f"{i}\n" for i in ids))
 
 
 def _footprint(db: BenchDatabase, spec: Spec, queue: str) -> dict[str, int]:
