@@ -81,6 +81,35 @@ MISTAKES = {
             payload: {a: int}
             batch_size: 0
         """, 4, 17, "queues.q.batch_size", ["out of range", "at least 1"]),
+    "batch_size above the lock escalation cap": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            batch_size: 5000
+        """, 4, 17, "queues.q.batch_size", ["at most 4000"]),
+    "max_batch_size above the lock escalation cap": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            max_batch_size: 4001
+        """, 4, 21, "queues.q.max_batch_size", ["at most 4000"]),
+    "batch_size above max_batch_size": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            batch_size: 200
+            max_batch_size: 100
+        """, 5, 21, "queues.q.max_batch_size", ["batch_size 200 is above max_batch_size 100", "accepted:"]),
+    "batch_size above the default max_batch_size": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            batch_size: 2000
+        """, 4, 17, "queues.q.batch_size", ["above max_batch_size 1000 (the default)", "accepted:"]),
     "missing payload": (
         """\
         queues:
