@@ -33,6 +33,7 @@ aware UTC datetimes, uuid.UUID, parsed JSON, Decimal.
 
 Errors. LeaseLost (SQL Server error 50001, PostgreSQL SQLSTATE QG001): the lease token does not
 hold the job. DuplicateJob (50002 / 23505): a dedupe key already queued, with `on_duplicate: error`.
+InvalidArgument, a QueueUsageError (50003 / QG003): a batch_size outside 1 .. the queue's max_batch_size.
 PermissionDenied (SQL Server 229/230, PostgreSQL 42501). Each keeps the driver's error as __cause__.
 A call chosen as a deadlock victim (SQL Server 1205, PostgreSQL 40P01, or a serialization failure
 40001) is retried after a jittered exponential backoff, up to `max_deadlock_retries` times, and
@@ -61,7 +62,7 @@ from qgen.spec import ColumnType, Spec, object_name
 
 __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
-    "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "error_kind", "detect_dialect",
+    "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument", "error_kind", "detect_dialect",
     "run_worker", "WorkerStats",
 ]
 
@@ -93,6 +94,11 @@ class PermissionDenied(QueueError):
 
 class QueueUsageError(QueueError):
     """The call does not fit the queue's options (e.g. complete on a delete queue)."""
+
+
+class InvalidArgument(QueueUsageError):
+    """A procedure refused an argument: a batch_size outside 1 .. the queue's max_batch_size
+    (SQL Server 50003, PostgreSQL SQLSTATE QG003)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,15 +166,17 @@ def _native_codes(exc: BaseException) -> tuple[str | None, set[int]]:
 
 
 def error_kind(dialect: Dialect, exc: BaseException) -> str | None:
-    """What a driver error means to a queue: 'lease_lost', 'duplicate', 'denied', 'deadlock' or None."""
+    """What a driver error means to a queue: 'lease_lost', 'duplicate', 'invalid', 'denied', 'deadlock' or None."""
     state, native = _native_codes(exc)
     if dialect == "postgres":
-        return {"QG001": "lease_lost", "23505": "duplicate", "42501": "denied",
+        return {"QG001": "lease_lost", "23505": "duplicate", "QG003": "invalid", "42501": "denied",
                 "40P01": "deadlock", "40001": "deadlock"}.get(state or "")
     if 50001 in native:
         return "lease_lost"
     if 50002 in native:
         return "duplicate"
+    if 50003 in native:
+        return "invalid"
     if native & {229, 230}:
         return "denied"
     if 1205 in native or state == "40001":
@@ -391,6 +399,8 @@ class QueueClient:
                         raise LeaseLost(_message(exc)) from exc
                     elif what == "duplicate":
                         raise DuplicateJob(_message(exc)) from exc
+                    elif what == "invalid":
+                        raise InvalidArgument(_message(exc)) from exc
                     elif what == "denied":
                         raise PermissionDenied(_message(exc)) from exc
                     else:

@@ -276,6 +276,11 @@ SYSTEM_COLUMNS = (
 )
 
 
+# The most rows one claim may take (batch_size, max_batch_size): SQL Server escalates a statement that
+# holds about 5,000 locks on one table to a table lock, which would stop every other claimer.
+MAX_CLAIM = 4000
+
+
 class Queue(_Strict):
     payload: dict[Identifier, ColumnSpec] = Field(..., min_length=1, description="The job's own columns.")
     job_type: Annotated[Optional[JobType], BeforeValidator(_job_type_shorthand)] = Field(
@@ -293,7 +298,12 @@ class Queue(_Strict):
         description="lease: the row is marked with owner, lease expiry and token; delete: the row leaves the table "
         "when claimed, inside the caller's transaction.",
     )
-    batch_size: int = Field(10, ge=1, le=10_000, description="Default number of jobs one dequeue claims.")
+    batch_size: int = Field(10, ge=1, le=MAX_CLAIM, description="Default number of jobs one dequeue claims.")
+    max_batch_size: int = Field(
+        1000, ge=1, le=MAX_CLAIM,
+        description="Most jobs one dequeue or reap may take; a larger batch_size argument is refused at run time "
+        "(keeps a claim well under SQL Server's 5,000-lock escalation threshold).",
+    )
     lease: Seconds = Field(300, description="How long a claim holds its jobs before the reaper may release them.")
     retry: Retry = Field(default_factory=Retry, description="Lease mode: how often a job is tried, and how long to wait between tries.")
     dead_letter: bool = Field(True, description="Jobs that exhaust their attempts move to <queue>_dead.")
@@ -359,6 +369,11 @@ class Queue(_Strict):
             if key_chars > 850:
                 found.append((("dedupe", "key"), f"the key's strings add up to {key_chars} characters; "
                               "accepted: at most 850 (SQL Server's 1700-byte index key limit)"))
+        if self.batch_size > self.max_batch_size:
+            which = "max_batch_size" if "max_batch_size" in self.model_fields_set else "batch_size"
+            found.append(((which,), f"batch_size {self.batch_size} is above max_batch_size {self.max_batch_size}"
+                          f"{'' if which == 'max_batch_size' else ' (the default)'}; accepted: batch_size at most "
+                          f"max_batch_size (both at most {MAX_CLAIM})"))
         if self.claim == "delete":
             for field in ("retry", "lease", "dead_letter"):
                 if field in self.model_fields_set:
@@ -387,7 +402,8 @@ class Spec(_Strict):
         description="Pattern for object names; {queue} and {object} are replaced. The queue table itself is named <queue>.",
     )
     sqlserver_version: Literal[2016, 2017, 2019, 2022] = Field(
-        2017, description="Oldest SQL Server the T-SQL must run on. 2019+ adds OPTIMIZE_FOR_SEQUENTIAL_KEY."
+        2017, description="Oldest SQL Server the T-SQL must run on; 2016 means 2016 SP1 or later (CREATE OR ALTER "
+        "needs SP1). 2019+ adds OPTIMIZE_FOR_SEQUENTIAL_KEY."
     )
     grants: Grants = Field(default_factory=Grants, description="Database roles and what they may execute.")
     queues: dict[Identifier, Queue] = Field(..., min_length=1, description="The queues, by name.")

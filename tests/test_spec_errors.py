@@ -81,6 +81,35 @@ MISTAKES = {
             payload: {a: int}
             batch_size: 0
         """, 4, 17, "queues.q.batch_size", ["out of range", "at least 1"]),
+    "batch_size above the lock escalation cap": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            batch_size: 5000
+        """, 4, 17, "queues.q.batch_size", ["at most 4000"]),
+    "max_batch_size above the lock escalation cap": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            max_batch_size: 4001
+        """, 4, 21, "queues.q.max_batch_size", ["at most 4000"]),
+    "batch_size above max_batch_size": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            batch_size: 200
+            max_batch_size: 100
+        """, 5, 21, "queues.q.max_batch_size", ["batch_size 200 is above max_batch_size 100", "accepted:"]),
+    "batch_size above the default max_batch_size": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            batch_size: 2000
+        """, 4, 17, "queues.q.batch_size", ["above max_batch_size 1000 (the default)", "accepted:"]),
     "missing payload": (
         """\
         queues:
@@ -218,3 +247,13 @@ def test_minimal_spec_is_a_queue_name_and_one_column():
     queue = spec.queues["emails"]
     assert (queue.claim, queue.batch_size, queue.watermark.enabled, queue.dead_letter) == ("lease", 10, True, True)
     assert spec.dialects == ["mssql", "postgres"] and spec.sqlserver_version == 2017
+
+
+def test_sqlserver_2016_means_2016_sp1():
+    """The T-SQL uses CREATE OR ALTER, which SQL Server 2016 has from SP1 on: `2016` is accepted in
+    that sense only, and the key's description (README, JSON Schema) says so."""
+    from qgen.spec import Spec
+
+    spec = load_spec_text("sqlserver_version: 2016\nqueues:\n  q:\n    payload: {a: int}\n", "spec.yaml")
+    assert spec.sqlserver_version == 2016
+    assert "2016 means 2016 SP1 or later" in Spec.model_fields["sqlserver_version"].description

@@ -19,6 +19,7 @@ EX004 = ROOT / "examples" / "004_rainfall.yaml"
 FEAT = ROOT / "tests" / "specs" / "features_lease.yaml"
 FEATD = ROOT / "tests" / "specs" / "features_delete.yaml"
 BEHAVE = ROOT / "tests" / "behaviour" / "specs" / "behaviour.yaml"
+HOSTILE_ISOLATION = ROOT / "tests" / "behaviour" / "specs" / "hostile_isolation.yaml"
 
 
 def utc(value: dt.datetime) -> dt.datetime:

@@ -12,6 +12,8 @@ Three gates, each returning ``Finding``s with script line/column (1-based):
   VIEW, PROCEDURE, FUNCTION, TRIGGER, SCHEMA (also DEFAULT, RULE) is the first statement of its GO
   batch, and no batch holds two of those or of CREATE TYPE. CREATE TYPE itself may follow other
   statements (SQL Server allows it; qgen renders ``IF TYPE_ID(...) IS NULL CREATE TYPE ...``).
+  (c) the semantic rules of tests/support/tsql_rules.py: what parses but fails under a caller's
+  transaction, READ_COMMITTED_SNAPSHOT, a trigger, or a sniffed parameter.
 
 Command line, from the repo root: ``python -m tests.support.tsql_gate FILE.sql...``
 """
@@ -28,6 +30,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from qgen.dialects.mssql import batch_spans
+from tests.support.tsql_rules import rule_findings
+from tests.support.tsql_tokens import Tok, at, is_word, line_col, module_statement, statement_with, tokens
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BUILD_SCRIPT = REPO_ROOT / "tools" / "tsql_parser" / "build.sh"
@@ -182,153 +186,11 @@ def _shorten(s: str, limit: int = 200) -> str:
 # Gate 3: our own checks
 
 
-@dataclass(frozen=True)
-class _Tok:
-    kind: str  # "word" | "ident" (quoted/bracketed) | "str" | "num" | "var" | "punct"
-    value: str  # upper-cased for words
-    pos: int  # offset in the batch
-
-
-_WORD = re.compile(r"[^\W\d][\w@#$]*")  # keywords and plain identifiers
-_VAR = re.compile(r"[@#]+[\w@#$]*")  # @var, @@global, #temp, ##global_temp
-_NUM = re.compile(r"0x[0-9a-fA-F]*|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?")
-
-
-def _tokens(sql: str) -> list[_Tok]:
-    """Significant T-SQL tokens: comments (nested /* */ too) dropped, literals collapsed to one token."""
-    toks: list[_Tok] = []
-    i, n = 0, len(sql)
-    while i < n:
-        ch = sql[i]
-        if ch.isspace():
-            i += 1
-        elif sql.startswith("--", i):
-            end = sql.find("\n", i)
-            i = n if end < 0 else end
-        elif sql.startswith("/*", i):
-            depth, i = 1, i + 2  # T-SQL block comments nest
-            while i < n and depth:
-                if sql.startswith("/*", i):
-                    depth, i = depth + 1, i + 2
-                elif sql.startswith("*/", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    i += 1
-        elif ch == "'" or (ch in "nN" and sql.startswith("'", i + 1)):
-            start = i
-            i = sql.index("'", i) + 1
-            while i < n:
-                if sql[i] == "'":
-                    if sql.startswith("''", i):
-                        i += 2
-                        continue
-                    i += 1
-                    break
-                i += 1
-            toks.append(_Tok("str", "''", start))
-        elif ch in '["':
-            close = "]" if ch == "[" else '"'
-            start, i = i, i + 1
-            buf = []
-            while i < n:
-                if sql[i] == close:
-                    if sql.startswith(close * 2, i):
-                        buf.append(close)
-                        i += 2
-                        continue
-                    i += 1
-                    break
-                buf.append(sql[i])
-                i += 1
-            toks.append(_Tok("ident", "".join(buf).upper(), start))
-        elif ch in "@#":
-            m = _VAR.match(sql, i)
-            toks.append(_Tok("var", m.group().upper(), i))
-            i = m.end()
-        elif (m := _NUM.match(sql, i)) and (ch.isdigit() or ch == "."):
-            toks.append(_Tok("num", m.group(), i))
-            i = m.end()
-        elif m := _WORD.match(sql, i):
-            toks.append(_Tok("word", m.group().upper(), i))
-            i = m.end()
-        else:
-            toks.append(_Tok("punct", ch, i))
-            i += 1
-    return toks
-
-
-# WITH <word> that can look like `WITH name AS (` but is a module option, not a CTE name.
-_MODULE_OPTIONS = {
-    "SCHEMABINDING", "ENCRYPTION", "RECOMPILE", "EXECUTE", "EXEC", "VIEW_METADATA",
-    "NATIVE_COMPILATION", "RETURNS", "CALLED", "INLINE",
-}
-# Statement-level WITH forms other than a CTE that SQL Server also requires after a ';' (error 319).
-_STATEMENT_WITH_KEYWORDS = {"XMLNAMESPACES", "CHANGE_TRACKING_CONTEXT"}
-
-
-def _is_word(tok: _Tok | None, *values: str) -> bool:
-    return tok is not None and tok.kind == "word" and tok.value in values
-
-
-def _at(toks: list[_Tok], i: int) -> _Tok | None:
-    return toks[i] if 0 <= i < len(toks) else None
-
-
-def _statement_with(toks: list[_Tok], i: int) -> str | None:
-    """If toks[i] (a WITH) begins a statement-level clause, name it; None for hints/options."""
-    name = _at(toks, i + 1)
-    if name is None:
-        return None
-    if name.kind == "word" and name.value in _STATEMENT_WITH_KEYWORDS and _at(toks, i + 2) and toks[i + 2].value == "(":
-        return f"WITH {name.value}"
-    if name.kind not in ("word", "ident") or (name.kind == "word" and name.value in _MODULE_OPTIONS):
-        return None
-    j = i + 2
-    nxt = _at(toks, j)
-    if nxt is not None and nxt.value == "(":  # optional column list: WITH cte (a, b) AS (
-        depth = 0
-        while j < len(toks):
-            if toks[j].kind == "punct" and toks[j].value == "(":
-                depth += 1
-            elif toks[j].kind == "punct" and toks[j].value == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
-        j += 1
-    if _is_word(_at(toks, j), "AS") and (paren := _at(toks, j + 1)) is not None and paren.value == "(":
-        return "WITH (common table expression)"
-    return None
-
-
-_MUST_BE_ALONE = {"VIEW", "PROCEDURE", "PROC", "FUNCTION", "TYPE", "TRIGGER", "SCHEMA", "DEFAULT", "RULE"}
-_ALTER_MUST_BE_ALONE = {"VIEW", "PROCEDURE", "PROC", "FUNCTION", "TRIGGER"}
-
-
-def _module_statement(toks: list[_Tok], i: int) -> str | None:
-    """'CREATE PROCEDURE' etc. if toks[i] starts a statement that must be alone in its batch."""
-    tok = toks[i]
-    if _is_word(tok, "CREATE"):
-        j = i + 1
-        if _is_word(_at(toks, j), "OR") and _is_word(_at(toks, j + 1), "ALTER"):
-            j += 2
-        kind = _at(toks, j)
-        if _is_word(kind, *_MUST_BE_ALONE):
-            return " ".join(t.value for t in toks[i : j + 1])
-    elif _is_word(tok, "ALTER") and not (_is_word(_at(toks, i - 1), "OR") and _is_word(_at(toks, i - 2), "CREATE")):
-        kind = _at(toks, i + 1)
-        if _is_word(kind, *_ALTER_MUST_BE_ALONE):
-            return f"ALTER {kind.value}"
-    return None
-
-
-def _line_col(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
-
-
 def own_findings(text: str, name: str = "") -> list[Finding]:
-    """Checks neither parser makes: CTE ';' terminator rule and one module per GO batch.
+    """Checks neither parser makes: CTE ';' terminator rule, one module per GO batch, and qgen's
+    semantic rules (tests/support/tsql_rules.py: READ COMMITTED pinned before READPAST, READPAST
+    with a locking hint, no claim through a second reference, no OUTPUT without INTO, TOP
+    (@variable) over READPAST with a pinned plan).
 
     Comments, string literals and quoted identifiers are skipped. A WITH counts as statement-level
     when it reads ``WITH name [(cols)] AS (`` or ``WITH XMLNAMESPACES (`` / ``WITH CHANGE_TRACKING_CONTEXT (``;
@@ -340,25 +202,27 @@ def own_findings(text: str, name: str = "") -> list[Finding]:
     found: list[Finding] = []
     for first_line, batch in batch_spans(text):
 
-        def add(tok: _Tok, message: str) -> None:
-            line, column = _line_col(batch, tok.pos)
+        def add(tok: Tok, message: str) -> None:
+            line, column = line_col(batch, tok.pos)
             found.append(Finding(name, first_line + line - 1, column, "own", message))
 
-        toks = _tokens(batch)
+        toks = tokens(batch)
         first_module: str | None = None
         for i, tok in enumerate(toks):
-            if _is_word(tok, "WITH") and (what := _statement_with(toks, i)):
-                prev = _at(toks, i - 1)
+            if is_word(tok, "WITH") and (what := statement_with(toks, i)):
+                prev = at(toks, i - 1)
                 # Fine at batch start, after ';', or right after the AS that opens a view/procedure/function body.
-                if not (prev is None or prev.value == ";" or _is_word(prev, "AS")):
+                if not (prev is None or prev.value == ";" or is_word(prev, "AS")):
                     add(tok, f"{what} must start its statement: terminate the previous statement with ';' (SQL Server error 319)")
-            module = _module_statement(toks, i)
+            module = module_statement(toks, i)
             if module:
                 if first_module is not None:
                     add(tok, f"{module} shares a GO batch with {first_module}: put GO between them")
                 elif i != 0 and not module.endswith(" TYPE"):
                     add(tok, f"{module} must be the first statement of its GO batch: put GO before it")
                 first_module = first_module or module
+        for tok, message in rule_findings(toks):
+            add(tok, message)
     return sorted(found)
 
 

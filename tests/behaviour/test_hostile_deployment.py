@@ -1,0 +1,89 @@
+"""Hostile deployments: what a production database does to a queue that a test database does not.
+A trigger someone adds to the queue table, a job retried hundreds of times, a worker login that may
+only EXECUTE. (SQL Server shows each defect; PostgreSQL runs the same tests as its contract.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from qgen.client import QueueClient
+from tests.behaviour.helpers import HOSTILE_ISOLATION
+
+
+@pytest.fixture
+def audit_trigger(use_spec):
+    """An AFTER INSERT/UPDATE/DELETE trigger on both queue tables, as a DBA might add for auditing;
+    dropped again afterwards (the installed spec is shared by the session's tests)."""
+    env = use_spec(HOSTILE_ISOLATION)
+    made, undo = [], []
+    for queue in ("codes", "leases"):
+        table = env.name(queue)
+        if env.dialect == "postgres":
+            made.append(f"CREATE TRIGGER qgen_test_audit AFTER INSERT OR UPDATE OR DELETE ON {table} "
+                        "FOR EACH ROW EXECUTE FUNCTION public.qgen_test_audit()")
+            undo.append(f"DROP TRIGGER IF EXISTS qgen_test_audit ON {table}")
+        else:
+            name = f"[qgiso].[{queue}_test_audit]"
+            made.append(f"CREATE TRIGGER {name} ON {table} AFTER INSERT, UPDATE, DELETE AS SET NOCOUNT ON;")
+            undo.append(f"DROP TRIGGER IF EXISTS {name}")
+    if env.dialect == "postgres":
+        made.insert(0, "CREATE OR REPLACE FUNCTION public.qgen_test_audit() RETURNS trigger LANGUAGE plpgsql "
+                       "AS $$ BEGIN RETURN NULL; END $$")
+        undo.append("DROP FUNCTION IF EXISTS public.qgen_test_audit()")
+    try:
+        for statement in made:
+            env.execute(statement)
+        yield env
+    finally:
+        for statement in undo:
+            env.execute(statement)
+
+
+def test_a_trigger_on_the_queue_table_breaks_no_procedure(audit_trigger):
+    """SQL Server refuses OUTPUT without INTO on a table with a trigger (error 334): every
+    procedure must send its OUTPUT INTO a table variable."""
+    env = audit_trigger
+    leases, codes = env.client("leases"), env.client("codes")
+    first = leases.enqueue(n=1)
+    assert first.enqueued
+    assert [r.enqueued for r in leases.enqueue_many([{"n": 2}, {"n": 3}])] == [True, True]
+    a, b, c = leases.dequeue(batch_size=3)
+    assert a.id == first.id
+    assert leases.extend_lease(a) == 1
+    assert leases.complete(a) == 1
+    assert leases.fail(b, "retry later") == "retry"
+    assert leases.fail(c, "give up", retry=False) == "dead"
+    assert leases.reap() == (0, 0)
+    assert leases.watermark_correct() is not None
+    codes.enqueue(code="x")
+    with codes.transaction():
+        assert [j.payload["code"] for j in codes.dequeue()] == ["x"]
+
+
+def test_a_retry_after_hundreds_of_attempts_waits_the_backoff_max(use_spec):
+    """factor^(attempts-1) with factor 10 and attempts 999 is far beyond a float (10^308): the
+    backoff caps the exponent, so the delay is simply backoff.max."""
+    env = use_spec(HOSTILE_ISOLATION)  # max_attempts 1000; backoff base 10s, factor 10, max 1h
+    leases = env.client("leases")
+    leases.enqueue(n=1)
+    job, = leases.dequeue()
+    env.execute(f"UPDATE {env.name('leases')} SET {env.col('attempts')} = 999 WHERE {env.col('id')} = ?", job.id)
+    assert leases.fail(job, "again") == "retry"
+    wait = env.scalar(f"SELECT {env.seconds_from_now(env.col('available_at'))} FROM {env.name('leases')} "
+                      f"WHERE {env.col('id')} = ?", job.id)
+    assert 3600 - 5 < wait <= 3600
+
+
+def test_a_consumer_login_corrects_the_watermark_of_a_drained_queue(use_spec):
+    """A drained queue's next id comes from the table's identity. A login that may only EXECUTE
+    sees no metadata of a table it has no permission on (ownership chaining covers rows, not
+    metadata): qgen's consumer role gets VIEW DEFINITION on the queue table for it."""
+    env = use_spec(HOSTILE_ISOLATION)  # slack 3
+    owner = env.client("leases")
+    owner.enqueue_many([{"n": n} for n in range(12)])
+    for job in owner.dequeue(batch_size=12):
+        owner.complete(job)
+    env.set_watermark("leases", 0)  # as a release had lowered it before the queue drained
+    with env.login("consumer") as login:
+        consumer = QueueClient(env.connect(login=login), env.spec, "leases")
+        assert consumer.watermark_correct() == (0, 13 - 3)

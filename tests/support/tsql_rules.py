@@ -1,0 +1,346 @@
+"""qgen's own semantic rules for T-SQL: defects that parse fine and that only a SQL Server under
+load, under a caller's transaction or with a trigger added would show. Each rule looks at one GO
+batch's tokens (tests/support/tsql_tokens.py) and reports (token, message); tsql_gate.own_findings
+turns them into findings at the token's line:column.
+
+* ``isolation``: a procedure that reads WITH (READPAST) must run SET TRANSACTION ISOLATION LEVEL
+  READ COMMITTED before it (READPAST raises error 650 under a caller's SERIALIZABLE or SNAPSHOT).
+* ``locking read``: READPAST needs a locking hint beside it (UPDLOCK, XLOCK, HOLDLOCK or
+  READCOMMITTEDLOCK): under READ_COMMITTED_SNAPSHOT a plain read is a row-version read.
+* ``second reference``: an UPDATE/DELETE whose target is one reference to a table while a
+  READPAST-hinted reference to the same table sits elsewhere in the statement (a derived table, a
+  CTE, a subquery): the hints cover only that other reference, not the rows changed.
+* ``output into``: OUTPUT without INTO on a statement that changes a table (not a @table variable
+  or #temp table) fails once the table has a trigger (error 334).
+* ``plan pinning``: TOP (@variable) in a statement that reads WITH (READPAST) needs OPTION
+  (RECOMPILE) or OPTION (OPTIMIZE FOR (@variable = ... | UNKNOWN)): otherwise the first call's
+  value is sniffed, and a large one can cache a scan plan that locks every row it passes.
+
+Statements are found by splitting at ';', BEGIN, END (not a CASE's) and ELSE outside parentheses:
+precise for qgen's output, which ends every statement with ';'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from tests.support.tsql_tokens import Tok, at, is_word, module_statement, statement_with
+
+_DML = ("INSERT", "UPDATE", "DELETE", "MERGE")
+_STATEMENT_KEYWORDS = ("SELECT",) + _DML
+# A DML keyword after one of these is not a statement: ON DELETE CASCADE, FOR UPDATE, GRANT UPDATE,
+# AFTER INSERT, UPDATE; WHEN MATCHED THEN UPDATE (inside MERGE).
+_NOT_A_STATEMENT_AFTER = {"ON", "FOR", "AFTER", "OF", ",", "GRANT", "DENY", "REVOKE", "THEN", "(", "INSTEAD"}
+# Words that end a table reference instead of naming its alias.
+_NOT_AN_ALIAS = {
+    "WITH", "WHERE", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "OUTER", "JOIN", "ON", "SET", "OUTPUT",
+    "OPTION", "GROUP", "ORDER", "HAVING", "UNION", "EXCEPT", "INTERSECT", "FOR", "WHEN", "THEN", "SELECT",
+    "INTO", "VALUES", "FROM", "APPLY", "PIVOT", "UNPIVOT", "TABLESAMPLE", "USING", "DEFAULT", "EXEC",
+    "EXECUTE", "INSERT", "UPDATE", "DELETE", "MERGE", "IF", "ELSE", "BEGIN", "END", "RETURN", "DECLARE",
+}
+# After OUTPUT, one of these (outside parentheses) before any INTO means the rows go to the client.
+_OUTPUT_ENDS = {"FROM", "WHERE", "VALUES", "SELECT", "EXEC", "EXECUTE", "DEFAULT", "OPTION"}
+_LOCKING_HINTS = {"UPDLOCK", "XLOCK", "HOLDLOCK", "READCOMMITTEDLOCK", "SERIALIZABLE", "REPEATABLEREAD"}
+_LEVELS = {"READ", "COMMITTED", "UNCOMMITTED", "REPEATABLE", "SNAPSHOT", "SERIALIZABLE"}
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A table reference: its (upper-cased) name parts, alias, hints, where its name starts and its
+    parenthesis depth within the statement (0: the statement's own FROM, >0: a CTE, derived table
+    or subquery)."""
+
+    table: tuple[str, ...]
+    alias: str | None
+    hints: frozenset[str]
+    at: int
+    depth: int
+    shown: str = ""  # the name as written, for messages
+
+    @property
+    def variable(self) -> bool:
+        return self.table[0][:1] in ("@", "#")
+
+    def same_table(self, other: tuple[str, ...]) -> bool:
+        n = min(len(self.table), len(other))
+        return self.table[-n:] == other[-n:]
+
+
+@dataclass
+class Statement:
+    toks: list[Tok]
+    start: int  # first token
+    end: int  # one past the last token
+    ctes: dict[str, tuple[int, int]]  # CTE name -> token range of its body
+    keyword: int | None  # the main SELECT/INSERT/UPDATE/DELETE/MERGE, if any
+
+    @property
+    def kind(self) -> str | None:
+        return None if self.keyword is None else self.toks[self.keyword].value
+
+
+def _close(toks: list[Tok], i: int) -> int:
+    """Index of the ')' matching the '(' at i (or the end)."""
+    depth = 0
+    for j in range(i, len(toks)):
+        if toks[j].value == "(" and toks[j].kind == "punct":
+            depth += 1
+        elif toks[j].value == ")" and toks[j].kind == "punct":
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(toks)
+
+
+def _depths(toks: list[Tok], start: int, end: int) -> list[int]:
+    """Parenthesis depth of each token of [start, end), relative to start."""
+    out, depth = [], 0
+    for tok in toks[start:end]:
+        if tok.kind == "punct" and tok.value == ")":
+            depth -= 1
+        out.append(depth)
+        if tok.kind == "punct" and tok.value == "(":
+            depth += 1
+    return out
+
+
+def _spans(toks: list[Tok]) -> Iterator[tuple[int, int]]:
+    start, depth, cases = 0, 0, 0
+    for i, tok in enumerate(toks):
+        if tok.kind == "punct" and tok.value in "()":
+            depth += 1 if tok.value == "(" else -1
+            continue
+        if depth:
+            continue
+        boundary = False
+        if tok.kind == "punct" and tok.value == ";":
+            boundary = True
+        elif is_word(tok, "CASE"):
+            cases += 1
+        elif is_word(tok, "END"):
+            if cases:
+                cases -= 1
+            else:
+                boundary = True
+        elif is_word(tok, "BEGIN", "ELSE"):
+            boundary = True
+        if boundary:
+            if i > start:
+                yield start, i
+            start = i + 1
+    if len(toks) > start:
+        yield start, len(toks)
+
+
+def statements(toks: list[Tok]) -> list[Statement]:
+    """The batch's statements, each with its leading CTEs and its main keyword."""
+    found = []
+    for start, end in _spans(toks):
+        ctes: dict[str, tuple[int, int]] = {}
+        i = start
+        if is_word(toks[i], "WITH") and statement_with(toks, i) == "WITH (common table expression)":
+            i += 1
+            while i < end:
+                name = toks[i].value
+                i += 1
+                if at(toks, i) is not None and toks[i].value == "(":  # column list
+                    i = _close(toks, i) + 1
+                i += 1  # AS
+                body_end = _close(toks, i)
+                ctes[name] = (i + 1, body_end)
+                i = body_end + 1
+                if at(toks, i) is None or toks[i].value != ",":
+                    break
+                i += 1
+        depths = _depths(toks, start, end)
+        keyword = None
+        for j in range(i, end):
+            tok, prev = toks[j], at(toks, j - 1)
+            if depths[j - start] or not is_word(tok, *_STATEMENT_KEYWORDS):
+                continue
+            if prev is not None and j > start and prev.value in _NOT_A_STATEMENT_AFTER:
+                continue
+            keyword = j
+            break
+        found.append(Statement(toks, start, end, ctes, keyword))
+    return found
+
+
+def _reference(toks: list[Tok], i: int, end: int, depth: int) -> tuple[Ref | None, int]:
+    """Parse a table reference starting at toks[i]; returns it (None for a derived table) and the
+    index after it."""
+    tok, first = at(toks, i), i
+    if tok is None or i >= end or tok.value == "(" or (tok.kind == "word" and tok.value in _NOT_AN_ALIAS):
+        return None, i
+    if tok.kind == "var":
+        parts, shown, i = [tok.value], [tok.text], i + 1
+    else:
+        parts, shown = [], []
+        while i < end and toks[i].kind in ("word", "ident"):
+            parts.append(toks[i].value)
+            shown.append(toks[i].text)
+            if at(toks, i + 1) is not None and toks[i + 1].value == "." and i + 2 < end:
+                i += 2
+            else:
+                i += 1
+                break
+        if not parts:
+            return None, i
+    alias = None
+    if is_word(at(toks, i), "AS") and i + 1 < end:
+        alias, i = toks[i + 1].value, i + 2
+    elif i < end and (toks[i].kind == "ident" or (toks[i].kind == "word" and toks[i].value not in _NOT_AN_ALIAS)):
+        alias, i = toks[i].value, i + 1
+    hints: set[str] = set()
+    if is_word(at(toks, i), "WITH") and at(toks, i + 1) is not None and toks[i + 1].value == "(":
+        close = _close(toks, i + 1)
+        hints = {t.value for t in toks[i + 2 : close] if t.kind == "word"}
+        i = close + 1
+    return Ref(tuple(parts), alias, frozenset(hints), first, depth, ".".join(shown)), i
+
+
+def references(stmt: Statement) -> list[Ref]:
+    """Every table reference after FROM / JOIN (and in comma lists), CTE bodies included."""
+    toks, refs = stmt.toks, []
+    depths = _depths(toks, stmt.start, stmt.end)
+    for i in range(stmt.start, stmt.end):
+        if is_word(toks[i], "FROM", "JOIN"):
+            j = i + 1
+            while True:
+                ref, j = _reference(toks, j, stmt.end, depths[min(j, stmt.end - 1) - stmt.start])
+                if ref is None:
+                    break
+                refs.append(ref)
+                if at(toks, j) is None or toks[j].value != ",":
+                    break
+                j += 1
+    return refs
+
+
+def target(stmt: Statement) -> Ref | None:
+    """The table an INSERT / UPDATE / DELETE / MERGE changes, as written after its keyword."""
+    if stmt.kind not in _DML:
+        return None
+    toks, i = stmt.toks, stmt.keyword + 1
+    if is_word(at(toks, i), "TOP") and at(toks, i + 1) is not None and toks[i + 1].value == "(":
+        i = _close(toks, i + 1) + 1
+        if is_word(at(toks, i), "PERCENT"):
+            i += 1
+    if is_word(at(toks, i), "INTO", "FROM"):
+        i += 1
+    ref, _ = _reference(toks, i, stmt.end, 0)
+    return ref
+
+
+# --------------------------------------------------------------------------------------------------
+# The rules
+
+
+def _procedure_isolation(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
+    module = module_statement(toks, 0) if toks else None
+    if not (module and module.endswith(("PROCEDURE", "PROC"))):
+        return  # a module is the first statement of its batch (own_findings checks that)
+    level = None
+    for i, tok in enumerate(toks):
+        if is_word(tok, "SET") and [t.value for t in toks[i + 1 : i + 4]] == ["TRANSACTION", "ISOLATION", "LEVEL"]:
+            words = []
+            for t in toks[i + 4 : i + 6]:
+                if not is_word(t, *_LEVELS):
+                    break
+                words.append(t.value)
+            level = " ".join(words)
+        elif is_word(tok, "READPAST"):
+            if level != "READ COMMITTED":
+                yield tok, ("READPAST in a procedure that does not pin READ COMMITTED first: it raises error 650 "
+                            "when the caller's transaction is SERIALIZABLE (a .NET TransactionScope's default) or "
+                            "SNAPSHOT; put SET TRANSACTION ISOLATION LEVEL READ COMMITTED at the top of the body "
+                            "(it reverts when the procedure returns)")
+            return
+
+
+def _locking_readpast(stmt: Statement) -> Iterator[tuple[Tok, str]]:
+    tgt = target(stmt)
+    refs = {ref.at: ref for ref in references(stmt) + ([tgt] if tgt else [])}
+    for ref in refs.values():
+        if "READPAST" in ref.hints and not ref.hints & _LOCKING_HINTS:
+            yield stmt.toks[ref.at], (f"READPAST on {ref.shown} without a locking hint: under "
+                                      "READ_COMMITTED_SNAPSHOT the read is a row-version read of possibly stale rows; "
+                                      "add UPDLOCK (a claim) or READCOMMITTEDLOCK (a read that decides something)")
+
+
+def _second_reference(stmt: Statement) -> Iterator[tuple[Tok, str]]:
+    if stmt.kind not in ("UPDATE", "DELETE"):
+        return
+    tgt = target(stmt)
+    if tgt is None or tgt.variable or (len(tgt.table) == 1 and tgt.table[0] in stmt.ctes):
+        return  # through a CTE: the CTE's own reference is the one the statement changes
+    refs = references(stmt)
+    aliased = [r for r in refs if r.depth == 0 and len(tgt.table) == 1 and r.alias == tgt.table[0]]
+    if aliased:
+        table, shown, same = aliased[0].table, aliased[0].shown, {aliased[0].at}
+    else:
+        table, shown = tgt.table, tgt.shown
+        same = {tgt.at} | {r.at for r in refs if r.depth == 0 and r.alias is None and r.same_table(table)}
+    for ref in refs:
+        if "READPAST" in ref.hints and ref.same_table(table) and ref.at not in same:
+            yield stmt.toks[stmt.keyword], (
+                f"{stmt.kind} changes {shown} through a reference the READPAST hints on another "
+                f"reference to it (a derived table, CTE or subquery) do not cover: claim through one reference, "
+                f"an updatable CTE (;WITH c AS (SELECT TOP (n) ... WITH (ROWLOCK, READPAST, UPDLOCK) ...) {stmt.kind} c)")
+            return
+
+
+def _output_into(stmt: Statement) -> Iterator[tuple[Tok, str]]:
+    tgt = target(stmt)
+    if tgt is None or tgt.variable:
+        return
+    toks = stmt.toks
+    depths = _depths(toks, stmt.start, stmt.end)
+    for i in range(stmt.keyword + 1, stmt.end):
+        if depths[i - stmt.start] or not is_word(toks[i], "OUTPUT"):
+            continue
+        for j in range(i + 1, stmt.end + 1):
+            tok = toks[j] if j < stmt.end else None
+            if tok is not None and depths[j - stmt.start]:
+                continue
+            if is_word(tok, "INTO"):
+                break
+            if tok is None or is_word(tok, *_OUTPUT_ENDS):
+                yield toks[i], (f"OUTPUT without INTO on {stmt.kind} of {tgt.shown}: it fails with error 334 "
+                                "once the table has a trigger; OUTPUT ... INTO a @table variable, then SELECT from it")
+                break
+
+
+def _plan_pinning(stmt: Statement) -> Iterator[tuple[Tok, str]]:
+    toks = stmt.toks[stmt.start : stmt.end]
+    if not any(is_word(t, "READPAST") for t in toks):
+        return
+    pinned: set[str] = set()
+    for i, tok in enumerate(toks):
+        if is_word(tok, "OPTION") and at(toks, i + 1) is not None and toks[i + 1].value == "(":
+            body = toks[i + 2 : _close(toks, i + 1)]
+            words = [t.value for t in body if t.kind == "word"]
+            if "RECOMPILE" in words or any(body[k].value == "OPTIMIZE" and is_word(at(body, k + 1), "FOR")
+                                           and is_word(at(body, k + 2), "UNKNOWN") for k in range(len(body))):
+                return
+            pinned |= {t.value for k, t in enumerate(body)
+                       if t.kind == "var" and at(body, k + 1) is not None and (body[k + 1].value == "=" or is_word(body[k + 1], "UNKNOWN"))}
+    for i, tok in enumerate(toks):
+        if is_word(tok, "TOP") and at(toks, i + 1) is not None and toks[i + 1].value == "(":
+            variables = [t for t in toks[i + 2 : _close(toks, i + 1)] if t.kind == "var" and not t.value.startswith("@@")]
+            missing = [v.text for v in variables if v.value not in pinned]
+            if missing:
+                yield tok, (f"TOP ({', '.join(missing)}) over a READPAST read without a pinned plan: the first call's "
+                            "value is sniffed, and a large one can cache a scan plan that locks every row it passes; "
+                            f"add OPTION (OPTIMIZE FOR ({missing[0]} = 1)) or OPTION (RECOMPILE)")
+
+
+def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
+    """Every rule over one GO batch's tokens."""
+    yield from _procedure_isolation(toks)
+    for stmt in statements(toks):
+        yield from _locking_readpast(stmt)
+        yield from _second_reference(stmt)
+        yield from _output_into(stmt)
+        yield from _plan_pinning(stmt)
