@@ -22,7 +22,9 @@ import jinja2
 from qgen import __version__
 from qgen import dialects as dialect_registry
 from qgen.catalog import DbObject, spec_objects
-from qgen.spec import NAME_SUFFIX, OBJECT_KINDS, ColumnType, Spec, object_name, role_name
+from qgen.spec import (
+    MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, NAME_SUFFIX, OBJECT_KINDS, ColumnType, Spec, object_name, role_name,
+)
 
 
 def templates_dir() -> Path:
@@ -139,11 +141,15 @@ class Rendering:
     objects: list[RenderedObject]
     install: str
     uninstall: str
+    # Runs every queue's maintain from the database's own scheduler (not part of install.sql).
+    schedule: str = ""
 
     def files(self) -> dict[str, str]:
         files = {item.filename: item.create for item in self.objects}
         files["install.sql"] = self.install
         files["uninstall.sql"] = self.uninstall
+        if self.schedule:
+            files["schedule.sql"] = self.schedule
         return files
 
 
@@ -161,6 +167,7 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         "roles": SimpleNamespace(**{r: role_name(spec, r) for r in ("producer", "consumer", "admin")}),
         "queues": {name: _queue_context(spec, name) for name in spec.queues},
         "batch": dialect.batch_separator,
+        "maintenance": SimpleNamespace(batch_size=MAINTENANCE_BATCH, max_batch_size=MAINTENANCE_BATCH_MAX),
     }
     env.globals.update(base)  # imported macro modules see these too
     rendered: list[RenderedObject] = []
@@ -187,7 +194,22 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     uninstall = script_header.replace("in dependency order", "removed in reverse dependency order") + "".join(
         item.drop for item in reversed(rendered) if item.drop.strip()
     )
-    return Rendering(dialect_name, rendered, install, uninstall)
+    schedule = _render_schedule(env, dialect_name, base, spec_label, dialect.title)
+    return Rendering(dialect_name, rendered, install, uninstall, schedule)
+
+
+def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spec_label: str, title: str) -> str:
+    """schedule.sql: the database's own scheduler (SQL Server Agent, pg_cron) running maintain."""
+    try:
+        template = env.select_template([f"{dialect_name}/schedule.sql.j2", "default/schedule.sql.j2"])
+    except jinja2.TemplatesNotFound:
+        return ""
+    context = template.new_context({**base, "obj": None, "q": None})
+    for _ in template.root_render_func(context):
+        pass
+    header = (f"{HEADER_MARK}{__version__}: maintenance schedule for {spec_label}, for {title} (not part of install.sql).\n"
+              "-- Do not edit: change the spec or the templates, then run `qgen render`.\n")
+    return header + _block(template, "create", context)
 
 
 def _block(template: jinja2.Template, name: str, context: jinja2.runtime.Context) -> str:
