@@ -40,7 +40,9 @@ def test_every_rendering_has_a_schedule_that_runs_each_maintain(path):
     for dialect in spec.dialects:
         schedule = render_spec(spec, path.name, dialect).files()["schedule.sql"]
         for queue in spec.queues:
-            assert f"{spec.schema}{'.' if dialect == 'mssql' else '"'}" and object_name(spec, queue, "maintain") in schedule
+            qualified = {"mssql": f"[{spec.schema}].[{object_name(spec, queue, 'maintain')}]",
+                         "postgres": f'"{spec.schema}"."{object_name(spec, queue, "maintain")}"'}[dialect]
+            assert qualified in schedule, f"{dialect} schedule.sql does not run {qualified}"
 
 
 def test_the_pg_cron_script_schedules_every_queue_and_its_commands_run(postgres_server, tmp_path):
