@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequence, Union
 
-from qgen.spec import ColumnType, Spec, object_name
+from qgen.spec import MAINTENANCE_BATCH, ColumnType, Spec, object_name
 
 __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
@@ -753,7 +753,7 @@ class QueueClient:
             # stays within a second of where it was at the start and rows finishing now never count.
             batch = self.purge_batch(older + math.floor(time.monotonic() - started), batch_size)
             total = PurgeResult(*(a + b for a, b in zip(total, batch)))
-            if sum(batch) < (batch_size or self._maintenance_batch()):
+            if sum(batch) < (batch_size or MAINTENANCE_BATCH):
                 return total
 
     def purge_batch(self, older_than_seconds: Optional[int] = None, batch_size: Optional[int] = None) -> PurgeResult:
@@ -767,12 +767,6 @@ class QueueClient:
             params.append(("batch_size", int(batch_size)))
         row = self._run("purge_batch", params, "rows")[0]
         return PurgeResult(int(row["archived"]), int(row["processed"]), int(row["dead"]))
-
-    @staticmethod
-    def _maintenance_batch() -> int:
-        from qgen.spec import MAINTENANCE_BATCH
-
-        return MAINTENANCE_BATCH
 
     def maintain(self, batch_size: Optional[int] = None) -> MaintainResult:
         """Run the queue's maintain once: one bounded batch each of purge, reap (lease mode) and a
@@ -803,7 +797,7 @@ class QueueClient:
         if not all:
             chosen = [int(i) for i in ids or []]
             redriven = skipped = 0
-            step = batch_size or self._maintenance_batch()
+            step = batch_size or MAINTENANCE_BATCH
             for start in range(0, len(chosen), step):
                 part = chosen[start:start + step]
                 value: Any = part if self.dialect == "postgres" else json.dumps(part)

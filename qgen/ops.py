@@ -204,11 +204,11 @@ def _status_once(session: Session, queues: list[str], as_json: bool, watching: b
         print(json.dumps({"at": at, "queues": rows}, indent=None if watching else 2))
     elif rows:
         if watching and sys.stdout.isatty():
-            print("\033[2J\033[H", end="")
+            print("\033[2J\033[H", end="")  # redraw in place
         print(f"{at}  {shown(session.url)}")
-        print(_status_table(rows) + ("\n" if watching else ""))
-        print("done last min: '-' when on_complete: delete (nothing records a completion); a negative watermark "
-              "lag means pending jobs below the watermark" if not watching else "", end="\n" if not watching else "")
+        print(_status_table(rows))
+        print("done last min: '-' when on_complete: delete (nothing records a completion); "
+              "a negative watermark lag: pending jobs below the watermark\n" if not watching else "")
     sys.stdout.flush()
     return ok
 

@@ -173,12 +173,7 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     rendered: list[RenderedObject] = []
     for index, obj in enumerate(spec_objects(spec)):
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
-        context = template.new_context({**base, "obj": obj, "q": base["queues"].get(obj.queue)})
-        # Top-level {% set %} and {% macro %} run only in the root render: run it once so the blocks see them.
-        for _ in template.root_render_func(context):
-            pass
-        create = _block(template, "create", context)
-        drop = _block(template, "drop", context)
+        create, drop = _blocks(template, {**base, "obj": obj, "q": base["queues"].get(obj.queue)}, "create", "drop")
         what = f"{obj.kind} {spec.schema}.{obj.name}" if obj.queue else f"{obj.kind} {obj.name}"
         header = (
             f"{HEADER_MARK}{__version__}: {what}, rendered for {dialect.title} from {spec_label}.\n"
@@ -204,12 +199,19 @@ def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spe
         template = env.select_template([f"{dialect_name}/schedule.sql.j2", "default/schedule.sql.j2"])
     except jinja2.TemplatesNotFound:
         return ""
-    context = template.new_context({**base, "obj": None, "q": None})
-    for _ in template.root_render_func(context):
-        pass
+    create, = _blocks(template, {**base, "obj": None, "q": None}, "create")
     header = (f"{HEADER_MARK}{__version__}: maintenance schedule for {spec_label}, for {title} (not part of install.sql).\n"
               "-- Do not edit: change the spec or the templates, then run `qgen render`.\n")
-    return header + _block(template, "create", context)
+    return header + create
+
+
+def _blocks(template: jinja2.Template, variables: dict, *names: str) -> list[str]:
+    """The named blocks of a template, rendered with these variables."""
+    context = template.new_context(variables)
+    # Top-level {% set %} and {% macro %} run only in the root render: run it once so the blocks see them.
+    for _ in template.root_render_func(context):
+        pass
+    return [_block(template, name, context) for name in names]
 
 
 def _block(template: jinja2.Template, name: str, context: jinja2.runtime.Context) -> str:
