@@ -63,7 +63,12 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("worker", lambda q: q.worker is not None, ("dequeue", "complete", "fail")),
     Kind("metrics", lambda q: True, ("table", "watermark_table", "dead_letter_table", "archive_table")),
     Kind("peek", lambda q: True, ("pending_view",)),
-    Kind("purge", lambda q: True, ("table", "dead_letter_table", "archive_table")),
+    Kind("purge_batch", lambda q: True, ("table", "dead_letter_table", "archive_table")),
+    Kind("purge", lambda q: True, ("purge_batch",)),
+    # Reap (lease mode), correct the watermark and purge, one bounded batch each, one caller at a time.
+    Kind("maintain", lambda q: True, ("purge_batch", "reap", "watermark_correct")),
+    Kind("redrive", lambda q: q.claim == "lease" and q.dead_letter,
+         ("table", "dead_letter_table", "dedupe_index")),
 )
 
 

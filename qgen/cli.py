@@ -1,9 +1,10 @@
-"""The qgen command line: render, check, schema, revision, bench."""
+"""The qgen command line: render, check, schema, revision, bench, maintain, status, redrive."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -122,11 +123,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench_arguments(commands.add_parser(
         "bench", help="install the spec in a scratch schema and measure it under load (or --experiment)"))
+
+    from qgen.ops import add_commands as ops_commands
+
+    ops_commands(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Library code logs (qgen.worker, qgen.client, qgen.maintain); the command shows warnings and worse.
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s: %(message)s")
     try:
         return args.func(args)
     except SpecInvalid as exc:

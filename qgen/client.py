@@ -49,6 +49,8 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import logging
+import math
 import random
 import re
 import threading
@@ -58,16 +60,18 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequence, Union
 
-from qgen.spec import ColumnType, Spec, object_name
+from qgen.spec import MAINTENANCE_BATCH, ColumnType, Spec, object_name
 
 __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
+    "MaintainResult", "RedriveResult",
     "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument", "error_kind", "detect_dialect",
     "run_worker", "WorkerStats",
 ]
 
 Dialect = Literal["postgres", "mssql"]
 UTC = dt.timezone.utc
+log = logging.getLogger("qgen.client")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,6 +134,25 @@ class PurgeResult(NamedTuple):
 class WatermarkCorrection(NamedTuple):
     old: Optional[int]
     new: Optional[int]
+
+
+class MaintainResult(NamedTuple):
+    """What one maintain call did (docs/api.md, maintain)."""
+
+    skipped: bool                  # another maintain was running on this queue: nothing done
+    released: int                  # expired leases released (reap)
+    dead_lettered: int             # expired leases on their last attempt, dead-lettered (reap)
+    old_watermark: Optional[int]
+    new_watermark: Optional[int]
+    archived: int                  # purged from the archive
+    processed: int                 # purged processed rows (on_complete: mark)
+    dead: int                      # purged dead letters
+    more: bool                     # a step filled its batch: call again for the rest
+
+
+class RedriveResult(NamedTuple):
+    redriven: int            # dead jobs put back into the queue as new jobs
+    skipped_duplicates: int  # left dead: their dedupe key is queued again
 
 
 @dataclass(frozen=True)
@@ -304,6 +327,9 @@ class QueueClient:
             "metrics": [],
             "peek": (["job_type"] if job_type else []) + ["limit"],
             "purge": ["older_than_seconds", "batch_size"],
+            "purge_batch": ["older_than_seconds", "batch_size"],
+            "maintain": ["batch_size"],
+            "redrive": ["ids", "redrive_all", "after_id", "batch_size"],
         }[kind]
 
     def batch_columns(self) -> list[str]:
@@ -395,6 +421,8 @@ class QueueClient:
                         self.deadlock_retries += 1
                         delay = min(self.deadlock_backoff_max, self.deadlock_backoff * 2 ** (attempt - 1))
                         wait = random.uniform(delay / 2, delay)
+                        log.info("%s on %s.%s: chosen as a deadlock victim; retry %d in %.3f s",
+                                 kind, self.spec.schema, self.queue_name, attempt, wait)
                     elif what == "lease_lost":
                         raise LeaseLost(_message(exc)) from exc
                     elif what == "duplicate":
@@ -720,14 +748,79 @@ class QueueClient:
 
     def purge(self, older_than_seconds: Optional[int] = None, batch_size: Optional[int] = None) -> PurgeResult:
         """Delete archived, processed and dead-lettered jobs finished longer ago than older_than_seconds
-        (the spec's retention by default)."""
+        (the spec's retention by default), one purge_batch call of at most batch_size rows (1000 by
+        default, at most 4000) at a time, each its own transaction, until a batch comes back short.
+        Jobs that finish while it runs are left for the next purge, so it ends on a busy queue too.
+        Inside client.transaction() every batch joins that transaction instead: refused."""
+        if self._tx_depth:
+            raise QueueUsageError("purge commits after every batch: call it outside client.transaction() "
+                                  "(purge_batch(...) deletes one batch inside it)")
+        older = self.queue.retention if older_than_seconds is None else int(older_than_seconds)
+        started = time.monotonic()
+        total = PurgeResult(0, 0, 0)
+        while True:
+            # A later call has a later now(): widen the age by the whole seconds spent, so the cutoff
+            # stays within a second of where it was at the start and rows finishing now never count.
+            batch = self.purge_batch(older + math.floor(time.monotonic() - started), batch_size)
+            total = PurgeResult(*(a + b for a, b in zip(total, batch)))
+            if sum(batch) < (batch_size or MAINTENANCE_BATCH):
+                return total
+
+    def purge_batch(self, older_than_seconds: Optional[int] = None, batch_size: Optional[int] = None) -> PurgeResult:
+        """Delete one batch, at most batch_size rows over the archive, processed rows and dead
+        letters together, of the jobs purge() would delete, in one transaction (the caller's inside
+        client.transaction())."""
         params: list[tuple[str, Any]] = []
         if older_than_seconds is not None:
             params.append(("older_than_seconds", int(older_than_seconds)))
         if batch_size is not None:
             params.append(("batch_size", int(batch_size)))
-        row = self._run("purge", params, "rows")[0]
+        row = self._run("purge_batch", params, "rows")[0]
         return PurgeResult(int(row["archived"]), int(row["processed"]), int(row["dead"]))
+
+    def maintain(self, batch_size: Optional[int] = None) -> MaintainResult:
+        """Run the queue's maintain once: one bounded batch each of purge, reap (lease mode) and a
+        watermark correction, unless another maintain is running on the queue (skipped=True)."""
+        params = [("batch_size", int(batch_size))] if batch_size is not None else []
+        row = self._row(self._run("maintain", params, "rows")[0])
+
+        def number(name: str) -> Optional[int]:
+            return None if row[name] is None else int(row[name])
+
+        result = MaintainResult(bool(row["skipped"]), number("released") or 0, number("dead_lettered") or 0,
+                                number("old_watermark"), number("new_watermark"), number("archived") or 0,
+                                number("processed") or 0, number("dead") or 0, bool(row["more"]))
+        logging.getLogger("qgen.maintain").debug("%s.%s: %s", self.spec.schema, self.queue_name, result)
+        return result
+
+    def redrive(self, ids: Optional[Sequence[int]] = None, *, all: bool = False,
+                batch_size: Optional[int] = None) -> RedriveResult:
+        """Put dead-lettered jobs back into the queue as new jobs (new id, attempts 0, available
+        now): those with these dead-letter ids, or every one with all=True (in calls of at most
+        batch_size). Each job moves in one transaction, so it is redriven once; a job whose dedupe
+        key is queued again stays dead and is counted in skipped_duplicates."""
+        if not self.lease_mode or not self.queue.dead_letter:
+            raise QueueUsageError(f"redrive: queue {self.queue_name} has no dead-letter table")
+        if (ids is None) == (not all):
+            raise TypeError("redrive: give either ids or all=True")
+        extra = [("batch_size", int(batch_size))] if batch_size is not None else []
+        if not all:
+            chosen = [int(i) for i in ids or []]
+            redriven = skipped = 0
+            step = batch_size or MAINTENANCE_BATCH
+            for start in range(0, len(chosen), step):
+                part = chosen[start:start + step]
+                value: Any = part if self.dialect == "postgres" else json.dumps(part)
+                row = self._run("redrive", [("ids", value)] + extra, "rows")[0]
+                redriven, skipped = redriven + int(row["redriven"]), skipped + int(row["skipped_duplicates"])
+            return RedriveResult(redriven, skipped)
+        after, redriven, skipped = 0, 0, 0
+        while True:
+            row = self._run("redrive", [("redrive_all", True), ("after_id", after)] + extra, "rows")[0]
+            redriven, skipped = redriven + int(row["redriven"]), skipped + int(row["skipped_duplicates"])
+            if row["last_id"] is None:
+                return RedriveResult(redriven, skipped)
+            after = int(row["last_id"])
 
     def watermark_correct(self) -> WatermarkCorrection:
         """Reset the watermark from the table (after a dequeue that found nothing, or periodically)."""

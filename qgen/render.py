@@ -22,7 +22,9 @@ import jinja2
 from qgen import __version__
 from qgen import dialects as dialect_registry
 from qgen.catalog import DbObject, spec_objects
-from qgen.spec import NAME_SUFFIX, OBJECT_KINDS, ColumnType, Spec, object_name, role_name
+from qgen.spec import (
+    MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, NAME_SUFFIX, OBJECT_KINDS, ColumnType, Spec, object_name, role_name,
+)
 
 
 def templates_dir() -> Path:
@@ -139,11 +141,15 @@ class Rendering:
     objects: list[RenderedObject]
     install: str
     uninstall: str
+    # Runs every queue's maintain from the database's own scheduler (not part of install.sql).
+    schedule: str = ""
 
     def files(self) -> dict[str, str]:
         files = {item.filename: item.create for item in self.objects}
         files["install.sql"] = self.install
         files["uninstall.sql"] = self.uninstall
+        if self.schedule:
+            files["schedule.sql"] = self.schedule
         return files
 
 
@@ -161,17 +167,13 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         "roles": SimpleNamespace(**{r: role_name(spec, r) for r in ("producer", "consumer", "admin")}),
         "queues": {name: _queue_context(spec, name) for name in spec.queues},
         "batch": dialect.batch_separator,
+        "maintenance": SimpleNamespace(batch_size=MAINTENANCE_BATCH, max_batch_size=MAINTENANCE_BATCH_MAX),
     }
     env.globals.update(base)  # imported macro modules see these too
     rendered: list[RenderedObject] = []
     for index, obj in enumerate(spec_objects(spec)):
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
-        context = template.new_context({**base, "obj": obj, "q": base["queues"].get(obj.queue)})
-        # Top-level {% set %} and {% macro %} run only in the root render: run it once so the blocks see them.
-        for _ in template.root_render_func(context):
-            pass
-        create = _block(template, "create", context)
-        drop = _block(template, "drop", context)
+        create, drop = _blocks(template, {**base, "obj": obj, "q": base["queues"].get(obj.queue)}, "create", "drop")
         what = f"{obj.kind} {spec.schema}.{obj.name}" if obj.queue else f"{obj.kind} {obj.name}"
         header = (
             f"{HEADER_MARK}{__version__}: {what}, rendered for {dialect.title} from {spec_label}.\n"
@@ -187,7 +189,29 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     uninstall = script_header.replace("in dependency order", "removed in reverse dependency order") + "".join(
         item.drop for item in reversed(rendered) if item.drop.strip()
     )
-    return Rendering(dialect_name, rendered, install, uninstall)
+    schedule = _render_schedule(env, dialect_name, base, spec_label, dialect.title)
+    return Rendering(dialect_name, rendered, install, uninstall, schedule)
+
+
+def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spec_label: str, title: str) -> str:
+    """schedule.sql: the database's own scheduler (SQL Server Agent, pg_cron) running maintain."""
+    try:
+        template = env.select_template([f"{dialect_name}/schedule.sql.j2", "default/schedule.sql.j2"])
+    except jinja2.TemplatesNotFound:
+        return ""
+    create, = _blocks(template, {**base, "obj": None, "q": None}, "create")
+    header = (f"{HEADER_MARK}{__version__}: maintenance schedule for {spec_label}, for {title} (not part of install.sql).\n"
+              "-- Do not edit: change the spec or the templates, then run `qgen render`.\n")
+    return header + create
+
+
+def _blocks(template: jinja2.Template, variables: dict, *names: str) -> list[str]:
+    """The named blocks of a template, rendered with these variables."""
+    context = template.new_context(variables)
+    # Top-level {% set %} and {% macro %} run only in the root render: run it once so the blocks see them.
+    for _ in template.root_render_func(context):
+        pass
+    return [_block(template, name, context) for name in names]
 
 
 def _block(template: jinja2.Template, name: str, context: jinja2.runtime.Context) -> str:

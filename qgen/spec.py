@@ -252,9 +252,16 @@ OBJECT_KINDS = (
     "table", "claim_index", "dedupe_index", "lease_index", "pending_view", "watermark_table",
     "dead_letter_table", "archive_table", "outbox_table", "batch_type", "enqueue", "enqueue_batch",
     "dequeue", "complete", "fail", "extend_lease", "reap", "worker", "watermark_move",
-    "watermark_correct", "metrics", "peek", "purge",
+    "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive",
 )
 ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
+
+# Maintenance (purge, purge_batch, maintain, redrive) works in batches of at most this many rows, each
+# its own transaction where the procedure can commit: well under SQL Server's lock-escalation
+# threshold (5,000 locks taken by one statement on one table), so a purge never locks a live queue
+# table. A batch_size outside 1..MAINTENANCE_BATCH_MAX is refused at run time.
+MAINTENANCE_BATCH = 1000
+MAINTENANCE_BATCH_MAX = 4000
 
 # Names the procedures use for their own parameters and variables; a payload column of the same
 # name (compared without case, as T-SQL does) would collide with them.

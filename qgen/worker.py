@@ -21,6 +21,18 @@
   correction needs the admin role; a login without it skips the correction (PermissionDenied).
 - stop_when_empty=False polls every poll_interval seconds instead of returning when empty (with
   one watermark correction per empty poll); set `stop` (a threading.Event) to end the loop.
+- Maintenance: every maintain_every seconds (default 5; None or 0 switches it off) the loop calls
+  the queue's maintain procedure, between batches and between the jobs of a batch, on the worker's
+  own connection: it releases expired leases (a crashed worker's jobs), corrects the watermark and
+  purges finished jobs, one bounded batch each. Only one maintain runs at a time per queue, so in a
+  fleet the others return at once (skipped); when it reports more work it runs again at the next
+  step instead of after the interval. A fleet of workers needs no other process to reap. The
+  interval is kept per client, so calling run_worker again on the same client does not maintain
+  more often. A login without EXECUTE on maintain (an install older than maintain) logs a warning
+  once and works on without it; any other maintenance error is logged and retried next interval.
+  With handlers slower than the interval, maintenance waits for the end of the job in hand.
+- Logging: logger "qgen.worker" (handler failures, lost leases, maintenance problems) and
+  "qgen.maintain" (what each maintain did, at INFO when it did something).
 
 Only lease-mode queues: a delete-mode job is handled inside the transaction of its dequeue
 (`with client.transaction(): jobs = client.dequeue(); ...`).
@@ -29,17 +41,23 @@ Only lease-mode queues: a delete-mode job is handled inside the transaction of i
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import socket
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from qgen.client import Job, LeaseLost, PermissionDenied, QueueClient, QueueUsageError
+from qgen.client import Job, LeaseLost, MaintainResult, PermissionDenied, QueueClient, QueueUsageError
 
 OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
+MAINTAIN_EVERY = 5.0  # seconds between maintain calls of one worker (run_worker's default)
+
+log = logging.getLogger("qgen.worker")
+maintain_log = logging.getLogger("qgen.maintain")
 
 
 @dataclass
@@ -53,6 +71,58 @@ class WorkerStats:
     watermark_corrections: int = 0
     deadlock_retries: int = 0
     overran: bool = False    # the allotted time ran out before the queue was empty
+    maintenance_runs: int = 0     # maintain calls that did their work
+    maintenance_skipped: int = 0  # maintain calls that found another one running on the queue
+    reaped: int = 0               # expired leases those calls released (or dead-lettered)
+
+
+# When each client last ran maintain (monotonic seconds): the interval holds across run_worker calls.
+_last_maintained: "weakref.WeakKeyDictionary[QueueClient, float]" = weakref.WeakKeyDictionary()
+
+
+class _Maintenance:
+    """Calls the queue's maintain when maintain_every seconds have passed since this client last did."""
+
+    def __init__(self, client: QueueClient, every: Optional[float], stats: "WorkerStats"):
+        self.client, self.every, self.stats = client, every, stats
+        self.on = bool(every)
+
+    def run_if_due(self) -> None:
+        if not self.on:
+            return
+        now = time.monotonic()
+        last = _last_maintained.get(self.client)
+        if last is not None and now - last < self.every:
+            return
+        _last_maintained[self.client] = now
+        where = f"{self.client.spec.schema}.{self.client.queue_name}"
+        try:
+            result = self.client.maintain()
+        except PermissionDenied as exc:
+            self.on = False
+            log.warning("maintain on %s refused (%s): this worker runs no maintenance; grant EXECUTE on "
+                        "%s to its role, or run `qgen maintain` elsewhere", where, exc, self.client.qualified("maintain"))
+            return
+        except Exception as exc:  # maintenance must not stop the work; the next interval tries again
+            log.warning("maintain on %s failed: %s: %s; next try in %s s", where, type(exc).__name__, exc, self.every)
+            return
+        self._record(where, result)
+        if result.more:
+            _last_maintained[self.client] = now - self.every  # due again at the next step
+
+    def _record(self, where: str, result: MaintainResult) -> None:
+        if result.skipped:
+            self.stats.maintenance_skipped += 1
+            return
+        self.stats.maintenance_runs += 1
+        self.stats.reaped += result.released + result.dead_lettered
+        did = result.released or result.dead_lettered or result.archived or result.processed or result.dead \
+            or result.old_watermark != result.new_watermark
+        maintain_log.log(logging.INFO if did else logging.DEBUG,
+                         "%s: released %d expired leases, dead-lettered %d, watermark %s -> %s, purged %d archived, "
+                         "%d processed, %d dead%s", where, result.released, result.dead_lettered, result.old_watermark,
+                         result.new_watermark, result.archived, result.processed, result.dead,
+                         " (more to do)" if result.more else "")
 
 
 class _Heartbeat:
@@ -108,9 +178,11 @@ def run_worker(
     max_batches: Optional[int] = None,
     poll_interval: float = 1.0,
     stop: Optional[threading.Event] = None,
+    maintain_every: Optional[float] = MAINTAIN_EVERY,
 ) -> WorkerStats:
     """Work the queue until it is empty (or forever, with stop_when_empty=False), the allotted time
-    is over, max_batches batches were claimed, or `stop` is set. Returns what it did."""
+    is over, max_batches batches were claimed, or `stop` is set; run the queue's maintain every
+    maintain_every seconds meanwhile (None or 0: never). Returns what it did."""
     if not client.lease_mode:
         raise QueueUsageError(f"run_worker needs a lease queue; {client.queue_name} has claim: delete "
                               "(handle its jobs inside `with client.transaction():`)")
@@ -122,6 +194,7 @@ def run_worker(
     lease = int(lease_seconds if lease_seconds is not None else client.queue.lease)
     may_correct = correct_watermark and client.queue.watermark.enabled
     corrected = False
+    maintenance = _Maintenance(client, maintain_every, stats)
 
     def time_over() -> bool:
         return deadline is not None and time.monotonic() >= deadline
@@ -133,6 +206,7 @@ def run_worker(
             if time_over():
                 stats.overran = True
                 break
+            maintenance.run_if_due()
             jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease)
             if not jobs:
                 if may_correct and not corrected:
@@ -160,6 +234,8 @@ def run_worker(
                         stats.overran = True
                         _give_up(client, jobs[index:], release_unstarted, stats)
                         break
+                    if index:
+                        maintenance.run_if_due()
                     _handle(client, handler, job, stats)
             if stats.overran:
                 break
@@ -177,15 +253,21 @@ def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats:
             outcome = client.fail(job, error=error, retry=True)
         except LeaseLost:
             stats.lease_lost += 1
+            log.warning("job %s of %s failed (%s), but its lease was lost meanwhile: not failed by this worker",
+                        job.id, client.queue_name, error)
             return
         stats.failed += 1
         if outcome == "dead":
             stats.dead_lettered += 1
+        log.log(logging.WARNING if outcome == "dead" else logging.INFO, "job %s of %s failed (%s): %s",
+                job.id, client.queue_name, error, "dead-lettered" if outcome == "dead" else "to be retried")
         return
     try:
         client.complete(job)
     except LeaseLost:
         stats.lease_lost += 1
+        log.warning("job %s of %s: lease lost before it was completed (it expired and was released); "
+                    "another worker will take it", job.id, client.queue_name)
         return
     stats.processed += 1
 

@@ -50,6 +50,12 @@ def _bench(args: argparse.Namespace) -> int:
             rows=tuple(args.rows), workers=args.workers, schema=args.schema, keep=args.keep, replace=args.replace,
             variants=tuple(args.variants) if args.variants else None), stream)
         text = ghost_table(report)
+    elif args.experiment == "maintain":
+        from qgen.bench.maintain_cost import MaintainCostOptions, maintain_table, run_maintain_cost
+
+        report = run_maintain_cost(db, spec, queue, MaintainCostOptions(
+            workers=args.workers, rows=args.jobs, schema=args.schema, keep=args.keep, replace=args.replace), stream)
+        text = maintain_table(report)
     elif args.experiment == "throughput":
         from qgen.bench.throughput import ThroughputOptions, run_throughput, throughput_table
 
@@ -105,8 +111,9 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument("--replace", action="store_true", help="drop the scratch schema first if it holds tables")
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
-    bench.add_argument("--experiment", choices=("ghosts", "throughput"),
-                       help="ghosts: seed 001's drain under a held snapshot; throughput: the targets' matrix")
+    bench.add_argument("--experiment", choices=("ghosts", "throughput", "maintain"),
+                       help="ghosts: seed 001's drain under a held snapshot; throughput: the targets' matrix; "
+                       "maintain: what the built-in maintenance costs per call (idle, skipped, busy, full reap)")
     bench.add_argument("--rows", type=_int_list, default=[30_000, 60_000],
                        help="ghosts: queue sizes to drain, comma-separated (default 30000,60000)")
     bench.add_argument("--variants", type=lambda s: s.split(","), help="ghosts: which variants (default all)")

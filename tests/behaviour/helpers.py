@@ -61,3 +61,14 @@ def assert_denied(env: QueueEnv, conn, sql: str) -> None:
         conn.rollback()
     except Exception:
         pass
+
+TWIN = ROOT / "tests" / "behaviour" / "specs" / "twin.yaml"
+
+
+def call_sql(env: QueueEnv, queue: str, kind: str, args: str = "") -> str:
+    """SQL that runs one of a queue's procedures by hand (args already in the dialect's syntax):
+    PostgreSQL SELECT * FROM f(args) (CALL for procedures), SQL Server EXEC p args."""
+    name = env.name(queue, kind)
+    if env.dialect == "mssql":
+        return f"EXEC {name} {args}"
+    return f"CALL {name}({args})" if kind == "purge" else f"SELECT * FROM {name}({args})"

@@ -17,7 +17,7 @@ from tests.conftest import COVERAGE_SPECS, EXAMPLES
 
 SPECS = EXAMPLES + COVERAGE_SPECS + [BEHAVE]
 PROCEDURES = ("enqueue", "enqueue_batch", "dequeue", "complete", "fail", "extend_lease", "reap", "worker",
-              "watermark_correct", "metrics", "peek", "purge")
+              "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive")
 
 
 def declared_parameters(dialect: str, schema: str, name: str, text: str) -> list[str]:

@@ -15,7 +15,8 @@ def test_metrics_of_a_lease_queue_with_archive_and_scheduling(use_spec):
     metrics = jobs.metrics()
     assert 0 <= metrics.pop("oldest_ready_age_seconds") < 60
     assert metrics == {"ready": 6, "scheduled": 1, "in_flight": 0, "expired": 0, "processed": 0, "dead": 0,
-                       "archived": 0, "watermark": 0, "lowest_pending_id": ids[0]}
+                       "archived": 0, "watermark": 0, "lowest_pending_id": ids[0],
+                       "completed_last_minute": 0, "watermark_lag": ids[0]}
 
     done, held = jobs.dequeue(batch_size=2)            # 1 and 2
     jobs.complete(done)                                # 1: archived; 2: in flight
@@ -29,8 +30,12 @@ def test_metrics_of_a_lease_queue_with_archive_and_scheduling(use_spec):
     age = metrics.pop("oldest_ready_age_seconds")
     assert 1000 <= age <= 1010
     assert metrics == {"ready": 2, "scheduled": 1, "in_flight": 2, "expired": 1, "processed": 0, "dead": 1,
-                       "archived": 1, "watermark": 0, "lowest_pending_id": ids[4]}
+                       "archived": 1, "watermark": 0, "lowest_pending_id": ids[4],
+                       "completed_last_minute": 1, "watermark_lag": ids[4]}
     assert delayed > ids[4], "the delayed job is pending too, above the lowest"
+    # the rate counts what the archive says finished in the last minute
+    env.backdate("jobs", "completed_at", 61, kind="archive_table")
+    assert jobs.metrics()["completed_last_minute"] == 0
 
 
 def test_metrics_of_a_marking_queue_with_retries(use_spec):
@@ -45,17 +50,24 @@ def test_metrics_of_a_marking_queue_with_retries(use_spec):
     age = metrics.pop("oldest_ready_age_seconds")
     assert 0 <= age < 60
     assert metrics == {"ready": 1, "scheduled": 1, "in_flight": 2, "expired": 0, "processed": 2, "dead": 0,
-                       "archived": 0, "watermark": 0, "lowest_pending_id": ids[2]}
+                       "archived": 0, "watermark": 0, "lowest_pending_id": ids[2],
+                       "completed_last_minute": 2, "watermark_lag": ids[2]}
     events.complete(batch[3].lease_token)              # the rest of the lease: 4 and 5
+    env.backdate("rainfall_events", "processed_at", 61, ids=ids[:1])
     metrics = events.metrics()
-    assert (metrics["processed"], metrics["in_flight"]) == (4, 0)
+    assert (metrics["processed"], metrics["in_flight"], metrics["completed_last_minute"]) == (4, 0, 3)
+    # a watermark above a pending job (one it strands) shows as a negative lag
+    env.set_watermark("rainfall_events", 1000)
+    assert events.metrics()["watermark_lag"] == ids[2] - 1000
 
 
 def test_metrics_of_a_delete_queue(use_spec):
     env = use_spec(EX001)
     queue = env.client("testq")
+    # on_complete: delete leaves nothing to count completions by: the rate is unknown (None)
     assert queue.metrics() == {"ready": 0, "scheduled": 0, "in_flight": 0, "expired": 0, "processed": 0, "dead": 0,
-                               "archived": 0, "oldest_ready_age_seconds": 0, "watermark": 0, "lowest_pending_id": None}
+                               "archived": 0, "oldest_ready_age_seconds": 0, "watermark": 0, "lowest_pending_id": None,
+                               "completed_last_minute": None, "watermark_lag": None}
     queue.enqueue_many([{"filler": "x"} for _ in range(3)])
     with queue.transaction():
         queue.dequeue()
@@ -63,4 +75,5 @@ def test_metrics_of_a_delete_queue(use_spec):
     metrics = queue.metrics()
     assert 500 <= metrics.pop("oldest_ready_age_seconds") <= 510
     assert metrics == {"ready": 2, "scheduled": 0, "in_flight": 0, "expired": 0, "processed": 0, "dead": 0,
-                       "archived": 0, "watermark": 0, "lowest_pending_id": 2}
+                       "archived": 0, "watermark": 0, "lowest_pending_id": 2,
+                       "completed_last_minute": None, "watermark_lag": 2}

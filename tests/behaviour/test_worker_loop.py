@@ -37,7 +37,8 @@ def test_the_worker_corrects_a_watermark_that_hides_jobs(use_spec):
     events = env.client("rainfall_events")
     events.enqueue_many([{"rainfall_id": n} for n in range(3)])
     env.set_watermark("rainfall_events", 1000)
-    stats = run_worker(events, lambda job: None)
+    # the empty-dequeue correction alone (maintain would correct the watermark first)
+    stats = run_worker(events, lambda job: None, maintain_every=None)
     assert stats.processed == 3
     assert stats.watermark_corrections == 2  # once to find the hidden jobs, once to be sure it is empty
     assert events.metrics()["ready"] == 0

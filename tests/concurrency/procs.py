@@ -69,14 +69,17 @@ def _add(total: WorkerStats, part: WorkerStats) -> None:
 
 def lease_worker(target: Target, name: str, ledger_dir: str, results: Any, go: Any, *,
                  batch_size: int, lease_seconds: int, stop: Any = None, producer_done: Any = None,
-                 block_at: Optional[tuple[int, int]] = None) -> None:
+                 block_at: Optional[tuple[int, int]] = None, maintain_every: Optional[float] = None) -> None:
     """Work the queue with qgen.worker.run_worker until `stop` is set or, without `stop`, until
     the queue is empty after `producer_done` was set.
 
     block_at=(batch, index): the victim of the SIGKILL test. Its handler reports
     ("blocked", name, pid, lease_token, job_id) at the index-th job (0-based) of its batch-th
     non-empty batch (1-based) and then sleeps until it is killed; the run_worker heartbeat keeps
-    its lease alive meanwhile, as it would for a worker stuck on a slow job."""
+    its lease alive meanwhile, as it would for a worker stuck on a slow job.
+
+    maintain_every: run_worker's built-in maintenance interval (None: off, as these tests reap with
+    a reaper of their own unless they test the built-in one)."""
     try:
         completed_fd = _append(os.path.join(ledger_dir, f"{name}.completed"))
         handled_fd = _append(os.path.join(ledger_dir, f"{name}.handled"))
@@ -99,7 +102,7 @@ def lease_worker(target: Target, name: str, ledger_dir: str, results: Any, go: A
         go.wait()
         started = time.monotonic()
         total = WorkerStats()
-        options = dict(batch_size=batch_size, lease_seconds=lease_seconds)
+        options = dict(batch_size=batch_size, lease_seconds=lease_seconds, maintain_every=maintain_every)
         if stop is not None:
             _add(total, run_worker(client, handle, stop_when_empty=False, stop=stop, poll_interval=0.05, **options))
         else:

@@ -106,9 +106,9 @@ def test_mark_outbox_purge(db):
         db.execute(f"SELECT {S}.tasks_complete(%s, %s, summary => 'again')", (token, jobs[0][0]))
     assert err.value.sqlstate == "QG001"
     assert one(db, f"SELECT count(*) FROM {S}.tasks_outbox")[0] == 1  # rolled back with the error
-    assert one(db, f"SELECT * FROM {S}.tasks_purge()") == (0, 0, 0)
+    assert one(db, f"CALL {S}.tasks_purge()") == (0, 0, 0)
     db.execute(f"UPDATE {S}.tasks SET processed_at = now() - interval '8 days' WHERE id = 1")
-    assert one(db, f"SELECT * FROM {S}.tasks_purge()") == (0, 1, 0)
+    assert one(db, f"CALL {S}.tasks_purge()") == (0, 1, 0)
     # watermark: processed rows are not pending; correct goes past them
     assert one(db, f"SELECT * FROM {S}.tasks_watermark_correct()") == (0, 0)  # 3 less the slack of 50, not below 0
 

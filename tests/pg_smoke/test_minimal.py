@@ -176,8 +176,8 @@ def test_peek_metrics_purge(db):
     assert row["ready"] == 2 and row["in_flight"] == 1 and row["scheduled"] == 0 and row["archived"] == 0
     assert row["lowest_pending_id"] == 2 and row["watermark"] == 0 and row["oldest_ready_age_seconds"] >= 0
     db.execute(f"INSERT INTO {S}.jobs_dead (id, url, enqueued_at, attempts, dead_at) VALUES (90, 'd', now(), 5, now() - interval '8 days'), (91, 'd', now(), 5, now())")
-    assert one(db, f"SELECT * FROM {S}.jobs_purge()") == (0, 0, 1)
-    assert one(db, f"SELECT * FROM {S}.jobs_purge(0, 1)") == (0, 0, 1)
+    assert one(db, f"CALL {S}.jobs_purge()") == (0, 0, 1)
+    assert one(db, f"CALL {S}.jobs_purge(0, 1)") == (0, 0, 1)
 
 
 def test_skip_locked_two_sessions(installed, db):

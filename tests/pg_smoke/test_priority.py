@@ -34,7 +34,7 @@ def test_priority_order_archive_no_dead_letter(db):
     assert one(db, f"SELECT {S}.urgent_fail(%s, %s)", job2[4], job2[0])[0] == 1
     assert one(db, f"SELECT count(*) FROM {S}.urgent WHERE id = %s", job[0])[0] == 0
     db.execute(f"UPDATE {S}.urgent_archive SET completed_at = now() - interval '30 days'")
-    assert one(db, f"SELECT * FROM {S}.urgent_purge(batch_size => 2)") == (3, 0, 0)
+    assert one(db, f"CALL {S}.urgent_purge(batch_size => 2)") == (3, 0, 0)
 
 
 def test_no_watermark_objects(db):

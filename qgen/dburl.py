@@ -1,0 +1,94 @@
+"""Open a DB-API connection from a database URL, for the commands that run against a database
+(qgen maintain, status, redrive): the URL forms Alembic and `qgen bench` take.
+
+    postgresql://USER:PASS@HOST:5432/DB  (also postgres://, postgresql+psycopg://): psycopg 3
+    mssql+pyodbc://USER:PASS@HOST:1433/DB?driver=FreeTDS&TDS_Version=7.4: pyodbc; every query key
+        other than driver goes into the ODBC connection string (driver defaults to FreeTDS)
+
+Errors come back as DatabaseUnavailable with a message for a person (the password hidden), never a
+driver traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+URL_ENV = "QGEN_DATABASE_URL"
+
+
+class DatabaseUnavailable(Exception):
+    """The URL is not one qgen knows, its driver is missing, or the server refused the connection."""
+
+
+def shown(url: str) -> str:
+    """The URL with its password hidden, for messages."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return re.sub(r"(//[^:/@]+:)[^@]*@", r"\1***@", url)
+
+
+def _postgres(url: str) -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise DatabaseUnavailable("PostgreSQL needs psycopg: pip install 'qgen[postgres]'") from None
+    plain = re.sub(r"^[a-z0-9+]+://", "postgresql://", url, count=1)
+    try:
+        return psycopg.connect(plain, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise DatabaseUnavailable(f"cannot connect to {shown(url)}: {str(exc).strip()}") from None
+
+
+def odbc_connection_string(url: str) -> str:
+    """The ODBC connection string pyodbc takes, from an mssql+pyodbc:// URL."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+
+    def value(text: Any) -> str:
+        text = str(text)
+        return "{" + text.replace("}", "}}") + "}" if re.search(r"[;{}\s]", text) else text
+
+    query = {k: (v[-1] if isinstance(v, tuple) else v) for k, v in parsed.query.items()}
+    parts = {"DRIVER": "{" + query.pop("driver", "FreeTDS") + "}", "SERVER": parsed.host or "127.0.0.1",
+             "PORT": str(parsed.port or 1433)}
+    if parsed.database:
+        parts["DATABASE"] = parsed.database
+    if parsed.username:
+        parts["UID"] = parsed.username
+    if parsed.password:
+        parts["PWD"] = parsed.password
+    parts.update(query)
+    return ";".join(f"{k}={v if k == 'DRIVER' else value(v)}" for k, v in parts.items())
+
+
+def _mssql(url: str) -> Any:
+    try:
+        import pyodbc
+    except ImportError:
+        raise DatabaseUnavailable("SQL Server needs pyodbc: pip install 'qgen[mssql]' (and an ODBC driver, "
+                                  "e.g. Debian's tdsodbc)") from None
+    try:
+        return pyodbc.connect(odbc_connection_string(url), autocommit=True, timeout=10)
+    except pyodbc.Error as exc:
+        raise DatabaseUnavailable(f"cannot connect to {shown(url)}: {exc}") from None
+
+
+_CONNECTORS: dict[str, Callable[[str], Any]] = {
+    "postgresql": _postgres, "postgres": _postgres, "postgresql+psycopg": _postgres,
+    "mssql+pyodbc": _mssql, "mssql": _mssql,
+}
+
+
+def connect(url: str) -> Any:
+    """An autocommit DB-API connection to the database the URL names."""
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme not in _CONNECTORS:
+        raise DatabaseUnavailable(f"{shown(url)!r} is not a database URL qgen knows; accepted: "
+                                  "postgresql://USER@HOST:PORT/DATABASE or "
+                                  "mssql+pyodbc://USER:PASS@HOST:1433/DATABASE?driver=FreeTDS&TDS_Version=7.4")
+    return _CONNECTORS[scheme](url)

@@ -1,0 +1,309 @@
+"""Operations commands: `qgen maintain`, `qgen status`, `qgen redrive` (their arguments are declared
+here and registered in qgen/cli.py). Each opens its own connection from --url (qgen/dburl.py) and
+calls the queue's procedures through QueueClient, so the login needs only EXECUTE: the consumer
+role for maintain, the admin role for status (metrics) and redrive.
+
+Exit status: 0 when every call succeeded; 1 when the database could not be reached, a queue is
+not installed, the login may not run the procedure, or a call failed (the message says which);
+2 for a spec or argument error. `maintain --every` and `status --watch` run until interrupted
+(Ctrl-C, SIGTERM) and then exit 0; errors meanwhile are reported and retried at the next round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import json
+import os
+import signal
+import sys
+import threading
+from typing import Any, Callable, Iterator, Optional
+
+from qgen.client import PermissionDenied, QueueClient, QueueError
+from qgen.dburl import URL_ENV, DatabaseUnavailable, connect, shown
+from qgen.spec import Spec, _parse_duration, object_name
+from qgen.specload import load_spec
+
+MAX_ROUNDS = 50  # maintain calls per queue per run while it reports more to do
+
+
+class Session:
+    """One connection (opened when first needed, again after a failure) and a client per queue."""
+
+    def __init__(self, url: str, spec: Spec):
+        self.url, self.spec = url, spec
+        self.connection: Any = None
+        self.clients: dict[str, QueueClient] = {}
+
+    def client(self, queue: str) -> QueueClient:
+        if self.connection is None:
+            self.connection = connect(self.url)
+        if queue not in self.clients:
+            self.clients[queue] = QueueClient(self.connection, self.spec, queue)
+        return self.clients[queue]
+
+    def reset(self) -> None:
+        if self.connection is not None:
+            with contextlib.suppress(Exception):
+                self.connection.close()
+        self.connection, self.clients = None, {}
+
+
+def _missing_routine(exc: BaseException) -> bool:
+    """The procedure (or its schema) does not exist: PostgreSQL 42883 / 3F000, SQL Server 2812."""
+    return getattr(exc, "sqlstate", None) in ("42883", "3F000") or "(2812)" in str(exc)
+
+
+def _explain(session: Session, queue: str, kind: str, exc: BaseException) -> str:
+    name = f"{session.spec.schema}.{queue}"
+    routine = f"{session.spec.schema}.{object_name(session.spec, queue, kind)}"
+    if isinstance(exc, PermissionDenied):
+        return f"{name}: this login may not run {routine} ({exc})"
+    if _missing_routine(exc):
+        return (f"{name}: not installed in this database ({routine} does not exist): install the spec first "
+                "(install.sql, or alembic upgrade head)")
+    text = str(getattr(getattr(exc, "diag", None), "message_primary", None) or exc).strip()
+    return f"{name}: {text}"
+
+
+def _call(session: Session, queue: str, kind: str, call: Callable[[QueueClient], Any], command: str) -> Any:
+    """Run one call; on failure print why and return None (the connection is dropped unless the
+    failure was the queue's own, so the next round reconnects)."""
+    try:
+        return call(session.client(queue))
+    except DatabaseUnavailable as exc:
+        print(f"qgen {command}: {exc}", file=sys.stderr)
+    except Exception as exc:  # a driver error: not installed, denied, connection lost, ...
+        print(f"qgen {command}: {_explain(session, queue, kind, exc)}", file=sys.stderr)
+        if not isinstance(exc, QueueError):
+            session.reset()
+    return None
+
+
+@contextlib.contextmanager
+def _until_interrupted() -> Iterator[threading.Event]:
+    """An event set by Ctrl-C or SIGTERM (systemd, Kubernetes), so a loop finishes its round and exits 0."""
+    stop = threading.Event()
+    previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _usage(message: str) -> None:
+    """An argument error: said on stderr, exit status 2 (as argparse does)."""
+    print(f"qgen: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _setup(args: argparse.Namespace) -> tuple[Spec, list[str], str]:
+    spec = load_spec(args.spec)
+    chosen = getattr(args, "queue", None)
+    if chosen is not None and chosen not in spec.queues:
+        _usage(f"{chosen!r} is not a queue of {args.spec}; accepted: {', '.join(spec.queues)}")
+    url = args.url or os.environ.get(URL_ENV)
+    if not url:
+        _usage(f"no database: pass --url (e.g. postgresql://USER@HOST:5432/DB) or set {URL_ENV}")
+    return spec, [chosen] if chosen else list(spec.queues), url
+
+
+# ---------------------------------------------------------------------------------------------
+# qgen maintain
+
+
+def _maintain_queue(session: Session, queue: str, batch_size: Optional[int]) -> bool:
+    totals = {"released": 0, "dead_lettered": 0, "archived": 0, "processed": 0, "dead": 0}
+    first_old = last_new = None
+    for round_ in range(MAX_ROUNDS):
+        result = _call(session, queue, "maintain", lambda c: c.maintain(batch_size), "maintain")
+        if result is None:
+            return False
+        if result.skipped:
+            if round_ == 0:
+                print(f"{session.spec.schema}.{queue}: skipped: another maintain is running on this queue")
+                return True
+            break
+        for key in totals:
+            totals[key] += getattr(result, key)
+        first_old = result.old_watermark if round_ == 0 else first_old
+        last_new = result.new_watermark
+        if not result.more:
+            break
+    watermark = "no watermark" if first_old is None and last_new is None else f"watermark {first_old} -> {last_new}"
+    more = "; more left (the next run goes on)" if result.more and not result.skipped else ""
+    print(f"{session.spec.schema}.{queue}: released {totals['released']} expired leases, dead-lettered "
+          f"{totals['dead_lettered']}; {watermark}; purged {totals['archived']} archived, {totals['processed']} "
+          f"processed, {totals['dead']} dead{more}")
+    return True
+
+
+def cmd_maintain(args: argparse.Namespace) -> int:
+    spec, queues, url = _setup(args)
+    session = Session(url, spec)
+    if args.every is None:
+        ok = all([_maintain_queue(session, q, args.batch_size) for q in queues])
+        session.reset()
+        return 0 if ok else 1
+    with _until_interrupted() as stop:
+        while not stop.is_set():
+            for queue in queues:
+                _maintain_queue(session, queue, args.batch_size)
+            sys.stdout.flush()
+            stop.wait(args.every)
+    session.reset()
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# qgen status
+
+
+def status_row(spec: Spec, queue: str, metrics: dict[str, Any]) -> dict[str, Any]:
+    """What `qgen status` shows of one queue, from its metrics row."""
+    return {
+        "queue": f"{spec.schema}.{queue}",
+        "pending": metrics["ready"] + metrics["scheduled"],
+        "ready": metrics["ready"],
+        "scheduled": metrics["scheduled"],
+        "in_flight": metrics["in_flight"],
+        "expired": metrics["expired"],
+        "oldest_pending_age_seconds": metrics["oldest_ready_age_seconds"],
+        "dead": metrics["dead"],
+        "completed_last_minute": metrics["completed_last_minute"],
+        "archived": metrics["archived"],
+        "processed": metrics["processed"],
+        "watermark": metrics["watermark"],
+        "watermark_lag": metrics["watermark_lag"],
+    }
+
+
+def _status_table(rows: list[dict[str, Any]]) -> str:
+    from qgen.bench.report import table
+
+    headers = ("queue", "pending", "in flight", "expired", "oldest pending (s)", "dead", "done last min",
+               "watermark lag")
+    keys = ("queue", "pending", "in_flight", "expired", "oldest_pending_age_seconds", "dead",
+            "completed_last_minute", "watermark_lag")
+    return table(headers, [[row[k] for k in keys] for row in rows])
+
+
+def _status_once(session: Session, queues: list[str], as_json: bool, watching: bool) -> bool:
+    rows, ok = [], True
+    for queue in queues:
+        metrics = _call(session, queue, "metrics", lambda c: c.metrics(), "status")
+        if metrics is None:
+            ok = False
+            continue
+        rows.append(status_row(session.spec, queue, metrics))
+    at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    if as_json:
+        print(json.dumps({"at": at, "queues": rows}, indent=None if watching else 2))
+    elif rows:
+        if watching and sys.stdout.isatty():
+            print("\033[2J\033[H", end="")  # redraw in place
+        print(f"{at}  {shown(session.url)}")
+        print(_status_table(rows))
+        print("done last min: '-' when on_complete: delete (nothing records a completion); "
+              "a negative watermark lag: pending jobs below the watermark\n" if not watching else "")
+    sys.stdout.flush()
+    return ok
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    spec, queues, url = _setup(args)
+    session = Session(url, spec)
+    if args.watch is None:
+        ok = _status_once(session, queues, args.json, False)
+        session.reset()
+        return 0 if ok else 1
+    with _until_interrupted() as stop:
+        while not stop.is_set():
+            _status_once(session, queues, args.json, True)
+            stop.wait(args.watch)
+    session.reset()
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# qgen redrive
+
+
+def cmd_redrive(args: argparse.Namespace) -> int:
+    spec, _, url = _setup(args)
+    queue = args.queue_name
+    if queue not in spec.queues:
+        _usage(f"{queue!r} is not a queue of {args.spec}; accepted: {', '.join(spec.queues)}")
+    if spec.queues[queue].claim != "lease" or not spec.queues[queue].dead_letter:
+        _usage(f"queue {queue} has no dead-letter table (it needs claim: lease and dead_letter: true)")
+    session = Session(url, spec)
+    result = _call(session, queue, "redrive",
+                   lambda c: c.redrive(args.ids, all=args.all, batch_size=args.batch_size), "redrive")
+    session.reset()
+    if result is None:
+        return 1
+    kept = (f"; {result.skipped_duplicates} left dead: their dedupe key is queued again"
+            if result.skipped_duplicates else "")
+    print(f"{spec.schema}.{queue}: redriven {result.redriven} dead job{'s' if result.redriven != 1 else ''}{kept}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = _parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if seconds < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: accepted: at least 1 second (5s, 1m, ...)")
+    return float(seconds)
+
+
+def _ids(text: str) -> list[int]:
+    try:
+        ids = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: accepted: dead-letter ids separated by commas, e.g. 3,7,12") from None
+    if not ids:
+        raise argparse.ArgumentTypeError("accepted: at least one id, e.g. --ids 3,7")
+    return ids
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", help="the spec file (YAML)")
+    parser.add_argument("--url", help=f"the database (default: ${URL_ENV}), e.g. postgresql://USER@HOST:5432/DB or "
+                        "mssql+pyodbc://USER:PASS@HOST:1433/DB?driver=FreeTDS&TDS_Version=7.4")
+
+
+def add_commands(commands: Any) -> None:
+    maintain = commands.add_parser(
+        "maintain", help="reap expired leases, correct watermarks and purge finished jobs (for cron, systemd, a CronJob)")
+    _common(maintain)
+    maintain.add_argument("--queue", help="only this queue (default: every queue of the spec)")
+    maintain.add_argument("--every", type=_seconds, metavar="DURATION",
+                          help="run again every DURATION (5s, 1m, ...) until interrupted (default: once)")
+    maintain.add_argument("--batch-size", type=int, help="rows per step and call (default 1000, at most 4000)")
+    maintain.set_defaults(func=cmd_maintain)
+
+    status = commands.add_parser("status", help="each queue's depth, in flight, oldest pending age, dead, rate, watermark lag")
+    _common(status)
+    status.add_argument("--queue", help="only this queue (default: every queue of the spec)")
+    status.add_argument("--watch", type=float, nargs="?", const=2.0, metavar="SECONDS",
+                        help="refresh every SECONDS (default 2) until interrupted")
+    status.add_argument("--json", action="store_true", help="JSON for scripts (one line per refresh with --watch)")
+    status.set_defaults(func=cmd_status)
+
+    redrive = commands.add_parser("redrive", help="put dead-lettered jobs back into their queue as new jobs")
+    _common(redrive)
+    redrive.add_argument("queue_name", metavar="QUEUE", help="the queue whose dead letters to redrive")
+    which = redrive.add_mutually_exclusive_group(required=True)
+    which.add_argument("--ids", type=_ids, help="dead-letter ids, comma-separated")
+    which.add_argument("--all", action="store_true", help="every dead job of the queue")
+    redrive.add_argument("--batch-size", type=int, help="jobs moved per transaction (default 1000, at most 4000)")
+    redrive.set_defaults(func=cmd_redrive)

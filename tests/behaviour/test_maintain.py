@@ -1,0 +1,89 @@
+"""maintain (issue 9 part 1): one call reaps expired leases, corrects the watermark and purges
+finished jobs, one bounded batch each; one runs at a time per queue, and any worker may run it."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from qgen.client import PermissionDenied, QueueClient
+from tests.behaviour.helpers import BEHAVE, EX001, EX002, FEAT, TWIN, call_sql
+
+DAY = 86400
+
+
+def test_maintain_reaps_corrects_and_purges_in_bounded_batches(use_spec):
+    env = use_spec(BEHAVE)  # retrying: lease 1m, retention 7d
+    queue = env.client("retrying")
+    queue.enqueue_many([{"n": n} for n in range(1, 8)])
+    held = queue.dequeue(batch_size=3)                 # 1..3: their worker dies
+    dead, = queue.dequeue(batch_size=1)                # 4: dead-lettered long ago
+    assert queue.fail(dead, "poison", retry=False) == "dead"
+    env.backdate("retrying", "dead_at", 8 * DAY, kind="dead_letter_table")
+    env.backdate("retrying", "lease_expires_at", 120, ids=[j.id for j in held])
+    env.set_watermark("retrying", 1000)                # hides every pending job
+
+    first = queue.maintain(batch_size=2)
+    assert (first.skipped, first.released, first.dead_lettered, first.dead, first.more) == (False, 2, 0, 1, True)
+    # reap lowered the watermark to the first job it released; the correction then put it the slack
+    # (50) below the lowest unclaimed job, never below 0
+    assert (first.old_watermark, first.new_watermark) == (1, 0)
+    second = queue.maintain(batch_size=2)
+    assert (second.released, second.dead, second.more) == (1, 0, False)
+    assert queue.maintain() == (False, 0, 0, 0, 0, 0, 0, 0, False)
+    assert [j.id for j in queue.dequeue(batch_size=10)] == [1, 2, 3, 5, 6, 7]
+    assert env.count("retrying", "dead_letter_table") == 0
+
+
+def test_maintain_on_delete_queues_purges_and_corrects(use_spec):
+    env = use_spec(EX002)  # claim: delete, archive, retention 365d, no watermark
+    codes = env.client("card_codes")
+    codes.enqueue_many([{"card_number": f"4000-{n}", "card_secret": "s"} for n in range(3)])
+    with codes.transaction():
+        sold = codes.dequeue(batch_size=2)
+    env.backdate("card_codes", "completed_at", 400 * DAY, ids=[sold[0].id], kind="archive_table")
+    assert codes.maintain() == (False, 0, 0, None, None, 1, 0, 0, False)
+    assert env.count("card_codes", "archive_table") == 1
+
+    env = use_spec(EX001)  # claim: delete, watermark
+    testq = env.client("testq")
+    testq.enqueue_many([{"filler": "x"} for _ in range(3)])
+    env.set_watermark("testq", 500)
+    result = testq.maintain()
+    assert (result.old_watermark, result.new_watermark, result.released) == (500, 0, 0)
+
+
+def test_one_maintain_at_a_time_per_queue(use_spec):
+    """While one maintain's transaction is open, a second on the same queue returns at once with
+    skipped; other queues, and a queue of the same name in another schema, are not held up."""
+    env, twin = use_spec(FEAT), use_spec(TWIN)
+    holder = env.connect(autocommit=False)
+    holder.cursor().execute(call_sql(env, "jobs", "maintain"))   # its transaction stays open
+    try:
+        outcome = {}
+        second = env.client("jobs")
+        caller = threading.Thread(target=lambda: outcome.setdefault("result", second.maintain()))
+        caller.start()
+        caller.join(timeout=20)
+        assert not caller.is_alive(), "the second maintain waited for the first"
+        assert outcome["result"].skipped and outcome["result"] == (True, 0, 0, None, None, 0, 0, 0, False)
+        assert not env.client("urgent").maintain().skipped, "another queue of the schema"
+        assert not twin.client("jobs").maintain().skipped, "a queue of the same name in another schema"
+    finally:
+        holder.rollback()
+    assert not env.client("jobs").maintain().skipped
+
+
+def test_a_consumer_runs_maintain_but_not_purge_or_redrive(use_spec):
+    env = use_spec(FEAT)
+    owner = env.client("jobs")
+    owner.enqueue(job_type="t", customer_id=1, amount=1)
+    job, = owner.dequeue()
+    env.backdate("jobs", "lease_expires_at", 120)
+    with env.login("consumer") as login:
+        consumer = QueueClient(env.connect(login=login), env.spec, "jobs")
+        assert consumer.maintain().released == 1
+        for admin_only in (consumer.purge, consumer.purge_batch, lambda: consumer.redrive(all=True)):
+            with pytest.raises(PermissionDenied):
+                admin_only()

@@ -1,0 +1,154 @@
+"""qgen maintain, status and redrive against a real PostgreSQL: what they print, their exit codes,
+and clear errors (no traceback) for a wrong URL or a queue that is not installed."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import psycopg
+import pytest
+
+from qgen.client import QueueClient
+from qgen.render import render_spec
+from qgen.specload import load_spec
+from tests.conftest import ROOT
+from tests.support.pg import run_script, scratch_database
+
+SPEC = ROOT / "tests" / "specs" / "features_lease.yaml"   # schema feat: jobs (archive, dead letters), urgent
+OTHER = ROOT / "examples" / "001_watermark.yaml"            # never installed here
+
+
+@pytest.fixture(scope="module")
+def installed(postgres_server):
+    spec = load_spec(SPEC)
+    rendering = render_spec(spec, SPEC.name, "postgres")
+    with scratch_database("qgen_ops") as url:
+        run_script(url, rendering.install)
+        try:
+            yield url, spec
+        finally:
+            run_script(url, rendering.uninstall)  # roles are cluster-wide: leave none behind
+
+
+@pytest.fixture
+def db(installed):
+    url, spec = installed
+    run_script(url, 'TRUNCATE "feat"."jobs", "feat"."jobs_dead", "feat"."jobs_archive", "feat"."urgent" RESTART IDENTITY; '
+                    'UPDATE "feat"."jobs_watermark" SET "id" = 0;')
+    conn = psycopg.connect(url)
+    yield url, QueueClient(conn, spec, "jobs")
+    conn.close()
+
+
+def qgen(*args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "qgen.cli", *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_maintain_once_reaps_and_reports(db):
+    url, jobs = db
+    jobs.enqueue(job_type="t", customer_id=1, amount=1)
+    jobs.dequeue(lease_seconds=1)
+    time.sleep(1.2)
+    done = qgen("maintain", SPEC, "--url", url, "--queue", "jobs")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("feat.jobs: released 1 expired leases, dead-lettered 0; watermark 0 -> 0;"), done.stdout
+    assert len(jobs.dequeue()) == 1, "the reaped job is claimable again"
+    everything = qgen("maintain", SPEC, "--url", url)
+    assert everything.returncode == 0 and [line.split(":")[0] for line in everything.stdout.splitlines()] == \
+        ["feat.jobs", "feat.urgent"]
+
+
+def test_maintain_every_runs_until_sigterm(db):
+    url, _ = db
+    process = subprocess.Popen([sys.executable, "-m", "qgen.cli", "maintain", str(SPEC), "--url", url, "--queue", "jobs",
+                                "--every", "1s"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [process.stdout.readline(), process.stdout.readline()]   # two rounds, a second apart
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert all(line.startswith("feat.jobs: released 0") for line in lines), lines
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--url", "postgresql://postgres@127.0.0.1:1/nowhere"], "cannot connect to postgresql://postgres@127.0.0.1:1/nowhere"),
+    (["--url", "mysql://x/y"], "is not a database URL qgen knows"),
+], ids=["unreachable", "unknown-scheme"])
+def test_maintain_with_a_wrong_url_says_so(args, message):
+    done = qgen("maintain", SPEC, *args)
+    assert done.returncode == 1
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_commands_on_a_queue_that_is_not_installed_say_so(db):
+    url, _ = db
+    for command in (["maintain"], ["status"], ["redrive", "--all"]):
+        done = qgen(*command[:1], OTHER, *(["testq"] if command[0] == "redrive" else []), *command[1:], "--url", url)
+        if command[0] == "redrive":
+            assert done.returncode == 2 and "has no dead-letter table" in done.stderr   # testq is a delete queue
+            continue
+        assert done.returncode == 1, done
+        assert "ghosts.testq: not installed in this database (ghosts.testq_" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    unknown = qgen("maintain", SPEC, "--url", url, "--queue", "nope")
+    assert unknown.returncode == 2 and "'nope' is not a queue" in unknown.stderr
+
+
+def test_status_json_and_table(db):
+    url, jobs = db
+    for customer in range(1, 6):
+        jobs.enqueue(job_type="t", customer_id=customer, amount=1)
+    first, second, third = jobs.dequeue(batch_size=3)
+    jobs.complete(first)
+    jobs.fail(second, "poison", retry=False)
+    done = qgen("status", SPEC, "--url", url, "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {row["queue"]: row for row in json.loads(done.stdout)["queues"]}
+    assert {k: rows["feat.jobs"][k] for k in ("pending", "in_flight", "dead", "completed_last_minute", "watermark_lag")} \
+        == {"pending": 2, "in_flight": 1, "dead": 1, "completed_last_minute": 1, "watermark_lag": 4}
+    assert rows["feat.urgent"]["completed_last_minute"] is None, "on_complete: delete records no completion"
+    table = qgen("status", SPEC, "--url", url, "--queue", "jobs")
+    assert table.returncode == 0
+    assert "| feat.jobs |       2 |         1 |" in table.stdout, table.stdout
+
+
+def test_status_watch_refreshes_until_interrupted(db):
+    url, _ = db
+    process = subprocess.Popen([sys.executable, "-m", "qgen.cli", "status", str(SPEC), "--url", url, "--json",
+                                "--watch", "0.2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        snapshots = [json.loads(process.stdout.readline()) for _ in range(3)]
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert [len(s["queues"]) for s in snapshots] == [2, 2, 2]
+    assert process.returncode == 0
+
+
+def test_redrive_by_ids_and_all(db):
+    url, jobs = db
+    dead = []
+    for customer in range(1, 4):
+        jobs.enqueue(job_type="t", customer_id=customer, amount=1)
+        job, = jobs.dequeue(batch_size=1)
+        jobs.fail(job, "poison", retry=False)
+        dead.append(job.id)
+    one = qgen("redrive", SPEC, "jobs", "--ids", dead[0], "--url", url)
+    assert (one.returncode, one.stdout) == (0, "feat.jobs: redriven 1 dead job\n"), one.stderr
+    again = qgen("redrive", SPEC, "jobs", "--ids", dead[0], "--url", url)
+    assert again.stdout == "feat.jobs: redriven 0 dead jobs\n"
+    rest = qgen("redrive", SPEC, "jobs", "--all", "--url", url)
+    assert rest.stdout == "feat.jobs: redriven 2 dead jobs\n"
+    neither = qgen("redrive", SPEC, "jobs", "--url", url)
+    assert neither.returncode == 2 and "one of the arguments --ids --all is required" in neither.stderr

@@ -1,0 +1,78 @@
+"""schedule.sql, rendered beside install.sql: on PostgreSQL a psql script that schedules every
+queue's maintain with pg_cron. pg_cron is not installed here, so a stand-in `cron` schema with its
+two functions (same signatures) records what the script asks for; the commands it recorded are then
+run against the database, as pg_cron would. The SQL Server Agent script is checked by the T-SQL gate
+(tests/test_tsql_rendered.py renders every file, schedule.sql included)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import psycopg
+import pytest
+
+from qgen.render import render_spec
+from qgen.spec import object_name
+from qgen.specload import load_spec
+from tests.conftest import EXAMPLES, ROOT
+from tests.support.pg import run_script, scratch_database
+
+SPEC = ROOT / "tests" / "specs" / "features_lease.yaml"
+
+PG_CRON_STAND_IN = """
+CREATE SCHEMA cron;
+CREATE TABLE cron.job (jobid bigserial PRIMARY KEY, jobname text, schedule text, command text, database text);
+CREATE FUNCTION cron.schedule_in_database(job_name text, schedule text, command text, database text,
+                                          username text DEFAULT NULL, active boolean DEFAULT true)
+RETURNS bigint LANGUAGE sql AS $$
+    INSERT INTO cron.job (jobname, schedule, command, database) VALUES ($1, $2, $3, $4) RETURNING jobid
+$$;
+CREATE FUNCTION cron.unschedule(job_id bigint) RETURNS boolean LANGUAGE sql AS $$
+    DELETE FROM cron.job WHERE jobid = $1 RETURNING true
+$$;
+"""
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_rendering_has_a_schedule_that_runs_each_maintain(path):
+    spec = load_spec(path)
+    for dialect in spec.dialects:
+        schedule = render_spec(spec, path.name, dialect).files()["schedule.sql"]
+        for queue in spec.queues:
+            qualified = {"mssql": f"[{spec.schema}].[{object_name(spec, queue, 'maintain')}]",
+                         "postgres": f'"{spec.schema}"."{object_name(spec, queue, "maintain")}"'}[dialect]
+            assert qualified in schedule, f"{dialect} schedule.sql does not run {qualified}"
+
+
+def test_the_pg_cron_script_schedules_every_queue_and_its_commands_run(postgres_server, tmp_path):
+    psql = shutil.which("psql")
+    if psql is None:
+        pytest.skip("psql is not installed")
+    spec = load_spec(SPEC)
+    rendering = render_spec(spec, SPEC.name, "postgres")
+    script = tmp_path / "schedule.sql"
+    script.write_text(rendering.files()["schedule.sql"], encoding="utf-8")
+    with scratch_database("qgen_schedule") as url:
+        run_script(url, rendering.install)
+        run_script(url, PG_CRON_STAND_IN)
+        database = url.rsplit("/", 1)[1]
+        try:
+            for _ in range(2):  # running it again replaces the jobs
+                done = subprocess.run([psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-f", str(script)],
+                                      capture_output=True, text=True, timeout=60)
+                assert done.returncode == 0, done.stderr
+            with psycopg.connect(url, autocommit=True) as conn:
+                jobs = conn.execute("SELECT jobname, schedule, command, database FROM cron.job ORDER BY jobname").fetchall()
+                assert [(name, every, db) for name, every, _, db in jobs] == [
+                    (f"qgen maintain feat {queue} {database}", "5 seconds", database) for queue in sorted(spec.queues)]
+                for _, _, command, _ in jobs:
+                    skipped, *_ = conn.execute(command).fetchone()
+                    assert skipped is False
+            named = subprocess.run([psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-v", "qgen_database=elsewhere",
+                                    "-d", url, "-f", str(script)], capture_output=True, text=True, timeout=60)
+            assert named.returncode == 0, named.stderr
+            with psycopg.connect(url) as conn:
+                assert conn.execute("SELECT count(*) FROM cron.job WHERE database = 'elsewhere'").fetchone()[0] == 2
+        finally:
+            run_script(url, rendering.uninstall)
