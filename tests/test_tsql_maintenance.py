@@ -52,8 +52,8 @@ def maintenance_problems(rendering) -> list[str]:
             if not deletes:
                 continue
             for delete in re.findall(r"\bDELETE\b[^;]*;", body):
-                if not re.match(r"DELETE TOP \(@\w+\) FROM \S+ WITH \(ROWLOCK, READPAST\)", delete):
-                    problems.append(f"{where}: a delete that is not DELETE TOP (@n) ... WITH (ROWLOCK, READPAST): {delete[:80]!r}")
+                if not re.match(r"DELETE TOP \(@[\w$]+\) FROM \S+ WITH \(ROWLOCK, READPAST, UPDLOCK\)", delete):
+                    problems.append(f"{where}: a delete that is not DELETE TOP (@n) ... WITH (ROWLOCK, READPAST, UPDLOCK): {delete[:80]!r}")
             pin = body.find("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
             if pin < 0 or pin > deletes[0]:
                 problems.append(f"{where}: READ COMMITTED is not pinned before the first READPAST delete")
@@ -72,7 +72,7 @@ def maintenance_problems(rendering) -> list[str]:
                 problems.append(f"{where}: the application lock is not owned by the transaction")
             if not re.search(r"BEGIN TRANSACTION;\s+EXEC @lock", body):
                 problems.append(f"{where}: the application lock is not taken first thing in maintain's transaction")
-            for columns, called in re.findall(r"INSERT INTO @\w+ \(([^)]*)\)\s+EXEC \[\w+\]\.\[(\w+)\]", body):
+            for columns, called in re.findall(r"INSERT INTO @[\w$]+ \(([^)]*)\)\s+EXEC \[\w+\]\.\[(\w+)\]", body):
                 wanted = re.findall(r"\[(\w+)\]", columns)
                 returned = _returned_columns(by_name[called].create)
                 if wanted != returned:
@@ -89,7 +89,7 @@ def test_maintenance_procedures_hold_on_sql_server(path):
 
 
 BREAKAGES = {
-    "no READPAST": ("mssql/macros.sql.j2", "WITH (ROWLOCK, READPAST)", "WITH (ROWLOCK)"),
+    "no READPAST": ("mssql/macros.sql.j2", "WITH (ROWLOCK, READPAST, UPDLOCK)\n", "WITH (ROWLOCK, UPDLOCK)\n"),
     "unbounded delete": ("mssql/macros.sql.j2", "DELETE TOP ({{ top }}) FROM", "DELETE FROM"),
     "no isolation pin": ("mssql/purge.sql.j2", "SET TRANSACTION ISOLATION LEVEL READ COMMITTED;", ""),
     "no cap": ("mssql/macros.sql.j2", "@batch_size > {{ maintenance.max_batch_size }}", "@batch_size > 2147483646"),
