@@ -53,7 +53,8 @@ SPEC_FILE = "spec.yaml"
 DATA_TABLES = ("table", "dead_letter_table", "archive_table", "outbox_table")
 # Left alone while their SQL is unchanged; otherwise dropped and created like code. (The watermark
 # table holds only a position: created again it starts at 0, which is always safe.)
-KEPT_WHEN_UNCHANGED = ("schema", "roles", "claim_index", "dedupe_index", "lease_index", "watermark_table")
+KEPT_WHEN_UNCHANGED = ("schema", "roles", "claim_index", "claim_order_index", "dedupe_index", "lease_index",
+                       "processed_index", "dead_letter_index", "archive_index", "watermark_table")
 # Queue options that shape a table's own columns: changing one is refused, and named in the refusal.
 TABLE_SHAPING = ("claim", "ordering", "scheduling", "audit", "on_complete", "job_type")
 # SQLAlchemy's dialect names -> qgen's.
@@ -270,9 +271,10 @@ class DialectPlan:
     same_as_previous: bool = False  # every object renders the SQL the previous revision has
 
 
-def _header(what: str, dialect: str, revision: str, label: str) -> str:
+def _header(what: str, dialect: str, revision: str, label: str, session: str = "") -> str:
+    """A revision's own file begins like every rendered file: the header, then the dialect's session."""
     return (f"{HEADER_MARK}{__version__}: {what}, for {dialect_registry.get(dialect).title}; "
-            f"revision {revision} of {label}.\n")
+            f"revision {revision} of {label}.\n") + session
 
 
 def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering: Rendering,
@@ -285,7 +287,7 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
         plan.files[create_path] = item.create
         if drop_path:
             what = f"drops {item.obj.kind} {spec.schema}.{item.obj.name}" if item.obj.queue else f"drops {item.obj.kind}"
-            plan.files[drop_path] = _header(what, dialect, revision, label) + item.drop
+            plan.files[drop_path] = _header(what, dialect, revision, label, rendering.session) + item.drop
         new_files[item.obj.key] = (create_path, drop_path)
         plan.objects.append({"key": item.obj.key, "kind": item.obj.kind, "name": item.obj.name,
                              "queue": item.obj.queue, "create": create_path, "drop": drop_path})
@@ -320,7 +322,8 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
 
     def unchanged(key: str) -> bool:
         o, n = old_by_key[key], new_by_key[key]
-        return _body(o.create) == _body(n.create) and _body(o.drop) == _body(n.drop)
+        drop = rendering.session + n.drop if _has_sql(n.drop) else ""  # as its drop file holds it
+        return _body(o.create) == _body(n.create) and _body(o.drop) == _body(drop)
 
     def left_alone(key: str, kind: str) -> bool:
         return kind in KEPT_WHEN_UNCHANGED and key in old_by_key and key in new_by_key and unchanged(key)
@@ -357,7 +360,8 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
             if key not in old_by_key:
                 _, drop = render_change(dialect, spec, "drop_table_if_empty", item.obj)
                 path = f"{dialect}/revert/{next(step):02d}_{item.obj.name}_drop_if_empty.sql"
-                plan.files[path] = _header(f"drops table {spec.schema}.{item.obj.name} if empty", dialect, revision, label) + drop
+                plan.files[path] = _header(f"drops table {spec.schema}.{item.obj.name} if empty", dialect, revision, label,
+                                           rendering.session) + drop
                 down_drops.append(path)
         elif not left_alone(key, kind):
             down_drops += drop_of(key)
@@ -414,8 +418,8 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
                 up, down = render_change(dialect, spec, kind, obj, col)
                 column = f"{table}.{col.name}"
                 stem = f"{next(step):02d}_{obj.name}_{verb}_{col.name}.sql"
-                plan.files[f"{dialect}/change/{stem}"] = _header(up_title.format(column), dialect, revision, label) + up
-                plan.files[f"{dialect}/revert/{stem}"] = _header(down_title.format(column), dialect, revision, label) + down
+                plan.files[f"{dialect}/change/{stem}"] = _header(up_title.format(column), dialect, revision, label, rendering.session) + up
+                plan.files[f"{dialect}/revert/{stem}"] = _header(down_title.format(column), dialect, revision, label, rendering.session) + down
                 up_changes.append(f"{dialect}/change/{stem}")
                 down_changes.insert(0, f"{dialect}/revert/{stem}")
                 plan.changes.append(summary.format(column, col.type))

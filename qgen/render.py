@@ -3,6 +3,9 @@
 Python here loads, orders and writes; every line of SQL comes from templates/:
 - templates/<dialect>/<kind>.sql.j2, falling back to templates/default/<kind>.sql.j2, renders one
   object kind. Its `create` block is the object's install script, its `drop` block removes it.
+- templates/<dialect>/session.sql.j2 (else templates/default/session.sql.j2, empty) begins every file:
+  each object's file, install.sql and uninstall.sql (SQL Server: the SET options that filtered indexes
+  need and that procedures keep from the session creating them).
 - Macros are called as m.<name>(...): m dispatches to `<dialect>__<name>` in
   templates/<dialect>/macros.sql.j2, falling back to `default__<name>` in templates/default/macros.sql.j2
   (as dbt's adapter.dispatch does), so a difference between databases is found by grep.
@@ -129,8 +132,16 @@ def _queue_context(spec: Spec, queue_name: str) -> SimpleNamespace:
 class RenderedObject:
     obj: DbObject
     filename: str
-    create: str
-    drop: str
+    create: str   # the object's own file: header, session, create block
+    drop: str     # its drop block
+    section: str  # what install.sql holds of it: header and create block
+
+
+def render_session(env: jinja2.Environment, dialect_name: str) -> str:
+    """What begins every file of the dialect (templates/<dialect>/session.sql.j2), "" if nothing."""
+    template = env.select_template([f"{dialect_name}/session.sql.j2", "default/session.sql.j2"])
+    text = template.render().strip("\n")
+    return text + "\n" if text else ""
 
 
 @dataclass(frozen=True)
@@ -139,6 +150,7 @@ class Rendering:
     objects: list[RenderedObject]
     install: str
     uninstall: str
+    session: str  # what begins every file (render_session); a migration's own files begin with it too
 
     def files(self) -> dict[str, str]:
         files = {item.filename: item.create for item in self.objects}
@@ -161,10 +173,12 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         "roles": SimpleNamespace(**{r: role_name(spec, r) for r in ("producer", "consumer", "admin")}),
         "queues": {name: _queue_context(spec, name) for name in spec.queues},
         "batch": dialect.batch_separator,
+        "objects": spec_objects(spec),  # every object, in dependency order (verify names them all)
     }
     env.globals.update(base)  # imported macro modules see these too
+    session = render_session(env, dialect_name)
     rendered: list[RenderedObject] = []
-    for index, obj in enumerate(spec_objects(spec)):
+    for index, obj in enumerate(base["objects"]):
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
         context = template.new_context({**base, "obj": obj, "q": base["queues"].get(obj.queue)})
         # Top-level {% set %} and {% macro %} run only in the root render: run it once so the blocks see them.
@@ -178,16 +192,16 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
             "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
         )
         filename = f"{index:02d}_{obj.key.replace('.', '_')}.sql"
-        rendered.append(RenderedObject(obj, filename, header + create, drop))
+        rendered.append(RenderedObject(obj, filename, header + session + create, drop, header + create))
     script_header = (
         f"{HEADER_MARK}{__version__}: every object of {spec_label}, for {dialect.title}, in dependency order.\n"
         "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
     )
-    install = script_header + "\n".join(item.create for item in rendered)
-    uninstall = script_header.replace("in dependency order", "removed in reverse dependency order") + "".join(
+    install = script_header + session + "\n".join(item.section for item in rendered)
+    uninstall = script_header.replace("in dependency order", "removed in reverse dependency order") + session + "".join(
         item.drop for item in reversed(rendered) if item.drop.strip()
     )
-    return Rendering(dialect_name, rendered, install, uninstall)
+    return Rendering(dialect_name, rendered, install, uninstall, session)
 
 
 def _block(template: jinja2.Template, name: str, context: jinja2.runtime.Context) -> str:

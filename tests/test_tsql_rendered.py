@@ -11,7 +11,8 @@ import pytest
 from qgen.render import render_spec, templates_dir
 from qgen.specload import load_spec
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
-from tests.support.tsql_gate import ParserUnavailable, check_scripts, ensure_parser, own_findings, sqlfluff_findings
+from tests.support.tsql_gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
+                                     sqlfluff_findings)
 
 pytestmark = pytest.mark.tsql_gate
 SPECS = EXAMPLES + COVERAGE_SPECS
@@ -68,12 +69,17 @@ BREAKAGES = {
     "two procedures in one batch": ("metrics.sql.j2", "{% block drop %}", "{% block drop %}", "own", "GO batch"),
     "unparsable for sqlfluff": ("purge.sql.j2", "SELECT @archived AS [archived]", "SELECT @archived AS AS [archived]",
                                 "sqlfluff", "unparsable"),
+    # deployment rules (tests/support/tsql_gate.deploy_findings)
+    "a session option not set": ("session.sql.j2", "QUOTED_IDENTIFIER, ", "", "own", "QUOTED_IDENTIFIER ON"),
+    "the session options in the batch of a CREATE": ("session.sql.j2", "{{ batch }}", "", "own", "in a GO batch before this one"),
+    "a filtered index without its filter column": ("macros.sql.j2", '+ (["lease_token"] if q.lease else [])', "",
+                                                   "own", "filters on LEASE_TOKEN but", 4),
 }
 
 
 @pytest.mark.parametrize("breakage", BREAKAGES)
 def test_a_broken_template_fails_the_gate(parser, tmp_path, breakage):
-    template, old, new, gate, words = BREAKAGES[breakage]
+    template, old, new, gate, words, *example = BREAKAGES[breakage]
     broken = tmp_path / "templates"
     shutil.copytree(templates_dir(), broken)
     path = broken / "mssql" / template
@@ -86,10 +92,14 @@ def test_a_broken_template_fails_the_gate(parser, tmp_path, breakage):
         text = text.replace(old, new, 1)
     path.write_text(text)
 
-    spec_path = EXAMPLES[1]
-    install = rendered(spec_path, broken)[f"{spec_path.stem}/install.sql"]
+    spec_path = EXAMPLES[example[0] if example else 1]
+    files = rendered(spec_path, broken)
+    install = files[f"{spec_path.stem}/install.sql"]
+    if breakage == "the session options in the batch of a CREATE":
+        # install.sql creates its first object batches after the SET; each object's own file does not
+        install = files[f"{spec_path.stem}/02_testq_table.sql"]
     if gate == "own":
-        findings = own_findings(install, "install.sql")
+        findings = own_findings(install, "install.sql") + deploy_findings(install, "install.sql")
     elif gate == "sqlfluff":
         findings = sqlfluff_findings(install, "install.sql")
     else:
@@ -103,3 +113,16 @@ def test_a_broken_template_fails_the_gate(parser, tmp_path, breakage):
     assert 1 <= first.line <= len(lines)
     clean = rendered(spec_path)[f"{spec_path.stem}/install.sql"]
     assert check_scripts({"install.sql": clean})["install.sql"] == []
+
+
+def test_every_file_begins_with_the_session_options():
+    """install.sql, uninstall.sql and each object's file: the SET batch comes before anything else
+    (after the header comments), so a file run on its own from any client creates its objects right."""
+    def code(text: str) -> str:
+        return "".join(line for line in text.splitlines(keepends=True) if not line.startswith("--"))
+
+    session = code(render_spec(load_spec(EXAMPLES[0]), "x", "mssql").session)
+    assert session.startswith("SET ANSI_NULLS, QUOTED_IDENTIFIER") and session.endswith("GO\n")
+    for spec_path in SPECS:
+        for name, text in rendered(spec_path).items():
+            assert code(text).startswith(session), name
