@@ -55,6 +55,9 @@ DATA_TABLES = ("table", "dead_letter_table", "archive_table", "outbox_table")
 # table holds only a position: created again it starts at 0, which is always safe.)
 KEPT_WHEN_UNCHANGED = ("schema", "roles", "claim_index", "claim_order_index", "dedupe_index", "lease_index",
                        "processed_index", "dead_letter_index", "archive_index", "watermark_table")
+# Run by every revision that creates objects (install ends with it); their drop block is uninstall's
+# guard against dropping tables with jobs, so only the teardown runs it, never a revision that follows.
+CHECKS = ("verify",)
 # Queue options that shape a table's own columns: changing one is refused, and named in the refusal.
 TABLE_SHAPING = ("claim", "ordering", "scheduling", "audit", "on_complete", "job_type")
 # SQLAlchemy's dialect names -> qgen's.
@@ -303,6 +306,13 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
     if previous is None:
         for item in rendering.objects:
             plan.upgrade += create_of(item.obj.key)
+        # Downgrading past the first revision is the documented teardown: it drops the tables with
+        # their jobs, so it tells uninstall's guard (the verify object's drop) that it may.
+        if _has_sql(rendering.force_uninstall):
+            path = f"{dialect}/drop/force_uninstall.sql"
+            plan.files[path] = _header("lets the teardown drop tables that hold jobs", dialect, revision, label,
+                                       rendering.session) + rendering.force_uninstall
+            plan.downgrade.append(path)
         for item in reversed(rendering.objects):
             plan.downgrade += drop_of(item.obj.key)
         return plan
@@ -344,7 +354,7 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
                     f"table {previous.spec.schema}.{o.name} ({o.kind.replace('_', ' ')} of queue {o.queue}) is no longer "
                     f"in the spec; dropping it loses the rows it holds. Drain it first, then pass --allow-drop {o.name} "
                     "to drop it; or keep it in the spec.")
-        elif not left_alone(o.key, o.kind):
+        elif not left_alone(o.key, o.kind) and o.kind not in CHECKS:
             up_drops += previous_file(o, "drop")
     for item in rendering.objects:
         key, kind = item.obj.key, item.obj.kind
@@ -363,7 +373,7 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
                 plan.files[path] = _header(f"drops table {spec.schema}.{item.obj.name} if empty", dialect, revision, label,
                                            rendering.session) + drop
                 down_drops.append(path)
-        elif not left_alone(key, kind):
+        elif not left_alone(key, kind) and kind not in CHECKS:
             down_drops += drop_of(key)
     for o in old:
         if o.kind in DATA_TABLES:

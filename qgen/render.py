@@ -3,9 +3,11 @@
 Python here loads, orders and writes; every line of SQL comes from templates/:
 - templates/<dialect>/<kind>.sql.j2, falling back to templates/default/<kind>.sql.j2, renders one
   object kind. Its `create` block is the object's install script, its `drop` block removes it.
-- templates/<dialect>/session.sql.j2 (else templates/default/session.sql.j2, empty) begins every file:
-  each object's file, install.sql and uninstall.sql (SQL Server: the SET options that filtered indexes
-  need and that procedures keep from the session creating them).
+- templates/<dialect>/script.sql.j2 (else templates/default/script.sql.j2, empty) holds what scripts
+  need besides objects: its `session` block begins every file (each object's file, install.sql,
+  uninstall.sql; SQL Server: the SET options filtered indexes need and procedures keep from the
+  session creating them), `uninstall_begin`/`uninstall_end` wrap uninstall.sql, and `force_uninstall`
+  lets an uninstall drop tables that still hold jobs.
 - Macros are called as m.<name>(...): m dispatches to `<dialect>__<name>` in
   templates/<dialect>/macros.sql.j2, falling back to `default__<name>` in templates/default/macros.sql.j2
   (as dbt's adapter.dispatch does), so a difference between databases is found by grep.
@@ -137,11 +139,16 @@ class RenderedObject:
     section: str  # what install.sql holds of it: header and create block
 
 
-def render_session(env: jinja2.Environment, dialect_name: str) -> str:
-    """What begins every file of the dialect (templates/<dialect>/session.sql.j2), "" if nothing."""
-    template = env.select_template([f"{dialect_name}/session.sql.j2", "default/session.sql.j2"])
-    text = template.render().strip("\n")
-    return text + "\n" if text else ""
+SCRIPT_PARTS = ("session", "uninstall_begin", "uninstall_end", "force_uninstall")
+
+
+def render_script_parts(env: jinja2.Environment, dialect_name: str) -> SimpleNamespace:
+    """The blocks of templates/<dialect>/script.sql.j2 (else default/script.sql.j2), "" when empty:
+    session begins every file; uninstall_begin and uninstall_end wrap uninstall.sql; force_uninstall
+    lets an uninstall that follows it in the same session drop tables that still hold jobs."""
+    template = env.select_template([f"{dialect_name}/script.sql.j2", "default/script.sql.j2"])
+    context = template.new_context({})
+    return SimpleNamespace(**{part: _block(template, part, context) for part in SCRIPT_PARTS})
 
 
 @dataclass(frozen=True)
@@ -150,7 +157,8 @@ class Rendering:
     objects: list[RenderedObject]
     install: str
     uninstall: str
-    session: str  # what begins every file (render_session); a migration's own files begin with it too
+    session: str  # what begins every file; a migration's own files begin with it too
+    force_uninstall: str  # run first in the same session, uninstall drops tables that still hold jobs
 
     def files(self) -> dict[str, str]:
         files = {item.filename: item.create for item in self.objects}
@@ -170,13 +178,14 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     base = {
         "spec": spec,
         "schema": spec.schema,
-        "roles": SimpleNamespace(**{r: role_name(spec, r) for r in ("producer", "consumer", "admin")}),
+        "roles": SimpleNamespace(**{r: role_name(spec, r) for r in ("producer", "consumer", "admin", "owner")}),
         "queues": {name: _queue_context(spec, name) for name in spec.queues},
         "batch": dialect.batch_separator,
         "objects": spec_objects(spec),  # every object, in dependency order (verify names them all)
     }
     env.globals.update(base)  # imported macro modules see these too
-    session = render_session(env, dialect_name)
+    parts = render_script_parts(env, dialect_name)
+    session = parts.session
     rendered: list[RenderedObject] = []
     for index, obj in enumerate(base["objects"]):
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
@@ -198,10 +207,10 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
     )
     install = script_header + session + "\n".join(item.section for item in rendered)
-    uninstall = script_header.replace("in dependency order", "removed in reverse dependency order") + session + "".join(
-        item.drop for item in reversed(rendered) if item.drop.strip()
-    )
-    return Rendering(dialect_name, rendered, install, uninstall, session)
+    uninstall = (script_header.replace("in dependency order", "removed in reverse dependency order") + session
+                 + parts.uninstall_begin + "".join(item.drop for item in reversed(rendered) if item.drop.strip())
+                 + parts.uninstall_end)
+    return Rendering(dialect_name, rendered, install, uninstall, session, parts.force_uninstall)
 
 
 def _block(template: jinja2.Template, name: str, context: jinja2.runtime.Context) -> str:

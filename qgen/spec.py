@@ -447,4 +447,6 @@ def object_name(spec: Spec, queue_name: str, kind: str) -> str:
 
 
 def role_name(spec: Spec, role: str) -> str:
-    return getattr(spec.grants, role) or f"{spec.schema}_{role}"
+    """producer, consumer, admin (grants may name them), or owner: on PostgreSQL the NOLOGIN role that
+    owns every object qgen creates, so its SECURITY DEFINER functions run with no other rights."""
+    return getattr(spec.grants, role, None) or f"{spec.schema}_{role}"

@@ -240,7 +240,10 @@ def test_new_queue_and_allowed_column_drop_round_trip(migrations, database, sche
     with psycopg.connect(database, autocommit=True) as conn:
         # The first revision's teardown knows only its own objects: sms, kept above, is still there.
         assert exists(conn, schema, "sms")
+        # ...and so is the role that owns it: a role that still owns something is never dropped.
+        assert gone(conn, schema) == (1, 1)
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        conn.execute(f'DROP ROLE "{schema}_owner"')
         assert gone(conn, schema) == (0, 0)
 
 

@@ -1,5 +1,5 @@
 """Every rendered PostgreSQL install script is accepted by the local PostgreSQL: run in a scratch
-database twice (it must be idempotent), then uninstalled completely, then installed again."""
+database twice (it must be idempotent), then uninstalled completely (twice), then installed again."""
 
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ def test_install_twice_uninstall_reinstall(postgres_server, spec_path):
         run_script(url, rendering.install)  # idempotent: the same objects, no error
         assert objects_in(url, spec.schema) == installed
         run_script(url, rendering.uninstall)
+        run_script(url, rendering.uninstall)  # twice: what is gone stays gone, no error
         with psycopg.connect(url) as conn:
             left = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (spec.schema,)).fetchone()[0]
         roles_after = roles_of(url, spec.schema)

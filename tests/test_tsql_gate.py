@@ -16,6 +16,7 @@ from tests.support.tsql_gate import (
     filtered_index_findings,
     own_findings,
     parse_batches,
+    rerun_findings,
     session_findings,
     sqlfluff_findings,
     sqlparser_findings,
@@ -470,16 +471,33 @@ SET NOCOUNT, XACT_ABORT ON;
 DECLARE @x int;
 SET @x = 1;
 GO
-CREATE TABLE dbo.job (id bigint NOT NULL, lease_token uniqueidentifier NULL, processed bit NOT NULL, n int NOT NULL);
+IF OBJECT_ID(N'dbo.job', N'U') IS NULL
+BEGIN
+    CREATE TABLE dbo.job (id bigint NOT NULL, lease_token uniqueidentifier NULL, processed bit NOT NULL, n int NOT NULL);
+    DECLARE @state int = CASE WHEN 1 = 1 THEN 1 ELSE 0 END;
+    CREATE INDEX job_n_ux ON dbo.job (n, processed) WHERE processed IN (0, 1) WITH (ONLINE = OFF);
+    IF @state = 1
+    BEGIN
+        CREATE INDEX job_lease_ix ON dbo.job (lease_token) WHERE lease_token IS NOT NULL;
+    END;
+    CREATE INDEX job_plain_ix ON dbo.job (n DESC) INCLUDE (id);
+END;
 GO
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'job_claim_ix')
     CREATE NONCLUSTERED INDEX [job_claim_ix] ON [dbo].[job] ([id]) INCLUDE ([lease_token], [processed])
     WHERE [lease_token] IS NULL AND [processed] = 0;
+IF INDEXPROPERTY(OBJECT_ID(N'dbo.job'), N'job_negative_ix', N'IndexID') IS NULL
+    CREATE INDEX job_negative_ix ON dbo.job (id, n) WHERE n > -1 AND n <> 7;
+IF TYPE_ID(N'dbo.id_list') IS NULL
+    CREATE TYPE dbo.id_list AS TABLE ([ordinal] int NOT NULL PRIMARY KEY);
 GO
-CREATE UNIQUE INDEX job_n_ux ON dbo.job (n, processed) WHERE processed IN (0, 1) WITH (ONLINE = OFF);
-CREATE INDEX job_lease_ix ON dbo.job (lease_token) WHERE lease_token IS NOT NULL;
-CREATE INDEX job_plain_ix ON dbo.job (n DESC) INCLUDE (id);
-CREATE INDEX job_negative_ix ON dbo.job (id, n) WHERE n > -1 AND n <> 7;
+CREATE OR ALTER PROCEDURE dbo.job_take
+AS
+BEGIN
+    SET NOCOUNT ON;
+    CREATE TABLE #taken (id bigint NOT NULL);
+    SELECT id FROM #taken;
+END;
 GO
 """
 
@@ -542,6 +560,25 @@ def test_filtered_index_without_its_filter_columns_is_reported(sql, missing):
     assert f"filters on {missing} but" in findings[0].message
 
 
-def test_deploy_findings_runs_both_rules():
+@pytest.mark.parametrize(
+    ("sql", "needle"),
+    [
+        ("CREATE TABLE dbo.t (id int NOT NULL);", "CREATE"),
+        ("IF OBJECT_ID(N'dbo.t', N'U') IS NOT NULL\n    CREATE TABLE dbo.t (id int NOT NULL);", "CREATE"),
+        ("IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix')\n    CREATE INDEX ix ON dbo.t (a);", "CREATE"),
+        # the guard covers the block it opens, not what follows it
+        ("IF OBJECT_ID(N'dbo.t', N'U') IS NULL\nBEGIN\n    CREATE TABLE dbo.t (a int);\nEND;\nCREATE INDEX ix ON dbo.t (a);",
+         "CREATE INDEX"),
+        ("IF TYPE_ID(N'dbo.tt') IS NULL\n    SELECT 1;\nCREATE TYPE dbo.tt AS TABLE (a int);", "CREATE TYPE"),
+        ("BEGIN TRANSACTION;\nCREATE ROLE [r];\nCOMMIT;", "CREATE ROLE"),
+    ],
+)
+def test_an_unguarded_create_is_reported(sql, needle):
+    findings = rerun_findings(sql, "r.sql")
+    assert [(f.line, f.column) for f in findings] == [at(sql, needle)], "\n".join(map(str, findings))
+    assert "run twice" in findings[0].message
+
+
+def test_deploy_findings_runs_every_rule():
     text = "CREATE INDEX ix ON dbo.t (a) WHERE b = 1;\n"
-    assert [f.message.split(" ")[0] for f in deploy_findings(text)] == ["CREATE", "filtered"]
+    assert sorted(f.message.split(" ")[0] for f in deploy_findings(text)) == ["CREATE", "CREATE", "filtered"]

@@ -70,10 +70,13 @@ BREAKAGES = {
     "unparsable for sqlfluff": ("purge.sql.j2", "SELECT @archived AS [archived]", "SELECT @archived AS AS [archived]",
                                 "sqlfluff", "unparsable"),
     # deployment rules (tests/support/tsql_gate.deploy_findings)
-    "a session option not set": ("session.sql.j2", "QUOTED_IDENTIFIER, ", "", "own", "QUOTED_IDENTIFIER ON"),
-    "the session options in the batch of a CREATE": ("session.sql.j2", "{{ batch }}", "", "own", "in a GO batch before this one"),
+    "a session option not set": ("script.sql.j2", "QUOTED_IDENTIFIER, ", "", "own", "QUOTED_IDENTIFIER ON"),
+    "the session options in the batch of a CREATE": ("script.sql.j2", "{{ batch }}", "", "own", "in a GO batch before this one"),
     "a filtered index without its filter column": ("macros.sql.j2", '+ (["lease_token"] if q.lease else [])', "",
                                                    "own", "filters on LEASE_TOKEN but", 4),
+    "a CREATE that fails when run twice": ("lease_index.sql.j2", "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'{{ q.names.lease_index }}'",
+                                           "IF 1 = 1 OR EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'{{ q.names.lease_index }}'",
+                                           "own", "CREATE NONCLUSTERED is not guarded", 4),
 }
 
 
@@ -126,3 +129,33 @@ def test_every_file_begins_with_the_session_options():
     for spec_path in SPECS:
         for name, text in rendered(spec_path).items():
             assert code(text).startswith(session), name
+
+
+def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_made():
+    """SQL Server's uninstall.sql: its first batch refuses (RAISERROR, then NOEXEC ON so that sqlcmd
+    and SSMS, which go on after an error, run nothing more) while a table holds rows, unless the
+    session set qgen.force_uninstall; its last batch sets NOEXEC OFF. It drops a role or the schema
+    only when install recorded creating it, and a role only without members."""
+    from qgen.dialects.mssql import split_batches
+
+    for spec_path in SPECS:
+        spec = load_spec(spec_path)
+        rendering = render_spec(spec, spec_path.name, "mssql")
+        batches = [b for b in split_batches(rendering.uninstall) if any(
+            line.strip() and not line.lstrip().startswith("--") for line in b.splitlines())]
+        guard = batches[1]
+        assert batches[0].rstrip().endswith("SET NUMERIC_ROUNDABORT OFF;"), "the session batch comes first"
+        assert "SESSION_CONTEXT(N'qgen.force_uninstall')" in guard and "RAISERROR" in guard and "SET NOEXEC ON" in guard
+        tables = [o.name for o in rendering.objects if o.obj.kind in ("table", "dead_letter_table", "archive_table", "outbox_table")
+                  for o in [o.obj]]
+        assert all(f"FROM [{spec.schema}].[{t}]" in guard for t in tables), spec_path.name
+        assert batches[-1].strip().endswith("SET NOEXEC OFF;")
+        assert "sp_set_session_context @key = N'qgen.force_uninstall', @value = 1" in rendering.force_uninstall
+        roles = next(b for b in batches if "DROP ROLE" in b)
+        lines = [line.strip() for line in roles.splitlines()]
+        assert sum(line.startswith("DROP ROLE [") for line in lines) == 3
+        assert sum(line.startswith("IF EXISTS (SELECT 1 FROM sys.extended_properties") and "qgen.created_role." in line
+                   for line in lines) == 3
+        assert roles.count("sys.database_role_members") == 3 and roles.count("sp_dropextendedproperty") == 3
+        schema = batches[-2]
+        assert "DROP SCHEMA" in schema and "N'qgen.created'" in schema and "sys.objects" in schema

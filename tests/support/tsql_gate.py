@@ -15,7 +15,8 @@ Three gates, each returning ``Finding``s with script line/column (1-based):
   And what a script must do to deploy whatever the session (``deploy_findings``): (c) a script that
   creates anything first sets ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT,
   CONCAT_NULL_YIELDS_NULL ON and NUMERIC_ROUNDABORT OFF in a batch of its own, and never flips one;
-  (d) every filtered index keys or INCLUDEs each column its WHERE names.
+  (d) every filtered index keys or INCLUDEs each column its WHERE names; (e) every CREATE that is not
+  CREATE OR ALTER is guarded by an IF that tests the object is missing, so a script runs twice.
 
 Command line, from the repo root: ``python -m tests.support.tsql_gate FILE.sql...``
 """
@@ -507,9 +508,72 @@ def filtered_index_findings(text: str, name: str = "") -> list[Finding]:
     return found
 
 
+# Words that may stand at parenthesis depth 0 in an IF condition; any other word (not a function
+# call) begins the statement the IF guards.
+_CONDITION_WORDS = {"AND", "OR", "NOT", "IS", "NULL", "EXISTS", "IN", "LIKE", "BETWEEN"}
+
+
+def _condition_end(toks: list[_Tok], j: int) -> int:
+    """Index of the first token after the IF condition that starts at toks[j]."""
+    depth = 0
+    while j < len(toks):
+        tok = toks[j]
+        if tok.kind == "punct" and tok.value == "(":
+            depth += 1
+        elif tok.kind == "punct" and tok.value == ")":
+            depth -= 1
+        elif depth == 0 and tok.kind == "word" and tok.value not in _CONDITION_WORDS:
+            nxt = _at(toks, j + 1)
+            if not (nxt is not None and nxt.value == "("):  # a function call (OBJECT_ID(...)) is part of it
+                return j
+        j += 1
+    return j
+
+
+def rerun_findings(text: str, name: str = "") -> list[Finding]:
+    """A script that is run twice must not fail: every CREATE other than CREATE OR ALTER is the
+    statement of an IF whose condition tests that the object is missing (IS NULL / NOT EXISTS),
+    directly or as a statement of the BEGIN ... END block that IF opens."""
+    found: list[Finding] = []
+    for first_line, batch in batch_spans(text):
+        toks = _tokens(batch)
+        blocks: list[bool] = []  # per open BEGIN / CASE: does a missing-object test guard it?
+        guard_next = False       # the statement after an IF condition that tests for a missing object
+        i = 0
+        while i < len(toks):
+            tok = toks[i]
+            if _is_word(tok, "IF"):
+                end = _condition_end(toks, i + 1)
+                words = [t.value for t in toks[i + 1:end]]
+                guard_next = any(words[k:k + 2] in (["IS", "NULL"], ["NOT", "EXISTS"]) for k in range(len(words)))
+                i = end
+                continue
+            if _is_word(tok, "BEGIN") and not _is_word(_at(toks, i + 1), "TRAN", "TRANSACTION", "DISTRIBUTED"):
+                blocks.append(guard_next)
+            elif _is_word(tok, "CASE"):
+                blocks.append(False)
+            elif _is_word(tok, "END") and blocks:
+                blocks.pop()
+            elif _is_word(tok, "CREATE"):
+                if _is_word(_at(toks, i + 1), "OR"):
+                    break  # CREATE OR ALTER: re-runnable; a module is alone in its batch
+                if not (guard_next or any(blocks)):
+                    line, column = _line_col(batch, tok.pos)
+                    what = " ".join(t.value for t in toks[i:i + 2])
+                    found.append(Finding(name, first_line + line - 1, column, "own",
+                                         f"{what} is not guarded: a script run twice fails here; use CREATE OR ALTER, "
+                                         "or IF <object> IS NULL / IF NOT EXISTS (...) before it"))
+            elif _is_word(tok, "ALTER") and _is_word(_at(toks, i + 1), "PROCEDURE", "PROC", "VIEW", "FUNCTION", "TRIGGER"):
+                break
+            guard_next = False
+            i += 1
+    return found
+
+
 def deploy_findings(text: str, name: str = "") -> list[Finding]:
-    """The rules a rendered qgen script must pass to deploy on any session: SET options, filtered indexes."""
-    return sorted(session_findings(text, name) + filtered_index_findings(text, name))
+    """The rules a rendered qgen script must pass to deploy on any session and to run twice: SET
+    options, filtered indexes, guarded CREATEs."""
+    return sorted(session_findings(text, name) + filtered_index_findings(text, name) + rerun_findings(text, name))
 
 
 # --------------------------------------------------------------------------------------------------
