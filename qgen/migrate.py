@@ -11,13 +11,17 @@ named like the revision's module (migrations/versions/<rev>_<slug>/):
     <dialect>/change/, revert/   table changes (add or drop a column) and their reversal
 
 The first revision of a schema installs every object; downgrading past it drops them all, tables
-and the jobs in them included: that is the teardown. A later revision for the same schema (one
+and the jobs in them included: that is the teardown (its first file sets qgen.force_uninstall, which
+uninstall's guard, the verify object's drop, requires before it lets a table with rows go). Every
+file of a revision begins with the dialect's session block (templates/<dialect>/script.sql.j2). A later revision for the same schema (one
 that follows it in the chain) replaces the earlier one's objects without losing jobs:
 
 - code (procedures and functions, views, types, grants) is dropped in reverse dependency order and
   created again from the new rendering;
 - the schema, the roles, the indexes and the watermark table are left alone when their SQL is the
   same (a queue table is not re-indexed for a new batch size), else dropped and created again;
+- verify is created (run) again by every revision; its drop, uninstall's guard, runs only in the
+  teardown;
 - tables that hold jobs or results (queue, dead-letter, archive, outbox) are never re-created: the
   revision adds the spec's new payload columns (which must be nullable) and drops columns only
   when `--allow-drop QUEUE.COLUMN` says so. Any other change to such a table (a column's type, the
