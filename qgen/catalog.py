@@ -39,15 +39,28 @@ def _watermark(queue: Queue) -> bool:
     return queue.watermark.enabled
 
 
+def _key_is_claim_order(queue: Queue) -> bool:
+    """A fifo delete queue holds only unclaimed rows and claims them in id order: its clustered
+    primary key is the claim index, and another index on id would only slow every write."""
+    return queue.claim == "delete" and queue.ordering == "fifo"
+
+
 # Per-queue object kinds, in the order they are written when dependencies allow.
 QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("table", lambda q: True),
-    Kind("claim_index", lambda q: True, ("table",)),
+    # Keyed (job type, queue order): a claim for one sub-queue.
+    Kind("claim_index", lambda q: q.job_type is not None or not _key_is_claim_order(q), ("table",)),
+    # In queue order: a claim of a job-type queue without a job type.
+    Kind("claim_order_index", lambda q: q.job_type is not None and not _key_is_claim_order(q), ("table",)),
     Kind("dedupe_index", lambda q: q.dedupe is not None, ("table",)),
     Kind("lease_index", _lease, ("table",)),
+    # purge deletes by age: processed rows by processed_at, dead letters by dead_at, the archive by completed_at.
+    Kind("processed_index", lambda q: q.on_complete == "mark", ("table",)),
     Kind("watermark_table", _watermark),
     Kind("dead_letter_table", lambda q: q.dead_letter),
+    Kind("dead_letter_index", lambda q: q.dead_letter, ("dead_letter_table",)),
     Kind("archive_table", lambda q: q.on_complete == "archive"),
+    Kind("archive_index", lambda q: q.on_complete == "archive", ("archive_table",)),
     Kind("outbox_table", lambda q: q.outbox is not None and q.outbox.columns is not None),
     Kind("pending_view", lambda q: True, ("table",)),
     Kind("batch_type", lambda q: True),
@@ -55,7 +68,8 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("enqueue_batch", lambda q: True, ("table", "batch_type", "dedupe_index")),
     Kind("watermark_move", _watermark, ("table", "watermark_table")),
     Kind("watermark_correct", _watermark, ("table", "watermark_table")),
-    Kind("dequeue", lambda q: True, ("table", "claim_index", "watermark_table", "watermark_move", "archive_table")),
+    Kind("dequeue", lambda q: True, ("table", "claim_index", "claim_order_index", "watermark_table", "watermark_move",
+                                     "archive_table")),
     Kind("complete", _lease, ("table", "lease_index", "archive_table", "outbox_table", "watermark_table")),
     Kind("fail", _lease, ("table", "dead_letter_table", "watermark_table")),
     Kind("extend_lease", _lease, ("table", "lease_index")),
@@ -63,7 +77,8 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("worker", lambda q: q.worker is not None, ("dequeue", "complete", "fail")),
     Kind("metrics", lambda q: True, ("table", "watermark_table", "dead_letter_table", "archive_table")),
     Kind("peek", lambda q: True, ("pending_view",)),
-    Kind("purge_batch", lambda q: True, ("table", "dead_letter_table", "archive_table")),
+    Kind("purge_batch", lambda q: True, ("table", "dead_letter_table", "archive_table", "processed_index",
+                                         "dead_letter_index", "archive_index")),
     Kind("purge", lambda q: True, ("purge_batch",)),
     # Reap (lease mode), correct the watermark and purge, one bounded batch each, one caller at a time.
     Kind("maintain", lambda q: True, ("purge_batch", "reap", "watermark_correct")),
@@ -96,6 +111,10 @@ def spec_objects(spec: Spec) -> list[DbObject]:
     if spec.grants.enabled:
         everything = tuple(obj.key for obj in objects if obj.queue)
         objects.append(DbObject("grants", role_name(spec, "consumer"), None, ("roles",) + everything))
+    # Last: install ends by checking what it made (SQL Server: every module stored with the SET
+    # options filtered indexes need); its drop block runs first in uninstall, and refuses to drop
+    # tables that still hold jobs unless the caller forces it.
+    objects.append(DbObject("verify", spec.schema, None, tuple(obj.key for obj in objects)))
     return dependency_order(objects)
 
 

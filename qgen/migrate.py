@@ -11,13 +11,17 @@ named like the revision's module (migrations/versions/<rev>_<slug>/):
     <dialect>/change/, revert/   table changes (add or drop a column) and their reversal
 
 The first revision of a schema installs every object; downgrading past it drops them all, tables
-and the jobs in them included: that is the teardown. A later revision for the same schema (one
+and the jobs in them included: that is the teardown (its first file sets qgen.force_uninstall, which
+uninstall's guard, the verify object's drop, requires before it lets a table with rows go). Every
+file of a revision begins with the dialect's session block (templates/<dialect>/script.sql.j2). A later revision for the same schema (one
 that follows it in the chain) replaces the earlier one's objects without losing jobs:
 
 - code (procedures and functions, views, types, grants) is dropped in reverse dependency order and
   created again from the new rendering;
 - the schema, the roles, the indexes and the watermark table are left alone when their SQL is the
   same (a queue table is not re-indexed for a new batch size), else dropped and created again;
+- verify is created (run) again by every revision; its drop, uninstall's guard, runs only in the
+  teardown;
 - tables that hold jobs or results (queue, dead-letter, archive, outbox) are never re-created: the
   revision adds the spec's new payload columns (which must be nullable) and drops columns only
   when `--allow-drop QUEUE.COLUMN` says so. Any other change to such a table (a column's type, the
@@ -53,7 +57,11 @@ SPEC_FILE = "spec.yaml"
 DATA_TABLES = ("table", "dead_letter_table", "archive_table", "outbox_table")
 # Left alone while their SQL is unchanged; otherwise dropped and created like code. (The watermark
 # table holds only a position: created again it starts at 0, which is always safe.)
-KEPT_WHEN_UNCHANGED = ("schema", "roles", "claim_index", "dedupe_index", "lease_index", "watermark_table")
+KEPT_WHEN_UNCHANGED = ("schema", "roles", "claim_index", "claim_order_index", "dedupe_index", "lease_index",
+                       "processed_index", "dead_letter_index", "archive_index", "watermark_table")
+# Run by every revision that creates objects (install ends with it); their drop block is uninstall's
+# guard against dropping tables with jobs, so only the teardown runs it, never a revision that follows.
+CHECKS = ("verify",)
 # Queue options that shape a table's own columns: changing one is refused, and named in the refusal.
 TABLE_SHAPING = ("claim", "ordering", "scheduling", "audit", "on_complete", "job_type")
 # SQLAlchemy's dialect names -> qgen's.
@@ -270,9 +278,10 @@ class DialectPlan:
     same_as_previous: bool = False  # every object renders the SQL the previous revision has
 
 
-def _header(what: str, dialect: str, revision: str, label: str) -> str:
+def _header(what: str, dialect: str, revision: str, label: str, session: str = "") -> str:
+    """A revision's own file begins like every rendered file: the header, then the dialect's session."""
     return (f"{HEADER_MARK}{__version__}: {what}, for {dialect_registry.get(dialect).title}; "
-            f"revision {revision} of {label}.\n")
+            f"revision {revision} of {label}.\n") + session
 
 
 def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering: Rendering,
@@ -285,7 +294,7 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
         plan.files[create_path] = item.create
         if drop_path:
             what = f"drops {item.obj.kind} {spec.schema}.{item.obj.name}" if item.obj.queue else f"drops {item.obj.kind}"
-            plan.files[drop_path] = _header(what, dialect, revision, label) + item.drop
+            plan.files[drop_path] = _header(what, dialect, revision, label, rendering.session) + item.drop
         new_files[item.obj.key] = (create_path, drop_path)
         plan.objects.append({"key": item.obj.key, "kind": item.obj.kind, "name": item.obj.name,
                              "queue": item.obj.queue, "create": create_path, "drop": drop_path})
@@ -301,6 +310,13 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
     if previous is None:
         for item in rendering.objects:
             plan.upgrade += create_of(item.obj.key)
+        # Downgrading past the first revision is the documented teardown: it drops the tables with
+        # their jobs, so it tells uninstall's guard (the verify object's drop) that it may.
+        if _has_sql(rendering.force_uninstall):
+            path = f"{dialect}/drop/force_uninstall.sql"
+            plan.files[path] = _header("lets the teardown drop tables that hold jobs", dialect, revision, label,
+                                       rendering.session) + rendering.force_uninstall
+            plan.downgrade.append(path)
         for item in reversed(rendering.objects):
             plan.downgrade += drop_of(item.obj.key)
         return plan
@@ -320,7 +336,8 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
 
     def unchanged(key: str) -> bool:
         o, n = old_by_key[key], new_by_key[key]
-        return _body(o.create) == _body(n.create) and _body(o.drop) == _body(n.drop)
+        drop = rendering.session + n.drop if _has_sql(n.drop) else ""  # as its drop file holds it
+        return _body(o.create) == _body(n.create) and _body(o.drop) == _body(drop)
 
     def left_alone(key: str, kind: str) -> bool:
         return kind in KEPT_WHEN_UNCHANGED and key in old_by_key and key in new_by_key and unchanged(key)
@@ -341,7 +358,7 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
                     f"table {previous.spec.schema}.{o.name} ({o.kind.replace('_', ' ')} of queue {o.queue}) is no longer "
                     f"in the spec; dropping it loses the rows it holds. Drain it first, then pass --allow-drop {o.name} "
                     "to drop it; or keep it in the spec.")
-        elif not left_alone(o.key, o.kind):
+        elif not left_alone(o.key, o.kind) and o.kind not in CHECKS:
             up_drops += previous_file(o, "drop")
     for item in rendering.objects:
         key, kind = item.obj.key, item.obj.kind
@@ -357,9 +374,10 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
             if key not in old_by_key:
                 _, drop = render_change(dialect, spec, "drop_table_if_empty", item.obj)
                 path = f"{dialect}/revert/{next(step):02d}_{item.obj.name}_drop_if_empty.sql"
-                plan.files[path] = _header(f"drops table {spec.schema}.{item.obj.name} if empty", dialect, revision, label) + drop
+                plan.files[path] = _header(f"drops table {spec.schema}.{item.obj.name} if empty", dialect, revision, label,
+                                           rendering.session) + drop
                 down_drops.append(path)
-        elif not left_alone(key, kind):
+        elif not left_alone(key, kind) and kind not in CHECKS:
             down_drops += drop_of(key)
     for o in old:
         if o.kind in DATA_TABLES:
@@ -414,8 +432,8 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
                 up, down = render_change(dialect, spec, kind, obj, col)
                 column = f"{table}.{col.name}"
                 stem = f"{next(step):02d}_{obj.name}_{verb}_{col.name}.sql"
-                plan.files[f"{dialect}/change/{stem}"] = _header(up_title.format(column), dialect, revision, label) + up
-                plan.files[f"{dialect}/revert/{stem}"] = _header(down_title.format(column), dialect, revision, label) + down
+                plan.files[f"{dialect}/change/{stem}"] = _header(up_title.format(column), dialect, revision, label, rendering.session) + up
+                plan.files[f"{dialect}/revert/{stem}"] = _header(down_title.format(column), dialect, revision, label, rendering.session) + down
                 up_changes.append(f"{dialect}/change/{stem}")
                 down_changes.insert(0, f"{dialect}/revert/{stem}")
                 plan.changes.append(summary.format(column, col.type))

@@ -3,6 +3,11 @@
 Python here loads, orders and writes; every line of SQL comes from templates/:
 - templates/<dialect>/<kind>.sql.j2, falling back to templates/default/<kind>.sql.j2, renders one
   object kind. Its `create` block is the object's install script, its `drop` block removes it.
+- templates/<dialect>/script.sql.j2 (else templates/default/script.sql.j2, empty) holds what scripts
+  need besides objects: its `session` block begins every file (each object's file, install.sql,
+  uninstall.sql; SQL Server: the SET options filtered indexes need and procedures keep from the
+  session creating them), `uninstall_begin`/`uninstall_end` wrap uninstall.sql, and `force_uninstall`
+  lets an uninstall drop tables that still hold jobs.
 - Macros are called as m.<name>(...): m dispatches to `<dialect>__<name>` in
   templates/<dialect>/macros.sql.j2, falling back to `default__<name>` in templates/default/macros.sql.j2
   (as dbt's adapter.dispatch does), so a difference between databases is found by grep.
@@ -131,8 +136,20 @@ def _queue_context(spec: Spec, queue_name: str) -> SimpleNamespace:
 class RenderedObject:
     obj: DbObject
     filename: str
-    create: str
-    drop: str
+    create: str   # the object's own file: header, session, create block
+    drop: str     # its drop block
+    section: str  # what install.sql holds of it: header and create block
+
+
+SCRIPT_PARTS = ("session", "uninstall_begin", "uninstall_end", "force_uninstall")
+
+
+def render_script_parts(env: jinja2.Environment, dialect_name: str) -> SimpleNamespace:
+    """The blocks of templates/<dialect>/script.sql.j2 (else default/script.sql.j2), "" when empty:
+    session begins every file; uninstall_begin and uninstall_end wrap uninstall.sql; force_uninstall
+    lets an uninstall that follows it in the same session drop tables that still hold jobs."""
+    template = env.select_template([f"{dialect_name}/script.sql.j2", "default/script.sql.j2"])
+    return SimpleNamespace(**dict(zip(SCRIPT_PARTS, _blocks(template, {}, *SCRIPT_PARTS))))
 
 
 @dataclass(frozen=True)
@@ -141,6 +158,8 @@ class Rendering:
     objects: list[RenderedObject]
     install: str
     uninstall: str
+    session: str  # what begins every file; a migration's own files begin with it too
+    force_uninstall: str  # run first in the same session, uninstall drops tables that still hold jobs
     # Runs every queue's maintain from the database's own scheduler (not part of install.sql).
     schedule: str = ""
 
@@ -164,14 +183,17 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     base = {
         "spec": spec,
         "schema": spec.schema,
-        "roles": SimpleNamespace(**{r: role_name(spec, r) for r in ("producer", "consumer", "admin")}),
+        "roles": SimpleNamespace(**{r: role_name(spec, r) for r in ("producer", "consumer", "admin", "owner")}),
         "queues": {name: _queue_context(spec, name) for name in spec.queues},
         "batch": dialect.batch_separator,
         "maintenance": SimpleNamespace(batch_size=MAINTENANCE_BATCH, max_batch_size=MAINTENANCE_BATCH_MAX),
+        "objects": spec_objects(spec),  # every object, in dependency order (verify names them all)
     }
     env.globals.update(base)  # imported macro modules see these too
+    parts = render_script_parts(env, dialect_name)
+    session = parts.session
     rendered: list[RenderedObject] = []
-    for index, obj in enumerate(spec_objects(spec)):
+    for index, obj in enumerate(base["objects"]):
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
         create, drop = _blocks(template, {**base, "obj": obj, "q": base["queues"].get(obj.queue)}, "create", "drop")
         what = f"{obj.kind} {spec.schema}.{obj.name}" if obj.queue else f"{obj.kind} {obj.name}"
@@ -180,20 +202,21 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
             "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
         )
         filename = f"{index:02d}_{obj.key.replace('.', '_')}.sql"
-        rendered.append(RenderedObject(obj, filename, header + create, drop))
+        rendered.append(RenderedObject(obj, filename, header + session + create, drop, header + create))
     script_header = (
         f"{HEADER_MARK}{__version__}: every object of {spec_label}, for {dialect.title}, in dependency order.\n"
         "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
     )
-    install = script_header + "\n".join(item.create for item in rendered)
-    uninstall = script_header.replace("in dependency order", "removed in reverse dependency order") + "".join(
-        item.drop for item in reversed(rendered) if item.drop.strip()
-    )
-    schedule = _render_schedule(env, dialect_name, base, spec_label, dialect.title)
-    return Rendering(dialect_name, rendered, install, uninstall, schedule)
+    install = script_header + session + "\n".join(item.section for item in rendered)
+    uninstall = (script_header.replace("in dependency order", "removed in reverse dependency order") + session
+                 + parts.uninstall_begin + "".join(item.drop for item in reversed(rendered) if item.drop.strip())
+                 + parts.uninstall_end)
+    schedule = _render_schedule(env, dialect_name, base, spec_label, dialect.title, session)
+    return Rendering(dialect_name, rendered, install, uninstall, session, parts.force_uninstall, schedule)
 
 
-def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spec_label: str, title: str) -> str:
+def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spec_label: str, title: str,
+                     session: str) -> str:
     """schedule.sql: the database's own scheduler (SQL Server Agent, pg_cron) running maintain."""
     try:
         template = env.select_template([f"{dialect_name}/schedule.sql.j2", "default/schedule.sql.j2"])
@@ -202,7 +225,7 @@ def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spe
     create, = _blocks(template, {**base, "obj": None, "q": None}, "create")
     header = (f"{HEADER_MARK}{__version__}: maintenance schedule for {spec_label}, for {title} (not part of install.sql).\n"
               "-- Do not edit: change the spec or the templates, then run `qgen render`.\n")
-    return header + create
+    return header + session + create
 
 
 def _blocks(template: jinja2.Template, variables: dict, *names: str) -> list[str]:

@@ -249,8 +249,9 @@ class Grants(_Strict):
 
 
 OBJECT_KINDS = (
-    "table", "claim_index", "dedupe_index", "lease_index", "pending_view", "watermark_table",
-    "dead_letter_table", "archive_table", "outbox_table", "batch_type", "enqueue", "enqueue_batch",
+    "table", "claim_index", "claim_order_index", "dedupe_index", "lease_index", "processed_index",
+    "pending_view", "watermark_table", "dead_letter_table", "dead_letter_index", "archive_table",
+    "archive_index", "outbox_table", "batch_type", "enqueue", "enqueue_batch",
     "dequeue", "complete", "fail", "extend_lease", "reap", "worker", "watermark_move",
     "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive",
 )
@@ -272,7 +273,7 @@ PROCEDURE_NAMES = (
     "old", "older_than_seconds", "owner", "released", "retry", "run_at", "started", "target",
     "token", "tries", "until", "version", "written", "result", "outcome",
     # columns of the other tables and result sets
-    "source_id", "created_at", "dead_at", "completed_at", "ordinal", "enqueued", "one_row",
+    "source_id", "created_at", "dead_at", "completed_at", "ordinal", "enqueued", "one_row", "entry_id",
 )
 
 # Columns qgen adds to a queue table; payload columns may not take these names.
@@ -449,9 +450,10 @@ class Spec(_Strict):
 # Object names. The queue table is named after the queue; every other object by the naming pattern.
 
 NAME_SUFFIX = {
-    "table": None, "claim_index": "claim_ix", "dedupe_index": "dedupe_ux", "lease_index": "lease_ix",
-    "pending_view": "pending",
-    "watermark_table": "watermark", "dead_letter_table": "dead", "archive_table": "archive",
+    "table": None, "claim_index": "claim_ix", "claim_order_index": "claim_order_ix", "dedupe_index": "dedupe_ux",
+    "lease_index": "lease_ix", "processed_index": "processed_ix", "pending_view": "pending",
+    "watermark_table": "watermark", "dead_letter_table": "dead", "dead_letter_index": "dead_ix",
+    "archive_table": "archive", "archive_index": "archive_ix",
     "outbox_table": "outbox", "batch_type": "batch",
 }
 
@@ -468,4 +470,6 @@ def object_name(spec: Spec, queue_name: str, kind: str) -> str:
 
 
 def role_name(spec: Spec, role: str) -> str:
-    return getattr(spec.grants, role) or f"{spec.schema}_{role}"
+    """producer, consumer, admin (grants may name them), or owner: on PostgreSQL the NOLOGIN role that
+    owns every object qgen creates, so its SECURITY DEFINER functions run with no other rights."""
+    return getattr(spec.grants, role, None) or f"{spec.schema}_{role}"

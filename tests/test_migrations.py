@@ -67,7 +67,7 @@ def database(postgres_server, schema):
     with scratch_database("qgen_mig") as url:
         yield url
     with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-        for role in ("producer", "consumer", "admin"):
+        for role in ("producer", "consumer", "admin", "owner"):
             admin.execute(f'DROP ROLE IF EXISTS "{schema}_{role}"')
 
 
@@ -240,7 +240,10 @@ def test_new_queue_and_allowed_column_drop_round_trip(migrations, database, sche
     with psycopg.connect(database, autocommit=True) as conn:
         # The first revision's teardown knows only its own objects: sms, kept above, is still there.
         assert exists(conn, schema, "sms")
+        # ...and so is the role that owns it: a role that still owns something is never dropped.
+        assert gone(conn, schema) == (1, 1)
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        conn.execute(f'DROP ROLE "{schema}_owner"')
         assert gone(conn, schema) == (0, 0)
 
 
@@ -309,9 +312,39 @@ def test_migration_tsql_passes_the_gate(migrations, schema, tmp_path):
     assert any("_add_note" in name for name in scripts) and any("_drop_gone" in name for name in scripts)
     assert any("drop_if_empty" in name for name in scripts)
     assert any("ISJSON" in text for text in scripts.values()), "a json column keeps its check on SQL Server"
+    # Every file the revision runs, not only its table changes, begins with the SET options batch
+    # (a revision runs each file on its own) and passes the gate.
+    session = "".join(line for line in made.plans["mssql"].files["mssql/create/00_schema.sql"].splitlines(keepends=True)
+                      if not line.startswith("--")).split("GO\n", 1)[0]
+    assert session.startswith("SET ANSI_NULLS, QUOTED_IDENTIFIER")
+    for direction in ("upgrade", "downgrade"):
+        for relative in made.plans["mssql"].__dict__[direction]:
+            text = (made.folder / relative).read_text()
+            assert "".join(line for line in text.splitlines(keepends=True) if not line.startswith("--")).startswith(session), relative
+            scripts[relative] = text
     findings = check_scripts(scripts)
     problems = [str(f) for found in findings.values() for f in found]
     assert not problems, "\n".join(problems)
+
+
+def test_a_spec_change_that_adds_and_removes_indexes(migrations, database, schema, tmp_path):
+    """Dead letters switched on: the revision adds the dead-letter table and the index purge uses,
+    and its downgrade removes both (the table while empty); the claim indexes are left alone."""
+    config = alembic_config(migrations, database)
+    make_revision(spec_file(tmp_path, V1 + "    dead_letter: false\n", schema), "no dead letters", migrations)
+    command.upgrade(config, "head")
+    made = make_revision(spec_file(tmp_path, V1, schema, "v2.yaml"), "dead letters", migrations)
+    assert f"create table {schema}.mail_dead" in made.plans["postgres"].changes
+    assert any(step.endswith("_mail_dead_letter_index.sql") for step in made.plans["postgres"].upgrade)
+    assert not any("claim_index" in step for step in made.plans["postgres"].upgrade), "unchanged indexes stay"
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert exists(conn, schema, "mail_dead") and exists(conn, schema, "mail_dead_ix")
+    command.downgrade(config, "-1")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert not exists(conn, schema, "mail_dead_ix") and not exists(conn, schema, "mail_dead")
+        assert exists(conn, schema, "mail_claim_ix")
+    command.downgrade(config, "base")
 
 
 MSSQL_URL = os.environ.get("QGEN_TEST_MSSQL_URL")

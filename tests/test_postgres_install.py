@@ -1,5 +1,5 @@
 """Every rendered PostgreSQL install script is accepted by the local PostgreSQL: run in a scratch
-database twice (it must be idempotent), then uninstalled completely, then installed again."""
+database twice (it must be idempotent), then uninstalled completely (twice), then installed again."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from qgen.render import render_spec
 from qgen.specload import load_spec
-from tests.conftest import COVERAGE_SPECS, EXAMPLES
+from tests.conftest import COVERAGE_SPECS, EXAMPLES, ROOT
 from tests.support.pg import run_script, scratch_database
 
 HANDLER = {
@@ -49,6 +49,7 @@ def test_install_twice_uninstall_reinstall(postgres_server, spec_path):
         run_script(url, rendering.install)  # idempotent: the same objects, no error
         assert objects_in(url, spec.schema) == installed
         run_script(url, rendering.uninstall)
+        run_script(url, rendering.uninstall)  # twice: what is gone stays gone, no error
         with psycopg.connect(url) as conn:
             left = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (spec.schema,)).fetchone()[0]
         roles_after = roles_of(url, spec.schema)
@@ -60,3 +61,35 @@ def test_install_twice_uninstall_reinstall(postgres_server, spec_path):
         assert objects_in(url, spec.schema) == installed
         run_script(url, rendering.uninstall)  # leave no cluster-wide roles behind
     assert roles_after == roles_before, "uninstall left the roles it created behind"
+
+
+def indexes(url: str, schema: str) -> dict[str, str]:
+    """name -> definition of every index in the schema."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = %s", (schema,)).fetchall()
+    return {name: definition.split(" USING btree ", 1)[1] for name, definition in rows}
+
+
+def test_claim_and_purge_indexes(postgres_server):
+    """Each claim has an index in its own order, and purge finds old rows by the time it deletes by."""
+    with scratch_database("qgen_ix") as url:
+        for name in ("features_lease", "features_delete"):
+            run_script(url, render_spec(load_spec(ROOT / "tests" / "specs" / f"{name}.yaml"), name, "postgres").install)
+        for example in ("001_watermark", "000_flag_worker"):
+            if example in HANDLER:
+                run_script(url, HANDLER[example])
+            run_script(url, render_spec(load_spec(ROOT / "examples" / f"{example}.yaml"), example, "postgres").install)
+        lease = indexes(url, "feat")  # jobs: job types, archive, dead letters; urgent: priority
+        # A dequeue with a job type, and one without: each has a partial index in its order.
+        assert lease["jobs_claim_ix"] == '(job_type, id) WHERE (lease_token IS NULL)'
+        assert lease["jobs_claim_order_ix"] == '(id) WHERE (lease_token IS NULL)'
+        assert lease["urgent_claim_ix"] == '(priority DESC, id) WHERE (lease_token IS NULL)'
+        assert "urgent_claim_order_ix" not in lease, "no job types: the claim index is in queue order already"
+        assert lease["jobs_archive_ix"] == "(completed_at)" and lease["jobs_dead_ix"] == "(dead_at)"
+        delete = indexes(url, "featd")  # a delete queue with job types and priority
+        assert delete["q_mail_claim_ix"] == "(job_type, priority DESC, id)"
+        assert delete["q_mail_claim_order_ix"] == "(priority DESC, id)"
+        # A fifo delete queue claims in primary-key order: no index besides the key.
+        assert sorted(indexes(url, "ghosts")) == ["testq_pkey", "testq_watermark_pkey"]
+        marked = indexes(url, "four")  # on_complete: mark
+        assert marked["four_queue_processed_ix"] == "(processed_at) WHERE processed"

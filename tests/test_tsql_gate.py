@@ -11,9 +11,13 @@ from tests.support.tsql_gate import (
     Finding,
     ParserUnavailable,
     check_scripts,
+    deploy_findings,
     ensure_parser,
+    filtered_index_findings,
     own_findings,
     parse_batches,
+    rerun_findings,
+    session_findings,
     sqlfluff_findings,
     sqlparser_findings,
 )
@@ -578,3 +582,130 @@ def test_rule_samples_are_t_sql(parser):
 
 def test_finding_str():
     assert str(Finding("q.sql", 3, 7, "own", "boom")) == "q.sql:3:7: [own] boom"
+
+
+# --------------------------------------------------------------------------------------------------
+# Gate 3, deployment rules: SET options first, filtered indexes carry their filter columns
+
+SESSION = """\
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+"""
+
+DEPLOYABLE = SESSION + """\
+SET NOCOUNT, XACT_ABORT ON;
+DECLARE @x int;
+SET @x = 1;
+GO
+IF OBJECT_ID(N'dbo.job', N'U') IS NULL
+BEGIN
+    CREATE TABLE dbo.job (id bigint NOT NULL, lease_token uniqueidentifier NULL, processed bit NOT NULL, n int NOT NULL);
+    DECLARE @state int = CASE WHEN 1 = 1 THEN 1 ELSE 0 END;
+    CREATE INDEX job_n_ux ON dbo.job (n, processed) WHERE processed IN (0, 1) WITH (ONLINE = OFF);
+    IF @state = 1
+    BEGIN
+        CREATE INDEX job_lease_ix ON dbo.job (lease_token) WHERE lease_token IS NOT NULL;
+    END;
+    CREATE INDEX job_plain_ix ON dbo.job (n DESC) INCLUDE (id);
+END;
+GO
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'job_claim_ix')
+    CREATE NONCLUSTERED INDEX [job_claim_ix] ON [dbo].[job] ([id]) INCLUDE ([lease_token], [processed])
+    WHERE [lease_token] IS NULL AND [processed] = 0;
+IF INDEXPROPERTY(OBJECT_ID(N'dbo.job'), N'job_negative_ix', N'IndexID') IS NULL
+    CREATE INDEX job_negative_ix ON dbo.job (id, n) WHERE n > -1 AND n <> 7;
+IF TYPE_ID(N'dbo.id_list') IS NULL
+    CREATE TYPE dbo.id_list AS TABLE ([ordinal] int NOT NULL PRIMARY KEY);
+GO
+CREATE OR ALTER PROCEDURE dbo.job_take
+AS
+BEGIN
+    SET NOCOUNT ON;
+    CREATE TABLE #taken (id bigint NOT NULL);
+    SELECT id FROM #taken;
+END;
+GO
+"""
+
+
+def test_deployable_script_passes_every_gate(parser, sqlfluff):
+    findings = check_scripts({"deployable.sql": DEPLOYABLE})["deployable.sql"]
+    assert not findings, "\n".join(map(str, findings))
+
+
+def test_a_script_that_creates_nothing_needs_no_session():
+    assert session_findings("DROP TABLE IF EXISTS dbo.t;\nGO\nEXEC(N'CREATE SCHEMA [s]');\n") == []
+
+
+def test_create_without_the_session_options_is_reported_at_the_create():
+    text = "IF OBJECT_ID(N'dbo.t') IS NULL\n    CREATE TABLE dbo.t (id int NOT NULL);\nGO\n"
+    findings = session_findings(text, "t.sql")
+    assert where(findings, "own") == [at(text, "CREATE")]
+    assert "QUOTED_IDENTIFIER ON" in findings[0].message and "NUMERIC_ROUNDABORT OFF" in findings[0].message
+
+
+def test_session_options_in_the_same_batch_as_the_create_do_not_count():
+    # QUOTED_IDENTIFIER and ANSI_NULLS are fixed when the batch is parsed: a SET inside it is too late.
+    text = SESSION.replace("GO\n", "") + "CREATE TABLE dbo.t (id int NOT NULL);\nGO\n"
+    assert where(session_findings(text), "own") == [at(text, "CREATE")]
+
+
+def test_one_missing_option_is_named():
+    text = SESSION.replace("QUOTED_IDENTIFIER, ", "") + "CREATE TABLE dbo.t (id int NOT NULL);\nGO\n"
+    findings = session_findings(text)
+    assert len(findings) == 1 and findings[0].message.endswith("QUOTED_IDENTIFIER ON")
+
+
+def test_options_set_over_several_batches_count():
+    text = ("SET ANSI_NULLS ON;\nGO\nSET QUOTED_IDENTIFIER ON;\nSET ANSI_PADDING ON;\nSET ANSI_WARNINGS ON;\n"
+            "SET ARITHABORT ON;\nSET CONCAT_NULL_YIELDS_NULL ON;\nSET NUMERIC_ROUNDABORT OFF;\nGO\n"
+            "CREATE TABLE dbo.t (id int NOT NULL);\n")
+    assert session_findings(text) == []
+
+
+def test_an_option_switched_back_is_reported_where_it_is_switched():
+    text = DEPLOYABLE + "SET QUOTED_IDENTIFIER OFF;\nGO\nCREATE OR ALTER VIEW dbo.v AS SELECT 1 AS x;\nGO\n"
+    findings = session_findings(text)
+    assert where(findings, "own") == [at(text, "SET QUOTED_IDENTIFIER OFF")]
+    assert "QUOTED_IDENTIFIER OFF" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("sql", "missing"),
+    [
+        ("CREATE NONCLUSTERED INDEX ix ON dbo.t (id) WHERE lease_token IS NULL AND processed = 0;", "LEASE_TOKEN, PROCESSED"),
+        ("CREATE INDEX ix ON dbo.t (id) INCLUDE (lease_token) WHERE [lease_token] IS NULL AND [processed] = 0;", "PROCESSED"),
+        ("IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix')\n"
+         "    CREATE UNIQUE NONCLUSTERED INDEX [ix] ON [dbo].[t] ([id] DESC) WHERE [state] IN (1, 2) WITH (ONLINE = ON);", "STATE"),
+        ("CREATE INDEX ix ON dbo.t (a) WHERE b IS NOT NULL\nSELECT 1", "B"),
+    ],
+)
+def test_filtered_index_without_its_filter_columns_is_reported(sql, missing):
+    findings = filtered_index_findings(sql, "ix.sql")
+    assert where(findings, "own") == [at(sql, "WHERE", sql.count("WHERE"))]
+    assert f"filters on {missing} but" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("sql", "needle"),
+    [
+        ("CREATE TABLE dbo.t (id int NOT NULL);", "CREATE"),
+        ("IF OBJECT_ID(N'dbo.t', N'U') IS NOT NULL\n    CREATE TABLE dbo.t (id int NOT NULL);", "CREATE"),
+        ("IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'ix')\n    CREATE INDEX ix ON dbo.t (a);", "CREATE"),
+        # the guard covers the block it opens, not what follows it
+        ("IF OBJECT_ID(N'dbo.t', N'U') IS NULL\nBEGIN\n    CREATE TABLE dbo.t (a int);\nEND;\nCREATE INDEX ix ON dbo.t (a);",
+         "CREATE INDEX"),
+        ("IF TYPE_ID(N'dbo.tt') IS NULL\n    SELECT 1;\nCREATE TYPE dbo.tt AS TABLE (a int);", "CREATE TYPE"),
+        ("BEGIN TRANSACTION;\nCREATE ROLE [r];\nCOMMIT;", "CREATE ROLE"),
+    ],
+)
+def test_an_unguarded_create_is_reported(sql, needle):
+    findings = rerun_findings(sql, "r.sql")
+    assert [(f.line, f.column) for f in findings] == [at(sql, needle)], "\n".join(map(str, findings))
+    assert "run twice" in findings[0].message
+
+
+def test_deploy_findings_runs_every_rule():
+    text = "CREATE INDEX ix ON dbo.t (a) WHERE b = 1;\n"
+    assert sorted(f.message.split(" ")[0] for f in deploy_findings(text)) == ["CREATE", "CREATE", "filtered"]

@@ -11,7 +11,8 @@ import pytest
 from qgen.render import render_spec, templates_dir
 from qgen.specload import load_spec
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
-from tests.support.tsql_gate import ParserUnavailable, check_scripts, ensure_parser, own_findings, sqlfluff_findings
+from tests.support.tsql_gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
+                                     sqlfluff_findings)
 
 pytestmark = pytest.mark.tsql_gate
 SPECS = EXAMPLES + COVERAGE_SPECS
@@ -95,12 +96,20 @@ BREAKAGES = {
                                                 "own", "sniffed"),
     "READPAST read of row versions": ("watermark_move.sql.j2", "WITH (READCOMMITTEDLOCK, READPAST)", "WITH (READPAST)",
                                       "own", "READ_COMMITTED_SNAPSHOT"),
+    # deployment rules (tests/support/tsql_gate.deploy_findings)
+    "a session option not set": ("script.sql.j2", "QUOTED_IDENTIFIER, ", "", "own", "QUOTED_IDENTIFIER ON"),
+    "the session options in the batch of a CREATE": ("script.sql.j2", "{{ batch }}", "", "own", "in a GO batch before this one"),
+    "a filtered index without its filter column": ("macros.sql.j2", '+ (["lease_token"] if q.lease else [])', "",
+                                                   "own", "filters on LEASE_TOKEN but", 4),
+    "a CREATE that fails when run twice": ("lease_index.sql.j2", "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'{{ q.names.lease_index }}'",
+                                           "IF 1 = 1 OR EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'{{ q.names.lease_index }}'",
+                                           "own", "CREATE NONCLUSTERED is not guarded", 4),
 }
 
 
 @pytest.mark.parametrize("breakage", BREAKAGES)
 def test_a_broken_template_fails_the_gate(parser, tmp_path, breakage):
-    template, old, new, gate, words = BREAKAGES[breakage]
+    template, old, new, gate, words, *example = BREAKAGES[breakage]
     broken = tmp_path / "templates"
     shutil.copytree(templates_dir(), broken)
     path = broken / "mssql" / template
@@ -113,10 +122,14 @@ def test_a_broken_template_fails_the_gate(parser, tmp_path, breakage):
         text = text.replace(old, new, 1)
     path.write_text(text)
 
-    spec_path = EXAMPLES[1]
-    install = rendered(spec_path, broken)[f"{spec_path.stem}/install.sql"]
+    spec_path = EXAMPLES[example[0] if example else 1]
+    files = rendered(spec_path, broken)
+    install = files[f"{spec_path.stem}/install.sql"]
+    if breakage == "the session options in the batch of a CREATE":
+        # install.sql creates its first object batches after the SET; each object's own file does not
+        install = files[f"{spec_path.stem}/02_testq_table.sql"]
     if gate == "own":
-        findings = own_findings(install, "install.sql")
+        findings = own_findings(install, "install.sql") + deploy_findings(install, "install.sql")
     elif gate == "sqlfluff":
         findings = sqlfluff_findings(install, "install.sql")
     else:
@@ -130,3 +143,46 @@ def test_a_broken_template_fails_the_gate(parser, tmp_path, breakage):
     assert 1 <= first.line <= len(lines)
     clean = rendered(spec_path)[f"{spec_path.stem}/install.sql"]
     assert check_scripts({"install.sql": clean})["install.sql"] == []
+
+
+def test_every_file_begins_with_the_session_options():
+    """install.sql, uninstall.sql and each object's file: the SET batch comes before anything else
+    (after the header comments), so a file run on its own from any client creates its objects right."""
+    def code(text: str) -> str:
+        return "".join(line for line in text.splitlines(keepends=True) if not line.startswith("--"))
+
+    session = code(render_spec(load_spec(EXAMPLES[0]), "x", "mssql").session)
+    assert session.startswith("SET ANSI_NULLS, QUOTED_IDENTIFIER") and session.endswith("GO\n")
+    for spec_path in SPECS:
+        for name, text in rendered(spec_path).items():
+            assert code(text).startswith(session), name
+
+
+def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_made():
+    """SQL Server's uninstall.sql: its first batch refuses (RAISERROR, then NOEXEC ON so that sqlcmd
+    and SSMS, which go on after an error, run nothing more) while a table holds rows, unless the
+    session set qgen.force_uninstall; its last batch sets NOEXEC OFF. It drops a role or the schema
+    only when install recorded creating it, and a role only without members."""
+    from qgen.dialects.mssql import split_batches
+
+    for spec_path in SPECS:
+        spec = load_spec(spec_path)
+        rendering = render_spec(spec, spec_path.name, "mssql")
+        batches = [b for b in split_batches(rendering.uninstall) if any(
+            line.strip() and not line.lstrip().startswith("--") for line in b.splitlines())]
+        guard = batches[1]
+        assert batches[0].rstrip().endswith("SET NUMERIC_ROUNDABORT OFF;"), "the session batch comes first"
+        assert "SESSION_CONTEXT(N'qgen.force_uninstall')" in guard and "RAISERROR" in guard and "SET NOEXEC ON" in guard
+        tables = [o.name for o in rendering.objects if o.obj.kind in ("table", "dead_letter_table", "archive_table", "outbox_table")
+                  for o in [o.obj]]
+        assert all(f"FROM [{spec.schema}].[{t}]" in guard for t in tables), spec_path.name
+        assert batches[-1].strip().endswith("SET NOEXEC OFF;")
+        assert "sp_set_session_context @key = N'qgen.force_uninstall', @value = 1" in rendering.force_uninstall
+        roles = next(b for b in batches if "DROP ROLE" in b)
+        lines = [line.strip() for line in roles.splitlines()]
+        assert sum(line.startswith("DROP ROLE [") for line in lines) == 3
+        assert sum(line.startswith("IF EXISTS (SELECT 1 FROM sys.extended_properties") and "qgen.created_role." in line
+                   for line in lines) == 3
+        assert roles.count("sys.database_role_members") == 3 and roles.count("sp_dropextendedproperty") == 3
+        schema = batches[-2]
+        assert "DROP SCHEMA" in schema and "N'qgen.created'" in schema and "sys.objects" in schema

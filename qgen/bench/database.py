@@ -189,7 +189,8 @@ class BenchDatabase:
         with self.connect() as conn:
             conn.execute(self.sql.quiet_session())
             try:
-                conn.execute(rendering.uninstall)
+                # A scratch queue: its jobs go with it (uninstall refuses tables with jobs unless forced).
+                conn.execute(rendering.force_uninstall + rendering.uninstall)
             except Exception:
                 if strict:
                     raise

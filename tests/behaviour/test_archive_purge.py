@@ -96,3 +96,28 @@ def test_mark_keeps_processed_rows_until_purged(use_spec, example):
     if example == "000":
         # the dedupe key of a purged job is free again
         assert queue.enqueue(reputation=1).enqueued is True
+
+
+def test_archive_and_dead_letters_keep_a_job_id_that_repeats_after_a_reseed(use_spec):
+    """The archive and dead-letter tables are keyed by an id of their own: once the queue's identity
+    restarts (a reseed, a TRUNCATE), a job with an id they already hold still gets there."""
+    env = use_spec(FEAT)  # on_complete: archive, dead letters on
+    jobs = env.client("jobs")
+
+    def finish_two() -> tuple[int, int]:
+        for customer in (1, 2):
+            jobs.enqueue(job_type="t", customer_id=customer, amount=Decimal(customer))
+        done, dead = jobs.dequeue()
+        assert jobs.complete(done) == 1 and jobs.fail(dead, "poison", retry=False) == "dead"
+        return done.id, dead.id
+
+    first = finish_two()
+    queue = env.name("jobs")
+    env.execute(f"TRUNCATE {queue} RESTART IDENTITY" if env.dialect == "postgres" else f"TRUNCATE TABLE {queue}")
+    assert finish_two() == first, "the queue's ids start again"
+    archived = env.sql(f"SELECT {env.col('id')} FROM {env.name('jobs', 'archive_table')}")
+    dead = env.sql(f"SELECT {env.col('id')} FROM {env.name('jobs', 'dead_letter_table')}")
+    assert archived == [(first[0],), (first[0],)] and dead == [(first[1],), (first[1],)]
+    # purge still removes one entry at a time by age
+    env.backdate("jobs", "completed_at", 2 * DAY, kind="archive_table")
+    assert jobs.purge() == (2, 0, 0)

@@ -49,8 +49,9 @@ def installed(request):
         inst.run_script(before)
     inst.run_script(inst.rendering.install)
     yield inst
-    # Roles belong to the cluster: uninstall drops them, the database goes afterwards.
-    inst.run_script(inst.rendering.uninstall)
+    # Roles belong to the cluster: uninstall drops them (and the jobs the tests left: forced), the
+    # database goes afterwards.
+    inst.run_script(inst.rendering.force_uninstall + inst.rendering.uninstall)
     with _admin() as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{inst.db}" WITH (FORCE)')
 

@@ -148,8 +148,9 @@ class PostgresBackend(Backend):
             conn.execute(script)
 
     def _uninstall(self, installed: "InstalledSpec") -> None:
-        # Roles belong to the cluster: uninstall drops them before the database goes.
-        self.run_script(installed.rendering.uninstall)
+        # Roles belong to the cluster: uninstall drops them before the database goes (with the jobs
+        # the tests left, which uninstall drops only when told to).
+        self.run_script(installed.rendering.force_uninstall + installed.rendering.uninstall)
 
     def create_login(self, role: str) -> tuple[str, str]:
         name = f"qgen_bt_{uuid.uuid4().hex[:12]}"

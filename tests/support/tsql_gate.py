@@ -14,6 +14,11 @@ Three gates, each returning ``Finding``s with script line/column (1-based):
   statements (SQL Server allows it; qgen renders ``IF TYPE_ID(...) IS NULL CREATE TYPE ...``).
   (c) the semantic rules of tests/support/tsql_rules.py: what parses but fails under a caller's
   transaction, READ_COMMITTED_SNAPSHOT, a trigger, or a sniffed parameter.
+  And what a script must do to deploy whatever the session (``deploy_findings``): (c) a script that
+  creates anything first sets ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT,
+  CONCAT_NULL_YIELDS_NULL ON and NUMERIC_ROUNDABORT OFF in a batch of its own, and never flips one;
+  (d) every filtered index keys or INCLUDEs each column its WHERE names; (e) every CREATE that is not
+  CREATE OR ALTER is guarded by an IF that tests the object is missing, so a script runs twice.
 
 Command line, from the repo root: ``python -m tests.support.tsql_gate FILE.sql...``
 """
@@ -227,6 +232,215 @@ def own_findings(text: str, name: str = "") -> list[Finding]:
 
 
 # --------------------------------------------------------------------------------------------------
+# Gate 3, continued: what a rendered qgen script must do to deploy on any SQL Server session.
+# Both parsers accept a script that then fails on a server whose session settings differ, so these
+# rules check what the script itself sets and creates.
+
+# The options filtered indexes need (and that procedures and views keep from the creating session).
+SESSION_OPTIONS = {
+    "ANSI_NULLS": "ON", "QUOTED_IDENTIFIER": "ON", "ANSI_PADDING": "ON", "ANSI_WARNINGS": "ON",
+    "ARITHABORT": "ON", "CONCAT_NULL_YIELDS_NULL": "ON", "NUMERIC_ROUNDABORT": "OFF",
+}
+
+
+def _set_options(toks: list[_Tok], i: int) -> tuple[list[str], str] | None:
+    """`SET A, B, C ON|OFF` at toks[i]: (options, value); None for SET @var, SET TRANSACTION ...."""
+    if not _is_word(toks[i], "SET"):
+        return None
+    names, j = [], i + 1
+    while (tok := _at(toks, j)) is not None and tok.kind == "word":
+        nxt = _at(toks, j + 1)
+        if nxt is not None and nxt.value == ",":
+            names.append(tok.value)
+            j += 2
+        elif _is_word(nxt, "ON", "OFF") and not _is_word(tok, "ON", "OFF"):
+            return names + [tok.value], nxt.value
+        else:
+            return None
+    return None
+
+
+def session_findings(text: str, name: str = "") -> list[Finding]:
+    """A script that creates anything sets SESSION_OPTIONS first, in a batch of its own before the
+    batch of its first CREATE (ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed), and
+    never sets one of them to the other value later."""
+    found: list[Finding] = []
+    options: dict[str, str] = {}
+    first_create_seen = False
+    for first_line, batch in batch_spans(text):
+        toks = _tokens(batch)
+        in_batch: dict[str, str] = {}
+        for i, tok in enumerate(toks):
+            setting = _set_options(toks, i)
+            if setting:
+                for option in setting[0]:
+                    if option in SESSION_OPTIONS:
+                        in_batch[option] = setting[1]
+                        if setting[1] != SESSION_OPTIONS[option]:
+                            line, column = _line_col(batch, tok.pos)
+                            found.append(Finding(name, first_line + line - 1, column, "own",
+                                                 f"SET {option} {setting[1]}: qgen's scripts keep it "
+                                                 f"{SESSION_OPTIONS[option]} (filtered indexes need it)"))
+            if _is_word(tok, "CREATE") and not first_create_seen:
+                first_create_seen = True
+                missing = [f"{o} {v}" for o, v in SESSION_OPTIONS.items() if options.get(o) != v]
+                if missing:
+                    line, column = _line_col(batch, tok.pos)
+                    found.append(Finding(name, first_line + line - 1, column, "own",
+                                         "CREATE before the script sets, in a GO batch before this one, "
+                                         f"the options filtered indexes need: {', '.join(missing)}"))
+        options.update(in_batch)
+    return found
+
+
+_INDEX_PREDICATE_WORDS = {"AND", "IS", "NOT", "NULL", "IN"}
+
+
+def _paren_words(toks: list[_Tok], i: int) -> tuple[set[str], int]:
+    """The names inside the parentheses that open at toks[i] (ASC/DESC left out); the index after them."""
+    names, depth, j = set(), 0, i
+    while j < len(toks):
+        tok = toks[j]
+        if tok.value == "(" and tok.kind == "punct":
+            depth += 1
+        elif tok.value == ")" and tok.kind == "punct":
+            depth -= 1
+            if depth == 0:
+                return names, j + 1
+        elif tok.kind in ("word", "ident") and not _is_word(tok, "ASC", "DESC"):
+            names.add(tok.value)
+        j += 1
+    return names, j
+
+
+def _filter_columns(toks: list[_Tok], j: int) -> set[str]:
+    """Columns a filtered index's WHERE names: `col op value`, `col IS [NOT] NULL`, `col [NOT] IN (...)`,
+    joined by AND (the predicates a filtered index allows)."""
+    columns: set[str] = set()
+    while (tok := _at(toks, j)) is not None and tok.kind in ("word", "ident"):
+        columns.add(tok.value)
+        j += 1
+        if _is_word(_at(toks, j), "IS"):
+            j += 1
+            if _is_word(_at(toks, j), "NOT"):
+                j += 1
+            j += 1  # NULL
+        elif _is_word(_at(toks, j), "NOT", "IN"):
+            j += 2 if _is_word(_at(toks, j), "NOT") else 1
+            _, j = _paren_words(toks, j)
+        else:
+            while (op := _at(toks, j)) is not None and op.kind == "punct" and op.value in "=<>!":
+                j += 1
+            if (sign := _at(toks, j)) is not None and sign.value in "+-" and sign.kind == "punct":
+                j += 1
+            j += 1  # the value
+        if not _is_word(_at(toks, j), "AND"):
+            break
+        j += 1
+    return columns
+
+
+def filtered_index_findings(text: str, name: str = "") -> list[Finding]:
+    """Every filtered index (CREATE ... INDEX ... WHERE) keys or INCLUDEs each column its filter names:
+    otherwise the optimizer can match a query to it only with lookups, or not at all."""
+    found: list[Finding] = []
+    for first_line, batch in batch_spans(text):
+        toks = _tokens(batch)
+        for i, tok in enumerate(toks):
+            if not _is_word(tok, "CREATE"):
+                continue
+            j = i + 1
+            while _is_word(_at(toks, j), "UNIQUE", "CLUSTERED", "NONCLUSTERED"):
+                j += 1
+            if not _is_word(_at(toks, j), "INDEX"):
+                continue
+            index = _at(toks, j + 1)
+            while (tok_j := _at(toks, j)) is not None and tok_j.value != "(":
+                j += 1
+            covered, j = _paren_words(toks, j)
+            if _is_word(_at(toks, j), "INCLUDE"):
+                included, j = _paren_words(toks, j + 1)
+                covered |= included
+            if not _is_word(_at(toks, j), "WHERE"):
+                continue
+            missing = sorted(_filter_columns(toks, j + 1) - covered)
+            if missing:
+                line, column = _line_col(batch, toks[j].pos)
+                found.append(Finding(name, first_line + line - 1, column, "own",
+                                     f"filtered index {index.value if index else '?'} filters on "
+                                     f"{', '.join(missing)} but neither keys nor INCLUDEs it: INCLUDE its filter columns"))
+    return found
+
+
+# Words that may stand at parenthesis depth 0 in an IF condition; any other word (not a function
+# call) begins the statement the IF guards.
+_CONDITION_WORDS = {"AND", "OR", "NOT", "IS", "NULL", "EXISTS", "IN", "LIKE", "BETWEEN"}
+
+
+def _condition_end(toks: list[_Tok], j: int) -> int:
+    """Index of the first token after the IF condition that starts at toks[j]."""
+    depth = 0
+    while j < len(toks):
+        tok = toks[j]
+        if tok.kind == "punct" and tok.value == "(":
+            depth += 1
+        elif tok.kind == "punct" and tok.value == ")":
+            depth -= 1
+        elif depth == 0 and tok.kind == "word" and tok.value not in _CONDITION_WORDS:
+            nxt = _at(toks, j + 1)
+            if not (nxt is not None and nxt.value == "("):  # a function call (OBJECT_ID(...)) is part of it
+                return j
+        j += 1
+    return j
+
+
+def rerun_findings(text: str, name: str = "") -> list[Finding]:
+    """A script that is run twice must not fail: every CREATE other than CREATE OR ALTER is the
+    statement of an IF whose condition tests that the object is missing (IS NULL / NOT EXISTS),
+    directly or as a statement of the BEGIN ... END block that IF opens."""
+    found: list[Finding] = []
+    for first_line, batch in batch_spans(text):
+        toks = _tokens(batch)
+        blocks: list[bool] = []  # per open BEGIN / CASE: does a missing-object test guard it?
+        guard_next = False       # the statement after an IF condition that tests for a missing object
+        i = 0
+        while i < len(toks):
+            tok = toks[i]
+            if _is_word(tok, "IF"):
+                end = _condition_end(toks, i + 1)
+                words = [t.value for t in toks[i + 1:end]]
+                guard_next = any(words[k:k + 2] in (["IS", "NULL"], ["NOT", "EXISTS"]) for k in range(len(words)))
+                i = end
+                continue
+            if _is_word(tok, "BEGIN") and not _is_word(_at(toks, i + 1), "TRAN", "TRANSACTION", "DISTRIBUTED"):
+                blocks.append(guard_next)
+            elif _is_word(tok, "CASE"):
+                blocks.append(False)
+            elif _is_word(tok, "END") and blocks:
+                blocks.pop()
+            elif _is_word(tok, "CREATE"):
+                if _is_word(_at(toks, i + 1), "OR"):
+                    break  # CREATE OR ALTER: re-runnable; a module is alone in its batch
+                if not (guard_next or any(blocks)):
+                    line, column = _line_col(batch, tok.pos)
+                    what = " ".join(t.value for t in toks[i:i + 2])
+                    found.append(Finding(name, first_line + line - 1, column, "own",
+                                         f"{what} is not guarded: a script run twice fails here; use CREATE OR ALTER, "
+                                         "or IF <object> IS NULL / IF NOT EXISTS (...) before it"))
+            elif _is_word(tok, "ALTER") and _is_word(_at(toks, i + 1), "PROCEDURE", "PROC", "VIEW", "FUNCTION", "TRIGGER"):
+                break
+            guard_next = False
+            i += 1
+    return found
+
+
+def deploy_findings(text: str, name: str = "") -> list[Finding]:
+    """The rules a rendered qgen script must pass to deploy on any session and to run twice: SET
+    options, filtered indexes, guarded CREATEs."""
+    return sorted(session_findings(text, name) + filtered_index_findings(text, name) + rerun_findings(text, name))
+
+
+# --------------------------------------------------------------------------------------------------
 # All gates
 
 
@@ -234,7 +448,7 @@ def check_scripts(scripts: dict[str, str]) -> dict[str, list[Finding]]:
     """All three gates over many scripts; one mono process for all of them."""
     parsed = sqlparser_findings(scripts)
     return {
-        name: sorted(parsed[name] + sqlfluff_findings(text, name) + own_findings(text, name))
+        name: sorted(parsed[name] + sqlfluff_findings(text, name) + own_findings(text, name) + deploy_findings(text, name))
         for name, text in scripts.items()
     }
 
