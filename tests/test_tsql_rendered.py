@@ -59,14 +59,15 @@ def test_each_module_is_alone_in_its_batch_and_every_batch_ends_with_go():
 
 BREAKAGES = {
     # template, what to replace, with what, the gate that must catch it, words of its finding
-    "syntax error": ("dequeue.sql.j2", "        FROM @claimed\n", "        FROM @claimed WHERE\n", "sqlparser", "Incorrect syntax"),
+    "syntax error": ("dequeue.sql.j2", "        ORDER BY {{ m.queue_order(q) }};\n    END TRY",
+                     "        ORDER BY {{ m.queue_order(q) }} WHERE;\n    END TRY", "sqlparser", "Incorrect syntax"),
     "CTE without a semicolon": (
         "peek.sql.j2", "    SELECT TOP (@limit)",
         "    DECLARE @n int = 1\n    WITH [c] AS (SELECT 1 AS [x]) SELECT [x] FROM [c];\n    SELECT TOP (@limit)",
         "own", ";",
     ),
     "two procedures in one batch": ("metrics.sql.j2", "{% block drop %}", "{% block drop %}", "own", "GO batch"),
-    "unparsable for sqlfluff": ("purge.sql.j2", "SELECT @archived AS [archived]", "SELECT @archived AS AS [archived]",
+    "unparsable for sqlfluff": ("purge.sql.j2", " AS [archived], ", " AS AS [archived], ",
                                 "sqlfluff", "unparsable"),
 }
 
