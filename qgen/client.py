@@ -639,9 +639,10 @@ class QueueClient:
             return job.lease_token, job.id if id is None else id
         return (job if isinstance(job, uuid.UUID) else uuid.UUID(str(job))), id
 
-    def complete(self, job: Union[Job, uuid.UUID, str], id: Optional[int] = None, **outbox: Any) -> int:
+    def complete(self, job: Union[Job, uuid.UUID, str], /, id: Optional[int] = None, **outbox: Any) -> int:
         """Finish a job (a Job, or a lease token with id=; a token alone finishes the whole lease).
-        Outbox columns given by name are handed on in the same transaction (only with an id).
+        Outbox columns given by name are handed on in the same transaction (only with an id); job is
+        positional, so an outbox column may be called job.
         Returns the number of jobs completed; raises LeaseLost when the token holds none."""
         self._need_lease("complete")
         unknown = set(outbox) - set(self.outbox_columns)

@@ -256,24 +256,43 @@ OBJECT_KINDS = (
 )
 ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
 
-# Names the procedures use for their own parameters and variables; a payload column of the same
-# name (compared without case, as T-SQL does) would collide with them.
-PROCEDURE_NAMES = (
-    "archived", "attempts", "batch_size", "claimed", "claimed_from", "completed", "cutoff", "dead",
-    "dead_lettered", "deleted", "error", "existing", "expired", "extended", "from", "highest",
-    "job_id", "jobs", "lease_seconds", "limit", "lowest", "max_items", "max_seconds", "new", "now",
-    "old", "older_than_seconds", "owner", "released", "retry", "run_at", "started", "target",
-    "token", "tries", "until", "version", "written", "result", "outcome",
-    # columns of the other tables and result sets
-    "source_id", "created_at", "dead_at", "completed_at", "ordinal", "enqueued", "one_row",
-)
-
-# Columns qgen adds to a queue table; payload columns may not take these names.
-SYSTEM_COLUMNS = (
+# Names a user's column may not take, each with the reason. Only what qgen adds beside the user's
+# columns: the columns of the tables that hold jobs (queue, dead-letter, archive), of the batch type
+# and of the outbox table, and what sits beside payload values in the same call. The procedures' own
+# variables hold a `$` (scripts/rename_internal_names.py), which no spec name can: they never clash.
+# Compared without case, as SQL Server's default collation compares names.
+QUEUE_COLUMNS = (
     "id", "priority", "available_at", "enqueued_at", "enqueued_by", "attempts", "lease_owner",
     "lease_token", "lease_expires_at", "claimed_at", "claimed_by", "processed", "processed_at",
     "last_error",
 )
+_JOB_COLUMN_CLASHES = {
+    **{name: "a column qgen adds to the queue table" for name in QUEUE_COLUMNS},
+    "dead_at": "a column qgen adds to the dead-letter table",
+    "completed_at": "a column qgen adds to the archive table",
+    "ordinal": "a column of the batch type enqueue_batch takes",
+    "run_at": "enqueue's parameter for a delayed job, beside the payload's",
+    "enqueued": "a result column of enqueue (on PostgreSQL an OUT parameter, beside the payload's)",
+    "job_type": "the job type's argument of enqueue and dequeue in the client (QueueClient.enqueue(job_type=...))",
+    "found": "PL/pgSQL's FOUND: it hides a parameter of this name, so enqueue would store FOUND instead",
+}
+_OUTBOX_COLUMN_CLASHES = {
+    "id": "a column qgen adds to the outbox table",
+    "source_id": "a column qgen adds to the outbox table",
+    "created_at": "a column qgen adds to the outbox table",
+    "lease_token": "complete's parameter, beside the outbox values",
+    "found": "PL/pgSQL's FOUND: it hides a parameter of this name, so complete would store FOUND instead",
+}
+
+
+def column_clash(name: str, outbox: bool = False) -> str | None:
+    """Why a user's column may not be called `name` (None: it may): a job column, or an outbox column."""
+    clashes = _OUTBOX_COLUMN_CLASHES if outbox else _JOB_COLUMN_CLASHES
+    taken = next((reserved for reserved in clashes if reserved == name.lower()), None)
+    if taken is None:
+        return None
+    spelled = f"{taken!r}" if taken == name else f"{taken!r} (names are compared without case)"
+    return f"{name!r} is taken: {spelled} is {clashes[taken]}; choose another name"
 
 
 class Queue(_Strict):
@@ -321,24 +340,36 @@ class Queue(_Strict):
             self.__dict__["dead_letter"] = False  # a delete queue never retries: nothing exhausts attempts
         return self
 
+    def _column_name_problems(self) -> list[tuple[tuple, str]]:
+        """Column names that clash with what qgen adds, or with each other (without case)."""
+        found: list[tuple[tuple, str]] = []
+        job = [(("payload", name), name) for name in self.payload]
+        if self.job_type:
+            job.insert(0, (("job_type", "column"), self.job_type.column))
+        outbox = [(("outbox", "columns", name), name) for name in (self.outbox.columns or {})] if self.outbox else []
+        for names, is_outbox in ((job, False), (outbox, True)):
+            first: dict[str, tuple] = {}
+            for path, name in names:
+                clash = column_clash(name, outbox=is_outbox)
+                if path[0] == "job_type" and name.lower() == "job_type":
+                    clash = None  # the job type's column keeps the argument's name
+                if clash is None and name.lower() in first:
+                    other = first[name.lower()]
+                    what = "the job type's column" if other[0] == "job_type" else f"the column {other[-1]!r}"
+                    clash = (f"{name!r} is also the name of {what} (names are compared without case, as SQL "
+                             "Server does); choose another name")
+                if clash:
+                    found.append((path, clash))
+                first.setdefault(name.lower(), path)
+        return found
+
     def problems(self) -> list[tuple[tuple, str]]:
         """Cross-field mistakes, each with the path of the field to point at."""
         found: list[tuple[tuple, str]] = []
         if self.watermark.enabled and self.ordering != "fifo":
             found.append((("watermark",), "a watermark needs ordering: fifo (a priority claim does not walk ids "
                           "in order); accepted: watermark: false with ordering: priority"))
-        job_column = self.job_type.column.lower() if self.job_type else None
-        taken = set(SYSTEM_COLUMNS) | set(PROCEDURE_NAMES) | {"job_type"}
-        named = [(("payload", name), name) for name in self.payload]
-        if self.job_type and self.job_type.column != "job_type":
-            named.append((("job_type", "column"), self.job_type.column))
-        if self.outbox and self.outbox.columns:
-            named += [(("outbox", "columns", name), name) for name in self.outbox.columns]
-        for path, name in named:
-            if name.lower() in taken or (path[0] != "job_type" and name.lower() == job_column):
-                found.append((path, f"the name {name!r} is taken by a column or parameter qgen adds; "
-                              "choose another name (reserved, in any case: "
-                              f"{', '.join(sorted(taken))})"))
+        found += self._column_name_problems()
         if self.dedupe:
             allowed = list(self.payload) + ([self.job_type.column] if self.job_type else [])
             columns = {c: self.payload[c] for c in self.payload}

@@ -99,7 +99,45 @@ MISTAKES = {
           q:
             payload:
               lease_token: uuid
-        """, 4, 7, "queues.q.payload.lease_token", ["taken by a column or parameter qgen adds"]),
+        """, 4, 7, "queues.q.payload.lease_token", ["'lease_token' is taken", "a column qgen adds to the queue table"]),
+    "reserved column in another case": (
+        """\
+        queues:
+          q:
+            payload:
+              Dead_At: datetime
+        """, 4, 7, "queues.q.payload.Dead_At", ["'dead_at' (names are compared without case)", "the dead-letter table"]),
+    "column named found": (
+        """\
+        queues:
+          q:
+            payload:
+              found: bool
+        """, 4, 7, "queues.q.payload.found", ["PL/pgSQL's FOUND"]),
+    "outbox column named like complete's parameter": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            outbox:
+              columns: {lease_token: uuid}
+        """, 5, 17, "queues.q.outbox.columns.lease_token", ["complete's parameter"]),
+    "payload column that is the job type's column": (
+        """\
+        queues:
+          q:
+            job_type: {column: kind}
+            payload:
+              Kind: int
+        """, 5, 7, "queues.q.payload.Kind", ["also the name of the job type's column"]),
+    "two columns that differ only in case": (
+        """\
+        queues:
+          q:
+            payload:
+              addr: string(10)
+              Addr: string(10)
+        """, 5, 7, "queues.q.payload.Addr", ["also the name of the column 'addr'", "without case"]),
     "dedupe on a missing column": (
         """\
         queues:
@@ -165,6 +203,15 @@ MISTAKES = {
             payload: {a: int}
         """, 1, 9, "naming", ["needs both {queue} and {object}"]),
 }
+
+
+def test_names_only_the_procedures_used_inside_are_free_for_columns():
+    # Once reserved because a procedure had a variable or parameter of that name (issue 10, item 1).
+    names = ["token", "owner", "error", "limit", "version", "from", "result", "new", "old", "target", "now",
+             "existing", "cutoff", "v_token", "v_current", "v_target", "v_cutoff", "v_sequence", "batch_size", "jobs"]
+    spec = load_spec_text("queues:\n  q:\n    payload:\n" + "".join(f"      {n}: int\n" for n in names)
+                          + "    outbox:\n      columns: {owner: int, error: int, result: int}\n")
+    assert list(spec.queues["q"].payload) == names
 
 
 @pytest.mark.parametrize("name", MISTAKES)
