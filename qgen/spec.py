@@ -432,11 +432,6 @@ class Spec(_Strict):
             found.append((("naming",), "apart from {queue} and {object}, accepted: letters, digits and _"))
         for name, queue in self.queues.items():
             found += [(("queues", name) + path, message) for path, message in queue.problems()]
-            for kind in NAME_SUFFIX.keys() | set(OBJECT_KINDS):
-                if len(object_name(self, name, kind)) > MAX_IDENTIFIER:
-                    found.append((("queues", name), f"the name of its {kind}, {object_name(self, name, kind)!r}, "
-                                  f"is longer than {MAX_IDENTIFIER} characters; accepted: a shorter queue name or names: override"))
-                    break
             target = queue.outbox.queue if queue.outbox else None
             if target is not None and target not in self.queues:
                 found.append((("queues", name, "outbox", "queue"),

@@ -213,18 +213,26 @@ def load_spec_text(text: str, file: str = "<spec>") -> Spec:
     try:
         spec = Spec.model_validate(data)
     except ValidationError as exc:
-        raise SpecInvalid(_format_validation(exc, file, positions)) from None
+        raise SpecInvalid(_in_line_order(_format_validation(exc, file, positions))) from None
     problems = spec.problems()
+    if not problems:
+        from qgen.names import name_problems  # renders the spec: only once it is valid
+
+        problems = name_problems(spec)
     if problems:
         errors = []
         for path, message in problems:
             node, key_node, _ = positions.find(path)
-            # A problem with a column's name points at the name; any other at the value.
-            about_name = len(path) >= 2 and path[-2] in ("payload", "columns")
+            # A problem with a column's or a queue's name points at the name; any other at the value.
+            about_name = len(path) >= 2 and path[-2] in ("payload", "columns") or (len(path) == 2 and path[0] == "queues")
             mark = (key_node if about_name and key_node is not None else node or positions.root).start_mark
             errors.append(SpecError(file, mark.line + 1, mark.column + 1, _dotted(path), message))
-        raise SpecInvalid(errors)
+        raise SpecInvalid(_in_line_order(errors))
     return spec
+
+
+def _in_line_order(errors: list[SpecError]) -> list[SpecError]:
+    return sorted(errors, key=lambda error: (error.line, error.column))
 
 
 def load_spec(path: str | Path) -> Spec:

@@ -195,6 +195,72 @@ MISTAKES = {
           q:
             payload: {a: int}
         """, 1, 19, "dialects[1]", ["'oracle' is not accepted", "'mssql' or 'postgres'"]),
+    "a queue named like another queue's dead-letter table": (
+        """\
+        queues:
+          jobs:
+            payload: {a: int}
+          jobs_dead:
+            payload: {a: int}
+        """, 4, 3, "queues.jobs_dead", ["the table 'jobs_dead' (queue jobs_dead's table) has the name of the table "
+                                        "'jobs_dead' (queue jobs's dead letter table)", "SQL Server", "PostgreSQL"]),
+    "a queue named like another queue's watermark table": (
+        """\
+        queues:
+          jobs:
+            payload: {a: int}
+          jobs_watermark:
+            payload: {a: int}
+        """, 4, 3, "queues.jobs_watermark", ["has the name of the table 'jobs_watermark' (queue jobs's watermark table)"]),
+    "queues whose names differ only in case": (
+        """\
+        queues:
+          Emails:
+            payload: {a: int}
+          emails:
+            payload: {a: int}
+        """, 4, 3, "queues.emails", ["the table 'emails' (queue emails's table) has the name of the table 'Emails'",
+                                     "compared without case", "more of their names are the same too"]),
+    "a names override that takes another object's name": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            names: {enqueue: Q_Dequeue}
+        """, 4, 22, "queues.q.names.enqueue", ["the procedure 'Q_Dequeue' (queue q's enqueue) has the name of the procedure "
+                                              "'q_dequeue' (queue q's dequeue)"]),
+    "a naming pattern that makes two names one": (
+        """\
+        naming: "{queue}{object}"
+        queues:
+          a:
+            payload: {a: int}
+          adead:
+            payload: {a: int}
+        """, 5, 3, "queues.adead", ["has the name of the table 'adead' (queue a's dead letter table)"]),
+    "a schema too long for its role names": (
+        """\
+        schema: s23456789_123456789_123456789_123456789_123456789_123456789_12
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 9, "schema", ["the role 's23456789_123456789_123456789_123456789_123456789_123456789_12_producer'",
+                              "71 bytes long on PostgreSQL", "at most 63", "2 more of its names are too long"]),
+    "two roles that are one": (
+        """\
+        grants: {producer: Writers, consumer: writers}
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 39, "grants.consumer", ["the role 'writers'", "has the name of the role 'Writers'", "role names that differ"]),
+    "a constraint name past SQL Server's limit": (
+        """\
+        queues:
+          q23456789_123456789_123456789_123456789_123456789_123456789_123:
+            payload:
+              c23456789_123456789_123456789_123456789_123456789_123456789_123: json
+        """, 2, 3, "queues.q23456789_123456789_123456789_123456789_123456789_123456789_123",
+        ["_is_json'", "135 characters long on SQL Server", "at most 128"]),
     "naming without placeholders": (
         """\
         naming: "{queue}"
@@ -203,6 +269,18 @@ MISTAKES = {
             payload: {a: int}
         """, 1, 9, "naming", ["needs both {queue} and {object}"]),
 }
+
+
+def test_errors_come_in_line_order():
+    errors = errors_of("""\
+        queues:
+          q:
+            payload: {a: strng}
+            batch_size: 0
+        schema: "1bad"
+        naming: "{queue}"
+        """)
+    assert [e.line for e in errors] == sorted(e.line for e in errors) and len(errors) == 3, [str(e) for e in errors]
 
 
 def test_names_only_the_procedures_used_inside_are_free_for_columns():

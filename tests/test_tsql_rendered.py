@@ -4,10 +4,12 @@ broken on purpose must fail them, so the gate is known to bite."""
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
 
+from qgen import dialects
 from qgen.render import render_spec, templates_dir
 from qgen.specload import load_spec
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
@@ -55,6 +57,16 @@ def test_each_module_is_alone_in_its_batch_and_every_batch_ends_with_go():
             body = "\n".join(line for line in text.splitlines() if not line.startswith("--")).strip()
             if body:
                 assert body.endswith("\nGO") or body == "GO", f"{name} does not end its batch with GO"
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_qgen_check_sees_every_name_the_tsql_creates(spec_path):
+    """qgen/names.py holds the names it collects to SQL Server's limit and to each other: every
+    CREATE and every named CONSTRAINT of the rendered T-SQL must be among them."""
+    for item in render_spec(load_spec(spec_path), spec_path.name, "mssql").objects:
+        code = "\n".join(line for line in item.create.splitlines() if not line.lstrip().startswith("--"))
+        creates = re.findall(r"\bCREATE\s+(?:OR\s+ALTER\s+)?(?!SCHEMA\b)\w+", code) + re.findall(r"\bCONSTRAINT\s+\[", code)
+        assert len(dialects.get("mssql").created_names(item.create)) == len(creates), (item.filename, creates)
 
 
 BREAKAGES = {
