@@ -20,19 +20,28 @@ from pydantic import (
 )
 
 # Identifiers are emitted quoted, but qgen still only accepts names that need no quoting in
-# either database, so a spec can never smuggle SQL into a rendered script.
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# either database, so a spec can never smuggle SQL into a rendered script. Every pattern here is
+# used with fullmatch: `$` would also match before a trailing newline.
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # The stricter of the two databases' limits (PostgreSQL truncates at 63 bytes).
 MAX_IDENTIFIER = 63
+# The largest value the procedures' int parameters and the databases' int columns hold.
+MAX_INT = 2**31 - 1
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """A value as an error message quotes it: its repr, cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + "...'" + (" (" + str(len(value)) + " characters)" if isinstance(value, str) else "")
 
 
 def _check_identifier(value: str) -> str:
-    if not _IDENTIFIER.match(value):
+    if not _IDENTIFIER.fullmatch(value):
         raise ValueError(
-            f"{value!r} is not a safe identifier; accepted: a letter or _ followed by letters, digits or _"
+            f"{shown(value)} is not a safe identifier; accepted: a letter or _ followed by letters, digits or _"
         )
     if len(value) > MAX_IDENTIFIER:
-        raise ValueError(f"{value!r} is {len(value)} characters long; accepted: at most {MAX_IDENTIFIER}")
+        raise ValueError(f"{shown(value)} is {len(value)} characters long; accepted: at most {MAX_IDENTIFIER}")
     return value
 
 
@@ -42,7 +51,7 @@ Identifier = Annotated[str, AfterValidator(_check_identifier)]
 def _check_qualified(value: str) -> str:
     parts = value.split(".")
     if len(parts) > 2:
-        raise ValueError(f"{value!r} has more than one '.'; accepted: name or schema.name")
+        raise ValueError(f"{shown(value)} has more than one '.'; accepted: name or schema.name")
     for part in parts:
         _check_identifier(part)
     return value
@@ -53,7 +62,7 @@ QualifiedName = Annotated[str, AfterValidator(_check_qualified)]
 # ---------------------------------------------------------------------------------------------
 # Durations: 30s, 5m, 1h, 7d, or a whole number of seconds.
 
-_DURATION = re.compile(r"^\s*(\d+)\s*(s|m|h|d)?\s*$")
+_DURATION = re.compile(r"\s*([0-9]+)\s*(s|m|h|d)?\s*")
 _UNIT_SECONDS = {None: 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -62,12 +71,21 @@ def _parse_duration(value: Any) -> int:
         raise ValueError("a duration is not true/false; accepted: 30s, 5m, 1h, 7d or whole seconds")
     if isinstance(value, int):
         seconds = value
-    elif isinstance(value, str) and (match := _DURATION.match(value)):
+    elif isinstance(value, str) and (match := _DURATION.fullmatch(value)):
         seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2)]
     else:
-        raise ValueError(f"{value!r} is not a duration; accepted: 30s, 5m, 1h, 7d or whole seconds")
+        raise ValueError(f"{shown(value)} is not a duration; accepted: 30s, 5m, 1h, 7d or whole seconds")
     if seconds < 0:
         raise ValueError("a duration cannot be negative")
+    if seconds > MAX_INT:
+        raise ValueError(f"{shown(value)} is {seconds} seconds; accepted: at most {MAX_INT} seconds (about 68 years), "
+                         "what the procedures' int parameters hold")
+    return seconds
+
+
+def _at_least_one_second(seconds: int) -> int:
+    if seconds < 1:
+        raise ValueError(f"{seconds} seconds: a claim that is already expired when it is made; accepted: at least 1 second")
     return seconds
 
 
@@ -77,9 +95,9 @@ Seconds = Annotated[int, BeforeValidator(_parse_duration), Field(json_schema_ext
 # Portable column types.
 
 _TYPE = re.compile(
-    r"^(?:(?P<plain>int|bigint|text|uuid|bool|datetime|json|xml)"
-    r"|string\((?P<length>\d+)\)"
-    r"|decimal\((?P<precision>\d+)\s*,\s*(?P<scale>\d+)\))$"
+    r"(?:(?P<plain>int|bigint|text|uuid|bool|datetime|json|xml)"
+    r"|string\((?P<length>[0-9]+)\)"
+    r"|decimal\((?P<precision>[0-9]+)\s*,\s*(?P<scale>[0-9]+)\))"
 )
 TYPE_NAMES = "int, bigint, string(n), text, uuid, bool, decimal(p,s), datetime, json, xml"
 # The same grammar without named groups, for JSON Schema (ECMA-262 regular expressions).
@@ -97,12 +115,12 @@ class ColumnType(BaseModel):
 
     @classmethod
     def parse(cls, text: str) -> "ColumnType":
-        match = _TYPE.match(text.strip()) if isinstance(text, str) else None
+        match = _TYPE.fullmatch(text.strip()) if isinstance(text, str) else None
         if not match and isinstance(text, str) and text.startswith("decimal(") and ")" not in text:
-            raise ValueError(f"{text!r} was cut at its comma by a YAML flow mapping {{...}}; "
+            raise ValueError(f"{shown(text)} was cut at its comma by a YAML flow mapping {{...}}; "
                              "accepted: quote it, 'decimal(p,s)', or write the column on its own line")
         if not match:
-            raise ValueError(f"{text!r} is not a type; accepted: {TYPE_NAMES}")
+            raise ValueError(f"{shown(text)} is not a type; accepted: {TYPE_NAMES}")
         if match.group("plain"):
             return cls(kind=match.group("plain"))
         if match.group("length"):
@@ -131,7 +149,8 @@ PortableType = Annotated[ColumnType, BeforeValidator(_to_column_type)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # strict: a number is a number and a flag a flag (lax mode read `batch_size: true` as 1).
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
 
 class Column(_Strict):
@@ -235,7 +254,7 @@ class Worker(_Strict):
     """An in-database worker (seed 000): a procedure that drains the queue, calling a handler per job."""
 
     handler: QualifiedName = Field(..., description="Procedure called per job with @id and the payload columns.")
-    max_items: int = Field(0, ge=0, description="Stop after this many jobs (0: no limit).")
+    max_items: int = Field(0, ge=0, le=MAX_INT, description="Stop after this many jobs (0: no limit).")
     max_duration: Seconds = Field(0, description="Stop after this long (0: no limit).")
 
 
@@ -295,6 +314,70 @@ def column_clash(name: str, outbox: bool = False) -> str | None:
     return f"{name!r} is taken: {spelled} is {clashes[taken]}; choose another name"
 
 
+# Names the databases already use for schemas and roles. A schema or role of these names is not
+# qgen's to create, grant to or drop (schema public and dbo hold user objects; qgen may use them).
+_FIXED_DATABASE_ROLES = ("db_owner", "db_accessadmin", "db_securityadmin", "db_ddladmin", "db_backupoperator",
+                         "db_datareader", "db_datawriter", "db_denydatareader", "db_denydatawriter")
+_RESERVED_SCHEMAS = {
+    "sys": "SQL Server's system schema",
+    "information_schema": "the SQL standard's catalog schema, on both databases",
+    "guest": "a schema every SQL Server database has",
+    **{name: "a schema every SQL Server database has, for its fixed role" for name in _FIXED_DATABASE_ROLES},
+}
+_RESERVED_ROLES = {
+    "public": "the role every user of the database is in: granting it EXECUTE grants everyone",
+    "dbo": "SQL Server's database owner, a user",
+    "guest": "SQL Server's guest user",
+    "sys": "a SQL Server system principal",
+    "information_schema": "a SQL Server system principal",
+    **{name: "a fixed SQL Server database role" for name in _FIXED_DATABASE_ROLES},
+    **{name: "a fixed SQL Server server role" for name in (
+        "sysadmin", "serveradmin", "securityadmin", "processadmin", "setupadmin", "bulkadmin", "diskadmin", "dbcreator")},
+}
+
+
+def _reserved(name: str, reserved: dict[str, str], what: str) -> str | None:
+    """Why a schema or role may not have this name, or None."""
+    if name.lower().startswith("pg_"):
+        return f"{shown(name)}: PostgreSQL reserves {what} names that start with pg_; accepted: another name"
+    if name.lower() in reserved:
+        return f"{shown(name)} is {reserved[name.lower()]}; accepted: a {what} of your own"
+    return None
+
+
+def _index_key_problems(queue: "Queue", dialect_names: list[str]) -> list[tuple[tuple, str]]:
+    """Index keys each database could not build: the claim index (job type, priority, id) and the
+    dedupe index (its key columns). Each column must be of a bounded type, the key within the limit."""
+    from qgen import dialects
+
+    keys = []
+    if queue.job_type:
+        claim = [(("job_type", "type"), queue.job_type.type)] + [((), ColumnType(kind="int"))] * (queue.ordering == "priority")
+        keys.append(("the claim index", claim + [((), ColumnType(kind="bigint"))], "a job type"))
+    if queue.dedupe and all(c in queue.payload or (queue.job_type and c == queue.job_type.column) for c in queue.dedupe.key):
+        types = {name: column.type for name, column in queue.payload.items()}
+        if queue.job_type:
+            types[queue.job_type.column] = queue.job_type.type
+        keys.append(("the dedupe key", [(("dedupe", "key", i), types[c]) for i, c in enumerate(queue.dedupe.key)], None))
+    found: list[tuple[tuple, str]] = []
+    for index, columns, what in keys:
+        unbounded: dict[tuple, list[str]] = {}
+        for dialect in map(dialects.get, dialect_names):
+            sizes = [dialect.index_key_bytes(t) for _, t in columns]
+            for (path, t), size in zip(columns, sizes):
+                if size is None:
+                    unbounded.setdefault((path, str(t)), []).append(dialect.title)
+            if None not in sizes and sum(sizes) > dialect.max_index_key_bytes:
+                path = columns[0][0][:2] if what is None else columns[0][0]
+                found.append((path, f"{index} takes up to {sum(sizes)} bytes on {dialect.title}; accepted: at most "
+                              f"{dialect.max_index_key_bytes} (the widest index key it builds): shorter string(n) columns"))
+        if what:  # the dedupe key's own check already reports text, json and xml
+            found += [(path, f"{t} cannot be {what}: the claim index is keyed on it, and on {' and '.join(titles)} a {t} "
+                       "value cannot be an index key, or not one of bounded size; accepted: int, bigint, string(n), "
+                       "uuid, bool, decimal, datetime") for (path, t), titles in unbounded.items()]
+    return found
+
+
 class Queue(_Strict):
     payload: dict[Identifier, ColumnSpec] = Field(..., min_length=1, description="The job's own columns.")
     job_type: Annotated[Optional[JobType], BeforeValidator(_job_type_shorthand)] = Field(
@@ -313,7 +396,9 @@ class Queue(_Strict):
         "when claimed, inside the caller's transaction.",
     )
     batch_size: int = Field(10, ge=1, le=10_000, description="Default number of jobs one dequeue claims.")
-    lease: Seconds = Field(300, description="How long a claim holds its jobs before the reaper may release them.")
+    lease: Annotated[Seconds, AfterValidator(_at_least_one_second)] = Field(
+        300, description="How long a claim holds its jobs before the reaper may release them (at least 1 second)."
+    )
     retry: Retry = Field(default_factory=Retry, description="Lease mode: how often a job is tried, and how long to wait between tries.")
     dead_letter: bool = Field(True, description="Jobs that exhaust their attempts move to <queue>_dead.")
     on_complete: Literal["delete", "mark", "archive"] = Field(
@@ -385,11 +470,6 @@ class Queue(_Strict):
                 elif columns[column].nullable:
                     found.append((("dedupe", "key", index), f"{column!r} is nullable, and the databases disagree "
                                   "on whether two NULLs are duplicates; accepted: NOT NULL columns"))
-            # SQL Server caps a nonclustered index key at 1700 bytes; nvarchar takes 2 bytes a character.
-            key_chars = sum(columns[c].type.length or 0 for c in self.dedupe.key if c in columns)
-            if key_chars > 850:
-                found.append((("dedupe", "key"), f"the key's strings add up to {key_chars} characters; "
-                              "accepted: at most 850 (SQL Server's 1700-byte index key limit)"))
         if self.claim == "delete":
             for field in ("retry", "lease", "dead_letter"):
                 if field in self.model_fields_set:
@@ -426,12 +506,30 @@ class Spec(_Strict):
     def problems(self) -> list[tuple[tuple, str]]:
         """Cross-field mistakes in the whole spec, each with the path of the field to point at."""
         found: list[tuple[tuple, str]] = []
+        for index, dialect in enumerate(self.dialects):
+            if dialect in self.dialects[:index]:
+                found.append((("dialects", index), f"{dialect!r} is listed twice; accepted: each of mssql, postgres once"))
+        if reason := _reserved(self.schema, _RESERVED_SCHEMAS, "schema"):
+            found.append((("schema",), reason))
+        elif self.grants.enabled:
+            derived = []
+            for role in ("producer", "consumer", "admin"):
+                if reason := _reserved(role_name(self, role), _RESERVED_ROLES, "role"):
+                    if getattr(self.grants, role):
+                        found.append((("grants", role), f"the {role} role {reason}"))
+                    else:
+                        derived.append(reason)
+            if derived:
+                found.append((("schema",), f"the roles named after the schema: {derived[0]}"
+                              + (f" (and {len(derived) - 1} more)" if len(derived) > 1 else "")
+                              + "; or name the roles in grants"))
         if "{queue}" not in self.naming or "{object}" not in self.naming:
             found.append((("naming",), "the pattern needs both {queue} and {object}"))
-        elif not _IDENTIFIER.match(self.naming.replace("{queue}", "q").replace("{object}", "o")):
+        elif not _IDENTIFIER.fullmatch(self.naming.replace("{queue}", "q").replace("{object}", "o")):
             found.append((("naming",), "apart from {queue} and {object}, accepted: letters, digits and _"))
         for name, queue in self.queues.items():
             found += [(("queues", name) + path, message) for path, message in queue.problems()]
+            found += [(("queues", name) + path, message) for path, message in _index_key_problems(queue, self.dialects)]
             target = queue.outbox.queue if queue.outbox else None
             if target is not None and target not in self.queues:
                 found.append((("queues", name, "outbox", "queue"),

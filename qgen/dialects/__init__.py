@@ -49,6 +49,10 @@ class Dialect:
     identifier_unit: str
     # Every name a rendered script creates (qgen/names.py checks them against the limit and each other).
     created_names: Callable[[str], list[CreatedName]]
+    # The widest index key the database takes, in bytes, and the most bytes a value of a portable
+    # type (qgen.spec.ColumnType) takes in one; None: it cannot be an index key of bounded size.
+    max_index_key_bytes: int
+    index_key_bytes: Callable[[object], "int | None"]
 
 
 _REGISTRY: dict[str, Dialect] = {}

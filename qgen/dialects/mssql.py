@@ -56,6 +56,17 @@ def created_names(script: str) -> list[CreatedName]:
             for what, namespace, name, table in find_created(script, _CREATED, _QUOTED)]
 
 
+def index_key_bytes(t) -> int | None:
+    """Most bytes a value takes in an index key: nvarchar 2 bytes a character; text and json are
+    nvarchar(max) and xml, which cannot be key columns."""
+    fixed = {"int": 4, "bigint": 8, "uuid": 16, "bool": 1, "datetime": 8}
+    if t.kind == "string":
+        return 2 * t.length
+    if t.kind == "decimal":
+        return 5 if t.precision <= 9 else 9 if t.precision <= 19 else 13 if t.precision <= 28 else 17
+    return fixed.get(t.kind)
+
+
 MSSQL = register(
     Dialect(
         name="mssql",
@@ -66,5 +77,7 @@ MSSQL = register(
         identifier_size=len,
         identifier_unit="characters",
         created_names=created_names,
+        max_index_key_bytes=1700,  # a nonclustered index key (SQL Server 2016 and later)
+        index_key_bytes=index_key_bytes,
     )
 )

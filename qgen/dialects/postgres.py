@@ -62,6 +62,17 @@ def created_names(script: str) -> list[CreatedName]:
     return found
 
 
+def index_key_bytes(t) -> int | None:
+    """Most bytes a value takes in a btree entry: varchar up to 4 bytes a character (UTF-8) and a
+    4-byte header; text, jsonb and xml have no bound (xml has no btree at all)."""
+    fixed = {"int": 4, "bigint": 8, "uuid": 16, "bool": 1, "datetime": 8}
+    if t.kind == "string":
+        return 4 * t.length + 4
+    if t.kind == "decimal":
+        return 8 + 2 * ((t.precision + 3) // 4)
+    return fixed.get(t.kind)
+
+
 POSTGRES = register(
     Dialect(
         name="postgres",
@@ -72,5 +83,8 @@ POSTGRES = register(
         identifier_size=lambda name: len(name.encode("utf-8")),
         identifier_unit="bytes",
         created_names=created_names,
+        # A btree entry may take a third of an 8 kB page (2704 bytes), its own header included.
+        max_index_key_bytes=2700,
+        index_key_bytes=index_key_bytes,
     )
 )
