@@ -189,6 +189,15 @@ def _format_validation(error: ValidationError, file: str, positions: _Positions)
     return found
 
 
+def describe_validation(error: ValidationError) -> list[str]:
+    """Each error of a model validated without a file (path: what is wrong), for messages that have no line."""
+    found = []
+    for item in error.errors(include_url=False):
+        loc = [step for step in item["loc"] if not (isinstance(step, str) and (step.startswith("function-") or step == "[key]"))]
+        found.append(f"{_dotted(loc)}: {_describe(item)}")
+    return found
+
+
 def _dotted(path: Iterable[Any]) -> str:
     """queues.q.payload.a; a key that is not a plain name (a newline in it, say) is quoted, and cut."""
     text = ""
