@@ -32,7 +32,11 @@ MAX_INT = 2**31 - 1
 def shown(value: Any, limit: int = 60) -> str:
     """A value as an error message quotes it: its repr, cut to `limit` characters."""
     text = repr(value)
-    return text if len(text) <= limit else text[: limit - 5] + "...'" + (" (" + str(len(value)) + " characters)" if isinstance(value, str) else "")
+    if len(text) <= limit:
+        return text
+    if isinstance(value, str):
+        return f"{text[: limit - 4]}...' ({len(value)} characters)"
+    return text[: limit - 3] + "..."
 
 
 def _check_identifier(value: str) -> str:
