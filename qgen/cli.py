@@ -93,15 +93,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"qgen {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    render = commands.add_parser("render", help="render the spec's objects to SQL files")
+    render = commands.add_parser(
+        "render", help="render the spec's objects to SQL files",
+        description="Render every object of the spec to one SQL file each, plus install.sql and uninstall.sql, "
+        "per dialect (default folder: generated/<spec stem>/<dialect>/). The spec is checked first, as qgen check does.")
     render.add_argument("spec", help="the spec file (YAML)")
     render.add_argument("-o", "--output", help="output folder (default: generated/<spec stem>/); one subfolder per dialect")
-    render.add_argument("--dialect", choices=dialect_registry.names() + ["all"], default="all")
+    render.add_argument("--dialect", choices=dialect_registry.names() + ["all"], default="all",
+                        help="render for one database only (default: all of the spec's dialects)")
     render.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff if the files on disk are stale")
     render.set_defaults(func=cmd_render)
 
-    check = commands.add_parser("check", help="validate the spec only")
-    check.add_argument("spec")
+    check = commands.add_parser(
+        "check", help="validate the spec only",
+        description="Validate the spec and write nothing: every mistake is reported at its file:line:col with "
+        "the field's path, what is wrong and what is accepted (exit status 2). That includes every name the SQL "
+        "would create, held to each database's identifier limit and to the other names.")
+    check.add_argument("spec", help="the spec file (YAML)")
     check.set_defaults(func=cmd_check)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of the spec (for editors)")

@@ -173,7 +173,14 @@ class Job:
 # Driver differences
 
 
-_PYODBC_NATIVE = re.compile(r"\((-?\d+)\)(?= \(SQL\w+\)|;|$)")
+# pyodbc writes a driver error's diagnostic records into its message as "[SQLSTATE] text (native
+# error) (ODBC function)" for the first record, then "; [SQLSTATE] text (native error)" for each
+# further one (pyodbc's errors.cpp; FreeTDS's text starts "[FreeTDS][SQL Server]", and its native
+# error is the server's error number). The text is the server's and may say anything, "(50001)"
+# included: only the number in a record's own trailer is its error number. Only the first record
+# ends in the function's name, so the first record's trailer is the last such ending (greedy .*).
+_PYODBC_FIRST = re.compile(r"\[[0-9A-Z]{5}\] .* \((-?[0-9]+)\) \(SQL\w+\)(?=; \[[0-9A-Z]{5}\] |\Z)", re.S)
+_PYODBC_FURTHER = re.compile(r"\((-?[0-9]+)\)(?=; \[[0-9A-Z]{5}\] |\Z)")
 
 
 def _native_codes(exc: BaseException) -> tuple[str | None, set[int]]:
@@ -183,9 +190,12 @@ def _native_codes(exc: BaseException) -> tuple[str | None, set[int]]:
         return sqlstate, set()
     args = getattr(exc, "args", ())
     state = args[0] if args and isinstance(args[0], str) and len(args[0]) == 5 else None
-    text = " ".join(str(a) for a in args[1:]) if len(args) > 1 else str(exc)
-    # pyodbc formats a diagnostic record as "[SQLSTATE] message (native error) (function)".
-    return state, {int(n) for n in _PYODBC_NATIVE.findall(text)}
+    text = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
+    first = _PYODBC_FIRST.match(text)
+    if first is None:
+        return state, set()
+    further = text[first.end():]
+    return state, {int(first.group(1))} | {int(n) for n in _PYODBC_FURTHER.findall(further)}
 
 
 def error_kind(dialect: Dialect, exc: BaseException) -> str | None:
@@ -677,9 +687,10 @@ class QueueClient:
             return job.lease_token, job.id if id is None else id
         return (job if isinstance(job, uuid.UUID) else uuid.UUID(str(job))), id
 
-    def complete(self, job: Union[Job, uuid.UUID, str], id: Optional[int] = None, **outbox: Any) -> int:
+    def complete(self, job: Union[Job, uuid.UUID, str], /, id: Optional[int] = None, **outbox: Any) -> int:
         """Finish a job (a Job, or a lease token with id=; a token alone finishes the whole lease).
-        Outbox columns given by name are handed on in the same transaction (only with an id).
+        Outbox columns given by name are handed on in the same transaction (only with an id); job is
+        positional, so an outbox column may be called job.
         Returns the number of jobs completed; raises LeaseLost when the token holds none."""
         self._need_lease("complete")
         unknown = set(outbox) - set(self.outbox_columns)

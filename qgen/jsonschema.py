@@ -47,7 +47,7 @@ def spec_json_schema() -> dict:
     _or(queue["job_type"], {"const": True}, dict(_TYPE_STRING))
     _or(queue["dedupe"], {"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1})
     _or(queue["watermark"], {"type": "boolean"})
-    names = {"pattern": _IDENTIFIER.pattern, "maxLength": MAX_IDENTIFIER}
+    names = {"pattern": "^" + _IDENTIFIER.pattern + "$", "maxLength": MAX_IDENTIFIER}
     schema["properties"]["queues"]["propertyNames"] = names
     queue["payload"]["propertyNames"] = names
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

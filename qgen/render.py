@@ -64,8 +64,28 @@ class MacroDispatch:
         raise AttributeError(f"no macro {self._dialect}__{name} or default__{name}")
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept for the life of the process: an environment is made per rendering (its
+    globals are the spec's), and compiling the templates cost far more than rendering them. A
+    template whose source changed is compiled again (the bucket checks the source's checksum)."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self._code:
+            bucket.bytecode_from_string(self._code[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()
+
+
 def make_environment(dialect: str, templates: Path | None = None) -> jinja2.Environment:
     env = jinja2.Environment(
+        bytecode_cache=_COMPILED,
         loader=jinja2.FileSystemLoader(str(templates or templates_dir())),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

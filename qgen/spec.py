@@ -20,19 +20,32 @@ from pydantic import (
 )
 
 # Identifiers are emitted quoted, but qgen still only accepts names that need no quoting in
-# either database, so a spec can never smuggle SQL into a rendered script.
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# either database, so a spec can never smuggle SQL into a rendered script. Every pattern here is
+# used with fullmatch: `$` would also match before a trailing newline.
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # The stricter of the two databases' limits (PostgreSQL truncates at 63 bytes).
 MAX_IDENTIFIER = 63
+# The largest value the procedures' int parameters and the databases' int columns hold.
+MAX_INT = 2**31 - 1
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """A value as an error message quotes it: its repr, cut to `limit` characters."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, str):
+        return f"{text[: limit - 4]}...' ({len(value)} characters)"
+    return text[: limit - 3] + "..."
 
 
 def _check_identifier(value: str) -> str:
-    if not _IDENTIFIER.match(value):
+    if not _IDENTIFIER.fullmatch(value):
         raise ValueError(
-            f"{value!r} is not a safe identifier; accepted: a letter or _ followed by letters, digits or _"
+            f"{shown(value)} is not a safe identifier; accepted: a letter or _ followed by letters, digits or _"
         )
     if len(value) > MAX_IDENTIFIER:
-        raise ValueError(f"{value!r} is {len(value)} characters long; accepted: at most {MAX_IDENTIFIER}")
+        raise ValueError(f"{shown(value)} is {len(value)} characters long; accepted: at most {MAX_IDENTIFIER}")
     return value
 
 
@@ -42,7 +55,7 @@ Identifier = Annotated[str, AfterValidator(_check_identifier)]
 def _check_qualified(value: str) -> str:
     parts = value.split(".")
     if len(parts) > 2:
-        raise ValueError(f"{value!r} has more than one '.'; accepted: name or schema.name")
+        raise ValueError(f"{shown(value)} has more than one '.'; accepted: name or schema.name")
     for part in parts:
         _check_identifier(part)
     return value
@@ -53,7 +66,7 @@ QualifiedName = Annotated[str, AfterValidator(_check_qualified)]
 # ---------------------------------------------------------------------------------------------
 # Durations: 30s, 5m, 1h, 7d, or a whole number of seconds.
 
-_DURATION = re.compile(r"^\s*(\d+)\s*(s|m|h|d)?\s*$")
+_DURATION = re.compile(r"\s*([0-9]+)\s*(s|m|h|d)?\s*")
 _UNIT_SECONDS = {None: 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -62,12 +75,21 @@ def _parse_duration(value: Any) -> int:
         raise ValueError("a duration is not true/false; accepted: 30s, 5m, 1h, 7d or whole seconds")
     if isinstance(value, int):
         seconds = value
-    elif isinstance(value, str) and (match := _DURATION.match(value)):
+    elif isinstance(value, str) and (match := _DURATION.fullmatch(value)):
         seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2)]
     else:
-        raise ValueError(f"{value!r} is not a duration; accepted: 30s, 5m, 1h, 7d or whole seconds")
+        raise ValueError(f"{shown(value)} is not a duration; accepted: 30s, 5m, 1h, 7d or whole seconds")
     if seconds < 0:
         raise ValueError("a duration cannot be negative")
+    if seconds > MAX_INT:
+        raise ValueError(f"{shown(value)} is {seconds} seconds; accepted: at most {MAX_INT} seconds (about 68 years), "
+                         "what the procedures' int parameters hold")
+    return seconds
+
+
+def _at_least_one_second(seconds: int) -> int:
+    if seconds < 1:
+        raise ValueError(f"{seconds} seconds: a claim that is already expired when it is made; accepted: at least 1 second")
     return seconds
 
 
@@ -77,9 +99,9 @@ Seconds = Annotated[int, BeforeValidator(_parse_duration), Field(json_schema_ext
 # Portable column types.
 
 _TYPE = re.compile(
-    r"^(?:(?P<plain>int|bigint|text|uuid|bool|datetime|json|xml)"
-    r"|string\((?P<length>\d+)\)"
-    r"|decimal\((?P<precision>\d+)\s*,\s*(?P<scale>\d+)\))$"
+    r"(?:(?P<plain>int|bigint|text|uuid|bool|datetime|json|xml)"
+    r"|string\((?P<length>[0-9]+)\)"
+    r"|decimal\((?P<precision>[0-9]+)\s*,\s*(?P<scale>[0-9]+)\))"
 )
 TYPE_NAMES = "int, bigint, string(n), text, uuid, bool, decimal(p,s), datetime, json, xml"
 # The same grammar without named groups, for JSON Schema (ECMA-262 regular expressions).
@@ -97,12 +119,12 @@ class ColumnType(BaseModel):
 
     @classmethod
     def parse(cls, text: str) -> "ColumnType":
-        match = _TYPE.match(text.strip()) if isinstance(text, str) else None
+        match = _TYPE.fullmatch(text.strip()) if isinstance(text, str) else None
         if not match and isinstance(text, str) and text.startswith("decimal(") and ")" not in text:
-            raise ValueError(f"{text!r} was cut at its comma by a YAML flow mapping {{...}}; "
+            raise ValueError(f"{shown(text)} was cut at its comma by a YAML flow mapping {{...}}; "
                              "accepted: quote it, 'decimal(p,s)', or write the column on its own line")
         if not match:
-            raise ValueError(f"{text!r} is not a type; accepted: {TYPE_NAMES}")
+            raise ValueError(f"{shown(text)} is not a type; accepted: {TYPE_NAMES}")
         if match.group("plain"):
             return cls(kind=match.group("plain"))
         if match.group("length"):
@@ -131,7 +153,8 @@ PortableType = Annotated[ColumnType, BeforeValidator(_to_column_type)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # strict: a number is a number and a flag a flag (lax mode read `batch_size: true` as 1).
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
 
 class Column(_Strict):
@@ -235,7 +258,7 @@ class Worker(_Strict):
     """An in-database worker (seed 000): a procedure that drains the queue, calling a handler per job."""
 
     handler: QualifiedName = Field(..., description="Procedure called per job with @id and the payload columns.")
-    max_items: int = Field(0, ge=0, description="Stop after this many jobs (0: no limit).")
+    max_items: int = Field(0, ge=0, le=MAX_INT, description="Stop after this many jobs (0: no limit).")
     max_duration: Seconds = Field(0, description="Stop after this long (0: no limit).")
 
 
@@ -264,24 +287,108 @@ ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
 MAINTENANCE_BATCH = 1000
 MAINTENANCE_BATCH_MAX = 4000
 
-# Names the procedures use for their own parameters and variables; a payload column of the same
-# name (compared without case, as T-SQL does) would collide with them.
-PROCEDURE_NAMES = (
-    "archived", "attempts", "batch_size", "claimed", "claimed_from", "completed", "cutoff", "dead",
-    "dead_lettered", "deleted", "error", "existing", "expired", "extended", "from", "highest",
-    "job_id", "jobs", "lease_seconds", "limit", "lowest", "max_items", "max_seconds", "new", "now",
-    "old", "older_than_seconds", "owner", "released", "retry", "run_at", "started", "target",
-    "token", "tries", "until", "version", "written", "result", "outcome",
-    # columns of the other tables and result sets
-    "source_id", "created_at", "dead_at", "completed_at", "ordinal", "enqueued", "one_row", "entry_id",
-)
-
-# Columns qgen adds to a queue table; payload columns may not take these names.
-SYSTEM_COLUMNS = (
+# Names a user's column may not take, each with the reason. Only what qgen adds beside the user's
+# columns: the columns of the tables that hold jobs (queue, dead-letter, archive), of the batch type
+# and of the outbox table, and what sits beside payload values in the same call. The procedures' own
+# variables hold a `$` (scripts/rename_internal_names.py), which no spec name can: they never clash.
+# Compared without case, as SQL Server's default collation compares names.
+QUEUE_COLUMNS = (
     "id", "priority", "available_at", "enqueued_at", "enqueued_by", "attempts", "lease_owner",
     "lease_token", "lease_expires_at", "claimed_at", "claimed_by", "processed", "processed_at",
     "last_error",
 )
+_JOB_COLUMN_CLASHES = {
+    **{name: "a column qgen adds to the queue table" for name in QUEUE_COLUMNS},
+    "dead_at": "a column qgen adds to the dead-letter table",
+    "entry_id": "the key qgen adds to the dead-letter and archive tables",
+    "completed_at": "a column qgen adds to the archive table",
+    "ordinal": "a column of the batch type enqueue_batch takes",
+    "run_at": "enqueue's parameter for a delayed job, beside the payload's",
+    "enqueued": "a result column of enqueue (on PostgreSQL an OUT parameter, beside the payload's)",
+    "job_type": "the job type's argument of enqueue and dequeue in the client (QueueClient.enqueue(job_type=...))",
+    "found": "PL/pgSQL's FOUND: it hides a parameter of this name, so enqueue would store FOUND instead",
+}
+_OUTBOX_COLUMN_CLASHES = {
+    "id": "a column qgen adds to the outbox table",
+    "source_id": "a column qgen adds to the outbox table",
+    "created_at": "a column qgen adds to the outbox table",
+    "lease_token": "complete's parameter, beside the outbox values",
+    "found": "PL/pgSQL's FOUND: it hides a parameter of this name, so complete would store FOUND instead",
+}
+
+
+def column_clash(name: str, outbox: bool = False) -> str | None:
+    """Why a user's column may not be called `name` (None: it may): a job column, or an outbox column."""
+    clashes = _OUTBOX_COLUMN_CLASHES if outbox else _JOB_COLUMN_CLASHES
+    taken = next((reserved for reserved in clashes if reserved == name.lower()), None)
+    if taken is None:
+        return None
+    spelled = f"{taken!r}" if taken == name else f"{taken!r} (names are compared without case)"
+    return f"{name!r} is taken: {spelled} is {clashes[taken]}; choose another name"
+
+
+# Names the databases already use for schemas and roles. A schema or role of these names is not
+# qgen's to create, grant to or drop (schema public and dbo hold user objects; qgen may use them).
+_FIXED_DATABASE_ROLES = ("db_owner", "db_accessadmin", "db_securityadmin", "db_ddladmin", "db_backupoperator",
+                         "db_datareader", "db_datawriter", "db_denydatareader", "db_denydatawriter")
+_RESERVED_SCHEMAS = {
+    "sys": "SQL Server's system schema",
+    "information_schema": "the SQL standard's catalog schema, on both databases",
+    "guest": "a schema every SQL Server database has",
+    **{name: "a schema every SQL Server database has, for its fixed role" for name in _FIXED_DATABASE_ROLES},
+}
+_RESERVED_ROLES = {
+    "public": "the role every user of the database is in: granting it EXECUTE grants everyone",
+    "dbo": "SQL Server's database owner, a user",
+    "guest": "SQL Server's guest user",
+    "sys": "a SQL Server system principal",
+    "information_schema": "a SQL Server system principal",
+    **{name: "a fixed SQL Server database role" for name in _FIXED_DATABASE_ROLES},
+    **{name: "a fixed SQL Server server role" for name in (
+        "sysadmin", "serveradmin", "securityadmin", "processadmin", "setupadmin", "bulkadmin", "diskadmin", "dbcreator")},
+}
+
+
+def _reserved(name: str, reserved: dict[str, str], what: str) -> str | None:
+    """Why a schema or role may not have this name, or None."""
+    if name.lower().startswith("pg_"):
+        return f"{shown(name)}: PostgreSQL reserves {what} names that start with pg_; accepted: another name"
+    if name.lower() in reserved:
+        return f"{shown(name)} is {reserved[name.lower()]}; accepted: a {what} of your own"
+    return None
+
+
+def _index_key_problems(queue: "Queue", dialect_names: list[str]) -> list[tuple[tuple, str]]:
+    """Index keys each database could not build: the claim index (job type, priority, id) and the
+    dedupe index (its key columns). Each column must be of a bounded type, the key within the limit."""
+    from qgen import dialects
+
+    keys = []
+    if queue.job_type:
+        claim = [(("job_type", "type"), queue.job_type.type)] + [((), ColumnType(kind="int"))] * (queue.ordering == "priority")
+        keys.append(("the claim index", claim + [((), ColumnType(kind="bigint"))], "a job type"))
+    if queue.dedupe and all(c in queue.payload or (queue.job_type and c == queue.job_type.column) for c in queue.dedupe.key):
+        types = {name: column.type for name, column in queue.payload.items()}
+        if queue.job_type:
+            types[queue.job_type.column] = queue.job_type.type
+        keys.append(("the dedupe key", [(("dedupe", "key", i), types[c]) for i, c in enumerate(queue.dedupe.key)], None))
+    found: list[tuple[tuple, str]] = []
+    for index, columns, what in keys:
+        unbounded: dict[tuple, list[str]] = {}
+        for dialect in map(dialects.get, dialect_names):
+            sizes = [dialect.index_key_bytes(t) for _, t in columns]
+            for (path, t), size in zip(columns, sizes):
+                if size is None:
+                    unbounded.setdefault((path, str(t)), []).append(dialect.title)
+            if None not in sizes and sum(sizes) > dialect.max_index_key_bytes:
+                path = columns[0][0][:2] if what is None else columns[0][0]
+                found.append((path, f"{index} takes up to {sum(sizes)} bytes on {dialect.title}; accepted: at most "
+                              f"{dialect.max_index_key_bytes} (the widest index key it builds): shorter string(n) columns"))
+        if what:  # the dedupe key's own check already reports text, json and xml
+            found += [(path, f"{t} cannot be {what}: the claim index is keyed on it, and on {' and '.join(titles)} a {t} "
+                       "value cannot be an index key, or not one of bounded size; accepted: int, bigint, string(n), "
+                       "uuid, bool, decimal, datetime") for (path, t), titles in unbounded.items()]
+    return found
 
 
 # The most rows one claim may take (batch_size, max_batch_size): SQL Server escalates a statement that
@@ -312,7 +419,9 @@ class Queue(_Strict):
         description="Most jobs one dequeue or reap may take; a larger batch_size argument is refused at run time "
         "(keeps a claim well under SQL Server's 5,000-lock escalation threshold).",
     )
-    lease: Seconds = Field(300, description="How long a claim holds its jobs before the reaper may release them.")
+    lease: Annotated[Seconds, AfterValidator(_at_least_one_second)] = Field(
+        300, description="How long a claim holds its jobs before the reaper may release them (at least 1 second)."
+    )
     retry: Retry = Field(default_factory=Retry, description="Lease mode: how often a job is tried, and how long to wait between tries.")
     dead_letter: bool = Field(True, description="Jobs that exhaust their attempts move to <queue>_dead.")
     on_complete: Literal["delete", "mark", "archive"] = Field(
@@ -339,24 +448,36 @@ class Queue(_Strict):
             self.__dict__["dead_letter"] = False  # a delete queue never retries: nothing exhausts attempts
         return self
 
+    def _column_name_problems(self) -> list[tuple[tuple, str]]:
+        """Column names that clash with what qgen adds, or with each other (without case)."""
+        found: list[tuple[tuple, str]] = []
+        job = [(("payload", name), name) for name in self.payload]
+        if self.job_type:
+            job.insert(0, (("job_type", "column"), self.job_type.column))
+        outbox = [(("outbox", "columns", name), name) for name in (self.outbox.columns or {})] if self.outbox else []
+        for names, is_outbox in ((job, False), (outbox, True)):
+            first: dict[str, tuple] = {}
+            for path, name in names:
+                clash = column_clash(name, outbox=is_outbox)
+                if path[0] == "job_type" and name.lower() == "job_type":
+                    clash = None  # the job type's column keeps the argument's name
+                if clash is None and name.lower() in first:
+                    other = first[name.lower()]
+                    what = "the job type's column" if other[0] == "job_type" else f"the column {other[-1]!r}"
+                    clash = (f"{name!r} is also the name of {what} (names are compared without case, as SQL "
+                             "Server does); choose another name")
+                if clash:
+                    found.append((path, clash))
+                first.setdefault(name.lower(), path)
+        return found
+
     def problems(self) -> list[tuple[tuple, str]]:
         """Cross-field mistakes, each with the path of the field to point at."""
         found: list[tuple[tuple, str]] = []
         if self.watermark.enabled and self.ordering != "fifo":
             found.append((("watermark",), "a watermark needs ordering: fifo (a priority claim does not walk ids "
                           "in order); accepted: watermark: false with ordering: priority"))
-        job_column = self.job_type.column.lower() if self.job_type else None
-        taken = set(SYSTEM_COLUMNS) | set(PROCEDURE_NAMES) | {"job_type"}
-        named = [(("payload", name), name) for name in self.payload]
-        if self.job_type and self.job_type.column != "job_type":
-            named.append((("job_type", "column"), self.job_type.column))
-        if self.outbox and self.outbox.columns:
-            named += [(("outbox", "columns", name), name) for name in self.outbox.columns]
-        for path, name in named:
-            if name.lower() in taken or (path[0] != "job_type" and name.lower() == job_column):
-                found.append((path, f"the name {name!r} is taken by a column or parameter qgen adds; "
-                              "choose another name (reserved, in any case: "
-                              f"{', '.join(sorted(taken))})"))
+        found += self._column_name_problems()
         if self.dedupe:
             allowed = list(self.payload) + ([self.job_type.column] if self.job_type else [])
             columns = {c: self.payload[c] for c in self.payload}
@@ -372,11 +493,6 @@ class Queue(_Strict):
                 elif columns[column].nullable:
                     found.append((("dedupe", "key", index), f"{column!r} is nullable, and the databases disagree "
                                   "on whether two NULLs are duplicates; accepted: NOT NULL columns"))
-            # SQL Server caps a nonclustered index key at 1700 bytes; nvarchar takes 2 bytes a character.
-            key_chars = sum(columns[c].type.length or 0 for c in self.dedupe.key if c in columns)
-            if key_chars > 850:
-                found.append((("dedupe", "key"), f"the key's strings add up to {key_chars} characters; "
-                              "accepted: at most 850 (SQL Server's 1700-byte index key limit)"))
         if self.batch_size > self.max_batch_size:
             which = "max_batch_size" if "max_batch_size" in self.model_fields_set else "batch_size"
             found.append(((which,), f"batch_size {self.batch_size} is above max_batch_size {self.max_batch_size}"
@@ -419,17 +535,30 @@ class Spec(_Strict):
     def problems(self) -> list[tuple[tuple, str]]:
         """Cross-field mistakes in the whole spec, each with the path of the field to point at."""
         found: list[tuple[tuple, str]] = []
+        for index, dialect in enumerate(self.dialects):
+            if dialect in self.dialects[:index]:
+                found.append((("dialects", index), f"{dialect!r} is listed twice; accepted: each of mssql, postgres once"))
+        if reason := _reserved(self.schema, _RESERVED_SCHEMAS, "schema"):
+            found.append((("schema",), reason))
+        elif self.grants.enabled:
+            derived = []
+            for role in ("producer", "consumer", "admin"):
+                if reason := _reserved(role_name(self, role), _RESERVED_ROLES, "role"):
+                    if getattr(self.grants, role):
+                        found.append((("grants", role), f"the {role} role {reason}"))
+                    else:
+                        derived.append(reason)
+            if derived:
+                found.append((("schema",), f"the roles named after the schema: {derived[0]}"
+                              + (f" (and {len(derived) - 1} more)" if len(derived) > 1 else "")
+                              + "; or name the roles in grants"))
         if "{queue}" not in self.naming or "{object}" not in self.naming:
             found.append((("naming",), "the pattern needs both {queue} and {object}"))
-        elif not _IDENTIFIER.match(self.naming.replace("{queue}", "q").replace("{object}", "o")):
+        elif not _IDENTIFIER.fullmatch(self.naming.replace("{queue}", "q").replace("{object}", "o")):
             found.append((("naming",), "apart from {queue} and {object}, accepted: letters, digits and _"))
         for name, queue in self.queues.items():
             found += [(("queues", name) + path, message) for path, message in queue.problems()]
-            for kind in NAME_SUFFIX.keys() | set(OBJECT_KINDS):
-                if len(object_name(self, name, kind)) > MAX_IDENTIFIER:
-                    found.append((("queues", name), f"the name of its {kind}, {object_name(self, name, kind)!r}, "
-                                  f"is longer than {MAX_IDENTIFIER} characters; accepted: a shorter queue name or names: override"))
-                    break
+            found += [(("queues", name) + path, message) for path, message in _index_key_problems(queue, self.dialects)]
             target = queue.outbox.queue if queue.outbox else None
             if target is not None and target not in self.queues:
                 found.append((("queues", name, "outbox", "queue"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -10,7 +11,7 @@ from typing import Any, Iterable
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from qgen.spec import Spec
+from qgen.spec import Spec, shown
 
 
 @dataclass(frozen=True)
@@ -140,16 +141,16 @@ def _describe(error: dict) -> str:
     if kind == "missing":
         return "required key is missing"
     if kind == "literal_error":
-        return f"{error['input']!r} is not accepted; accepted: {context.get('expected', '')}"
+        return f"{shown(error['input'])} is not accepted; accepted: {context.get('expected', '')}"
     if kind in ("int_type", "int_parsing", "int_from_float"):
-        return f"{error['input']!r} is not a whole number"
+        return f"{shown(error['input'])} is not a whole number"
     if kind in ("bool_type", "bool_parsing"):
-        return f"{error['input']!r} is not accepted; accepted: true or false"
+        return f"{shown(error['input'])} is not accepted; accepted: true or false"
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         bound = {"greater_than_equal": "at least", "less_than_equal": "at most",
                  "greater_than": "more than", "less_than": "less than"}[kind]
         limit = next(iter(context.values()))
-        return f"{error['input']!r} is out of range; accepted: {bound} {limit}"
+        return f"{shown(error['input'])} is out of range; accepted: {bound} {limit}"
     if kind == "too_short":
         return "is empty; accepted: at least one entry"
     if kind in ("dict_type", "model_type", "model_attributes_type"):
@@ -176,7 +177,7 @@ def _format_validation(error: ValidationError, file: str, positions: _Positions)
             accepted = _field_names(model) if model else []
             close = difflib.get_close_matches(str(key), accepted, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            message = f"unknown key {key!r}; {hint}accepted: {', '.join(accepted)}"
+            message = f"unknown key {shown(key)}; {hint}accepted: {', '.join(accepted)}"
             node, key_node, rest = positions.find(loc)
             mark = (key_node or node).start_mark
         else:
@@ -188,17 +189,59 @@ def _format_validation(error: ValidationError, file: str, positions: _Positions)
     return found
 
 
+def describe_validation(error: ValidationError) -> list[str]:
+    """Each error of a model validated without a file (path: what is wrong), for messages that have no line."""
+    found = []
+    for item in error.errors(include_url=False):
+        loc = [step for step in item["loc"] if not (isinstance(step, str) and (step.startswith("function-") or step == "[key]"))]
+        found.append(f"{_dotted(loc)}: {_describe(item)}")
+    return found
+
+
 def _dotted(path: Iterable[Any]) -> str:
+    """queues.q.payload.a; a key that is not a plain name (a newline in it, say) is quoted, and cut."""
     text = ""
     for step in path:
+        if not isinstance(step, int):
+            step = step if re.fullmatch(r"[A-Za-z0-9_<>-]{1,80}", str(step)) else shown(str(step), 40)
         text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
     return text
+
+
+# A spec expands to a few hundred nodes; YAML aliases can make a small file expand to billions
+# (a "billion laughs"), which validating and quoting would walk one by one.
+MAX_EXPANDED_NODES = 100_000
+
+
+def _expanded_size(root: yaml.Node | None) -> int:
+    """How many nodes the document holds once every alias is expanded (each node counted once per
+    path to it), stopping early past MAX_EXPANDED_NODES. Linear in the composed nodes."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        if id(node) not in sizes:
+            sizes[id(node)] = 0  # a recursive alias counts as nothing more while it is walked
+            children = [part for pair in node.value for part in pair] if isinstance(node, yaml.MappingNode) else (
+                node.value if isinstance(node, yaml.SequenceNode) else [])
+            total = 1
+            for child in children:
+                total = min(total + size(child), MAX_EXPANDED_NODES + 1)
+            sizes[id(node)] = total
+        return sizes[id(node)]
+
+    return size(root) if root is not None else 0
 
 
 def load_spec_text(text: str, file: str = "<spec>") -> Spec:
     """Parse and validate spec text; raises SpecInvalid listing every error found."""
     try:
         root = yaml.compose(text, Loader=_PositionedLoader)
+        if _expanded_size(root) > MAX_EXPANDED_NODES:
+            alias = re.search(r"\*[^\s,\]}]+", text)
+            line = text.count("\n", 0, alias.start()) + 1 if alias else 1
+            raise SpecInvalid([SpecError(file, line, 1, "", f"its YAML aliases (*name) expand to more than "
+                                         f"{MAX_EXPANDED_NODES} values; accepted: a spec written out, or aliases that "
+                                         "repeat a few values")])
         data = yaml.load(text, Loader=_PositionedLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -213,18 +256,26 @@ def load_spec_text(text: str, file: str = "<spec>") -> Spec:
     try:
         spec = Spec.model_validate(data)
     except ValidationError as exc:
-        raise SpecInvalid(_format_validation(exc, file, positions)) from None
+        raise SpecInvalid(_in_line_order(_format_validation(exc, file, positions))) from None
     problems = spec.problems()
+    if not problems:
+        from qgen.names import name_problems  # renders the spec: only once it is valid
+
+        problems = name_problems(spec)
     if problems:
         errors = []
         for path, message in problems:
             node, key_node, _ = positions.find(path)
-            # A problem with a column's name points at the name; any other at the value.
-            about_name = len(path) >= 2 and path[-2] in ("payload", "columns")
+            # A problem with a column's or a queue's name points at the name; any other at the value.
+            about_name = len(path) >= 2 and path[-2] in ("payload", "columns") or (len(path) == 2 and path[0] == "queues")
             mark = (key_node if about_name and key_node is not None else node or positions.root).start_mark
             errors.append(SpecError(file, mark.line + 1, mark.column + 1, _dotted(path), message))
-        raise SpecInvalid(errors)
+        raise SpecInvalid(_in_line_order(errors))
     return spec
+
+
+def _in_line_order(errors: list[SpecError]) -> list[SpecError]:
+    return sorted(errors, key=lambda error: (error.line, error.column))
 
 
 def load_spec(path: str | Path) -> Spec:

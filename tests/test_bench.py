@@ -73,6 +73,43 @@ def test_refuses_a_schema_that_holds_tables_and_keeps_them(bench_url, run):
         assert conn.execute("SELECT count(*) FROM taken.jobs").fetchone()[0] == 1
 
 
+@pytest.mark.parametrize("made, probe", [
+    ("CREATE FUNCTION {s}.answer() RETURNS int LANGUAGE sql AS 'SELECT 42'", "SELECT {s}.answer()"),
+    ("CREATE VIEW {s}.answer AS SELECT 42 AS n", "SELECT n FROM {s}.answer"),
+    ("CREATE SEQUENCE {s}.answer START 42", "SELECT last_value FROM {s}.answer"),
+], ids=["function", "view", "sequence"])
+def test_refuses_a_schema_that_holds_anything_even_with_replace(bench_url, made, probe):
+    schema = "held_" + made.split()[1].lower()
+    with psycopg.connect(bench_url, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; " + made.format(s=schema))
+    for extra in ([], ["--replace"]):
+        result = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "10", *extra, schema=schema)
+        assert result.returncode == 1, result.stdout
+        assert f"schema {schema} already holds tables or other objects" in result.stderr
+        assert "did not create it" in result.stderr and "Traceback" not in result.stderr
+    with psycopg.connect(bench_url) as conn:
+        assert conn.execute(probe.format(s=schema)).fetchone()[0] == 42
+
+
+def test_replace_never_drops_an_empty_schema_bench_did_not_create(bench_url):
+    with psycopg.connect(bench_url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA IF NOT EXISTS theirs")
+    result = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "10", "--replace", schema="theirs")
+    assert result.returncode == 1 and "schema theirs already exists, and qgen bench did not create it" in result.stderr
+    assert leftovers(bench_url, "theirs")[0] == 1
+
+
+@pytest.mark.parametrize("schema, words", [
+    ("x; drop", "--schema 'x; drop': schema: 'x; drop' is not a safe identifier"),
+    ("s" * 60, "grants.producer: "),
+    ("pg_scratch", "PostgreSQL reserves schema names that start with pg_"),
+], ids=["unsafe", "roles too long", "reserved"])
+def test_a_schema_the_spec_could_not_have_is_refused_plainly(bench_url, schema, words):
+    result = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "10", schema=schema)
+    assert result.returncode == 1 and words in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_keep_leaves_the_queue_and_replace_starts_over(bench_url):
     schema = "qgen_bench_kept"
     first = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "50", "--keep", schema=schema)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
+from qgen import dialects
 from qgen.render import render_spec
 from qgen.specload import load_spec
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, ROOT
@@ -93,3 +94,26 @@ def test_claim_and_purge_indexes(postgres_server):
         assert sorted(indexes(url, "ghosts")) == ["testq_pkey", "testq_watermark_pkey"]
         marked = indexes(url, "four")  # on_complete: mark
         assert marked["four_queue_processed_ix"] == "(processed_at) WHERE processed"
+
+
+@pytest.mark.parametrize("spec_path", EXAMPLES + COVERAGE_SPECS, ids=lambda p: p.stem)
+def test_every_name_install_creates_is_one_qgen_check_knows(postgres_server, spec_path):
+    """qgen/names.py checks the names it collects from the rendered scripts; what PostgreSQL then
+    holds must be exactly those, or a template created a name the check never saw."""
+    spec = load_spec(spec_path)
+    rendering = render_spec(spec, spec_path.name, "postgres")
+    collected = {c.name for item in rendering.objects for c in dialects.get("postgres").created_names(item.create)
+                 if c.namespace in ("relation", "routine")}
+    with scratch_database("qgen_names") as url:
+        if spec_path.stem in HANDLER:
+            run_script(url, HANDLER[spec_path.stem])
+        run_script(url, rendering.install)
+        with psycopg.connect(url) as conn:
+            held = {name for name, in conn.execute(
+                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s"
+                " UNION SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                " WHERE n.nspname = %s", (spec.schema, spec.schema))}
+        run_script(url, rendering.uninstall)
+    if spec_path.stem in HANDLER:
+        held.discard("count_users_with_reputation")
+    assert held == collected

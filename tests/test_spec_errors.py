@@ -52,14 +52,14 @@ MISTAKES = {
         queues:
           "emails; DROP TABLE x":
             payload: {a: int}
-        """, 2, 3, "queues.emails; DROP TABLE x", ["not a safe identifier", "accepted: a letter or _"]),
+        """, 2, 3, "queues.'emails; DROP TABLE x'", ["not a safe identifier", "accepted: a letter or _"]),
     "unsafe column name": (
         """\
         queues:
           q:
             payload:
               "a]b": int
-        """, 4, 7, "queues.q.payload.a]b", ["not a safe identifier"]),
+        """, 4, 7, "queues.q.payload.'a]b'", ["not a safe identifier"]),
     "bad enum": (
         """\
         queues:
@@ -128,7 +128,45 @@ MISTAKES = {
           q:
             payload:
               lease_token: uuid
-        """, 4, 7, "queues.q.payload.lease_token", ["taken by a column or parameter qgen adds"]),
+        """, 4, 7, "queues.q.payload.lease_token", ["'lease_token' is taken", "a column qgen adds to the queue table"]),
+    "reserved column in another case": (
+        """\
+        queues:
+          q:
+            payload:
+              Dead_At: datetime
+        """, 4, 7, "queues.q.payload.Dead_At", ["'dead_at' (names are compared without case)", "the dead-letter table"]),
+    "column named found": (
+        """\
+        queues:
+          q:
+            payload:
+              found: bool
+        """, 4, 7, "queues.q.payload.found", ["PL/pgSQL's FOUND"]),
+    "outbox column named like complete's parameter": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            outbox:
+              columns: {lease_token: uuid}
+        """, 5, 17, "queues.q.outbox.columns.lease_token", ["complete's parameter"]),
+    "payload column that is the job type's column": (
+        """\
+        queues:
+          q:
+            job_type: {column: kind}
+            payload:
+              Kind: int
+        """, 5, 7, "queues.q.payload.Kind", ["also the name of the job type's column"]),
+    "two columns that differ only in case": (
+        """\
+        queues:
+          q:
+            payload:
+              addr: string(10)
+              Addr: string(10)
+        """, 5, 7, "queues.q.payload.Addr", ["also the name of the column 'addr'", "without case"]),
     "dedupe on a missing column": (
         """\
         queues:
@@ -186,6 +224,205 @@ MISTAKES = {
           q:
             payload: {a: int}
         """, 1, 19, "dialects[1]", ["'oracle' is not accepted", "'mssql' or 'postgres'"]),
+    "a queue named like another queue's dead-letter table": (
+        """\
+        queues:
+          jobs:
+            payload: {a: int}
+          jobs_dead:
+            payload: {a: int}
+        """, 4, 3, "queues.jobs_dead", ["the table 'jobs_dead' (queue jobs_dead's table) has the name of the table "
+                                        "'jobs_dead' (queue jobs's dead letter table)", "SQL Server", "PostgreSQL"]),
+    "a queue named like another queue's watermark table": (
+        """\
+        queues:
+          jobs:
+            payload: {a: int}
+          jobs_watermark:
+            payload: {a: int}
+        """, 4, 3, "queues.jobs_watermark", ["has the name of the table 'jobs_watermark' (queue jobs's watermark table)"]),
+    "queues whose names differ only in case": (
+        """\
+        queues:
+          Emails:
+            payload: {a: int}
+          emails:
+            payload: {a: int}
+        """, 4, 3, "queues.emails", ["the table 'emails' (queue emails's table) has the name of the table 'Emails'",
+                                     "compared without case", "more of their names are the same too"]),
+    "a names override that takes another object's name": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            names: {enqueue: Q_Dequeue}
+        """, 4, 22, "queues.q.names.enqueue", ["the procedure 'Q_Dequeue' (queue q's enqueue) has the name of the procedure "
+                                              "'q_dequeue' (queue q's dequeue)"]),
+    "a naming pattern that makes two names one": (
+        """\
+        naming: "{queue}{object}"
+        queues:
+          a:
+            payload: {a: int}
+          adead:
+            payload: {a: int}
+        """, 5, 3, "queues.adead", ["has the name of the table 'adead' (queue a's dead letter table)"]),
+    "a schema too long for its role names": (
+        """\
+        schema: s23456789_123456789_123456789_123456789_123456789_123456789_12
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 9, "schema", ["the role 's23456789_123456789_123456789_123456789_123456789_123456789_12_producer'",
+                              "71 bytes long on PostgreSQL", "at most 63", "2 more of its names are too long"]),
+    "two roles that are one": (
+        """\
+        grants: {producer: Writers, consumer: writers}
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 39, "grants.consumer", ["the role 'writers'", "has the name of the role 'Writers'", "role names that differ"]),
+    "a constraint name past SQL Server's limit": (
+        """\
+        queues:
+          q23456789_123456789_123456789_123456789_123456789_123456789_123:
+            payload:
+              c23456789_123456789_123456789_123456789_123456789_123456789_123: json
+        """, 2, 3, "queues.q23456789_123456789_123456789_123456789_123456789_123456789_123",
+        ["_is_json'", "135 characters long on SQL Server", "at most 128"]),
+    "a name with a trailing newline": (
+        """\
+        queues:
+          "q\\n":
+            payload: {a: int}
+        """, 2, 3, "queues.'q\\n'", ["'q\\n' is not a safe identifier"]),
+    "a schema with a trailing newline": (
+        """\
+        schema: "jobs\\n"
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 9, "schema", ["'jobs\\n' is not a safe identifier"]),
+    "a lease longer than an int holds": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            lease: 30000d
+        """, 4, 12, "queues.q.lease", ["'30000d' is 2592000000 seconds", "at most 2147483647 seconds"]),
+    "a retention longer than an int holds": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            retention: 3000000000
+        """, 4, 16, "queues.q.retention", ["at most 2147483647 seconds"]),
+    "a backoff longer than an int holds": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            retry: {backoff: {max: 25000d}}
+        """, 4, 28, "queues.q.retry.backoff.max", ["at most 2147483647 seconds"]),
+    "a worker limit larger than an int holds": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            worker: {handler: h, max_items: 3000000000}
+        """, 4, 37, "queues.q.worker.max_items", ["out of range", "at most 2147483647"]),
+    "a lease of no time": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            lease: 0s
+        """, 4, 12, "queues.q.lease", ["already expired", "at least 1 second"]),
+    "a schema PostgreSQL reserves": (
+        """\
+        schema: pg_jobs
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 9, "schema", ["PostgreSQL reserves schema names that start with pg_"]),
+    "a schema SQL Server reserves": (
+        """\
+        schema: INFORMATION_SCHEMA
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 9, "schema", ["catalog schema"]),
+    "the role everyone is in": (
+        """\
+        grants: {producer: public}
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 20, "grants.producer", ["the producer role 'public'", "grants everyone"]),
+    "a fixed SQL Server role": (
+        """\
+        grants: {admin: db_owner}
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 17, "grants.admin", ["fixed SQL Server database role"]),
+    "roles named after a schema, in PostgreSQL's pg_ names": (
+        """\
+        schema: pg
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 9, "schema", ["the roles named after the schema", "'pg_producer'", "or name the roles in grants"]),
+    "an xml job type": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            job_type: xml
+        """, 4, 15, "queues.q.job_type.type", ["xml cannot be a job type", "SQL Server (T-SQL) and PostgreSQL"]),
+    "a text job type on SQL Server": (
+        """\
+        dialects: [mssql]
+        queues:
+          q:
+            payload: {a: int}
+            job_type: {column: kind, type: text}
+        """, 5, 36, "queues.q.job_type.type", ["text cannot be a job type", "on SQL Server"]),
+    "a dedupe key past PostgreSQL's index entry": (
+        """\
+        queues:
+          q:
+            payload: {a: string(700), b: string(100)}
+            dedupe: [a, b]
+        """, 4, 13, "queues.q.dedupe.key", ["takes up to 3208 bytes on PostgreSQL", "at most 2700"]),
+    "a job type past PostgreSQL's index entry": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            job_type: string(700)
+        """, 4, 15, "queues.q.job_type.type", ["the claim index takes up to 2812 bytes on PostgreSQL"]),
+    "a flag for a number": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            batch_size: true
+        """, 4, 17, "queues.q.batch_size", ["True is not a whole number"]),
+    "text for a flag": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            audit: "true"
+        """, 4, 12, "queues.q.audit", ["'true' is not accepted", "true or false"]),
+    "a dialect twice": (
+        """\
+        dialects: [postgres, mssql, postgres]
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 29, "dialects[2]", ["'postgres' is listed twice"]),
     "naming without placeholders": (
         """\
         naming: "{queue}"
@@ -194,6 +431,55 @@ MISTAKES = {
             payload: {a: int}
         """, 1, 9, "naming", ["needs both {queue} and {object}"]),
 }
+
+
+def test_errors_come_in_line_order():
+    errors = errors_of("""\
+        queues:
+          q:
+            payload: {a: strng}
+            batch_size: 0
+        schema: "1bad"
+        naming: "{queue}"
+        """)
+    assert [e.line for e in errors] == sorted(e.line for e in errors) and len(errors) == 3, [str(e) for e in errors]
+
+
+def test_schema_public_and_dbo_stay_usable():
+    for schema in ("public", "dbo"):
+        assert load_spec_text(f"schema: {schema}\nqueues:\n  q:\n    payload: {{a: int}}\n").schema == schema
+
+
+def test_a_yaml_alias_bomb_is_refused_at_once(tmp_path):
+    value = "&a [" + ",".join(["lol"] * 9) + "]"
+    for previous, name in zip("abcdefgh", "bcdefghi"):
+        value = f"&{name} [{value}, " + ", ".join([f"*{previous}"] * 8) + "]"
+    spec = tmp_path / "bomb.yaml"
+    spec.write_text(f"queues:\n  q:\n    payload: {{a: int}}\n    ordering: {value}\n")  # 9^9 values from 400 bytes
+    run = subprocess.run([sys.executable, "-m", "qgen.cli", "check", str(spec)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "expand to more than 100000 values" in run.stderr, run.stderr
+    assert len(run.stderr) < 1000
+
+
+def test_a_message_quotes_at_most_a_little_of_what_it_was_given():
+    huge = "x" * 100_000
+    errors = errors_of(f"""\
+        queues:
+          q:
+            payload: {{a: int}}
+            lease: "{huge} minutes"
+            ordering: "{huge}"
+        """)
+    assert len(errors) == 2 and all(len(str(e)) < 400 for e in errors), [str(e)[:500] for e in errors]
+
+
+def test_names_only_the_procedures_used_inside_are_free_for_columns():
+    # Once reserved because a procedure had a variable or parameter of that name (issue 10, item 1).
+    names = ["token", "owner", "error", "limit", "version", "from", "result", "new", "old", "target", "now",
+             "existing", "cutoff", "v_token", "v_current", "v_target", "v_cutoff", "v_sequence", "batch_size", "jobs"]
+    spec = load_spec_text("queues:\n  q:\n    payload:\n" + "".join(f"      {n}: int\n" for n in names)
+                          + "    outbox:\n      columns: {owner: int, error: int, result: int}\n")
+    assert list(spec.queues["q"].payload) == names
 
 
 @pytest.mark.parametrize("name", MISTAKES)

@@ -65,12 +65,12 @@ def maintenance_problems(rendering) -> list[str]:
                 if not guard or guard.start() > deletes[0]:
                     problems.append(f"{where}: purge does not refuse to run inside the caller's transaction before deleting")
         if kind == "maintain":
-            lock = re.search(r"EXEC @lock = sys\.sp_getapplock(.*?);", body, re.S)
+            lock = re.search(r"EXEC @q\$lock = sys\.sp_getapplock(.*?);", body, re.S)
             if not lock or "@LockOwner = ''" not in lock.group(1) or "@LockTimeout = 0" not in lock.group(1):
                 problems.append(f"{where}: no sp_getapplock with @LockOwner and @LockTimeout = 0")
             elif "@LockOwner = 'Transaction'" not in re.sub(r"--[^\n]*", "", item.create):
                 problems.append(f"{where}: the application lock is not owned by the transaction")
-            if not re.search(r"BEGIN TRANSACTION;\s+EXEC @lock", body):
+            if not re.search(r"BEGIN TRANSACTION;\s+EXEC @q\$lock", body):
                 problems.append(f"{where}: the application lock is not taken first thing in maintain's transaction")
             for columns, called in re.findall(r"INSERT INTO @[\w$]+ \(([^)]*)\)\s+EXEC \[\w+\]\.\[(\w+)\]", body):
                 wanted = re.findall(r"\[(\w+)\]", columns)
@@ -95,8 +95,8 @@ BREAKAGES = {
     "no cap": ("mssql/macros.sql.j2", "@batch_size > {{ maintenance.max_batch_size }}", "@batch_size > 2147483646"),
     "purge in a caller's transaction": ("mssql/purge.sql.j2", "IF @@TRANCOUNT > 0", "IF 1 = 0"),
     "session-owned lock": ("mssql/maintain.sql.j2", "@LockOwner = 'Transaction'", "@LockOwner = 'Session'"),
-    "reap returns another column": ("mssql/reap.sql.j2", "@dead_lettered AS [dead_lettered];",
-                                    "@dead_lettered AS [dead_lettered], @now AS [at];"),
+    "reap returns another column": ("mssql/reap.sql.j2", "@q$dead_lettered AS [dead_lettered];",
+                                    "@q$dead_lettered AS [dead_lettered], @q$now AS [at];"),
 }
 
 

@@ -4,10 +4,12 @@ broken on purpose must fail them, so the gate is known to bite."""
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
 
+from qgen import dialects
 from qgen.render import render_spec, templates_dir
 from qgen.specload import load_spec
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
@@ -75,22 +77,34 @@ DELETE [job]
 {%- endmacro %}
 """
 
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_qgen_check_sees_every_name_the_tsql_creates(spec_path):
+    """qgen/names.py holds the names it collects to SQL Server's limit and to each other: every
+    CREATE and every named CONSTRAINT of the rendered T-SQL must be among them."""
+    for item in render_spec(load_spec(spec_path), spec_path.name, "mssql").objects:
+        code = "\n".join(line for line in item.create.splitlines() if not line.lstrip().startswith("--"))
+        creates = re.findall(r"\bCREATE\s+(?:OR\s+ALTER\s+)?(?!SCHEMA\b)\w+", code) + re.findall(r"\bCONSTRAINT\s+\[", code)
+        assert len(dialects.get("mssql").created_names(item.create)) == len(creates), (item.filename, creates)
+
+
 BREAKAGES = {
     # template, what to replace, with what, the gate that must catch it, words of its finding
-    "syntax error": ("dequeue.sql.j2", "        FROM @claimed\n", "        FROM @claimed WHERE\n", "sqlparser", "Incorrect syntax"),
+    "syntax error": ("dequeue.sql.j2", "        ORDER BY {{ m.queue_order(q) }};\n    END TRY",
+                     "        ORDER BY {{ m.queue_order(q) }} WHERE;\n    END TRY", "sqlparser", "Incorrect syntax"),
     "CTE without a semicolon": (
         "peek.sql.j2", "    SELECT TOP (@limit)",
         "    DECLARE @n int = 1\n    WITH [c] AS (SELECT 1 AS [x]) SELECT [x] FROM [c];\n    SELECT TOP (@limit)",
         "own", ";",
     ),
     "two procedures in one batch": ("metrics.sql.j2", "{% block drop %}", "{% block drop %}", "own", "GO batch"),
-    "unparsable for sqlfluff": ("purge.sql.j2", "SELECT @archived AS [archived]", "SELECT @archived AS AS [archived]",
+    "unparsable for sqlfluff": ("purge.sql.j2", " AS [archived], ", " AS AS [archived], ",
                                 "sqlfluff", "unparsable"),
     # qgen's semantic rules (tests/support/tsql_rules.py), one defect each
     "READPAST without READ COMMITTED pinned": ("dequeue.sql.j2", "    {{ m.read_committed() }}\n", "", "own", "error 650"),
     "claim through a second reference": ("macros.sql.j2", "{#- Complete the lease-mode jobs",
                                          JOIN_CLAIM + "{#- Complete the lease-mode jobs", "own", "do not cover"),
-    "OUTPUT without INTO": ("enqueue.sql.j2", "OUTPUT inserted.[id] INTO @new ([id])", "OUTPUT inserted.[id]",
+    "OUTPUT without INTO": ("enqueue.sql.j2", "OUTPUT inserted.[id] INTO @q$new ([id])", "OUTPUT inserted.[id]",
                             "own", "error 334"),
     "TOP (@batch_size) without a pinned plan": ("macros.sql.j2", "        OPTION (OPTIMIZE FOR ({{ top }} = 1));", "",
                                                 "own", "sniffed"),

@@ -41,6 +41,7 @@ def _bench(args: argparse.Namespace) -> int:
     if db.dialect not in spec.dialects:
         raise BenchError(f"{spec_path.name} renders for {', '.join(spec.dialects)}, not {db.dialect}")
     stream = None if args.quiet else sys.stderr
+    scratch_spec(spec, args.schema)  # a --schema the spec could not have is refused before anything runs
     # Before anything is installed: the experiments re-install their schema between runs.
     db.claim_schema(args.schema, args.replace)
     if args.experiment == "ghosts":
@@ -108,7 +109,8 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
                        help="lease mode: complete a batch with the next claim (one call) or in a call of its own")
     bench.add_argument("--schema", default="qgen_bench", help="the scratch schema (default qgen_bench)")
     bench.add_argument("--keep", action="store_true", help="keep the scratch schema afterwards")
-    bench.add_argument("--replace", action="store_true", help="drop the scratch schema first if it holds tables")
+    bench.add_argument("--replace", action="store_true",
+                       help="start over in a scratch schema an earlier bench kept (never one bench did not create)")
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.add_argument("--experiment", choices=("ghosts", "throughput", "maintain"),

@@ -1,9 +1,10 @@
 """The database a bench runs against: connections, the bench's SQL, and scratch schemas.
 
 A scratch schema holds one installed queue (the spec rendered with the schema, and its roles,
-renamed) and the reference tables; it is dropped afterwards unless the user keeps it. Bench refuses
-a schema that already holds tables unless told to replace it: a typo in --schema must not drop
-somebody's queue.
+renamed) and the reference tables; it is dropped afterwards unless the user keeps it. Bench creates
+the schema itself and marks it (a comment); it works only in a schema that does not exist yet or
+that it made, and drops only a schema it made: a typo in --schema must not drop somebody's queue,
+function or view. --replace starts over in a schema an earlier bench kept (--keep).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import dataclasses
 from typing import Any, Iterator, Optional
 
 import jinja2
+
+from pydantic import ValidationError
 
 from qgen.render import Column, Rendering, make_environment, render_spec
 from qgen.spec import Spec
@@ -55,7 +58,18 @@ def scratch_spec(spec: Spec, schema: str, queues: Optional[dict[str, dict]] = No
     data["grants"] = {**data.get("grants", {}), **{r: f"{schema}_{r}" for r in ("producer", "consumer", "admin")}}
     if queues is not None:
         data["queues"] = queues
-    return Spec.model_validate(data)
+    from qgen.names import name_problems
+    from qgen.specload import describe_validation
+
+    try:
+        moved = Spec.model_validate(data)
+    except ValidationError as exc:
+        raise BenchError(f"--schema {schema!r}: " + "; ".join(describe_validation(exc))) from None
+    problems = moved.problems() or name_problems(moved)
+    if problems:
+        raise BenchError(f"--schema {schema!r}: " + "; ".join(f"{'.'.join(map(str, path))}: {message}"
+                                                              for path, message in problems))
+    return moved
 
 
 def queue_variant(spec: Spec, queue: str, schema: str, claim: str, batch_size: int, watermark: bool = True) -> Spec:
@@ -141,17 +155,20 @@ class BenchDatabase:
         except psycopg.errors.InsufficientPrivilege:
             pass
 
-    def tables_in(self, schema: str) -> int:
-        return int(self.execute(self.sql.tables_in_schema(), {"schema": schema})[0][0])
-
     def claim_schema(self, schema: str, replace: bool) -> bool:
-        """May a bench work in this schema? Refuses one that holds tables unless replace; returns
-        whether it holds tables (then they are to be dropped)."""
-        occupied = self.tables_in(schema) > 0
-        if occupied and not replace:
-            raise BenchError(f"schema {schema} already holds tables (a queue?); bench works in a schema of "
-                             "its own: choose another with --schema, or pass --replace to drop it first")
-        return occupied
+        """May a bench work in this schema? Yes if it does not exist; if bench made it and it is
+        empty, or replace is given; never if bench did not make it. Returns whether it exists (then
+        it is bench's, to be dropped first)."""
+        exists, made_by_bench, objects = self.execute(self.sql.schema_state(), {"schema": schema})[0]
+        if exists and not made_by_bench:
+            held = f"already holds tables or other objects ({objects})" if objects else "already exists"
+            raise BenchError(f"schema {schema} {held}, and qgen bench did not create it; bench works in a schema of "
+                             "its own, which it creates and drops: choose another with --schema (--replace drops "
+                             "only a schema an earlier bench created and kept)")
+        if exists and objects and not replace:
+            raise BenchError(f"schema {schema} holds what an earlier bench kept (--keep): pass --replace to drop "
+                             "it first, or choose another --schema")
+        return bool(exists)
 
     def fill_naive(self, spec: Spec, queue: str, rows: int) -> list[int]:
         """Fill the naive reference queue with `rows` copies of one payload; their ids."""
@@ -173,6 +190,7 @@ class BenchDatabase:
         rendering = render_spec(spec, label, self.dialect)
         with self.connect() as conn:
             conn.execute(self.sql.quiet_session())
+            conn.execute(self.sql.create_schema(spec.schema))
             conn.execute(rendering.install)
             conn.execute(self.sql.create_references(spec.schema, payload_columns(spec, queue)))
         try:
@@ -183,8 +201,9 @@ class BenchDatabase:
 
     def drop(self, spec: Spec, rendering: Optional[Rendering] = None, strict: bool = True) -> None:
         """Uninstall the spec's objects (this drops its roles too: they belong to the server, not
-        the schema), then the schema with whatever else it holds. strict=False: a schema --replace
-        empties may hold anything, so an uninstall that fails there is not an error."""
+        the schema), then the schema, which bench made (claim_schema), with whatever else it holds.
+        strict=False: a kept schema --replace empties may hold another spec, so an uninstall that
+        fails there is not an error."""
         rendering = rendering or render_spec(spec, "bench", self.dialect)
         with self.connect() as conn:
             conn.execute(self.sql.quiet_session())

@@ -8,8 +8,31 @@ back to templates/default/.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
+
+
+@dataclass(frozen=True)
+class CreatedName:
+    """A name a rendered script gives an object: what it names, and the namespace in which no other
+    object may have it (namespaces that hold names of several kinds are named for what they hold)."""
+
+    what: str       # table, index, constraint, procedure, type, role ...
+    name: str
+    namespace: str  # e.g. "relation", "routine", "role"; "index on <table>" for per-table names
+
+
+def find_created(script: str, patterns: list[tuple[str, str, str]], quoted: str) -> Iterator[tuple[str, str, str, str | None]]:
+    """(what, namespace, quoted name, quoted table or None) for each match of (regex, what, namespace)
+    in a rendered script. In a regex, {name} is the created object's quoted name, {qname} the same,
+    optionally schema-qualified, {table} the (qualified) table it belongs to; quoted is the pattern
+    of one quoted identifier, without groups."""
+    parts = {"name": f"(?P<n>{quoted})", "qname": rf"(?:{quoted}\.)?(?P<n>{quoted})",
+             "table": rf"(?:{quoted}\.)?(?P<t>{quoted})"}
+    for regex, what, namespace in patterns:
+        for match in re.finditer(regex.format(**parts), script):
+            yield what, namespace, match.group("n"), match.groupdict().get("t")
 
 
 @dataclass(frozen=True)
@@ -20,8 +43,16 @@ class Dialect:
     batch_separator: str
     # Splits a rendered script into the units a driver can execute one at a time.
     split_batches: Callable[[str], list[str]]
-    # Limits the database imposes on identifiers.
+    # Limits the database imposes on identifiers: the longest, in the unit identifier_size counts.
     max_identifier_length: int
+    identifier_size: Callable[[str], int]
+    identifier_unit: str
+    # Every name a rendered script creates (qgen/names.py checks them against the limit and each other).
+    created_names: Callable[[str], list[CreatedName]]
+    # The widest index key the database takes, in bytes, and the most bytes a value of a portable
+    # type (qgen.spec.ColumnType) takes in one; None: it cannot be an index key of bounded size.
+    max_index_key_bytes: int
+    index_key_bytes: Callable[[object], "int | None"]
 
 
 _REGISTRY: dict[str, Dialect] = {}

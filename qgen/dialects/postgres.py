@@ -2,12 +2,75 @@
 
 from __future__ import annotations
 
-from qgen.dialects import Dialect, register
+import re
+
+from qgen.dialects import CreatedName, Dialect, find_created, register
+
+NAMEDATALEN = 64  # identifiers are cut to NAMEDATALEN - 1 bytes
 
 
 def split_batches(script: str) -> list[str]:
     """PostgreSQL needs no client-side batching: the whole script is one batch."""
     return [script] if script.strip() else []
+
+
+_QUOTED = r'"(?:[^"]|"")+"'
+# Tables, views, indexes, sequences and composite types share one namespace per schema (pg_class,
+# and pg_type for everything with a row type); functions and procedures another; roles the cluster's.
+_CREATED = [
+    (r"CREATE (?:UNIQUE )?INDEX (?:CONCURRENTLY )?(?:IF NOT EXISTS )?{name}", "index", "relation"),
+    (r"CREATE (?:UNLOGGED )?TABLE (?:IF NOT EXISTS )?{qname}", "table", "relation"),
+    (r"CREATE (?:OR REPLACE )?VIEW {qname}", "view", "relation"),
+    (r"CREATE SEQUENCE (?:IF NOT EXISTS )?{qname}", "sequence", "relation"),
+    (r"CREATE TYPE {qname}", "type", "relation"),
+    (r"CONSTRAINT {name}", "constraint", "relation"),
+    (r"CREATE (?:OR REPLACE )?FUNCTION {qname}", "function", "routine"),
+    (r"CREATE (?:OR REPLACE )?PROCEDURE {qname}", "procedure", "routine"),
+    (r"CREATE ROLE {name}", "role", "role"),
+]
+
+
+def _unquote(quoted: str) -> str:
+    return quoted[1:-1].replace('""', '"')
+
+
+def implicit_name(name1: str, name2: str | None, label: str) -> str:
+    """The name PostgreSQL gives an object the script does not name (makeObjectName): name1_name2_label,
+    the longer of name1 and name2 cut first until it fits."""
+    room = NAMEDATALEN - 1 - len(label) - 1 - (1 if name2 else 0)
+    one, two = len(name1), len(name2 or "")
+    while one + two > room:
+        if one > two:
+            one -= 1
+        else:
+            two -= 1
+    return "_".join(part for part in (name1[:one], (name2 or "")[:two] if name2 else None, label) if part)
+
+
+def created_names(script: str) -> list[CreatedName]:
+    """Every name the script creates, with the names PostgreSQL derives for a table's primary key
+    and identity sequence (a later object of the same name would collide with them)."""
+    found = []
+    for what, namespace, name, _ in find_created(script, _CREATED, _QUOTED):
+        found.append(CreatedName(what, _unquote(name), namespace))
+    for match in re.finditer(rf"CREATE (?:UNLOGGED )?TABLE (?:IF NOT EXISTS )?(?:{_QUOTED}\.)?({_QUOTED})([^;]*)", script):
+        table, body = _unquote(match.group(1)), match.group(2)
+        if "PRIMARY KEY" in body and not re.search(r"CONSTRAINT \S+ PRIMARY KEY", body):
+            found.append(CreatedName("primary key", implicit_name(table, None, "pkey"), "relation"))
+        for column in re.findall(rf"({_QUOTED}) \w+ GENERATED (?:ALWAYS|BY DEFAULT) AS IDENTITY", body):
+            found.append(CreatedName("identity sequence", implicit_name(table, _unquote(column), "seq"), "relation"))
+    return found
+
+
+def index_key_bytes(t) -> int | None:
+    """Most bytes a value takes in a btree entry: varchar up to 4 bytes a character (UTF-8) and a
+    4-byte header; text, jsonb and xml have no bound (xml has no btree at all)."""
+    fixed = {"int": 4, "bigint": 8, "uuid": 16, "bool": 1, "datetime": 8}
+    if t.kind == "string":
+        return 4 * t.length + 4
+    if t.kind == "decimal":
+        return 8 + 2 * ((t.precision + 3) // 4)
+    return fixed.get(t.kind)
 
 
 POSTGRES = register(
@@ -16,6 +79,12 @@ POSTGRES = register(
         title="PostgreSQL",
         batch_separator="",
         split_batches=split_batches,
-        max_identifier_length=63,
+        max_identifier_length=NAMEDATALEN - 1,
+        identifier_size=lambda name: len(name.encode("utf-8")),
+        identifier_unit="bytes",
+        created_names=created_names,
+        # A btree entry may take a third of an 8 kB page (2704 bytes), its own header included.
+        max_index_key_bytes=2700,
+        index_key_bytes=index_key_bytes,
     )
 )

@@ -1,0 +1,41 @@
+"""SQL Server errors are classified by the error number pyodbc reports for each diagnostic record,
+not by numbers found anywhere in the message (issue 10, item 12). The point is parsing the driver's
+error, so the exceptions are built here in pyodbc's own format (errors.cpp: "[SQLSTATE] text
+(native) (function)", then "; [SQLSTATE] text (native)" per further record) with FreeTDS's text."""
+
+from __future__ import annotations
+
+import pyodbc
+import pytest
+
+from qgen.client import error_kind
+
+
+def driver_error(kind, *records, function="SQLExecDirectW"):
+    """A pyodbc error as pyodbc builds it from (SQLSTATE, text, native error) records."""
+    (state, text, native), *further = records
+    message = f"[{state}] [FreeTDS][SQL Server]{text} ({native}) ({function})"
+    message += "".join(f"; [{s}] [FreeTDS][SQL Server]{t} ({n})" for s, t, n in further)
+    return kind(state, message)
+
+
+CASES = {
+    "lease lost": (driver_error(pyodbc.ProgrammingError, ("42000", "qgen: lease lost on s.q: the lease token does not hold this job.", 50001)), "lease_lost"),
+    "duplicate": (driver_error(pyodbc.ProgrammingError, ("42000", "qgen: duplicate job on s.q: a job with this dedupe key (k) is already queued.", 50002)), "duplicate"),
+    "denied": (driver_error(pyodbc.ProgrammingError, ("42000", "The EXECUTE permission was denied on the object 'q_purge', database 'd', schema 's'.", 229)), "denied"),
+    "deadlock": (driver_error(pyodbc.OperationalError, ("40001", "Transaction (Process ID 57) was deadlocked on lock resources with another process and has been chosen as the deadlock victim. Rerun the transaction.", 1205)), "deadlock"),
+    "a handler quoting (50001)": (driver_error(pyodbc.ProgrammingError, ("42000", "handler: upstream said (50001); giving up", 50100)), None),
+    "a handler quoting a whole trailer": (driver_error(pyodbc.ProgrammingError, ("42000", "see (50001) (SQLExecDirectW); [42000] x", 50100)), None),
+    "a handler quoting (1205) at the end of its text": (driver_error(pyodbc.ProgrammingError, ("42000", "retry after (1205)", 50100)), None),
+    "lease lost in a further record": (driver_error(pyodbc.ProgrammingError, ("01000", "Warning: (50002)", 0), ("42000", "qgen: lease lost", 50001)), "lease_lost"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_sql_server_errors_are_classified_by_their_number(case):
+    error, kind = CASES[case]
+    assert error_kind("mssql", error) == kind, str(error)
+
+
+def test_an_error_without_pyodbc_records_is_not_classified():
+    assert error_kind("mssql", RuntimeError("lease lost (50001)")) is None
