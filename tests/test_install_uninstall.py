@@ -143,7 +143,8 @@ def test_a_nologin_owner_owns_everything_and_definer_functions_pin_search_path(d
         routines = conn.execute(
             "SELECT p.proname, p.prokind, p.prosecdef, pg_get_userbyid(p.proowner), p.proconfig FROM pg_proc p "
             "JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = %s ORDER BY 1", (schema,)).fetchall()
-        assert len(routines) == 13
+        # 15 functions (purge_batch, maintain and redrive among them), the worker and purge procedures
+        assert len(routines) == 16
         assert {r[3] for r in routines} == {owner}, "every function is the owner role's, not the installer's"
         for name, kind, definer, _, config in routines:
             assert definer == (kind == "f"), name  # the worker commits: it cannot be SECURITY DEFINER
@@ -175,12 +176,12 @@ def test_install_ends_by_verifying_owners_and_search_paths(database, schema):
     run_script(database, verify.create)  # as installed: nothing to say
     with psycopg.connect(database, autocommit=True) as conn:
         conn.execute(f'ALTER FUNCTION "{schema}".mail_dequeue RESET search_path')
-        conn.execute(f'ALTER FUNCTION "{schema}".mail_purge OWNER TO CURRENT_USER')
+        conn.execute(f'ALTER FUNCTION "{schema}".mail_purge_batch OWNER TO CURRENT_USER')
     with pytest.raises(psycopg.Error) as wrong:
         run_script(database, verify.create)
     assert wrong.value.sqlstate == "QG020"
     assert "mail_dequeue" in str(wrong.value) and "search_path not pinned" in str(wrong.value)
-    assert "mail_purge" in str(wrong.value) and "owned by" in str(wrong.value)
+    assert "mail_purge_batch" in str(wrong.value) and "owned by" in str(wrong.value)
     run_script(database, rendered.install)  # installing again puts both right
     run_script(database, verify.create)
 

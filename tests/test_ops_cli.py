@@ -31,7 +31,7 @@ def installed(postgres_server):
         try:
             yield url, spec
         finally:
-            run_script(url, rendering.uninstall)  # roles are cluster-wide: leave none behind
+            run_script(url, rendering.force_uninstall + rendering.uninstall)  # roles are cluster-wide: leave none behind
 
 
 @pytest.fixture

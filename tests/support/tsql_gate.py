@@ -243,17 +243,17 @@ SESSION_OPTIONS = {
 }
 
 
-def _set_options(toks: list[_Tok], i: int) -> tuple[list[str], str] | None:
+def _set_options(toks: list[Tok], i: int) -> tuple[list[str], str] | None:
     """`SET A, B, C ON|OFF` at toks[i]: (options, value); None for SET @var, SET TRANSACTION ...."""
-    if not _is_word(toks[i], "SET"):
+    if not is_word(toks[i], "SET"):
         return None
     names, j = [], i + 1
-    while (tok := _at(toks, j)) is not None and tok.kind == "word":
-        nxt = _at(toks, j + 1)
+    while (tok := at(toks, j)) is not None and tok.kind == "word":
+        nxt = at(toks, j + 1)
         if nxt is not None and nxt.value == ",":
             names.append(tok.value)
             j += 2
-        elif _is_word(nxt, "ON", "OFF") and not _is_word(tok, "ON", "OFF"):
+        elif is_word(nxt, "ON", "OFF") and not is_word(tok, "ON", "OFF"):
             return names + [tok.value], nxt.value
         else:
             return None
@@ -268,7 +268,7 @@ def session_findings(text: str, name: str = "") -> list[Finding]:
     options: dict[str, str] = {}
     first_create_seen = False
     for first_line, batch in batch_spans(text):
-        toks = _tokens(batch)
+        toks = tokens(batch)
         in_batch: dict[str, str] = {}
         for i, tok in enumerate(toks):
             setting = _set_options(toks, i)
@@ -277,15 +277,15 @@ def session_findings(text: str, name: str = "") -> list[Finding]:
                     if option in SESSION_OPTIONS:
                         in_batch[option] = setting[1]
                         if setting[1] != SESSION_OPTIONS[option]:
-                            line, column = _line_col(batch, tok.pos)
+                            line, column = line_col(batch, tok.pos)
                             found.append(Finding(name, first_line + line - 1, column, "own",
                                                  f"SET {option} {setting[1]}: qgen's scripts keep it "
                                                  f"{SESSION_OPTIONS[option]} (filtered indexes need it)"))
-            if _is_word(tok, "CREATE") and not first_create_seen:
+            if is_word(tok, "CREATE") and not first_create_seen:
                 first_create_seen = True
                 missing = [f"{o} {v}" for o, v in SESSION_OPTIONS.items() if options.get(o) != v]
                 if missing:
-                    line, column = _line_col(batch, tok.pos)
+                    line, column = line_col(batch, tok.pos)
                     found.append(Finding(name, first_line + line - 1, column, "own",
                                          "CREATE before the script sets, in a GO batch before this one, "
                                          f"the options filtered indexes need: {', '.join(missing)}"))
@@ -296,7 +296,7 @@ def session_findings(text: str, name: str = "") -> list[Finding]:
 _INDEX_PREDICATE_WORDS = {"AND", "IS", "NOT", "NULL", "IN"}
 
 
-def _paren_words(toks: list[_Tok], i: int) -> tuple[set[str], int]:
+def _paren_words(toks: list[Tok], i: int) -> tuple[set[str], int]:
     """The names inside the parentheses that open at toks[i] (ASC/DESC left out); the index after them."""
     names, depth, j = set(), 0, i
     while j < len(toks):
@@ -307,34 +307,34 @@ def _paren_words(toks: list[_Tok], i: int) -> tuple[set[str], int]:
             depth -= 1
             if depth == 0:
                 return names, j + 1
-        elif tok.kind in ("word", "ident") and not _is_word(tok, "ASC", "DESC"):
+        elif tok.kind in ("word", "ident") and not is_word(tok, "ASC", "DESC"):
             names.add(tok.value)
         j += 1
     return names, j
 
 
-def _filter_columns(toks: list[_Tok], j: int) -> set[str]:
+def _filter_columns(toks: list[Tok], j: int) -> set[str]:
     """Columns a filtered index's WHERE names: `col op value`, `col IS [NOT] NULL`, `col [NOT] IN (...)`,
     joined by AND (the predicates a filtered index allows)."""
     columns: set[str] = set()
-    while (tok := _at(toks, j)) is not None and tok.kind in ("word", "ident"):
+    while (tok := at(toks, j)) is not None and tok.kind in ("word", "ident"):
         columns.add(tok.value)
         j += 1
-        if _is_word(_at(toks, j), "IS"):
+        if is_word(at(toks, j), "IS"):
             j += 1
-            if _is_word(_at(toks, j), "NOT"):
+            if is_word(at(toks, j), "NOT"):
                 j += 1
             j += 1  # NULL
-        elif _is_word(_at(toks, j), "NOT", "IN"):
-            j += 2 if _is_word(_at(toks, j), "NOT") else 1
+        elif is_word(at(toks, j), "NOT", "IN"):
+            j += 2 if is_word(at(toks, j), "NOT") else 1
             _, j = _paren_words(toks, j)
         else:
-            while (op := _at(toks, j)) is not None and op.kind == "punct" and op.value in "=<>!":
+            while (op := at(toks, j)) is not None and op.kind == "punct" and op.value in "=<>!":
                 j += 1
-            if (sign := _at(toks, j)) is not None and sign.value in "+-" and sign.kind == "punct":
+            if (sign := at(toks, j)) is not None and sign.value in "+-" and sign.kind == "punct":
                 j += 1
             j += 1  # the value
-        if not _is_word(_at(toks, j), "AND"):
+        if not is_word(at(toks, j), "AND"):
             break
         j += 1
     return columns
@@ -345,27 +345,27 @@ def filtered_index_findings(text: str, name: str = "") -> list[Finding]:
     otherwise the optimizer can match a query to it only with lookups, or not at all."""
     found: list[Finding] = []
     for first_line, batch in batch_spans(text):
-        toks = _tokens(batch)
+        toks = tokens(batch)
         for i, tok in enumerate(toks):
-            if not _is_word(tok, "CREATE"):
+            if not is_word(tok, "CREATE"):
                 continue
             j = i + 1
-            while _is_word(_at(toks, j), "UNIQUE", "CLUSTERED", "NONCLUSTERED"):
+            while is_word(at(toks, j), "UNIQUE", "CLUSTERED", "NONCLUSTERED"):
                 j += 1
-            if not _is_word(_at(toks, j), "INDEX"):
+            if not is_word(at(toks, j), "INDEX"):
                 continue
-            index = _at(toks, j + 1)
-            while (tok_j := _at(toks, j)) is not None and tok_j.value != "(":
+            index = at(toks, j + 1)
+            while (tok_j := at(toks, j)) is not None and tok_j.value != "(":
                 j += 1
             covered, j = _paren_words(toks, j)
-            if _is_word(_at(toks, j), "INCLUDE"):
+            if is_word(at(toks, j), "INCLUDE"):
                 included, j = _paren_words(toks, j + 1)
                 covered |= included
-            if not _is_word(_at(toks, j), "WHERE"):
+            if not is_word(at(toks, j), "WHERE"):
                 continue
             missing = sorted(_filter_columns(toks, j + 1) - covered)
             if missing:
-                line, column = _line_col(batch, toks[j].pos)
+                line, column = line_col(batch, toks[j].pos)
                 found.append(Finding(name, first_line + line - 1, column, "own",
                                      f"filtered index {index.value if index else '?'} filters on "
                                      f"{', '.join(missing)} but neither keys nor INCLUDEs it: INCLUDE its filter columns"))
@@ -377,7 +377,7 @@ def filtered_index_findings(text: str, name: str = "") -> list[Finding]:
 _CONDITION_WORDS = {"AND", "OR", "NOT", "IS", "NULL", "EXISTS", "IN", "LIKE", "BETWEEN"}
 
 
-def _condition_end(toks: list[_Tok], j: int) -> int:
+def _condition_end(toks: list[Tok], j: int) -> int:
     """Index of the first token after the IF condition that starts at toks[j]."""
     depth = 0
     while j < len(toks):
@@ -387,7 +387,7 @@ def _condition_end(toks: list[_Tok], j: int) -> int:
         elif tok.kind == "punct" and tok.value == ")":
             depth -= 1
         elif depth == 0 and tok.kind == "word" and tok.value not in _CONDITION_WORDS:
-            nxt = _at(toks, j + 1)
+            nxt = at(toks, j + 1)
             if not (nxt is not None and nxt.value == "("):  # a function call (OBJECT_ID(...)) is part of it
                 return j
         j += 1
@@ -400,34 +400,34 @@ def rerun_findings(text: str, name: str = "") -> list[Finding]:
     directly or as a statement of the BEGIN ... END block that IF opens."""
     found: list[Finding] = []
     for first_line, batch in batch_spans(text):
-        toks = _tokens(batch)
+        toks = tokens(batch)
         blocks: list[bool] = []  # per open BEGIN / CASE: does a missing-object test guard it?
         guard_next = False       # the statement after an IF condition that tests for a missing object
         i = 0
         while i < len(toks):
             tok = toks[i]
-            if _is_word(tok, "IF"):
+            if is_word(tok, "IF"):
                 end = _condition_end(toks, i + 1)
                 words = [t.value for t in toks[i + 1:end]]
                 guard_next = any(words[k:k + 2] in (["IS", "NULL"], ["NOT", "EXISTS"]) for k in range(len(words)))
                 i = end
                 continue
-            if _is_word(tok, "BEGIN") and not _is_word(_at(toks, i + 1), "TRAN", "TRANSACTION", "DISTRIBUTED"):
+            if is_word(tok, "BEGIN") and not is_word(at(toks, i + 1), "TRAN", "TRANSACTION", "DISTRIBUTED"):
                 blocks.append(guard_next)
-            elif _is_word(tok, "CASE"):
+            elif is_word(tok, "CASE"):
                 blocks.append(False)
-            elif _is_word(tok, "END") and blocks:
+            elif is_word(tok, "END") and blocks:
                 blocks.pop()
-            elif _is_word(tok, "CREATE"):
-                if _is_word(_at(toks, i + 1), "OR"):
+            elif is_word(tok, "CREATE"):
+                if is_word(at(toks, i + 1), "OR"):
                     break  # CREATE OR ALTER: re-runnable; a module is alone in its batch
                 if not (guard_next or any(blocks)):
-                    line, column = _line_col(batch, tok.pos)
+                    line, column = line_col(batch, tok.pos)
                     what = " ".join(t.value for t in toks[i:i + 2])
                     found.append(Finding(name, first_line + line - 1, column, "own",
                                          f"{what} is not guarded: a script run twice fails here; use CREATE OR ALTER, "
                                          "or IF <object> IS NULL / IF NOT EXISTS (...) before it"))
-            elif _is_word(tok, "ALTER") and _is_word(_at(toks, i + 1), "PROCEDURE", "PROC", "VIEW", "FUNCTION", "TRIGGER"):
+            elif is_word(tok, "ALTER") and is_word(at(toks, i + 1), "PROCEDURE", "PROC", "VIEW", "FUNCTION", "TRIGGER"):
                 break
             guard_next = False
             i += 1
