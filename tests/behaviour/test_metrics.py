@@ -46,7 +46,8 @@ def test_metrics_of_a_marking_queue_with_retries(use_spec):
     assert 0 <= age < 60
     assert metrics == {"ready": 1, "scheduled": 1, "in_flight": 2, "expired": 0, "processed": 2, "dead": 0,
                        "archived": 0, "watermark": 0, "lowest_pending_id": ids[2]}
-    events.complete(batch[3].lease_token)              # the rest of the lease: 4 and 5
+    events.complete(batch[3])
+    events.complete(batch[4])                          # the rest of the lease: 4 and 5
     metrics = events.metrics()
     assert (metrics["processed"], metrics["in_flight"]) == (4, 0)
 
