@@ -206,6 +206,11 @@ class Watermark(_Strict):
         50, ge=0, le=1_000_000,
         description="Keep the watermark this many ids below the claim that moved it, for claims and inserts still in flight.",
     )
+    rescan: Annotated[Seconds, Field(ge=1, le=3600)] = Field(
+        10,
+        description="At most this long after the last rescan, a dequeue looks below the watermark for jobs it passed "
+        "(a late insert, a rolled-back claim) and lowers it to them.",
+    )
 
 
 def _watermark_shorthand(value: Any) -> Any:
@@ -303,7 +308,7 @@ class Queue(_Strict):
     )
     retention: Seconds = Field(7 * 86400, description="purge removes finished (archived, processed, dead) jobs older than this.")
     watermark: Annotated[Optional[Watermark], BeforeValidator(_watermark_shorthand)] = Field(
-        None, description="true/false or {enabled, every, slack}. Default: on for fifo queues, off for priority queues."
+        None, description="true/false or {enabled, every, slack, rescan}. Default: on for fifo queues, off for priority queues."
     )
     audit: bool = Field(False, description="Record who enqueued and who claimed each job, and when (seed 003).")
     outbox: Optional[Outbox] = Field(None, description="Where complete hands a result row, in the same transaction (seed 004).")
