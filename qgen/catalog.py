@@ -43,7 +43,8 @@ def _watermark(queue: Queue) -> bool:
 QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("table", lambda q: True),
     Kind("claim_index", lambda q: True, ("table",)),
-    Kind("dedupe_index", lambda q: q.dedupe is not None, ("table",)),
+    # With dedupe.scope: ever it also indexes the key in the archive and the dead letters.
+    Kind("dedupe_index", lambda q: q.dedupe is not None, ("table", "dead_letter_table", "archive_table")),
     Kind("lease_index", _lease, ("table",)),
     Kind("watermark_table", _watermark),
     Kind("dead_letter_table", lambda q: q.dead_letter),

@@ -174,6 +174,11 @@ class Dedupe(_Strict):
         "return_existing",
         description="return_existing: enqueue returns the id already queued; error: enqueue raises an error.",
     )
+    scope: Literal["queued", "ever"] = Field(
+        "queued",
+        description="queued: a key is refused while a job with it is pending or in flight; ever: also while a "
+        "finished job with it is kept (archive, dead letters, processed rows), until purge removes it.",
+    )
 
 
 def _dedupe_shorthand(value: Any) -> Any:
@@ -287,7 +292,7 @@ class Queue(_Strict):
         None, description="true, a type, or {column, type}: named sub-queues that dequeue can filter on."
     )
     dedupe: Annotated[Optional[Dedupe], BeforeValidator(_dedupe_shorthand)] = Field(
-        None, description="A column, a list of columns, or {key, on_duplicate}."
+        None, description="A column, a list of columns, or {key, on_duplicate, scope}."
     )
     ordering: Literal["fifo", "priority"] = Field(
         "fifo", description="fifo: by id; priority: higher priority first, then by id."
@@ -359,6 +364,17 @@ class Queue(_Strict):
                 elif columns[column].nullable:
                     found.append((("dedupe", "key", index), f"{column!r} is nullable, and the databases disagree "
                                   "on whether two NULLs are duplicates; accepted: NOT NULL columns"))
+            if self.dedupe.scope == "ever":
+                # `ever` matches the record a finished job leaves; without one a finished key is simply gone.
+                lost = []
+                if self.on_complete == "delete":
+                    lost.append("on_complete: delete keeps no record of a completed job")
+                if self.claim == "lease" and not self.dead_letter:
+                    lost.append("dead_letter: false keeps no record of a job that used up its attempts")
+                if lost:
+                    found.append((("dedupe", "scope"), "scope: ever matches finished jobs by the record they "
+                                  f"leave, and {' and '.join(lost)}; accepted: scope: queued, or on_complete: "
+                                  "archive or mark" + (" with dead_letter: true" if self.claim == "lease" else "")))
             # SQL Server caps a nonclustered index key at 1700 bytes; nvarchar takes 2 bytes a character.
             key_chars = sum(columns[c].type.length or 0 for c in self.dedupe.key if c in columns)
             if key_chars > 850:
@@ -420,6 +436,10 @@ class Spec(_Strict):
             elif target is not None and self.queues[target].job_type is not None:
                 found.append((("queues", name, "outbox", "queue"), f"{target!r} has job types, which complete "
                               "cannot choose; accepted: a downstream queue without job_type, or outbox columns"))
+            elif target is not None and self.queues[target].dedupe and self.queues[target].dedupe.scope == "ever":
+                found.append((("queues", name, "outbox", "queue"), f"{target!r} has dedupe.scope: ever, which "
+                              "complete's hand-off does not check (it matches the downstream queue table only); "
+                              "accepted: a downstream queue with dedupe.scope: queued, or outbox columns"))
         return found
 
     @property
