@@ -52,7 +52,8 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("claim_index", lambda q: q.job_type is not None or not _key_is_claim_order(q), ("table",)),
     # In queue order: a claim of a job-type queue without a job type.
     Kind("claim_order_index", lambda q: q.job_type is not None and not _key_is_claim_order(q), ("table",)),
-    Kind("dedupe_index", lambda q: q.dedupe is not None, ("table",)),
+    # With dedupe.scope: ever it also indexes the key in the archive and the dead letters.
+    Kind("dedupe_index", lambda q: q.dedupe is not None, ("table", "dead_letter_table", "archive_table")),
     Kind("lease_index", _lease, ("table",)),
     # purge deletes by age: processed rows by processed_at, dead letters by dead_at, the archive by completed_at.
     Kind("processed_index", lambda q: q.on_complete == "mark", ("table",)),

@@ -34,7 +34,9 @@ aware UTC datetimes, uuid.UUID, parsed JSON, Decimal.
 Errors. LeaseLost (SQL Server error 50001, PostgreSQL SQLSTATE QG001): the lease token does not
 hold the job. DuplicateJob (50002 / 23505): a dedupe key already queued, with `on_duplicate: error`.
 InvalidArgument, a QueueUsageError (50003 / QG003): a batch_size outside 1 .. the queue's max_batch_size.
-PermissionDenied (SQL Server 229/230, PostgreSQL 42501). Each keeps the driver's error as __cause__.
+PermissionDenied (SQL Server 229/230, PostgreSQL 42501). QueueUsageError also for a call a procedure
+refuses (SQL Server 50005, PostgreSQL QG002): a delete-mode claim outside a transaction without
+at_most_once, a token-only completion on a queue with an outbox. Each keeps the driver's error as __cause__.
 A call chosen as a deadlock victim (SQL Server 1205, PostgreSQL 40P01, or a serialization failure
 40001) is retried after a jittered exponential backoff, up to `max_deadlock_retries` times, and
 counted in `client.deadlock_retries`; inside `client.transaction()` it is not retried (the whole
@@ -199,10 +201,10 @@ def _native_codes(exc: BaseException) -> tuple[str | None, set[int]]:
 
 
 def error_kind(dialect: Dialect, exc: BaseException) -> str | None:
-    """What a driver error means to a queue: 'lease_lost', 'duplicate', 'invalid', 'denied', 'deadlock' or None."""
+    """What a driver error means to a queue: 'lease_lost', 'duplicate', 'invalid', 'refused', 'denied', 'deadlock' or None."""
     state, native = _native_codes(exc)
     if dialect == "postgres":
-        return {"QG001": "lease_lost", "23505": "duplicate", "QG003": "invalid", "42501": "denied",
+        return {"QG001": "lease_lost", "QG002": "refused", "23505": "duplicate", "QG003": "invalid", "42501": "denied",
                 "40P01": "deadlock", "40001": "deadlock"}.get(state or "")
     if 50001 in native:
         return "lease_lost"
@@ -210,6 +212,8 @@ def error_kind(dialect: Dialect, exc: BaseException) -> str | None:
         return "duplicate"
     if 50003 in native:
         return "invalid"
+    if 50005 in native:
+        return "refused"
     if native & {229, 230}:
         return "denied"
     if 1205 in native or state == "40001":
@@ -327,7 +331,7 @@ class QueueClient:
             + (["run_at"] if queue.scheduling else []) + (["enqueued_by"] if queue.audit else []),
             "enqueue_batch": ["jobs"] + (["enqueued_by"] if queue.audit else []),
             "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease
-            + (["complete_lease_token"] if self.lease_mode else []),
+            + (["complete_lease_token"] if self.lease_mode else ["at_most_once"]),
             "complete": ["lease_token", "id"] + self.outbox_columns,
             "fail": ["lease_token", "id", "error", "retry"],
             "extend_lease": ["lease_token", "lease_seconds", "id"],
@@ -441,6 +445,8 @@ class QueueClient:
                         raise InvalidArgument(_message(exc)) from exc
                     elif what == "denied":
                         raise PermissionDenied(_message(exc)) from exc
+                    elif what == "refused":
+                        raise QueueUsageError(_message(exc)) from exc
                     else:
                         raise
             time.sleep(wait)  # outside the lock: a heartbeat may run meanwhile
@@ -677,6 +683,8 @@ class QueueClient:
         if complete is not None:
             # A Job stands for its whole lease here: the batch it came in is completed together.
             params.append(("complete_lease_token", self._token_and_id(complete, None)[0]))
+        if at_most_once:
+            params.append(("at_most_once", True))
         return [self._job(row) for row in self._run("dequeue", params, "rows")]
 
     @staticmethod

@@ -126,12 +126,18 @@ def _queue_context(spec: Spec, queue_name: str) -> SimpleNamespace:
         target = queue.outbox.queue
         outbox_columns = _columns(spec.queues[target].payload)
         outbox_queue = SimpleNamespace(name=target, spec=spec.queues[target], names=_object_names(spec, target))
+    names = _object_names(spec, queue_name)
+    # dedupe.scope: ever: the tables whose rows still hold a finished job's key, besides the queue table.
+    finished_tables = []
+    if queue.dedupe is not None and queue.dedupe.scope == "ever":
+        finished_tables = ([names.archive_table] if queue.on_complete == "archive" else []) + (
+            [names.dead_letter_table] if queue.dead_letter else [])
     job_type = [Column(queue.job_type.column, queue.job_type.type, False)] if queue.job_type else []
     priority = [Column("priority", ColumnType(kind="int"), False)] if queue.ordering == "priority" else []
     return SimpleNamespace(
         name=queue_name,
         spec=queue,
-        names=_object_names(spec, queue_name),
+        names=names,
         payload=payload,
         # What a job carries from enqueue to dequeue: job type, payload, priority.
         job_columns=job_type + payload + priority,
@@ -140,6 +146,7 @@ def _queue_context(spec: Spec, queue_name: str) -> SimpleNamespace:
         job_type_column=job_type[0] if job_type else None,
         job_type=queue.job_type,
         dedupe=queue.dedupe,
+        finished_tables=finished_tables,
         lease=queue.claim == "lease",
         watermark=queue.watermark,
         outbox_columns=outbox_columns,

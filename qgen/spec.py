@@ -197,6 +197,11 @@ class Dedupe(_Strict):
         "return_existing",
         description="return_existing: enqueue returns the id already queued; error: enqueue raises an error.",
     )
+    scope: Literal["queued", "ever"] = Field(
+        "queued",
+        description="queued: a key is refused while a job with it is pending or in flight; ever: also while a "
+        "finished job with it is kept (archive, dead letters, processed rows), until purge removes it.",
+    )
 
 
 def _dedupe_shorthand(value: Any) -> Any:
@@ -228,6 +233,11 @@ class Watermark(_Strict):
     slack: int = Field(
         50, ge=0, le=1_000_000,
         description="Keep the watermark this many ids below the claim that moved it, for claims and inserts still in flight.",
+    )
+    rescan: Annotated[Seconds, Field(ge=1, le=3600)] = Field(
+        10,
+        description="At most this long after the last rescan, a dequeue looks below the watermark for jobs it passed "
+        "(a late insert, a rolled-back claim) and lowers it to them.",
     )
 
 
@@ -402,7 +412,7 @@ class Queue(_Strict):
         None, description="true, a type, or {column, type}: named sub-queues that dequeue can filter on."
     )
     dedupe: Annotated[Optional[Dedupe], BeforeValidator(_dedupe_shorthand)] = Field(
-        None, description="A column, a list of columns, or {key, on_duplicate}."
+        None, description="A column, a list of columns, or {key, on_duplicate, scope}."
     )
     ordering: Literal["fifo", "priority"] = Field(
         "fifo", description="fifo: by id; priority: higher priority first, then by id."
@@ -430,7 +440,7 @@ class Queue(_Strict):
     )
     retention: Seconds = Field(7 * 86400, description="purge removes finished (archived, processed, dead) jobs older than this.")
     watermark: Annotated[Optional[Watermark], BeforeValidator(_watermark_shorthand)] = Field(
-        None, description="true/false or {enabled, every, slack}. Default: on for fifo queues, off for priority queues."
+        None, description="true/false or {enabled, every, slack, rescan}. Default: on for fifo queues, off for priority queues."
     )
     audit: bool = Field(False, description="Record who enqueued and who claimed each job, and when (seed 003).")
     outbox: Optional[Outbox] = Field(None, description="Where complete hands a result row, in the same transaction (seed 004).")
@@ -493,6 +503,17 @@ class Queue(_Strict):
                 elif columns[column].nullable:
                     found.append((("dedupe", "key", index), f"{column!r} is nullable, and the databases disagree "
                                   "on whether two NULLs are duplicates; accepted: NOT NULL columns"))
+            if self.dedupe.scope == "ever":
+                # `ever` matches the record a finished job leaves; without one a finished key is simply gone.
+                lost = []
+                if self.on_complete == "delete":
+                    lost.append("on_complete: delete keeps no record of a completed job")
+                if self.claim == "lease" and not self.dead_letter:
+                    lost.append("dead_letter: false keeps no record of a job that used up its attempts")
+                if lost:
+                    found.append((("dedupe", "scope"), "scope: ever matches finished jobs by the record they "
+                                  f"leave, and {' and '.join(lost)}; accepted: scope: queued, or on_complete: "
+                                  "archive or mark" + (" with dead_letter: true" if self.claim == "lease" else "")))
         if self.batch_size > self.max_batch_size:
             which = "max_batch_size" if "max_batch_size" in self.model_fields_set else "batch_size"
             found.append(((which,), f"batch_size {self.batch_size} is above max_batch_size {self.max_batch_size}"
@@ -568,6 +589,10 @@ class Spec(_Strict):
             elif target is not None and self.queues[target].job_type is not None:
                 found.append((("queues", name, "outbox", "queue"), f"{target!r} has job types, which complete "
                               "cannot choose; accepted: a downstream queue without job_type, or outbox columns"))
+            elif target is not None and self.queues[target].dedupe and self.queues[target].dedupe.scope == "ever":
+                found.append((("queues", name, "outbox", "queue"), f"{target!r} has dedupe.scope: ever, which "
+                              "complete's hand-off does not check (it matches the downstream queue table only); "
+                              "accepted: a downstream queue with dedupe.scope: queued, or outbox columns"))
         return found
 
     @property

@@ -37,10 +37,11 @@ def leftovers(url, schema):
 
 
 @pytest.mark.parametrize("spec, extra", [
-    ("examples/004_rainfall.yaml", ["--batch", "5"]),                              # lease, one call per batch
-    ("examples/004_rainfall.yaml", ["--lease-complete", "separate", "--enqueue-batch", "20"]),
+    ("tests/behaviour/specs/behaviour.yaml", ["--queue", "kept", "--batch", "5"]),  # lease, one call per batch
+    ("tests/behaviour/specs/behaviour.yaml", ["--queue", "kept", "--lease-complete", "separate", "--enqueue-batch", "20"]),
+    ("examples/004_rainfall.yaml", ["--batch", "5"]),                              # an outbox: job by job
     ("examples/001_watermark.yaml", []),                                           # delete, watermark
-], ids=["lease", "lease-separate", "delete"])
+], ids=["lease", "lease-separate", "lease-outbox", "delete"])
 def test_a_small_run_reports_exactly_once(bench_url, tmp_path, spec, extra):
     out = tmp_path / "bench.json"
     result = bench(bench_url, spec, "--producers", "2", "--workers", "3", "--jobs", "300", "--json", str(out), *extra)

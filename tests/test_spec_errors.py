@@ -430,6 +430,34 @@ MISTAKES = {
           q:
             payload: {a: int}
         """, 1, 9, "naming", ["needs both {queue} and {object}"]),
+    "dedupe ever with no record of finished jobs": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            dedupe: {key: [a], scope: ever}
+            dead_letter: false
+            on_complete: delete
+        """, 4, 31, "queues.q.dedupe.scope", ["on_complete: delete keeps no record", "dead_letter: false keeps no record",
+                                              "accepted: scope: queued, or on_complete: archive or mark with dead_letter: true"]),
+    "dedupe ever on a downstream queue": (
+        """\
+        queues:
+          up:
+            payload: {a: int}
+            outbox: {queue: down}
+          down:
+            payload: {a: int}
+            dedupe: {key: [a], scope: ever}
+            on_complete: mark
+        """, 4, 21, "queues.up.outbox.queue", ["'down' has dedupe.scope: ever", "accepted: a downstream queue with dedupe.scope: queued"]),
+    "rescan out of range": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            watermark: {rescan: 0s}
+        """, 4, 25, "queues.q.watermark.rescan", ["out of range", "at least 1"]),
 }
 
 

@@ -106,7 +106,7 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument("--enqueue-batch", type=int, default=1,
                        help="jobs per enqueue call: 1 uses enqueue, more use enqueue_many (default 1)")
     bench.add_argument("--lease-complete", choices=("with-claim", "separate"), default="with-claim",
-                       help="lease mode: complete a batch with the next claim (one call) or in a call of its own")
+                       help="lease mode: complete a batch with the next claim (one call) or in a call of its own (a queue with an outbox completes job by job)")
     bench.add_argument("--schema", default="qgen_bench", help="the scratch schema (default qgen_bench)")
     bench.add_argument("--keep", action="store_true", help="keep the scratch schema afterwards")
     bench.add_argument("--replace", action="store_true",

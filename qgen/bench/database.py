@@ -79,7 +79,8 @@ def queue_variant(spec: Spec, queue: str, schema: str, claim: str, batch_size: i
     payload = {n: {"type": str(c.type), "nullable": c.nullable} for n, c in source.payload.items()}
     return scratch_spec(spec, schema, {queue: {
         "payload": payload, "claim": claim, "batch_size": batch_size,
-        "watermark": {"enabled": watermark, "every": source.watermark.every, "slack": source.watermark.slack}}})
+        "watermark": {"enabled": watermark, "every": source.watermark.every, "slack": source.watermark.slack,
+                      "rescan": source.watermark.rescan}}})
 
 
 def payload_columns(spec: Spec, queue: str) -> list[Column]:

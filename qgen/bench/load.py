@@ -26,6 +26,8 @@ class LoadOptions:
 def worker_mode(spec: Spec, queue: str, lease_complete: str) -> str:
     if spec.queues[queue].claim == "delete":
         return "delete"
+    if spec.queues[queue].outbox is not None:
+        return "lease-each"  # outbox values belong to one job: such a queue refuses a whole-lease completion
     return "lease" if lease_complete == "with-claim" else "lease-separate"
 
 

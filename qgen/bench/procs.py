@@ -149,7 +149,8 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
             producers_done: Any = None, lease_seconds: int = 300) -> Callable[[], dict]:
     """Claim and finish jobs until the queue is empty once the producers are done (or at once, for
     a pre-filled queue). mode: lease (a claim that also completes the previous batch), lease-separate
-    (claim, then complete the batch in its own call), delete (claim inside a transaction, as the
+    (claim, then complete the batch in its own call), lease-each (claim, then complete each job in
+    a call of its own: a queue with an outbox), delete (claim inside a transaction, as the
     work would run), delete-at-once (a claim that commits by itself, at most once), naive (the
     seeds' naive delete, from the bench template, on its own table)."""
     completed_fd = _ledger(target, name, "completed")
@@ -178,6 +179,11 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
             jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds, complete=state["token"])
             state["token"] = jobs[0].lease_token if jobs else None
             ids = [job.id for job in jobs]
+        elif mode == "lease-each":
+            jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds)
+            ids = [job.id for job in jobs]
+            for job in jobs:
+                client.complete(job)
         else:
             jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds)
             ids = [job.id for job in jobs]

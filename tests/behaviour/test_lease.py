@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from qgen.client import LeaseLost
+from qgen.client import LeaseLost, QueueUsageError
 from tests.behaviour.helpers import EX004, FEAT, wait_past
 
 
@@ -47,8 +47,8 @@ def test_a_stale_lease_token_is_refused_and_the_job_completed_once(use_spec):
 
     with pytest.raises(LeaseLost):
         late.complete(stale)
-    with pytest.raises(LeaseLost):
-        late.complete(stale.lease_token)  # the whole (stale) lease
+    with pytest.raises(QueueUsageError, match="outbox"):
+        late.complete(stale.lease_token)  # the whole lease: refused before the token is looked at (an outbox)
     with pytest.raises(LeaseLost):
         late.fail(stale, "late worker gives up")
     with pytest.raises(LeaseLost):

@@ -86,7 +86,7 @@ def test_typed_delete_queue_with_scheduling(db):
     one(db, f"SELECT * FROM {S}.typed_enqueue('y', 2)")
     one(db, f"SELECT * FROM {S}.typed_enqueue('y', 3, run_at => %s)", later)
     assert one(db, f"SELECT ready, scheduled FROM {S}.typed_metrics()") == (2, 1)
-    assert [r[1:3] for r in db.execute(f"SELECT * FROM {S}.typed_dequeue(job_type => 'y')").fetchall()] == [("y", 2)]
+    assert [r[1:3] for r in db.execute(f"SELECT * FROM {S}.typed_dequeue(job_type => 'y', at_most_once => true)").fetchall()] == [("y", 2)]
     assert [r[2] for r in db.execute(f"SELECT * FROM {S}.typed_peek()").fetchall()] == [1, 3]
     rows = db.execute(f"SELECT * FROM {S}.typed_enqueue_batch(%s::jsonb)", (json.dumps([{"kind": "z", "v": 9, "run_at": later.isoformat()}]),)).fetchall()
     assert one(db, f"SELECT available_at > now() FROM {S}.typed WHERE id = %s", rows[0][1])[0] is True

@@ -384,8 +384,12 @@ class QueueEnv:
     def watermark(self, queue: str) -> int:
         return int(self.scalar(f"SELECT {self.col('id')} FROM {self.name(queue, 'watermark_table')}"))
 
-    def set_watermark(self, queue: str, value: int) -> None:
-        self.execute(f"UPDATE {self.name(queue, 'watermark_table')} SET {self.col('id')} = ?", value)
+    def set_watermark(self, queue: str, value: int, *, rescan_due: bool = False) -> None:
+        """Put the watermark at value. It counts as corrected now, so a dequeue's rescan leaves it
+        alone for watermark.rescan seconds, unless rescan_due."""
+        corrected = "'-infinity'" if self.dialect == "postgres" else "'0001-01-01'"
+        self.execute(f"UPDATE {self.name(queue, 'watermark_table')} SET {self.col('id')} = ?, "
+                     f"{self.col('corrected_at')} = {corrected if rescan_due else self.now}", value)
 
     def count(self, queue: str, kind: str = "table", where: str = "", *params: Any) -> int:
         return int(self.scalar(f"SELECT count(*) FROM {self.name(queue, kind)}" + (f" WHERE {where}" if where else ""),

@@ -1,0 +1,129 @@
+"""dedupe.scope: `queued` refuses a key while a job with it is pending or in flight; `ever` also
+while a finished job with it is kept (archive, dead letters, processed rows), until purge removes
+it. Seed 002's card codes: a sold code is archived, and re-importing it must not queue it again."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from qgen.client import DuplicateJob
+from tests.behaviour.helpers import BEHAVE, EX002
+
+
+def sell(codes) -> list[int]:
+    with codes.transaction():
+        return [job.id for job in codes.dequeue(batch_size=10)]
+
+
+def test_a_sold_card_code_is_never_queued_again(use_spec):
+    env = use_spec(EX002)
+    codes = env.client("card_codes")
+    a = codes.enqueue(card_number="4000-1", card_secret="s1")
+    assert sell(codes) == [a.id]
+    assert codes.enqueue(card_number="4000-1", card_secret="again") == (a.id, False), "archived: still taken"
+    again, new = codes.enqueue_many([{"card_number": "4000-1", "card_secret": "x"},
+                                     {"card_number": "4000-2", "card_secret": "y"}])
+    assert (again.id, again.enqueued) == (a.id, False)
+    assert new.enqueued
+    assert sell(codes) == [new.id], "the sold code was not queued again, so it is not sold twice"
+
+    # a buyer that rolls back puts the code back: it is queued, and still taken
+    b = codes.enqueue(card_number="4000-3", card_secret="z")
+    with pytest.raises(RuntimeError):
+        with codes.transaction():
+            assert [job.id for job in codes.dequeue()] == [b.id]
+            raise RuntimeError("the buyer gives up")
+    assert codes.enqueue(card_number="4000-3", card_secret="z") == (b.id, False)
+
+    # purge removes the record after the retention period: then the key is free again
+    env.backdate("card_codes", "completed_at", 366 * 86400, kind="archive_table")
+    assert codes.purge().archived == 2
+    assert codes.enqueue(card_number="4000-1", card_secret="s1").enqueued
+
+
+def test_ever_covers_the_archive_and_the_dead_letters(use_spec):
+    env = use_spec(BEHAVE)
+    queue = env.client("once_archived")   # on_duplicate: error, one attempt
+    done, dead = queue.enqueue(code="done"), queue.enqueue(code="dead")
+    first, second = queue.dequeue(batch_size=2)
+    queue.complete(first)
+    assert queue.fail(second, "no") == "dead"
+    for code in ("done", "dead"):
+        with pytest.raises(DuplicateJob):
+            queue.enqueue(code=code)
+        with pytest.raises(DuplicateJob):
+            queue.enqueue_many([{"code": "fresh"}, {"code": code}])
+    assert queue.metrics()["ready"] == 0, "nothing of a refused batch was queued"
+    assert queue.purge(older_than_seconds=0) == (1, 0, 1)
+    assert queue.enqueue(code="done").enqueued and queue.enqueue(code="dead").enqueued
+    assert done.id != dead.id
+
+
+def test_ever_covers_processed_rows_and_dead_letters_of_a_marking_queue(use_spec):
+    env = use_spec(BEHAVE)
+    queue = env.client("once_marked")     # on_duplicate: return_existing, one attempt
+    x, y = queue.enqueue(code="x"), queue.enqueue(code="y")
+    first, second = queue.dequeue(batch_size=2)
+    queue.complete(first)
+    assert queue.fail(second, "no", retry=False) == "dead"
+    assert queue.enqueue(code="x") == (x.id, False), "processed, kept: still taken"
+    assert queue.enqueue(code="y") == (y.id, False), "dead-lettered: still taken"
+    results = queue.enqueue_many([{"code": "x"}, {"code": "y"}, {"code": "z"}, {"code": "z"}])
+    assert [(r.id, r.enqueued) for r in results[:2]] == [(x.id, False), (y.id, False)]
+    assert results[2].enqueued and results[3] == (4, results[2].id, False)
+    assert queue.metrics()["ready"] == 1
+
+
+def test_queued_frees_the_key_of_a_processed_job(use_spec):
+    env = use_spec(BEHAVE)
+    queue = env.client("while_queued")    # mark, scope: queued
+    x = queue.enqueue(code="x")
+    assert queue.enqueue(code="x") == (x.id, False), "pending: taken"
+    job, = queue.dequeue()
+    assert queue.enqueue(code="x") == (x.id, False), "in flight: taken"
+    queue.complete(job)
+    again = queue.enqueue(code="x")
+    assert again.enqueued and again.id != x.id, "processed: the key is free again"
+    repeat, other = queue.enqueue_many([{"code": "x"}, {"code": "w"}])
+    assert (repeat.id, repeat.enqueued) == (again.id, False)
+    assert other.enqueued
+    assert queue.metrics()["processed"] == 1 and queue.metrics()["ready"] == 2
+
+
+@pytest.mark.parametrize("level", ["READ COMMITTED", "REPEATABLE READ"])
+def test_a_key_enqueued_while_its_job_is_being_sold_is_not_queued_again(use_spec, level):
+    """The race `ever` must win: a buyer's open transaction has claimed the code (deleted from the
+    queue, inserted into the archive, not committed) when the same code is re-imported. The import
+    waits for the buyer; once the buyer commits, the code is in the archive and the import finds it
+    there, also for an importer whose snapshot (REPEATABLE READ) predates the sale."""
+    env = use_spec(EX002)
+    codes, buyer, importer = env.client("card_codes"), env.client("card_codes"), env.client("card_codes")
+    a = codes.enqueue(card_number="4000-9", card_secret="s")
+    if level == "REPEATABLE READ":
+        from tests.behaviour.test_hostile_session import at_isolation
+        at_isolation(importer, level)
+    result: list = []
+
+    def reimport() -> None:
+        try:
+            with importer.transaction():
+                importer.peek()               # the transaction's snapshot is taken here, before the sale commits
+                started.set()
+                result.append(importer.enqueue(card_number="4000-9", card_secret="again"))
+        except BaseException as error:
+            result.append(error)
+
+    started = threading.Event()
+    with buyer.transaction():
+        assert [job.id for job in buyer.dequeue()] == [a.id]
+        thread = threading.Thread(target=reimport)
+        thread.start()
+        assert started.wait(10)
+        time.sleep(0.5)
+        assert thread.is_alive(), "the import waits for the buyer's claim of the same key"
+    thread.join(10)
+    assert result == [(a.id, False)], result
+    assert env.count("card_codes") == 0 and env.count("card_codes", "archive_table") == 1
