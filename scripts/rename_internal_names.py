@@ -181,14 +181,27 @@ def rename(text: str, mapping: dict[str, str], kept: set[int] = frozenset()) -> 
     return pattern.sub(lambda m: m.group(0) if m.start() in kept else mapping[m.group(0)], text)
 
 
+def _parameters(text: str) -> set[str]:
+    """The T-SQL parameters a template declares: `@name type` in a procedure's header (between
+    CREATE ... PROCEDURE and AS), or in a Jinja string that builds the header ("@name type ...")."""
+    found = set(re.findall(r'"(@' + NAME + r') ', text))
+    for header in re.findall(r"CREATE OR ALTER PROCEDURE[^\n]*\n(.*?)^AS$", text, re.S | re.M):
+        found |= set(re.findall(r"^\s+(@" + NAME + r")\s", header, re.M))
+    return found
+
+
 def plan(folder: Path, declared, new_name) -> dict[Path, dict[str, str]]:
-    """Per template, the names to rename there: those it declares and those the macro file declares;
-    the macro file itself renames every declared name (its macros run inside every procedure)."""
+    """Per template, the names to rename there: those it declares and those the macro file declares,
+    less the parameters it declares (a macro's local may share a name with another procedure's
+    parameter, which is public); the macro file itself renames every declared name (its macros run
+    inside every procedure)."""
     files = sorted(p for p in folder.rglob("*.j2"))
-    own = {p: dict.fromkeys(declared(p.read_text(encoding="utf-8"))) for p in files}
+    texts = {p: p.read_text(encoding="utf-8") for p in files}
+    own = {p: dict.fromkeys(declared(texts[p])) for p in files}
     macros = {name for p in files if p.name == "macros.sql.j2" for name in own[p]}
     everything = {name for names in own.values() for name in names}
-    return {p: {n: new_name(n) for n in sorted(everything if p.name == "macros.sql.j2" else set(own[p]) | macros)}
+    return {p: {n: new_name(n) for n in sorted(everything if p.name == "macros.sql.j2"
+                                                else (set(own[p]) | macros) - _parameters(texts[p]))}
             for p in files}
 
 
