@@ -164,7 +164,7 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     }
     env.globals.update(base)  # imported macro modules see these too
     rendered: list[RenderedObject] = []
-    for index, obj in enumerate(spec_objects(spec)):
+    for index, obj in enumerate(spec_objects(spec, dialect_name)):
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
         context = template.new_context({**base, "obj": obj, "q": base["queues"].get(obj.queue)})
         # Top-level {% set %} and {% macro %} run only in the root render: run it once so the blocks see them.

@@ -251,7 +251,7 @@ class Grants(_Strict):
 OBJECT_KINDS = (
     "table", "claim_index", "dedupe_index", "lease_index", "pending_view", "watermark_table",
     "dead_letter_table", "archive_table", "outbox_table", "batch_type", "enqueue", "enqueue_batch",
-    "dequeue", "complete", "fail", "extend_lease", "reap", "worker", "watermark_move",
+    "enqueue_json", "dequeue", "complete", "fail", "extend_lease", "reap", "worker", "watermark_move",
     "watermark_correct", "metrics", "peek", "purge",
 )
 ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
