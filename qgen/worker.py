@@ -21,6 +21,16 @@
   correction needs the admin role; a login without it skips the correction (PermissionDenied).
 - stop_when_empty=False polls every poll_interval seconds instead of returning when empty (with
   one watermark correction per empty poll); set `stop` (a threading.Event) to end the loop.
+- A lost connection does not end the loop. The client reconnects by itself (given a URL or a
+  connection factory) and retries what is safe to retry; when a call still fails with
+  ConnectionLost (the database stayed away longer than the client's reconnect_timeout), the loop
+  logs it, waits (jittered, growing up to a cap) and carries on until the database is back, the
+  allotted time is over or `stop` is set. A complete or fail whose outcome stayed unknown
+  (OutcomeUnknown, or ConnectionLost) is counted, never repeated: the lease token fences it, and a
+  job whose completion did not commit is released by reap when its lease expires. Every loss,
+  wait and recovery is logged (loggers qgen.worker and qgen.client).
+- on_done(job, outcome) is called after each job with 'completed', 'failed', 'dead', 'lease_lost'
+  or 'unknown' (a completion whose commit nobody can confirm), e.g. to keep a ledger.
 
 Only lease-mode queues: a delete-mode job is handled inside the transaction of its dequeue
 (`with client.transaction(): jobs = client.dequeue(); ...`).
@@ -29,6 +39,7 @@ Only lease-mode queues: a delete-mode job is handled inside the transaction of i
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import socket
@@ -37,9 +48,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from qgen.client import Job, LeaseLost, PermissionDenied, QueueClient, QueueUsageError
+from qgen.client import ConnectionLost, Job, LeaseLost, OutcomeUnknown, PermissionDenied, QueueClient, QueueUsageError
+from qgen.connection import Backoff
 
 OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
+log = logging.getLogger("qgen.worker")
 
 
 @dataclass
@@ -52,6 +65,9 @@ class WorkerStats:
     batches: int = 0         # non-empty dequeues
     watermark_corrections: int = 0
     deadlock_retries: int = 0
+    connection_lost: int = 0  # calls that raised ConnectionLost (the loop waited and went on)
+    outcome_unknown: int = 0  # completions or failures whose commit could not be confirmed
+    reconnects: int = 0       # new connections the client made after a loss
     overran: bool = False    # the allotted time ran out before the queue was empty
 
 
@@ -87,6 +103,9 @@ class _Heartbeat:
             except LeaseLost:
                 self.lost = True  # every job of the lease is finished, or it was taken over
                 return
+            except ConnectionLost as exc:  # the database is away: try again at the next beat
+                log.warning("lease heartbeat: %s", exc)
+                continue
             except Exception as exc:  # keep the worker going; its own calls will report the problem
                 self.error = exc
                 return
@@ -108,6 +127,7 @@ def run_worker(
     max_batches: Optional[int] = None,
     poll_interval: float = 1.0,
     stop: Optional[threading.Event] = None,
+    on_done: Optional[Callable[[Job, str], Any]] = None,
 ) -> WorkerStats:
     """Work the queue until it is empty (or forever, with stop_when_empty=False), the allotted time
     is over, max_batches batches were claimed, or `stop` is set. Returns what it did."""
@@ -115,7 +135,8 @@ def run_worker(
         raise QueueUsageError(f"run_worker needs a lease queue; {client.queue_name} has claim: delete "
                               "(handle its jobs inside `with client.transaction():`)")
     stats = WorkerStats()
-    retries_before = client.deadlock_retries
+    retries_before, reconnects_before = client.deadlock_retries, client.reconnects
+    backoff, waits = Backoff(0.5, 15.0), 0
     started = time.monotonic()
     deadline = started + allotted_seconds if allotted_seconds is not None else None
     owner = owner or f"qgen-worker:{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
@@ -126,6 +147,14 @@ def run_worker(
     def time_over() -> bool:
         return deadline is not None and time.monotonic() >= deadline
 
+    def pause(seconds: float) -> None:
+        if deadline is not None:
+            seconds = max(0.0, min(seconds, deadline - time.monotonic()))
+        if stop is not None:
+            stop.wait(seconds)
+        else:
+            time.sleep(seconds)
+
     try:
         while not (stop is not None and stop.is_set()):
             if max_batches is not None and stats.batches >= max_batches:
@@ -133,9 +162,9 @@ def run_worker(
             if time_over():
                 stats.overran = True
                 break
-            jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease)
-            if not jobs:
-                if may_correct and not corrected:
+            try:
+                jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease)
+                if not jobs and may_correct and not corrected:
                     corrected = True
                     try:
                         client.watermark_correct()
@@ -143,12 +172,20 @@ def run_worker(
                     except PermissionDenied:
                         may_correct = False  # a consumer-only login: nothing to correct with
                     continue
+            except ConnectionLost as exc:
+                stats.connection_lost += 1
+                waits += 1
+                delay = backoff.delay(waits)
+                log.warning("worker %s: %s; trying again in %.1fs", owner, exc, delay)
+                pause(delay)
+                continue
+            if waits:
+                log.info("worker %s: working again after %d wait(s) for the database", owner, waits)
+                waits = 0
+            if not jobs:
                 if stop_when_empty:
                     break
-                if stop is not None:
-                    stop.wait(poll_interval)
-                else:
-                    time.sleep(poll_interval)
+                pause(poll_interval)
                 corrected = False
                 continue
             corrected = False
@@ -160,34 +197,52 @@ def run_worker(
                         stats.overran = True
                         _give_up(client, jobs[index:], release_unstarted, stats)
                         break
-                    _handle(client, handler, job, stats)
+                    _done(on_done, job, _handle(client, handler, job, stats))
             if stats.overran:
                 break
     finally:
         stats.deadlock_retries = client.deadlock_retries - retries_before
+        stats.reconnects = client.reconnects - reconnects_before
     return stats
 
 
-def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats: WorkerStats) -> None:
+def _done(on_done: Optional[Callable[[Job, str], Any]], job: Job, outcome: str) -> None:
+    if on_done is not None:
+        on_done(job, outcome)
+
+
+def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats: WorkerStats) -> str:
+    """Run the handler on one job, then complete or fail it; what happened to the job."""
     try:
         handler(job)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
-        try:
-            outcome = client.fail(job, error=error, retry=True)
-        except LeaseLost:
-            stats.lease_lost += 1
-            return
-        stats.failed += 1
-        if outcome == "dead":
-            stats.dead_lettered += 1
-        return
+        return _finish(client, stats, job, lambda: client.fail(job, error=error, retry=True))
+    return _finish(client, stats, job, lambda: client.complete(job))
+
+
+def _finish(client: QueueClient, stats: WorkerStats, job: Job, call: Callable[[], Any]) -> str:
     try:
-        client.complete(job)
+        result = call()
+    except OutcomeUnknown as exc:
+        stats.outcome_unknown += 1
+        log.warning("job %s: %s", job.id, exc)
+        return "unknown"
     except LeaseLost:
         stats.lease_lost += 1
-        return
+        return "lease_lost"
+    except ConnectionLost as exc:
+        # Not repeated here: if it did not commit, the lease expires and reap releases the job.
+        stats.outcome_unknown += 1
+        stats.connection_lost += 1
+        log.warning("job %s: %s; if it did not commit, the job is released when its lease expires", job.id, exc)
+        return "unknown"
+    if result in ("retry", "dead"):
+        stats.failed += 1
+        stats.dead_lettered += result == "dead"
+        return "failed" if result == "retry" else "dead"
     stats.processed += 1
+    return "completed"
 
 
 def _give_up(client: QueueClient, jobs: list[Job], release: bool, stats: WorkerStats) -> None:
@@ -197,5 +252,5 @@ def _give_up(client: QueueClient, jobs: list[Job], release: bool, stats: WorkerS
     for job in jobs:
         try:
             client.fail(job, error=OVERRUN_ERROR, retry=True)
-        except LeaseLost:
-            pass  # already reaped and taken over: nothing of ours to give back
+        except (LeaseLost, ConnectionLost):
+            pass  # already reaped and taken over, or the lease will run out: nothing of ours to give back
