@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -140,3 +141,40 @@ def test_the_throughput_matrix_measures_qgen_next_to_its_references(bench_url, t
     for t in targets.values():
         assert t["ratio"] == round(t["measured"] / t["reference_rate"], 2)
     assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0)
+
+
+def test_chaos_kills_workers_restarts_the_database_and_the_ledger_still_says_exactly_once(throwaway_postgres, tmp_path):
+    """--chaos on a PostgreSQL of the test's own (it is restarted): workers are SIGKILLed and
+    replaced, the database restarts once, and the run still ends with a verdict from the ledger."""
+    server = throwaway_postgres
+    with psycopg.connect(server.url(), autocommit=True) as admin:
+        admin.execute("CREATE DATABASE chaos")
+    out = tmp_path / "chaos.json"
+    restart = shlex.join(server.pg_ctl_command("restart", "fast"))
+    result = bench(server.url("chaos"), "examples/004_rainfall.yaml", "--producers", "2", "--workers", "3",
+                   "--jobs", "5000", "--batch", "2", "--enqueue-batch", "50", "--chaos", "--chaos-every", "1", "--lease", "2",
+                   "--chaos-seed", "7", "--chaos-restart-db", restart, "--json", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(out.read_text())
+    ledger, chaos = report["ledger"], report["chaos"]
+    assert (ledger["enqueued"], ledger["completed"], ledger["duplicates"], ledger["lost"]) == (5000, 5000, 0, 0)
+    assert ledger["exactly_once"] is True
+    killed = [k["worker"] for k in chaos["kills"]]
+    assert len(killed) >= 2 and chaos["workers_killed"] == len(killed)
+    # every process lost was one the chaos killed (a victim may have finished just before its kill)
+    assert set(report["lost_processes"]) <= set(killed) and len(report["lost_processes"]) >= 2
+    assert all(c == -9 for c in report["lost_processes"].values())
+    held = [k for k in chaos["kills"] if k["orphaned"]]
+    assert held, "a killed worker held jobs"
+    assert all(k["recovered_after_s"] is not None and k["recovered_after_s"] >= 1 for k in held), held
+    assert chaos["recovery_s"]["never"] == 0 and chaos["recovery_s"]["max"] >= chaos["recovery_s"]["median"]
+    assert report["redeliveries"] >= sum(k["orphaned"] for k in held)
+    assert report["reaped"]["released"] >= 1
+    restarted = chaos["database_restart"]
+    assert restarted["ran"] and restarted["exit_code"] == 0 and server.restarts == 0  # the bench restarted it
+    # it restarted under load (jobs were being completed before it), and work went on after it
+    assert restarted["at_s"] < report["seconds"] and restarted["completed_per_second_before"] > 0
+    assert restarted["first_completion_after_s"] is not None
+    for line in ("workers killed (SIGKILL)", "recovery after a kill, max (s)", "database restart (s)"):
+        assert line in result.stdout
+    assert "| exactly once                          | yes" in result.stdout
