@@ -17,6 +17,10 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.support.pg import scratch_database
+from tests.support.run import named
+
+# Bench roles are named after the bench's schema, and roles belong to the server: this run's own.
+SMOKE, TAKEN, KEPT = named("qgen_bench_smoke"), named("taken"), named("qgen_bench_kept")
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +29,7 @@ def bench_url(postgres_server):
         yield url
 
 
-def bench(url, *args, schema="qgen_bench_smoke"):
+def bench(url, *args, schema=SMOKE):
     command = [sys.executable, "-m", "qgen.cli", "bench", "--url", url, "--schema", schema, "--quiet", *args]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
 
@@ -57,25 +61,25 @@ def test_a_small_run_reports_exactly_once(bench_url, tmp_path, spec, extra):
     for line in ("enqueued/s", "completed/s", "claim latency p99 (ms)", "re-deliveries", "deadlock retries"):
         assert line in result.stdout
     assert "| exactly once           | yes" in result.stdout
-    assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0), "the scratch schema and its roles are dropped"
+    assert leftovers(bench_url, SMOKE) == (0, 0), "the scratch schema and its roles are dropped"
 
 
 @pytest.mark.parametrize("run", [[], ["--experiment", "ghosts"], ["--experiment", "throughput"]],
                          ids=["load", "ghosts", "throughput"])
 def test_refuses_a_schema_that_holds_tables_and_keeps_them(bench_url, run):
     with psycopg.connect(bench_url, autocommit=True) as conn:
-        conn.execute("CREATE SCHEMA IF NOT EXISTS taken; CREATE TABLE IF NOT EXISTS taken.jobs (id int); "
-                     "TRUNCATE taken.jobs; INSERT INTO taken.jobs VALUES (1)")
-    result = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "10", *run, schema="taken")
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {TAKEN}; CREATE TABLE IF NOT EXISTS {TAKEN}.jobs (id int); "
+                     f"TRUNCATE {TAKEN}.jobs; INSERT INTO {TAKEN}.jobs VALUES (1)")
+    result = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "10", *run, schema=TAKEN)
     assert result.returncode == 1
-    assert "schema taken already holds tables" in result.stderr and "--replace" in result.stderr
+    assert f"schema {TAKEN} already holds tables" in result.stderr and "--replace" in result.stderr
     assert "Traceback" not in result.stderr
     with psycopg.connect(bench_url) as conn:
-        assert conn.execute("SELECT count(*) FROM taken.jobs").fetchone()[0] == 1
+        assert conn.execute(f"SELECT count(*) FROM {TAKEN}.jobs").fetchone()[0] == 1
 
 
 def test_keep_leaves_the_queue_and_replace_starts_over(bench_url):
-    schema = "qgen_bench_kept"
+    schema = KEPT
     first = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "50", "--keep", schema=schema)
     assert first.returncode == 0, first.stderr
     assert leftovers(bench_url, schema)[0] == 1
@@ -104,7 +108,7 @@ def test_the_ghost_experiment_reports_each_variant(bench_url, tmp_path):
     assert all(r["abandoned"] == r["reaped"] == r["redeliveries"] == 20 for r in lease)
     assert {t["variant"] for t in report["targets"]} == {"lease, watermark on", "delete, watermark on"}
     assert "pages per claim at end" in result.stdout
-    assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0)
+    assert leftovers(bench_url, SMOKE) == (0, 0)
 
 
 def test_bad_arguments_get_a_clear_error(bench_url):
@@ -140,7 +144,7 @@ def test_the_throughput_matrix_measures_qgen_next_to_its_references(bench_url, t
     assert targets["lease claim + complete (1)"]["reference"] == "R1"
     for t in targets.values():
         assert t["ratio"] == round(t["measured"] / t["reference_rate"], 2)
-    assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0)
+    assert leftovers(bench_url, SMOKE) == (0, 0)
 
 
 def test_chaos_kills_workers_restarts_the_database_and_the_ledger_still_says_exactly_once(throwaway_postgres, tmp_path):
