@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import array
 import datetime as dt
+import logging
 import os
 import random
 import time
@@ -86,10 +87,10 @@ def _sql(url: str) -> Any:
 
 
 def _client(target: Target, name: str) -> Any:
-    """A client that makes a new connection when its connection is lost (a restarted database)."""
+    """A client that makes a new connection when its connection is lost (a restarted database; a
+    replacement worker may start while it restarts: it waits for it as a lost connection would)."""
     from qgen.client import QueueClient
 
-    _connect(target.url).close()  # a database that cannot be reached at all is the bench's error, said once
     return QueueClient(target.url, target.spec, target.queue, owner=name, reconnect_timeout=120)
 
 
@@ -117,7 +118,9 @@ def _run_child(work: Callable[..., Callable[[], dict]], target: Target, name: st
                **options: Any) -> None:
     """A child's life: prepare (connect, build payloads), report ready, wait for go, work, and
     report done (with start and end on the system's monotonic clock, which every process shares)
-    or the traceback."""
+    or the traceback. The client's warnings (a lost connection, a reconnection) go to stderr under
+    the child's name."""
+    logging.basicConfig(level=logging.WARNING, format=f"{name}: %(name)s: %(message)s")
     try:
         ready = work(target, name, signals, **options)
         signals.results.put(("ready", name))

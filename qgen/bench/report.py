@@ -83,7 +83,8 @@ def _chaos_rows(chaos: dict[str, Any] | None, ledger: dict[str, Any]) -> list[tu
             ("database restart (s)", restart["seconds"]),
             ("  its exit code", restart["exit_code"]),
             ("  first completion after it began (s)", restart["first_completion_after_s"]),
-            ("  throughput back after (s)", restart["throughput_back_after_s"]),
+            ("  half the rate back after (s)", restart["throughput_back_after_s"]
+             if restart["throughput_back_after_s"] is not None else "not before the queue was drained"),
         ]
     elif restart is not None:
         rows.append(("database restart", "did not run (the run ended first)"))
