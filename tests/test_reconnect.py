@@ -16,6 +16,7 @@ import collections
 import logging
 import threading
 import time
+import urllib.parse
 import uuid
 
 import psycopg
@@ -75,8 +76,8 @@ def proxied(installed):
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("TRUNCATE qgen_reconnect.jobs, qgen_reconnect.jobs_outbox, qgen_reconnect.plain, "
                      "qgen_reconnect.keyed RESTART IDENTITY")
-    host, port = ADMIN_URL.split("@", 1)[1].split("/", 1)[0].rsplit(":", 1)
-    with CuttingProxy(host, int(port)) as proxy:
+    server = urllib.parse.urlsplit(ADMIN_URL)
+    with CuttingProxy(server.hostname or "127.0.0.1", server.port or 5432) as proxy:
         yield proxy, proxy.url(url), url, spec
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import urllib.parse
 from typing import Optional
 
 
@@ -30,10 +31,10 @@ class CuttingProxy:
 
     def url(self, url: str) -> str:
         """The URL with its host and port replaced by the proxy's."""
-        scheme, rest = url.split("://", 1)
-        userinfo, _, hostpart = rest.rpartition("@")
-        _, _, path = hostpart.partition("/")
-        return f"{scheme}://{userinfo + '@' if userinfo else ''}127.0.0.1:{self.port}/{path}"
+        parts = urllib.parse.urlsplit(url)
+        userinfo = parts.netloc.rpartition("@")[0]
+        netloc = f"{userinfo + '@' if userinfo else ''}127.0.0.1:{self.port}"
+        return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
     def cut_before_request(self) -> None:
         """Close the connection instead of forwarding the next request: the server never sees it."""
