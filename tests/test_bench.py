@@ -155,13 +155,13 @@ def test_chaos_kills_workers_restarts_the_database_and_the_ledger_still_says_exa
         admin.execute("CREATE DATABASE chaos")
     out = tmp_path / "chaos.json"
     restart = shlex.join(server.pg_ctl_command("restart", "fast"))
-    result = bench(server.url("chaos"), "examples/004_rainfall.yaml", "--producers", "2", "--workers", "3",
-                   "--jobs", "5000", "--batch", "2", "--enqueue-batch", "50", "--chaos", "--chaos-every", "1", "--lease", "2",
-                   "--chaos-seed", "7", "--chaos-restart-db", restart, "--json", str(out))
+    result = bench(server.url("chaos"), "examples/004_rainfall.yaml", "--producers", "1", "--workers", "3",
+                   "--jobs", "3000", "--batch", "5", "--work-ms", "3", "--chaos", "--chaos-every", "0.7",
+                   "--lease", "2", "--chaos-seed", "7", "--chaos-restart-db", restart, "--json", str(out))
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(out.read_text())
     ledger, chaos = report["ledger"], report["chaos"]
-    assert (ledger["enqueued"], ledger["completed"], ledger["duplicates"], ledger["lost"]) == (5000, 5000, 0, 0)
+    assert (ledger["enqueued"], ledger["completed"], ledger["duplicates"], ledger["lost"]) == (3000, 3000, 0, 0)
     assert ledger["exactly_once"] is True
     killed = [k["worker"] for k in chaos["kills"]]
     assert len(killed) >= 2 and chaos["workers_killed"] == len(killed)

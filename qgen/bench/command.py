@@ -68,7 +68,7 @@ def _bench(args: argparse.Namespace) -> int:
         options = LoadOptions(producers=args.producers, workers=args.workers, jobs=args.jobs,
                               batch=args.batch or spec.queues[queue].batch_size,
                               enqueue_batch=args.enqueue_batch, lease_complete=args.lease_complete,
-                              lease=lease, reap_every=args.reap_every, chaos=chaos)
+                              lease=lease, reap_every=args.reap_every, work_ms=args.work_ms, chaos=chaos)
         bench_spec = scratch_spec(spec, args.schema)
         with db.scratch(bench_spec, spec_path.name, queue, keep=args.keep, replace=args.replace):
             report = run_load(db, bench_spec, queue, options, stream)
@@ -111,6 +111,9 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument("--lease", type=int, metavar="SECONDS",
                        help=f"lease mode: how long a worker's claim holds its jobs (default {LOAD_LEASE}; "
                        f"{CHAOS_LEASE} with --chaos)")
+    bench.add_argument("--work-ms", type=float, default=0.0, metavar="MS",
+                       help="the time a worker spends on each job it claimed, as a handler would, while it holds "
+                       "the job (default 0: claim and complete only)")
     bench.add_argument("--chaos", action="store_true",
                        help="SIGKILL a random worker every --chaos-every seconds and start a replacement; the ledger "
                        "still gives the verdict, and the report says how long recovery took")

@@ -30,6 +30,7 @@ class LoadOptions:
     timeout: float = 900
     lease: int = 300           # seconds a worker's claim holds its jobs
     reap_every: float = 1.0    # seconds between the reaper's calls (when one runs)
+    work_ms: float = 0.0       # the time a worker spends on each job it claimed, as a handler would
     chaos: Optional[ChaosOptions] = None
 
 
@@ -44,6 +45,8 @@ def run_load(db: BenchDatabase, spec: Spec, queue: str, options: LoadOptions,
     """Run producers and workers together on the installed queue; return the report (a dict)."""
     if min(options.producers, options.workers, options.jobs, options.batch, options.enqueue_batch, options.lease) < 1:
         raise BenchError("--producers, --workers, --jobs, --batch, --enqueue-batch and --lease must each be at least 1")
+    if options.work_ms < 0:
+        raise BenchError("--work-ms must be 0 or more")
     if options.chaos is not None and options.chaos.every <= 0:
         raise BenchError("--chaos-every must be more than 0 seconds")
     mode = worker_mode(spec, queue, options.lease_complete)
@@ -60,7 +63,7 @@ def run_load(db: BenchDatabase, spec: Spec, queue: str, options: LoadOptions,
         all_done = _AllSet(list(done.values()))
         for w in range(options.workers):
             fleet.start(worker, f"worker-{w + 1}", target, mode=mode, batch=options.batch, producers_done=all_done,
-                        lease_seconds=options.lease, drain_in_flight=True)
+                        lease_seconds=options.lease, drain_in_flight=True, work_seconds=options.work_ms / 1000)
 
         def start_reaper() -> None:
             if lease_mode and "reaper-1" not in fleet.procs:

@@ -163,13 +163,15 @@ def _producer(target: Target, name: str, signals: Signals, *, first: int, count:
 
 
 def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: int,
-            producers_done: Any = None, lease_seconds: int = 300, drain_in_flight: bool = False) -> Callable[[], dict]:
+            producers_done: Any = None, lease_seconds: int = 300, drain_in_flight: bool = False,
+            work_seconds: float = 0.0) -> Callable[[], dict]:
     """Claim and finish jobs until the queue is empty once the producers are done (or at once, for
     a pre-filled queue). mode: lease (a claim that also completes the previous batch), lease-separate
     (claim, then complete the batch in its own call), delete (claim inside a transaction, as the
     work would run), delete-at-once (a claim that commits by itself, at most once), naive (the
     seeds' naive delete, from the bench template, on its own table). drain_in_flight: the queue is
     empty only when no job is leased either (a killed worker's jobs wait for their lease and reap).
+    work_seconds: per job claimed, the time the worker then spends on it while it holds it.
     A lost connection (ConnectionLost, or a lease the retry found gone) costs the jobs of that call
     their certainty, not the run: they stay in `completing` and the loop goes on."""
     from qgen.client import ConnectionLost, LeaseLost
@@ -188,8 +190,14 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
 
     state: dict[str, Any] = {"token": None, "held": []}  # lease mode: the lease the next claim completes
 
+    def spend(ids: list[int]) -> None:
+        """The handler's time on the jobs just claimed (not counted in the claim's latency)."""
+        if work_seconds and ids:
+            time.sleep(work_seconds * len(ids))
+            state["worked"] += work_seconds * len(ids)
+
     def claim() -> list[int]:
-        begun = time.perf_counter()
+        begun, state["worked"] = time.perf_counter(), 0.0
         # Each claim is written to `claimed` as soon as its ids are known, and what a call is about
         # to complete to `completing` before the call (in delete mode: before the commit).
         if mode == "naive":
@@ -199,6 +207,7 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
             with client.transaction():  # where the work would go: the claim commits with it
                 ids = [job.id for job in client.dequeue(batch_size=batch)]
                 _record(claimed_fd, ids)
+                spend(ids)
                 _record(completing_fd, ids)
         elif mode == "delete-at-once":
             ids = [job.id for job in client.dequeue(batch_size=batch, at_most_once=True)]
@@ -209,15 +218,17 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
             state["token"] = jobs[0].lease_token if jobs else None
             ids = [job.id for job in jobs]
             _record_claims(claimed_fd, jobs)
+            spend(ids)  # held until the next claim completes them
         else:
             jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds)
             ids = [job.id for job in jobs]
             _record_claims(claimed_fd, jobs)
+            spend(ids)
             if jobs:
                 _record(completing_fd, ids)
                 client.complete(jobs[0].lease_token)
         if ids:  # the polls of an empty queue say nothing about claiming
-            latencies.append(time.perf_counter() - begun)
+            latencies.append(time.perf_counter() - begun - state["worked"])
         return ids
 
     def in_flight() -> bool:
