@@ -29,6 +29,9 @@ class Kind:
     name: str
     wanted: Callable[[Queue], bool]
     depends_on: tuple[str, ...] = ()
+    # The databases that have this kind of object (None: all). A kind one database needs and the
+    # other does not is said here, once, instead of by an empty template.
+    dialects: tuple[str, ...] | None = None
 
 
 def _lease(queue: Queue) -> bool:
@@ -67,6 +70,9 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("batch_type", lambda q: True),
     Kind("enqueue", lambda q: True, ("table", "dedupe_index")),
     Kind("enqueue_batch", lambda q: True, ("table", "batch_type", "dedupe_index")),
+    # The same batch as one JSON document (OPENJSON), for drivers that cannot send a table-valued
+    # parameter. PostgreSQL's enqueue_batch already takes the batch as jsonb: it has no such entry.
+    Kind("enqueue_json", lambda q: True, ("table", "batch_type", "dedupe_index"), dialects=("mssql",)),
     Kind("watermark_move", _watermark, ("table", "watermark_table")),
     Kind("watermark_correct", _watermark, ("table", "watermark_table")),
     Kind("dequeue", lambda q: True, ("table", "claim_index", "claim_order_index", "watermark_table", "watermark_move",
@@ -88,9 +94,11 @@ QUEUE_KINDS: tuple[Kind, ...] = (
 )
 
 
-def queue_objects(spec: Spec, queue_name: str) -> list[DbObject]:
+def queue_objects(spec: Spec, queue_name: str, dialect: str | None = None) -> list[DbObject]:
+    """The objects of one queue; with a dialect, only those that database has."""
     queue = spec.queues[queue_name]
-    wanted = {kind.name for kind in QUEUE_KINDS if kind.wanted(queue)}
+    wanted = {kind.name for kind in QUEUE_KINDS if kind.wanted(queue)
+              and (dialect is None or kind.dialects is None or dialect in kind.dialects)}
     objects = []
     for kind in QUEUE_KINDS:
         if kind.name not in wanted:
@@ -102,13 +110,14 @@ def queue_objects(spec: Spec, queue_name: str) -> list[DbObject]:
     return objects
 
 
-def spec_objects(spec: Spec) -> list[DbObject]:
-    """Every object of the spec, in an order where each comes after what it depends on."""
+def spec_objects(spec: Spec, dialect: str | None = None) -> list[DbObject]:
+    """Every object of the spec (for one database, when given), in an order where each comes after
+    what it depends on."""
     objects = [DbObject("schema", spec.schema, None)]
     if spec.grants.enabled:
         objects.append(DbObject("roles", role_name(spec, "admin"), None))
     for queue_name in spec.queues:
-        objects += queue_objects(spec, queue_name)
+        objects += queue_objects(spec, queue_name, dialect)
     if spec.grants.enabled:
         everything = tuple(obj.key for obj in objects if obj.queue)
         objects.append(DbObject("grants", role_name(spec, "consumer"), None, ("roles",) + everything))

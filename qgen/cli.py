@@ -1,10 +1,11 @@
-"""The qgen command line: render, check, schema, revision, bench, maintain, status, redrive."""
+"""The qgen command line: render, check, schema, init, revision, bench, maintain, status, redrive."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -58,6 +59,25 @@ def cmd_schema(args: argparse.Namespace) -> int:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """Scaffold an Alembic environment for qgen revisions, and a starter spec, like `alembic init`."""
+    from qgen.scaffold import SPEC_NAME, InitRefused, init_project
+
+    folder = Path(args.directory)
+    try:
+        made = init_project(folder, spec=not args.no_spec)
+    except InitRefused as exc:
+        print(f"qgen init: nothing written: {exc}", file=sys.stderr)
+        return 1
+    for path in made.written:
+        print(f"wrote {path}{'/' if path.is_dir() else ''}")
+    where = "" if folder.resolve() == Path.cwd().resolve() else f"cd {folder} && "
+    spec = SPEC_NAME if not args.no_spec else "SPEC.yaml"
+    print(f"next: {where}qgen revision {spec} -m \"install the queues\", then "
+          "QGEN_DATABASE_URL=postgresql+psycopg://USER@HOST:5432/DB alembic upgrade head")
     return 0
 
 
@@ -116,6 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("-o", "--output", help="write to this file instead of standard output")
     schema.set_defaults(func=cmd_schema)
 
+    init = commands.add_parser("init", help="write an Alembic environment for qgen revisions and a starter spec "
+                               "(alembic.ini, migrations/, queues.yaml) into a folder; overwrites nothing")
+    init.add_argument("directory", nargs="?", default=".", help="where (default: the current folder)")
+    init.add_argument("--no-spec", action="store_true", help="the Alembic environment only, without queues.yaml")
+    init.set_defaults(func=cmd_init)
+
     revision = commands.add_parser("revision", help="write an Alembic revision (migrations/versions/) that installs the spec")
     revision.add_argument("spec", help="the spec file (YAML)")
     revision.add_argument("-m", "--message", required=True, help="the revision's message, as for alembic revision -m")
@@ -124,7 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     revision.add_argument("--allow-drop", action="append", default=[], metavar="NAME",
                           help="allow dropping a payload column removed from the spec (QUEUE.COLUMN) or a table no "
                           "longer in it (its name); repeatable. The values or rows are lost")
-    revision.add_argument("-c", "--config", default="alembic.ini", help="the Alembic configuration (default: alembic.ini)")
+    revision.add_argument("-c", "--config", default=os.environ.get("ALEMBIC_CONFIG", "alembic.ini"),
+                          help="the Alembic configuration (default: $ALEMBIC_CONFIG, else alembic.ini in the current "
+                          "folder, as `qgen init` writes it)")
     revision.set_defaults(func=cmd_revision)
 
     from qgen.bench.command import add_arguments as bench_arguments

@@ -62,12 +62,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequence, Union
 
+from qgen.connection import Backoff, LeaseBook, connection_factory, connection_lost, dialect_of_target, tvp_capable
 from qgen.spec import MAINTENANCE_BATCH, ColumnType, Spec, object_name
 
 __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
     "MaintainResult", "RedriveResult",
-    "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument", "error_kind", "detect_dialect",
+    "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
+    "ConnectionLost", "OutcomeUnknown", "error_kind", "detect_dialect",
     "run_worker", "WorkerStats",
 ]
 
@@ -105,6 +107,21 @@ class QueueUsageError(QueueError):
 class InvalidArgument(QueueUsageError):
     """A procedure refused an argument: a batch_size outside 1 .. the queue's max_batch_size
     (SQL Server 50003, PostgreSQL SQLSTATE QG003)."""
+
+
+class ConnectionLost(QueueError):
+    """The connection was lost and the call was not retried: it ran inside client.transaction()
+    (rolled back, or, when the commit itself was lost, committed or not: unknown), or it is an
+    enqueue that a retry could duplicate (no dedupe key), or no new connection could be made within
+    reconnect_timeout, or the client has no way to make one (it was given a ready connection). The
+    client connects again on its next call."""
+
+
+class OutcomeUnknown(LeaseLost):
+    """A complete or fail whose connection was lost was retried, and the retry found the lease gone
+    after the lease may have expired: either the first attempt committed, or the lease expired and
+    reap released the job (it will be delivered again). Either way the job is not finished twice
+    and not lost; like LeaseLost, do not retry."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,9 +217,12 @@ def _native_codes(exc: BaseException) -> tuple[str | None, set[int]]:
     return state, {int(first.group(1))} | {int(n) for n in _PYODBC_FURTHER.findall(further)}
 
 
-def error_kind(dialect: Dialect, exc: BaseException) -> str | None:
-    """What a driver error means to a queue: 'lease_lost', 'duplicate', 'invalid', 'refused', 'denied', 'deadlock' or None."""
+def error_kind(dialect: Dialect, exc: BaseException, connection: Any = None) -> str | None:
+    """What a driver error means to a queue: 'lease_lost', 'duplicate', 'invalid', 'refused', 'denied',
+    'deadlock', 'connection' (the session is gone: qgen.connection.connection_lost) or None."""
     state, native = _native_codes(exc)
+    if connection_lost(dialect, state, native, exc, connection):
+        return "connection"
     if dialect == "postgres":
         return {"QG001": "lease_lost", "QG002": "refused", "23505": "duplicate", "QG003": "invalid", "42501": "denied",
                 "40P01": "deadlock", "40001": "deadlock"}.get(state or "")
@@ -252,8 +272,17 @@ _SYSTEM_KINDS = {
 }
 
 
+# Calls retried on a new connection after the old one was lost. A lost call may have committed:
+# these are safe to run again (a lost claim's jobs stay leased until reap releases them; complete
+# and fail are fenced by the lease token). enqueue is retried only with a dedupe key that returns
+# the existing job; the in-database worker and calls inside client.transaction() never are.
+_RETRIED_AFTER_LOSS = frozenset({"dequeue", "complete", "fail", "extend_lease", "reap", "metrics", "peek", "purge",
+                                 "watermark_correct"})
+_ENQUEUES = frozenset({"enqueue", "enqueue_batch", "enqueue_json"})
+
+
 class QueueClient:
-    """The procedures of one queue of a spec, over one DB-API connection."""
+    """The procedures of one queue of a spec, over one DB-API connection that it replaces when lost."""
 
     def __init__(
         self,
@@ -266,30 +295,55 @@ class QueueClient:
         max_deadlock_retries: int = 5,
         deadlock_backoff: float = 0.05,
         deadlock_backoff_max: float = 2.0,
+        reconnect_timeout: float = 30.0,
+        reconnect_backoff: float = 0.1,
+        reconnect_backoff_max: float = 5.0,
+        batch_via: Literal["auto", "tvp", "json"] = "auto",
     ):
+        """connection: a DB-API connection (used as is: when it is lost, calls raise ConnectionLost),
+        or a callable that opens a new one, or a URL / DSN (qgen.connection.connection_factory): then
+        a lost connection is replaced, waiting reconnect_backoff * 2^n seconds (jittered, at most
+        reconnect_backoff_max) between attempts, for at most reconnect_timeout seconds per call.
+        batch_via (SQL Server): how enqueue_many sends its jobs: 'tvp' (enqueue_batch's table-valued
+        parameter), 'json' (enqueue_json, SQL Server 2016+), or 'auto': tvp with Microsoft's ODBC
+        drivers, json with any other (FreeTDS cannot send a table-valued parameter)."""
         if queue_name not in spec.queues:
             raise ValueError(f"{queue_name!r} is not a queue of this spec; known: {', '.join(spec.queues)}")
+        if batch_via not in ("auto", "tvp", "json"):
+            raise ValueError(f"batch_via={batch_via!r}; accepted: auto, tvp, json")
+        self._factory = None
+        if isinstance(connection, str):
+            dialect = dialect or dialect_of_target(connection)  # type: ignore[assignment]
+            self._factory = connection_factory(connection)
+            connection = None
+        elif callable(connection):
+            self._factory, connection = connection, None
         self.connection = connection
         self.spec = spec
         self.queue_name = queue_name
         self.queue = spec.queues[queue_name]
-        # Without a connection (dialect given) the client still names objects and parameters.
-        self.dialect: Dialect = dialect or detect_dialect(connection)
-        if self.dialect not in ("postgres", "mssql"):
-            raise ValueError(f"unknown dialect {self.dialect!r}; accepted: postgres, mssql")
         self.owner = owner
         self.max_deadlock_retries = max_deadlock_retries
         self.deadlock_backoff = deadlock_backoff
         self.deadlock_backoff_max = deadlock_backoff_max
         self.deadlock_retries = 0
+        self.reconnect_timeout = reconnect_timeout
+        self.reconnects = 0  # new connections made after a loss
+        self._backoff = Backoff(reconnect_backoff, reconnect_backoff_max)
+        self._leases = LeaseBook()
+        self.batch_via = batch_via
+        self._tvp: Optional[bool] = None
+        self._lost = False
         self._lock = threading.RLock()
         self._tx_depth = 0
-        if self.dialect == "mssql" and connection is not None:
-            # The procedures manage their own transactions (BEGIN/COMMIT, and ROLLBACK + THROW on
-            # error). Under ODBC's implicit transactions (autocommit off) their first SELECT would
-            # open an outer transaction they do not commit (error 266), so calls run in autocommit
-            # mode and transaction() opens an explicit one.
-            connection.autocommit = True
+        # Without a connection (dialect given) the client still names objects and parameters.
+        self.dialect: Dialect = dialect or (detect_dialect(connection) if self._factory is None else None)  # type: ignore[assignment]
+        if self._factory is not None:
+            self._connected()  # a factory's connection tells the dialect when it was not given
+        elif connection is not None:
+            self._prepare(connection)
+        if self.dialect not in ("postgres", "mssql"):
+            raise ValueError(f"unknown dialect {self.dialect!r}; accepted: postgres, mssql")
 
         queue = self.queue
         self.lease_mode = queue.claim == "lease"
@@ -330,6 +384,7 @@ class QueueClient:
             "enqueue": job_type + self.payload_columns + (["priority"] if queue.ordering == "priority" else [])
             + (["run_at"] if queue.scheduling else []) + (["enqueued_by"] if queue.audit else []),
             "enqueue_batch": ["jobs"] + (["enqueued_by"] if queue.audit else []),
+            "enqueue_json": ["jobs"] + (["enqueued_by"] if queue.audit else []),
             "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease
             + (["complete_lease_token"] if self.lease_mode else ["at_most_once"]),
             "complete": ["lease_token", "id"] + self.outbox_columns,
@@ -347,8 +402,8 @@ class QueueClient:
         }[kind]
 
     def batch_columns(self) -> list[str]:
-        """The columns of one job in enqueue_batch: the SQL Server table type's columns in order,
-        the keys of a job object in PostgreSQL's JSON array."""
+        """The columns of one job in enqueue_batch: the SQL Server table type's columns in order, the
+        keys of a job object in PostgreSQL's JSON array and in SQL Server's enqueue_json document."""
         queue = self.queue
         return (["ordinal"] + ([self.job_type_column] if self.job_type_column else []) + self.payload_columns
                 + (["priority"] if queue.ordering == "priority" else []) + (["run_at"] if queue.scheduling else []))
@@ -372,32 +427,109 @@ class QueueClient:
                 finally:
                     self._tx_depth -= 1
                 return
-            conn = self.connection
-            self._finish(commit=True)  # nothing of an earlier call may leak into this transaction
-            if self.dialect == "postgres":
+            try:
+                conn = self._connected()
+                self._finish(commit=True)  # nothing of an earlier call may leak into this transaction
+                if self.dialect == "postgres":
+                    self._tx_depth = 1
+                    try:
+                        with conn.transaction():
+                            yield self
+                    finally:
+                        self._tx_depth = 0
+                    return
+                # SQL Server: an explicit transaction on the autocommit connection (see __init__).
+                self._batch("BEGIN TRANSACTION;")
                 self._tx_depth = 1
                 try:
-                    with conn.transaction():
-                        yield self
+                    yield self
+                except BaseException:
+                    with contextlib.suppress(Exception):
+                        self._batch("IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;")
+                    raise
+                else:
+                    self._batch("COMMIT TRANSACTION;")
                 finally:
                     self._tx_depth = 0
-                return
-            # SQL Server: an explicit transaction on the autocommit connection (see __init__).
-            self._batch("BEGIN TRANSACTION;")
-            self._tx_depth = 1
-            try:
-                yield self
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    self._batch("IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;")
+            except ConnectionLost:
                 raise
-            else:
-                self._batch("COMMIT TRANSACTION;")
-            finally:
-                self._tx_depth = 0
+            except Exception as exc:
+                if self.connection is None or not self._is_lost(exc):
+                    raise
+                # Lost at BEGIN, at a call inside, or at COMMIT: then nobody knows whether it committed.
+                self._drop_connection(exc, "a transaction")
+                raise ConnectionLost(f"queue {self.queue_name}: the connection was lost during a transaction: it "
+                                     "was rolled back, or (lost at its commit) committed or not: unknown") from exc
+
+    # -----------------------------------------------------------------------------------------
+    # The connection
+
+    def _prepare(self, connection: Any) -> None:
+        if self.dialect is None:
+            self.dialect = detect_dialect(connection)
+        if self.dialect == "mssql":
+            # The procedures manage their own transactions (BEGIN/COMMIT, and ROLLBACK + THROW on
+            # error). Under ODBC's implicit transactions (autocommit off) their first SELECT would
+            # open an outer transaction they do not commit (error 266), so calls run in autocommit
+            # mode and transaction() opens an explicit one.
+            connection.autocommit = True
+
+    def _connected(self) -> Any:
+        """The connection; after a loss a new one, made within reconnect_timeout or ConnectionLost."""
+        if self.connection is not None:
+            return self.connection
+        if self._factory is None:
+            raise ConnectionLost(f"queue {self.queue_name}: no connection, and no way to make one (the client was "
+                                 "given a ready connection; give it a URL or a connection factory to reconnect)")
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                connection = self._factory()
+            except Exception as exc:
+                waited = time.monotonic() - started
+                if waited >= self.reconnect_timeout:
+                    log.error("queue %s: no connection after %d attempts in %.1fs; giving up: %s",
+                              self.queue_name, attempt, waited, _describe(exc))
+                    raise ConnectionLost(f"queue {self.queue_name}: could not connect within "
+                                         f"{self.reconnect_timeout:g}s: {_message(exc)}") from exc
+                delay = min(self._backoff.delay(attempt), self.reconnect_timeout - waited)
+                log.warning("queue %s: connecting failed (attempt %d: %s); next attempt in %.2fs",
+                            self.queue_name, attempt, _describe(exc), delay)
+                time.sleep(max(0.0, delay))
+                continue
+            self._prepare(connection)
+            if self._lost:
+                log.info("queue %s: connected again (%d attempt(s), %.1fs)", self.queue_name, attempt,
+                         time.monotonic() - started)
+            self._lost = False
+            self.connection = connection
+            return connection
+
+    def _drop_connection(self, exc: BaseException, during: str) -> None:
+        """Forget a connection that is lost (closing what is left of it); the next call makes another."""
+        log.warning("queue %s: connection lost during %s: %s", self.queue_name, during, _describe(exc))
+        old, self.connection = self.connection, None
+        self._lost = True
+        if self._factory is not None:
+            self.reconnects += 1
+        if old is not None:
+            with contextlib.suppress(Exception):
+                old.close()
+
+    def _is_lost(self, exc: BaseException) -> bool:
+        return error_kind(self.dialect, exc, self.connection) == "connection"
+
+    def close(self) -> None:
+        """Close the connection (a later call opens a new one when the client has a factory or URL)."""
+        with self._lock:
+            old, self.connection = self.connection, None
+            if old is not None:
+                old.close()
 
     def _batch(self, sql: str) -> None:
-        cursor = self.connection.cursor()
+        cursor = self._connected().cursor()
         try:
             cursor.execute(sql)
         finally:
@@ -405,7 +537,7 @@ class QueueClient:
 
     def _finish(self, commit: bool) -> None:
         """End the implicit transaction a call left open (a no-op on an autocommit connection)."""
-        if self._tx_depth:
+        if self._tx_depth or self.connection is None:
             return
         if commit:
             self.connection.commit()
@@ -421,35 +553,56 @@ class QueueClient:
         'scalar' (the function's value / the procedure's RETURN value), 'call' (PostgreSQL CALL)."""
         sql, values = self._statement(kind, params, shape)
         attempt = 0
+        lost_since: Optional[float] = None  # when this call first lost its connection
+        losses = 0
         while True:
+            wait = 0.0
             with self._lock:
                 try:
+                    self._connected()
                     result = self._execute(sql, values, shape)
                     self._finish(commit=True)
+                    if lost_since is not None:
+                        log.info("queue %s: %s succeeded on a new connection after %.1fs", self.queue_name, kind,
+                                 time.monotonic() - lost_since)
                     return result
+                except ConnectionLost:
+                    raise
                 except Exception as exc:
-                    self._finish(commit=False)
-                    what = error_kind(self.dialect, exc)
-                    if what == "deadlock" and not self._tx_depth and attempt < self.max_deadlock_retries:
+                    what = error_kind(self.dialect, exc, self.connection)
+                    if what == "connection":
+                        self._drop_connection(exc, kind)
+                        lost_since = lost_since if lost_since is not None else time.monotonic()
+                        self._retry_after_loss(kind, exc, lost_since)
+                        losses += 1
+                        wait = self._backoff.delay(losses)
+                    else:
+                        self._finish(commit=False)
+                        if what != "deadlock" or self._tx_depth or attempt >= self.max_deadlock_retries:
+                            raise _queue_error(what, exc, retried=lost_since is not None)
                         attempt += 1
                         self.deadlock_retries += 1
                         delay = min(self.deadlock_backoff_max, self.deadlock_backoff * 2 ** (attempt - 1))
                         wait = random.uniform(delay / 2, delay)
-                        log.info("%s on %s.%s: chosen as a deadlock victim; retry %d in %.3f s",
-                                 kind, self.spec.schema, self.queue_name, attempt, wait)
-                    elif what == "lease_lost":
-                        raise LeaseLost(_message(exc)) from exc
-                    elif what == "duplicate":
-                        raise DuplicateJob(_message(exc)) from exc
-                    elif what == "invalid":
-                        raise InvalidArgument(_message(exc)) from exc
-                    elif what == "denied":
-                        raise PermissionDenied(_message(exc)) from exc
-                    elif what == "refused":
-                        raise QueueUsageError(_message(exc)) from exc
-                    else:
-                        raise
             time.sleep(wait)  # outside the lock: a heartbeat may run meanwhile
+
+    def _retry_after_loss(self, kind: str, exc: BaseException, lost_since: float) -> None:
+        """Return when a call that lost its connection may run again on a new one; else raise ConnectionLost."""
+        dedupe = self.queue.dedupe
+        if self._tx_depth:
+            why = "it ran inside client.transaction(), which was rolled back"
+        elif kind in _ENQUEUES and not (dedupe and dedupe.on_duplicate == "return_existing"):
+            why = ("it may have committed, and without a dedupe key that returns the existing job a retry could "
+                   "enqueue the job twice")
+        elif kind not in _RETRIED_AFTER_LOSS and kind not in _ENQUEUES:
+            why = "it is not retried after a connection loss"
+        elif self._factory is None:
+            why = "the client has no way to make a new connection (give it a URL or a connection factory)"
+        elif time.monotonic() - lost_since >= self.reconnect_timeout:
+            why = f"it kept losing its connection for {self.reconnect_timeout:g}s"
+        else:
+            return
+        raise ConnectionLost(f"queue {self.queue_name}: the connection was lost during {kind}: {why}") from exc
 
     def _statement(self, kind: str, params: Sequence[tuple[str, Any]], shape: str) -> tuple[str, list[Any]]:
         known = self.parameters(kind)
@@ -618,18 +771,17 @@ class QueueClient:
             self._check_options(f"enqueue_many (job {ordinal})", priority, run_at, None)
             values = self._job_values(job, job_type, where=f"enqueue_many (job {ordinal})")
             records.append((ordinal, values, priority, run_at))
+        kind = "enqueue_batch"
         if self.dialect == "postgres":
-            array = []
-            for ordinal, values, priority, run_at in records:
-                item: dict[str, Any] = {"ordinal": ordinal}
-                item.update({c: _jsonable(v, self._kinds.get(c)) for c, v in values})
-                if priority is not None:
-                    item["priority"] = int(priority)
-                if run_at is not None:
-                    item["run_at"] = _utc(run_at).isoformat()
-                array.append(item)
             from psycopg.types.json import Jsonb
+
+            array = self._json_jobs(records, lambda c, v: _jsonable(v, self._kinds.get(c)))
             params: list[tuple[str, Any]] = [("jobs", Jsonb(array))]
+        elif self._batch_as_json():
+            # enqueue_json: the same jobs as one JSON document; a json column as its JSON text.
+            kind = "enqueue_json"
+            array = self._json_jobs(records, lambda c, v: self._in(c, v))
+            params = [("jobs", json.dumps(array, default=_json_default))]
         else:
             # A table-valued parameter: the type's name and schema first (pyodbc >= 4.0.32), then one
             # tuple per job in the type's column order: ordinal, job type, payload, priority, run_at.
@@ -644,8 +796,32 @@ class QueueClient:
             params = [("jobs", rows)]
         if enqueued_by is not None:
             params.append(("enqueued_by", enqueued_by))
-        result = [self._row(r) for r in self._run("enqueue_batch", params, "rows")]
+        result = [self._row(r) for r in self._run(kind, params, "rows")]
         return sorted((BatchResult(r["ordinal"], r["id"], bool(r["enqueued"])) for r in result), key=lambda r: r.ordinal)
+
+    def _json_jobs(self, records: list, value: Any) -> list[dict[str, Any]]:
+        """enqueue_many's jobs as JSON objects keyed by batch column (value(column, v) encodes each)."""
+        array = []
+        for ordinal, values, priority, run_at in records:
+            item: dict[str, Any] = {"ordinal": ordinal}
+            item.update({c: value(c, v) for c, v in values})
+            if priority is not None:
+                item["priority"] = int(priority)
+            if run_at is not None:
+                item["run_at"] = _utc(run_at).isoformat()
+            array.append(item)
+        return array
+
+    def _batch_as_json(self) -> bool:
+        """SQL Server: send enqueue_many's jobs as JSON (enqueue_json) rather than as a table-valued
+        parameter? batch_via says; 'auto' asks the ODBC driver (qgen.connection.tvp_capable)."""
+        if self.batch_via != "auto":
+            return self.batch_via == "json"
+        if self._tvp is None:
+            import pyodbc
+
+            self._tvp = tvp_capable(str(self._connected().getinfo(pyodbc.SQL_DRIVER_NAME)))
+        return not self._tvp
 
     def dequeue(self, batch_size: Optional[int] = None, job_type: Any = None, owner: Optional[str] = None,
                 lease_seconds: Optional[int] = None,
@@ -680,12 +856,32 @@ class QueueClient:
             params.append(("job_type", self._in(self.job_type_column, job_type)))
         if lease_seconds is not None:
             params.append(("lease_seconds", int(lease_seconds)))
+        token = None
         if complete is not None:
             # A Job stands for its whole lease here: the batch it came in is completed together.
-            params.append(("complete_lease_token", self._token_and_id(complete, None)[0]))
+            token = self._token_and_id(complete, None)[0]
+            params.append(("complete_lease_token", token))
         if at_most_once:
             params.append(("at_most_once", True))
-        return [self._job(row) for row in self._run("dequeue", params, "rows")]
+        started = time.monotonic()
+        try:
+            jobs = [self._job(row) for row in self._run("dequeue", params, "rows")]
+        except OutcomeUnknown:
+            if token is None or self._leases.holds(token, None) is None:
+                raise
+            # The lost attempt committed: it completed the lease's jobs and claimed a batch whose
+            # rows never arrived. Those stay leased until their lease expires and reap releases them.
+            log.warning("queue %s: a dequeue that also completed lease %s lost its result on a lost connection; its "
+                        "completion committed, and the jobs it claimed stay leased until the lease expires and reap "
+                        "releases them", self.queue_name, token)
+            self._leases.finished(token, None)
+            return self.dequeue(batch_size, job_type, owner, lease_seconds)
+        if token is not None:
+            self._leases.finished(token, None)
+        if self.lease_mode and jobs:
+            seconds = lease_seconds if lease_seconds is not None else self.queue.lease
+            self._leases.claimed(jobs[0].lease_token, started, seconds, {job.id: job.attempts for job in jobs})
+        return jobs
 
     @staticmethod
     def _token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[Any, Optional[int]]:
@@ -710,7 +906,21 @@ class QueueClient:
             raise TypeError("complete: outbox values belong to one job; give the job (or id=), not only a lease token")
         params: list[tuple[str, Any]] = [("lease_token", token), ("id", job_id)]
         params += [(c, self._in(c, v, self._outbox_kinds)) for c, v in outbox.items()]
-        return int(self._run("complete", params, "scalar"))
+        try:
+            done = int(self._run("complete", params, "scalar"))
+        except OutcomeUnknown:
+            lease = self._leases.holds(token, job_id)
+            if lease is None:
+                raise
+            # The lease cannot have expired yet, so only this client's own lost attempt ended it.
+            log.info("queue %s: complete of %s: the attempt lost with its connection had committed", self.queue_name,
+                     f"job {job_id}" if job_id is not None else f"lease {token}")
+            done = 1 if job_id is not None else len(lease.attempts)
+        except LeaseLost:
+            self._leases.finished(token, job_id)
+            raise
+        self._leases.finished(token, job_id)
+        return done
 
     def fail(self, job: Union[Job, uuid.UUID, str], error: Optional[str] = None, retry: bool = True,
              id: Optional[int] = None) -> Literal["retry", "dead"]:
@@ -722,9 +932,23 @@ class QueueClient:
             raise TypeError("fail: give the job (or id=)")
         if error is not None:
             error = str(error)[:4000]
-        outcome = self._run("fail", [("lease_token", token), ("id", job_id), ("error", error), ("retry", bool(retry))],
-                            "scalar")
-        return "dead" if int(outcome) == 1 else "retry"
+        try:
+            outcome = int(self._run("fail", [("lease_token", token), ("id", job_id), ("error", error),
+                                             ("retry", bool(retry))], "scalar"))
+        except OutcomeUnknown:
+            lease = self._leases.holds(token, job_id)
+            if lease is None:
+                raise
+            # As in complete: the lost attempt committed; it dead-lettered the job when fail does.
+            attempts = lease.attempts.get(job_id)
+            outcome = int(not retry or (attempts is not None and attempts >= self.queue.retry.max_attempts))
+            log.info("queue %s: fail of job %s: the attempt lost with its connection had committed", self.queue_name,
+                     job_id)
+        except LeaseLost:
+            self._leases.finished(token, job_id)
+            raise
+        self._leases.finished(token, job_id)
+        return "dead" if outcome == 1 else "retry"
 
     def extend_lease(self, job: Union[Job, uuid.UUID, str], lease_seconds: Optional[int] = None,
                      id: Optional[int] = None) -> int:
@@ -739,7 +963,10 @@ class QueueClient:
         if lease_seconds is not None:
             params.append(("lease_seconds", int(lease_seconds)))
         params.append(("id", job_id))
-        return int(self._run("extend_lease", params, "scalar"))
+        started = time.monotonic()
+        extended = int(self._run("extend_lease", params, "scalar"))
+        self._leases.extended(token, started, lease_seconds if lease_seconds is not None else self.queue.lease)
+        return extended
 
     def reap(self, batch_size: Optional[int] = None) -> ReapResult:
         """Release jobs whose lease expired (dead-letter those out of attempts)."""
@@ -865,7 +1092,7 @@ class QueueClient:
         with self._lock:
             if self._tx_depth:
                 raise QueueUsageError("the worker procedure commits job by job: call it outside client.transaction()")
-            conn = self.connection
+            conn = self._connected()
             autocommit = conn.autocommit
             conn.commit()
             conn.autocommit = True
@@ -874,7 +1101,30 @@ class QueueClient:
                     return int(self._run("worker", params, "rows")[0]["processed"])
                 return int(self._run("worker", params, "call"))
             finally:
-                conn.autocommit = autocommit
+                if conn is self.connection:
+                    conn.autocommit = autocommit
+
+
+def _queue_error(what: Optional[str], exc: BaseException, retried: bool) -> BaseException:
+    """The exception a driver error raises from the client: a QueueError for the errors a queue
+    defines (caused by the driver's), else the driver's own."""
+    if what == "lease_lost" and retried:
+        error: BaseException = OutcomeUnknown(f"{_message(exc)} (on a retry after the connection was lost: the lost "
+                                              "attempt may have committed)")
+    elif what in ("lease_lost", "duplicate", "denied", "invalid", "refused"):
+        error = {"lease_lost": LeaseLost, "duplicate": DuplicateJob, "denied": PermissionDenied,
+                 "invalid": InvalidArgument, "refused": QueueUsageError}[what](_message(exc))
+    else:
+        return exc
+    error.__cause__ = exc
+    return error
+
+
+def _describe(exc: BaseException) -> str:
+    """An error for the log: its type, its codes, its message."""
+    state, native = _native_codes(exc)
+    codes = ", ".join(([f"SQLSTATE {state}"] if state else []) + [f"error {n}" for n in sorted(native)])
+    return f"{type(exc).__name__}{f' ({codes})' if codes else ''}: {_message(exc).strip()}"
 
 
 def _message(exc: BaseException) -> str:

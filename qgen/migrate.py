@@ -33,10 +33,16 @@ while it is empty, and creates the earlier revision's objects from the SQL kept 
 
 Python decides what runs in which order; every line of SQL comes from templates/ (the object
 templates, and add_column, drop_column and drop_table_if_empty for table changes).
+
+Any Alembic environment takes qgen revisions: the one `qgen init` writes (qgen/project/), or one the
+user already has. Alembic names and chains the revision; its module comes from qgen/revision.py.mako
+and calls run_revision, which needs nothing of env.py but a connection (online) or a dialect
+(offline, --sql). An env.py that autogenerates across schemas leaves qgen's out (qgen_schemas).
 """
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import itertools
 import json
@@ -52,6 +58,8 @@ from qgen.spec import Spec
 from qgen.specload import SpecInvalid, load_spec, load_spec_text
 
 MANIFEST = "manifest.json"
+# The module of a qgen revision (Mako, as Alembic's script.py.mako).
+REVISION_TEMPLATE = Path(__file__).parent / "revision.py.mako"
 SPEC_FILE = "spec.yaml"
 # Tables that hold jobs or results: never dropped or re-created by a revision that follows another.
 DATA_TABLES = ("table", "dead_letter_table", "archive_table", "outbox_table")
@@ -164,6 +172,25 @@ def find_previous(script_dir, schema: str) -> Previous | None:
                                    f"loads with this qgen, so the change cannot be worked out:\n{exc}"]) from None
         return Previous(script.revision, folder, manifest, spec)
     return None
+
+
+def qgen_schemas(script_dir) -> set[str]:
+    """The schemas the qgen revisions of an Alembic environment install. An env.py whose
+    autogenerate compares more than the default schema (include_schemas=True) leaves them out, or
+    autogenerate would offer to drop the queues it does not know:
+
+        from qgen.migrate import qgen_schemas
+        QUEUE_SCHEMAS = qgen_schemas(context.script)
+        def include_name(name, type_, parent_names):
+            return not (type_ == "schema" and name in QUEUE_SCHEMAS)
+        context.configure(..., include_schemas=True, include_name=include_name)
+    """
+    found = set()
+    for script in script_dir.walk_revisions():
+        manifest = Path(script.path).with_suffix("") / MANIFEST
+        if manifest.is_file():
+            found.add(json.loads(manifest.read_text(encoding="utf-8"))["schema"])
+    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -514,8 +541,8 @@ def make_revision(spec_path: str | Path, message: str, config_path: str | Path =
         raise RevisionRefused([f"the spec renders for {', '.join(spec.dialects)}, not {dialect}"])
     config_path = Path(config_path)
     if not config_path.is_file():
-        raise RevisionRefused([f"no Alembic configuration at {config_path}; run from the repository root "
-                               "(where alembic.ini is) or pass -c PATH"])
+        raise RevisionRefused([f"no Alembic configuration at {config_path}: run `qgen init` to make an Alembic "
+                               "environment here, or pass -c PATH (the alembic.ini of your project's environment)"])
     script_dir = ScriptDirectory.from_config(Config(str(config_path)))
     script_dir.get_current_head()  # one head, or alembic's own error about several
     previous = find_previous(script_dir, spec.schema)
@@ -558,14 +585,19 @@ def make_revision(spec_path: str | Path, message: str, config_path: str | Path =
                        "change tables only as listed above.")
         downgrade_doc = (f"Restore revision {previous.revision}'s objects; tables keep their jobs (an added column stays "
                          "while it holds values).")
-    script = script_dir.generate_revision(
-        revision, message, head="head",
-        qgen={"spec": str(spec_path), "schema": spec.schema, "dialects": list(plans), "summary": summary,
-              "upgrade": upgrade_doc, "downgrade": downgrade_doc},
-    )
+    qgen = {"spec": str(spec_path), "schema": spec.schema, "dialects": list(plans), "summary": summary,
+            "upgrade": upgrade_doc, "downgrade": downgrade_doc}
+    # Alembic names, places and chains the revision (its file template, version locations, head);
+    # its module is then written from qgen's own template, whatever the environment's
+    # script.py.mako says: an Alembic environment of the user's own takes qgen revisions as it is.
+    script = script_dir.generate_revision(revision, message, head="head", qgen=qgen)
     module = Path(script.path)
     folder = module.with_suffix("")
     try:
+        alembic_util.template_to_file(
+            str(REVISION_TEMPLATE), str(module), "utf-8", up_revision=script.revision,
+            down_revision=script.down_revision, branch_labels=None, depends_on=None,
+            create_date=datetime.datetime.now(), comma=alembic_util.format_as_comma, message=message, qgen=qgen)
         folder.mkdir()
         (folder / SPEC_FILE).write_text(spec_text, encoding="utf-8", newline="\n")
         manifest = {

@@ -214,7 +214,7 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         "queues": {name: _queue_context(spec, name) for name in spec.queues},
         "batch": dialect.batch_separator,
         "maintenance": SimpleNamespace(batch_size=MAINTENANCE_BATCH, max_batch_size=MAINTENANCE_BATCH_MAX),
-        "objects": spec_objects(spec),  # every object, in dependency order (verify names them all)
+        "objects": spec_objects(spec, dialect_name),  # every object, in dependency order (verify names them all)
     }
     env.globals.update(base)  # imported macro modules see these too
     parts = render_script_parts(env, dialect_name)

@@ -284,7 +284,7 @@ class Grants(_Strict):
 OBJECT_KINDS = (
     "table", "claim_index", "claim_order_index", "dedupe_index", "lease_index", "processed_index",
     "pending_view", "watermark_table", "dead_letter_table", "dead_letter_index", "archive_table",
-    "archive_index", "outbox_table", "batch_type", "enqueue", "enqueue_batch",
+    "archive_index", "outbox_table", "batch_type", "enqueue", "enqueue_batch", "enqueue_json",
     "dequeue", "complete", "fail", "extend_lease", "reap", "worker", "watermark_move",
     "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive",
 )

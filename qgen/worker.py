@@ -21,18 +21,20 @@
   correction needs the admin role; a login without it skips the correction (PermissionDenied).
 - stop_when_empty=False polls every poll_interval seconds instead of returning when empty (with
   one watermark correction per empty poll); set `stop` (a threading.Event) to end the loop.
+- A lost connection does not end the loop. The client reconnects by itself (given a URL or a
+  connection factory) and retries what is safe to retry; when a call still fails with
+  ConnectionLost (the database stayed away longer than the client's reconnect_timeout), the loop
+  logs it, waits (jittered, growing up to a cap) and carries on until the database is back, the
+  allotted time is over or `stop` is set. A complete or fail whose outcome stayed unknown
+  (OutcomeUnknown, or ConnectionLost) is counted, never repeated: the lease token fences it, and a
+  job whose completion did not commit is released by reap when its lease expires. Every loss,
+  wait and recovery is logged (loggers qgen.worker and qgen.client).
 - Maintenance: every maintain_every seconds (default 5; None or 0 switches it off) the loop calls
-  the queue's maintain procedure, between batches and between the jobs of a batch, on the worker's
-  own connection: it releases expired leases (a crashed worker's jobs), corrects the watermark and
-  purges finished jobs, one bounded batch each. Only one maintain runs at a time per queue, so in a
-  fleet the others return at once (skipped); when it reports more work it runs again at the next
-  step instead of after the interval. A fleet of workers needs no other process to reap. The
-  interval is kept per client, so calling run_worker again on the same client does not maintain
-  more often. A login without EXECUTE on maintain (an install older than maintain) logs a warning
-  once and works on without it; any other maintenance error is logged and retried next interval.
-  With handlers slower than the interval, maintenance waits for the end of the job in hand.
-- Logging: logger "qgen.worker" (handler failures, lost leases, maintenance problems) and
-  "qgen.maintain" (what each maintain did, at INFO when it did something).
+  the queue's maintain procedure (reap expired leases, correct the watermark, purge: one bounded
+  batch each; one caller at a time per queue), so a fleet of workers needs no other process to
+  reap. See qgen/maintenance.py.
+- on_done(job, outcome) is called after each job with 'completed', 'failed', 'dead', 'lease_lost'
+  or 'unknown' (a completion whose commit nobody can confirm), e.g. to keep a ledger.
 
 Only lease-mode queues: a delete-mode job is handled inside the transaction of its dequeue
 (`with client.transaction(): jobs = client.dequeue(); ...`).
@@ -47,17 +49,15 @@ import os
 import socket
 import threading
 import time
-import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from qgen.client import Job, LeaseLost, MaintainResult, PermissionDenied, QueueClient, QueueUsageError
+from qgen.client import ConnectionLost, Job, LeaseLost, OutcomeUnknown, PermissionDenied, QueueClient, QueueUsageError
+from qgen.connection import Backoff
+from qgen.maintenance import MAINTAIN_EVERY, Maintenance
 
 OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
-MAINTAIN_EVERY = 5.0  # seconds between maintain calls of one worker (run_worker's default)
-
 log = logging.getLogger("qgen.worker")
-maintain_log = logging.getLogger("qgen.maintain")
 
 
 @dataclass
@@ -70,59 +70,13 @@ class WorkerStats:
     batches: int = 0         # non-empty dequeues
     watermark_corrections: int = 0
     deadlock_retries: int = 0
-    overran: bool = False    # the allotted time ran out before the queue was empty
+    connection_lost: int = 0  # calls that raised ConnectionLost (the loop waited and went on)
+    outcome_unknown: int = 0  # completions or failures whose commit could not be confirmed
+    reconnects: int = 0       # new connections the client made after a loss
     maintenance_runs: int = 0     # maintain calls that did their work
     maintenance_skipped: int = 0  # maintain calls that found another one running on the queue
     reaped: int = 0               # expired leases those calls released (or dead-lettered)
-
-
-# When each client last ran maintain (monotonic seconds): the interval holds across run_worker calls.
-_last_maintained: "weakref.WeakKeyDictionary[QueueClient, float]" = weakref.WeakKeyDictionary()
-
-
-class _Maintenance:
-    """Calls the queue's maintain when maintain_every seconds have passed since this client last did."""
-
-    def __init__(self, client: QueueClient, every: Optional[float], stats: "WorkerStats"):
-        self.client, self.every, self.stats = client, every, stats
-        self.on = bool(every)
-
-    def run_if_due(self) -> None:
-        if not self.on:
-            return
-        now = time.monotonic()
-        last = _last_maintained.get(self.client)
-        if last is not None and now - last < self.every:
-            return
-        _last_maintained[self.client] = now
-        where = f"{self.client.spec.schema}.{self.client.queue_name}"
-        try:
-            result = self.client.maintain()
-        except PermissionDenied as exc:
-            self.on = False
-            log.warning("maintain on %s refused (%s): this worker runs no maintenance; grant EXECUTE on "
-                        "%s to its role, or run `qgen maintain` elsewhere", where, exc, self.client.qualified("maintain"))
-            return
-        except Exception as exc:  # maintenance must not stop the work; the next interval tries again
-            log.warning("maintain on %s failed: %s: %s; next try in %s s", where, type(exc).__name__, exc, self.every)
-            return
-        self._record(where, result)
-        if result.more:
-            _last_maintained[self.client] = now - self.every  # due again at the next step
-
-    def _record(self, where: str, result: MaintainResult) -> None:
-        if result.skipped:
-            self.stats.maintenance_skipped += 1
-            return
-        self.stats.maintenance_runs += 1
-        self.stats.reaped += result.released + result.dead_lettered
-        did = result.released or result.dead_lettered or result.archived or result.processed or result.dead \
-            or result.old_watermark != result.new_watermark
-        maintain_log.log(logging.INFO if did else logging.DEBUG,
-                         "%s: released %d expired leases, dead-lettered %d, watermark %s -> %s, purged %d archived, "
-                         "%d processed, %d dead%s", where, result.released, result.dead_lettered, result.old_watermark,
-                         result.new_watermark, result.archived, result.processed, result.dead,
-                         " (more to do)" if result.more else "")
+    overran: bool = False    # the allotted time ran out before the queue was empty
 
 
 class _Heartbeat:
@@ -157,6 +111,9 @@ class _Heartbeat:
             except LeaseLost:
                 self.lost = True  # every job of the lease is finished, or it was taken over
                 return
+            except ConnectionLost as exc:  # the database is away: try again at the next beat
+                log.warning("lease heartbeat: %s", exc)
+                continue
             except Exception as exc:  # keep the worker going; its own calls will report the problem
                 self.error = exc
                 return
@@ -178,26 +135,36 @@ def run_worker(
     max_batches: Optional[int] = None,
     poll_interval: float = 1.0,
     stop: Optional[threading.Event] = None,
+    on_done: Optional[Callable[[Job, str], Any]] = None,
     maintain_every: Optional[float] = MAINTAIN_EVERY,
 ) -> WorkerStats:
     """Work the queue until it is empty (or forever, with stop_when_empty=False), the allotted time
     is over, max_batches batches were claimed, or `stop` is set; run the queue's maintain every
-    maintain_every seconds meanwhile (None or 0: never). Returns what it did."""
+    maintain_every seconds meanwhile (None or 0: never; qgen/maintenance.py). Returns what it did."""
     if not client.lease_mode:
         raise QueueUsageError(f"run_worker needs a lease queue; {client.queue_name} has claim: delete "
                               "(handle its jobs inside `with client.transaction():`)")
     stats = WorkerStats()
-    retries_before = client.deadlock_retries
+    retries_before, reconnects_before = client.deadlock_retries, client.reconnects
+    backoff, waits = Backoff(0.5, 15.0), 0
     started = time.monotonic()
     deadline = started + allotted_seconds if allotted_seconds is not None else None
     owner = owner or f"qgen-worker:{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
     lease = int(lease_seconds if lease_seconds is not None else client.queue.lease)
     may_correct = correct_watermark and client.queue.watermark.enabled
     corrected = False
-    maintenance = _Maintenance(client, maintain_every, stats)
+    maintenance = Maintenance(client, maintain_every, stats)
 
     def time_over() -> bool:
         return deadline is not None and time.monotonic() >= deadline
+
+    def pause(seconds: float) -> None:
+        if deadline is not None:
+            seconds = max(0.0, min(seconds, deadline - time.monotonic()))
+        if stop is not None:
+            stop.wait(seconds)
+        else:
+            time.sleep(seconds)
 
     try:
         while not (stop is not None and stop.is_set()):
@@ -207,9 +174,9 @@ def run_worker(
                 stats.overran = True
                 break
             maintenance.run_if_due()
-            jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease)
-            if not jobs:
-                if may_correct and not corrected:
+            try:
+                jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease)
+                if not jobs and may_correct and not corrected:
                     corrected = True
                     try:
                         client.watermark_correct()
@@ -217,12 +184,20 @@ def run_worker(
                     except PermissionDenied:
                         may_correct = False  # a consumer-only login: nothing to correct with
                     continue
+            except ConnectionLost as exc:
+                stats.connection_lost += 1
+                waits += 1
+                delay = backoff.delay(waits)
+                log.warning("worker %s: %s; trying again in %.1fs", owner, exc, delay)
+                pause(delay)
+                continue
+            if waits:
+                log.info("worker %s: working again after %d wait(s) for the database", owner, waits)
+                waits = 0
+            if not jobs:
                 if stop_when_empty:
                     break
-                if stop is not None:
-                    stop.wait(poll_interval)
-                else:
-                    time.sleep(poll_interval)
+                pause(poll_interval)
                 corrected = False
                 continue
             corrected = False
@@ -236,40 +211,52 @@ def run_worker(
                         break
                     if index:
                         maintenance.run_if_due()
-                    _handle(client, handler, job, stats)
+                    _done(on_done, job, _handle(client, handler, job, stats))
             if stats.overran:
                 break
     finally:
         stats.deadlock_retries = client.deadlock_retries - retries_before
+        stats.reconnects = client.reconnects - reconnects_before
     return stats
 
 
-def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats: WorkerStats) -> None:
+def _done(on_done: Optional[Callable[[Job, str], Any]], job: Job, outcome: str) -> None:
+    if on_done is not None:
+        on_done(job, outcome)
+
+
+def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats: WorkerStats) -> str:
+    """Run the handler on one job, then complete or fail it; what happened to the job."""
     try:
         handler(job)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
-        try:
-            outcome = client.fail(job, error=error, retry=True)
-        except LeaseLost:
-            stats.lease_lost += 1
-            log.warning("job %s of %s failed (%s), but its lease was lost meanwhile: not failed by this worker",
-                        job.id, client.queue_name, error)
-            return
-        stats.failed += 1
-        if outcome == "dead":
-            stats.dead_lettered += 1
-        log.log(logging.WARNING if outcome == "dead" else logging.INFO, "job %s of %s failed (%s): %s",
-                job.id, client.queue_name, error, "dead-lettered" if outcome == "dead" else "to be retried")
-        return
+        return _finish(client, stats, job, lambda: client.fail(job, error=error, retry=True))
+    return _finish(client, stats, job, lambda: client.complete(job))
+
+
+def _finish(client: QueueClient, stats: WorkerStats, job: Job, call: Callable[[], Any]) -> str:
     try:
-        client.complete(job)
+        result = call()
+    except OutcomeUnknown as exc:
+        stats.outcome_unknown += 1
+        log.warning("job %s: %s", job.id, exc)
+        return "unknown"
     except LeaseLost:
         stats.lease_lost += 1
-        log.warning("job %s of %s: lease lost before it was completed (it expired and was released); "
-                    "another worker will take it", job.id, client.queue_name)
-        return
+        return "lease_lost"
+    except ConnectionLost as exc:
+        # Not repeated here: if it did not commit, the lease expires and reap releases the job.
+        stats.outcome_unknown += 1
+        stats.connection_lost += 1
+        log.warning("job %s: %s; if it did not commit, the job is released when its lease expires", job.id, exc)
+        return "unknown"
+    if result in ("retry", "dead"):
+        stats.failed += 1
+        stats.dead_lettered += result == "dead"
+        return "failed" if result == "retry" else "dead"
     stats.processed += 1
+    return "completed"
 
 
 def _give_up(client: QueueClient, jobs: list[Job], release: bool, stats: WorkerStats) -> None:
@@ -279,5 +266,5 @@ def _give_up(client: QueueClient, jobs: list[Job], release: bool, stats: WorkerS
     for job in jobs:
         try:
             client.fail(job, error=OVERRUN_ERROR, retry=True)
-        except LeaseLost:
-            pass  # already reaped and taken over: nothing of ours to give back
+        except (LeaseLost, ConnectionLost):
+            pass  # already reaped and taken over, or the lease will run out: nothing of ours to give back

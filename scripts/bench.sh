@@ -14,3 +14,8 @@ mkdir -p bench
     --batches 1,10,100 --workers 4 --seconds 5 --json bench/throughput.json | tee bench/throughput.txt
 .venv/bin/qgen bench examples/004_rainfall.yaml --url "$URL" --producers 2 --workers 4 --jobs 50000 --enqueue-batch 10 \
     --batch 10 --json bench/load.json | tee bench/load.txt
+# Workers killed every 3 s and replaced; the database is restarted once only when you say how
+# (a database of your own): QGEN_BENCH_RESTART_DB='sudo pg_ctlcluster 15 main restart' bash scripts/bench.sh
+.venv/bin/qgen bench examples/004_rainfall.yaml --url "$URL" --producers 2 --workers 4 --jobs 60000 --enqueue-batch 100 \
+    --batch 10 --chaos --chaos-every 3 --chaos-seed 1 ${QGEN_BENCH_RESTART_DB:+--chaos-restart-db "$QGEN_BENCH_RESTART_DB"} \
+    --json bench/chaos.json | tee bench/chaos.txt

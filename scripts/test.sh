@@ -12,11 +12,36 @@ command -v mcs >/dev/null 2>&1 || apt_packages+=(mono-mcs)
 [ -e /usr/lib/mono/4.5/Facades/netstandard.dll ] || apt_packages+=(mono-devel)
 dpkg -s tdsodbc >/dev/null 2>&1 || apt_packages+=(tdsodbc)
 dpkg -s unixodbc-dev >/dev/null 2>&1 || apt_packages+=(unixodbc-dev)
+# Another apt (unattended upgrades on a fresh machine, a second run of this script) may hold the
+# package locks: wait for it, up to 10 minutes, instead of failing at once.
+apt_wait=600
+wait_for_apt_lists() {
+  # apt-get update has no lock timeout of its own: wait while another process holds its lists lock
+  # (an fcntl lock, as apt takes it), then try; try again if it was taken in between.
+  local deadline=$((SECONDS + apt_wait))
+  until $sudo python3 - /var/lib/apt/lists/lock <<'PY'
+import fcntl, os, sys
+try:
+    fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o640)
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+except OSError:
+    sys.exit(1)
+PY
+  do
+    [ $SECONDS -lt $deadline ] || { echo "apt's lists are still locked after ${apt_wait}s" >&2; return 1; }
+    echo "== waiting for another apt to finish (lists lock)"; sleep 5
+  done
+}
 if [ ${#apt_packages[@]} -gt 0 ]; then
   echo "== installing Debian packages: ${apt_packages[*]}"
   if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
+  for attempt in 1 2 3; do
+    wait_for_apt_lists && $sudo apt-get -o DPkg::Lock::Timeout=$apt_wait update -qq && break
+    [ $attempt -lt 3 ] || exit 1
+    sleep 5
+  done
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=$apt_wait install -y -qq \
+    --no-install-recommends "${apt_packages[@]}" >/dev/null
 fi
 
 if [ ! -x .venv/bin/python ]; then

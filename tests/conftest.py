@@ -26,3 +26,17 @@ def postgres_server() -> None:
     from tests.support.pg import server_problem
 
     require(server_problem())
+
+
+@pytest.fixture(scope="module")
+def throwaway_postgres():
+    """A PostgreSQL server of this test module's own, which it may restart (tests/support/throwaway_pg.py)."""
+    from tests.support.throwaway_pg import ThrowawayPostgres, problem
+
+    require(problem())
+    server = ThrowawayPostgres()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()

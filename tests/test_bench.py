@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -16,6 +17,10 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.support.pg import scratch_database
+from tests.support.run import named
+
+# Bench roles are named after the bench's schema, and roles belong to the server: this run's own.
+SMOKE, TAKEN, KEPT = named("qgen_bench_smoke"), named("taken"), named("qgen_bench_kept")
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +29,7 @@ def bench_url(postgres_server):
         yield url
 
 
-def bench(url, *args, schema="qgen_bench_smoke"):
+def bench(url, *args, schema=SMOKE):
     command = [sys.executable, "-m", "qgen.cli", "bench", "--url", url, "--schema", schema, "--quiet", *args]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
 
@@ -57,21 +62,21 @@ def test_a_small_run_reports_exactly_once(bench_url, tmp_path, spec, extra):
     for line in ("enqueued/s", "completed/s", "claim latency p99 (ms)", "re-deliveries", "deadlock retries"):
         assert line in result.stdout
     assert "| exactly once           | yes" in result.stdout
-    assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0), "the scratch schema and its roles are dropped"
+    assert leftovers(bench_url, SMOKE) == (0, 0), "the scratch schema and its roles are dropped"
 
 
 @pytest.mark.parametrize("run", [[], ["--experiment", "ghosts"], ["--experiment", "throughput"]],
                          ids=["load", "ghosts", "throughput"])
 def test_refuses_a_schema_that_holds_tables_and_keeps_them(bench_url, run):
     with psycopg.connect(bench_url, autocommit=True) as conn:
-        conn.execute("CREATE SCHEMA IF NOT EXISTS taken; CREATE TABLE IF NOT EXISTS taken.jobs (id int); "
-                     "TRUNCATE taken.jobs; INSERT INTO taken.jobs VALUES (1)")
-    result = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "10", *run, schema="taken")
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {TAKEN}; CREATE TABLE IF NOT EXISTS {TAKEN}.jobs (id int); "
+                     f"TRUNCATE {TAKEN}.jobs; INSERT INTO {TAKEN}.jobs VALUES (1)")
+    result = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "10", *run, schema=TAKEN)
     assert result.returncode == 1
-    assert "schema taken already holds tables" in result.stderr and "--replace" in result.stderr
+    assert f"schema {TAKEN} already holds tables" in result.stderr and "--replace" in result.stderr
     assert "Traceback" not in result.stderr
     with psycopg.connect(bench_url) as conn:
-        assert conn.execute("SELECT count(*) FROM taken.jobs").fetchone()[0] == 1
+        assert conn.execute(f"SELECT count(*) FROM {TAKEN}.jobs").fetchone()[0] == 1
 
 
 @pytest.mark.parametrize("made, probe", [
@@ -112,7 +117,7 @@ def test_a_schema_the_spec_could_not_have_is_refused_plainly(bench_url, schema, 
 
 
 def test_keep_leaves_the_queue_and_replace_starts_over(bench_url):
-    schema = "qgen_bench_kept"
+    schema = KEPT
     first = bench(bench_url, "examples/001_watermark.yaml", "--jobs", "50", "--keep", schema=schema)
     assert first.returncode == 0, first.stderr
     assert leftovers(bench_url, schema)[0] == 1
@@ -141,7 +146,7 @@ def test_the_ghost_experiment_reports_each_variant(bench_url, tmp_path):
     assert all(r["abandoned"] == r["reaped"] == r["redeliveries"] == 20 for r in lease)
     assert {t["variant"] for t in report["targets"]} == {"lease, watermark on", "delete, watermark on"}
     assert "pages per claim at end" in result.stdout
-    assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0)
+    assert leftovers(bench_url, SMOKE) == (0, 0)
 
 
 def test_bad_arguments_get_a_clear_error(bench_url):
@@ -177,4 +182,41 @@ def test_the_throughput_matrix_measures_qgen_next_to_its_references(bench_url, t
     assert targets["lease claim + complete (1)"]["reference"] == "R1"
     for t in targets.values():
         assert t["ratio"] == round(t["measured"] / t["reference_rate"], 2)
-    assert leftovers(bench_url, "qgen_bench_smoke") == (0, 0)
+    assert leftovers(bench_url, SMOKE) == (0, 0)
+
+
+def test_chaos_kills_workers_restarts_the_database_and_the_ledger_still_says_exactly_once(throwaway_postgres, tmp_path):
+    """--chaos on a PostgreSQL of the test's own (it is restarted): workers are SIGKILLed and
+    replaced, the database restarts once, and the run still ends with a verdict from the ledger."""
+    server = throwaway_postgres
+    with psycopg.connect(server.url(), autocommit=True) as admin:
+        admin.execute("CREATE DATABASE chaos")
+    out = tmp_path / "chaos.json"
+    restart = shlex.join(server.pg_ctl_command("restart", "fast"))
+    result = bench(server.url("chaos"), "examples/004_rainfall.yaml", "--producers", "1", "--workers", "3",
+                   "--jobs", "3000", "--batch", "5", "--work-ms", "3", "--chaos", "--chaos-every", "0.7",
+                   "--lease", "2", "--chaos-seed", "7", "--chaos-restart-db", restart, "--json", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(out.read_text())
+    ledger, chaos = report["ledger"], report["chaos"]
+    assert (ledger["enqueued"], ledger["completed"], ledger["duplicates"], ledger["lost"]) == (3000, 3000, 0, 0)
+    assert ledger["exactly_once"] is True
+    killed = [k["worker"] for k in chaos["kills"]]
+    assert len(killed) >= 2 and chaos["workers_killed"] == len(killed)
+    # every process lost was one the chaos killed (a victim may have finished just before its kill)
+    assert set(report["lost_processes"]) <= set(killed) and len(report["lost_processes"]) >= 2
+    assert all(c == -9 for c in report["lost_processes"].values())
+    held = [k for k in chaos["kills"] if k["orphaned"]]
+    assert held, "a killed worker held jobs"
+    assert all(k["recovered_after_s"] is not None and k["recovered_after_s"] >= 1 for k in held), held
+    assert chaos["recovery_s"]["never"] == 0 and chaos["recovery_s"]["max"] >= chaos["recovery_s"]["median"]
+    assert report["redeliveries"] >= sum(k["orphaned"] for k in held)
+    assert report["reaped"]["released"] >= 1
+    restarted = chaos["database_restart"]
+    assert restarted["ran"] and restarted["exit_code"] == 0 and server.restarts == 0  # the bench restarted it
+    # it restarted under load (jobs were being completed before it), and work went on after it
+    assert restarted["at_s"] < report["seconds"] and restarted["completed_per_second_before"] > 0
+    assert restarted["first_completion_after_s"] is not None
+    for line in ("workers killed (SIGKILL)", "recovery after a kill, max (s)", "database restart (s)"):
+        assert line in result.stdout
+    assert "| exactly once                          | yes" in result.stdout

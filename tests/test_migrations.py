@@ -1,5 +1,6 @@
 """Alembic revisions made by `qgen revision`, run against the local PostgreSQL (and SQL Server when
-QGEN_TEST_MSSQL_URL names one). Revisions go into a temporary copy of migrations/, never the repo's.
+QGEN_TEST_MSSQL_URL names one). Revisions go into an Alembic environment `qgen init` writes into a
+temporary folder (the repo has none of its own to write into).
 
 The central scenario is the README's spec-change procedure: revision 1, jobs enqueued and leased,
 revision 2 from a changed spec (a new nullable payload column, a longer lease), upgrade, downgrade -1,
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import uuid
@@ -48,12 +48,9 @@ queues:
 
 @pytest.fixture
 def migrations(tmp_path) -> Path:
-    """A copy of the repo's alembic.ini and migrations/ (env.py, script.py.mako, an empty versions/)."""
-    shutil.copytree(ROOT / "migrations", tmp_path / "migrations", ignore=shutil.ignore_patterns("__pycache__"))
-    versions = tmp_path / "migrations" / "versions"
-    assert sorted(p.name for p in versions.iterdir()) == [".gitkeep"], "the repo's migrations/versions/ must stay empty"
-    shutil.copy(ROOT / "alembic.ini", tmp_path / "alembic.ini")
-    return tmp_path / "alembic.ini"
+    """An Alembic environment as `qgen init` writes it (alembic.ini, migrations/ with an empty versions/)."""
+    assert qgen_main(["init", str(tmp_path / "project"), "--no-spec"]) == 0
+    return tmp_path / "project" / "alembic.ini"
 
 
 @pytest.fixture
@@ -115,9 +112,9 @@ def gone(conn, schema: str) -> tuple[int, int]:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_readme_flow_from_the_repo_root(migrations, database, schema, tmp_path):
-    """qgen revision, alembic upgrade head, alembic downgrade base: the commands the README gives, run
-    from the repo root (with -c pointing at the copy); the URL from QGEN_DATABASE_URL, -x url= winning."""
+def test_the_commands_from_another_folder_with_c(migrations, database, schema, tmp_path):
+    """qgen revision, alembic upgrade head, alembic downgrade base, run from another folder than the
+    environment's (-c points at its alembic.ini); the URL from QGEN_DATABASE_URL, -x url= winning."""
     spec = spec_file(tmp_path, (ROOT / "examples" / "001_watermark.yaml").read_text().replace("schema: ghosts", "schema: {schema}"), schema)
     bindir = Path(sys.executable).parent
     qgen = [str(bindir / "qgen")] if (bindir / "qgen").exists() else [sys.executable, "-m", "qgen.cli"]

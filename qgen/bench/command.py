@@ -9,12 +9,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from qgen.bench.chaos import ChaosOptions
 from qgen.bench.database import BenchDatabase, BenchError, scratch_spec
 from qgen.bench.load import LoadOptions, run_load
 from qgen.bench.report import load_table
 from qgen.specload import load_spec
 
 URL_ENV = "QGEN_DATABASE_URL"
+LOAD_LEASE = 300   # seconds a bench worker's claim holds its jobs
+CHAOS_LEASE = 5    # ... under --chaos: a killed worker's jobs come back after about this long
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -65,9 +68,14 @@ def _bench(args: argparse.Namespace) -> int:
             keep=args.keep, replace=args.replace), stream)
         text = throughput_table(report)
     else:
+        chaos = None
+        if args.chaos or args.chaos_restart_db:
+            chaos = ChaosOptions(every=args.chaos_every, restart_db=args.chaos_restart_db, seed=args.chaos_seed)
+        lease = args.lease if args.lease is not None else (CHAOS_LEASE if chaos else LOAD_LEASE)
         options = LoadOptions(producers=args.producers, workers=args.workers, jobs=args.jobs,
                               batch=args.batch or spec.queues[queue].batch_size,
-                              enqueue_batch=args.enqueue_batch, lease_complete=args.lease_complete)
+                              enqueue_batch=args.enqueue_batch, lease_complete=args.lease_complete,
+                              lease=lease, reap_every=args.reap_every, work_ms=args.work_ms, chaos=chaos)
         bench_spec = scratch_spec(spec, args.schema)
         with db.scratch(bench_spec, spec_path.name, queue, keep=args.keep, replace=args.replace):
             report = run_load(db, bench_spec, queue, options, stream)
@@ -107,6 +115,24 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
                        help="jobs per enqueue call: 1 uses enqueue, more use enqueue_many (default 1)")
     bench.add_argument("--lease-complete", choices=("with-claim", "separate"), default="with-claim",
                        help="lease mode: complete a batch with the next claim (one call) or in a call of its own (a queue with an outbox completes job by job)")
+    bench.add_argument("--lease", type=int, metavar="SECONDS",
+                       help=f"lease mode: how long a worker's claim holds its jobs (default {LOAD_LEASE}; "
+                       f"{CHAOS_LEASE} with --chaos)")
+    bench.add_argument("--work-ms", type=float, default=0.0, metavar="MS",
+                       help="the time a worker spends on each job it claimed, as a handler would, while it holds "
+                       "the job (default 0: claim and complete only)")
+    bench.add_argument("--chaos", action="store_true",
+                       help="SIGKILL a random worker every --chaos-every seconds and start a replacement; the ledger "
+                       "still gives the verdict, and the report says how long recovery took")
+    bench.add_argument("--chaos-every", type=float, default=5.0, metavar="SECONDS",
+                       help="--chaos: seconds between kills (default 5)")
+    bench.add_argument("--chaos-restart-db", metavar="COMMAND",
+                       help="also restart the database once, with this shell command, when the producers are done "
+                       "(only for a database you own, e.g. 'sudo pg_ctlcluster 15 main restart'); implies --chaos")
+    bench.add_argument("--chaos-seed", type=int, help="--chaos: seed for the choice of victims")
+    bench.add_argument("--reap-every", type=float, default=1.0, metavar="SECONDS",
+                       help="seconds between the bench reaper's calls to reap, when it runs (with --chaos, or once "
+                       "a worker died) (default 1)")
     bench.add_argument("--schema", default="qgen_bench", help="the scratch schema (default qgen_bench)")
     bench.add_argument("--keep", action="store_true", help="keep the scratch schema afterwards")
     bench.add_argument("--replace", action="store_true",

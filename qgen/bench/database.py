@@ -180,6 +180,26 @@ class BenchDatabase:
                                   {**sample_payload(spec, queue, 1), "rows": rows})
             return [row[0] for row in cursor.fetchall()]
 
+    def remaining_ids(self, spec: Spec, queue: str) -> set[int]:
+        """The ids of a queue's jobs not finished: still in its table (not processed, when on_complete
+        is mark), or in its dead-letter table."""
+        from qgen.spec import object_name
+
+        q = spec.queues[queue]
+        table = object_name(spec, queue, "table")
+        ids = {row[0] for row in self.execute(self.sql.remaining_ids(spec.schema, table, q.on_complete == "mark"))}
+        if q.dead_letter:
+            ids |= {row[0] for row in self.execute(self.sql.dead_ids(spec.schema,
+                                                                     object_name(spec, queue, "dead_letter_table")))}
+        return ids
+
+    def leased_by(self, spec: Spec, queue: str, owner: str) -> set[int]:
+        """The ids of the jobs a worker (its owner name) holds under a lease."""
+        from qgen.spec import object_name
+
+        statement = self.sql.leased_by(spec.schema, object_name(spec, queue, "table"))
+        return {row[0] for row in self.execute(statement, {"owner": owner})}
+
     @contextlib.contextmanager
     def scratch(self, spec: Spec, label: str, queue: str, *, keep: bool = False,
                 replace: bool = False) -> Iterator[Rendering]:

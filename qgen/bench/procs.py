@@ -6,15 +6,22 @@ spawn can import them by name.
 
 The ledger: a producer writes the id of every job it enqueued to `<name>.enqueued`; a worker writes
 the id of every job whose completion committed to `<name>.completed` (lease mode: after the call
-that completed it returned; delete mode: after the transaction of the claim committed), and in lease
-mode the id of every job it claimed to `<name>.claimed`. The parent reads them afterwards: a job
-completed twice, or enqueued and never completed, breaks exactly-once.
+that completed it returned; delete mode: after the transaction of the claim committed), with the
+time (the monotonic clock every process shares), and the id of every job it claimed to
+`<name>.claimed` (in lease mode with the claim's attempts: a job claimed with attempts 2 was
+delivered before, perhaps to a worker that died before its claim reached the ledger). Before the call (or commit) that completes jobs, it writes their ids to
+`<name>.completing`: a worker killed, or whose connection was lost, between the two leaves ids whose
+completion nobody saw, which the parent resolves against the queue afterwards (fleet.verdict). Lines
+are written with one unbuffered append each, so a killed worker's ledger holds every line it wrote.
+The parent reads them afterwards: a job completed twice, or enqueued and never completed, breaks
+exactly-once.
 """
 
 from __future__ import annotations
 
 import array
 import datetime as dt
+import logging
 import os
 import random
 import time
@@ -80,18 +87,26 @@ def _sql(url: str) -> Any:
 
 
 def _client(target: Target, name: str) -> Any:
+    """A client that makes a new connection when its connection is lost (a restarted database; a
+    replacement worker may start while it restarts: it waits for it as a lost connection would)."""
     from qgen.client import QueueClient
 
-    return QueueClient(_connect(target.url), target.spec, target.queue, owner=name)
+    return QueueClient(target.url, target.spec, target.queue, owner=name, reconnect_timeout=120)
 
 
 def _ledger(target: Target, name: str, kind: str) -> int:
     return os.open(os.path.join(target.ledger_dir, f"{name}.{kind}"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
 
-def _record(fd: int, ids: list[int]) -> None:
+def _record(fd: int, ids: list[int], stamp: bool = False) -> None:
     if ids:
-        os.write(fd, "".join(f"{i}\n" for i in ids).encode())
+        suffix = f" {time.monotonic():.3f}\n" if stamp else "\n"
+        os.write(fd, "".join(f"{i}{suffix}" for i in ids).encode())
+
+
+def _record_claims(fd: int, jobs: list) -> None:
+    if jobs:
+        os.write(fd, "".join(f"{job.id} {job.attempts}\n" for job in jobs).encode())
 
 
 def _add(counter: Any, amount: int) -> None:
@@ -103,7 +118,9 @@ def _run_child(work: Callable[..., Callable[[], dict]], target: Target, name: st
                **options: Any) -> None:
     """A child's life: prepare (connect, build payloads), report ready, wait for go, work, and
     report done (with start and end on the system's monotonic clock, which every process shares)
-    or the traceback."""
+    or the traceback. The client's warnings (a lost connection, a reconnection) go to stderr under
+    the child's name."""
+    logging.basicConfig(level=logging.WARNING, format=f"{name}: %(name)s: %(message)s")
     try:
         ready = work(target, name, signals, **options)
         signals.results.put(("ready", name))
@@ -139,22 +156,30 @@ def _producer(target: Target, name: str, signals: Signals, *, first: int, count:
             _add(signals.enqueued, len(ids))
         if done is not None:
             done.set()
-        client.connection.close()
+        client.close()
         return {"enqueued": enqueued, "calls": calls, "deadlock_retries": client.deadlock_retries}
 
     return work
 
 
 def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: int,
-            producers_done: Any = None, lease_seconds: int = 300) -> Callable[[], dict]:
+            producers_done: Any = None, lease_seconds: int = 300, drain_in_flight: bool = False,
+            work_seconds: float = 0.0) -> Callable[[], dict]:
     """Claim and finish jobs until the queue is empty once the producers are done (or at once, for
     a pre-filled queue). mode: lease (a claim that also completes the previous batch), lease-separate
     (claim, then complete the batch in its own call), lease-each (claim, then complete each job in
     a call of its own: a queue with an outbox), delete (claim inside a transaction, as the
     work would run), delete-at-once (a claim that commits by itself, at most once), naive (the
-    seeds' naive delete, from the bench template, on its own table)."""
+    seeds' naive delete, from the bench template, on its own table). drain_in_flight: the queue is
+    empty only when no job is leased either (a killed worker's jobs wait for their lease and reap).
+    work_seconds: per job claimed, the time the worker then spends on it while it holds it.
+    A lost connection (ConnectionLost, or a lease the retry found gone) costs the jobs of that call
+    their certainty, not the run: they stay in `completing` and the loop goes on."""
+    from qgen.client import ConnectionLost, LeaseLost
+
     completed_fd = _ledger(target, name, "completed")
     claimed_fd = _ledger(target, name, "claimed")
+    completing_fd = _ledger(target, name, "completing")
     latencies = array.array("d")
     if mode == "naive":
         connection = _connect(target.url)
@@ -164,70 +189,110 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
         client = _client(target, name)
         watermark = target.spec.queues[target.queue].watermark.enabled
 
-    state: dict[str, Any] = {"token": None}  # lease mode: the lease the next claim completes
+    state: dict[str, Any] = {"token": None, "held": []}  # lease mode: the lease the next claim completes
+
+    def spend(ids: list[int]) -> None:
+        """The handler's time on the jobs just claimed (not counted in the claim's latency)."""
+        if work_seconds and ids:
+            time.sleep(work_seconds * len(ids))
+            state["worked"] += work_seconds * len(ids)
 
     def claim() -> list[int]:
-        begun = time.perf_counter()
+        begun, state["worked"] = time.perf_counter(), 0.0
+        # Each claim is written to `claimed` as soon as its ids are known, and what a call is about
+        # to complete to `completing` before the call (in delete mode: before the commit).
         if mode == "naive":
             ids = [row[0] for row in connection.execute(claim_sql, {"batch": batch}).fetchall()]
+            _record(claimed_fd, ids)
         elif mode == "delete":
             with client.transaction():  # where the work would go: the claim commits with it
                 ids = [job.id for job in client.dequeue(batch_size=batch)]
+                _record(claimed_fd, ids)
+                spend(ids)
+                _record(completing_fd, ids)
         elif mode == "delete-at-once":
             ids = [job.id for job in client.dequeue(batch_size=batch, at_most_once=True)]
+            _record(claimed_fd, ids)
         elif mode == "lease":
+            _record(completing_fd, state["held"])
             jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds, complete=state["token"])
             state["token"] = jobs[0].lease_token if jobs else None
             ids = [job.id for job in jobs]
+            _record_claims(claimed_fd, jobs)
+            spend(ids)  # held until the next claim completes them
         elif mode == "lease-each":
+            # A queue with an outbox: each job is completed in a call of its own (a whole-lease
+            # completion is refused there).
             jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds)
             ids = [job.id for job in jobs]
+            _record_claims(claimed_fd, jobs)
+            spend(ids)
+            if jobs:
+                _record(completing_fd, ids)
             for job in jobs:
                 client.complete(job)
         else:
             jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds)
             ids = [job.id for job in jobs]
+            _record_claims(claimed_fd, jobs)
+            spend(ids)
             if jobs:
+                _record(completing_fd, ids)
                 client.complete(jobs[0].lease_token)
         if ids:  # the polls of an empty queue say nothing about claiming
-            latencies.append(time.perf_counter() - begun)
+            latencies.append(time.perf_counter() - begun - state["worked"])
         return ids
 
+    def in_flight() -> bool:
+        """Jobs still waiting or leased (a killed worker's, until reap releases them)?"""
+        m = client.metrics()
+        return sum(m.get(k) or 0 for k in ("ready", "scheduled", "in_flight")) > 0
+
     def work() -> dict:
-        claims = empty = corrections = 0
-        held: list[int] = []  # lease mode: claimed, completed by the next claim
+        claims = empty = corrections = uncertain = 0
         # One watermark correction per empty streak, and one more once the producers are done:
         # a worker that outruns the producers must not correct on every poll.
         corrected = corrected_last = False
         while True:
             last_round = producers_done is None or producers_done.is_set()
-            ids = claim()
+            try:
+                ids = claim()
+            except (ConnectionLost, LeaseLost):
+                # Whatever that call was completing stays in `completing`: resolved afterwards.
+                uncertain += 1
+                state["token"], state["held"] = None, []
+                continue
             claims += 1
+            done = state["held"] if mode == "lease" else ids  # lease: the claim completed the batch before
+            _record(completed_fd, done, stamp=True)
+            _add(signals.completed, len(done))
             if mode == "lease":
-                _record(completed_fd, held)
-                _add(signals.completed, len(held))
-                _record(claimed_fd, ids)
-                held = ids
-            else:
-                _record(completed_fd, ids)
-                _add(signals.completed, len(ids))
+                state["held"] = ids
             if ids:
                 corrected = False
                 continue
             empty += 1
-            if client is not None and watermark and (not corrected or (last_round and not corrected_last)):
-                # an insert that committed late may sit below the watermark: look once more
-                client.watermark_correct()
-                corrections += 1
-                corrected, corrected_last = True, last_round
+            try:
+                if client is not None and watermark and (not corrected or (last_round and not corrected_last)):
+                    # an insert that committed late may sit below the watermark: look once more
+                    client.watermark_correct()
+                    corrections += 1
+                    corrected, corrected_last = True, last_round
+                    continue
+                if last_round and drain_in_flight and client is not None and in_flight():
+                    corrected = corrected_last = False
+                    time.sleep(0.1)
+                    continue
+            except ConnectionLost:
                 continue
             if last_round:
                 break
             time.sleep(0.02)
         deadlocks = client.deadlock_retries if client is not None else 0
-        (client.connection if client is not None else connection).close()
+        client.close() if client is not None else connection.close()
         return {"claims": claims, "empty_claims": empty, "watermark_corrections": corrections,
-                "deadlock_retries": deadlocks, "latencies": latencies.tobytes()}
+                "deadlock_retries": deadlocks, "latencies": latencies.tobytes(), "uncertain_calls": uncertain,
+                "reconnects": client.reconnects if client is not None else 0}
 
     return work
 
@@ -270,6 +335,33 @@ def _inserter(target: Target, name: str, signals: Signals, *, first: int, second
     return work
 
 
+def _reaper(target: Target, name: str, signals: Signals, *, every: float, stop: Any) -> Callable[[], dict]:
+    """Release expired leases every `every` seconds until `stop` is set: the bench's own maintenance,
+    so that the jobs of a killed worker come back whatever else runs on the database."""
+    from qgen.client import ConnectionLost
+
+    client = _client(target, name)
+
+    def work() -> dict:
+        calls = released = dead = 0
+        while not stop.wait(every):
+            try:
+                result = client.reap()
+            except ConnectionLost:
+                continue
+            calls += 1
+            released += result.released
+            dead += result.dead_lettered
+            if result.released or result.dead_lettered:
+                os.write(fd, f"{time.monotonic():.3f} {result.released} {result.dead_lettered}\n".encode())
+        client.close()
+        return {"reap_calls": calls, "released": released, "dead_lettered": dead,
+                "deadlock_retries": client.deadlock_retries}
+
+    fd = _ledger(target, name, "reaped")
+    return work
+
+
 # The entry points the parent starts (spawn imports them by name).
 def producer(target: Target, name: str, signals: Signals, **options: Any) -> None:
     _run_child(_producer, target, name, signals, **options)
@@ -285,3 +377,7 @@ def updater(target: Target, name: str, signals: Signals, **options: Any) -> None
 
 def inserter(target: Target, name: str, signals: Signals, **options: Any) -> None:
     _run_child(_inserter, target, name, signals, **options)
+
+
+def reaper(target: Target, name: str, signals: Signals, **options: Any) -> None:
+    _run_child(_reaper, target, name, signals, **options)

@@ -16,7 +16,7 @@ from tests.behaviour.helpers import BEHAVE
 from tests.conftest import COVERAGE_SPECS, EXAMPLES
 
 SPECS = EXAMPLES + COVERAGE_SPECS + [BEHAVE]
-PROCEDURES = ("enqueue", "enqueue_batch", "dequeue", "complete", "fail", "extend_lease", "reap", "worker",
+PROCEDURES = ("enqueue", "enqueue_batch", "enqueue_json", "dequeue", "complete", "fail", "extend_lease", "reap", "worker",
               "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive")
 
 
@@ -34,6 +34,19 @@ def declared_columns(dialect: str, text: str) -> list[str]:
         return re.findall(r"^\s+\[(\w+)\]\s", body, re.M)
     body = re.search(r'CREATE TYPE \S+ AS\s*\((.*?)\n\s*\);', text, re.S).group(1)
     return re.findall(r'^\s+"(\w+)"\s', body, re.M)
+
+
+def json_keys(text: str) -> list[str]:
+    body = re.search(r"OPENJSON\(\[a\]\.\[value\]\)\s*WITH\s*\((.*?)\)\s*AS \[j\]", text, re.S).group(1)
+    return re.findall(r"'\$\.(\w+)'", body)
+
+
+def test_sql_server_has_a_json_batch_entry_and_postgres_takes_json_in_enqueue_batch():
+    spec = load_spec(BEHAVE)
+    kinds = {d: {item.obj.kind for item in render_spec(spec, BEHAVE.name, d).objects} for d in ("mssql", "postgres")}
+    assert "enqueue_json" in kinds["mssql"]
+    assert "enqueue_json" not in kinds["postgres"]
+    assert kinds["mssql"] - kinds["postgres"] == {"enqueue_json"}
 
 
 @pytest.mark.parametrize("dialect", ["postgres", "mssql"])
@@ -54,4 +67,7 @@ def test_the_client_calls_what_is_rendered(path, dialect):
         elif obj.kind == "batch_type":
             assert declared_columns(dialect, item.create) == client.batch_columns(), f"{obj.queue}.batch_type"
             checked += 1
+        if obj.kind == "enqueue_json":
+            # the keys enqueue_json reads from each job object are the keys enqueue_many sends
+            assert json_keys(item.create) == client.batch_columns(), f"{obj.queue}.enqueue_json"
     assert checked >= 9 * len(spec.queues) - sum(q.claim == "delete" for q in spec.queues.values()) * 4

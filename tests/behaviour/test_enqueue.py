@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from qgen.client import DuplicateJob, QueueUsageError
-from tests.behaviour.helpers import EX000, EX002, EX004, FEAT
+from tests.behaviour.helpers import EX000, EX002, EX004, FEAT, db_now
 
 
 def test_dedupe_return_existing(use_spec):
@@ -119,3 +119,40 @@ def test_the_client_checks_a_job_against_the_spec(use_spec):
     with pytest.raises(QueueUsageError, match="scheduling"):
         urgent.enqueue(task="x", run_at=dt.datetime.now(dt.timezone.utc))
     assert env.count("jobs") == 0 and env.count("urgent") == 0
+
+
+@pytest.mark.parametrize("via", ["json", "tvp"])
+def test_enqueue_many_through_either_sql_server_entry(use_spec, dialect, via):
+    """SQL Server takes a batch as a table-valued parameter (enqueue_batch) or as one JSON document
+    (enqueue_json, for drivers such as FreeTDS that cannot send a TVP): the same jobs, ids, order,
+    types, run_at and dedupe refusal either way. PostgreSQL's enqueue_batch takes JSON itself."""
+    if dialect == "postgres":
+        pytest.skip("PostgreSQL has one batch entry, enqueue_batch, which takes the jobs as jsonb")
+    env = use_spec(FEAT)
+    jobs = env.client("jobs", batch_via=via)
+    if via == "tvp" and env.client("jobs")._batch_as_json():
+        pytest.skip("this ODBC driver cannot send a table-valued parameter (FreeTDS): the client sends JSON")
+    ref = uuid.uuid4()
+    due = dt.datetime(2031, 2, 3, 4, 5, 6, 789000, tzinfo=dt.timezone.utc)
+    full = {"customer_id": 2**40, "amount": Decimal("1234567890.12"), "note": "naïve ✓ 'quoted' \"text\"",
+            "doc": {"a": [1, 2.5, None, "x"], "b": {"c": True}}, "due": due, "flag": True, "ref": ref}
+    later = db_now(env) + dt.timedelta(hours=1)
+    results = jobs.enqueue_many([
+        {"job_type": "t", **full},
+        {"job_type": "t", "customer_id": 1, "amount": 0},
+        {"job_type": "t", "customer_id": 2, "amount": 1, "run_at": later},
+    ], enqueued_by="batcher")
+    assert [r.ordinal for r in results] == [1, 2, 3] and all(r.enqueued for r in results)
+    assert [r.id for r in results] == sorted(r.id for r in results)
+    first, second = jobs.dequeue()  # the third is not due for an hour
+    assert (first.id, first.job_type, first.payload) == (results[0].id, "t", full)
+    assert second.payload["note"] is None and second.payload["doc"] is None
+    assert env.scalar(f"SELECT {env.col('enqueued_by')} FROM {env.name('jobs')} WHERE {env.col('id')} = ?",
+                      results[2].id) == "batcher"
+    with pytest.raises(DuplicateJob):
+        jobs.enqueue_many([{"job_type": "t", "customer_id": 7, "amount": 1},
+                           {"job_type": "t", "customer_id": 7, "amount": 2}])
+    assert env.count("jobs") == 3
+    urgent = env.client("urgent", batch_via=via)
+    urgent.enqueue_many([{"task": "low"}, {"task": "high", "priority": 9}])
+    assert [j.payload["task"] for j in urgent.dequeue()] == ["high", "low"]

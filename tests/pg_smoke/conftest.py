@@ -1,4 +1,6 @@
-"""Scratch PostgreSQL databases for the smoke tests: one per spec, installed from the rendered script."""
+"""Scratch PostgreSQL databases for the smoke tests: one per spec, installed from the rendered script.
+The database and the spec's roles carry this run's token (tests/support/run.py): another run of the
+suite on the same server has its own."""
 
 import os
 import subprocess
@@ -8,7 +10,9 @@ import psycopg
 import pytest
 
 from qgen.render import render_spec
+from qgen.spec import role_name
 from qgen.specload import load_spec
+from tests.support.run import named, run_spec
 
 HERE = Path(__file__).parent
 DSN = os.environ.get("QGEN_PG_DSN", "host=127.0.0.1 port=5432 user=postgres")
@@ -23,9 +27,14 @@ class Installed:
         # A name in specs/ here, or a path relative to the repository (the examples).
         path = HERE / "specs" / f"{spec_name}.yaml" if "/" not in spec_name else HERE.parent.parent / spec_name
         self.spec_name = path.stem
-        self.db = f"qgen_pgsmoke_t_{path.stem.lower()}"
-        self.rendering = render_spec(load_spec(path), path.name, "postgres")
+        self.db = named(f"qgen_pgsmoke_t_{path.stem.lower()}")
+        self.spec = run_spec(load_spec(path))
+        self.rendering = render_spec(self.spec, path.name, "postgres")
         self.dsn = f"{DSN} dbname={self.db}"
+
+    def role(self, kind: str) -> str:
+        """The name of the spec's producer, consumer or admin role in this run."""
+        return role_name(self.spec, kind)
 
     def connect(self, **kwargs) -> psycopg.Connection:
         kwargs.setdefault("autocommit", True)

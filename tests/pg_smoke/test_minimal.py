@@ -4,10 +4,15 @@ import threading
 
 import psycopg
 import pytest
+
+from tests.support.run import named
 from tests.support.sql import one
 
 SPEC = "minimal"
 S = "pgs_min"
+C1 = named("pgs_min_c1")  # a login of this run's own
+P1 = named("pgs_min_p1")  # a login of this run's own
+A1 = named("pgs_min_a1")  # a login of this run's own
 
 
 def reset(db):
@@ -221,19 +226,19 @@ def test_concurrent_claims_never_overlap(installed, db):
 
 
 def test_grants(installed, db):
-    db.execute("DROP ROLE IF EXISTS pgs_min_c1")
-    db.execute("DROP ROLE IF EXISTS pgs_min_p1")
-    db.execute("CREATE ROLE pgs_min_c1 LOGIN IN ROLE pgs_min_consumer")
-    db.execute("CREATE ROLE pgs_min_p1 LOGIN IN ROLE pgs_min_producer")
+    db.execute(f"DROP ROLE IF EXISTS {C1}")
+    db.execute(f"DROP ROLE IF EXISTS {P1}")
+    db.execute(f"CREATE ROLE {C1} LOGIN IN ROLE {installed.role('consumer')}")
+    db.execute(f"CREATE ROLE {P1} LOGIN IN ROLE {installed.role('producer')}")
     try:
         reset(db)
-        with psycopg.connect(installed.dsn.replace("user=postgres", "user=pgs_min_p1"), autocommit=True) as p:
+        with psycopg.connect(installed.dsn.replace("user=postgres", f"user={P1}"), autocommit=True) as p:
             assert one(p, f"SELECT enqueued FROM {S}.jobs_enqueue('g')")[0] is True
             p.execute(f"SELECT * FROM {S}.jobs_enqueue_batch('[{{\"url\": \"h\"}}]')")
             for sql in (f"SELECT * FROM {S}.jobs", f"SELECT * FROM {S}.jobs_dequeue()"):
                 with pytest.raises(psycopg.errors.InsufficientPrivilege):
                     p.execute(sql)
-        with psycopg.connect(installed.dsn.replace("user=postgres", "user=pgs_min_c1"), autocommit=True) as c:
+        with psycopg.connect(installed.dsn.replace("user=postgres", f"user={C1}"), autocommit=True) as c:
             job = c.execute(f"SELECT * FROM {S}.jobs_dequeue()").fetchone()
             assert one(c, f"SELECT {S}.jobs_complete(%s, %s)", job[3], job[0])[0] == 1
             for sql in (f"SELECT * FROM {S}.jobs", f"SELECT * FROM {S}.jobs_pending", f"SELECT * FROM {S}.jobs_metrics()",
@@ -241,19 +246,19 @@ def test_grants(installed, db):
                 with pytest.raises(psycopg.errors.InsufficientPrivilege):
                     c.execute(sql)
     finally:
-        db.execute("DROP ROLE pgs_min_c1")
-        db.execute("DROP ROLE pgs_min_p1")
+        db.execute(f"DROP ROLE {C1}")
+        db.execute(f"DROP ROLE {P1}")
 
 
 def test_admin_grants(installed, db):
-    db.execute("DROP ROLE IF EXISTS pgs_min_a1")
-    db.execute("CREATE ROLE pgs_min_a1 LOGIN IN ROLE pgs_min_admin")
+    db.execute(f"DROP ROLE IF EXISTS {A1}")
+    db.execute(f"CREATE ROLE {A1} LOGIN IN ROLE {installed.role('admin')}")
     try:
-        with psycopg.connect(installed.dsn.replace("user=postgres", "user=pgs_min_a1"), autocommit=True) as a:
+        with psycopg.connect(installed.dsn.replace("user=postgres", f"user={A1}"), autocommit=True) as a:
             a.execute(f"SELECT * FROM {S}.jobs_metrics()")
             a.execute(f"SELECT * FROM {S}.jobs_pending")
             a.execute(f"SELECT * FROM {S}.jobs_reap()")
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 a.execute(f"SELECT * FROM {S}.jobs")
     finally:
-        db.execute("DROP ROLE pgs_min_a1")
+        db.execute(f"DROP ROLE {A1}")

@@ -2,10 +2,14 @@
 
 import psycopg
 import pytest
+
+from tests.support.run import named
 from tests.support.sql import one
 
 SPEC = "worker"
 S = "pgs_wrk"
+C1 = named("pgs_wrk_c1")  # a login of this run's own
+A1 = named("pgs_wrk_a1")  # a login of this run's own
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -55,30 +59,30 @@ def test_worker_in_transaction_block_is_refused(installed):
 
 
 def test_worker_is_admin_only(installed, db):
-    db.execute("DROP ROLE IF EXISTS pgs_wrk_c1")
-    db.execute("CREATE ROLE pgs_wrk_c1 LOGIN IN ROLE pgs_wrk_consumer")
+    db.execute(f"DROP ROLE IF EXISTS {C1}")
+    db.execute(f"CREATE ROLE {C1} LOGIN IN ROLE {installed.role('consumer')}")
     try:
-        with psycopg.connect(installed.dsn.replace("user=postgres", "user=pgs_wrk_c1"), autocommit=True) as c:
+        with psycopg.connect(installed.dsn.replace("user=postgres", f"user={C1}"), autocommit=True) as c:
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 c.execute(f"CALL {S}.mail_worker()")
     finally:
-        db.execute("DROP ROLE pgs_wrk_c1")
+        db.execute(f"DROP ROLE {C1}")
 
 
 def test_worker_as_admin(installed, db):
-    db.execute("DROP ROLE IF EXISTS pgs_wrk_a1")
-    db.execute("CREATE ROLE pgs_wrk_a1 LOGIN IN ROLE pgs_wrk_admin")
+    db.execute(f"DROP ROLE IF EXISTS {A1}")
+    db.execute(f"CREATE ROLE {A1} LOGIN IN ROLE {installed.role('admin')}")
     # The handler was created after the grants ran: the user grants it, as for any procedure of theirs.
-    db.execute(f"GRANT EXECUTE ON PROCEDURE {S}.send_mail TO pgs_wrk_admin")
-    db.execute(f"GRANT INSERT ON {S}.sent TO pgs_wrk_admin")
+    db.execute(f"GRANT EXECUTE ON PROCEDURE {S}.send_mail TO {installed.role('admin')}")
+    db.execute(f"GRANT INSERT ON {S}.sent TO {installed.role('admin')}")
     try:
         one(db, f"SELECT * FROM {S}.mail_enqueue('admin@x')")
-        with psycopg.connect(installed.dsn.replace("user=postgres", "user=pgs_wrk_a1"), autocommit=True) as a:
+        with psycopg.connect(installed.dsn.replace("user=postgres", f"user={A1}"), autocommit=True) as a:
             assert one(a, f"CALL {S}.mail_worker()")[0] == 1
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 a.execute(f"SELECT * FROM {S}.mail")
         assert one(db, f"SELECT count(*) FROM {S}.sent WHERE recipient = 'admin@x'")[0] == 1
     finally:
-        db.execute(f"REVOKE ALL ON PROCEDURE {S}.send_mail FROM pgs_wrk_admin")
-        db.execute(f"REVOKE ALL ON {S}.sent FROM pgs_wrk_admin")
-        db.execute("DROP ROLE pgs_wrk_a1")
+        db.execute(f"REVOKE ALL ON PROCEDURE {S}.send_mail FROM {installed.role('admin')}")
+        db.execute(f"REVOKE ALL ON {S}.sent FROM {installed.role('admin')}")
+        db.execute(f"DROP ROLE {A1}")

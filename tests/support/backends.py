@@ -3,7 +3,9 @@
 PostgreSQL: the local server (tests/support/pg.py: 127.0.0.1:5432, or QGEN_TEST_PG_URL). Each test
 session creates its own scratch database, installs each spec it needs there (every spec has its own
 schema) from the rendered install.sql, and at the end runs each spec's uninstall.sql (roles belong to
-the cluster, not the database: uninstalling drops them) before dropping the database.
+the cluster, not the database: uninstalling drops them) before dropping the database. The roles are
+this run's own (tests/support/run.py: the spec is rendered with <role>_<run token>), so that another
+run of the suite on the same server never grants, uses or drops them.
 The `backend` fixture is package-scoped (tests/behaviour is a package), so "the end" is when the
 behavioural tests are done, before the rest of the session: tests/test_postgres_install.py checks that
 an uninstall leaves no role behind, which grants still held by this database would prevent.
@@ -36,10 +38,12 @@ from typing import Any, Callable, Iterator, Optional
 import pytest
 
 from qgen.client import QueueClient
+from qgen.connection import mssql_connection_string as _odbc_string
 from qgen.dialects.mssql import split_batches
 from qgen.render import Rendering, render_spec
 from qgen.spec import Spec, object_name
 from qgen.specload import load_spec
+from tests.support.run import run_spec
 
 MSSQL_URL_ENV = "QGEN_TEST_MSSQL_URL"
 MSSQL_MISSING = f"{MSSQL_URL_ENV} is not set: no SQL Server to test against"
@@ -108,7 +112,7 @@ class Backend:
     def install(self, path: Path) -> "InstalledSpec":
         path = Path(path).resolve()
         if path not in self._installed:
-            spec = load_spec(path)
+            spec = run_spec(load_spec(path))
             rendering = render_spec(spec, path.name, self.dialect)
             for script in BEFORE_INSTALL.get((path.stem, self.dialect), []):
                 self.run_script(script)
@@ -163,27 +167,10 @@ class PostgresBackend(Backend):
 
 def mssql_connection_string(url: str, database: Optional[str] = None) -> str:
     """An ODBC connection string for pyodbc from mssql+pyodbc://user:pass@host:port/db?driver=...&Key=value."""
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    if not parsed.drivername.startswith("mssql"):
-        raise ValueError(f"{MSSQL_URL_ENV} must look like mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4")
-
-    def value(text: Any) -> str:
-        text = str(text)
-        return "{" + text.replace("}", "}}") + "}" if re.search(r"[;{}\s]", text) else text
-
-    query = {k: (v[-1] if isinstance(v, tuple) else v) for k, v in parsed.query.items()}
-    parts = {"DRIVER": "{" + query.pop("driver", "FreeTDS") + "}", "SERVER": parsed.host or "127.0.0.1",
-             "PORT": str(parsed.port or 1433)}
-    if database or parsed.database:
-        parts["DATABASE"] = database or parsed.database
-    if parsed.username:
-        parts["UID"] = parsed.username
-    if parsed.password:
-        parts["PWD"] = parsed.password
-    parts.update(query)
-    return ";".join(f"{k}={v if k == 'DRIVER' else value(v)}" for k, v in parts.items())
+    try:
+        return _odbc_string(url, database)
+    except ValueError:
+        raise ValueError(f"{MSSQL_URL_ENV} must look like mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4") from None
 
 
 class MssqlBackend(Backend):

@@ -1,4 +1,5 @@
-"""Alembic environment for qgen's queue revisions (written by `qgen revision`, see README "Migrations").
+"""Alembic environment for this project's queue revisions (written by `qgen init`; the revisions by
+`qgen revision`, see qgen's README "Use it from your own project"). Edit it as any env.py.
 
 The database URL comes from `-x url=...` or, without it, from the QGEN_DATABASE_URL environment
 variable (sqlalchemy.url in alembic.ini is the last resort). Both databases qgen renders for work:

@@ -1,0 +1,197 @@
+"""Connections that come back: how QueueClient makes a connection, knows one is lost, waits before
+making another, and tells, after a retry, whether a lost call had committed.
+
+- `connection_factory(target)`: a callable that opens a new DB-API connection, from a URL or DSN:
+  `postgresql://...` (or `postgresql+psycopg://`, or a libpq DSN `host=... dbname=...`): psycopg 3,
+  autocommit; `mssql+pyodbc://USER:PASS@HOST:PORT/DB?driver=FreeTDS&TDS_Version=7.4` (SQLAlchemy's
+  form) or an ODBC connection string `DRIVER=...;SERVER=...`: pyodbc.
+- `connection_lost(dialect, exc, connection)`: the error means the session is gone or the server
+  asked for a retry on a new one. Decided by the driver's codes, never by message text:
+  PostgreSQL SQLSTATE class 08 (connection exception), 57P01/57P02/57P03 (admin shutdown, crash
+  shutdown, cannot connect now), or a psycopg OperationalError without SQLSTATE (the socket closed),
+  or a connection psycopg itself marks broken; SQL Server native errors 233, 10053, 10054 (the
+  connection was dropped), 40613, 40197, 40501 (Azure SQL Database: unavailable, service error,
+  busy), or SQLSTATE class 08 (FreeTDS reports a dropped socket as 08S01).
+- `Backoff`: capped exponential delays with full jitter between reconnection attempts.
+- `LeaseBook`: the leases this client holds and until when they hold for certain (the client's
+  monotonic clock, from the start of the call that set them). Within that time only this client's
+  own calls can end the lease (reap takes expired leases only), so a retried complete or fail that
+  finds the lease gone proves that the lost first attempt committed.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+# SQL Server native errors after which the session must be replaced (or the call retried on a new one).
+MSSQL_TRANSIENT = frozenset({233, 10053, 10054, 40613, 40197, 40501})
+# PostgreSQL SQLSTATEs, besides class 08, that end the session.
+POSTGRES_SESSION_ENDED = frozenset({"57P01", "57P02", "57P03"})
+
+_POSTGRES_SCHEMES = ("postgresql://", "postgres://", "postgresql+psycopg://")
+_MSSQL_SCHEMES = ("mssql+pyodbc://", "mssql://")
+
+
+def connection_lost(dialect: str, state: Optional[str], native: set[int], exc: BaseException,
+                    connection: Any = None) -> bool:
+    """Does this driver error (its SQLSTATE and SQL Server native numbers) mean the connection is lost?"""
+    if state is not None and state.startswith("08"):
+        return True
+    if dialect == "postgres":
+        if state in POSTGRES_SESSION_ENDED:
+            return True
+        try:
+            import psycopg
+        except ImportError:  # pragma: no cover - a postgres client always has psycopg
+            return False
+        if state is None and isinstance(exc, psycopg.OperationalError):
+            return True
+        return isinstance(exc, psycopg.Error) and bool(getattr(connection, "broken", False))
+    return bool(native & MSSQL_TRANSIENT)
+
+
+def dialect_of_target(target: str) -> str:
+    lowered = target.strip().lower()
+    if lowered.startswith(_POSTGRES_SCHEMES):
+        return "postgres"
+    if lowered.startswith(_MSSQL_SCHEMES) or re.match(r"^\s*driver\s*=", lowered):
+        return "mssql"
+    if "=" in lowered and "://" not in lowered:
+        return "postgres"  # a libpq DSN: host=... dbname=...
+    raise ValueError(f"cannot tell the database of {_redacted(target)!r}; accepted: postgresql://USER@HOST:PORT/DB, "
+                     "a libpq DSN (host=... dbname=...), mssql+pyodbc://USER:PASS@HOST:PORT/DB?driver=FreeTDS, "
+                     "or an ODBC connection string (DRIVER=...;SERVER=...)")
+
+
+def connection_factory(target: str) -> Callable[[], Any]:
+    """A callable that opens a new connection to the database a URL or DSN names."""
+    dialect = dialect_of_target(target)
+    if dialect == "postgres":
+        url = target
+        if url.startswith("postgresql+psycopg://"):
+            url = "postgresql://" + url[len("postgresql+psycopg://"):]
+
+        def connect_postgres() -> Any:
+            import psycopg
+
+            return psycopg.connect(url, autocommit=True)
+
+        return connect_postgres
+    odbc = mssql_connection_string(target) if "://" in target else target
+
+    def connect_mssql() -> Any:
+        import pyodbc
+
+        return pyodbc.connect(odbc, autocommit=True)
+
+    return connect_mssql
+
+
+def mssql_connection_string(url: str, database: Optional[str] = None) -> str:
+    """An ODBC connection string for pyodbc from mssql+pyodbc://user:pass@host:port/db?driver=...&Key=value
+    (every query key other than driver is passed on; driver defaults to FreeTDS)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("mssql"):
+        raise ValueError("expected mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4")
+
+    def value(text: Any) -> str:
+        text = str(text)
+        return "{" + text.replace("}", "}}") + "}" if re.search(r"[;{}\s]", text) else text
+
+    query = {k: (v[-1] if isinstance(v, tuple) else v) for k, v in parsed.query.items()}
+    parts = {"DRIVER": "{" + query.pop("driver", "FreeTDS") + "}", "SERVER": parsed.host or "127.0.0.1",
+             "PORT": str(parsed.port or 1433)}
+    if database or parsed.database:
+        parts["DATABASE"] = database or parsed.database
+    if parsed.username:
+        parts["UID"] = parsed.username
+    if parsed.password:
+        parts["PWD"] = parsed.password
+    parts.update(query)
+    return ";".join(f"{k}={v if k == 'DRIVER' else value(v)}" for k, v in parts.items())
+
+
+def _redacted(target: str) -> str:
+    target = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", target)
+    return re.sub(r"(?i)((?:PWD|password)\s*=\s*)[^;\s]*", r"\1***", target)
+
+
+def tvp_capable(driver_name: str) -> bool:
+    """Can this ODBC driver (SQL_DRIVER_NAME, e.g. libmsodbcsql-18.3.so, libtdsodbc.so) send a
+    table-valued parameter? Microsoft's ODBC drivers and SQL Server Native Client can; FreeTDS and
+    the old `SQL Server` driver (sqlsrv32) cannot."""
+    name = driver_name.lower()
+    return "msodbcsql" in name or "sqlncli" in name
+
+
+@dataclass
+class Backoff:
+    """Delays between reconnection attempts: base * 2^n, capped, with full jitter."""
+
+    base: float = 0.1
+    cap: float = 5.0
+
+    def delay(self, attempt: int) -> float:
+        return random.uniform(0, min(self.cap, self.base * 2 ** max(0, attempt - 1)))
+
+
+@dataclass
+class _Lease:
+    until: float                                          # monotonic: the lease holds at least until then
+    attempts: dict[int, Optional[int]] = field(default_factory=dict)  # job id -> attempts at the claim
+
+
+class LeaseBook:
+    """The leases this client took, to decide whether a retried complete or fail found its lease
+    gone because the lost first attempt committed (the lease cannot have expired yet) or because it
+    may have expired (then nobody can tell)."""
+
+    MARGIN = 1.0  # seconds of clock-rate and rounding slack
+
+    def __init__(self) -> None:
+        self._leases: dict[Any, _Lease] = {}
+        self._lock = threading.Lock()
+
+    def claimed(self, token: Any, started: float, seconds: float, attempts: dict[int, Optional[int]]) -> None:
+        """A dequeue that began at `started` (monotonic) leased these jobs for `seconds`."""
+        with self._lock:
+            now = time.monotonic()
+            for stale in [t for t, lease in self._leases.items() if lease.until < now]:
+                del self._leases[stale]
+            self._leases[token] = _Lease(started + seconds - self.MARGIN, dict(attempts))
+
+    def extended(self, token: Any, started: float, seconds: float) -> None:
+        with self._lock:
+            lease = self._leases.get(token)
+            if lease is not None:
+                lease.until = max(lease.until, started + seconds - self.MARGIN)
+
+    def finished(self, token: Any, job_id: Optional[int]) -> None:
+        """complete or fail ended the lease of one job (or, without an id, of every job of the token)."""
+        with self._lock:
+            lease = self._leases.get(token)
+            if lease is None:
+                return
+            if job_id is None:
+                del self._leases[token]
+            else:
+                lease.attempts.pop(job_id, None)
+                if not lease.attempts:
+                    del self._leases[token]
+
+    def holds(self, token: Any, job_id: Optional[int]) -> Optional[_Lease]:
+        """The lease, when it certainly still holds (for that job, when one is given); else None."""
+        with self._lock:
+            lease = self._leases.get(token)
+            if lease is None or time.monotonic() >= lease.until:
+                return None
+            if job_id is not None and job_id not in lease.attempts:
+                return None
+            return lease

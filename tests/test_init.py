@@ -1,0 +1,165 @@
+"""qgen used from a project of the user's own, as its wheel installs it: the wheel is built from this
+checkout and unpacked into a folder that comes first on PYTHONPATH, and every command runs in a
+temporary project folder outside the repository.
+
+- The README's "Use it from your own project" runs as written, in the order shown: its shell block
+  (qgen init, qgen revision, alembic upgrade head), then its Python block against the installed queue;
+  then the teardown (alembic downgrade base) leaves nothing behind.
+- `qgen init` overwrites nothing.
+- An Alembic environment the user already has (made by `alembic init`, with a revision of its own)
+  takes a qgen revision after its head, upgrades and downgrades.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.conftest import ROOT, require
+from tests.support.pg import scratch_database
+from tests.support.run import named
+
+
+@pytest.fixture(scope="module")
+def wheel_site(tmp_path_factory) -> Path:
+    """qgen's wheel, built from this checkout (hatchling, the build backend, is in the test extras)
+    and unpacked: what `pip install qgen` puts in site-packages."""
+    try:
+        import hatchling  # noqa: F401
+    except ImportError:
+        require("hatchling is not installed (pip install -e '.[test]'): cannot build qgen's wheel")
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
+                    str(ROOT)], check=True, capture_output=True)
+    wheel, = out.glob("qgen-*.whl")
+    site = out / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    return site
+
+
+def shims(folder: Path, site: Path) -> Path:
+    """A bin/ folder whose qgen and alembic run this Python with the unpacked wheel first on the path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, module in (("qgen", "qgen.cli"), ("alembic", "alembic"), ("python", None)):
+        run = f'exec {sys.executable} -m {module} "$@"' if module else f'exec {sys.executable} "$@"'
+        (folder / name).write_text(f"#!/bin/sh\nPYTHONPATH={site} {run}\n")
+        (folder / name).chmod(0o755)
+    return folder
+
+
+def sh(script: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k not in ("QGEN_DATABASE_URL", "ALEMBIC_CONFIG")}
+    return subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env={**environment, **env},
+                          capture_output=True, text=True, timeout=300)
+
+
+def readme_blocks(section: str) -> list[tuple[str, str]]:
+    """The fenced code blocks (language, text) of one README section, in order."""
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index(f"\n## {section}\n")
+    end = readme.index("\n## ", start + 1)
+    return re.findall(r"```(\w+)\n(.*?)```", readme[start:end], re.S)
+
+
+def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres_server, wheel_site, tmp_path):
+    blocks = readme_blocks("Use it from your own project")
+    (lang, shell), (lang2, python) = blocks[0], blocks[1]
+    assert (lang, lang2) == ("sh", "python")
+    readme_url = "postgresql://postgres@127.0.0.1:5432/mydb"
+    assert readme_url in python and readme_url.replace("://", "+psycopg://") in shell
+    schema = named("app_queues")  # roles are named after it: this run's own
+    with scratch_database("qgen_init") as url:
+        script = []
+        for line in shell.splitlines():
+            if "pip install" in line:  # the installed wheel stands in for pip: .venv/bin/{qgen,alembic,python}
+                script.append(f"mkdir -p .venv && ln -s {shims(tmp_path / 'bin', wheel_site)} .venv/bin")
+                continue
+            script.append(line.replace(readme_url.replace("://", "+psycopg://"), url.replace("://", "+psycopg://")))
+            if "qgen init" in line:  # the user edits the spec before the first revision
+                script.append(f"sed -i 's/^schema: app_queues$/schema: {schema}/' queues.yaml")
+        done = sh("\n".join(script), tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        project = tmp_path / "myapp"
+        located = sh(".venv/bin/python -c 'import qgen; print(qgen.__file__)'", project)
+        assert located.stdout.startswith(str(wheel_site)), "the wheel's qgen ran, not the checkout's"
+        assert sorted(p.name for p in project.iterdir()) == [".venv", "alembic.ini", "migrations", "queues.yaml"]
+        assert len(list((project / "migrations" / "versions").glob("*.py"))) == 1
+
+        (project / "example.py").write_text(python.replace(readme_url, url))
+        ran = sh(".venv/bin/python example.py", project)
+        assert ran.returncode == 0, ran.stderr
+        assert ran.stdout.strip() == "96 sent by the worker"  # the number the README's comment gives
+        with psycopg.connect(url) as conn:
+            assert conn.execute(f'SELECT count(*) FROM "{schema}".emails').fetchone() == (0,)
+
+        again = sh(".venv/bin/qgen init", project)
+        assert again.returncode == 1 and "nothing written" in again.stderr
+        assert "alembic.ini" in again.stderr and "queues.yaml" in again.stderr
+
+        down = sh(".venv/bin/alembic downgrade base", project, QGEN_DATABASE_URL=url)
+        assert down.returncode == 0, down.stderr
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone() == (0,)
+            assert conn.execute("SELECT count(*) FROM pg_roles WHERE rolname LIKE %s",
+                                (schema + "\\_%",)).fetchone() == (0,)
+    assert not (ROOT / "alembic.ini").exists() and not (ROOT / "migrations").exists(), \
+        "the checkout has no Alembic environment a README reader could write revisions into"
+
+
+def test_init_writes_into_a_folder_and_overwrites_nothing(wheel_site, tmp_path):
+    bin_ = shims(tmp_path / "bin", wheel_site)
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "queues.yaml").write_text("# mine\n")
+    refused = sh(f"{bin_}/qgen init here", tmp_path)
+    assert refused.returncode == 1 and "queues.yaml" in refused.stderr
+    assert (tmp_path / "here" / "queues.yaml").read_text() == "# mine\n"
+    assert sorted(p.name for p in (tmp_path / "here").iterdir()) == ["queues.yaml"], "nothing written"
+    made = sh(f"{bin_}/qgen init here --no-spec", tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "here" / "migrations" / "versions").is_dir()
+    assert (tmp_path / "here" / "queues.yaml").read_text() == "# mine\n"
+    fresh = sh(f"{bin_}/qgen init elsewhere/new", tmp_path)
+    assert fresh.returncode == 0 and (tmp_path / "elsewhere" / "new" / "queues.yaml").is_file()
+    checked = sh(f"{bin_}/qgen check elsewhere/new/queues.yaml", tmp_path)
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_qgen_revisions_join_an_alembic_environment_the_user_already_has(postgres_server, wheel_site, tmp_path):
+    bin_ = shims(tmp_path / "bin", wheel_site)
+    project = tmp_path / "theirs"
+    project.mkdir()
+    schema = named("their_queues")
+    (project / "queue.yaml").write_text(f"schema: {schema}\nqueues:\n  jobs:\n    payload:\n      n: bigint\n")
+    with scratch_database("qgen_theirs") as url:
+        made = sh(f"{bin_}/alembic init migrations && {bin_}/alembic revision -m 'their users table'", project)
+        assert made.returncode == 0, made.stderr
+        ini = project / "alembic.ini"
+        ini.write_text(re.sub(r"^sqlalchemy\.url = .*$", "sqlalchemy.url = " + url.replace("://", "+psycopg://"),
+                              ini.read_text(), flags=re.M))
+        theirs, = (project / "migrations" / "versions").glob("*.py")
+        theirs.write_text(theirs.read_text().replace(
+            '    """Upgrade schema."""\n    pass',
+            '    """Upgrade schema."""\n    op.create_table("users", sa.Column("id", sa.Integer, primary_key=True))').replace(
+            '    """Downgrade schema."""\n    pass', '    """Downgrade schema."""\n    op.drop_table("users")'))
+        ours = sh(f"{bin_}/qgen revision queue.yaml -m 'the job queue' -c alembic.ini", project)
+        assert ours.returncode == 0, ours.stderr
+        assert "first revision of this schema" in ours.stdout
+        up = sh(f"{bin_}/alembic upgrade head", project)
+        assert up.returncode == 0, up.stderr
+        history = sh(f"{bin_}/alembic history", project).stdout
+        assert re.search(r"-> \w+ \(head\), the job queue", history) and "<base> -> " in history
+        with psycopg.connect(url, autocommit=True) as conn:
+            assert conn.execute("SELECT to_regclass('public.users') IS NOT NULL").fetchone() == (True,)
+            assert conn.execute(f'SELECT * FROM "{schema}".jobs_enqueue(7)').fetchone() == (1, True)
+        back = sh(f"{bin_}/alembic downgrade -1", project)
+        assert back.returncode == 0, back.stderr
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone() == (0,)
+            assert conn.execute("SELECT to_regclass('public.users') IS NOT NULL").fetchone() == (True,)
