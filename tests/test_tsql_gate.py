@@ -460,13 +460,18 @@ def test_own_check_reports(sql, needle):
 # Gate 3: qgen's semantic rules (tests/support/tsql_rules.py). Each sample is real T-SQL (the test
 # at the end parses them all) and trips only the rule it is listed under.
 
-CLAIM_CTE = (";WITH c AS (SELECT TOP (10) id, state FROM dbo.q WITH (ROWLOCK, READPAST, UPDLOCK) ORDER BY id)\n"
+CLAIM_CTE = ("DECLARE @c TABLE (id int);\n"
+             ";WITH c AS (SELECT TOP (10) id, state FROM dbo.q WITH (ROWLOCK, READPAST, UPDLOCK) ORDER BY id)\n"
              "UPDATE c SET state = 1 OUTPUT inserted.id INTO @c (id);")
 OLD_CLAIM = ("UPDATE [job] SET state = 1\nOUTPUT inserted.id INTO @c (id)\nFROM dbo.q AS [job]\nINNER JOIN\n"
              "(SELECT TOP (10) id FROM dbo.q WITH (ROWLOCK, READPAST, UPDLOCK) WHERE state = 0 ORDER BY id) AS [n]\n"
              "ON [n].id = [job].id;")
 
 RULES_PASS = {
+    "declared variables": [
+        "CREATE PROCEDURE dbo.p @n int AS\nBEGIN\n    DECLARE @a int = @n;\n    DECLARE @t TABLE (id int);\n    INSERT INTO @t (id) VALUES (@a);\n"
+        "    DECLARE @r int;\n    EXEC @r = dbo.other @n = @a, @out = @a OUTPUT;\nEND",
+    ],
     "isolation": [
         "CREATE PROCEDURE dbo.p AS\nBEGIN\n    SET NOCOUNT ON;\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n    "
         + CLAIM_CTE + "\nEND",
@@ -517,6 +522,11 @@ RULES_PASS = {
 
 RULES_REPORT = {
     # rule: [(sql, where the finding must point, words of its message)]
+    "declared variables": [
+        ("CREATE PROCEDURE dbo.p @n int AS\nBEGIN\n    DECLARE @q$t TABLE (id int);\n    DELETE FROM @t;\nEND", "@t",
+         "error 137"),
+        ("CREATE PROCEDURE dbo.p AS\nBEGIN\n    EXEC dbo.other @n = @missing;\nEND", "@missing", "not declared"),
+    ],
     "isolation": [
         ("CREATE PROCEDURE dbo.p AS\nBEGIN\n    SET NOCOUNT ON;\n    " + CLAIM_CTE + "\nEND", "READPAST", "error 650"),
         ("CREATE OR ALTER PROCEDURE dbo.p AS\nBEGIN\n    " + CLAIM_CTE

@@ -110,6 +110,7 @@ BREAKAGES = {
                                                 "own", "sniffed"),
     "READPAST read of row versions": ("watermark_move.sql.j2", "WITH (READCOMMITTEDLOCK, READPAST)", "WITH (READPAST)",
                                       "own", "READ_COMMITTED_SNAPSHOT"),
+    "a variable used but not declared": ("worker.sql.j2", "FROM @q$claimed;", "FROM @claimed;", "own", "error 137", 0),
     # deployment rules (tests/support/tsql_gate.deploy_findings)
     "a session option not set": ("script.sql.j2", "QUOTED_IDENTIFIER, ", "", "own", "QUOTED_IDENTIFIER ON"),
     "the session options in the batch of a CREATE": ("script.sql.j2", "{{ batch }}", "", "own", "in a GO batch before this one"),

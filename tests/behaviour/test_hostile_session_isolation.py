@@ -226,3 +226,30 @@ def test_a_repeatable_read_caller_never_raises_the_watermark_past_a_job_released
     env.backdate("leases", "available_at", 3600, ids=[released.id])  # its backoff is over
     assert env.watermark("leases") <= released.id
     assert released.id in [j.id for j in leases.dequeue(batch_size=50)], "the released job is stranded below the watermark"
+
+
+def test_a_lease_of_less_than_a_second_is_refused(use_spec):
+    """A NULL lease expiry is never reaped (the job would stay leased forever), and a lease that is
+    over at once lets reap give the job to a second worker while the first still runs it."""
+    env = use_spec(HOSTILE_ISOLATION)
+    leases = env.client("leases")
+    leases.enqueue(n=1)
+    for bad in (0, -5):
+        with pytest.raises(InvalidArgument, match="lease_seconds .*accepted: 1 or more"):
+            leases.dequeue(lease_seconds=bad)
+    assert leases.metrics()["ready"] == 1, "a refused claim claims nothing"
+    [job] = leases.dequeue(lease_seconds=60)
+    for bad in (0, -5):
+        with pytest.raises(InvalidArgument, match="lease_seconds .*accepted: 1 or more"):
+            leases.extend_lease(job, lease_seconds=bad)
+    assert leases.reap() == (0, 0), "the refused extensions left the lease as it was"
+    leases.complete(job)
+
+
+def test_maintain_takes_a_batch_above_the_queues_claim_cap(use_spec):
+    """maintain's batch (up to 4000) is not refused because reap's is capped at max_batch_size (50
+    here): maintain hands reap at most that cap."""
+    env = use_spec(HOSTILE_ISOLATION)
+    leases = env.client("leases")
+    result = leases.maintain(batch_size=200)
+    assert not result.skipped and result.released == 0

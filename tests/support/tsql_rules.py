@@ -336,9 +336,47 @@ def _plan_pinning(stmt: Statement) -> Iterator[tuple[Tok, str]]:
                             f"add OPTION (OPTIMIZE FOR ({missing[0]} = 1)) or OPTION (RECOMPILE)")
 
 
+def _undeclared_variables(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
+    """A @variable a procedure uses but neither declares nor takes as a parameter: CREATE PROCEDURE
+    fails (error 137), and sqlcmd without -b goes on to the next batch, leaving the module missing.
+    A variable's scope is its batch. In an EXEC's argument list, `@name =` names the callee's parameter."""
+    module = module_statement(toks, 0) if toks else None
+    if not (module and module.endswith(("PROCEDURE", "PROC"))):
+        return  # a procedure's body; a loose batch of samples or scripts is not judged
+    declared: set[str] = set()
+    header_end = 0
+    while header_end < len(toks) and not is_word(toks[header_end], "AS"):
+        if toks[header_end].kind == "var":
+            declared.add(toks[header_end].value)
+        header_end += 1
+    in_declare = in_exec = False
+    depth = 0
+    for i in range(header_end, len(toks)):
+        tok = toks[i]
+        if tok.kind == "punct" and tok.value in "()":
+            depth += 1 if tok.value == "(" else -1
+        elif tok.kind == "punct" and tok.value == ";" or is_word(tok, "BEGIN", "END"):
+            in_declare = in_exec = False
+        elif is_word(tok, "DECLARE"):
+            in_declare, depth = True, 0
+        elif is_word(tok, "EXEC", "EXECUTE"):
+            in_exec = True
+        elif tok.kind == "var" and not tok.value.startswith("@@") and tok.value.startswith("@"):
+            prev, nxt = at(toks, i - 1), at(toks, i + 1)
+            if in_declare and depth == 0 and prev is not None and (is_word(prev, "DECLARE") or prev.value == ","):
+                declared.add(tok.value)
+            elif in_exec and nxt is not None and nxt.value == "=" and not is_word(prev, "EXEC", "EXECUTE"):
+                continue  # the callee's parameter name
+            elif tok.value not in declared:
+                yield tok, (f"{tok.text or tok.value} is used but not declared in this batch (nor a parameter of its "
+                            "procedure): CREATE PROCEDURE fails with error 137, and the module is missing")
+                declared.add(tok.value)  # once per variable
+
+
 def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     """Every rule over one GO batch's tokens."""
     yield from _procedure_isolation(toks)
+    yield from _undeclared_variables(toks)
     for stmt in statements(toks):
         yield from _locking_readpast(stmt)
         yield from _second_reference(stmt)
