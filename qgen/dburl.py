@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from qgen.connection import mssql_connection_string
+
 URL_ENV = "QGEN_DATABASE_URL"
 
 
@@ -44,26 +46,8 @@ def _postgres(url: str) -> Any:
 
 
 def odbc_connection_string(url: str) -> str:
-    """The ODBC connection string pyodbc takes, from an mssql+pyodbc:// URL."""
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-
-    def value(text: Any) -> str:
-        text = str(text)
-        return "{" + text.replace("}", "}}") + "}" if re.search(r"[;{}\s]", text) else text
-
-    query = {k: (v[-1] if isinstance(v, tuple) else v) for k, v in parsed.query.items()}
-    parts = {"DRIVER": "{" + query.pop("driver", "FreeTDS") + "}", "SERVER": parsed.host or "127.0.0.1",
-             "PORT": str(parsed.port or 1433)}
-    if parsed.database:
-        parts["DATABASE"] = parsed.database
-    if parsed.username:
-        parts["UID"] = parsed.username
-    if parsed.password:
-        parts["PWD"] = parsed.password
-    parts.update(query)
-    return ";".join(f"{k}={v if k == 'DRIVER' else value(v)}" for k, v in parts.items())
+    """The ODBC connection string pyodbc takes, from an mssql+pyodbc:// URL (qgen/connection.py)."""
+    return mssql_connection_string(url)
 
 
 def _mssql(url: str) -> Any:

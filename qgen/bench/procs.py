@@ -220,24 +220,19 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
             ids = [job.id for job in jobs]
             _record_claims(claimed_fd, jobs)
             spend(ids)  # held until the next claim completes them
-        elif mode == "lease-each":
-            # A queue with an outbox: each job is completed in a call of its own (a whole-lease
-            # completion is refused there).
+        else:  # lease-separate, lease-each
             jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds)
             ids = [job.id for job in jobs]
             _record_claims(claimed_fd, jobs)
             spend(ids)
             if jobs:
                 _record(completing_fd, ids)
-            for job in jobs:
-                client.complete(job)
-        else:
-            jobs = client.dequeue(batch_size=batch, lease_seconds=lease_seconds)
-            ids = [job.id for job in jobs]
-            _record_claims(claimed_fd, jobs)
-            spend(ids)
-            if jobs:
-                _record(completing_fd, ids)
+            if mode == "lease-each":
+                # A queue with an outbox: each job in a call of its own (a whole-lease completion is
+                # refused there).
+                for job in jobs:
+                    client.complete(job)
+            elif jobs:
                 client.complete(jobs[0].lease_token)
         if ids:  # the polls of an empty queue say nothing about claiming
             latencies.append(time.perf_counter() - begun - state["worked"])

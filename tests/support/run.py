@@ -27,5 +27,5 @@ def run_spec(spec: Spec) -> Spec:
     """The spec with roles of this run's own: <role>_<token> for each of producer, consumer, admin."""
     if not spec.grants.enabled:
         return spec
-    grants = spec.grants.model_copy(update={r: named(role_name(spec, r)) for r in ("producer", "consumer", "admin")})
+    grants = spec.grants.model_copy(update={r: named(role_name(spec, r)) for r in ("producer", "consumer", "admin", "owner")})
     return spec.model_copy(update={"grants": grants})
