@@ -1,5 +1,12 @@
 -- qgen 0.1.0: table four.four_queue, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
 IF OBJECT_ID(N'four.four_queue', N'U') IS NULL
 BEGIN
     CREATE TABLE [four].[four_queue]

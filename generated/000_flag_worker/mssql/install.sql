@@ -1,21 +1,50 @@
 -- qgen 0.1.0: every object of 000_flag_worker.yaml, for SQL Server (T-SQL), in dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
 -- qgen 0.1.0: schema four, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- CREATE SCHEMA must be alone in its batch, so it runs through EXEC; the name is a checked identifier.
+-- A schema install creates is marked (extended property qgen.created): uninstall drops only such a one.
 IF SCHEMA_ID(N'four') IS NULL
+BEGIN
     EXEC(N'CREATE SCHEMA [four] AUTHORIZATION [dbo];');
+    EXEC sys.sp_addextendedproperty @name = N'qgen.created', @value = N'created by the install of qgen''s queues',
+        @level0type = N'SCHEMA', @level0name = N'four';
+END;
 GO
 
 -- qgen 0.1.0: roles four_admin, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
+-- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):
+-- uninstall drops only such a one, never a role that was there before and that the spec only names.
 IF DATABASE_PRINCIPAL_ID(N'four_producer') IS NULL
+BEGIN
     CREATE ROLE [four_producer];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'four') AND [name] = N'qgen.created_role.four_producer')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.four_producer', @value = N'four_producer',
+            @level0type = N'SCHEMA', @level0name = N'four';
+END;
 IF DATABASE_PRINCIPAL_ID(N'four_consumer') IS NULL
+BEGIN
     CREATE ROLE [four_consumer];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'four') AND [name] = N'qgen.created_role.four_consumer')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.four_consumer', @value = N'four_consumer',
+            @level0type = N'SCHEMA', @level0name = N'four';
+END;
 IF DATABASE_PRINCIPAL_ID(N'four_admin') IS NULL
+BEGIN
     CREATE ROLE [four_admin];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'four') AND [name] = N'qgen.created_role.four_admin')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.four_admin', @value = N'four_admin',
+            @level0type = N'SCHEMA', @level0name = N'four';
+END;
 GO
 
 -- qgen 0.1.0: table four.four_queue, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
@@ -47,16 +76,41 @@ GO
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_claim_ix' AND object_id = OBJECT_ID(N'four.four_queue'))
     CREATE NONCLUSTERED INDEX [four_queue_claim_ix]
     ON [four].[four_queue] ([id])
-    INCLUDE ([available_at])
+    INCLUDE ([available_at], [lease_token], [processed])
     WHERE [lease_token] IS NULL AND [processed] = 0;
+GO
+
+-- qgen 0.1.0: dead_letter_table four.four_queue_dead, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: [id] is the job's id, which repeats once the queue's identity is reseeded.
+IF OBJECT_ID(N'four.four_queue_dead', N'U') IS NULL
+BEGIN
+    CREATE TABLE [four].[four_queue_dead]
+    (
+        [entry_id] bigint IDENTITY(1, 1) NOT NULL,
+        [id] bigint NOT NULL,
+        [reputation] int NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL,
+        [last_error] nvarchar(4000) NULL,
+        [dead_at] datetime2(3) NOT NULL CONSTRAINT [four_queue_dead_dead_at_df] DEFAULT (SYSUTCDATETIME()),
+        CONSTRAINT [four_queue_dead_pk] PRIMARY KEY CLUSTERED ([entry_id])
+    );
+END;
 GO
 
 -- qgen 0.1.0: dedupe_index four.four_queue_dedupe_ux, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One row per dedupe key: enqueueing the same item twice finds the row already there.
+-- One row per dedupe key: enqueueing the same item twice finds the row already there (processed rows included: dedupe.scope: ever).
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_dedupe_ux' AND object_id = OBJECT_ID(N'four.four_queue'))
     CREATE UNIQUE NONCLUSTERED INDEX [four_queue_dedupe_ux]
     ON [four].[four_queue] ([reputation]);
+-- dedupe.scope: ever: a finished job keeps its key in four_queue_dead until purge removes it; enqueue looks
+-- here, and the index refuses a second job with the key even if something bypassed enqueue.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_dead_dedupe_ux' AND object_id = OBJECT_ID(N'four.four_queue_dead'))
+    CREATE UNIQUE NONCLUSTERED INDEX [four_queue_dead_dedupe_ux]
+    ON [four].[four_queue_dead] ([reputation]);
 GO
 
 -- qgen 0.1.0: lease_index four.four_queue_lease_ix, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
@@ -66,6 +120,17 @@ IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_lease_ix' AND
     CREATE NONCLUSTERED INDEX [four_queue_lease_ix]
     ON [four].[four_queue] ([lease_token]) INCLUDE ([lease_expires_at], [attempts])
     WHERE [lease_token] IS NOT NULL;
+GO
+
+-- qgen 0.1.0: processed_index four.four_queue_processed_ix, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes processed jobs by age: only processed rows are indexed, by when they were processed
+-- (INCLUDE [processed]: a filtered index carries the columns its filter names).
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_processed_ix' AND object_id = OBJECT_ID(N'four.four_queue'))
+    CREATE NONCLUSTERED INDEX [four_queue_processed_ix]
+    ON [four].[four_queue] ([processed_at])
+    INCLUDE ([processed])
+    WHERE [processed] = 1;
 GO
 
 -- qgen 0.1.0: watermark_table four.four_queue_watermark, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
@@ -84,26 +149,21 @@ BEGIN
         CONSTRAINT [four_queue_watermark_one_row_ck] CHECK ([one_row] = 1)
     );
 END;
+-- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
+-- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
+IF COL_LENGTH(N'four.four_queue_watermark', N'corrected_at') IS NULL
+    ALTER TABLE [four].[four_queue_watermark] ADD [corrected_at] datetime2(3) NOT NULL
+        CONSTRAINT [four_queue_watermark_corrected_at_df] DEFAULT ('0001-01-01');
 IF NOT EXISTS (SELECT 1 FROM [four].[four_queue_watermark])
     INSERT INTO [four].[four_queue_watermark] ([id]) VALUES (0);
 GO
 
--- qgen 0.1.0: dead_letter_table four.four_queue_dead, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- qgen 0.1.0: dead_letter_index four.four_queue_dead_ix, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Jobs that used up their attempts, kept with their last error until purged.
-IF OBJECT_ID(N'four.four_queue_dead', N'U') IS NULL
-BEGIN
-    CREATE TABLE [four].[four_queue_dead]
-    (
-        [id] bigint NOT NULL,
-        [reputation] int NOT NULL,
-        [enqueued_at] datetime2(3) NOT NULL,
-        [attempts] int NOT NULL,
-        [last_error] nvarchar(4000) NULL,
-        [dead_at] datetime2(3) NOT NULL CONSTRAINT [four_queue_dead_dead_at_df] DEFAULT (SYSUTCDATETIME()),
-        CONSTRAINT [four_queue_dead_pk] PRIMARY KEY CLUSTERED ([id])
-    );
-END;
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_dead_ix' AND object_id = OBJECT_ID(N'four.four_queue_dead'))
+    CREATE NONCLUSTERED INDEX [four_queue_dead_ix]
+    ON [four].[four_queue_dead] ([dead_at]);
 GO
 
 -- qgen 0.1.0: pending_view four.four_queue_pending, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
@@ -139,25 +199,45 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_enqueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         BEGIN TRANSACTION;
         -- UPDLOCK + HOLDLOCK keep the key range locked until the insert, so two sessions enqueueing
-        -- the same key cannot both find it missing.
-        DECLARE @existing bigint =
+        -- the same key cannot both find it missing; a locking read, so it sees current rows also
+        -- under READ_COMMITTED_SNAPSHOT.
+        DECLARE @q$existing bigint =
         (
             SELECT [id] FROM [four].[four_queue] WITH (UPDLOCK, HOLDLOCK)
             WHERE [reputation] = @reputation
+
         );
-        IF @existing IS NOT NULL
+        -- dedupe.scope: ever: a finished job holds its key until purge removes it. Read after the
+        -- queue table, the order a completion or dead-lettering locks them in: a job moving there
+        -- now is waited for above, then found here.
+        IF @q$existing IS NULL
+            SET @q$existing = (SELECT [id] FROM [four].[four_queue_dead] WITH (UPDLOCK, HOLDLOCK)
+                             WHERE [reputation] = @reputation);
+        IF @q$existing IS NOT NULL
         BEGIN
             COMMIT TRANSACTION;
-            SELECT @existing AS [id], CAST(0 AS bit) AS [enqueued];
+            SELECT @q$existing AS [id], CAST(0 AS bit) AS [enqueued];
             RETURN;
         END;
         INSERT INTO [four].[four_queue] ([reputation])
-        OUTPUT inserted.[id], CAST(1 AS bit) AS [enqueued]
+        -- OUTPUT INTO a table variable: a bare OUTPUT fails once someone adds a trigger to the table (error 334).
+        OUTPUT inserted.[id] INTO @q$new ([id])
         VALUES (@reputation);
         COMMIT TRANSACTION;
+        SELECT [id], CAST(1 AS bit) AS [enqueued] FROM @q$new;
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -175,25 +255,106 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     BEGIN TRY
         BEGIN TRANSACTION;
+        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
+        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
         INSERT INTO [four].[four_queue] ([reputation])
-        OUTPUT inserted.[id] INTO @new ([id])
+        OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[reputation]
         FROM @jobs AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[reputation] = [j].[reputation])
+          -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
+          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[reputation] = [j].[reputation])
           AND NOT EXISTS (SELECT 1 FROM @jobs AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
-        SELECT [j].[ordinal], [e].[id],
+        SELECT [j].[ordinal], COALESCE([e].[id], [f1].[id]) AS [id],
                CAST(CASE WHEN [n].[id] IS NOT NULL
                           AND NOT EXISTS (SELECT 1 FROM @jobs AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
                          THEN 1 ELSE 0 END AS bit) AS [enqueued]
         FROM @jobs AS [j]
-        INNER JOIN [four].[four_queue] AS [e] ON [e].[reputation] = [j].[reputation]
-        LEFT JOIN @new AS [n] ON [n].[id] = [e].[id]
+        LEFT JOIN [four].[four_queue] AS [e] ON [e].[reputation] = [j].[reputation]
+        LEFT JOIN [four].[four_queue_dead] AS [f1] ON [f1].[reputation] = [j].[reputation]
+        LEFT JOIN @q$new AS [n] ON [n].[id] = [e].[id]
         ORDER BY [j].[ordinal];
+
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: enqueue_json four.four_queue_enqueue_json, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
+-- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
+-- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
+-- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
+CREATE OR ALTER PROCEDURE [four].[four_queue_enqueue_json]
+    @jobs nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$batch [four].[four_queue_batch];
+    BEGIN TRY
+        INSERT INTO @q$batch ([ordinal], [reputation])
+        SELECT COALESCE([j].[ordinal], CAST([a].[key] AS int) + 1),
+               [j].[reputation]
+        FROM OPENJSON(@jobs) AS [a]
+        CROSS APPLY OPENJSON([a].[value])
+        WITH
+        (
+            [ordinal] int '$.ordinal',
+            [reputation] int '$.reputation'
+        ) AS [j];
+        BEGIN TRANSACTION;
+        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
+        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        INSERT INTO [four].[four_queue] ([reputation])
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        SELECT [j].[reputation]
+        FROM @q$batch AS [j]
+        WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[reputation] = [j].[reputation])
+          -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
+          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[reputation] = [j].[reputation])
+          AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
+        -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
+        ORDER BY [j].[ordinal];
+        SELECT [j].[ordinal], COALESCE([e].[id], [f1].[id]) AS [id],
+               CAST(CASE WHEN [n].[id] IS NOT NULL
+                          AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
+                         THEN 1 ELSE 0 END AS bit) AS [enqueued]
+        FROM @q$batch AS [j]
+        LEFT JOIN [four].[four_queue] AS [e] ON [e].[reputation] = [j].[reputation]
+        LEFT JOIN [four].[four_queue_dead] AS [f1] ON [f1].[reputation] = [j].[reputation]
+        LEFT JOIN @q$new AS [n] ON [n].[id] = [e].[id]
+        ORDER BY [j].[ordinal];
+
         COMMIT TRANSACTION;
     END TRY
     BEGIN CATCH
@@ -212,56 +373,100 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_watermark_move]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @target bigint = @claimed_from - 50;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$target bigint = @claimed_from - 50;
     -- READPAST on the watermark row: a session already moving it wins, this one skips.
-    -- READPAST on the queue: rows locked by other claimers are being claimed; rows locked by a
-    -- release (fail, reap) are lowered by that release itself after this move.
+    -- NOLOCK on the queue: the move stops at the lowest row in the range it would pass that is
+    -- unclaimed as far as any session can see, committed or not. So it stops at a job whose insert
+    -- is not yet committed (a locking or READPAST read would skip it and strand it), and at a job
+    -- a release (fail, reap) is putting back (that release also lowers the watermark itself, after
+    -- this move, since it waits for the watermark row).
+    -- It also stops at a row another open transaction has locked (present under NOLOCK, skipped by
+    -- READPAST): a lease claim inside a caller's transaction that may still roll back, or a
+    -- completion in flight. Rows this transaction claimed itself are not skipped by READPAST.
     UPDATE [w]
     SET [id] = COALESCE(
             (
                 SELECT MIN([job].[id])
-                FROM [four].[four_queue] AS [job] WITH (READPAST)
-                WHERE [job].[id] >= [w].[id] AND [job].[id] < @target AND [job].[lease_token] IS NULL AND [job].[processed] = 0
-            ), @target),
+                FROM [four].[four_queue] AS [job] WITH (NOLOCK)
+                WHERE [job].[id] >= [w].[id] AND [job].[id] < @q$target
+                  AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                       OR NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                      WHERE [settled].[id] = [job].[id]))
+            ), @q$target),
         [version] = [w].[version] + 1
-    FROM [four].[four_queue_watermark] AS [w] WITH (ROWLOCK, READPAST)
-    WHERE [w].[id] < @target;
+    FROM [four].[four_queue_watermark] AS [w] WITH (ROWLOCK, READPAST, READCOMMITTEDLOCK)
+    WHERE [w].[id] < @q$target;
 END;
 GO
 
 -- qgen 0.1.0: watermark_correct four.four_queue_watermark_correct, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Resets the watermark from the table itself: 50 ids below the lowest unclaimed row, or below the next
--- id when every row is claimed or gone (the table's highest id, or its identity when it is empty).
--- Run it from a periodic job and after a dequeue that found nothing; it repairs a watermark that is
--- wrong either way.
+-- id when every row is claimed or gone (the table's highest id, or its identity when it is empty;
+-- unchanged only when no id was ever generated), never below 0. It repairs a watermark that is wrong
+-- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
+-- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR ALTER PROCEDURE [four].[four_queue_watermark_correct]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @old bigint, @version bigint, @new bigint, @tries int = 0, @written int = 0;
-    WHILE @written = 0 AND @tries < 5
-    BEGIN
-        SET @tries += 1;
-        SELECT @old = [id], @version = [version] FROM [four].[four_queue_watermark];
-        SET @new = (SELECT MIN([id]) FROM [four].[four_queue] WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
-        IF @new IS NULL
-            SET @new = (SELECT MAX([id]) + 1 FROM [four].[four_queue]) - 50;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$old bigint, @q$new bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- Take the watermark row first and keep it (HOLDLOCK: also the empty range when the row was
+        -- deleted by hand): a mover skips it meanwhile, and a release (fail, reap), which locks its
+        -- job row and then this row, waits and lowers the watermark after this write. The scan below
+        -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
+        SELECT @q$old = [id] FROM [four].[four_queue_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
+        -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
+        SET @q$new = (SELECT MIN([id]) FROM [four].[four_queue] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
+        IF @q$new IS NULL
+            SET @q$new = (SELECT MAX([id]) + 1 FROM [four].[four_queue] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
         -- it was, a watermark a release had lowered would make every claim walk the drained range.
-        IF @new IS NULL
-            SET @new = (SELECT CONVERT(bigint, [last_value]) + 1 FROM sys.identity_columns
+        -- sys.identity_columns is metadata, which ownership chaining does not open: a login sees it
+        -- only with a permission on the table, so qgen's roles that may run this procedure get VIEW
+        -- DEFINITION on it (metadata only, no rows; grants.sql). IDENT_CURRENT has the same limit
+        -- and returns the seed for a table never inserted into, and MAX(id) of the archive or dead
+        -- letters could be above the identity after a reseed. Without the permission @q$new stays
+        -- NULL and the watermark is left where it was: never past a row, only slower to claim from.
+        IF @q$new IS NULL
+            SET @q$new = (SELECT CONVERT(bigint, [last_value]) + 1 FROM sys.identity_columns
                         WHERE [object_id] = OBJECT_ID(N'[four].[four_queue]') AND [name] = N'id') - 50;
-        IF @new IS NULL
-            SET @new = @old;
-        IF @new < 0
-            SET @new = 0;
-        -- Compare-and-set on version: a release that lowered the watermark while we scanned wins,
-        -- and we scan again.
-        UPDATE [four].[four_queue_watermark] SET [id] = @new, [version] = [version] + 1 WHERE [version] = @version;
-        SET @written = @@ROWCOUNT;
-    END;
-    SELECT @old AS [old_watermark], CASE WHEN @written = 1 THEN @new ELSE @old END AS [new_watermark];
+        IF @q$new IS NULL
+            SET @q$new = COALESCE(@q$old, 0);
+        IF @q$new < 0
+            SET @q$new = 0;
+        -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
+        IF @q$old IS NULL
+            INSERT INTO [four].[four_queue_watermark] ([id], [corrected_at]) VALUES (@q$new, SYSUTCDATETIME());
+        ELSE
+            UPDATE [four].[four_queue_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
+        COMMIT TRANSACTION;
+        SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
 END;
 GO
 
@@ -280,9 +485,26 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_dequeue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
-    DECLARE @token uniqueidentifier = NEWID();
-    DECLARE @claimed TABLE
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for four.four_queue_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$token uniqueidentifier = NEWID();
+    DECLARE @q$claimed TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
         [reputation] int NOT NULL,
@@ -290,45 +512,71 @@ BEGIN
         [lease_token] uniqueidentifier NOT NULL,
         [lease_expires_at] datetime2(3) NOT NULL
     );
-    -- Start at the watermark: below it every row is claimed or gone, and only ghosts remain.
-    -- NOLOCK: a mover inside another caller's open transaction must not block every claim; its
-    -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
-    DECLARE @from bigint = (SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK));
+    DECLARE @q$from bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
         IF @complete_lease_token IS NOT NULL
         BEGIN
             UPDATE [four].[four_queue]
-            SET [processed] = 1, [processed_at] = @now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
+            SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
             WHERE [lease_token] = @complete_lease_token;
 
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
-        UPDATE [job]
-        SET [lease_token] = @token,
-            [lease_owner] = @owner,
-            [lease_expires_at] = DATEADD(second, @lease_seconds, @now),
-            [attempts] = [job].[attempts] + 1
-        OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
-        INTO @claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at])
-        FROM [four].[four_queue] AS [job]
-        INNER JOIN
+        -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+        IF EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
+        BEGIN
+            DECLARE @q$mark bigint, @q$stranded bigint;
+            UPDATE [four].[four_queue_watermark] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SET @q$mark = [id], [corrected_at] = SYSUTCDATETIME(), [version] = [version] + 1
+            WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME());
+            IF @@ROWCOUNT = 1
+            BEGIN
+                SELECT @q$stranded = MIN([job].[id])
+                FROM [four].[four_queue] AS [job] WITH (NOLOCK)
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                IF @q$stranded IS NOT NULL
+                    UPDATE [four].[four_queue_watermark]
+                    SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
+                        [version] = [version] + 1
+                    WHERE [id] > CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END;
+            END;
+        END
+        ELSE IF NOT EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (NOLOCK))
+            INSERT INTO [four].[four_queue_watermark] ([id])
+            SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- Start at the watermark: below it every row is claimed or gone, and only ghosts remain.
+        -- NOLOCK: a mover inside another caller's open transaction must not block every claim; its
+        -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
+        -- A missing row reads as 0.
+        SET @q$from = COALESCE((SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK)), 0);
+        ;WITH [next_job] AS
         (
-            SELECT TOP (@batch_size) [id]
+            SELECT TOP (@batch_size) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+            -- The one reference to the table: these hints hold for every row the claim reads.
             FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @now
-              AND [id] >= @from
+            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
+              AND [id] >= @q$from
             ORDER BY [id]
-        ) AS [next_job] ON [next_job].[id] = [job].[id];
+        )
+        UPDATE [next_job]
+        SET [lease_token] = @q$token,
+            [lease_owner] = @owner,
+            [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [attempts] = [attempts] + 1
+        OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+        INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at])
+        -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
         -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-        DECLARE @lowest bigint, @highest bigint;
-        SELECT @lowest = MIN([id]), @highest = MAX([id]) FROM @claimed;
-        IF @highest / 100 > (@lowest - 1) / 100
-            EXEC [four].[four_queue_watermark_move] @claimed_from = @lowest;
+        DECLARE @q$lowest bigint, @q$highest bigint;
+        SELECT @q$lowest = MIN([id]), @q$highest = MAX([id]) FROM @q$claimed;
+        IF @q$highest / 100 > (@q$lowest - 1) / 100
+            EXEC [four].[four_queue_watermark_move] @claimed_from = @q$lowest;
         COMMIT TRANSACTION;
         SELECT [id], [reputation], [attempts], [lease_token], [lease_expires_at]
-        FROM @claimed
+        FROM @q$claimed
         ORDER BY [id];
     END TRY
     BEGIN CATCH
@@ -348,30 +596,39 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_complete]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
-    DECLARE @completed int;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$completed int;
     BEGIN TRY
         BEGIN TRANSACTION;
         IF @id IS NULL
         BEGIN
             UPDATE [four].[four_queue]
-            SET [processed] = 1, [processed_at] = @now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
+            SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
             WHERE [lease_token] = @lease_token;
 
-            SET @completed = @@ROWCOUNT;
+            SET @q$completed = @@ROWCOUNT;
         END
         ELSE
         BEGIN
             UPDATE [four].[four_queue]
-            SET [processed] = 1, [processed_at] = @now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
+            SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
             WHERE [id] = @id AND [lease_token] = @lease_token;
 
-            SET @completed = @@ROWCOUNT;
+            SET @q$completed = @@ROWCOUNT;
         END;
-        IF @completed = 0
+        IF @q$completed = 0
             THROW 50001, N'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         COMMIT TRANSACTION;
-        RETURN @completed;
+        RETURN @q$completed;
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -392,20 +649,31 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_fail]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
-    DECLARE @attempts int;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$attempts int;
     BEGIN TRY
         BEGIN TRANSACTION;
-        SELECT @attempts = [attempts]
+        -- UPDLOCK: a locking read of the current row (also under READ_COMMITTED_SNAPSHOT), held
+        -- until commit, so a reaper cannot release the job between this read and the change below.
+        SELECT @q$attempts = [attempts]
         FROM [four].[four_queue] WITH (UPDLOCK, ROWLOCK)
         WHERE [id] = @id AND [lease_token] = @lease_token;
-        IF @attempts IS NULL
+        IF @q$attempts IS NULL
             THROW 50001, N'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
-        IF @retry = 1 AND @attempts < 5
+        IF @retry = 1 AND @q$attempts < 5
         BEGIN
             UPDATE [four].[four_queue]
             SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
-                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), @attempts - 1) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), @attempts - 1) END AS int), @now)
+                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
             WHERE [id] = @id;
             -- The job is claimable again: the watermark must not stay above it.
             UPDATE [four].[four_queue_watermark]
@@ -414,7 +682,7 @@ BEGIN
             RETURN 0;
         END;
         DELETE FROM [four].[four_queue]
-        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], @error, @now
+        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], @error, @q$now
         INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
         WHERE [id] = @id;
         COMMIT TRANSACTION;
@@ -437,17 +705,28 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_extend_lease]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @until datetime2(3) = DATEADD(second, @lease_seconds, SYSUTCDATETIME());
-    DECLARE @extended int;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    DECLARE @q$until datetime2(3) = DATEADD(second, @lease_seconds, SYSUTCDATETIME());
+    DECLARE @q$extended int;
     BEGIN TRY
         IF @id IS NULL
-            UPDATE [four].[four_queue] SET [lease_expires_at] = @until WHERE [lease_token] = @lease_token;
+            UPDATE [four].[four_queue] SET [lease_expires_at] = @q$until WHERE [lease_token] = @lease_token;
         ELSE
-            UPDATE [four].[four_queue] SET [lease_expires_at] = @until WHERE [id] = @id AND [lease_token] = @lease_token;
-        SET @extended = @@ROWCOUNT;
-        IF @extended = 0
+            UPDATE [four].[four_queue] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$extended = @@ROWCOUNT;
+        IF @q$extended = 0
             THROW 50001, N'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
-        RETURN @extended;
+        RETURN @q$extended;
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -466,40 +745,63 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_reap]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
-    DECLARE @expired TABLE ([id] bigint NOT NULL PRIMARY KEY, [attempts] int NOT NULL);
-    DECLARE @released int = 0, @dead_lettered int = 0, @lowest bigint;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for four.four_queue_reap; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- READPAST: a job being completed right now is locked by its worker; leave it to finish.
-        INSERT INTO @expired ([id], [attempts])
-        SELECT TOP (@batch_size) [id], [attempts]
-        FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-        WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @now;
-
-        UPDATE [job]
-        SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @now,
+        -- Each statement reads the table once, through its CTE (as dequeue's claim does). READPAST:
+        -- a job being completed right now is locked by its worker; leave it to finish. UPDLOCK
+        -- (and the statement's own update locks) make these locking reads of current rows.
+        ;WITH [expired] AS
+        (
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error]
+            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
+        )
+        UPDATE [expired]
+        SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
             [last_error] = N'qgen: lease expired before the job was completed'
-        FROM [four].[four_queue] AS [job]
-        INNER JOIN @expired AS [e] ON [e].[id] = [job].[id]
-        WHERE [e].[attempts] < 5;
-        SET @released = @@ROWCOUNT;
+        OUTPUT inserted.[id] INTO @q$freed ([id])
+        -- Planned for one row, whatever @batch_size the first call sniffed.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$released = @@ROWCOUNT;
 
-        DELETE [job]
-        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], N'qgen: lease expired on the last attempt', @now
+        -- Out of attempts: what is left of the batch.
+        ;WITH [expired] AS
+        (
+            SELECT TOP (@batch_size - @q$released) [id], [reputation], [enqueued_at], [attempts]
+            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
+        )
+        DELETE FROM [expired]
+        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
         INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
-        FROM [four].[four_queue] AS [job]
-        INNER JOIN @expired AS [e] ON [e].[id] = [job].[id]
-        WHERE [e].[attempts] >= 5;
-        SET @dead_lettered = @@ROWCOUNT;
+        OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
+        SET @q$dead_lettered = @@ROWCOUNT;
 
         -- Released jobs are claimable again: the watermark must not stay above them.
-        SELECT @lowest = MIN([id]) FROM @expired WHERE [attempts] < 5;
-        IF @lowest IS NOT NULL
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        IF @q$lowest IS NOT NULL
             UPDATE [four].[four_queue_watermark]
-            SET [id] = CASE WHEN [id] > @lowest THEN @lowest ELSE [id] END, [version] = [version] + 1;
+            SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
         COMMIT TRANSACTION;
-        SELECT @released AS [released], @dead_lettered AS [dead_lettered];
+        SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -522,10 +824,20 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_worker]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @started datetime2(3) = SYSUTCDATETIME();
-    DECLARE @now datetime2(3), @token uniqueidentifier, @processed int = 0, @job_id bigint, @error nvarchar(4000);
-    DECLARE @reputation int;
-    DECLARE @claimed TABLE
+    -- The handler runs at READ COMMITTED too, unless it sets a level of its own.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$started datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$now datetime2(3), @q$token uniqueidentifier, @q$processed int = 0, @q$job_id bigint, @q$error nvarchar(4000);
+    DECLARE @q$c$reputation int;
+    DECLARE @q$claimed TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
         [reputation] int NOT NULL,
@@ -534,47 +846,47 @@ BEGIN
         [lease_expires_at] datetime2(3) NOT NULL
     );
     SET @owner = COALESCE(@owner, N'four_queue_worker:' + CAST(@@SPID AS nvarchar(10)));
-    WHILE (@max_items = 0 OR @processed < @max_items)
-      AND (@max_seconds = 0 OR DATEDIFF(second, @started, SYSUTCDATETIME()) < @max_seconds)
+    WHILE (@max_items = 0 OR @q$processed < @max_items)
+      AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)
     BEGIN
-        DELETE FROM @claimed;
-        SET @now = SYSUTCDATETIME();
-        SET @token = NEWID();
-        UPDATE [job]
-        SET [lease_token] = @token,
-            [lease_owner] = @owner,
-            [lease_expires_at] = DATEADD(second, @lease_seconds, @now),
-            [attempts] = [job].[attempts] + 1
-        OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
-        INTO @claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at])
-        FROM [four].[four_queue] AS [job]
-        INNER JOIN
+        DELETE FROM @q$claimed;
+        SET @q$now = SYSUTCDATETIME();
+        SET @q$token = NEWID();
+        ;WITH [next_job] AS
         (
-            SELECT TOP (1) [id]
+            SELECT TOP (1) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+            -- The one reference to the table: these hints hold for every row the claim reads.
             FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @now
+            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
             ORDER BY [id]
-        ) AS [next_job] ON [next_job].[id] = [job].[id];
-        IF NOT EXISTS (SELECT 1 FROM @claimed)
+        )
+        UPDATE [next_job]
+        SET [lease_token] = @q$token,
+            [lease_owner] = @owner,
+            [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [attempts] = [attempts] + 1
+        OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+        INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at]);
+        IF NOT EXISTS (SELECT 1 FROM @q$claimed)
             BREAK;
-        SELECT @job_id = [id], @reputation = [reputation] FROM @claimed;
+        SELECT @q$job_id = [id], @q$c$reputation = [reputation] FROM @q$claimed;
         BEGIN TRY
             -- The handler's work and the completion commit together or not at all, so a job that
             -- is retried never has its work applied twice.
             BEGIN TRANSACTION;
-            EXEC [four].[count_users_with_reputation] @id = @job_id, @reputation = @reputation;
-            EXEC [four].[four_queue_complete] @lease_token = @token, @id = @job_id;
+            EXEC [four].[count_users_with_reputation] @id = @q$job_id, @reputation = @q$c$reputation;
+            EXEC [four].[four_queue_complete] @lease_token = @q$token, @id = @q$job_id;
             COMMIT TRANSACTION;
         END TRY
         BEGIN CATCH
             IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
-            SET @error = ERROR_MESSAGE();
+            SET @q$error = ERROR_MESSAGE();
             -- Fail the job only while this lease still holds it: a lost lease (50001) means the
             -- reaper released it and another worker may have it now.
-            IF EXISTS (SELECT 1 FROM [four].[four_queue] WHERE [id] = @job_id AND [lease_token] = @token)
+            IF EXISTS (SELECT 1 FROM [four].[four_queue] WHERE [id] = @q$job_id AND [lease_token] = @q$token)
             BEGIN
                 BEGIN TRY
-                    EXEC [four].[four_queue_fail] @lease_token = @token, @id = @job_id, @error = @error;
+                    EXEC [four].[four_queue_fail] @lease_token = @q$token, @id = @q$job_id, @error = @q$error;
                 END TRY
                 BEGIN CATCH
                     IF ERROR_NUMBER() <> 50001
@@ -582,9 +894,9 @@ BEGIN
                 END CATCH;
             END;
         END CATCH;
-        SET @processed += 1;
+        SET @q$processed += 1;
     END;
-    SELECT @processed AS [processed];
+    SELECT @q$processed AS [processed];
 END;
 GO
 
@@ -595,18 +907,31 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     SELECT
-        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @now THEN 1 END) AS [ready],
-        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] > @now THEN 1 END) AS [scheduled],
+        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN 1 END) AS [ready],
+        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] > @q$now THEN 1 END) AS [scheduled],
         COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL THEN 1 END) AS [in_flight],
-        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL AND [lease_expires_at] < @now THEN 1 END) AS [expired],
+        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now THEN 1 END) AS [expired],
         COUNT_BIG(CASE WHEN [processed] = 1 THEN 1 END) AS [processed],
         (SELECT COUNT_BIG(*) FROM [four].[four_queue_dead]) AS [dead],
         CAST(0 AS bigint) AS [archived],
-        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @now THEN [enqueued_at] END), @now), 0) AS [oldest_ready_age_seconds],
+        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
         (SELECT [id] FROM [four].[four_queue_watermark]) AS [watermark],
-        MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END) AS [lowest_pending_id]
+        MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END) AS [lowest_pending_id],
+        COUNT_BIG(CASE WHEN [processed] = 1 AND [processed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END) AS [completed_last_minute],
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        COALESCE(MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END), MAX([id]) + 1)
+            - (SELECT [id] FROM [four].[four_queue_watermark]) AS [watermark_lag]
     FROM [four].[four_queue];
 END;
 GO
@@ -619,41 +944,258 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_peek]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     SELECT TOP (@limit) [id], [reputation], [available_at], [enqueued_at], [attempts], [last_error]
     FROM [four].[four_queue_pending]
     ORDER BY [id];
 END;
 GO
 
--- qgen 0.1.0: purge four.four_queue_purge, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- qgen 0.1.0: purge_batch four.four_queue_purge_batch, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Removes finished jobs (archived, processed, dead-lettered) older than @older_than_seconds, in
--- batches of @batch_size so no single delete escalates to a table lock or bloats the log.
-CREATE OR ALTER PROCEDURE [four].[four_queue_purge]
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 4000) over all those
+-- tables together, in one transaction (the caller's, when there is one). purge loops over batches;
+-- maintain runs one.
+CREATE OR ALTER PROCEDURE [four].[four_queue_purge_batch]
     @older_than_seconds int = 604800,
-    @batch_size int = 10000
+    @batch_size int = 1000
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
-    DECLARE @archived bigint = 0, @processed bigint = 0, @dead bigint = 0, @deleted int;
-    SET @deleted = 1;
-    WHILE @deleted > 0
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$left int = @batch_size, @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @q$left > 0
+        BEGIN
+            DELETE TOP (@q$left) FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [processed] = 1 AND [processed_at] < @q$cutoff
+            OPTION (OPTIMIZE FOR (@q$left = 1));
+            SET @q$processed = @@ROWCOUNT;
+            SET @q$left -= @q$processed;
+        END;
+
+        IF @q$left > 0
+        BEGIN
+            DELETE TOP (@q$left) FROM [four].[four_queue_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [dead_at] < @q$cutoff
+            OPTION (OPTIMIZE FOR (@q$left = 1));
+            SET @q$dead = @@ROWCOUNT;
+            SET @q$left -= @q$dead;
+        END;
+
+        COMMIT TRANSACTION;
+        SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: purge four.four_queue_purge, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 4000),
+-- each committed on its own, so no statement takes enough locks to escalate to a table lock and
+-- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
+-- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
+-- so it refuses to run inside the caller's transaction (error 50004: there, call
+-- four_queue_purge_batch, which deletes one batch in that transaction).
+CREATE OR ALTER PROCEDURE [four].[four_queue_purge]
+    @older_than_seconds int = 604800,
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    IF @@TRANCOUNT > 0
+        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction; call it outside a transaction, or call four_queue_purge_batch (one batch) there.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$archived bigint = 0, @q$processed bigint = 0, @q$dead bigint = 0, @q$deleted int;
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
     BEGIN
-        DELETE TOP (@batch_size) FROM [four].[four_queue] WHERE [processed] = 1 AND [processed_at] < @cutoff;
-        SET @deleted = @@ROWCOUNT;
-        SET @processed += @deleted;
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [processed] = 1 AND [processed_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$processed += @q$deleted;
     END;
 
-    SET @deleted = 1;
-    WHILE @deleted > 0
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
     BEGIN
-        DELETE TOP (@batch_size) FROM [four].[four_queue_dead] WHERE [dead_at] < @cutoff;
-        SET @deleted = @@ROWCOUNT;
-        SET @dead += @deleted;
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [four].[four_queue_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [dead_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$dead += @q$deleted;
     END;
 
-    SELECT @archived AS [archived], @processed AS [processed], @dead AS [dead];
+    SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+END;
+GO
+
+-- qgen 0.1.0: maintain four.four_queue_maintain, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- @batch_size finished jobs older than the retention (604800 s), releases up to @batch_size expired
+-- leases (reap), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue (an application lock owned by the transaction, so it goes with the commit or the
+-- rollback, a client timeout included): a caller that finds another one running returns at once
+-- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
+-- Inside a caller's transaction its work commits with that transaction, and the lock is held
+-- until then. It reads the steps' results with INSERT ... EXEC, so it cannot itself be called by
+-- INSERT ... EXEC (error 8164). Granted to the consumer role, so any worker can run it.
+CREATE OR ALTER PROCEDURE [four].[four_queue_maintain]
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
+    DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
+    DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
+    DECLARE @q$corrected TABLE ([old_watermark] bigint NULL, [new_watermark] bigint NULL);
+    -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
+    DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        EXEC @q$lock = sys.sp_getapplock
+            @Resource = N'qgen.maintain:[four].[four_queue]',
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
+        IF @q$lock < 0
+            SET @q$skipped = 1;
+        ELSE
+        BEGIN
+            -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+            INSERT INTO @q$purged ([archived], [processed], [dead])
+            EXEC [four].[four_queue_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size;
+            INSERT INTO @q$reaped ([released], [dead_lettered])
+            EXEC [four].[four_queue_reap] @batch_size = @q$reap_batch;
+            INSERT INTO @q$corrected ([old_watermark], [new_watermark])
+            EXEC [four].[four_queue_watermark_correct];
+        END;
+        COMMIT TRANSACTION;
+        IF EXISTS (SELECT 1 FROM @q$purged WHERE [archived] + [processed] + [dead] >= @batch_size)
+           OR EXISTS (SELECT 1 FROM @q$reaped WHERE [released] + [dead_lettered] >= @q$reap_batch)
+            SET @q$more = 1;
+        SELECT
+            @q$skipped AS [skipped],
+            COALESCE((SELECT [released] FROM @q$reaped), 0) AS [released],
+            COALESCE((SELECT [dead_lettered] FROM @q$reaped), 0) AS [dead_lettered],
+            (SELECT [old_watermark] FROM @q$corrected) AS [old_watermark],
+            (SELECT [new_watermark] FROM @q$corrected) AS [new_watermark],
+            COALESCE((SELECT [archived] FROM @q$purged), 0) AS [archived],
+            COALESCE((SELECT [processed] FROM @q$purged), 0) AS [processed],
+            COALESCE((SELECT [dead] FROM @q$purged), 0) AS [dead],
+            @q$more AS [more];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: redrive four.four_queue_redrive, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Puts dead-lettered jobs back into the queue as new jobs: a new id, attempts 0, available now,
+-- their last error kept. Either the dead jobs whose ids @ids lists (a JSON array, e.g. N'[3, 7]';
+-- OPENJSON needs database compatibility level 130 or later), or (@redrive_all = 1) every dead job
+-- after @after_id, in the order they died; at most @batch_size per call: [last_id] is the last
+-- dead-letter entry looked at (its entry_id: a job id can repeat there), to pass as @after_id to
+-- the next call. Each job is inserted and removed from the
+-- dead-letter table in this one transaction, so it is redriven once: a second call finds
+-- nothing, and a concurrent one waits (UPDLOCK) and then finds it gone.
+-- A job whose dedupe key is already queued again (or repeats one picked before it here) is not
+-- redriven: it stays dead and is counted in [skipped_duplicates].
+CREATE OR ALTER PROCEDURE [four].[four_queue_redrive]
+    @ids nvarchar(max) = NULL,
+    @redrive_all bit = 0,
+    @after_id bigint = 0,
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF (@ids IS NULL AND ISNULL(@redrive_all, 0) = 0) OR (@ids IS NOT NULL AND @redrive_all = 1)
+        THROW 50003, N'qgen: redrive takes either @ids or @redrive_all = 1, not both and not neither.', 1;
+    IF @ids IS NOT NULL AND ISJSON(@ids) = 0
+        THROW 50003, N'qgen: @ids must be a JSON array of ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$picked TABLE ([entry_id] bigint NOT NULL PRIMARY KEY, [keep] bit NOT NULL DEFAULT (0));
+    DECLARE @q$redriven int = 0, @q$skipped int = 0, @q$last_id bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- Two statements, so each seeks the clustered key and locks only the rows it picks.
+        IF @redrive_all = 1
+            INSERT INTO @q$picked ([entry_id])
+            SELECT TOP (@batch_size) [x].[entry_id]
+            FROM [four].[four_queue_dead] AS [x] WITH (UPDLOCK, ROWLOCK)
+            WHERE [x].[entry_id] > ISNULL(@after_id, 0)
+            ORDER BY [x].[entry_id];
+        ELSE
+            INSERT INTO @q$picked ([entry_id])
+            SELECT TOP (@batch_size) [x].[entry_id]
+            FROM [four].[four_queue_dead] AS [x] WITH (UPDLOCK, ROWLOCK)
+            WHERE [x].[id] IN (SELECT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j])
+            ORDER BY [x].[entry_id];
+        SET @q$last_id = (SELECT MAX([entry_id]) FROM @q$picked);
+        -- UPDLOCK + HOLDLOCK: no enqueue of the same key slips in between this check and the insert.
+        UPDATE [p]
+        SET [keep] = 1
+        FROM @q$picked AS [p]
+        INNER JOIN [four].[four_queue_dead] AS [x] ON [x].[entry_id] = [p].[entry_id]
+        WHERE EXISTS (SELECT 1 FROM [four].[four_queue] AS [job] WITH (UPDLOCK, HOLDLOCK)
+                      WHERE [job].[reputation] = [x].[reputation])
+           OR EXISTS (SELECT 1 FROM @q$picked AS [first] INNER JOIN [four].[four_queue_dead] AS [y] ON [y].[entry_id] = [first].[entry_id]
+                      WHERE [first].[entry_id] < [p].[entry_id] AND [y].[reputation] = [x].[reputation]);
+        INSERT INTO [four].[four_queue] ([reputation], [attempts], [available_at], [last_error])
+        SELECT [x].[reputation], 0, SYSUTCDATETIME(), [x].[last_error]
+        FROM [four].[four_queue_dead] AS [x]
+        INNER JOIN @q$picked AS [p] ON [p].[entry_id] = [x].[entry_id] AND [p].[keep] = 0
+        ORDER BY [x].[entry_id];
+        SET @q$redriven = @@ROWCOUNT;
+        DELETE [x]
+        FROM [four].[four_queue_dead] AS [x]
+        INNER JOIN @q$picked AS [p] ON [p].[entry_id] = [x].[entry_id] AND [p].[keep] = 0;
+        SET @q$skipped = (SELECT COUNT(*) FROM @q$picked WHERE [keep] = 1);
+        COMMIT TRANSACTION;
+        SELECT @q$redriven AS [redriven], @q$skipped AS [skipped_duplicates], @q$last_id AS [last_id];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
 END;
 GO
 
@@ -663,6 +1205,7 @@ GO
 -- change a queue table directly.
 GRANT EXECUTE ON OBJECT::[four].[four_queue_enqueue] TO [four_producer];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_enqueue_batch] TO [four_producer];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_enqueue_json] TO [four_producer];
 GRANT EXECUTE ON TYPE::[four].[four_queue_batch] TO [four_producer];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_dequeue] TO [four_consumer];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_complete] TO [four_consumer];
@@ -670,6 +1213,63 @@ GRANT EXECUTE ON OBJECT::[four].[four_queue_fail] TO [four_consumer];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_extend_lease] TO [four_consumer];
 -- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
 GRANT EXECUTE ON OBJECT::[four].[four_queue_watermark_correct] TO [four_consumer];
+-- Metadata only (no rows): watermark_correct reads the table's identity from sys.identity_columns,
+-- which shows a table only to a login with some permission on it.
+GRANT VIEW DEFINITION ON OBJECT::[four].[four_queue] TO [four_consumer];
+GRANT VIEW DEFINITION ON OBJECT::[four].[four_queue] TO [four_admin];
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_consumer];
 GRANT SELECT ON OBJECT::[four].[four_queue_pending] TO [four_admin];
 GRANT EXECUTE ON SCHEMA::[four] TO [four_admin];
+GO
+
+-- qgen 0.1.0: verify four, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's procedures or views is stored with
+-- ANSI_NULLS or QUOTED_IDENTIFIER OFF: a module keeps the options of the session that created it,
+-- and such a module fails on every call once a filtered index exists (one created or altered
+-- from a session with them OFF, as sqlcmd without -I is, and without the SET batch qgen's files begin with).
+DECLARE @q$wrong nvarchar(max) = N'';
+SELECT @q$wrong = @q$wrong + N' ' + QUOTENAME([s].[name]) + N'.' + QUOTENAME([o].[name])
+FROM sys.sql_modules AS [sm]
+INNER JOIN sys.objects AS [o] ON [o].[object_id] = [sm].[object_id]
+INNER JOIN sys.schemas AS [s] ON [s].[schema_id] = [o].[schema_id]
+WHERE [s].[name] = N'four'
+  AND [o].[name] IN
+  (
+      N'four_queue',
+      N'four_queue_claim_ix',
+      N'four_queue_dead',
+      N'four_queue_dedupe_ux',
+      N'four_queue_lease_ix',
+      N'four_queue_processed_ix',
+      N'four_queue_watermark',
+      N'four_queue_dead_ix',
+      N'four_queue_pending',
+      N'four_queue_batch',
+      N'four_queue_enqueue',
+      N'four_queue_enqueue_batch',
+      N'four_queue_enqueue_json',
+      N'four_queue_watermark_move',
+      N'four_queue_watermark_correct',
+      N'four_queue_dequeue',
+      N'four_queue_complete',
+      N'four_queue_fail',
+      N'four_queue_extend_lease',
+      N'four_queue_reap',
+      N'four_queue_worker',
+      N'four_queue_metrics',
+      N'four_queue_peek',
+      N'four_queue_purge_batch',
+      N'four_queue_purge',
+      N'four_queue_maintain',
+      N'four_queue_redrive'
+  )
+  AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
+IF @q$wrong <> N''
+BEGIN
+    DECLARE @q$message nvarchar(2048) = LEFT(N'qgen: stored with ANSI_NULLS or QUOTED_IDENTIFIER OFF, so they fail once a '
+        + N'filtered index exists:' + @q$wrong + N'. Run install.sql again from a session with both ON (sqlcmd -I).', 2048);
+    THROW 50020, @q$message, 1;
+END;
 GO

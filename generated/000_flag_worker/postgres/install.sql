@@ -2,29 +2,68 @@
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- qgen 0.1.0: schema four, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
-CREATE SCHEMA IF NOT EXISTS "four";
+-- four_owner owns every object qgen creates here, and cannot log in: the SECURITY DEFINER
+-- functions run with its rights (its own tables and nothing else), not with those of whoever ran
+-- install. The schema and the role are marked (COMMENT) when install creates them: uninstall drops
+-- only what carries the mark.
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'four_owner') THEN
+        CREATE ROLE "four_owner" NOLOGIN;
+        COMMENT ON ROLE "four_owner" IS 'qgen: created by the install of schema four';
+    ELSIF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'four_owner' AND (rolcanlogin OR rolsuper)) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG022',
+            MESSAGE = 'qgen: role four_owner exists and can log in or is a superuser; qgen''s SECURITY DEFINER functions run as this role',
+            HINT = 'Make it NOLOGIN NOSUPERUSER, or drop it and let install create it.';
+    END IF;
+    -- Whoever installs creates the objects and hands them to the owner (ALTER ... OWNER TO), which
+    -- takes membership of it unless it is a superuser.
+    IF NOT pg_catalog.pg_has_role(current_user, 'four_owner', 'MEMBER') THEN
+        GRANT "four_owner" TO CURRENT_USER;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'four') THEN
+        CREATE SCHEMA "four";
+        COMMENT ON SCHEMA "four" IS 'qgen: created by the install of schema four';
+    END IF;
+END
+$qgen$;
+GRANT USAGE, CREATE ON SCHEMA "four" TO "four_owner";
 
 -- qgen 0.1.0: roles four_admin, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
--- directly. Roles belong to the cluster, not the database: create each one only if it is missing.
+-- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
+-- and mark the ones install creates (COMMENT): uninstall drops only those, never a role that was
+-- there before and that the spec only names.
 DO $qgen$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'four_producer') THEN
         CREATE ROLE "four_producer" NOLOGIN;
+        COMMENT ON ROLE "four_producer" IS 'qgen: created by the install of schema four';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'four_consumer') THEN
         CREATE ROLE "four_consumer" NOLOGIN;
+        COMMENT ON ROLE "four_consumer" IS 'qgen: created by the install of schema four';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'four_admin') THEN
         CREATE ROLE "four_admin" NOLOGIN;
+        COMMENT ON ROLE "four_admin" IS 'qgen: created by the install of schema four';
     END IF;
 END
 $qgen$;
 
 -- qgen 0.1.0: table four.four_queue, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- fillfactor: room on each page, so a lease update can put the new row version next to the old one.
+-- Storage fit for a queue table, whose rows are inserted, updated (leased, released) and deleted all day:
+-- fillfactor 85: room on each page, so a lease update can put the new row version next to the old
+--   one (a HOT update: no new index entries).
+-- autovacuum_vacuum_scale_factor 0.01 (default 0.2): vacuum once 1% of the rows are dead, not 20%:
+--   on a queue with a backlog, dead entries at the head of the claim index are what every claim
+--   walks through, and 20% of a million-row backlog is 200,000 of them.
+-- autovacuum_vacuum_threshold 1000 (default 50): but on a nearly empty queue, not after every 50
+--   deleted jobs: a few vacuums a minute at most on a busy small queue.
+-- autovacuum_analyze_scale_factor 0.02 (default 0.1): the row count swings with the backlog; keep
+--   the statistics the planner sees close to it.
 CREATE TABLE IF NOT EXISTS "four"."four_queue"
 (
     -- Ever-increasing: claims walk the id in order, and the watermark is an id.
@@ -40,7 +79,10 @@ CREATE TABLE IF NOT EXISTS "four"."four_queue"
     "processed" boolean NOT NULL DEFAULT FALSE,
     "processed_at" timestamptz NULL,
     PRIMARY KEY ("id")
-) WITH (fillfactor = 85);
+)
+WITH (fillfactor = 85, autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
+      autovacuum_analyze_scale_factor = 0.02);
+ALTER TABLE "four"."four_queue" OWNER TO "four_owner";
 
 -- qgen 0.1.0: claim_index four.four_queue_claim_ix, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -50,11 +92,32 @@ CREATE INDEX IF NOT EXISTS "four_queue_claim_ix"
     WHERE "lease_token" IS NULL AND "processed" = FALSE
     ;
 
+-- qgen 0.1.0: dead_letter_table four.four_queue_dead, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: "id" is the job's id, which repeats once the queue's identity is restarted.
+CREATE TABLE IF NOT EXISTS "four"."four_queue_dead"
+(
+    "entry_id" bigint GENERATED ALWAYS AS IDENTITY,
+    "id" bigint NOT NULL,
+    "reputation" integer NOT NULL,
+    "enqueued_at" timestamptz NOT NULL,
+    "attempts" integer NOT NULL,
+    "last_error" varchar(4000) NULL,
+    "dead_at" timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY ("entry_id")
+);
+ALTER TABLE "four"."four_queue_dead" OWNER TO "four_owner";
+
 -- qgen 0.1.0: dedupe_index four.four_queue_dedupe_ux, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One row per dedupe key: enqueueing the same item twice finds the row already there.
+-- One row per dedupe key: enqueueing the same item twice finds the row already there (processed rows included: dedupe.scope: ever).
 CREATE UNIQUE INDEX IF NOT EXISTS "four_queue_dedupe_ux"
     ON "four"."four_queue" ("reputation");
+-- dedupe.scope: ever: a finished job keeps its key in four_queue_dead until purge removes it; enqueue looks
+-- here, and the index refuses a second job with the key even if something bypassed enqueue.
+CREATE UNIQUE INDEX IF NOT EXISTS "four_queue_dead_dedupe_ux"
+    ON "four"."four_queue_dead" ("reputation");
 
 -- qgen 0.1.0: lease_index four.four_queue_lease_ix, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -62,6 +125,13 @@ CREATE UNIQUE INDEX IF NOT EXISTS "four_queue_dedupe_ux"
 CREATE INDEX IF NOT EXISTS "four_queue_lease_ix"
     ON "four"."four_queue" ("lease_token") INCLUDE ("lease_expires_at", "attempts")
     WHERE "lease_token" IS NOT NULL;
+
+-- qgen 0.1.0: processed_index four.four_queue_processed_ix, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes processed jobs by age: only processed rows are indexed, by when they were processed.
+CREATE INDEX IF NOT EXISTS "four_queue_processed_ix"
+    ON "four"."four_queue" ("processed_at")
+    WHERE "processed";
 
 -- qgen 0.1.0: watermark_table four.four_queue_watermark, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -73,21 +143,17 @@ CREATE TABLE IF NOT EXISTS "four"."four_queue_watermark"
     "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
     PRIMARY KEY ("one_row")
 );
+-- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
+-- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
+ALTER TABLE "four"."four_queue_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
+ALTER TABLE "four"."four_queue_watermark" OWNER TO "four_owner";
 INSERT INTO "four"."four_queue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
 
--- qgen 0.1.0: dead_letter_table four.four_queue_dead, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- qgen 0.1.0: dead_letter_index four.four_queue_dead_ix, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Jobs that used up their attempts, kept with their last error until purged.
-CREATE TABLE IF NOT EXISTS "four"."four_queue_dead"
-(
-    "id" bigint NOT NULL,
-    "reputation" integer NOT NULL,
-    "enqueued_at" timestamptz NOT NULL,
-    "attempts" integer NOT NULL,
-    "last_error" varchar(4000) NULL,
-    "dead_at" timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY ("id")
-);
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+CREATE INDEX IF NOT EXISTS "four_queue_dead_ix"
+    ON "four"."four_queue_dead" ("dead_at");
 
 -- qgen 0.1.0: pending_view four.four_queue_pending, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -96,6 +162,7 @@ CREATE OR REPLACE VIEW "four"."four_queue_pending" AS
 SELECT "job"."id", "job"."reputation", "job"."available_at", "job"."enqueued_at", "job"."attempts", "job"."last_error"
 FROM "four"."four_queue" AS "job"
 WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+ALTER VIEW "four"."four_queue_pending" OWNER TO "four_owner";
 
 -- qgen 0.1.0: batch_type four.four_queue_batch, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -113,6 +180,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "four"."four_queue_batch" OWNER TO "four_owner";
 
 -- qgen 0.1.0: enqueue four.four_queue_enqueue, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -128,7 +196,16 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
+DECLARE
+    v$existing bigint;
 BEGIN
+    -- dedupe.scope: ever: a finished job still holds its key until purge removes it.
+    "id" := coalesce((SELECT "f"."id" FROM "four"."four_queue_dead" AS "f" WHERE "f"."reputation" = "four_queue_enqueue"."reputation"));
+    IF "id" IS NOT NULL THEN
+        "enqueued" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END IF;
     -- ON CONFLICT waits for a concurrent insert of the same key to commit or roll back, so two
     -- sessions can never both enqueue it, and no subtransaction is needed to catch the violation.
     -- The existing row can be finished and deleted between the conflict and the lookup: then try again.
@@ -138,6 +215,16 @@ BEGIN
             ON CONFLICT ("reputation") DO NOTHING
             RETURNING "job"."id" INTO "id";
         IF FOUND THEN
+            -- The same key may have been moving to the archive or the dead letters while this
+            -- insert waited for it on the unique index: then that job holds it, not this one.
+            v$existing := coalesce(coalesce((SELECT "f"."id" FROM "four"."four_queue_dead" AS "f" WHERE "f"."reputation" = "four_queue_enqueue"."reputation")), (SELECT "o"."id" FROM "four"."four_queue" AS "o" WHERE "o"."reputation" = "four_queue_enqueue"."reputation" AND "o"."id" <> "four_queue_enqueue"."id" LIMIT 1));
+            IF v$existing IS NOT NULL THEN
+                DELETE FROM "four"."four_queue" AS "job" WHERE "job"."id" = "four_queue_enqueue"."id";
+                "id" := v$existing;
+                "enqueued" := FALSE;
+                RETURN NEXT;
+                RETURN;
+            END IF;
             "enqueued" := TRUE;
             RETURN NEXT;
             RETURN;
@@ -145,7 +232,10 @@ BEGIN
         SELECT "e"."id" INTO "id"
         FROM "four"."four_queue" AS "e"
         WHERE "e"."reputation" = "four_queue_enqueue"."reputation";
-        IF FOUND THEN
+        IF NOT FOUND THEN
+            "id" := coalesce((SELECT "f"."id" FROM "four"."four_queue_dead" AS "f" WHERE "f"."reputation" = "four_queue_enqueue"."reputation"));
+        END IF;
+        IF "id" IS NOT NULL THEN
             "enqueued" := FALSE;
             RETURN NEXT;
             RETURN;
@@ -153,6 +243,7 @@ BEGIN
     END LOOP;
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_enqueue" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_enqueue" FROM PUBLIC;
 
 -- qgen 0.1.0: enqueue_batch four.four_queue_enqueue_batch, rendered for PostgreSQL from 000_flag_worker.yaml.
@@ -172,23 +263,30 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
-    v_sequence regclass := pg_catalog.pg_get_serial_sequence('"four"."four_queue"', 'id')::regclass;
-    v_ordinal integer;
-    v_id bigint;
-    v_enqueued boolean;
-    v_key_1 integer;
+    v$sequence regclass := pg_catalog.pg_get_serial_sequence('"four"."four_queue"', 'id')::regclass;
+    v$ordinal integer;
+    v$id bigint;
+    v$enqueued boolean;
+    v$key_1 integer;
+    v$existing bigint;
+    -- Jobs of this batch withdrawn for a key a finished job turned out to hold, and that job's id.
+    v$withdrawn bigint[] := '{}';
+    v$instead bigint[] := '{}';
 BEGIN
-    FOR v_ordinal, v_id, v_enqueued, v_key_1 IN
+    FOR v$ordinal, v$id, v$enqueued, v$key_1 IN
         WITH "input" AS
         (
-            SELECT coalesce("j"."ordinal", "j"."ordinality"::integer) AS "ordinal",
+            SELECT coalesce("j"."ordinal", "e"."position$"::integer) AS "ordinal",
                    "j"."reputation"
-            FROM jsonb_populate_recordset(NULL::"four"."four_queue_batch", "four_queue_enqueue_batch"."jobs") WITH ORDINALITY AS "j"
+            -- The array position and the new id are qgen's own columns beside the job's: their names
+            -- hold a $, which no spec column can.
+            FROM jsonb_array_elements("four_queue_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+            CROSS JOIN LATERAL jsonb_populate_record(NULL::"four"."four_queue_batch", "e"."job$") AS "j"
         ),
         "numbered" AS
         (
             -- A volatile target list runs after ORDER BY, so the ids follow the ordinals.
-            SELECT "i".*, nextval(v_sequence) AS "new_id"
+            SELECT "i".*, nextval(v$sequence) AS "new$id"
             FROM "input" AS "i"
             ORDER BY "i"."ordinal"
         ),
@@ -196,42 +294,66 @@ BEGIN
         (
             INSERT INTO "four"."four_queue" AS "job" ("id", "reputation")
             OVERRIDING SYSTEM VALUE
-            SELECT "n"."new_id", "n"."reputation"
+            SELECT "n"."new$id", "n"."reputation"
             FROM "numbered" AS "n"
+            -- dedupe.scope: ever: a key a finished job holds is skipped too.
+            WHERE coalesce((SELECT "f"."id" FROM "four"."four_queue_dead" AS "f" WHERE "f"."reputation" = "n"."reputation")) IS NULL
             ORDER BY "n"."ordinal"
             -- A key already queued, or repeated in the batch, is skipped here and reported below.
             ON CONFLICT ("reputation") DO NOTHING
             RETURNING "job"."id"
         )
         SELECT "n"."ordinal",
-               CASE WHEN "k"."id" IS NOT NULL THEN "n"."new_id"
+               CASE WHEN "k"."id" IS NOT NULL THEN "n"."new$id"
                     ELSE coalesce(
                         -- A job queued before this statement ...
                         (SELECT "e"."id" FROM "four"."four_queue" AS "e" WHERE "e"."reputation" = "n"."reputation"),
+                        -- ... or finished (dedupe.scope: ever) ...
+                        coalesce((SELECT "f"."id" FROM "four"."four_queue_dead" AS "f" WHERE "f"."reputation" = "n"."reputation")),
                         -- ... or the first job of this batch with that key.
-                        (SELECT min("d"."new_id") FROM "numbered" AS "d" INNER JOIN "inserted" AS "x" ON "x"."id" = "d"."new_id"
+                        (SELECT min("d"."new$id") FROM "numbered" AS "d" INNER JOIN "inserted" AS "x" ON "x"."id" = "d"."new$id"
                          WHERE "d"."reputation" = "n"."reputation"))
                END,
                "k"."id" IS NOT NULL,
                "n"."reputation"
+
         FROM "numbered" AS "n"
-        LEFT JOIN "inserted" AS "k" ON "k"."id" = "n"."new_id"
+        LEFT JOIN "inserted" AS "k" ON "k"."id" = "n"."new$id"
         ORDER BY "n"."ordinal"
     LOOP
-        IF v_id IS NULL THEN
+        IF v$enqueued THEN
+            -- The same key may have been moving to the archive or the dead letters while this
+            -- insert waited for it on the unique index: then that job holds it, not this one.
+            v$existing := coalesce(coalesce((SELECT "f"."id" FROM "four"."four_queue_dead" AS "f" WHERE "f"."reputation" = v$key_1)), (SELECT "o"."id" FROM "four"."four_queue" AS "o" WHERE "o"."reputation" = v$key_1 AND "o"."id" <> v$id LIMIT 1));
+            IF v$existing IS NOT NULL THEN
+                DELETE FROM "four"."four_queue" AS "job" WHERE "job"."id" = v$id;
+                v$withdrawn := v$withdrawn || v$id;
+                v$instead := v$instead || v$existing;
+                v$id := v$existing;
+                v$enqueued := FALSE;
+            END IF;
+        ELSIF v$id = ANY (v$withdrawn) THEN
+            -- A repeat of a key whose first job in this batch was withdrawn above.
+            v$id := v$instead[array_position(v$withdrawn, v$id)];
+        END IF;
+        IF v$id IS NULL THEN
             -- Another session committed this key while the statement ran (ON CONFLICT saw it, the
             -- statement's snapshot did not): a new statement sees it.
-            SELECT "e"."id" INTO v_id
+            SELECT "e"."id" INTO v$id
             FROM "four"."four_queue" AS "e"
-            WHERE "e"."reputation" = v_key_1;
+            WHERE "e"."reputation" = v$key_1;
+            IF v$id IS NULL THEN
+                v$id := coalesce((SELECT "f"."id" FROM "four"."four_queue_dead" AS "f" WHERE "f"."reputation" = v$key_1));
+            END IF;
         END IF;
-        "ordinal" := v_ordinal;
-        "id" := v_id;
-        "enqueued" := v_enqueued;
+        "ordinal" := v$ordinal;
+        "id" := v$id;
+        "enqueued" := v$enqueued;
         RETURN NEXT;
     END LOOP;
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_enqueue_batch" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_enqueue_batch" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_move four.four_queue_watermark_move, rendered for PostgreSQL from 000_flag_worker.yaml.
@@ -249,33 +371,44 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_current bigint;
-    v_target bigint := "four_queue_watermark_move"."claimed_from" - 50;
-    v_lowest bigint;
+    v$current bigint;
+    v$target bigint := "four_queue_watermark_move"."claimed_from" - 50;
+    v$lowest bigint;
 BEGIN
+    -- A REPEATABLE READ or SERIALIZABLE caller's snapshot may still show as claimed a job released
+    -- since: only a READ COMMITTED call moves the watermark.
+    IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
-    SELECT "w"."id" INTO v_current FROM "four"."four_queue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND OR v_current >= v_target THEN
+    SELECT "w"."id" INTO v$current FROM "four"."four_queue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND OR v$current >= v$target THEN
         RETURN;
     END IF;
     -- A separate statement, so its snapshot is taken after the lock: a release that committed
-    -- before is seen here, and one that commits after lowers the watermark itself.
-    SELECT min("job"."id") INTO v_lowest
+    -- before is seen here, and one that commits after lowers the watermark itself. A snapshot shows
+    -- each row's last committed version: a row an open claim holds (a delete, or a lease inside a
+    -- caller's transaction) still looks unclaimed, so the move stops at it and a rollback strands
+    -- nothing. A row whose insert is not yet committed is invisible and can be passed: dequeue's
+    -- rescan (watermark.rescan) finds it once it commits.
+    SELECT min("job"."id") INTO v$lowest
     FROM "four"."four_queue" AS "job"
-    WHERE "job"."id" >= v_current AND "job"."id" < v_target AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
     UPDATE "four"."four_queue_watermark" AS "w"
-    SET "id" = coalesce(v_lowest, v_target)
-    WHERE "w"."id" < coalesce(v_lowest, v_target);
+    SET "id" = coalesce(v$lowest, v$target)
+    WHERE "w"."id" < coalesce(v$lowest, v$target);
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_watermark_move" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_watermark_move" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_correct four.four_queue_watermark_correct, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
 -- the lowest unclaimed id, or below the next id when every row is claimed or gone (the table's highest
--- id, or its identity when it is empty), never below 0. Run it from a periodic job and after a
--- dequeue that found nothing; it repairs a watermark that is wrong either way.
+-- id, or its identity when it is empty), never below 0. It repairs a watermark that is wrong either
+-- way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it after a
+-- drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR REPLACE FUNCTION "four"."four_queue_watermark_correct"()
 RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
 LANGUAGE plpgsql
@@ -284,31 +417,40 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_new bigint;
+    v$new bigint;
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
     SELECT "w"."id" INTO "old_watermark" FROM "four"."four_queue_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v_new FROM "four"."four_queue" AS "job" WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
-    IF v_new IS NULL THEN
-        SELECT max("job"."id") + 1 INTO v_new FROM "four"."four_queue" AS "job";
+    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+    IF v$new IS NULL THEN
+        SELECT max("job"."id") + 1 INTO v$new FROM "four"."four_queue" AS "job";
     END IF;
-    IF v_new IS NULL THEN
+    IF v$new IS NULL THEN
         -- Drained: the next id comes from the identity. Left where it was, a watermark a release
         -- had lowered would make every claim walk the whole drained range again.
-        v_new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"four"."four_queue"', 'id')::regclass) + 1;
+        v$new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"four"."four_queue"', 'id')::regclass) + 1;
     END IF;
-    -- greatest() skips NULLs, so a table never inserted into (v_new NULL) must not reach it.
-    "new_watermark" := CASE WHEN v_new IS NULL THEN coalesce("old_watermark", 0)
-                            ELSE greatest(v_new - 50, 0) END;
+    -- greatest() skips NULLs, so a table never inserted into (v$new NULL) must not reach it.
+    "new_watermark" := CASE WHEN v$new IS NULL THEN coalesce("old_watermark", 0)
+                            ELSE greatest(v$new - 50, 0) END;
+    IF "new_watermark" > "old_watermark" AND NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- REPEATABLE READ or SERIALIZABLE: the scans above read the transaction's first snapshot,
+        -- which may still show as claimed a job released since. Lowering is safe; raising waits
+        -- for a READ COMMITTED call.
+        "new_watermark" := "old_watermark";
+    END IF;
+    -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
-        INSERT INTO "four"."four_queue_watermark" ("id") VALUES ("four_queue_watermark_correct"."new_watermark") ON CONFLICT DO NOTHING;
-    ELSIF "new_watermark" <> "old_watermark" THEN
-        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_watermark_correct"."new_watermark";
+        INSERT INTO "four"."four_queue_watermark" ("id", "corrected_at") VALUES ("four_queue_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        ON CONFLICT DO NOTHING;
+    ELSE
+        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
     END IF;
     RETURN NEXT;
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_watermark_correct" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_watermark_correct" FROM PUBLIC;
 
 -- qgen 0.1.0: dequeue four.four_queue_dequeue, rendered for PostgreSQL from 000_flag_worker.yaml.
@@ -329,6 +471,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "four"."four_queue_dequeue_row" OWNER TO "four_owner";
 -- Claims up to batch_size jobs under one new lease token and returns them. The lease is a soft
 -- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
 -- With complete_lease_token it first completes that lease's jobs as complete(token) does, in the
@@ -350,27 +493,62 @@ ROWS 1
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_token uuid := gen_random_uuid();
-    v_completed integer;
-    v_job "four"."four_queue_dequeue_row";
-    v_lowest bigint;
-    v_highest bigint;
+    v$token uuid := gen_random_uuid();
+    v$completed integer;
+    v$job "four"."four_queue_dequeue_row";
+    v$lowest bigint;
+    v$highest bigint;
+    v$from bigint;
+    v$rescan boolean;
+    v$mark bigint;
+    v$searched timestamptz;
+    v$stranded bigint;
 BEGIN
+    IF "four_queue_dequeue"."batch_size" IS NULL OR "four_queue_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for four.four_queue_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("four_queue_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    IF "four_queue_dequeue"."lease_seconds" IS NULL OR "four_queue_dequeue"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("four_queue_dequeue"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
     IF "four_queue_dequeue"."complete_lease_token" IS NOT NULL THEN
         UPDATE "four"."four_queue" AS "job"
         SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
         WHERE "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
-        GET DIAGNOSTICS v_completed = ROW_COUNT;
-        IF v_completed = 0 THEN
+        GET DIAGNOSTICS v$completed = ROW_COUNT;
+        IF v$completed = 0 THEN
             RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
         END IF;
     END IF;
-    FOR v_job IN
+    -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+    SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "four"."four_queue_watermark" AS "w";
+    IF NOT FOUND THEN
+        v$from := 0;
+        INSERT INTO "four"."four_queue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+    ELSIF v$rescan THEN
+        SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
+        FROM "four"."four_queue_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            -- A statement of its own: its snapshot is taken after the lock, so it sees every release
+            -- committed before; one that commits later waits for this row and lowers the watermark itself.
+            -- corrected_at gets the time before the search, so a job committed after it is left to the next.
+            SELECT min("job"."id") INTO v$stranded
+            FROM "four"."four_queue" AS "job"
+            WHERE "job"."id" < v$mark AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+            UPDATE "four"."four_queue_watermark" AS "w"
+            SET "corrected_at" = v$searched,
+                "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
+            RETURNING "w"."id" INTO v$from;
+        END IF;
+    END IF;
+    FOR v$job IN
         WITH "claimed" AS
         (
             UPDATE "four"."four_queue" AS "job"
-            SET "lease_token" = v_token,
+            SET "lease_token" = v$token,
                 "lease_owner" = "four_queue_dequeue"."owner",
                 "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
                 "attempts" = "job"."attempts" + 1
@@ -382,7 +560,7 @@ BEGIN
                 FROM "four"."four_queue" AS "next"
                 WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now()
                   -- Below the watermark every row is claimed or gone: start the index range there.
-                  AND "next"."id" >= coalesce((SELECT "w"."id" FROM "four"."four_queue_watermark" AS "w"), 0)
+                  AND "next"."id" >= v$from
                 ORDER BY "next"."id"
                 LIMIT "four_queue_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
@@ -393,16 +571,17 @@ BEGIN
         FROM "claimed" AS "c"
         ORDER BY "c"."id"
     LOOP
-        v_lowest := least(v_lowest, v_job."id");
-        v_highest := greatest(v_highest, v_job."id");
-        RETURN NEXT v_job;
+        v$lowest := least(v$lowest, v$job."id");
+        v$highest := greatest(v$highest, v$job."id");
+        RETURN NEXT v$job;
     END LOOP;
     -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v_highest / 100 > (v_lowest - 1) / 100 THEN
-        PERFORM "four"."four_queue_watermark_move"(v_lowest);
+    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
+        PERFORM "four"."four_queue_watermark_move"(v$lowest);
     END IF;
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_dequeue" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_dequeue" FROM PUBLIC;
 
 -- qgen 0.1.0: complete four.four_queue_complete, rendered for PostgreSQL from 000_flag_worker.yaml.
@@ -421,26 +600,27 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_completed integer;
+    v$completed integer;
 BEGIN
     IF "four_queue_complete"."id" IS NULL THEN
         UPDATE "four"."four_queue" AS "job"
         SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
         WHERE "job"."lease_token" = "four_queue_complete"."lease_token";
-        GET DIAGNOSTICS v_completed = ROW_COUNT;
+        GET DIAGNOSTICS v$completed = ROW_COUNT;
     ELSE
         UPDATE "four"."four_queue" AS "job"
         SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
         WHERE "job"."id" = "four_queue_complete"."id" AND "job"."lease_token" = "four_queue_complete"."lease_token";
-        GET DIAGNOSTICS v_completed = ROW_COUNT;
+        GET DIAGNOSTICS v$completed = ROW_COUNT;
     END IF;
-    IF v_completed = 0 THEN
+    IF v$completed = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
-    RETURN v_completed;
+    RETURN v$completed;
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_complete" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_complete" FROM PUBLIC;
 
 -- qgen 0.1.0: fail four.four_queue_fail, rendered for PostgreSQL from 000_flag_worker.yaml.
@@ -461,7 +641,7 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_gone integer;
+    v$gone integer;
 BEGIN
     IF "four_queue_fail"."retry" THEN
         UPDATE "four"."four_queue" AS "job"
@@ -488,14 +668,15 @@ BEGIN
     INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
     SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", "four_queue_fail"."error", now()
     FROM "gone" AS "g";
-    GET DIAGNOSTICS v_gone = ROW_COUNT;
-    IF v_gone = 0 THEN
+    GET DIAGNOSTICS v$gone = ROW_COUNT;
+    IF v$gone = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN 1;
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_fail" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_fail" FROM PUBLIC;
 
 -- qgen 0.1.0: extend_lease four.four_queue_extend_lease, rendered for PostgreSQL from 000_flag_worker.yaml.
@@ -514,8 +695,12 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_extended integer;
+    v$extended integer;
 BEGIN
+    IF "four_queue_extend_lease"."lease_seconds" IS NULL OR "four_queue_extend_lease"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("four_queue_extend_lease"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
     IF "four_queue_extend_lease"."id" IS NULL THEN
         UPDATE "four"."four_queue" AS "job"
         SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
@@ -525,14 +710,15 @@ BEGIN
         SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
         WHERE "job"."id" = "four_queue_extend_lease"."id" AND "job"."lease_token" = "four_queue_extend_lease"."lease_token";
     END IF;
-    GET DIAGNOSTICS v_extended = ROW_COUNT;
-    IF v_extended = 0 THEN
+    GET DIAGNOSTICS v$extended = ROW_COUNT;
+    IF v$extended = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
-    RETURN v_extended;
+    RETURN v$extended;
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_extend_lease" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_extend_lease" FROM PUBLIC;
 
 -- qgen 0.1.0: reap four.four_queue_reap, rendered for PostgreSQL from 000_flag_worker.yaml.
@@ -551,8 +737,13 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_lowest bigint;
+    v$lowest bigint;
 BEGIN
+    IF "four_queue_reap"."batch_size" IS NULL OR "four_queue_reap"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for four.four_queue_reap; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("four_queue_reap"."batch_size"::text, 'NULL'));
+    END IF;
     WITH "expired" AS
     (
         -- SKIP LOCKED: a job being completed right now is locked by its worker; leave it to finish.
@@ -585,16 +776,17 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
-    INTO "released", "dead_lettered", v_lowest;
-    IF v_lowest IS NOT NULL THEN
+    INTO "released", "dead_lettered", v$lowest;
+    IF v$lowest IS NOT NULL THEN
         -- Released jobs are claimable again: the watermark must not stay above them.
         UPDATE "four"."four_queue_watermark" AS "w"
-        SET "id" = v_lowest
-        WHERE "w"."id" > v_lowest;
+        SET "id" = v$lowest
+        WHERE "w"."id" > v$lowest;
     END IF;
     RETURN NEXT;
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_reap" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_reap" FROM PUBLIC;
 
 -- qgen 0.1.0: worker four.four_queue_worker, rendered for PostgreSQL from 000_flag_worker.yaml.
@@ -606,8 +798,11 @@ REVOKE ALL ON FUNCTION "four"."four_queue_reap" FROM PUBLIC;
 -- reports the jobs handled.
 -- It commits after every job, which PostgreSQL allows only in a procedure that is neither SECURITY
 -- DEFINER nor has a SET clause: it runs with its caller's rights (admins only) and reaches the
--- queue through dequeue, complete and fail; every name in it is schema-qualified. CALL it outside
--- an explicit transaction block.
+-- queue through dequeue, complete and fail; every name in it is schema-qualified. Without a SET
+-- clause it pins search_path itself, for each transaction it runs (set_config(..., true) lasts until
+-- the next COMMIT), so an operator or function in a schema of the caller's path cannot stand in
+-- for pg_catalog's; the handler runs with the caller's own path. CALL it outside an explicit
+-- transaction block.
 CREATE OR REPLACE PROCEDURE "four"."four_queue_worker"
 (
     "max_items" integer DEFAULT 0,
@@ -620,43 +815,51 @@ LANGUAGE plpgsql
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_started timestamptz := pg_catalog.clock_timestamp();
-    v_owner varchar(128) := coalesce("four_queue_worker"."owner", 'four_queue_worker:' || pg_catalog.pg_backend_pid());
-    v_job "four"."four_queue_dequeue_row";
-    v_state text;
-    v_error text;
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$path text := pg_catalog.current_setting('search_path');
+    v$owner varchar(128);
+    v$job "four"."four_queue_dequeue_row";
+    v$state text;
+    v$error text;
 BEGIN
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    v$owner := coalesce("four_queue_worker"."owner", 'four_queue_worker:' || pg_catalog.pg_backend_pid());
     "four_queue_worker"."processed" := 0;
     WHILE ("four_queue_worker"."max_items" = 0 OR "four_queue_worker"."processed" < "four_queue_worker"."max_items")
-      AND ("four_queue_worker"."max_seconds" = 0 OR pg_catalog.clock_timestamp() < v_started + pg_catalog.make_interval(secs => "four_queue_worker"."max_seconds"))
+      AND ("four_queue_worker"."max_seconds" = 0 OR pg_catalog.clock_timestamp() < v$started + pg_catalog.make_interval(secs => "four_queue_worker"."max_seconds"))
     LOOP
-        v_job := NULL;
-        SELECT * INTO v_job
-        FROM "four"."four_queue_dequeue"("owner" => v_owner, "batch_size" => 1, "lease_seconds" => "four_queue_worker"."lease_seconds");
-        EXIT WHEN v_job."id" IS NULL;
+        v$job := NULL;
+        SELECT * INTO v$job
+        FROM "four"."four_queue_dequeue"("owner" => v$owner, "batch_size" => 1, "lease_seconds" => "four_queue_worker"."lease_seconds");
+        EXIT WHEN v$job."id" IS NULL;
         -- The claim is committed before the handler runs: if the handler takes the session down,
         -- the job stays leased, reap releases it and the attempt counts (a poison job ends dead).
         COMMIT;
-        v_state := NULL;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        v$state := NULL;
         BEGIN
-            CALL "four"."count_users_with_reputation"("id" => v_job."id", "reputation" => v_job."reputation");
+            PERFORM pg_catalog.set_config('search_path', v$path, true);
+            CALL "four"."count_users_with_reputation"("id" => v$job."id", "reputation" => v$job."reputation");
+            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
             -- In the same block: if the lease was lost meanwhile (QG001), the handler's work is undone too.
-            PERFORM "four"."four_queue_complete"(v_job."lease_token", v_job."id");
+            PERFORM "four"."four_queue_complete"(v$job."lease_token", v$job."id");
         EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS v_state = RETURNED_SQLSTATE, v_error = MESSAGE_TEXT;
+            GET STACKED DIAGNOSTICS v$state = RETURNED_SQLSTATE, v$error = MESSAGE_TEXT;
         END;
-        IF v_state IS NOT NULL AND v_state <> 'QG001' THEN
+        IF v$state IS NOT NULL AND v$state <> 'QG001' THEN
             BEGIN
-                PERFORM "four"."four_queue_fail"(v_job."lease_token", v_job."id", pg_catalog.left(v_error, 4000));
+                PERFORM "four"."four_queue_fail"(v$job."lease_token", v$job."id", pg_catalog.left(v$error, 4000));
             EXCEPTION WHEN SQLSTATE 'QG001' THEN
                 NULL;  -- reaped and released while the handler ran: nothing left to fail
             END;
         END IF;
         "four_queue_worker"."processed" := "four_queue_worker"."processed" + 1;
         COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     END LOOP;
 END
 $qgen$;
+ALTER PROCEDURE "four"."four_queue_worker" OWNER TO "four_owner";
 REVOKE ALL ON PROCEDURE "four"."four_queue_worker" FROM PUBLIC;
 
 -- qgen 0.1.0: metrics four.four_queue_metrics, rendered for PostgreSQL from 000_flag_worker.yaml.
@@ -674,7 +877,9 @@ RETURNS TABLE
     "archived" bigint,
     "oldest_ready_age_seconds" bigint,
     "watermark" bigint,
-    "lowest_pending_id" bigint
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -693,10 +898,15 @@ BEGIN
         0::bigint,
         coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."available_at" <= now())))::bigint, 0),
         (SELECT "w"."id" FROM "four"."four_queue_watermark" AS "w"),
-        min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE)
+        min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE),
+        count(*) FILTER (WHERE "job"."processed" AND "job"."processed_at" >= now() - interval '1 minute'),
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
+            - (SELECT "w"."id" FROM "four"."four_queue_watermark" AS "w")
     FROM "four"."four_queue" AS "job";
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_metrics" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_metrics" FROM PUBLIC;
 
 -- qgen 0.1.0: peek four.four_queue_peek, rendered for PostgreSQL from 000_flag_worker.yaml.
@@ -721,17 +931,19 @@ BEGIN
     LIMIT "four_queue_peek"."limit";
 END
 $qgen$;
+ALTER FUNCTION "four"."four_queue_peek" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_peek" FROM PUBLIC;
 
--- qgen 0.1.0: purge four.four_queue_purge, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- qgen 0.1.0: purge_batch four.four_queue_purge_batch, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Removes finished jobs (archived, processed, dead-lettered) older than older_than_seconds, in
--- batches of batch_size. A function cannot commit, so all batches share the caller's transaction:
--- batches bound each statement, not the transaction.
-CREATE OR REPLACE FUNCTION "four"."four_queue_purge"
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds: at most batch_size rows (1000 by default, refused above 4000) over all
+-- those tables together, in the caller's transaction. purge (a procedure) calls it in a loop and
+-- commits after each batch; a client can call it in a loop of its own, one transaction per call.
+CREATE OR REPLACE FUNCTION "four"."four_queue_purge_batch"
 (
     "older_than_seconds" integer DEFAULT 604800,
-    "batch_size" integer DEFAULT 10000
+    "batch_size" integer DEFAULT 1000
 )
 RETURNS TABLE ("archived" integer, "processed" integer, "dead" integer)
 LANGUAGE plpgsql
@@ -740,30 +952,233 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_cutoff timestamptz := now() - pg_catalog.make_interval(secs => "four_queue_purge"."older_than_seconds");
-    v_deleted integer;
+    v$cutoff timestamptz;
+    v$left integer := "four_queue_purge_batch"."batch_size";
+    v$deleted integer;
 BEGIN
+    IF "four_queue_purge_batch"."batch_size" IS NULL OR "four_queue_purge_batch"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("four_queue_purge_batch"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF "four_queue_purge_batch"."older_than_seconds" IS NULL OR "four_queue_purge_batch"."older_than_seconds" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: older_than_seconds ' || coalesce("four_queue_purge_batch"."older_than_seconds"::text, 'NULL') || ' is out of range; accepted: 0 or more';
+    END IF;
+    v$cutoff := now() - pg_catalog.make_interval(secs => "four_queue_purge_batch"."older_than_seconds");
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
-    LOOP
+    IF v$left > 0 THEN
         DELETE FROM "four"."four_queue" AS "x"
-        WHERE "x"."id" IN (SELECT "y"."id" FROM "four"."four_queue" AS "y" WHERE "y"."processed" AND "y"."processed_at" < v_cutoff LIMIT "four_queue_purge"."batch_size");
-        GET DIAGNOSTICS v_deleted = ROW_COUNT;
-        "processed" := "processed" + v_deleted;
-        EXIT WHEN v_deleted < "four_queue_purge"."batch_size" OR v_deleted = 0;
-    END LOOP;
-    LOOP
+        WHERE "x"."id" = ANY (ARRAY(
+            SELECT "y"."id" FROM "four"."four_queue" AS "y"
+            WHERE "y"."processed" AND "y"."processed_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "processed" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
+    IF v$left > 0 THEN
         DELETE FROM "four"."four_queue_dead" AS "x"
-        WHERE "x"."id" IN (SELECT "y"."id" FROM "four"."four_queue_dead" AS "y" WHERE "y"."dead_at" < v_cutoff LIMIT "four_queue_purge"."batch_size");
-        GET DIAGNOSTICS v_deleted = ROW_COUNT;
-        "dead" := "dead" + v_deleted;
-        EXIT WHEN v_deleted < "four_queue_purge"."batch_size" OR v_deleted = 0;
+        WHERE "x"."entry_id" = ANY (ARRAY(
+            SELECT "y"."entry_id" FROM "four"."four_queue_dead" AS "y"
+            WHERE "y"."dead_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "dead" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_purge_batch" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_purge_batch" FROM PUBLIC;
+
+-- qgen 0.1.0: purge four.four_queue_purge, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds, one batch of at most batch_size rows at a time, and COMMITs after each batch:
+-- no transaction holds more than one batch, and vacuum can clean up behind it while it runs.
+-- Rows that finish while it runs (a second after it began) are left for the next purge, so it ends.
+-- A procedure that commits cannot be SECURITY DEFINER nor have a SET clause: it runs with its
+-- caller's rights and reaches the tables only through four_queue_purge_batch (EXECUTE on that is all it
+-- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
+-- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
+-- four_queue_purge_batch instead.
+-- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               WHERE "p"."oid" = pg_catalog.to_regprocedure('"four"."four_queue_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
+        DROP FUNCTION "four"."four_queue_purge"(integer, integer);
+    END IF;
+END
+$qgen$;
+CREATE OR REPLACE PROCEDURE "four"."four_queue_purge"
+(
+    "older_than_seconds" integer DEFAULT 604800,
+    "batch_size" integer DEFAULT 1000,
+    INOUT "archived" bigint DEFAULT NULL,
+    INOUT "processed" bigint DEFAULT NULL,
+    INOUT "dead" bigint DEFAULT NULL
+)
+LANGUAGE plpgsql
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$batch record;
+BEGIN
+    "four_queue_purge"."archived" := 0;
+    "four_queue_purge"."processed" := 0;
+    "four_queue_purge"."dead" := 0;
+    LOOP
+        -- Each batch is a new transaction with a later now(): widen the age by the whole seconds
+        -- spent so far, so the cutoff stays within a second of where it was when the call began.
+        SELECT * INTO v$batch
+        FROM "four"."four_queue_purge_batch"(
+            "four_queue_purge"."older_than_seconds" + pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v$started))::integer,
+            "four_queue_purge"."batch_size");
+        "four_queue_purge"."archived" := "four_queue_purge"."archived" + v$batch."archived";
+        "four_queue_purge"."processed" := "four_queue_purge"."processed" + v$batch."processed";
+        "four_queue_purge"."dead" := "four_queue_purge"."dead" + v$batch."dead";
+        COMMIT;
+        -- A short batch: nothing older is left (or what is left is locked: the next purge takes it).
+        EXIT WHEN v$batch."archived" + v$batch."processed" + v$batch."dead" < "four_queue_purge"."batch_size";
+    END LOOP;
+END
+$qgen$;
+ALTER PROCEDURE "four"."four_queue_purge" OWNER TO "four_owner";
+REVOKE ALL ON PROCEDURE "four"."four_queue_purge" FROM PUBLIC;
+
+-- qgen 0.1.0: maintain four.four_queue_maintain, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- batch_size finished jobs older than the retention (604800 s), releases up to batch_size expired
+-- leases (reap), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue: a caller that finds another one running returns at once with skipped = true.
+-- more = true when a step filled its batch: call again (qgen maintain does) to do the rest.
+-- Granted to the consumer role, so any worker can run it (run_worker does, every few seconds).
+CREATE OR REPLACE FUNCTION "four"."four_queue_maintain"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE
+(
+    "skipped" boolean,
+    "released" integer,
+    "dead_lettered" integer,
+    "old_watermark" bigint,
+    "new_watermark" bigint,
+    "archived" integer,
+    "processed" integer,
+    "dead" integer,
+    "more" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "four_queue_maintain"."batch_size" IS NULL OR "four_queue_maintain"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("four_queue_maintain"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    "released" := 0;
+    "dead_lettered" := 0;
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
+    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"four"."four_queue"', 0)) THEN
+        "skipped" := TRUE;
+        "more" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    "skipped" := FALSE;
+    -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+    SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
+    FROM "four"."four_queue_purge_batch"(604800, "four_queue_maintain"."batch_size") AS "p";
+    SELECT "r"."released", "r"."dead_lettered" INTO "released", "dead_lettered"
+    -- reap takes at most the queue's max_batch_size (1000).
+    FROM "four"."four_queue_reap"(least("four_queue_maintain"."batch_size", 1000)) AS "r";
+    SELECT "w"."old_watermark", "w"."new_watermark" INTO "old_watermark", "new_watermark"
+    FROM "four"."four_queue_watermark_correct"() AS "w";
+    "more" := "archived" + "processed" + "dead" >= "four_queue_maintain"."batch_size"
+              OR "released" + "dead_lettered" >= least("four_queue_maintain"."batch_size", 1000);
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_maintain" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_maintain" FROM PUBLIC;
+
+-- qgen 0.1.0: redrive four.four_queue_redrive, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Puts dead-lettered jobs back into the queue as new jobs: a new id, attempts 0, available now,
+-- their last error kept. Either the dead jobs with these ids, or (redrive_all) every dead job
+-- after after_id, in the order they died; at most batch_size per call: last_id is the last
+-- dead-letter entry looked at (its entry_id: a job id can repeat there), to pass as after_id to
+-- the next call. Each job is inserted and removed from the dead-letter
+-- table in this one transaction, so it is redriven once: a second call finds nothing, and a
+-- concurrent one waits and then finds it gone.
+-- A job whose dedupe key is already queued again is not redriven: it stays dead and is counted
+-- in skipped_duplicates.
+CREATE OR REPLACE FUNCTION "four"."four_queue_redrive"
+(
+    "ids" bigint[] DEFAULT NULL,
+    "redrive_all" boolean DEFAULT FALSE,
+    "after_id" bigint DEFAULT 0,
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE ("redriven" integer, "skipped_duplicates" integer, "last_id" bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$dead record;
+BEGIN
+    IF "four_queue_redrive"."batch_size" IS NULL OR "four_queue_redrive"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("four_queue_redrive"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF ("four_queue_redrive"."ids" IS NOT NULL) = coalesce("four_queue_redrive"."redrive_all", FALSE) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: redrive takes either ids or redrive_all => true, not both and not neither';
+    END IF;
+    "redriven" := 0;
+    "skipped_duplicates" := 0;
+    FOR v$dead IN
+        SELECT "x".*
+        FROM "four"."four_queue_dead" AS "x"
+        WHERE ("four_queue_redrive"."redrive_all" AND "x"."entry_id" > coalesce("four_queue_redrive"."after_id", 0))
+           OR "x"."id" = ANY ("four_queue_redrive"."ids")
+        ORDER BY "x"."entry_id"
+        LIMIT "four_queue_redrive"."batch_size"
+        FOR UPDATE OF "x"
+    LOOP
+        "last_id" := v$dead."entry_id";
+        INSERT INTO "four"."four_queue" ("reputation", "attempts", "available_at", "last_error")
+        VALUES (v$dead."reputation", 0, now(), v$dead."last_error")
+        -- Whatever unique key says the job is queued already, it is not queued twice.
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            DELETE FROM "four"."four_queue_dead" AS "x" WHERE "x"."entry_id" = v$dead."entry_id";
+            "redriven" := "redriven" + 1;
+        ELSE
+            "skipped_duplicates" := "skipped_duplicates" + 1;
+        END IF;
     END LOOP;
     RETURN NEXT;
 END
 $qgen$;
-REVOKE ALL ON FUNCTION "four"."four_queue_purge" FROM PUBLIC;
+ALTER FUNCTION "four"."four_queue_redrive" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: grants four_consumer, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -776,6 +1191,45 @@ GRANT EXECUTE ON FUNCTION "four"."four_queue_dequeue", "four"."four_queue_comple
 GRANT USAGE ON TYPE "four"."four_queue_dequeue_row" TO "four_consumer";
 -- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
 GRANT EXECUTE ON FUNCTION "four"."four_queue_watermark_correct" TO "four_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "four"."four_queue_maintain" TO "four_consumer";
 GRANT SELECT ON "four"."four_queue_pending" TO "four_admin";
 -- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
 GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "four" TO "four_admin";
+
+-- qgen 0.1.0: verify four, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's functions or tables is owned by another role
+-- than four_owner, or a SECURITY DEFINER function does not pin its search_path: run with its
+-- owner's rights, it would resolve names through its caller's path.
+DO $qgen$
+DECLARE
+    v$wrong text;
+BEGIN
+    SELECT pg_catalog.string_agg(x.what, ', ' ORDER BY x.what) INTO v$wrong
+    FROM
+    (
+        SELECT p.oid::pg_catalog.regprocedure::text
+               || CASE WHEN p.proowner <> '"four_owner"'::pg_catalog.regrole THEN ' (owned by ' || p.proowner::pg_catalog.regrole::text || ')'
+                       ELSE ' (search_path not pinned)' END AS what
+        FROM pg_catalog.pg_proc AS p
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'four'
+          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_lease_ix', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive')
+          AND (p.proowner <> '"four_owner"'::pg_catalog.regrole
+               OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
+                                               WHERE c.setting LIKE 'search\_path=%')))
+        UNION ALL
+        SELECT c.oid::pg_catalog.regclass::text || ' (owned by ' || c.relowner::pg_catalog.regrole::text || ')'
+        FROM pg_catalog.pg_class AS c
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'four'
+          AND c.relkind IN ('r', 'v$v')
+          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_lease_ix', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive')
+          AND c.relowner <> '"four_owner"'::pg_catalog.regrole
+    ) AS x;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema four: ' || v$wrong;
+    END IF;
+END
+$qgen$;

@@ -1,5 +1,32 @@
 -- qgen 0.1.0: every object of 000_flag_worker.yaml, for PostgreSQL, removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One transaction: a refused uninstall drops nothing, even under psql without ON_ERROR_STOP.
+BEGIN;
+-- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
+-- archived jobs, outbox rows) unless this session has said so first:
+--     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
+-- uninstall.sql runs in one transaction: refused, it drops nothing.
+DO $qgen$
+DECLARE
+    v$holding text := '';
+BEGIN
+    IF pg_catalog.to_regclass('"four"."four_queue"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "four"."four_queue") THEN
+            v$holding := v$holding || ' four.four_queue';
+        END IF;
+    END IF;
+    IF pg_catalog.to_regclass('"four"."four_queue_dead"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "four"."four_queue_dead") THEN
+            v$holding := v$holding || ' four.four_queue_dead';
+        END IF;
+    END IF;
+    IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall refused: these tables still hold rows:' || v$holding,
+            HINT = 'To drop them with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
+    END IF;
+END
+$qgen$;
 -- The objects take their own grants with them; what stays is the schema's and anything left over.
 DO $qgen$
 BEGIN
@@ -22,7 +49,10 @@ BEGIN
     END IF;
 END
 $qgen$;
-DROP FUNCTION IF EXISTS "four"."four_queue_purge";
+DROP FUNCTION IF EXISTS "four"."four_queue_redrive";
+DROP FUNCTION IF EXISTS "four"."four_queue_maintain";
+DROP ROUTINE IF EXISTS "four"."four_queue_purge";
+DROP FUNCTION IF EXISTS "four"."four_queue_purge_batch";
 DROP FUNCTION IF EXISTS "four"."four_queue_peek";
 DROP FUNCTION IF EXISTS "four"."four_queue_metrics";
 DROP PROCEDURE IF EXISTS "four"."four_queue_worker";
@@ -38,37 +68,78 @@ DROP FUNCTION IF EXISTS "four"."four_queue_enqueue_batch";
 DROP FUNCTION IF EXISTS "four"."four_queue_enqueue";
 DROP TYPE IF EXISTS "four"."four_queue_batch";
 DROP VIEW IF EXISTS "four"."four_queue_pending";
-DROP TABLE IF EXISTS "four"."four_queue_dead";
+DROP INDEX IF EXISTS "four"."four_queue_dead_ix";
 DROP TABLE IF EXISTS "four"."four_queue_watermark";
+DROP INDEX IF EXISTS "four"."four_queue_processed_ix";
 DROP INDEX IF EXISTS "four"."four_queue_lease_ix";
+DROP INDEX IF EXISTS "four"."four_queue_dead_dedupe_ux";
 DROP INDEX IF EXISTS "four"."four_queue_dedupe_ux";
+DROP TABLE IF EXISTS "four"."four_queue_dead";
 DROP INDEX IF EXISTS "four"."four_queue_claim_ix";
 DROP TABLE IF EXISTS "four"."four_queue";
--- A role still granted something elsewhere (another database with this schema) is kept.
+-- Only the roles install created (their mark). A role with members is kept, and said so: the
+-- memberships are someone else's. A role still granted something elsewhere (another database with
+-- this schema) is kept too.
 DO $qgen$
 BEGIN
-    BEGIN
-        DROP ROLE IF EXISTS "four_producer";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role four_producer kept: it still has privileges or objects elsewhere';
-    END;
-    BEGIN
-        DROP ROLE IF EXISTS "four_consumer";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role four_consumer kept: it still has privileges or objects elsewhere';
-    END;
-    BEGIN
-        DROP ROLE IF EXISTS "four_admin";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role four_admin kept: it still has privileges or objects elsewhere';
-    END;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"four_producer"'), 'pg_authid') = 'qgen: created by the install of schema four' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"four_producer"')) THEN
+            RAISE NOTICE 'qgen: role four_producer kept: it still has members; revoke it from them, then DROP ROLE "four_producer"';
+        ELSE
+            BEGIN
+                DROP ROLE "four_producer";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role four_producer kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"four_consumer"'), 'pg_authid') = 'qgen: created by the install of schema four' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"four_consumer"')) THEN
+            RAISE NOTICE 'qgen: role four_consumer kept: it still has members; revoke it from them, then DROP ROLE "four_consumer"';
+        ELSE
+            BEGIN
+                DROP ROLE "four_consumer";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role four_consumer kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"four_admin"'), 'pg_authid') = 'qgen: created by the install of schema four' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"four_admin"')) THEN
+            RAISE NOTICE 'qgen: role four_admin kept: it still has members; revoke it from them, then DROP ROLE "four_admin"';
+        ELSE
+            BEGIN
+                DROP ROLE "four_admin";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role four_admin kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
 END
 $qgen$;
--- Only an empty schema goes: anything else still in it (someone else's objects) keeps it.
+-- Only a schema install created (its mark), and only once nothing else is in it; then the owner role,
+-- unless it still owns or holds something (in another database with this schema, say).
 DO $qgen$
 BEGIN
-    DROP SCHEMA IF EXISTS "four";
-EXCEPTION WHEN dependent_objects_still_exist THEN
-    RAISE NOTICE 'qgen: schema four kept: it still holds other objects';
+    IF pg_catalog.obj_description(pg_catalog.to_regnamespace('"four"'), 'pg_namespace') = 'qgen: created by the install of schema four' THEN
+        BEGIN
+            DROP SCHEMA "four";
+        EXCEPTION WHEN dependent_objects_still_exist THEN
+            RAISE NOTICE 'qgen: schema four kept: it still holds other objects';
+        END;
+    END IF;
+    IF pg_catalog.to_regrole('"four_owner"') IS NOT NULL THEN
+        IF pg_catalog.to_regnamespace('"four"') IS NOT NULL THEN
+            REVOKE ALL ON SCHEMA "four" FROM "four_owner";
+        END IF;
+        IF pg_catalog.shobj_description(pg_catalog.to_regrole('"four_owner"'), 'pg_authid') = 'qgen: created by the install of schema four' THEN
+            BEGIN
+                DROP ROLE "four_owner";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role four_owner kept: it still owns or holds rights on objects elsewhere';
+            END;
+        END IF;
+    END IF;
 END
 $qgen$;
+COMMIT;

@@ -1,8 +1,39 @@
 -- qgen 0.1.0: every object of 001_watermark.yaml, for SQL Server (T-SQL), removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
-REVOKE EXECUTE ON SCHEMA::[ghosts] FROM [ghosts_admin];
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
+-- archived jobs, outbox rows) unless this session has said so first:
+--     EXEC sys.sp_set_session_context @key = N'qgen.force_uninstall', @value = 1;
+-- Refused, it raises an error and sets NOEXEC ON, so that sqlcmd and SSMS, which go on to the next
+-- batch after an error, drop nothing; the last batch of uninstall.sql sets it OFF again.
+DECLARE @q$holding nvarchar(max) = N'';
+IF OBJECT_ID(N'ghosts.testq', N'U') IS NOT NULL
+    IF EXISTS (SELECT 1 FROM [ghosts].[testq])
+        SET @q$holding += N' ghosts.testq';
+IF @q$holding <> N'' AND ISNULL(TRY_CONVERT(int, SESSION_CONTEXT(N'qgen.force_uninstall')), 0) <> 1
+BEGIN
+    DECLARE @q$message nvarchar(2048) = N'qgen: uninstall refused: these tables still hold rows:' + @q$holding
+        + N'. To drop them with their rows, run EXEC sys.sp_set_session_context @key = N''qgen.force_uninstall'', @value = 1; '
+        + N'in the same session first.';
+    RAISERROR(N'%s', 16, 1, @q$message);
+    SET NOEXEC ON;
+END;
+GO
+-- The objects take their own grants with them; what stays is the schema's (when both are still there).
+IF SCHEMA_ID(N'ghosts') IS NOT NULL AND DATABASE_PRINCIPAL_ID(N'ghosts_admin') IS NOT NULL
+    REVOKE EXECUTE ON SCHEMA::[ghosts] FROM [ghosts_admin];
+GO
+DROP PROCEDURE IF EXISTS [ghosts].[testq_maintain];
 GO
 DROP PROCEDURE IF EXISTS [ghosts].[testq_purge];
+GO
+DROP PROCEDURE IF EXISTS [ghosts].[testq_purge_batch];
 GO
 DROP PROCEDURE IF EXISTS [ghosts].[testq_peek];
 GO
@@ -14,6 +45,8 @@ DROP PROCEDURE IF EXISTS [ghosts].[testq_watermark_correct];
 GO
 DROP PROCEDURE IF EXISTS [ghosts].[testq_watermark_move];
 GO
+DROP PROCEDURE IF EXISTS [ghosts].[testq_enqueue_json];
+GO
 DROP PROCEDURE IF EXISTS [ghosts].[testq_enqueue_batch];
 GO
 DROP PROCEDURE IF EXISTS [ghosts].[testq_enqueue];
@@ -24,19 +57,56 @@ DROP VIEW IF EXISTS [ghosts].[testq_pending];
 GO
 DROP TABLE IF EXISTS [ghosts].[testq_watermark];
 GO
-IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'testq_claim_ix' AND object_id = OBJECT_ID(N'ghosts.testq'))
-    DROP INDEX [testq_claim_ix] ON [ghosts].[testq];
-GO
 DROP TABLE IF EXISTS [ghosts].[testq];
 GO
-IF DATABASE_PRINCIPAL_ID(N'ghosts_producer') IS NOT NULL
-    DROP ROLE [ghosts_producer];
-IF DATABASE_PRINCIPAL_ID(N'ghosts_consumer') IS NOT NULL
-    DROP ROLE [ghosts_consumer];
-IF DATABASE_PRINCIPAL_ID(N'ghosts_admin') IS NOT NULL
-    DROP ROLE [ghosts_admin];
+-- Only the roles install created. DROP ROLE fails while a role has members, and the members are
+-- someone else's: a role with members is kept, and said so.
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'ghosts') AND [name] = N'qgen.created_role.ghosts_producer')
+BEGIN
+    IF EXISTS (SELECT 1 FROM sys.database_role_members WHERE [role_principal_id] = DATABASE_PRINCIPAL_ID(N'ghosts_producer'))
+        PRINT N'qgen: role ghosts_producer kept: it still has members; remove them (ALTER ROLE [ghosts_producer] DROP MEMBER ...), then DROP ROLE [ghosts_producer]';
+    ELSE
+    BEGIN
+        IF DATABASE_PRINCIPAL_ID(N'ghosts_producer') IS NOT NULL
+            DROP ROLE [ghosts_producer];
+        EXEC sys.sp_dropextendedproperty @name = N'qgen.created_role.ghosts_producer', @level0type = N'SCHEMA', @level0name = N'ghosts';
+    END;
+END;
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'ghosts') AND [name] = N'qgen.created_role.ghosts_consumer')
+BEGIN
+    IF EXISTS (SELECT 1 FROM sys.database_role_members WHERE [role_principal_id] = DATABASE_PRINCIPAL_ID(N'ghosts_consumer'))
+        PRINT N'qgen: role ghosts_consumer kept: it still has members; remove them (ALTER ROLE [ghosts_consumer] DROP MEMBER ...), then DROP ROLE [ghosts_consumer]';
+    ELSE
+    BEGIN
+        IF DATABASE_PRINCIPAL_ID(N'ghosts_consumer') IS NOT NULL
+            DROP ROLE [ghosts_consumer];
+        EXEC sys.sp_dropextendedproperty @name = N'qgen.created_role.ghosts_consumer', @level0type = N'SCHEMA', @level0name = N'ghosts';
+    END;
+END;
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'ghosts') AND [name] = N'qgen.created_role.ghosts_admin')
+BEGIN
+    IF EXISTS (SELECT 1 FROM sys.database_role_members WHERE [role_principal_id] = DATABASE_PRINCIPAL_ID(N'ghosts_admin'))
+        PRINT N'qgen: role ghosts_admin kept: it still has members; remove them (ALTER ROLE [ghosts_admin] DROP MEMBER ...), then DROP ROLE [ghosts_admin]';
+    ELSE
+    BEGIN
+        IF DATABASE_PRINCIPAL_ID(N'ghosts_admin') IS NOT NULL
+            DROP ROLE [ghosts_admin];
+        EXEC sys.sp_dropextendedproperty @name = N'qgen.created_role.ghosts_admin', @level0type = N'SCHEMA', @level0name = N'ghosts';
+    END;
+END;
 GO
-IF SCHEMA_ID(N'ghosts') IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sys.objects WHERE schema_id = SCHEMA_ID(N'ghosts'))
-    AND NOT EXISTS (SELECT 1 FROM sys.types WHERE schema_id = SCHEMA_ID(N'ghosts'))
-    EXEC(N'DROP SCHEMA [ghosts];');
+-- Only a schema install created, and only once nothing else is in it (someone else's objects keep it).
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'ghosts') AND [name] = N'qgen.created')
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM sys.objects WHERE [schema_id] = SCHEMA_ID(N'ghosts'))
+        AND NOT EXISTS (SELECT 1 FROM sys.types WHERE [schema_id] = SCHEMA_ID(N'ghosts'))
+        AND NOT EXISTS (SELECT 1 FROM sys.xml_schema_collections WHERE [schema_id] = SCHEMA_ID(N'ghosts'))
+        EXEC(N'DROP SCHEMA [ghosts];');
+    ELSE
+        PRINT N'qgen: schema ghosts kept: it still holds other objects';
+END;
+GO
+-- A refused uninstall set NOEXEC ON, so that sqlcmd and SSMS, which go on to the next batch after
+-- an error, ran nothing more: give the session back as it was.
+SET NOEXEC OFF;
 GO

@@ -1,27 +1,56 @@
 -- qgen 0.1.0: purge ghosts.testq_purge, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Removes finished jobs (archived, processed, dead-lettered) older than older_than_seconds, in
--- batches of batch_size. A function cannot commit, so all batches share the caller's transaction:
--- batches bound each statement, not the transaction.
-CREATE OR REPLACE FUNCTION "ghosts"."testq_purge"
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds, one batch of at most batch_size rows at a time, and COMMITs after each batch:
+-- no transaction holds more than one batch, and vacuum can clean up behind it while it runs.
+-- Rows that finish while it runs (a second after it began) are left for the next purge, so it ends.
+-- A procedure that commits cannot be SECURITY DEFINER nor have a SET clause: it runs with its
+-- caller's rights and reaches the tables only through testq_purge_batch (EXECUTE on that is all it
+-- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
+-- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
+-- testq_purge_batch instead.
+-- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               WHERE "p"."oid" = pg_catalog.to_regprocedure('"ghosts"."testq_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
+        DROP FUNCTION "ghosts"."testq_purge"(integer, integer);
+    END IF;
+END
+$qgen$;
+CREATE OR REPLACE PROCEDURE "ghosts"."testq_purge"
 (
     "older_than_seconds" integer DEFAULT 604800,
-    "batch_size" integer DEFAULT 10000
+    "batch_size" integer DEFAULT 1000,
+    INOUT "archived" bigint DEFAULT NULL,
+    INOUT "processed" bigint DEFAULT NULL,
+    INOUT "dead" bigint DEFAULT NULL
 )
-RETURNS TABLE ("archived" integer, "processed" integer, "dead" integer)
 LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_cutoff timestamptz := now() - pg_catalog.make_interval(secs => "testq_purge"."older_than_seconds");
-    v_deleted integer;
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$batch record;
 BEGIN
-    "archived" := 0;
-    "processed" := 0;
-    "dead" := 0;
-    RETURN NEXT;
+    "testq_purge"."archived" := 0;
+    "testq_purge"."processed" := 0;
+    "testq_purge"."dead" := 0;
+    LOOP
+        -- Each batch is a new transaction with a later now(): widen the age by the whole seconds
+        -- spent so far, so the cutoff stays within a second of where it was when the call began.
+        SELECT * INTO v$batch
+        FROM "ghosts"."testq_purge_batch"(
+            "testq_purge"."older_than_seconds" + pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v$started))::integer,
+            "testq_purge"."batch_size");
+        "testq_purge"."archived" := "testq_purge"."archived" + v$batch."archived";
+        "testq_purge"."processed" := "testq_purge"."processed" + v$batch."processed";
+        "testq_purge"."dead" := "testq_purge"."dead" + v$batch."dead";
+        COMMIT;
+        -- A short batch: nothing older is left (or what is left is locked: the next purge takes it).
+        EXIT WHEN v$batch."archived" + v$batch."processed" + v$batch."dead" < "testq_purge"."batch_size";
+    END LOOP;
 END
 $qgen$;
-REVOKE ALL ON FUNCTION "ghosts"."testq_purge" FROM PUBLIC;
+ALTER PROCEDURE "ghosts"."testq_purge" OWNER TO "ghosts_owner";
+REVOKE ALL ON PROCEDURE "ghosts"."testq_purge" FROM PUBLIC;

@@ -2,28 +2,66 @@
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- qgen 0.1.0: schema ghosts, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
-CREATE SCHEMA IF NOT EXISTS "ghosts";
+-- ghosts_owner owns every object qgen creates here, and cannot log in: the SECURITY DEFINER
+-- functions run with its rights (its own tables and nothing else), not with those of whoever ran
+-- install. The schema and the role are marked (COMMENT) when install creates them: uninstall drops
+-- only what carries the mark.
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'ghosts_owner') THEN
+        CREATE ROLE "ghosts_owner" NOLOGIN;
+        COMMENT ON ROLE "ghosts_owner" IS 'qgen: created by the install of schema ghosts';
+    ELSIF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'ghosts_owner' AND (rolcanlogin OR rolsuper)) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG022',
+            MESSAGE = 'qgen: role ghosts_owner exists and can log in or is a superuser; qgen''s SECURITY DEFINER functions run as this role',
+            HINT = 'Make it NOLOGIN NOSUPERUSER, or drop it and let install create it.';
+    END IF;
+    -- Whoever installs creates the objects and hands them to the owner (ALTER ... OWNER TO), which
+    -- takes membership of it unless it is a superuser.
+    IF NOT pg_catalog.pg_has_role(current_user, 'ghosts_owner', 'MEMBER') THEN
+        GRANT "ghosts_owner" TO CURRENT_USER;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'ghosts') THEN
+        CREATE SCHEMA "ghosts";
+        COMMENT ON SCHEMA "ghosts" IS 'qgen: created by the install of schema ghosts';
+    END IF;
+END
+$qgen$;
+GRANT USAGE, CREATE ON SCHEMA "ghosts" TO "ghosts_owner";
 
 -- qgen 0.1.0: roles ghosts_admin, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
--- directly. Roles belong to the cluster, not the database: create each one only if it is missing.
+-- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
+-- and mark the ones install creates (COMMENT): uninstall drops only those, never a role that was
+-- there before and that the spec only names.
 DO $qgen$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'ghosts_producer') THEN
         CREATE ROLE "ghosts_producer" NOLOGIN;
+        COMMENT ON ROLE "ghosts_producer" IS 'qgen: created by the install of schema ghosts';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'ghosts_consumer') THEN
         CREATE ROLE "ghosts_consumer" NOLOGIN;
+        COMMENT ON ROLE "ghosts_consumer" IS 'qgen: created by the install of schema ghosts';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'ghosts_admin') THEN
         CREATE ROLE "ghosts_admin" NOLOGIN;
+        COMMENT ON ROLE "ghosts_admin" IS 'qgen: created by the install of schema ghosts';
     END IF;
 END
 $qgen$;
 
 -- qgen 0.1.0: table ghosts.testq, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Storage fit for a queue table, whose rows are inserted, and deleted all day:
+-- autovacuum_vacuum_scale_factor 0.01 (default 0.2): vacuum once 1% of the rows are dead, not 20%:
+--   on a queue with a backlog, dead entries at the head of the claim index are what every claim
+--   walks through, and 20% of a million-row backlog is 200,000 of them.
+-- autovacuum_vacuum_threshold 1000 (default 50): but on a nearly empty queue, not after every 50
+--   deleted jobs: a few vacuums a minute at most on a busy small queue.
+-- autovacuum_analyze_scale_factor 0.02 (default 0.1): the row count swings with the backlog; keep
+--   the statistics the planner sees close to it.
 CREATE TABLE IF NOT EXISTS "ghosts"."testq"
 (
     -- Ever-increasing: claims walk the id in order, and the watermark is an id.
@@ -31,12 +69,10 @@ CREATE TABLE IF NOT EXISTS "ghosts"."testq"
     "filler" varchar(400) NOT NULL,
     "enqueued_at" timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY ("id")
-);
-
--- qgen 0.1.0: claim_index ghosts.testq_claim_ix, rendered for PostgreSQL from 001_watermark.yaml.
--- Do not edit: change the spec or the templates, then run `qgen render`.
--- ghosts.testq_claim_ix: not needed. A delete queue holds only unclaimed rows and claims them
--- in id order, which the primary key already is; a second index on id would only slow every write.
+)
+WITH (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
+      autovacuum_analyze_scale_factor = 0.02);
+ALTER TABLE "ghosts"."testq" OWNER TO "ghosts_owner";
 
 -- qgen 0.1.0: watermark_table ghosts.testq_watermark, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -48,6 +84,10 @@ CREATE TABLE IF NOT EXISTS "ghosts"."testq_watermark"
     "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
     PRIMARY KEY ("one_row")
 );
+-- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
+-- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
+ALTER TABLE "ghosts"."testq_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
+ALTER TABLE "ghosts"."testq_watermark" OWNER TO "ghosts_owner";
 INSERT INTO "ghosts"."testq_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
 
 -- qgen 0.1.0: pending_view ghosts.testq_pending, rendered for PostgreSQL from 001_watermark.yaml.
@@ -57,6 +97,7 @@ CREATE OR REPLACE VIEW "ghosts"."testq_pending" AS
 SELECT "job"."id", "job"."filler", "job"."enqueued_at"
 FROM "ghosts"."testq" AS "job"
 WHERE 1 = 1;
+ALTER VIEW "ghosts"."testq_pending" OWNER TO "ghosts_owner";
 
 -- qgen 0.1.0: batch_type ghosts.testq_batch, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -74,6 +115,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "ghosts"."testq_batch" OWNER TO "ghosts_owner";
 
 -- qgen 0.1.0: enqueue ghosts.testq_enqueue, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -96,6 +138,7 @@ BEGIN
         RETURNING "job"."id", TRUE;
 END
 $qgen$;
+ALTER FUNCTION "ghosts"."testq_enqueue" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_enqueue" FROM PUBLIC;
 
 -- qgen 0.1.0: enqueue_batch ghosts.testq_enqueue_batch, rendered for PostgreSQL from 001_watermark.yaml.
@@ -114,19 +157,22 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
-    v_sequence regclass := pg_catalog.pg_get_serial_sequence('"ghosts"."testq"', 'id')::regclass;
+    v$sequence regclass := pg_catalog.pg_get_serial_sequence('"ghosts"."testq"', 'id')::regclass;
 BEGIN
     RETURN QUERY
         WITH "input" AS
         (
-            SELECT coalesce("j"."ordinal", "j"."ordinality"::integer) AS "ordinal",
+            SELECT coalesce("j"."ordinal", "e"."position$"::integer) AS "ordinal",
                    "j"."filler"
-            FROM jsonb_populate_recordset(NULL::"ghosts"."testq_batch", "testq_enqueue_batch"."jobs") WITH ORDINALITY AS "j"
+            -- The array position and the new id are qgen's own columns beside the job's: their names
+            -- hold a $, which no spec column can.
+            FROM jsonb_array_elements("testq_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+            CROSS JOIN LATERAL jsonb_populate_record(NULL::"ghosts"."testq_batch", "e"."job$") AS "j"
         ),
         "numbered" AS
         (
             -- A volatile target list runs after ORDER BY, so the ids follow the ordinals.
-            SELECT "i".*, nextval(v_sequence) AS "new_id"
+            SELECT "i".*, nextval(v$sequence) AS "new$id"
             FROM "input" AS "i"
             ORDER BY "i"."ordinal"
         ),
@@ -134,16 +180,17 @@ BEGIN
         (
             INSERT INTO "ghosts"."testq" AS "job" ("id", "filler")
             OVERRIDING SYSTEM VALUE
-            SELECT "n"."new_id", "n"."filler"
+            SELECT "n"."new$id", "n"."filler"
             FROM "numbered" AS "n"
             ORDER BY "n"."ordinal"
             RETURNING "job"."id"
         )
-        SELECT "n"."ordinal", "n"."new_id", TRUE
+        SELECT "n"."ordinal", "n"."new$id", TRUE
         FROM "numbered" AS "n"
         ORDER BY "n"."ordinal";
 END
 $qgen$;
+ALTER FUNCTION "ghosts"."testq_enqueue_batch" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_enqueue_batch" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_move ghosts.testq_watermark_move, rendered for PostgreSQL from 001_watermark.yaml.
@@ -161,33 +208,44 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_current bigint;
-    v_target bigint := "testq_watermark_move"."claimed_from" - 50;
-    v_lowest bigint;
+    v$current bigint;
+    v$target bigint := "testq_watermark_move"."claimed_from" - 50;
+    v$lowest bigint;
 BEGIN
+    -- A REPEATABLE READ or SERIALIZABLE caller's snapshot may still show as claimed a job released
+    -- since: only a READ COMMITTED call moves the watermark.
+    IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
-    SELECT "w"."id" INTO v_current FROM "ghosts"."testq_watermark" AS "w" FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND OR v_current >= v_target THEN
+    SELECT "w"."id" INTO v$current FROM "ghosts"."testq_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND OR v$current >= v$target THEN
         RETURN;
     END IF;
     -- A separate statement, so its snapshot is taken after the lock: a release that committed
-    -- before is seen here, and one that commits after lowers the watermark itself.
-    SELECT min("job"."id") INTO v_lowest
+    -- before is seen here, and one that commits after lowers the watermark itself. A snapshot shows
+    -- each row's last committed version: a row an open claim holds (a delete, or a lease inside a
+    -- caller's transaction) still looks unclaimed, so the move stops at it and a rollback strands
+    -- nothing. A row whose insert is not yet committed is invisible and can be passed: dequeue's
+    -- rescan (watermark.rescan) finds it once it commits.
+    SELECT min("job"."id") INTO v$lowest
     FROM "ghosts"."testq" AS "job"
-    WHERE "job"."id" >= v_current AND "job"."id" < v_target AND 1 = 1;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND 1 = 1;
     UPDATE "ghosts"."testq_watermark" AS "w"
-    SET "id" = coalesce(v_lowest, v_target)
-    WHERE "w"."id" < coalesce(v_lowest, v_target);
+    SET "id" = coalesce(v$lowest, v$target)
+    WHERE "w"."id" < coalesce(v$lowest, v$target);
 END
 $qgen$;
+ALTER FUNCTION "ghosts"."testq_watermark_move" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_watermark_move" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_correct ghosts.testq_watermark_correct, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
 -- the lowest unclaimed id, or below the next id when every row is claimed or gone (the table's highest
--- id, or its identity when it is empty), never below 0. Run it from a periodic job and after a
--- dequeue that found nothing; it repairs a watermark that is wrong either way.
+-- id, or its identity when it is empty), never below 0. It repairs a watermark that is wrong either
+-- way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it after a
+-- drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR REPLACE FUNCTION "ghosts"."testq_watermark_correct"()
 RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
 LANGUAGE plpgsql
@@ -196,31 +254,40 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_new bigint;
+    v$new bigint;
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
     SELECT "w"."id" INTO "old_watermark" FROM "ghosts"."testq_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v_new FROM "ghosts"."testq" AS "job" WHERE 1 = 1;
-    IF v_new IS NULL THEN
-        SELECT max("job"."id") + 1 INTO v_new FROM "ghosts"."testq" AS "job";
+    SELECT min("job"."id") INTO v$new FROM "ghosts"."testq" AS "job" WHERE 1 = 1;
+    IF v$new IS NULL THEN
+        SELECT max("job"."id") + 1 INTO v$new FROM "ghosts"."testq" AS "job";
     END IF;
-    IF v_new IS NULL THEN
+    IF v$new IS NULL THEN
         -- Drained: the next id comes from the identity. Left where it was, a watermark a release
         -- had lowered would make every claim walk the whole drained range again.
-        v_new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"ghosts"."testq"', 'id')::regclass) + 1;
+        v$new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"ghosts"."testq"', 'id')::regclass) + 1;
     END IF;
-    -- greatest() skips NULLs, so a table never inserted into (v_new NULL) must not reach it.
-    "new_watermark" := CASE WHEN v_new IS NULL THEN coalesce("old_watermark", 0)
-                            ELSE greatest(v_new - 50, 0) END;
+    -- greatest() skips NULLs, so a table never inserted into (v$new NULL) must not reach it.
+    "new_watermark" := CASE WHEN v$new IS NULL THEN coalesce("old_watermark", 0)
+                            ELSE greatest(v$new - 50, 0) END;
+    IF "new_watermark" > "old_watermark" AND NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- REPEATABLE READ or SERIALIZABLE: the scans above read the transaction's first snapshot,
+        -- which may still show as claimed a job released since. Lowering is safe; raising waits
+        -- for a READ COMMITTED call.
+        "new_watermark" := "old_watermark";
+    END IF;
+    -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
-        INSERT INTO "ghosts"."testq_watermark" ("id") VALUES ("testq_watermark_correct"."new_watermark") ON CONFLICT DO NOTHING;
-    ELSIF "new_watermark" <> "old_watermark" THEN
-        UPDATE "ghosts"."testq_watermark" AS "w" SET "id" = "testq_watermark_correct"."new_watermark";
+        INSERT INTO "ghosts"."testq_watermark" ("id", "corrected_at") VALUES ("testq_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        ON CONFLICT DO NOTHING;
+    ELSE
+        UPDATE "ghosts"."testq_watermark" AS "w" SET "id" = "testq_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
     END IF;
     RETURN NEXT;
 END
 $qgen$;
+ALTER FUNCTION "ghosts"."testq_watermark_correct" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_watermark_correct" FROM PUBLIC;
 
 -- qgen 0.1.0: dequeue ghosts.testq_dequeue, rendered for PostgreSQL from 001_watermark.yaml.
@@ -239,12 +306,50 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "ghosts"."testq_dequeue_row" OWNER TO "ghosts_owner";
+-- A claim that would commit by itself (no transaction block around it) is refused when the
+-- transaction commits, unless the caller said at_most_once: then the claim is the commit. A
+-- function cannot see whether the caller opened a transaction block, so dequeue notes its own
+-- statement's start time, and this deferred trigger, run at commit, refuses the commit when no
+-- later statement has run: the transaction is ending with the claim's own statement (autocommit).
+CREATE OR REPLACE FUNCTION "ghosts"."testq_dequeue_guard"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on ghosts.testq: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass at_most_once => true';
+    END IF;
+    RETURN NULL;
+END
+$qgen$;
+ALTER FUNCTION "ghosts"."testq_dequeue_guard" OWNER TO "ghosts_owner";
+REVOKE ALL ON FUNCTION "ghosts"."testq_dequeue_guard" FROM PUBLIC;
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger
+                   WHERE tgrelid = '"ghosts"."testq"'::regclass AND tgname = 'testq_dequeue_guard') THEN
+        -- WHEN is checked as each row is deleted: only a dequeue's own rows queue the check.
+        CREATE CONSTRAINT TRIGGER "testq_dequeue_guard"
+        AFTER DELETE ON "ghosts"."testq"
+        DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW
+        WHEN (pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text)
+        EXECUTE FUNCTION "ghosts"."testq_dequeue_guard"();
+    END IF;
+END
+$qgen$;
 -- Claims up to batch_size jobs by deleting them, and returns them. It runs inside the
 -- caller's transaction: commit once the jobs are handled; a rollback puts them back in the queue.
+-- Outside a transaction block the commit is refused (see above) unless at_most_once is true.
 CREATE OR REPLACE FUNCTION "ghosts"."testq_dequeue"
 (
     "owner" varchar(128) DEFAULT NULL,
-    "batch_size" integer DEFAULT 1
+    "batch_size" integer DEFAULT 1,
+    "at_most_once" boolean DEFAULT FALSE
 )
 RETURNS SETOF "ghosts"."testq_dequeue_row"
 LANGUAGE plpgsql
@@ -255,11 +360,45 @@ ROWS 1
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_job "ghosts"."testq_dequeue_row";
-    v_lowest bigint;
-    v_highest bigint;
+    v$job "ghosts"."testq_dequeue_row";
+    v$lowest bigint;
+    v$highest bigint;
+    v$from bigint;
+    v$rescan boolean;
+    v$mark bigint;
+    v$searched timestamptz;
+    v$stranded bigint;
 BEGIN
-    FOR v_job IN
+    IF "testq_dequeue"."batch_size" IS NULL OR "testq_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for ghosts.testq_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("testq_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    -- Read by the guard trigger at commit; at_most_once clears it.
+    PERFORM pg_catalog.set_config('qgen.claim_statement',
+                                  CASE WHEN "testq_dequeue"."at_most_once" THEN '' ELSE pg_catalog.statement_timestamp()::text END, TRUE);
+    -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+    SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "ghosts"."testq_watermark" AS "w";
+    IF NOT FOUND THEN
+        v$from := 0;
+        INSERT INTO "ghosts"."testq_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+    ELSIF v$rescan THEN
+        SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
+        FROM "ghosts"."testq_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            -- A statement of its own: its snapshot is taken after the lock, so it sees every release
+            -- committed before; one that commits later waits for this row and lowers the watermark itself.
+            -- corrected_at gets the time before the search, so a job committed after it is left to the next.
+            SELECT min("job"."id") INTO v$stranded
+            FROM "ghosts"."testq" AS "job"
+            WHERE "job"."id" < v$mark AND 1 = 1;
+            UPDATE "ghosts"."testq_watermark" AS "w"
+            SET "corrected_at" = v$searched,
+                "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
+            RETURNING "w"."id" INTO v$from;
+        END IF;
+    END IF;
+    FOR v$job IN
         WITH "claimed" AS
         (
             DELETE FROM "ghosts"."testq" AS "job"
@@ -271,7 +410,7 @@ BEGIN
                 FROM "ghosts"."testq" AS "next"
                 WHERE 1 = 1
                   -- Below the watermark every row is claimed or gone: start the index range there.
-                  AND "next"."id" >= coalesce((SELECT "w"."id" FROM "ghosts"."testq_watermark" AS "w"), 0)
+                  AND "next"."id" >= v$from
                 ORDER BY "next"."id"
                 LIMIT "testq_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
@@ -282,16 +421,17 @@ BEGIN
         FROM "claimed" AS "c"
         ORDER BY "c"."id"
     LOOP
-        v_lowest := least(v_lowest, v_job."id");
-        v_highest := greatest(v_highest, v_job."id");
-        RETURN NEXT v_job;
+        v$lowest := least(v$lowest, v$job."id");
+        v$highest := greatest(v$highest, v$job."id");
+        RETURN NEXT v$job;
     END LOOP;
     -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v_highest / 100 > (v_lowest - 1) / 100 THEN
-        PERFORM "ghosts"."testq_watermark_move"(v_lowest);
+    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
+        PERFORM "ghosts"."testq_watermark_move"(v$lowest);
     END IF;
 END
 $qgen$;
+ALTER FUNCTION "ghosts"."testq_dequeue" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_dequeue" FROM PUBLIC;
 
 -- qgen 0.1.0: metrics ghosts.testq_metrics, rendered for PostgreSQL from 001_watermark.yaml.
@@ -309,7 +449,9 @@ RETURNS TABLE
     "archived" bigint,
     "oldest_ready_age_seconds" bigint,
     "watermark" bigint,
-    "lowest_pending_id" bigint
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -328,10 +470,16 @@ BEGIN
         0::bigint,
         coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE 1 = 1)))::bigint, 0),
         (SELECT "w"."id" FROM "ghosts"."testq_watermark" AS "w"),
-        min("job"."id") FILTER (WHERE 1 = 1)
+        min("job"."id") FILTER (WHERE 1 = 1),
+        -- on_complete: delete leaves no trace of a completion to count.
+        NULL::bigint,
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
+            - (SELECT "w"."id" FROM "ghosts"."testq_watermark" AS "w")
     FROM "ghosts"."testq" AS "job";
 END
 $qgen$;
+ALTER FUNCTION "ghosts"."testq_metrics" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_metrics" FROM PUBLIC;
 
 -- qgen 0.1.0: peek ghosts.testq_peek, rendered for PostgreSQL from 001_watermark.yaml.
@@ -356,17 +504,19 @@ BEGIN
     LIMIT "testq_peek"."limit";
 END
 $qgen$;
+ALTER FUNCTION "ghosts"."testq_peek" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_peek" FROM PUBLIC;
 
--- qgen 0.1.0: purge ghosts.testq_purge, rendered for PostgreSQL from 001_watermark.yaml.
+-- qgen 0.1.0: purge_batch ghosts.testq_purge_batch, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Removes finished jobs (archived, processed, dead-lettered) older than older_than_seconds, in
--- batches of batch_size. A function cannot commit, so all batches share the caller's transaction:
--- batches bound each statement, not the transaction.
-CREATE OR REPLACE FUNCTION "ghosts"."testq_purge"
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds: at most batch_size rows (1000 by default, refused above 4000) over all
+-- those tables together, in the caller's transaction. purge (a procedure) calls it in a loop and
+-- commits after each batch; a client can call it in a loop of its own, one transaction per call.
+CREATE OR REPLACE FUNCTION "ghosts"."testq_purge_batch"
 (
     "older_than_seconds" integer DEFAULT 604800,
-    "batch_size" integer DEFAULT 10000
+    "batch_size" integer DEFAULT 1000
 )
 RETURNS TABLE ("archived" integer, "processed" integer, "dead" integer)
 LANGUAGE plpgsql
@@ -375,16 +525,143 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_cutoff timestamptz := now() - pg_catalog.make_interval(secs => "testq_purge"."older_than_seconds");
-    v_deleted integer;
+    v$cutoff timestamptz;
+    v$left integer := "testq_purge_batch"."batch_size";
+    v$deleted integer;
 BEGIN
+    IF "testq_purge_batch"."batch_size" IS NULL OR "testq_purge_batch"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("testq_purge_batch"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF "testq_purge_batch"."older_than_seconds" IS NULL OR "testq_purge_batch"."older_than_seconds" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: older_than_seconds ' || coalesce("testq_purge_batch"."older_than_seconds"::text, 'NULL') || ' is out of range; accepted: 0 or more';
+    END IF;
+    v$cutoff := now() - pg_catalog.make_interval(secs => "testq_purge_batch"."older_than_seconds");
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
     RETURN NEXT;
 END
 $qgen$;
-REVOKE ALL ON FUNCTION "ghosts"."testq_purge" FROM PUBLIC;
+ALTER FUNCTION "ghosts"."testq_purge_batch" OWNER TO "ghosts_owner";
+REVOKE ALL ON FUNCTION "ghosts"."testq_purge_batch" FROM PUBLIC;
+
+-- qgen 0.1.0: purge ghosts.testq_purge, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds, one batch of at most batch_size rows at a time, and COMMITs after each batch:
+-- no transaction holds more than one batch, and vacuum can clean up behind it while it runs.
+-- Rows that finish while it runs (a second after it began) are left for the next purge, so it ends.
+-- A procedure that commits cannot be SECURITY DEFINER nor have a SET clause: it runs with its
+-- caller's rights and reaches the tables only through testq_purge_batch (EXECUTE on that is all it
+-- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
+-- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
+-- testq_purge_batch instead.
+-- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               WHERE "p"."oid" = pg_catalog.to_regprocedure('"ghosts"."testq_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
+        DROP FUNCTION "ghosts"."testq_purge"(integer, integer);
+    END IF;
+END
+$qgen$;
+CREATE OR REPLACE PROCEDURE "ghosts"."testq_purge"
+(
+    "older_than_seconds" integer DEFAULT 604800,
+    "batch_size" integer DEFAULT 1000,
+    INOUT "archived" bigint DEFAULT NULL,
+    INOUT "processed" bigint DEFAULT NULL,
+    INOUT "dead" bigint DEFAULT NULL
+)
+LANGUAGE plpgsql
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$batch record;
+BEGIN
+    "testq_purge"."archived" := 0;
+    "testq_purge"."processed" := 0;
+    "testq_purge"."dead" := 0;
+    LOOP
+        -- Each batch is a new transaction with a later now(): widen the age by the whole seconds
+        -- spent so far, so the cutoff stays within a second of where it was when the call began.
+        SELECT * INTO v$batch
+        FROM "ghosts"."testq_purge_batch"(
+            "testq_purge"."older_than_seconds" + pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v$started))::integer,
+            "testq_purge"."batch_size");
+        "testq_purge"."archived" := "testq_purge"."archived" + v$batch."archived";
+        "testq_purge"."processed" := "testq_purge"."processed" + v$batch."processed";
+        "testq_purge"."dead" := "testq_purge"."dead" + v$batch."dead";
+        COMMIT;
+        -- A short batch: nothing older is left (or what is left is locked: the next purge takes it).
+        EXIT WHEN v$batch."archived" + v$batch."processed" + v$batch."dead" < "testq_purge"."batch_size";
+    END LOOP;
+END
+$qgen$;
+ALTER PROCEDURE "ghosts"."testq_purge" OWNER TO "ghosts_owner";
+REVOKE ALL ON PROCEDURE "ghosts"."testq_purge" FROM PUBLIC;
+
+-- qgen 0.1.0: maintain ghosts.testq_maintain, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- batch_size finished jobs older than the retention (604800 s), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue: a caller that finds another one running returns at once with skipped = true.
+-- more = true when a step filled its batch: call again (qgen maintain does) to do the rest.
+-- Granted to the consumer role, so any worker can run it (run_worker does, every few seconds).
+CREATE OR REPLACE FUNCTION "ghosts"."testq_maintain"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE
+(
+    "skipped" boolean,
+    "released" integer,
+    "dead_lettered" integer,
+    "old_watermark" bigint,
+    "new_watermark" bigint,
+    "archived" integer,
+    "processed" integer,
+    "dead" integer,
+    "more" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "testq_maintain"."batch_size" IS NULL OR "testq_maintain"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("testq_maintain"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    "released" := 0;
+    "dead_lettered" := 0;
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
+    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"ghosts"."testq"', 0)) THEN
+        "skipped" := TRUE;
+        "more" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    "skipped" := FALSE;
+    -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+    SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
+    FROM "ghosts"."testq_purge_batch"(604800, "testq_maintain"."batch_size") AS "p";
+    SELECT "w"."old_watermark", "w"."new_watermark" INTO "old_watermark", "new_watermark"
+    FROM "ghosts"."testq_watermark_correct"() AS "w";
+    "more" := "archived" + "processed" + "dead" >= "testq_maintain"."batch_size"
+              OR "released" + "dead_lettered" >= least("testq_maintain"."batch_size", 1000);
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "ghosts"."testq_maintain" OWNER TO "ghosts_owner";
+REVOKE ALL ON FUNCTION "ghosts"."testq_maintain" FROM PUBLIC;
 
 -- qgen 0.1.0: grants ghosts_consumer, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -397,6 +674,45 @@ GRANT EXECUTE ON FUNCTION "ghosts"."testq_dequeue" TO "ghosts_consumer";
 GRANT USAGE ON TYPE "ghosts"."testq_dequeue_row" TO "ghosts_consumer";
 -- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
 GRANT EXECUTE ON FUNCTION "ghosts"."testq_watermark_correct" TO "ghosts_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "ghosts"."testq_maintain" TO "ghosts_consumer";
 GRANT SELECT ON "ghosts"."testq_pending" TO "ghosts_admin";
 -- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
 GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "ghosts" TO "ghosts_admin";
+
+-- qgen 0.1.0: verify ghosts, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's functions or tables is owned by another role
+-- than ghosts_owner, or a SECURITY DEFINER function does not pin its search_path: run with its
+-- owner's rights, it would resolve names through its caller's path.
+DO $qgen$
+DECLARE
+    v$wrong text;
+BEGIN
+    SELECT pg_catalog.string_agg(x.what, ', ' ORDER BY x.what) INTO v$wrong
+    FROM
+    (
+        SELECT p.oid::pg_catalog.regprocedure::text
+               || CASE WHEN p.proowner <> '"ghosts_owner"'::pg_catalog.regrole THEN ' (owned by ' || p.proowner::pg_catalog.regrole::text || ')'
+                       ELSE ' (search_path not pinned)' END AS what
+        FROM pg_catalog.pg_proc AS p
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'ghosts'
+          AND p.proname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain')
+          AND (p.proowner <> '"ghosts_owner"'::pg_catalog.regrole
+               OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
+                                               WHERE c.setting LIKE 'search\_path=%')))
+        UNION ALL
+        SELECT c.oid::pg_catalog.regclass::text || ' (owned by ' || c.relowner::pg_catalog.regrole::text || ')'
+        FROM pg_catalog.pg_class AS c
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'ghosts'
+          AND c.relkind IN ('r', 'v$v')
+          AND c.relname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain')
+          AND c.relowner <> '"ghosts_owner"'::pg_catalog.regrole
+    ) AS x;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema ghosts: ' || v$wrong;
+    END IF;
+END
+$qgen$;

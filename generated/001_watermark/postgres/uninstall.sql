@@ -1,5 +1,27 @@
 -- qgen 0.1.0: every object of 001_watermark.yaml, for PostgreSQL, removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One transaction: a refused uninstall drops nothing, even under psql without ON_ERROR_STOP.
+BEGIN;
+-- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
+-- archived jobs, outbox rows) unless this session has said so first:
+--     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
+-- uninstall.sql runs in one transaction: refused, it drops nothing.
+DO $qgen$
+DECLARE
+    v$holding text := '';
+BEGIN
+    IF pg_catalog.to_regclass('"ghosts"."testq"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "ghosts"."testq") THEN
+            v$holding := v$holding || ' ghosts.testq';
+        END IF;
+    END IF;
+    IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall refused: these tables still hold rows:' || v$holding,
+            HINT = 'To drop them with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
+    END IF;
+END
+$qgen$;
 -- The objects take their own grants with them; what stays is the schema's and anything left over.
 DO $qgen$
 BEGIN
@@ -22,11 +44,15 @@ BEGIN
     END IF;
 END
 $qgen$;
-DROP FUNCTION IF EXISTS "ghosts"."testq_purge";
+DROP FUNCTION IF EXISTS "ghosts"."testq_maintain";
+DROP ROUTINE IF EXISTS "ghosts"."testq_purge";
+DROP FUNCTION IF EXISTS "ghosts"."testq_purge_batch";
 DROP FUNCTION IF EXISTS "ghosts"."testq_peek";
 DROP FUNCTION IF EXISTS "ghosts"."testq_metrics";
 DROP FUNCTION IF EXISTS "ghosts"."testq_dequeue";
 DROP TYPE IF EXISTS "ghosts"."testq_dequeue_row";
+DROP TRIGGER IF EXISTS "testq_dequeue_guard" ON "ghosts"."testq";
+DROP FUNCTION IF EXISTS "ghosts"."testq_dequeue_guard";
 DROP FUNCTION IF EXISTS "ghosts"."testq_watermark_correct";
 DROP FUNCTION IF EXISTS "ghosts"."testq_watermark_move";
 DROP FUNCTION IF EXISTS "ghosts"."testq_enqueue_batch";
@@ -34,33 +60,70 @@ DROP FUNCTION IF EXISTS "ghosts"."testq_enqueue";
 DROP TYPE IF EXISTS "ghosts"."testq_batch";
 DROP VIEW IF EXISTS "ghosts"."testq_pending";
 DROP TABLE IF EXISTS "ghosts"."testq_watermark";
-DROP INDEX IF EXISTS "ghosts"."testq_claim_ix";
 DROP TABLE IF EXISTS "ghosts"."testq";
--- A role still granted something elsewhere (another database with this schema) is kept.
+-- Only the roles install created (their mark). A role with members is kept, and said so: the
+-- memberships are someone else's. A role still granted something elsewhere (another database with
+-- this schema) is kept too.
 DO $qgen$
 BEGIN
-    BEGIN
-        DROP ROLE IF EXISTS "ghosts_producer";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role ghosts_producer kept: it still has privileges or objects elsewhere';
-    END;
-    BEGIN
-        DROP ROLE IF EXISTS "ghosts_consumer";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role ghosts_consumer kept: it still has privileges or objects elsewhere';
-    END;
-    BEGIN
-        DROP ROLE IF EXISTS "ghosts_admin";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role ghosts_admin kept: it still has privileges or objects elsewhere';
-    END;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"ghosts_producer"'), 'pg_authid') = 'qgen: created by the install of schema ghosts' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"ghosts_producer"')) THEN
+            RAISE NOTICE 'qgen: role ghosts_producer kept: it still has members; revoke it from them, then DROP ROLE "ghosts_producer"';
+        ELSE
+            BEGIN
+                DROP ROLE "ghosts_producer";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role ghosts_producer kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"ghosts_consumer"'), 'pg_authid') = 'qgen: created by the install of schema ghosts' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"ghosts_consumer"')) THEN
+            RAISE NOTICE 'qgen: role ghosts_consumer kept: it still has members; revoke it from them, then DROP ROLE "ghosts_consumer"';
+        ELSE
+            BEGIN
+                DROP ROLE "ghosts_consumer";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role ghosts_consumer kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"ghosts_admin"'), 'pg_authid') = 'qgen: created by the install of schema ghosts' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"ghosts_admin"')) THEN
+            RAISE NOTICE 'qgen: role ghosts_admin kept: it still has members; revoke it from them, then DROP ROLE "ghosts_admin"';
+        ELSE
+            BEGIN
+                DROP ROLE "ghosts_admin";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role ghosts_admin kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
 END
 $qgen$;
--- Only an empty schema goes: anything else still in it (someone else's objects) keeps it.
+-- Only a schema install created (its mark), and only once nothing else is in it; then the owner role,
+-- unless it still owns or holds something (in another database with this schema, say).
 DO $qgen$
 BEGIN
-    DROP SCHEMA IF EXISTS "ghosts";
-EXCEPTION WHEN dependent_objects_still_exist THEN
-    RAISE NOTICE 'qgen: schema ghosts kept: it still holds other objects';
+    IF pg_catalog.obj_description(pg_catalog.to_regnamespace('"ghosts"'), 'pg_namespace') = 'qgen: created by the install of schema ghosts' THEN
+        BEGIN
+            DROP SCHEMA "ghosts";
+        EXCEPTION WHEN dependent_objects_still_exist THEN
+            RAISE NOTICE 'qgen: schema ghosts kept: it still holds other objects';
+        END;
+    END IF;
+    IF pg_catalog.to_regrole('"ghosts_owner"') IS NOT NULL THEN
+        IF pg_catalog.to_regnamespace('"ghosts"') IS NOT NULL THEN
+            REVOKE ALL ON SCHEMA "ghosts" FROM "ghosts_owner";
+        END IF;
+        IF pg_catalog.shobj_description(pg_catalog.to_regrole('"ghosts_owner"'), 'pg_authid') = 'qgen: created by the install of schema ghosts' THEN
+            BEGIN
+                DROP ROLE "ghosts_owner";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role ghosts_owner kept: it still owns or holds rights on objects elsewhere';
+            END;
+        END IF;
+    END IF;
 END
 $qgen$;
+COMMIT;

@@ -1,5 +1,12 @@
 -- qgen 0.1.0: enqueue_batch cards.card_codes_enqueue_batch, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
 -- Adds many jobs in one statement; ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
 -- for every input row: a job already queued, or repeated earlier in the batch, returns that id with enqueued = 0.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue_batch]
@@ -7,25 +14,40 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     BEGIN TRY
         BEGIN TRANSACTION;
+        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
+        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
         INSERT INTO [cards].[card_codes] ([card_number], [card_secret])
-        OUTPUT inserted.[id] INTO @new ([id])
+        OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[card_number], [j].[card_secret]
         FROM @jobs AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [cards].[card_codes] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[card_number] = [j].[card_number])
+          -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
+          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[card_number] = [j].[card_number])
           AND NOT EXISTS (SELECT 1 FROM @jobs AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
-        SELECT [j].[ordinal], [e].[id],
+        SELECT [j].[ordinal], COALESCE([e].[id], [f1].[id]) AS [id],
                CAST(CASE WHEN [n].[id] IS NOT NULL
                           AND NOT EXISTS (SELECT 1 FROM @jobs AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
                          THEN 1 ELSE 0 END AS bit) AS [enqueued]
         FROM @jobs AS [j]
-        INNER JOIN [cards].[card_codes] AS [e] ON [e].[card_number] = [j].[card_number]
-        LEFT JOIN @new AS [n] ON [n].[id] = [e].[id]
+        LEFT JOIN [cards].[card_codes] AS [e] ON [e].[card_number] = [j].[card_number]
+        LEFT JOIN [cards].[card_codes_archive] AS [f1] ON [f1].[card_number] = [j].[card_number]
+        LEFT JOIN @q$new AS [n] ON [n].[id] = [e].[id]
         ORDER BY [j].[ordinal];
+
         COMMIT TRANSACTION;
     END TRY
     BEGIN CATCH

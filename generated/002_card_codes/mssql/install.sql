@@ -1,21 +1,50 @@
 -- qgen 0.1.0: every object of 002_card_codes.yaml, for SQL Server (T-SQL), in dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
 -- qgen 0.1.0: schema cards, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- CREATE SCHEMA must be alone in its batch, so it runs through EXEC; the name is a checked identifier.
+-- A schema install creates is marked (extended property qgen.created): uninstall drops only such a one.
 IF SCHEMA_ID(N'cards') IS NULL
+BEGIN
     EXEC(N'CREATE SCHEMA [cards] AUTHORIZATION [dbo];');
+    EXEC sys.sp_addextendedproperty @name = N'qgen.created', @value = N'created by the install of qgen''s queues',
+        @level0type = N'SCHEMA', @level0name = N'cards';
+END;
 GO
 
 -- qgen 0.1.0: roles cards_admin, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
+-- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):
+-- uninstall drops only such a one, never a role that was there before and that the spec only names.
 IF DATABASE_PRINCIPAL_ID(N'cards_producer') IS NULL
+BEGIN
     CREATE ROLE [cards_producer];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'cards') AND [name] = N'qgen.created_role.cards_producer')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.cards_producer', @value = N'cards_producer',
+            @level0type = N'SCHEMA', @level0name = N'cards';
+END;
 IF DATABASE_PRINCIPAL_ID(N'cards_consumer') IS NULL
+BEGIN
     CREATE ROLE [cards_consumer];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'cards') AND [name] = N'qgen.created_role.cards_consumer')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.cards_consumer', @value = N'cards_consumer',
+            @level0type = N'SCHEMA', @level0name = N'cards';
+END;
 IF DATABASE_PRINCIPAL_ID(N'cards_admin') IS NULL
+BEGIN
     CREATE ROLE [cards_admin];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'cards') AND [name] = N'qgen.created_role.cards_admin')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.cards_admin', @value = N'cards_admin',
+            @level0type = N'SCHEMA', @level0name = N'cards';
+END;
 GO
 
 -- qgen 0.1.0: table cards.card_codes, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
@@ -34,13 +63,24 @@ BEGIN
 END;
 GO
 
--- qgen 0.1.0: claim_index cards.card_codes_claim_ix, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- qgen 0.1.0: archive_table cards.card_codes_archive, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- A delete queue holds only unclaimed rows, so the clustered id already is claim order; this index
--- serves the job-type filter and priority order when there is one.
-IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_claim_ix' AND object_id = OBJECT_ID(N'cards.card_codes'))
-    CREATE NONCLUSTERED INDEX [card_codes_claim_ix]
-    ON [cards].[card_codes] ([id]);
+-- Completed jobs, moved here by dequeue and removed by purge after the retention period.
+-- Keyed by an identity of its own: [id] is the job's id, which repeats once the queue's identity is
+-- reseeded (or when a job reaches the archive twice).
+IF OBJECT_ID(N'cards.card_codes_archive', N'U') IS NULL
+BEGIN
+    CREATE TABLE [cards].[card_codes_archive]
+    (
+        [entry_id] bigint IDENTITY(1, 1) NOT NULL,
+        [id] bigint NOT NULL,
+        [card_number] nvarchar(32) NOT NULL,
+        [card_secret] nvarchar(64) NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [completed_at] datetime2(3) NOT NULL CONSTRAINT [card_codes_archive_completed_at_df] DEFAULT (SYSUTCDATETIME()),
+        CONSTRAINT [card_codes_archive_pk] PRIMARY KEY CLUSTERED ([entry_id])
+    );
+END;
 GO
 
 -- qgen 0.1.0: dedupe_index cards.card_codes_dedupe_ux, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
@@ -49,25 +89,19 @@ GO
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dedupe_ux' AND object_id = OBJECT_ID(N'cards.card_codes'))
     CREATE UNIQUE NONCLUSTERED INDEX [card_codes_dedupe_ux]
     ON [cards].[card_codes] ([card_number]);
+-- dedupe.scope: ever: a finished job keeps its key in card_codes_archive until purge removes it; enqueue looks
+-- here, and the index refuses a second job with the key even if something bypassed enqueue.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_archive_dedupe_ux' AND object_id = OBJECT_ID(N'cards.card_codes_archive'))
+    CREATE UNIQUE NONCLUSTERED INDEX [card_codes_archive_dedupe_ux]
+    ON [cards].[card_codes_archive] ([card_number]);
 GO
 
--- qgen 0.1.0: archive_table cards.card_codes_archive, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- qgen 0.1.0: archive_index cards.card_codes_archive_ix, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Completed jobs, moved here by dequeue and removed by purge after the retention period.
-IF OBJECT_ID(N'cards.card_codes_archive', N'U') IS NULL
-BEGIN
-    CREATE TABLE [cards].[card_codes_archive]
-    (
-        [id] bigint NOT NULL,
-        [card_number] nvarchar(32) NOT NULL,
-        [card_secret] nvarchar(64) NOT NULL,
-        [enqueued_at] datetime2(3) NOT NULL,
-        [completed_at] datetime2(3) NOT NULL CONSTRAINT [card_codes_archive_completed_at_df] DEFAULT (SYSUTCDATETIME()),
-        CONSTRAINT [card_codes_archive_pk] PRIMARY KEY CLUSTERED ([id])
-    );
-    -- purge deletes by age.
-    CREATE NONCLUSTERED INDEX [card_codes_archive_completed_at_ix] ON [cards].[card_codes_archive] ([completed_at]);
-END;
+-- purge deletes archived jobs by age: it finds the old ones here instead of scanning the archive.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_archive_ix' AND object_id = OBJECT_ID(N'cards.card_codes_archive'))
+    CREATE NONCLUSTERED INDEX [card_codes_archive_ix]
+    ON [cards].[card_codes_archive] ([completed_at]);
 GO
 
 -- qgen 0.1.0: pending_view cards.card_codes_pending, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
@@ -105,25 +139,45 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         BEGIN TRANSACTION;
         -- UPDLOCK + HOLDLOCK keep the key range locked until the insert, so two sessions enqueueing
-        -- the same key cannot both find it missing.
-        DECLARE @existing bigint =
+        -- the same key cannot both find it missing; a locking read, so it sees current rows also
+        -- under READ_COMMITTED_SNAPSHOT.
+        DECLARE @q$existing bigint =
         (
             SELECT [id] FROM [cards].[card_codes] WITH (UPDLOCK, HOLDLOCK)
             WHERE [card_number] = @card_number
+
         );
-        IF @existing IS NOT NULL
+        -- dedupe.scope: ever: a finished job holds its key until purge removes it. Read after the
+        -- queue table, the order a completion or dead-lettering locks them in: a job moving there
+        -- now is waited for above, then found here.
+        IF @q$existing IS NULL
+            SET @q$existing = (SELECT [id] FROM [cards].[card_codes_archive] WITH (UPDLOCK, HOLDLOCK)
+                             WHERE [card_number] = @card_number);
+        IF @q$existing IS NOT NULL
         BEGIN
             COMMIT TRANSACTION;
-            SELECT @existing AS [id], CAST(0 AS bit) AS [enqueued];
+            SELECT @q$existing AS [id], CAST(0 AS bit) AS [enqueued];
             RETURN;
         END;
         INSERT INTO [cards].[card_codes] ([card_number], [card_secret])
-        OUTPUT inserted.[id], CAST(1 AS bit) AS [enqueued]
+        -- OUTPUT INTO a table variable: a bare OUTPUT fails once someone adds a trigger to the table (error 334).
+        OUTPUT inserted.[id] INTO @q$new ([id])
         VALUES (@card_number, @card_secret);
         COMMIT TRANSACTION;
+        SELECT [id], CAST(1 AS bit) AS [enqueued] FROM @q$new;
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -141,25 +195,108 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     BEGIN TRY
         BEGIN TRANSACTION;
+        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
+        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
         INSERT INTO [cards].[card_codes] ([card_number], [card_secret])
-        OUTPUT inserted.[id] INTO @new ([id])
+        OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[card_number], [j].[card_secret]
         FROM @jobs AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [cards].[card_codes] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[card_number] = [j].[card_number])
+          -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
+          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[card_number] = [j].[card_number])
           AND NOT EXISTS (SELECT 1 FROM @jobs AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
-        SELECT [j].[ordinal], [e].[id],
+        SELECT [j].[ordinal], COALESCE([e].[id], [f1].[id]) AS [id],
                CAST(CASE WHEN [n].[id] IS NOT NULL
                           AND NOT EXISTS (SELECT 1 FROM @jobs AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
                          THEN 1 ELSE 0 END AS bit) AS [enqueued]
         FROM @jobs AS [j]
-        INNER JOIN [cards].[card_codes] AS [e] ON [e].[card_number] = [j].[card_number]
-        LEFT JOIN @new AS [n] ON [n].[id] = [e].[id]
+        LEFT JOIN [cards].[card_codes] AS [e] ON [e].[card_number] = [j].[card_number]
+        LEFT JOIN [cards].[card_codes_archive] AS [f1] ON [f1].[card_number] = [j].[card_number]
+        LEFT JOIN @q$new AS [n] ON [n].[id] = [e].[id]
         ORDER BY [j].[ordinal];
+
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: enqueue_json cards.card_codes_enqueue_json, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
+-- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
+-- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
+-- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
+CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue_json]
+    @jobs nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$batch [cards].[card_codes_batch];
+    BEGIN TRY
+        INSERT INTO @q$batch ([ordinal], [card_number], [card_secret])
+        SELECT COALESCE([j].[ordinal], CAST([a].[key] AS int) + 1),
+               [j].[card_number],
+               [j].[card_secret]
+        FROM OPENJSON(@jobs) AS [a]
+        CROSS APPLY OPENJSON([a].[value])
+        WITH
+        (
+            [ordinal] int '$.ordinal',
+            [card_number] nvarchar(32) '$.card_number',
+            [card_secret] nvarchar(64) '$.card_secret'
+        ) AS [j];
+        BEGIN TRANSACTION;
+        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
+        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        INSERT INTO [cards].[card_codes] ([card_number], [card_secret])
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        SELECT [j].[card_number], [j].[card_secret]
+        FROM @q$batch AS [j]
+        WHERE NOT EXISTS (SELECT 1 FROM [cards].[card_codes] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[card_number] = [j].[card_number])
+          -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
+          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[card_number] = [j].[card_number])
+          AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
+        -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
+        ORDER BY [j].[ordinal];
+        SELECT [j].[ordinal], COALESCE([e].[id], [f1].[id]) AS [id],
+               CAST(CASE WHEN [n].[id] IS NOT NULL
+                          AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
+                         THEN 1 ELSE 0 END AS bit) AS [enqueued]
+        FROM @q$batch AS [j]
+        LEFT JOIN [cards].[card_codes] AS [e] ON [e].[card_number] = [j].[card_number]
+        LEFT JOIN [cards].[card_codes_archive] AS [f1] ON [f1].[card_number] = [j].[card_number]
+        LEFT JOIN @q$new AS [n] ON [n].[id] = [e].[id]
+        ORDER BY [j].[ordinal];
+
         COMMIT TRANSACTION;
     END TRY
     BEGIN CATCH
@@ -173,14 +310,34 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs by deleting them into the archive, and returns them. It runs inside the
 -- caller's transaction: commit once the jobs are handled; a rollback puts them back in the queue.
+-- Outside a transaction the claim would commit at once (at-most-once delivery): refused unless
+-- the caller says so with @at_most_once = 1.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_dequeue]
     @owner nvarchar(128) = NULL,
-    @batch_size int = 1
+    @batch_size int = 1,
+    @at_most_once bit = 0
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
-    DECLARE @claimed TABLE
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for cards.card_codes_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    IF @@TRANCOUNT = 0 AND ISNULL(@at_most_once, 0) = 0
+        THROW 50005, N'qgen: refused on cards.card_codes: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$claimed TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
         [card_number] nvarchar(32) NOT NULL,
@@ -189,22 +346,24 @@ BEGIN
     );
     BEGIN TRY
         BEGIN TRANSACTION;
-        DELETE [job]
-        OUTPUT deleted.[id], deleted.[card_number], deleted.[card_secret], deleted.[enqueued_at]
-        INTO @claimed ([id], [card_number], [card_secret], [enqueued_at])
-        FROM [cards].[card_codes] AS [job]
-        INNER JOIN
+        ;WITH [next_job] AS
         (
-            SELECT TOP (@batch_size) [id]
+            SELECT TOP (@batch_size) [id], [card_number], [card_secret], [enqueued_at]
+            -- The one reference to the table: these hints hold for every row the claim reads.
             FROM [cards].[card_codes] WITH (ROWLOCK, READPAST, UPDLOCK)
             WHERE 1 = 1
             ORDER BY [id]
-        ) AS [next_job] ON [next_job].[id] = [job].[id];
+        )
+        DELETE FROM [next_job]
+        OUTPUT deleted.[id], deleted.[card_number], deleted.[card_secret], deleted.[enqueued_at]
+        INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
+        -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
         INSERT INTO [cards].[card_codes_archive] ([id], [card_number], [card_secret], [enqueued_at], [completed_at])
-        SELECT [id], [card_number], [card_secret], [enqueued_at], @now FROM @claimed;
+        SELECT [id], [card_number], [card_secret], [enqueued_at], @q$now FROM @q$claimed;
         COMMIT TRANSACTION;
         SELECT [id], [card_number], [card_secret], [enqueued_at]
-        FROM @claimed
+        FROM @q$claimed
         ORDER BY [id];
     END TRY
     BEGIN CATCH
@@ -221,7 +380,16 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     SELECT
         COUNT_BIG(CASE WHEN 1 = 1 THEN 1 END) AS [ready],
         CAST(0 AS bigint) AS [scheduled],
@@ -230,9 +398,11 @@ BEGIN
         CAST(0 AS bigint) AS [processed],
         CAST(0 AS bigint) AS [dead],
         (SELECT COUNT_BIG(*) FROM [cards].[card_codes_archive]) AS [archived],
-        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN 1 = 1 THEN [enqueued_at] END), @now), 0) AS [oldest_ready_age_seconds],
+        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN 1 = 1 THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
         CAST(NULL AS bigint) AS [watermark],
-        MIN(CASE WHEN 1 = 1 THEN [id] END) AS [lowest_pending_id]
+        MIN(CASE WHEN 1 = 1 THEN [id] END) AS [lowest_pending_id],
+        (SELECT COUNT_BIG(*) FROM [cards].[card_codes_archive] WHERE [completed_at] >= DATEADD(minute, -1, @q$now)) AS [completed_last_minute],
+        CAST(NULL AS bigint) AS [watermark_lag]
     FROM [cards].[card_codes];
 END;
 GO
@@ -245,33 +415,159 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_peek]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     SELECT TOP (@limit) [id], [card_number], [card_secret], [enqueued_at]
     FROM [cards].[card_codes_pending]
     ORDER BY [id];
 END;
 GO
 
--- qgen 0.1.0: purge cards.card_codes_purge, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- qgen 0.1.0: purge_batch cards.card_codes_purge_batch, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Removes finished jobs (archived, processed, dead-lettered) older than @older_than_seconds, in
--- batches of @batch_size so no single delete escalates to a table lock or bloats the log.
-CREATE OR ALTER PROCEDURE [cards].[card_codes_purge]
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 4000) over all those
+-- tables together, in one transaction (the caller's, when there is one). purge loops over batches;
+-- maintain runs one.
+CREATE OR ALTER PROCEDURE [cards].[card_codes_purge_batch]
     @older_than_seconds int = 31536000,
-    @batch_size int = 10000
+    @batch_size int = 1000
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
-    DECLARE @archived bigint = 0, @processed bigint = 0, @dead bigint = 0, @deleted int;
-    SET @deleted = 1;
-    WHILE @deleted > 0
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$left int = @batch_size, @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @q$left > 0
+        BEGIN
+            DELETE TOP (@q$left) FROM [cards].[card_codes_archive] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [completed_at] < @q$cutoff
+            OPTION (OPTIMIZE FOR (@q$left = 1));
+            SET @q$archived = @@ROWCOUNT;
+            SET @q$left -= @q$archived;
+        END;
+
+        COMMIT TRANSACTION;
+        SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: purge cards.card_codes_purge, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 4000),
+-- each committed on its own, so no statement takes enough locks to escalate to a table lock and
+-- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
+-- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
+-- so it refuses to run inside the caller's transaction (error 50004: there, call
+-- card_codes_purge_batch, which deletes one batch in that transaction).
+CREATE OR ALTER PROCEDURE [cards].[card_codes_purge]
+    @older_than_seconds int = 31536000,
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    IF @@TRANCOUNT > 0
+        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction; call it outside a transaction, or call card_codes_purge_batch (one batch) there.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$archived bigint = 0, @q$processed bigint = 0, @q$dead bigint = 0, @q$deleted int;
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
     BEGIN
-        DELETE TOP (@batch_size) FROM [cards].[card_codes_archive] WHERE [completed_at] < @cutoff;
-        SET @deleted = @@ROWCOUNT;
-        SET @archived += @deleted;
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [cards].[card_codes_archive] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [completed_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$archived += @q$deleted;
     END;
 
-    SELECT @archived AS [archived], @processed AS [processed], @dead AS [dead];
+    SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+END;
+GO
+
+-- qgen 0.1.0: maintain cards.card_codes_maintain, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- @batch_size finished jobs older than the retention (31536000 s), in that order, in one transaction. Only one runs at a
+-- time per queue (an application lock owned by the transaction, so it goes with the commit or the
+-- rollback, a client timeout included): a caller that finds another one running returns at once
+-- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
+-- Inside a caller's transaction its work commits with that transaction, and the lock is held
+-- until then. It reads the steps' results with INSERT ... EXEC, so it cannot itself be called by
+-- INSERT ... EXEC (error 8164). Granted to the consumer role, so any worker can run it.
+CREATE OR ALTER PROCEDURE [cards].[card_codes_maintain]
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
+    DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
+    DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
+    DECLARE @q$corrected TABLE ([old_watermark] bigint NULL, [new_watermark] bigint NULL);
+    -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
+    DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        EXEC @q$lock = sys.sp_getapplock
+            @Resource = N'qgen.maintain:[cards].[card_codes]',
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
+        IF @q$lock < 0
+            SET @q$skipped = 1;
+        ELSE
+        BEGIN
+            -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+            INSERT INTO @q$purged ([archived], [processed], [dead])
+            EXEC [cards].[card_codes_purge_batch] @older_than_seconds = 31536000, @batch_size = @batch_size;
+        END;
+        COMMIT TRANSACTION;
+        IF EXISTS (SELECT 1 FROM @q$purged WHERE [archived] + [processed] + [dead] >= @batch_size)
+           OR EXISTS (SELECT 1 FROM @q$reaped WHERE [released] + [dead_lettered] >= @q$reap_batch)
+            SET @q$more = 1;
+        SELECT
+            @q$skipped AS [skipped],
+            COALESCE((SELECT [released] FROM @q$reaped), 0) AS [released],
+            COALESCE((SELECT [dead_lettered] FROM @q$reaped), 0) AS [dead_lettered],
+            (SELECT [old_watermark] FROM @q$corrected) AS [old_watermark],
+            (SELECT [new_watermark] FROM @q$corrected) AS [new_watermark],
+            COALESCE((SELECT [archived] FROM @q$purged), 0) AS [archived],
+            COALESCE((SELECT [processed] FROM @q$purged), 0) AS [processed],
+            COALESCE((SELECT [dead] FROM @q$purged), 0) AS [dead],
+            @q$more AS [more];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
 END;
 GO
 
@@ -281,8 +577,50 @@ GO
 -- change a queue table directly.
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_enqueue] TO [cards_producer];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_enqueue_batch] TO [cards_producer];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_enqueue_json] TO [cards_producer];
 GRANT EXECUTE ON TYPE::[cards].[card_codes_batch] TO [cards_producer];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_dequeue] TO [cards_consumer];
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_maintain] TO [cards_consumer];
 GRANT SELECT ON OBJECT::[cards].[card_codes_pending] TO [cards_admin];
 GRANT EXECUTE ON SCHEMA::[cards] TO [cards_admin];
+GO
+
+-- qgen 0.1.0: verify cards, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's procedures or views is stored with
+-- ANSI_NULLS or QUOTED_IDENTIFIER OFF: a module keeps the options of the session that created it,
+-- and such a module fails on every call once a filtered index exists (one created or altered
+-- from a session with them OFF, as sqlcmd without -I is, and without the SET batch qgen's files begin with).
+DECLARE @q$wrong nvarchar(max) = N'';
+SELECT @q$wrong = @q$wrong + N' ' + QUOTENAME([s].[name]) + N'.' + QUOTENAME([o].[name])
+FROM sys.sql_modules AS [sm]
+INNER JOIN sys.objects AS [o] ON [o].[object_id] = [sm].[object_id]
+INNER JOIN sys.schemas AS [s] ON [s].[schema_id] = [o].[schema_id]
+WHERE [s].[name] = N'cards'
+  AND [o].[name] IN
+  (
+      N'card_codes',
+      N'card_codes_archive',
+      N'card_codes_dedupe_ux',
+      N'card_codes_archive_ix',
+      N'card_codes_pending',
+      N'card_codes_batch',
+      N'card_codes_enqueue',
+      N'card_codes_enqueue_batch',
+      N'card_codes_enqueue_json',
+      N'card_codes_dequeue',
+      N'card_codes_metrics',
+      N'card_codes_peek',
+      N'card_codes_purge_batch',
+      N'card_codes_purge',
+      N'card_codes_maintain'
+  )
+  AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
+IF @q$wrong <> N''
+BEGIN
+    DECLARE @q$message nvarchar(2048) = LEFT(N'qgen: stored with ANSI_NULLS or QUOTED_IDENTIFIER OFF, so they fail once a '
+        + N'filtered index exists:' + @q$wrong + N'. Run install.sql again from a session with both ON (sqlcmd -I).', 2048);
+    THROW 50020, @q$message, 1;
+END;
 GO

@@ -5,3 +5,4 @@ CREATE OR REPLACE VIEW "cards"."card_codes_pending" AS
 SELECT "job"."id", "job"."card_number", "job"."card_secret", "job"."enqueued_at"
 FROM "cards"."card_codes" AS "job"
 WHERE 1 = 1;
+ALTER VIEW "cards"."card_codes_pending" OWNER TO "cards_owner";

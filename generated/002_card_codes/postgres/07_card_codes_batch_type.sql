@@ -15,3 +15,4 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "cards"."card_codes_batch" OWNER TO "cards_owner";

@@ -15,12 +15,50 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "cards"."card_codes_dequeue_row" OWNER TO "cards_owner";
+-- A claim that would commit by itself (no transaction block around it) is refused when the
+-- transaction commits, unless the caller said at_most_once: then the claim is the commit. A
+-- function cannot see whether the caller opened a transaction block, so dequeue notes its own
+-- statement's start time, and this deferred trigger, run at commit, refuses the commit when no
+-- later statement has run: the transaction is ending with the claim's own statement (autocommit).
+CREATE OR REPLACE FUNCTION "cards"."card_codes_dequeue_guard"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on cards.card_codes: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass at_most_once => true';
+    END IF;
+    RETURN NULL;
+END
+$qgen$;
+ALTER FUNCTION "cards"."card_codes_dequeue_guard" OWNER TO "cards_owner";
+REVOKE ALL ON FUNCTION "cards"."card_codes_dequeue_guard" FROM PUBLIC;
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger
+                   WHERE tgrelid = '"cards"."card_codes"'::regclass AND tgname = 'card_codes_dequeue_guard') THEN
+        -- WHEN is checked as each row is deleted: only a dequeue's own rows queue the check.
+        CREATE CONSTRAINT TRIGGER "card_codes_dequeue_guard"
+        AFTER DELETE ON "cards"."card_codes"
+        DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW
+        WHEN (pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text)
+        EXECUTE FUNCTION "cards"."card_codes_dequeue_guard"();
+    END IF;
+END
+$qgen$;
 -- Claims up to batch_size jobs by deleting them into the archive, and returns them. It runs inside the
 -- caller's transaction: commit once the jobs are handled; a rollback puts them back in the queue.
+-- Outside a transaction block the commit is refused (see above) unless at_most_once is true.
 CREATE OR REPLACE FUNCTION "cards"."card_codes_dequeue"
 (
     "owner" varchar(128) DEFAULT NULL,
-    "batch_size" integer DEFAULT 1
+    "batch_size" integer DEFAULT 1,
+    "at_most_once" boolean DEFAULT FALSE
 )
 RETURNS SETOF "cards"."card_codes_dequeue_row"
 LANGUAGE plpgsql
@@ -31,6 +69,14 @@ ROWS 1
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    IF "card_codes_dequeue"."batch_size" IS NULL OR "card_codes_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for cards.card_codes_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("card_codes_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    -- Read by the guard trigger at commit; at_most_once clears it.
+    PERFORM pg_catalog.set_config('qgen.claim_statement',
+                                  CASE WHEN "card_codes_dequeue"."at_most_once" THEN '' ELSE pg_catalog.statement_timestamp()::text END, TRUE);
     RETURN QUERY
         WITH "claimed" AS
         (
@@ -59,4 +105,5 @@ BEGIN
         ORDER BY "c"."id";
 END
 $qgen$;
+ALTER FUNCTION "cards"."card_codes_dequeue" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_dequeue" FROM PUBLIC;

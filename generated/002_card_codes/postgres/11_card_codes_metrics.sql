@@ -13,7 +13,9 @@ RETURNS TABLE
     "archived" bigint,
     "oldest_ready_age_seconds" bigint,
     "watermark" bigint,
-    "lowest_pending_id" bigint
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -32,8 +34,11 @@ BEGIN
         (SELECT count(*) FROM "cards"."card_codes_archive"),
         coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE 1 = 1)))::bigint, 0),
         NULL::bigint,
-        min("job"."id") FILTER (WHERE 1 = 1)
+        min("job"."id") FILTER (WHERE 1 = 1),
+        (SELECT count(*) FROM "cards"."card_codes_archive" AS "a" WHERE "a"."completed_at" >= now() - interval '1 minute'),
+        NULL::bigint
     FROM "cards"."card_codes" AS "job";
 END
 $qgen$;
+ALTER FUNCTION "cards"."card_codes_metrics" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_metrics" FROM PUBLIC;

@@ -20,4 +20,5 @@ BEGIN
     LIMIT "card_codes_peek"."limit";
 END
 $qgen$;
+ALTER FUNCTION "cards"."card_codes_peek" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_peek" FROM PUBLIC;

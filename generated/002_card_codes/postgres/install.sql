@@ -2,28 +2,66 @@
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- qgen 0.1.0: schema cards, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
-CREATE SCHEMA IF NOT EXISTS "cards";
+-- cards_owner owns every object qgen creates here, and cannot log in: the SECURITY DEFINER
+-- functions run with its rights (its own tables and nothing else), not with those of whoever ran
+-- install. The schema and the role are marked (COMMENT) when install creates them: uninstall drops
+-- only what carries the mark.
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'cards_owner') THEN
+        CREATE ROLE "cards_owner" NOLOGIN;
+        COMMENT ON ROLE "cards_owner" IS 'qgen: created by the install of schema cards';
+    ELSIF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'cards_owner' AND (rolcanlogin OR rolsuper)) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG022',
+            MESSAGE = 'qgen: role cards_owner exists and can log in or is a superuser; qgen''s SECURITY DEFINER functions run as this role',
+            HINT = 'Make it NOLOGIN NOSUPERUSER, or drop it and let install create it.';
+    END IF;
+    -- Whoever installs creates the objects and hands them to the owner (ALTER ... OWNER TO), which
+    -- takes membership of it unless it is a superuser.
+    IF NOT pg_catalog.pg_has_role(current_user, 'cards_owner', 'MEMBER') THEN
+        GRANT "cards_owner" TO CURRENT_USER;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'cards') THEN
+        CREATE SCHEMA "cards";
+        COMMENT ON SCHEMA "cards" IS 'qgen: created by the install of schema cards';
+    END IF;
+END
+$qgen$;
+GRANT USAGE, CREATE ON SCHEMA "cards" TO "cards_owner";
 
 -- qgen 0.1.0: roles cards_admin, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
--- directly. Roles belong to the cluster, not the database: create each one only if it is missing.
+-- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
+-- and mark the ones install creates (COMMENT): uninstall drops only those, never a role that was
+-- there before and that the spec only names.
 DO $qgen$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'cards_producer') THEN
         CREATE ROLE "cards_producer" NOLOGIN;
+        COMMENT ON ROLE "cards_producer" IS 'qgen: created by the install of schema cards';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'cards_consumer') THEN
         CREATE ROLE "cards_consumer" NOLOGIN;
+        COMMENT ON ROLE "cards_consumer" IS 'qgen: created by the install of schema cards';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'cards_admin') THEN
         CREATE ROLE "cards_admin" NOLOGIN;
+        COMMENT ON ROLE "cards_admin" IS 'qgen: created by the install of schema cards';
     END IF;
 END
 $qgen$;
 
 -- qgen 0.1.0: table cards.card_codes, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Storage fit for a queue table, whose rows are inserted, and deleted all day:
+-- autovacuum_vacuum_scale_factor 0.01 (default 0.2): vacuum once 1% of the rows are dead, not 20%:
+--   on a queue with a backlog, dead entries at the head of the claim index are what every claim
+--   walks through, and 20% of a million-row backlog is 200,000 of them.
+-- autovacuum_vacuum_threshold 1000 (default 50): but on a nearly empty queue, not after every 50
+--   deleted jobs: a few vacuums a minute at most on a busy small queue.
+-- autovacuum_analyze_scale_factor 0.02 (default 0.1): the row count swings with the backlog; keep
+--   the statistics the planner sees close to it.
 CREATE TABLE IF NOT EXISTS "cards"."card_codes"
 (
     -- Ever-increasing: claims walk the id in order, and the watermark is an id.
@@ -32,33 +70,43 @@ CREATE TABLE IF NOT EXISTS "cards"."card_codes"
     "card_secret" varchar(64) NOT NULL,
     "enqueued_at" timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY ("id")
-);
+)
+WITH (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
+      autovacuum_analyze_scale_factor = 0.02);
+ALTER TABLE "cards"."card_codes" OWNER TO "cards_owner";
 
--- qgen 0.1.0: claim_index cards.card_codes_claim_ix, rendered for PostgreSQL from 002_card_codes.yaml.
+-- qgen 0.1.0: archive_table cards.card_codes_archive, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- cards.card_codes_claim_ix: not needed. A delete queue holds only unclaimed rows and claims them
--- in id order, which the primary key already is; a second index on id would only slow every write.
+-- Completed jobs, moved here by dequeue and removed by purge after the retention period.
+-- Keyed by an identity of its own: "id" is the job's id, which repeats once the queue's identity is
+-- restarted (or when a job reaches the archive twice).
+CREATE TABLE IF NOT EXISTS "cards"."card_codes_archive"
+(
+    "entry_id" bigint GENERATED ALWAYS AS IDENTITY,
+    "id" bigint NOT NULL,
+    "card_number" varchar(32) NOT NULL,
+    "card_secret" varchar(64) NOT NULL,
+    "enqueued_at" timestamptz NOT NULL,
+    "completed_at" timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY ("entry_id")
+);
+ALTER TABLE "cards"."card_codes_archive" OWNER TO "cards_owner";
 
 -- qgen 0.1.0: dedupe_index cards.card_codes_dedupe_ux, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- One row per dedupe key: enqueueing the same item twice finds the row already there.
 CREATE UNIQUE INDEX IF NOT EXISTS "card_codes_dedupe_ux"
     ON "cards"."card_codes" ("card_number");
+-- dedupe.scope: ever: a finished job keeps its key in card_codes_archive until purge removes it; enqueue looks
+-- here, and the index refuses a second job with the key even if something bypassed enqueue.
+CREATE UNIQUE INDEX IF NOT EXISTS "card_codes_archive_dedupe_ux"
+    ON "cards"."card_codes_archive" ("card_number");
 
--- qgen 0.1.0: archive_table cards.card_codes_archive, rendered for PostgreSQL from 002_card_codes.yaml.
+-- qgen 0.1.0: archive_index cards.card_codes_archive_ix, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Completed jobs, moved here by dequeue and removed by purge after the retention period.
-CREATE TABLE IF NOT EXISTS "cards"."card_codes_archive"
-(
-    "id" bigint NOT NULL,
-    "card_number" varchar(32) NOT NULL,
-    "card_secret" varchar(64) NOT NULL,
-    "enqueued_at" timestamptz NOT NULL,
-    "completed_at" timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY ("id")
-);
--- purge deletes by age.
-CREATE INDEX IF NOT EXISTS "card_codes_archive_completed_at_ix" ON "cards"."card_codes_archive" ("completed_at");
+-- purge deletes archived jobs by age: it finds the old ones here instead of scanning the archive.
+CREATE INDEX IF NOT EXISTS "card_codes_archive_ix"
+    ON "cards"."card_codes_archive" ("completed_at");
 
 -- qgen 0.1.0: pending_view cards.card_codes_pending, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -67,6 +115,7 @@ CREATE OR REPLACE VIEW "cards"."card_codes_pending" AS
 SELECT "job"."id", "job"."card_number", "job"."card_secret", "job"."enqueued_at"
 FROM "cards"."card_codes" AS "job"
 WHERE 1 = 1;
+ALTER VIEW "cards"."card_codes_pending" OWNER TO "cards_owner";
 
 -- qgen 0.1.0: batch_type cards.card_codes_batch, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -85,6 +134,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "cards"."card_codes_batch" OWNER TO "cards_owner";
 
 -- qgen 0.1.0: enqueue cards.card_codes_enqueue, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -101,7 +151,16 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
+DECLARE
+    v$existing bigint;
 BEGIN
+    -- dedupe.scope: ever: a finished job still holds its key until purge removes it.
+    "id" := coalesce((SELECT "f"."id" FROM "cards"."card_codes_archive" AS "f" WHERE "f"."card_number" = "card_codes_enqueue"."card_number"));
+    IF "id" IS NOT NULL THEN
+        "enqueued" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END IF;
     -- ON CONFLICT waits for a concurrent insert of the same key to commit or roll back, so two
     -- sessions can never both enqueue it, and no subtransaction is needed to catch the violation.
     -- The existing row can be finished and deleted between the conflict and the lookup: then try again.
@@ -111,6 +170,16 @@ BEGIN
             ON CONFLICT ("card_number") DO NOTHING
             RETURNING "job"."id" INTO "id";
         IF FOUND THEN
+            -- The same key may have been moving to the archive or the dead letters while this
+            -- insert waited for it on the unique index: then that job holds it, not this one.
+            v$existing := coalesce(coalesce((SELECT "f"."id" FROM "cards"."card_codes_archive" AS "f" WHERE "f"."card_number" = "card_codes_enqueue"."card_number")), (SELECT "o"."id" FROM "cards"."card_codes" AS "o" WHERE "o"."card_number" = "card_codes_enqueue"."card_number" AND "o"."id" <> "card_codes_enqueue"."id" LIMIT 1));
+            IF v$existing IS NOT NULL THEN
+                DELETE FROM "cards"."card_codes" AS "job" WHERE "job"."id" = "card_codes_enqueue"."id";
+                "id" := v$existing;
+                "enqueued" := FALSE;
+                RETURN NEXT;
+                RETURN;
+            END IF;
             "enqueued" := TRUE;
             RETURN NEXT;
             RETURN;
@@ -118,7 +187,10 @@ BEGIN
         SELECT "e"."id" INTO "id"
         FROM "cards"."card_codes" AS "e"
         WHERE "e"."card_number" = "card_codes_enqueue"."card_number";
-        IF FOUND THEN
+        IF NOT FOUND THEN
+            "id" := coalesce((SELECT "f"."id" FROM "cards"."card_codes_archive" AS "f" WHERE "f"."card_number" = "card_codes_enqueue"."card_number"));
+        END IF;
+        IF "id" IS NOT NULL THEN
             "enqueued" := FALSE;
             RETURN NEXT;
             RETURN;
@@ -126,6 +198,7 @@ BEGIN
     END LOOP;
 END
 $qgen$;
+ALTER FUNCTION "cards"."card_codes_enqueue" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_enqueue" FROM PUBLIC;
 
 -- qgen 0.1.0: enqueue_batch cards.card_codes_enqueue_batch, rendered for PostgreSQL from 002_card_codes.yaml.
@@ -145,23 +218,30 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
-    v_sequence regclass := pg_catalog.pg_get_serial_sequence('"cards"."card_codes"', 'id')::regclass;
-    v_ordinal integer;
-    v_id bigint;
-    v_enqueued boolean;
-    v_key_1 varchar(32);
+    v$sequence regclass := pg_catalog.pg_get_serial_sequence('"cards"."card_codes"', 'id')::regclass;
+    v$ordinal integer;
+    v$id bigint;
+    v$enqueued boolean;
+    v$key_1 varchar(32);
+    v$existing bigint;
+    -- Jobs of this batch withdrawn for a key a finished job turned out to hold, and that job's id.
+    v$withdrawn bigint[] := '{}';
+    v$instead bigint[] := '{}';
 BEGIN
-    FOR v_ordinal, v_id, v_enqueued, v_key_1 IN
+    FOR v$ordinal, v$id, v$enqueued, v$key_1 IN
         WITH "input" AS
         (
-            SELECT coalesce("j"."ordinal", "j"."ordinality"::integer) AS "ordinal",
+            SELECT coalesce("j"."ordinal", "e"."position$"::integer) AS "ordinal",
                    "j"."card_number", "j"."card_secret"
-            FROM jsonb_populate_recordset(NULL::"cards"."card_codes_batch", "card_codes_enqueue_batch"."jobs") WITH ORDINALITY AS "j"
+            -- The array position and the new id are qgen's own columns beside the job's: their names
+            -- hold a $, which no spec column can.
+            FROM jsonb_array_elements("card_codes_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+            CROSS JOIN LATERAL jsonb_populate_record(NULL::"cards"."card_codes_batch", "e"."job$") AS "j"
         ),
         "numbered" AS
         (
             -- A volatile target list runs after ORDER BY, so the ids follow the ordinals.
-            SELECT "i".*, nextval(v_sequence) AS "new_id"
+            SELECT "i".*, nextval(v$sequence) AS "new$id"
             FROM "input" AS "i"
             ORDER BY "i"."ordinal"
         ),
@@ -169,42 +249,66 @@ BEGIN
         (
             INSERT INTO "cards"."card_codes" AS "job" ("id", "card_number", "card_secret")
             OVERRIDING SYSTEM VALUE
-            SELECT "n"."new_id", "n"."card_number", "n"."card_secret"
+            SELECT "n"."new$id", "n"."card_number", "n"."card_secret"
             FROM "numbered" AS "n"
+            -- dedupe.scope: ever: a key a finished job holds is skipped too.
+            WHERE coalesce((SELECT "f"."id" FROM "cards"."card_codes_archive" AS "f" WHERE "f"."card_number" = "n"."card_number")) IS NULL
             ORDER BY "n"."ordinal"
             -- A key already queued, or repeated in the batch, is skipped here and reported below.
             ON CONFLICT ("card_number") DO NOTHING
             RETURNING "job"."id"
         )
         SELECT "n"."ordinal",
-               CASE WHEN "k"."id" IS NOT NULL THEN "n"."new_id"
+               CASE WHEN "k"."id" IS NOT NULL THEN "n"."new$id"
                     ELSE coalesce(
                         -- A job queued before this statement ...
                         (SELECT "e"."id" FROM "cards"."card_codes" AS "e" WHERE "e"."card_number" = "n"."card_number"),
+                        -- ... or finished (dedupe.scope: ever) ...
+                        coalesce((SELECT "f"."id" FROM "cards"."card_codes_archive" AS "f" WHERE "f"."card_number" = "n"."card_number")),
                         -- ... or the first job of this batch with that key.
-                        (SELECT min("d"."new_id") FROM "numbered" AS "d" INNER JOIN "inserted" AS "x" ON "x"."id" = "d"."new_id"
+                        (SELECT min("d"."new$id") FROM "numbered" AS "d" INNER JOIN "inserted" AS "x" ON "x"."id" = "d"."new$id"
                          WHERE "d"."card_number" = "n"."card_number"))
                END,
                "k"."id" IS NOT NULL,
                "n"."card_number"
+
         FROM "numbered" AS "n"
-        LEFT JOIN "inserted" AS "k" ON "k"."id" = "n"."new_id"
+        LEFT JOIN "inserted" AS "k" ON "k"."id" = "n"."new$id"
         ORDER BY "n"."ordinal"
     LOOP
-        IF v_id IS NULL THEN
+        IF v$enqueued THEN
+            -- The same key may have been moving to the archive or the dead letters while this
+            -- insert waited for it on the unique index: then that job holds it, not this one.
+            v$existing := coalesce(coalesce((SELECT "f"."id" FROM "cards"."card_codes_archive" AS "f" WHERE "f"."card_number" = v$key_1)), (SELECT "o"."id" FROM "cards"."card_codes" AS "o" WHERE "o"."card_number" = v$key_1 AND "o"."id" <> v$id LIMIT 1));
+            IF v$existing IS NOT NULL THEN
+                DELETE FROM "cards"."card_codes" AS "job" WHERE "job"."id" = v$id;
+                v$withdrawn := v$withdrawn || v$id;
+                v$instead := v$instead || v$existing;
+                v$id := v$existing;
+                v$enqueued := FALSE;
+            END IF;
+        ELSIF v$id = ANY (v$withdrawn) THEN
+            -- A repeat of a key whose first job in this batch was withdrawn above.
+            v$id := v$instead[array_position(v$withdrawn, v$id)];
+        END IF;
+        IF v$id IS NULL THEN
             -- Another session committed this key while the statement ran (ON CONFLICT saw it, the
             -- statement's snapshot did not): a new statement sees it.
-            SELECT "e"."id" INTO v_id
+            SELECT "e"."id" INTO v$id
             FROM "cards"."card_codes" AS "e"
-            WHERE "e"."card_number" = v_key_1;
+            WHERE "e"."card_number" = v$key_1;
+            IF v$id IS NULL THEN
+                v$id := coalesce((SELECT "f"."id" FROM "cards"."card_codes_archive" AS "f" WHERE "f"."card_number" = v$key_1));
+            END IF;
         END IF;
-        "ordinal" := v_ordinal;
-        "id" := v_id;
-        "enqueued" := v_enqueued;
+        "ordinal" := v$ordinal;
+        "id" := v$id;
+        "enqueued" := v$enqueued;
         RETURN NEXT;
     END LOOP;
 END
 $qgen$;
+ALTER FUNCTION "cards"."card_codes_enqueue_batch" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_enqueue_batch" FROM PUBLIC;
 
 -- qgen 0.1.0: dequeue cards.card_codes_dequeue, rendered for PostgreSQL from 002_card_codes.yaml.
@@ -224,12 +328,50 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "cards"."card_codes_dequeue_row" OWNER TO "cards_owner";
+-- A claim that would commit by itself (no transaction block around it) is refused when the
+-- transaction commits, unless the caller said at_most_once: then the claim is the commit. A
+-- function cannot see whether the caller opened a transaction block, so dequeue notes its own
+-- statement's start time, and this deferred trigger, run at commit, refuses the commit when no
+-- later statement has run: the transaction is ending with the claim's own statement (autocommit).
+CREATE OR REPLACE FUNCTION "cards"."card_codes_dequeue_guard"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on cards.card_codes: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass at_most_once => true';
+    END IF;
+    RETURN NULL;
+END
+$qgen$;
+ALTER FUNCTION "cards"."card_codes_dequeue_guard" OWNER TO "cards_owner";
+REVOKE ALL ON FUNCTION "cards"."card_codes_dequeue_guard" FROM PUBLIC;
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger
+                   WHERE tgrelid = '"cards"."card_codes"'::regclass AND tgname = 'card_codes_dequeue_guard') THEN
+        -- WHEN is checked as each row is deleted: only a dequeue's own rows queue the check.
+        CREATE CONSTRAINT TRIGGER "card_codes_dequeue_guard"
+        AFTER DELETE ON "cards"."card_codes"
+        DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW
+        WHEN (pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text)
+        EXECUTE FUNCTION "cards"."card_codes_dequeue_guard"();
+    END IF;
+END
+$qgen$;
 -- Claims up to batch_size jobs by deleting them into the archive, and returns them. It runs inside the
 -- caller's transaction: commit once the jobs are handled; a rollback puts them back in the queue.
+-- Outside a transaction block the commit is refused (see above) unless at_most_once is true.
 CREATE OR REPLACE FUNCTION "cards"."card_codes_dequeue"
 (
     "owner" varchar(128) DEFAULT NULL,
-    "batch_size" integer DEFAULT 1
+    "batch_size" integer DEFAULT 1,
+    "at_most_once" boolean DEFAULT FALSE
 )
 RETURNS SETOF "cards"."card_codes_dequeue_row"
 LANGUAGE plpgsql
@@ -240,6 +382,14 @@ ROWS 1
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    IF "card_codes_dequeue"."batch_size" IS NULL OR "card_codes_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for cards.card_codes_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("card_codes_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    -- Read by the guard trigger at commit; at_most_once clears it.
+    PERFORM pg_catalog.set_config('qgen.claim_statement',
+                                  CASE WHEN "card_codes_dequeue"."at_most_once" THEN '' ELSE pg_catalog.statement_timestamp()::text END, TRUE);
     RETURN QUERY
         WITH "claimed" AS
         (
@@ -268,6 +418,7 @@ BEGIN
         ORDER BY "c"."id";
 END
 $qgen$;
+ALTER FUNCTION "cards"."card_codes_dequeue" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_dequeue" FROM PUBLIC;
 
 -- qgen 0.1.0: metrics cards.card_codes_metrics, rendered for PostgreSQL from 002_card_codes.yaml.
@@ -285,7 +436,9 @@ RETURNS TABLE
     "archived" bigint,
     "oldest_ready_age_seconds" bigint,
     "watermark" bigint,
-    "lowest_pending_id" bigint
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -304,10 +457,13 @@ BEGIN
         (SELECT count(*) FROM "cards"."card_codes_archive"),
         coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE 1 = 1)))::bigint, 0),
         NULL::bigint,
-        min("job"."id") FILTER (WHERE 1 = 1)
+        min("job"."id") FILTER (WHERE 1 = 1),
+        (SELECT count(*) FROM "cards"."card_codes_archive" AS "a" WHERE "a"."completed_at" >= now() - interval '1 minute'),
+        NULL::bigint
     FROM "cards"."card_codes" AS "job";
 END
 $qgen$;
+ALTER FUNCTION "cards"."card_codes_metrics" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_metrics" FROM PUBLIC;
 
 -- qgen 0.1.0: peek cards.card_codes_peek, rendered for PostgreSQL from 002_card_codes.yaml.
@@ -332,17 +488,19 @@ BEGIN
     LIMIT "card_codes_peek"."limit";
 END
 $qgen$;
+ALTER FUNCTION "cards"."card_codes_peek" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_peek" FROM PUBLIC;
 
--- qgen 0.1.0: purge cards.card_codes_purge, rendered for PostgreSQL from 002_card_codes.yaml.
+-- qgen 0.1.0: purge_batch cards.card_codes_purge_batch, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Removes finished jobs (archived, processed, dead-lettered) older than older_than_seconds, in
--- batches of batch_size. A function cannot commit, so all batches share the caller's transaction:
--- batches bound each statement, not the transaction.
-CREATE OR REPLACE FUNCTION "cards"."card_codes_purge"
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds: at most batch_size rows (1000 by default, refused above 4000) over all
+-- those tables together, in the caller's transaction. purge (a procedure) calls it in a loop and
+-- commits after each batch; a client can call it in a loop of its own, one transaction per call.
+CREATE OR REPLACE FUNCTION "cards"."card_codes_purge_batch"
 (
     "older_than_seconds" integer DEFAULT 31536000,
-    "batch_size" integer DEFAULT 10000
+    "batch_size" integer DEFAULT 1000
 )
 RETURNS TABLE ("archived" integer, "processed" integer, "dead" integer)
 LANGUAGE plpgsql
@@ -351,23 +509,152 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_cutoff timestamptz := now() - pg_catalog.make_interval(secs => "card_codes_purge"."older_than_seconds");
-    v_deleted integer;
+    v$cutoff timestamptz;
+    v$left integer := "card_codes_purge_batch"."batch_size";
+    v$deleted integer;
 BEGIN
+    IF "card_codes_purge_batch"."batch_size" IS NULL OR "card_codes_purge_batch"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("card_codes_purge_batch"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF "card_codes_purge_batch"."older_than_seconds" IS NULL OR "card_codes_purge_batch"."older_than_seconds" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: older_than_seconds ' || coalesce("card_codes_purge_batch"."older_than_seconds"::text, 'NULL') || ' is out of range; accepted: 0 or more';
+    END IF;
+    v$cutoff := now() - pg_catalog.make_interval(secs => "card_codes_purge_batch"."older_than_seconds");
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
-    LOOP
+    IF v$left > 0 THEN
         DELETE FROM "cards"."card_codes_archive" AS "x"
-        WHERE "x"."id" IN (SELECT "y"."id" FROM "cards"."card_codes_archive" AS "y" WHERE "y"."completed_at" < v_cutoff LIMIT "card_codes_purge"."batch_size");
-        GET DIAGNOSTICS v_deleted = ROW_COUNT;
-        "archived" := "archived" + v_deleted;
-        EXIT WHEN v_deleted < "card_codes_purge"."batch_size" OR v_deleted = 0;
-    END LOOP;
+        WHERE "x"."entry_id" = ANY (ARRAY(
+            SELECT "y"."entry_id" FROM "cards"."card_codes_archive" AS "y"
+            WHERE "y"."completed_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "archived" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
     RETURN NEXT;
 END
 $qgen$;
-REVOKE ALL ON FUNCTION "cards"."card_codes_purge" FROM PUBLIC;
+ALTER FUNCTION "cards"."card_codes_purge_batch" OWNER TO "cards_owner";
+REVOKE ALL ON FUNCTION "cards"."card_codes_purge_batch" FROM PUBLIC;
+
+-- qgen 0.1.0: purge cards.card_codes_purge, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds, one batch of at most batch_size rows at a time, and COMMITs after each batch:
+-- no transaction holds more than one batch, and vacuum can clean up behind it while it runs.
+-- Rows that finish while it runs (a second after it began) are left for the next purge, so it ends.
+-- A procedure that commits cannot be SECURITY DEFINER nor have a SET clause: it runs with its
+-- caller's rights and reaches the tables only through card_codes_purge_batch (EXECUTE on that is all it
+-- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
+-- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
+-- card_codes_purge_batch instead.
+-- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               WHERE "p"."oid" = pg_catalog.to_regprocedure('"cards"."card_codes_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
+        DROP FUNCTION "cards"."card_codes_purge"(integer, integer);
+    END IF;
+END
+$qgen$;
+CREATE OR REPLACE PROCEDURE "cards"."card_codes_purge"
+(
+    "older_than_seconds" integer DEFAULT 31536000,
+    "batch_size" integer DEFAULT 1000,
+    INOUT "archived" bigint DEFAULT NULL,
+    INOUT "processed" bigint DEFAULT NULL,
+    INOUT "dead" bigint DEFAULT NULL
+)
+LANGUAGE plpgsql
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$batch record;
+BEGIN
+    "card_codes_purge"."archived" := 0;
+    "card_codes_purge"."processed" := 0;
+    "card_codes_purge"."dead" := 0;
+    LOOP
+        -- Each batch is a new transaction with a later now(): widen the age by the whole seconds
+        -- spent so far, so the cutoff stays within a second of where it was when the call began.
+        SELECT * INTO v$batch
+        FROM "cards"."card_codes_purge_batch"(
+            "card_codes_purge"."older_than_seconds" + pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v$started))::integer,
+            "card_codes_purge"."batch_size");
+        "card_codes_purge"."archived" := "card_codes_purge"."archived" + v$batch."archived";
+        "card_codes_purge"."processed" := "card_codes_purge"."processed" + v$batch."processed";
+        "card_codes_purge"."dead" := "card_codes_purge"."dead" + v$batch."dead";
+        COMMIT;
+        -- A short batch: nothing older is left (or what is left is locked: the next purge takes it).
+        EXIT WHEN v$batch."archived" + v$batch."processed" + v$batch."dead" < "card_codes_purge"."batch_size";
+    END LOOP;
+END
+$qgen$;
+ALTER PROCEDURE "cards"."card_codes_purge" OWNER TO "cards_owner";
+REVOKE ALL ON PROCEDURE "cards"."card_codes_purge" FROM PUBLIC;
+
+-- qgen 0.1.0: maintain cards.card_codes_maintain, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- batch_size finished jobs older than the retention (31536000 s), in that order, in one transaction. Only one runs at a
+-- time per queue: a caller that finds another one running returns at once with skipped = true.
+-- more = true when a step filled its batch: call again (qgen maintain does) to do the rest.
+-- Granted to the consumer role, so any worker can run it (run_worker does, every few seconds).
+CREATE OR REPLACE FUNCTION "cards"."card_codes_maintain"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE
+(
+    "skipped" boolean,
+    "released" integer,
+    "dead_lettered" integer,
+    "old_watermark" bigint,
+    "new_watermark" bigint,
+    "archived" integer,
+    "processed" integer,
+    "dead" integer,
+    "more" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "card_codes_maintain"."batch_size" IS NULL OR "card_codes_maintain"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("card_codes_maintain"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    "released" := 0;
+    "dead_lettered" := 0;
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
+    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"cards"."card_codes"', 0)) THEN
+        "skipped" := TRUE;
+        "more" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    "skipped" := FALSE;
+    -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+    SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
+    FROM "cards"."card_codes_purge_batch"(31536000, "card_codes_maintain"."batch_size") AS "p";
+    "more" := "archived" + "processed" + "dead" >= "card_codes_maintain"."batch_size"
+              OR "released" + "dead_lettered" >= least("card_codes_maintain"."batch_size", 1000);
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "cards"."card_codes_maintain" OWNER TO "cards_owner";
+REVOKE ALL ON FUNCTION "cards"."card_codes_maintain" FROM PUBLIC;
 
 -- qgen 0.1.0: grants cards_consumer, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -378,6 +665,45 @@ GRANT EXECUTE ON FUNCTION "cards"."card_codes_enqueue", "cards"."card_codes_enqu
 GRANT USAGE ON TYPE "cards"."card_codes_batch" TO "cards_producer";
 GRANT EXECUTE ON FUNCTION "cards"."card_codes_dequeue" TO "cards_consumer";
 GRANT USAGE ON TYPE "cards"."card_codes_dequeue_row" TO "cards_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "cards"."card_codes_maintain" TO "cards_consumer";
 GRANT SELECT ON "cards"."card_codes_pending" TO "cards_admin";
 -- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
 GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "cards" TO "cards_admin";
+
+-- qgen 0.1.0: verify cards, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's functions or tables is owned by another role
+-- than cards_owner, or a SECURITY DEFINER function does not pin its search_path: run with its
+-- owner's rights, it would resolve names through its caller's path.
+DO $qgen$
+DECLARE
+    v$wrong text;
+BEGIN
+    SELECT pg_catalog.string_agg(x.what, ', ' ORDER BY x.what) INTO v$wrong
+    FROM
+    (
+        SELECT p.oid::pg_catalog.regprocedure::text
+               || CASE WHEN p.proowner <> '"cards_owner"'::pg_catalog.regrole THEN ' (owned by ' || p.proowner::pg_catalog.regrole::text || ')'
+                       ELSE ' (search_path not pinned)' END AS what
+        FROM pg_catalog.pg_proc AS p
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'cards'
+          AND p.proname IN ('card_codes', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain')
+          AND (p.proowner <> '"cards_owner"'::pg_catalog.regrole
+               OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
+                                               WHERE c.setting LIKE 'search\_path=%')))
+        UNION ALL
+        SELECT c.oid::pg_catalog.regclass::text || ' (owned by ' || c.relowner::pg_catalog.regrole::text || ')'
+        FROM pg_catalog.pg_class AS c
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'cards'
+          AND c.relkind IN ('r', 'v$v')
+          AND c.relname IN ('card_codes', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain')
+          AND c.relowner <> '"cards_owner"'::pg_catalog.regrole
+    ) AS x;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema cards: ' || v$wrong;
+    END IF;
+END
+$qgen$;

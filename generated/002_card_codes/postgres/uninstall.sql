@@ -1,5 +1,32 @@
 -- qgen 0.1.0: every object of 002_card_codes.yaml, for PostgreSQL, removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One transaction: a refused uninstall drops nothing, even under psql without ON_ERROR_STOP.
+BEGIN;
+-- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
+-- archived jobs, outbox rows) unless this session has said so first:
+--     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
+-- uninstall.sql runs in one transaction: refused, it drops nothing.
+DO $qgen$
+DECLARE
+    v$holding text := '';
+BEGIN
+    IF pg_catalog.to_regclass('"cards"."card_codes"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "cards"."card_codes") THEN
+            v$holding := v$holding || ' cards.card_codes';
+        END IF;
+    END IF;
+    IF pg_catalog.to_regclass('"cards"."card_codes_archive"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "cards"."card_codes_archive") THEN
+            v$holding := v$holding || ' cards.card_codes_archive';
+        END IF;
+    END IF;
+    IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall refused: these tables still hold rows:' || v$holding,
+            HINT = 'To drop them with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
+    END IF;
+END
+$qgen$;
 -- The objects take their own grants with them; what stays is the schema's and anything left over.
 DO $qgen$
 BEGIN
@@ -22,44 +49,87 @@ BEGIN
     END IF;
 END
 $qgen$;
-DROP FUNCTION IF EXISTS "cards"."card_codes_purge";
+DROP FUNCTION IF EXISTS "cards"."card_codes_maintain";
+DROP ROUTINE IF EXISTS "cards"."card_codes_purge";
+DROP FUNCTION IF EXISTS "cards"."card_codes_purge_batch";
 DROP FUNCTION IF EXISTS "cards"."card_codes_peek";
 DROP FUNCTION IF EXISTS "cards"."card_codes_metrics";
 DROP FUNCTION IF EXISTS "cards"."card_codes_dequeue";
 DROP TYPE IF EXISTS "cards"."card_codes_dequeue_row";
+DROP TRIGGER IF EXISTS "card_codes_dequeue_guard" ON "cards"."card_codes";
+DROP FUNCTION IF EXISTS "cards"."card_codes_dequeue_guard";
 DROP FUNCTION IF EXISTS "cards"."card_codes_enqueue_batch";
 DROP FUNCTION IF EXISTS "cards"."card_codes_enqueue";
 DROP TYPE IF EXISTS "cards"."card_codes_batch";
 DROP VIEW IF EXISTS "cards"."card_codes_pending";
-DROP TABLE IF EXISTS "cards"."card_codes_archive";
+DROP INDEX IF EXISTS "cards"."card_codes_archive_ix";
+DROP INDEX IF EXISTS "cards"."card_codes_archive_dedupe_ux";
 DROP INDEX IF EXISTS "cards"."card_codes_dedupe_ux";
-DROP INDEX IF EXISTS "cards"."card_codes_claim_ix";
+DROP TABLE IF EXISTS "cards"."card_codes_archive";
 DROP TABLE IF EXISTS "cards"."card_codes";
--- A role still granted something elsewhere (another database with this schema) is kept.
+-- Only the roles install created (their mark). A role with members is kept, and said so: the
+-- memberships are someone else's. A role still granted something elsewhere (another database with
+-- this schema) is kept too.
 DO $qgen$
 BEGIN
-    BEGIN
-        DROP ROLE IF EXISTS "cards_producer";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role cards_producer kept: it still has privileges or objects elsewhere';
-    END;
-    BEGIN
-        DROP ROLE IF EXISTS "cards_consumer";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role cards_consumer kept: it still has privileges or objects elsewhere';
-    END;
-    BEGIN
-        DROP ROLE IF EXISTS "cards_admin";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role cards_admin kept: it still has privileges or objects elsewhere';
-    END;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"cards_producer"'), 'pg_authid') = 'qgen: created by the install of schema cards' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"cards_producer"')) THEN
+            RAISE NOTICE 'qgen: role cards_producer kept: it still has members; revoke it from them, then DROP ROLE "cards_producer"';
+        ELSE
+            BEGIN
+                DROP ROLE "cards_producer";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role cards_producer kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"cards_consumer"'), 'pg_authid') = 'qgen: created by the install of schema cards' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"cards_consumer"')) THEN
+            RAISE NOTICE 'qgen: role cards_consumer kept: it still has members; revoke it from them, then DROP ROLE "cards_consumer"';
+        ELSE
+            BEGIN
+                DROP ROLE "cards_consumer";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role cards_consumer kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"cards_admin"'), 'pg_authid') = 'qgen: created by the install of schema cards' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"cards_admin"')) THEN
+            RAISE NOTICE 'qgen: role cards_admin kept: it still has members; revoke it from them, then DROP ROLE "cards_admin"';
+        ELSE
+            BEGIN
+                DROP ROLE "cards_admin";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role cards_admin kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
 END
 $qgen$;
--- Only an empty schema goes: anything else still in it (someone else's objects) keeps it.
+-- Only a schema install created (its mark), and only once nothing else is in it; then the owner role,
+-- unless it still owns or holds something (in another database with this schema, say).
 DO $qgen$
 BEGIN
-    DROP SCHEMA IF EXISTS "cards";
-EXCEPTION WHEN dependent_objects_still_exist THEN
-    RAISE NOTICE 'qgen: schema cards kept: it still holds other objects';
+    IF pg_catalog.obj_description(pg_catalog.to_regnamespace('"cards"'), 'pg_namespace') = 'qgen: created by the install of schema cards' THEN
+        BEGIN
+            DROP SCHEMA "cards";
+        EXCEPTION WHEN dependent_objects_still_exist THEN
+            RAISE NOTICE 'qgen: schema cards kept: it still holds other objects';
+        END;
+    END IF;
+    IF pg_catalog.to_regrole('"cards_owner"') IS NOT NULL THEN
+        IF pg_catalog.to_regnamespace('"cards"') IS NOT NULL THEN
+            REVOKE ALL ON SCHEMA "cards" FROM "cards_owner";
+        END IF;
+        IF pg_catalog.shobj_description(pg_catalog.to_regrole('"cards_owner"'), 'pg_authid') = 'qgen: created by the install of schema cards' THEN
+            BEGIN
+                DROP ROLE "cards_owner";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role cards_owner kept: it still owns or holds rights on objects elsewhere';
+            END;
+        END IF;
+    END IF;
 END
 $qgen$;
+COMMIT;

@@ -1,21 +1,50 @@
 -- qgen 0.1.0: every object of 003_queue_sample.yaml, for SQL Server (T-SQL), in dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
 -- qgen 0.1.0: schema QueueSample, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- CREATE SCHEMA must be alone in its batch, so it runs through EXEC; the name is a checked identifier.
+-- A schema install creates is marked (extended property qgen.created): uninstall drops only such a one.
 IF SCHEMA_ID(N'QueueSample') IS NULL
+BEGIN
     EXEC(N'CREATE SCHEMA [QueueSample] AUTHORIZATION [dbo];');
+    EXEC sys.sp_addextendedproperty @name = N'qgen.created', @value = N'created by the install of qgen''s queues',
+        @level0type = N'SCHEMA', @level0name = N'QueueSample';
+END;
 GO
 
 -- qgen 0.1.0: roles QueueSample_admin, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
+-- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):
+-- uninstall drops only such a one, never a role that was there before and that the spec only names.
 IF DATABASE_PRINCIPAL_ID(N'QueueSample_producer') IS NULL
+BEGIN
     CREATE ROLE [QueueSample_producer];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'QueueSample') AND [name] = N'qgen.created_role.QueueSample_producer')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.QueueSample_producer', @value = N'QueueSample_producer',
+            @level0type = N'SCHEMA', @level0name = N'QueueSample';
+END;
 IF DATABASE_PRINCIPAL_ID(N'QueueSample_consumer') IS NULL
+BEGIN
     CREATE ROLE [QueueSample_consumer];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'QueueSample') AND [name] = N'qgen.created_role.QueueSample_consumer')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.QueueSample_consumer', @value = N'QueueSample_consumer',
+            @level0type = N'SCHEMA', @level0name = N'QueueSample';
+END;
 IF DATABASE_PRINCIPAL_ID(N'QueueSample_admin') IS NULL
+BEGIN
     CREATE ROLE [QueueSample_admin];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'QueueSample') AND [name] = N'qgen.created_role.QueueSample_admin')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.QueueSample_admin', @value = N'QueueSample_admin',
+            @level0type = N'SCHEMA', @level0name = N'QueueSample';
+END;
 GO
 
 -- qgen 0.1.0: table QueueSample.WorkQueue, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
@@ -51,7 +80,18 @@ GO
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
     CREATE NONCLUSTERED INDEX [WorkQueue_claim_ix]
     ON [QueueSample].[WorkQueue] ([JobType], [id])
-    INCLUDE ([available_at])
+    INCLUDE ([available_at], [lease_token], [processed])
+    WHERE [lease_token] IS NULL AND [processed] = 0;
+GO
+
+-- qgen 0.1.0: claim_order_index QueueSample.WorkQueue_claim_order_ix, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A dequeue without a job type claims from every sub-queue, in queue order: WorkQueue_claim_ix is keyed
+-- by job type first and cannot give that order, so this one does.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_order_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
+    CREATE NONCLUSTERED INDEX [WorkQueue_claim_order_ix]
+    ON [QueueSample].[WorkQueue] ([id])
+    INCLUDE ([available_at], [lease_token], [processed])
     WHERE [lease_token] IS NULL AND [processed] = 0;
 GO
 
@@ -62,6 +102,17 @@ IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_lease_ix' AND 
     CREATE NONCLUSTERED INDEX [WorkQueue_lease_ix]
     ON [QueueSample].[WorkQueue] ([lease_token]) INCLUDE ([lease_expires_at], [attempts])
     WHERE [lease_token] IS NOT NULL;
+GO
+
+-- qgen 0.1.0: processed_index QueueSample.WorkQueue_processed_ix, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes processed jobs by age: only processed rows are indexed, by when they were processed
+-- (INCLUDE [processed]: a filtered index carries the columns its filter names).
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_processed_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
+    CREATE NONCLUSTERED INDEX [WorkQueue_processed_ix]
+    ON [QueueSample].[WorkQueue] ([processed_at])
+    INCLUDE ([processed])
+    WHERE [processed] = 1;
 GO
 
 -- qgen 0.1.0: watermark_table QueueSample.WorkQueue_watermark, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
@@ -80,17 +131,24 @@ BEGIN
         CONSTRAINT [WorkQueue_watermark_one_row_ck] CHECK ([one_row] = 1)
     );
 END;
+-- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
+-- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
+IF COL_LENGTH(N'QueueSample.WorkQueue_watermark', N'corrected_at') IS NULL
+    ALTER TABLE [QueueSample].[WorkQueue_watermark] ADD [corrected_at] datetime2(3) NOT NULL
+        CONSTRAINT [WorkQueue_watermark_corrected_at_df] DEFAULT ('0001-01-01');
 IF NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_watermark])
     INSERT INTO [QueueSample].[WorkQueue_watermark] ([id]) VALUES (0);
 GO
 
 -- qgen 0.1.0: dead_letter_table QueueSample.WorkQueue_dead, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Jobs that used up their attempts, kept with their last error until purged.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: [id] is the job's id, which repeats once the queue's identity is reseeded.
 IF OBJECT_ID(N'QueueSample.WorkQueue_dead', N'U') IS NULL
 BEGIN
     CREATE TABLE [QueueSample].[WorkQueue_dead]
     (
+        [entry_id] bigint IDENTITY(1, 1) NOT NULL,
         [id] bigint NOT NULL,
         [JobType] uniqueidentifier NOT NULL,
         [JobInfo] xml NULL,
@@ -101,9 +159,17 @@ BEGIN
         [attempts] int NOT NULL,
         [last_error] nvarchar(4000) NULL,
         [dead_at] datetime2(3) NOT NULL CONSTRAINT [WorkQueue_dead_dead_at_df] DEFAULT (SYSUTCDATETIME()),
-        CONSTRAINT [WorkQueue_dead_pk] PRIMARY KEY CLUSTERED ([id])
+        CONSTRAINT [WorkQueue_dead_pk] PRIMARY KEY CLUSTERED ([entry_id])
     );
 END;
+GO
+
+-- qgen 0.1.0: dead_letter_index QueueSample.WorkQueue_dead_ix, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_dead_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue_dead'))
+    CREATE NONCLUSTERED INDEX [WorkQueue_dead_ix]
+    ON [QueueSample].[WorkQueue_dead] ([dead_at]);
 GO
 
 -- qgen 0.1.0: pending_view QueueSample.WorkQueue_Pending, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
@@ -142,10 +208,22 @@ CREATE OR ALTER PROCEDURE [QueueSample].[QueueJob]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         INSERT INTO [QueueSample].[WorkQueue] ([JobType], [JobInfo], [enqueued_by])
-        OUTPUT inserted.[id], CAST(1 AS bit) AS [enqueued]
+        -- OUTPUT INTO a table variable: a bare OUTPUT fails once someone adds a trigger to the table (error 334).
+        OUTPUT inserted.[id] INTO @q$new ([id])
         VALUES (@JobType, @JobInfo, COALESCE(@enqueued_by, ORIGINAL_LOGIN()));
+        SELECT [id], CAST(1 AS bit) AS [enqueued] FROM @q$new;
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -164,11 +242,20 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     BEGIN TRY
         BEGIN TRANSACTION;
         INSERT INTO [QueueSample].[WorkQueue] ([JobType], [JobInfo], [enqueued_by])
-        OUTPUT inserted.[id] INTO @new ([id])
+        OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[JobType], [j].[JobInfo], COALESCE(@enqueued_by, ORIGINAL_LOGIN())
         FROM @jobs AS [j]
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
@@ -176,9 +263,70 @@ BEGIN
         -- The nth lowest new id belongs to the nth lowest ordinal.
         SELECT [j].[ordinal], [n].[id], CAST(1 AS bit) AS [enqueued]
         FROM (SELECT [ordinal], ROW_NUMBER() OVER (ORDER BY [ordinal]) AS [position] FROM @jobs) AS [j]
-        INNER JOIN (SELECT [id], ROW_NUMBER() OVER (ORDER BY [id]) AS [position] FROM @new) AS [n]
+        INNER JOIN (SELECT [id], ROW_NUMBER() OVER (ORDER BY [id]) AS [position] FROM @q$new) AS [n]
             ON [n].[position] = [j].[position]
         ORDER BY [j].[ordinal];
+
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: enqueue_json QueueSample.WorkQueue_enqueue_json, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
+-- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
+-- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
+-- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_json]
+    @jobs nvarchar(max),
+    @enqueued_by nvarchar(128) = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$batch [QueueSample].[WorkQueue_batch];
+    BEGIN TRY
+        INSERT INTO @q$batch ([ordinal], [JobType], [JobInfo])
+        SELECT COALESCE([j].[ordinal], CAST([a].[key] AS int) + 1),
+               [j].[JobType],
+               [j].[JobInfo]
+        FROM OPENJSON(@jobs) AS [a]
+        CROSS APPLY OPENJSON([a].[value])
+        WITH
+        (
+            [ordinal] int '$.ordinal',
+            [JobType] uniqueidentifier '$.JobType',
+            [JobInfo] nvarchar(max) '$.JobInfo'
+        ) AS [j];
+        BEGIN TRANSACTION;
+        INSERT INTO [QueueSample].[WorkQueue] ([JobType], [JobInfo], [enqueued_by])
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        SELECT [j].[JobType], [j].[JobInfo], COALESCE(@enqueued_by, ORIGINAL_LOGIN())
+        FROM @q$batch AS [j]
+        -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
+        ORDER BY [j].[ordinal];
+        -- The nth lowest new id belongs to the nth lowest ordinal.
+        SELECT [j].[ordinal], [n].[id], CAST(1 AS bit) AS [enqueued]
+        FROM (SELECT [ordinal], ROW_NUMBER() OVER (ORDER BY [ordinal]) AS [position] FROM @q$batch) AS [j]
+        INNER JOIN (SELECT [id], ROW_NUMBER() OVER (ORDER BY [id]) AS [position] FROM @q$new) AS [n]
+            ON [n].[position] = [j].[position]
+        ORDER BY [j].[ordinal];
+
         COMMIT TRANSACTION;
     END TRY
     BEGIN CATCH
@@ -197,56 +345,100 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_watermark_move]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @target bigint = @claimed_from - 50;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$target bigint = @claimed_from - 50;
     -- READPAST on the watermark row: a session already moving it wins, this one skips.
-    -- READPAST on the queue: rows locked by other claimers are being claimed; rows locked by a
-    -- release (fail, reap) are lowered by that release itself after this move.
+    -- NOLOCK on the queue: the move stops at the lowest row in the range it would pass that is
+    -- unclaimed as far as any session can see, committed or not. So it stops at a job whose insert
+    -- is not yet committed (a locking or READPAST read would skip it and strand it), and at a job
+    -- a release (fail, reap) is putting back (that release also lowers the watermark itself, after
+    -- this move, since it waits for the watermark row).
+    -- It also stops at a row another open transaction has locked (present under NOLOCK, skipped by
+    -- READPAST): a lease claim inside a caller's transaction that may still roll back, or a
+    -- completion in flight. Rows this transaction claimed itself are not skipped by READPAST.
     UPDATE [w]
     SET [id] = COALESCE(
             (
                 SELECT MIN([job].[id])
-                FROM [QueueSample].[WorkQueue] AS [job] WITH (READPAST)
-                WHERE [job].[id] >= [w].[id] AND [job].[id] < @target AND [job].[lease_token] IS NULL AND [job].[processed] = 0
-            ), @target),
+                FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK)
+                WHERE [job].[id] >= [w].[id] AND [job].[id] < @q$target
+                  AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                       OR NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                      WHERE [settled].[id] = [job].[id]))
+            ), @q$target),
         [version] = [w].[version] + 1
-    FROM [QueueSample].[WorkQueue_watermark] AS [w] WITH (ROWLOCK, READPAST)
-    WHERE [w].[id] < @target;
+    FROM [QueueSample].[WorkQueue_watermark] AS [w] WITH (ROWLOCK, READPAST, READCOMMITTEDLOCK)
+    WHERE [w].[id] < @q$target;
 END;
 GO
 
 -- qgen 0.1.0: watermark_correct QueueSample.WorkQueue_watermark_correct, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Resets the watermark from the table itself: 50 ids below the lowest unclaimed row, or below the next
--- id when every row is claimed or gone (the table's highest id, or its identity when it is empty).
--- Run it from a periodic job and after a dequeue that found nothing; it repairs a watermark that is
--- wrong either way.
+-- id when every row is claimed or gone (the table's highest id, or its identity when it is empty;
+-- unchanged only when no id was ever generated), never below 0. It repairs a watermark that is wrong
+-- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
+-- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_watermark_correct]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @old bigint, @version bigint, @new bigint, @tries int = 0, @written int = 0;
-    WHILE @written = 0 AND @tries < 5
-    BEGIN
-        SET @tries += 1;
-        SELECT @old = [id], @version = [version] FROM [QueueSample].[WorkQueue_watermark];
-        SET @new = (SELECT MIN([id]) FROM [QueueSample].[WorkQueue] WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
-        IF @new IS NULL
-            SET @new = (SELECT MAX([id]) + 1 FROM [QueueSample].[WorkQueue]) - 50;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$old bigint, @q$new bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- Take the watermark row first and keep it (HOLDLOCK: also the empty range when the row was
+        -- deleted by hand): a mover skips it meanwhile, and a release (fail, reap), which locks its
+        -- job row and then this row, waits and lowers the watermark after this write. The scan below
+        -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
+        SELECT @q$old = [id] FROM [QueueSample].[WorkQueue_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
+        -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
+        SET @q$new = (SELECT MIN([id]) FROM [QueueSample].[WorkQueue] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
+        IF @q$new IS NULL
+            SET @q$new = (SELECT MAX([id]) + 1 FROM [QueueSample].[WorkQueue] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
         -- it was, a watermark a release had lowered would make every claim walk the drained range.
-        IF @new IS NULL
-            SET @new = (SELECT CONVERT(bigint, [last_value]) + 1 FROM sys.identity_columns
+        -- sys.identity_columns is metadata, which ownership chaining does not open: a login sees it
+        -- only with a permission on the table, so qgen's roles that may run this procedure get VIEW
+        -- DEFINITION on it (metadata only, no rows; grants.sql). IDENT_CURRENT has the same limit
+        -- and returns the seed for a table never inserted into, and MAX(id) of the archive or dead
+        -- letters could be above the identity after a reseed. Without the permission @q$new stays
+        -- NULL and the watermark is left where it was: never past a row, only slower to claim from.
+        IF @q$new IS NULL
+            SET @q$new = (SELECT CONVERT(bigint, [last_value]) + 1 FROM sys.identity_columns
                         WHERE [object_id] = OBJECT_ID(N'[QueueSample].[WorkQueue]') AND [name] = N'id') - 50;
-        IF @new IS NULL
-            SET @new = @old;
-        IF @new < 0
-            SET @new = 0;
-        -- Compare-and-set on version: a release that lowered the watermark while we scanned wins,
-        -- and we scan again.
-        UPDATE [QueueSample].[WorkQueue_watermark] SET [id] = @new, [version] = [version] + 1 WHERE [version] = @version;
-        SET @written = @@ROWCOUNT;
-    END;
-    SELECT @old AS [old_watermark], CASE WHEN @written = 1 THEN @new ELSE @old END AS [new_watermark];
+        IF @q$new IS NULL
+            SET @q$new = COALESCE(@q$old, 0);
+        IF @q$new < 0
+            SET @q$new = 0;
+        -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
+        IF @q$old IS NULL
+            INSERT INTO [QueueSample].[WorkQueue_watermark] ([id], [corrected_at]) VALUES (@q$new, SYSUTCDATETIME());
+        ELSE
+            UPDATE [QueueSample].[WorkQueue_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
+        COMMIT TRANSACTION;
+        SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
 END;
 GO
 
@@ -266,9 +458,26 @@ CREATE OR ALTER PROCEDURE [QueueSample].[GetNextJob]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
-    DECLARE @token uniqueidentifier = NEWID();
-    DECLARE @claimed TABLE
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for QueueSample.GetNextJob; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$token uniqueidentifier = NEWID();
+    DECLARE @q$claimed TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
         [JobType] uniqueidentifier NOT NULL,
@@ -277,68 +486,100 @@ BEGIN
         [lease_token] uniqueidentifier NOT NULL,
         [lease_expires_at] datetime2(3) NOT NULL
     );
-    -- Start at the watermark: below it every row is claimed or gone, and only ghosts remain.
-    -- NOLOCK: a mover inside another caller's open transaction must not block every claim; its
-    -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
-    DECLARE @from bigint = (SELECT [id] FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK));
+    DECLARE @q$from bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
         IF @complete_lease_token IS NOT NULL
         BEGIN
             UPDATE [QueueSample].[WorkQueue]
-            SET [processed] = 1, [processed_at] = @now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
+            SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
             WHERE [lease_token] = @complete_lease_token;
 
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
+        -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+        IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
+        BEGIN
+            DECLARE @q$mark bigint, @q$stranded bigint;
+            UPDATE [QueueSample].[WorkQueue_watermark] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SET @q$mark = [id], [corrected_at] = SYSUTCDATETIME(), [version] = [version] + 1
+            WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME());
+            IF @@ROWCOUNT = 1
+            BEGIN
+                SELECT @q$stranded = MIN([job].[id])
+                FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK)
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                IF @q$stranded IS NOT NULL
+                    UPDATE [QueueSample].[WorkQueue_watermark]
+                    SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
+                        [version] = [version] + 1
+                    WHERE [id] > CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END;
+            END;
+        END
+        ELSE IF NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK))
+            INSERT INTO [QueueSample].[WorkQueue_watermark] ([id])
+            SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- Start at the watermark: below it every row is claimed or gone, and only ghosts remain.
+        -- NOLOCK: a mover inside another caller's open transaction must not block every claim; its
+        -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
+        -- A missing row reads as 0.
+        SET @q$from = COALESCE((SELECT [id] FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK)), 0);
         IF @job_type IS NULL
-            UPDATE [job]
-            SET [lease_token] = @token,
-                [lease_owner] = @owner,
-                [lease_expires_at] = DATEADD(second, @lease_seconds, @now),
-                [claimed_at] = @now,
-                [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
-                [attempts] = [job].[attempts] + 1
-            OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
-            INTO @claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
-            FROM [QueueSample].[WorkQueue] AS [job]
-            INNER JOIN
+        BEGIN
+            ;WITH [next_job] AS
             (
-                SELECT TOP (@batch_size) [id]
+                SELECT TOP (@batch_size) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by]
+                -- The one reference to the table: these hints hold for every row the claim reads.
                 FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
-                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @now
-                  AND [id] >= @from
+                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
+                  AND [id] >= @q$from
                 ORDER BY [id]
-            ) AS [next_job] ON [next_job].[id] = [job].[id];
-        ELSE
-            UPDATE [job]
-            SET [lease_token] = @token,
+            )
+            UPDATE [next_job]
+            SET [lease_token] = @q$token,
                 [lease_owner] = @owner,
-                [lease_expires_at] = DATEADD(second, @lease_seconds, @now),
-                [claimed_at] = @now,
+                [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                [claimed_at] = @q$now,
                 [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
-                [attempts] = [job].[attempts] + 1
+                [attempts] = [attempts] + 1
             OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
-            INTO @claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
-            FROM [QueueSample].[WorkQueue] AS [job]
-            INNER JOIN
+            INTO @q$claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
+            -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
+            OPTION (OPTIMIZE FOR (@batch_size = 1));
+        END
+        ELSE
+        BEGIN
+            ;WITH [next_job] AS
             (
-                SELECT TOP (@batch_size) [id]
+                SELECT TOP (@batch_size) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by]
+                -- The one reference to the table: these hints hold for every row the claim reads.
                 FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
-                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @now
-                  AND [id] >= @from
+                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
+                  AND [id] >= @q$from
                   AND [JobType] = @job_type
                 ORDER BY [id]
-            ) AS [next_job] ON [next_job].[id] = [job].[id];
+            )
+            UPDATE [next_job]
+            SET [lease_token] = @q$token,
+                [lease_owner] = @owner,
+                [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                [claimed_at] = @q$now,
+                [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
+                [attempts] = [attempts] + 1
+            OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+            INTO @q$claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
+            -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
+            OPTION (OPTIMIZE FOR (@batch_size = 1));
+        END;
         -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-        DECLARE @lowest bigint, @highest bigint;
-        SELECT @lowest = MIN([id]), @highest = MAX([id]) FROM @claimed;
-        IF @highest / 100 > (@lowest - 1) / 100
-            EXEC [QueueSample].[WorkQueue_watermark_move] @claimed_from = @lowest;
+        DECLARE @q$lowest bigint, @q$highest bigint;
+        SELECT @q$lowest = MIN([id]), @q$highest = MAX([id]) FROM @q$claimed;
+        IF @q$highest / 100 > (@q$lowest - 1) / 100
+            EXEC [QueueSample].[WorkQueue_watermark_move] @claimed_from = @q$lowest;
         COMMIT TRANSACTION;
         SELECT [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at]
-        FROM @claimed
+        FROM @q$claimed
         ORDER BY [id];
     END TRY
     BEGIN CATCH
@@ -358,30 +599,39 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_complete]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
-    DECLARE @completed int;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$completed int;
     BEGIN TRY
         BEGIN TRANSACTION;
         IF @id IS NULL
         BEGIN
             UPDATE [QueueSample].[WorkQueue]
-            SET [processed] = 1, [processed_at] = @now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
+            SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
             WHERE [lease_token] = @lease_token;
 
-            SET @completed = @@ROWCOUNT;
+            SET @q$completed = @@ROWCOUNT;
         END
         ELSE
         BEGIN
             UPDATE [QueueSample].[WorkQueue]
-            SET [processed] = 1, [processed_at] = @now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
+            SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
             WHERE [id] = @id AND [lease_token] = @lease_token;
 
-            SET @completed = @@ROWCOUNT;
+            SET @q$completed = @@ROWCOUNT;
         END;
-        IF @completed = 0
+        IF @q$completed = 0
             THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         COMMIT TRANSACTION;
-        RETURN @completed;
+        RETURN @q$completed;
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -402,20 +652,31 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_fail]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
-    DECLARE @attempts int;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$attempts int;
     BEGIN TRY
         BEGIN TRANSACTION;
-        SELECT @attempts = [attempts]
+        -- UPDLOCK: a locking read of the current row (also under READ_COMMITTED_SNAPSHOT), held
+        -- until commit, so a reaper cannot release the job between this read and the change below.
+        SELECT @q$attempts = [attempts]
         FROM [QueueSample].[WorkQueue] WITH (UPDLOCK, ROWLOCK)
         WHERE [id] = @id AND [lease_token] = @lease_token;
-        IF @attempts IS NULL
+        IF @q$attempts IS NULL
             THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
-        IF @retry = 1 AND @attempts < 5
+        IF @retry = 1 AND @q$attempts < 5
         BEGIN
             UPDATE [QueueSample].[WorkQueue]
             SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
-                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), @attempts - 1) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), @attempts - 1) END AS int), @now)
+                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
             WHERE [id] = @id;
             -- The job is claimable again: the watermark must not stay above it.
             UPDATE [QueueSample].[WorkQueue_watermark]
@@ -424,7 +685,7 @@ BEGIN
             RETURN 0;
         END;
         DELETE FROM [QueueSample].[WorkQueue]
-        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], @error, @now
+        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], @error, @q$now
         INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
         WHERE [id] = @id;
         COMMIT TRANSACTION;
@@ -447,17 +708,28 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_extend_lease]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @until datetime2(3) = DATEADD(second, @lease_seconds, SYSUTCDATETIME());
-    DECLARE @extended int;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    DECLARE @q$until datetime2(3) = DATEADD(second, @lease_seconds, SYSUTCDATETIME());
+    DECLARE @q$extended int;
     BEGIN TRY
         IF @id IS NULL
-            UPDATE [QueueSample].[WorkQueue] SET [lease_expires_at] = @until WHERE [lease_token] = @lease_token;
+            UPDATE [QueueSample].[WorkQueue] SET [lease_expires_at] = @q$until WHERE [lease_token] = @lease_token;
         ELSE
-            UPDATE [QueueSample].[WorkQueue] SET [lease_expires_at] = @until WHERE [id] = @id AND [lease_token] = @lease_token;
-        SET @extended = @@ROWCOUNT;
-        IF @extended = 0
+            UPDATE [QueueSample].[WorkQueue] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$extended = @@ROWCOUNT;
+        IF @q$extended = 0
             THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
-        RETURN @extended;
+        RETURN @q$extended;
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -476,40 +748,63 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_reap]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
-    DECLARE @expired TABLE ([id] bigint NOT NULL PRIMARY KEY, [attempts] int NOT NULL);
-    DECLARE @released int = 0, @dead_lettered int = 0, @lowest bigint;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for QueueSample.WorkQueue_reap; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- READPAST: a job being completed right now is locked by its worker; leave it to finish.
-        INSERT INTO @expired ([id], [attempts])
-        SELECT TOP (@batch_size) [id], [attempts]
-        FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
-        WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @now;
-
-        UPDATE [job]
-        SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @now,
+        -- Each statement reads the table once, through its CTE (as dequeue's claim does). READPAST:
+        -- a job being completed right now is locked by its worker; leave it to finish. UPDLOCK
+        -- (and the statement's own update locks) make these locking reads of current rows.
+        ;WITH [expired] AS
+        (
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error]
+            FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
+        )
+        UPDATE [expired]
+        SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
             [last_error] = N'qgen: lease expired before the job was completed'
-        FROM [QueueSample].[WorkQueue] AS [job]
-        INNER JOIN @expired AS [e] ON [e].[id] = [job].[id]
-        WHERE [e].[attempts] < 5;
-        SET @released = @@ROWCOUNT;
+        OUTPUT inserted.[id] INTO @q$freed ([id])
+        -- Planned for one row, whatever @batch_size the first call sniffed.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$released = @@ROWCOUNT;
 
-        DELETE [job]
-        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], N'qgen: lease expired on the last attempt', @now
+        -- Out of attempts: what is left of the batch.
+        ;WITH [expired] AS
+        (
+            SELECT TOP (@batch_size - @q$released) [id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts]
+            FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
+        )
+        DELETE FROM [expired]
+        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
         INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
-        FROM [QueueSample].[WorkQueue] AS [job]
-        INNER JOIN @expired AS [e] ON [e].[id] = [job].[id]
-        WHERE [e].[attempts] >= 5;
-        SET @dead_lettered = @@ROWCOUNT;
+        OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
+        SET @q$dead_lettered = @@ROWCOUNT;
 
         -- Released jobs are claimable again: the watermark must not stay above them.
-        SELECT @lowest = MIN([id]) FROM @expired WHERE [attempts] < 5;
-        IF @lowest IS NOT NULL
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        IF @q$lowest IS NOT NULL
             UPDATE [QueueSample].[WorkQueue_watermark]
-            SET [id] = CASE WHEN [id] > @lowest THEN @lowest ELSE [id] END, [version] = [version] + 1;
+            SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
         COMMIT TRANSACTION;
-        SELECT @released AS [released], @dead_lettered AS [dead_lettered];
+        SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -525,18 +820,31 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @now datetime2(3) = SYSUTCDATETIME();
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     SELECT
-        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @now THEN 1 END) AS [ready],
-        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] > @now THEN 1 END) AS [scheduled],
+        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN 1 END) AS [ready],
+        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] > @q$now THEN 1 END) AS [scheduled],
         COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL THEN 1 END) AS [in_flight],
-        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL AND [lease_expires_at] < @now THEN 1 END) AS [expired],
+        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now THEN 1 END) AS [expired],
         COUNT_BIG(CASE WHEN [processed] = 1 THEN 1 END) AS [processed],
         (SELECT COUNT_BIG(*) FROM [QueueSample].[WorkQueue_dead]) AS [dead],
         CAST(0 AS bigint) AS [archived],
-        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @now THEN [enqueued_at] END), @now), 0) AS [oldest_ready_age_seconds],
+        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
         (SELECT [id] FROM [QueueSample].[WorkQueue_watermark]) AS [watermark],
-        MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END) AS [lowest_pending_id]
+        MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END) AS [lowest_pending_id],
+        COUNT_BIG(CASE WHEN [processed] = 1 AND [processed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END) AS [completed_last_minute],
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        COALESCE(MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END), MAX([id]) + 1)
+            - (SELECT [id] FROM [QueueSample].[WorkQueue_watermark]) AS [watermark_lag]
     FROM [QueueSample].[WorkQueue];
 END;
 GO
@@ -550,6 +858,15 @@ CREATE OR ALTER PROCEDURE [QueueSample].[ViewQueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     SELECT TOP (@limit) [id], [JobType], [JobInfo], [available_at], [enqueued_at], [enqueued_by], [attempts], [last_error]
     FROM [QueueSample].[WorkQueue_Pending]
     WHERE @job_type IS NULL OR [JobType] = @job_type
@@ -557,35 +874,232 @@ BEGIN
 END;
 GO
 
--- qgen 0.1.0: purge QueueSample.WorkQueue_purge, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- qgen 0.1.0: purge_batch QueueSample.WorkQueue_purge_batch, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Removes finished jobs (archived, processed, dead-lettered) older than @older_than_seconds, in
--- batches of @batch_size so no single delete escalates to a table lock or bloats the log.
-CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_purge]
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 4000) over all those
+-- tables together, in one transaction (the caller's, when there is one). purge loops over batches;
+-- maintain runs one.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_purge_batch]
     @older_than_seconds int = 604800,
-    @batch_size int = 10000
+    @batch_size int = 1000
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    DECLARE @cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
-    DECLARE @archived bigint = 0, @processed bigint = 0, @dead bigint = 0, @deleted int;
-    SET @deleted = 1;
-    WHILE @deleted > 0
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$left int = @batch_size, @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @q$left > 0
+        BEGIN
+            DELETE TOP (@q$left) FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [processed] = 1 AND [processed_at] < @q$cutoff
+            OPTION (OPTIMIZE FOR (@q$left = 1));
+            SET @q$processed = @@ROWCOUNT;
+            SET @q$left -= @q$processed;
+        END;
+
+        IF @q$left > 0
+        BEGIN
+            DELETE TOP (@q$left) FROM [QueueSample].[WorkQueue_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [dead_at] < @q$cutoff
+            OPTION (OPTIMIZE FOR (@q$left = 1));
+            SET @q$dead = @@ROWCOUNT;
+            SET @q$left -= @q$dead;
+        END;
+
+        COMMIT TRANSACTION;
+        SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: purge QueueSample.WorkQueue_purge, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 4000),
+-- each committed on its own, so no statement takes enough locks to escalate to a table lock and
+-- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
+-- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
+-- so it refuses to run inside the caller's transaction (error 50004: there, call
+-- WorkQueue_purge_batch, which deletes one batch in that transaction).
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_purge]
+    @older_than_seconds int = 604800,
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    IF @@TRANCOUNT > 0
+        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction; call it outside a transaction, or call WorkQueue_purge_batch (one batch) there.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$archived bigint = 0, @q$processed bigint = 0, @q$dead bigint = 0, @q$deleted int;
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
     BEGIN
-        DELETE TOP (@batch_size) FROM [QueueSample].[WorkQueue] WHERE [processed] = 1 AND [processed_at] < @cutoff;
-        SET @deleted = @@ROWCOUNT;
-        SET @processed += @deleted;
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [processed] = 1 AND [processed_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$processed += @q$deleted;
     END;
 
-    SET @deleted = 1;
-    WHILE @deleted > 0
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
     BEGIN
-        DELETE TOP (@batch_size) FROM [QueueSample].[WorkQueue_dead] WHERE [dead_at] < @cutoff;
-        SET @deleted = @@ROWCOUNT;
-        SET @dead += @deleted;
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [QueueSample].[WorkQueue_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [dead_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$dead += @q$deleted;
     END;
 
-    SELECT @archived AS [archived], @processed AS [processed], @dead AS [dead];
+    SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+END;
+GO
+
+-- qgen 0.1.0: maintain QueueSample.WorkQueue_maintain, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- @batch_size finished jobs older than the retention (604800 s), releases up to @batch_size expired
+-- leases (reap), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue (an application lock owned by the transaction, so it goes with the commit or the
+-- rollback, a client timeout included): a caller that finds another one running returns at once
+-- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
+-- Inside a caller's transaction its work commits with that transaction, and the lock is held
+-- until then. It reads the steps' results with INSERT ... EXEC, so it cannot itself be called by
+-- INSERT ... EXEC (error 8164). Granted to the consumer role, so any worker can run it.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_maintain]
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
+    DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
+    DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
+    DECLARE @q$corrected TABLE ([old_watermark] bigint NULL, [new_watermark] bigint NULL);
+    -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
+    DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        EXEC @q$lock = sys.sp_getapplock
+            @Resource = N'qgen.maintain:[QueueSample].[WorkQueue]',
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
+        IF @q$lock < 0
+            SET @q$skipped = 1;
+        ELSE
+        BEGIN
+            -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+            INSERT INTO @q$purged ([archived], [processed], [dead])
+            EXEC [QueueSample].[WorkQueue_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size;
+            INSERT INTO @q$reaped ([released], [dead_lettered])
+            EXEC [QueueSample].[WorkQueue_reap] @batch_size = @q$reap_batch;
+            INSERT INTO @q$corrected ([old_watermark], [new_watermark])
+            EXEC [QueueSample].[WorkQueue_watermark_correct];
+        END;
+        COMMIT TRANSACTION;
+        IF EXISTS (SELECT 1 FROM @q$purged WHERE [archived] + [processed] + [dead] >= @batch_size)
+           OR EXISTS (SELECT 1 FROM @q$reaped WHERE [released] + [dead_lettered] >= @q$reap_batch)
+            SET @q$more = 1;
+        SELECT
+            @q$skipped AS [skipped],
+            COALESCE((SELECT [released] FROM @q$reaped), 0) AS [released],
+            COALESCE((SELECT [dead_lettered] FROM @q$reaped), 0) AS [dead_lettered],
+            (SELECT [old_watermark] FROM @q$corrected) AS [old_watermark],
+            (SELECT [new_watermark] FROM @q$corrected) AS [new_watermark],
+            COALESCE((SELECT [archived] FROM @q$purged), 0) AS [archived],
+            COALESCE((SELECT [processed] FROM @q$purged), 0) AS [processed],
+            COALESCE((SELECT [dead] FROM @q$purged), 0) AS [dead],
+            @q$more AS [more];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: redrive QueueSample.WorkQueue_redrive, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Puts dead-lettered jobs back into the queue as new jobs: a new id, attempts 0, available now,
+-- their last error kept. Either the dead jobs whose ids @ids lists (a JSON array, e.g. N'[3, 7]';
+-- OPENJSON needs database compatibility level 130 or later), or (@redrive_all = 1) every dead job
+-- after @after_id, in the order they died; at most @batch_size per call: [last_id] is the last
+-- dead-letter entry looked at (its entry_id: a job id can repeat there), to pass as @after_id to
+-- the next call. Each job is inserted and removed from the
+-- dead-letter table in this one transaction, so it is redriven once: a second call finds
+-- nothing, and a concurrent one waits (UPDLOCK) and then finds it gone.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_redrive]
+    @ids nvarchar(max) = NULL,
+    @redrive_all bit = 0,
+    @after_id bigint = 0,
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF (@ids IS NULL AND ISNULL(@redrive_all, 0) = 0) OR (@ids IS NOT NULL AND @redrive_all = 1)
+        THROW 50003, N'qgen: redrive takes either @ids or @redrive_all = 1, not both and not neither.', 1;
+    IF @ids IS NOT NULL AND ISJSON(@ids) = 0
+        THROW 50003, N'qgen: @ids must be a JSON array of ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$picked TABLE ([entry_id] bigint NOT NULL PRIMARY KEY, [keep] bit NOT NULL DEFAULT (0));
+    DECLARE @q$redriven int = 0, @q$skipped int = 0, @q$last_id bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- Two statements, so each seeks the clustered key and locks only the rows it picks.
+        IF @redrive_all = 1
+            INSERT INTO @q$picked ([entry_id])
+            SELECT TOP (@batch_size) [x].[entry_id]
+            FROM [QueueSample].[WorkQueue_dead] AS [x] WITH (UPDLOCK, ROWLOCK)
+            WHERE [x].[entry_id] > ISNULL(@after_id, 0)
+            ORDER BY [x].[entry_id];
+        ELSE
+            INSERT INTO @q$picked ([entry_id])
+            SELECT TOP (@batch_size) [x].[entry_id]
+            FROM [QueueSample].[WorkQueue_dead] AS [x] WITH (UPDLOCK, ROWLOCK)
+            WHERE [x].[id] IN (SELECT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j])
+            ORDER BY [x].[entry_id];
+        SET @q$last_id = (SELECT MAX([entry_id]) FROM @q$picked);
+        INSERT INTO [QueueSample].[WorkQueue] ([JobType], [JobInfo], [enqueued_by], [attempts], [available_at], [last_error])
+        SELECT [x].[JobType], [x].[JobInfo], [x].[enqueued_by], 0, SYSUTCDATETIME(), [x].[last_error]
+        FROM [QueueSample].[WorkQueue_dead] AS [x]
+        INNER JOIN @q$picked AS [p] ON [p].[entry_id] = [x].[entry_id] AND [p].[keep] = 0
+        ORDER BY [x].[entry_id];
+        SET @q$redriven = @@ROWCOUNT;
+        DELETE [x]
+        FROM [QueueSample].[WorkQueue_dead] AS [x]
+        INNER JOIN @q$picked AS [p] ON [p].[entry_id] = [x].[entry_id] AND [p].[keep] = 0;
+        SET @q$skipped = (SELECT COUNT(*) FROM @q$picked WHERE [keep] = 1);
+        COMMIT TRANSACTION;
+        SELECT @q$redriven AS [redriven], @q$skipped AS [skipped_duplicates], @q$last_id AS [last_id];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
 END;
 GO
 
@@ -595,6 +1109,7 @@ GO
 -- change a queue table directly.
 GRANT EXECUTE ON OBJECT::[QueueSample].[QueueJob] TO [QueueSample_producer];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_enqueue_batch] TO [QueueSample_producer];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_enqueue_json] TO [QueueSample_producer];
 GRANT EXECUTE ON TYPE::[QueueSample].[WorkQueue_batch] TO [QueueSample_producer];
 GRANT EXECUTE ON OBJECT::[QueueSample].[GetNextJob] TO [QueueSample_consumer];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_complete] TO [QueueSample_consumer];
@@ -602,6 +1117,62 @@ GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_fail] TO [QueueSample_consumer
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_extend_lease] TO [QueueSample_consumer];
 -- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_watermark_correct] TO [QueueSample_consumer];
+-- Metadata only (no rows): watermark_correct reads the table's identity from sys.identity_columns,
+-- which shows a table only to a login with some permission on it.
+GRANT VIEW DEFINITION ON OBJECT::[QueueSample].[WorkQueue] TO [QueueSample_consumer];
+GRANT VIEW DEFINITION ON OBJECT::[QueueSample].[WorkQueue] TO [QueueSample_admin];
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_maintain] TO [QueueSample_consumer];
 GRANT SELECT ON OBJECT::[QueueSample].[WorkQueue_Pending] TO [QueueSample_admin];
 GRANT EXECUTE ON SCHEMA::[QueueSample] TO [QueueSample_admin];
+GO
+
+-- qgen 0.1.0: verify QueueSample, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's procedures or views is stored with
+-- ANSI_NULLS or QUOTED_IDENTIFIER OFF: a module keeps the options of the session that created it,
+-- and such a module fails on every call once a filtered index exists (one created or altered
+-- from a session with them OFF, as sqlcmd without -I is, and without the SET batch qgen's files begin with).
+DECLARE @q$wrong nvarchar(max) = N'';
+SELECT @q$wrong = @q$wrong + N' ' + QUOTENAME([s].[name]) + N'.' + QUOTENAME([o].[name])
+FROM sys.sql_modules AS [sm]
+INNER JOIN sys.objects AS [o] ON [o].[object_id] = [sm].[object_id]
+INNER JOIN sys.schemas AS [s] ON [s].[schema_id] = [o].[schema_id]
+WHERE [s].[name] = N'QueueSample'
+  AND [o].[name] IN
+  (
+      N'WorkQueue',
+      N'WorkQueue_claim_ix',
+      N'WorkQueue_claim_order_ix',
+      N'WorkQueue_lease_ix',
+      N'WorkQueue_processed_ix',
+      N'WorkQueue_watermark',
+      N'WorkQueue_dead',
+      N'WorkQueue_dead_ix',
+      N'WorkQueue_Pending',
+      N'WorkQueue_batch',
+      N'QueueJob',
+      N'WorkQueue_enqueue_batch',
+      N'WorkQueue_enqueue_json',
+      N'WorkQueue_watermark_move',
+      N'WorkQueue_watermark_correct',
+      N'GetNextJob',
+      N'WorkQueue_complete',
+      N'WorkQueue_fail',
+      N'WorkQueue_extend_lease',
+      N'WorkQueue_reap',
+      N'WorkQueue_metrics',
+      N'ViewQueue',
+      N'WorkQueue_purge_batch',
+      N'WorkQueue_purge',
+      N'WorkQueue_maintain',
+      N'WorkQueue_redrive'
+  )
+  AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
+IF @q$wrong <> N''
+BEGIN
+    DECLARE @q$message nvarchar(2048) = LEFT(N'qgen: stored with ANSI_NULLS or QUOTED_IDENTIFIER OFF, so they fail once a '
+        + N'filtered index exists:' + @q$wrong + N'. Run install.sql again from a session with both ON (sqlcmd -I).', 2048);
+    THROW 50020, @q$message, 1;
+END;
 GO

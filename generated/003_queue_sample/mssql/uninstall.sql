@@ -1,8 +1,44 @@
 -- qgen 0.1.0: every object of 003_queue_sample.yaml, for SQL Server (T-SQL), removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
-REVOKE EXECUTE ON SCHEMA::[QueueSample] FROM [QueueSample_admin];
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
+-- archived jobs, outbox rows) unless this session has said so first:
+--     EXEC sys.sp_set_session_context @key = N'qgen.force_uninstall', @value = 1;
+-- Refused, it raises an error and sets NOEXEC ON, so that sqlcmd and SSMS, which go on to the next
+-- batch after an error, drop nothing; the last batch of uninstall.sql sets it OFF again.
+DECLARE @q$holding nvarchar(max) = N'';
+IF OBJECT_ID(N'QueueSample.WorkQueue', N'U') IS NOT NULL
+    IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue])
+        SET @q$holding += N' QueueSample.WorkQueue';
+IF OBJECT_ID(N'QueueSample.WorkQueue_dead', N'U') IS NOT NULL
+    IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_dead])
+        SET @q$holding += N' QueueSample.WorkQueue_dead';
+IF @q$holding <> N'' AND ISNULL(TRY_CONVERT(int, SESSION_CONTEXT(N'qgen.force_uninstall')), 0) <> 1
+BEGIN
+    DECLARE @q$message nvarchar(2048) = N'qgen: uninstall refused: these tables still hold rows:' + @q$holding
+        + N'. To drop them with their rows, run EXEC sys.sp_set_session_context @key = N''qgen.force_uninstall'', @value = 1; '
+        + N'in the same session first.';
+    RAISERROR(N'%s', 16, 1, @q$message);
+    SET NOEXEC ON;
+END;
+GO
+-- The objects take their own grants with them; what stays is the schema's (when both are still there).
+IF SCHEMA_ID(N'QueueSample') IS NOT NULL AND DATABASE_PRINCIPAL_ID(N'QueueSample_admin') IS NOT NULL
+    REVOKE EXECUTE ON SCHEMA::[QueueSample] FROM [QueueSample_admin];
+GO
+DROP PROCEDURE IF EXISTS [QueueSample].[WorkQueue_redrive];
+GO
+DROP PROCEDURE IF EXISTS [QueueSample].[WorkQueue_maintain];
 GO
 DROP PROCEDURE IF EXISTS [QueueSample].[WorkQueue_purge];
+GO
+DROP PROCEDURE IF EXISTS [QueueSample].[WorkQueue_purge_batch];
 GO
 DROP PROCEDURE IF EXISTS [QueueSample].[ViewQueue];
 GO
@@ -22,6 +58,8 @@ DROP PROCEDURE IF EXISTS [QueueSample].[WorkQueue_watermark_correct];
 GO
 DROP PROCEDURE IF EXISTS [QueueSample].[WorkQueue_watermark_move];
 GO
+DROP PROCEDURE IF EXISTS [QueueSample].[WorkQueue_enqueue_json];
+GO
 DROP PROCEDURE IF EXISTS [QueueSample].[WorkQueue_enqueue_batch];
 GO
 DROP PROCEDURE IF EXISTS [QueueSample].[QueueJob];
@@ -30,26 +68,75 @@ DROP TYPE IF EXISTS [QueueSample].[WorkQueue_batch];
 GO
 DROP VIEW IF EXISTS [QueueSample].[WorkQueue_Pending];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_dead_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue_dead'))
+    DROP INDEX [WorkQueue_dead_ix] ON [QueueSample].[WorkQueue_dead];
+GO
 DROP TABLE IF EXISTS [QueueSample].[WorkQueue_dead];
 GO
 DROP TABLE IF EXISTS [QueueSample].[WorkQueue_watermark];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_processed_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
+    DROP INDEX [WorkQueue_processed_ix] ON [QueueSample].[WorkQueue];
+GO
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_lease_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
     DROP INDEX [WorkQueue_lease_ix] ON [QueueSample].[WorkQueue];
+GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_order_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
+    DROP INDEX [WorkQueue_claim_order_ix] ON [QueueSample].[WorkQueue];
 GO
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
     DROP INDEX [WorkQueue_claim_ix] ON [QueueSample].[WorkQueue];
 GO
 DROP TABLE IF EXISTS [QueueSample].[WorkQueue];
 GO
-IF DATABASE_PRINCIPAL_ID(N'QueueSample_producer') IS NOT NULL
-    DROP ROLE [QueueSample_producer];
-IF DATABASE_PRINCIPAL_ID(N'QueueSample_consumer') IS NOT NULL
-    DROP ROLE [QueueSample_consumer];
-IF DATABASE_PRINCIPAL_ID(N'QueueSample_admin') IS NOT NULL
-    DROP ROLE [QueueSample_admin];
+-- Only the roles install created. DROP ROLE fails while a role has members, and the members are
+-- someone else's: a role with members is kept, and said so.
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'QueueSample') AND [name] = N'qgen.created_role.QueueSample_producer')
+BEGIN
+    IF EXISTS (SELECT 1 FROM sys.database_role_members WHERE [role_principal_id] = DATABASE_PRINCIPAL_ID(N'QueueSample_producer'))
+        PRINT N'qgen: role QueueSample_producer kept: it still has members; remove them (ALTER ROLE [QueueSample_producer] DROP MEMBER ...), then DROP ROLE [QueueSample_producer]';
+    ELSE
+    BEGIN
+        IF DATABASE_PRINCIPAL_ID(N'QueueSample_producer') IS NOT NULL
+            DROP ROLE [QueueSample_producer];
+        EXEC sys.sp_dropextendedproperty @name = N'qgen.created_role.QueueSample_producer', @level0type = N'SCHEMA', @level0name = N'QueueSample';
+    END;
+END;
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'QueueSample') AND [name] = N'qgen.created_role.QueueSample_consumer')
+BEGIN
+    IF EXISTS (SELECT 1 FROM sys.database_role_members WHERE [role_principal_id] = DATABASE_PRINCIPAL_ID(N'QueueSample_consumer'))
+        PRINT N'qgen: role QueueSample_consumer kept: it still has members; remove them (ALTER ROLE [QueueSample_consumer] DROP MEMBER ...), then DROP ROLE [QueueSample_consumer]';
+    ELSE
+    BEGIN
+        IF DATABASE_PRINCIPAL_ID(N'QueueSample_consumer') IS NOT NULL
+            DROP ROLE [QueueSample_consumer];
+        EXEC sys.sp_dropextendedproperty @name = N'qgen.created_role.QueueSample_consumer', @level0type = N'SCHEMA', @level0name = N'QueueSample';
+    END;
+END;
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'QueueSample') AND [name] = N'qgen.created_role.QueueSample_admin')
+BEGIN
+    IF EXISTS (SELECT 1 FROM sys.database_role_members WHERE [role_principal_id] = DATABASE_PRINCIPAL_ID(N'QueueSample_admin'))
+        PRINT N'qgen: role QueueSample_admin kept: it still has members; remove them (ALTER ROLE [QueueSample_admin] DROP MEMBER ...), then DROP ROLE [QueueSample_admin]';
+    ELSE
+    BEGIN
+        IF DATABASE_PRINCIPAL_ID(N'QueueSample_admin') IS NOT NULL
+            DROP ROLE [QueueSample_admin];
+        EXEC sys.sp_dropextendedproperty @name = N'qgen.created_role.QueueSample_admin', @level0type = N'SCHEMA', @level0name = N'QueueSample';
+    END;
+END;
 GO
-IF SCHEMA_ID(N'QueueSample') IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sys.objects WHERE schema_id = SCHEMA_ID(N'QueueSample'))
-    AND NOT EXISTS (SELECT 1 FROM sys.types WHERE schema_id = SCHEMA_ID(N'QueueSample'))
-    EXEC(N'DROP SCHEMA [QueueSample];');
+-- Only a schema install created, and only once nothing else is in it (someone else's objects keep it).
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'QueueSample') AND [name] = N'qgen.created')
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM sys.objects WHERE [schema_id] = SCHEMA_ID(N'QueueSample'))
+        AND NOT EXISTS (SELECT 1 FROM sys.types WHERE [schema_id] = SCHEMA_ID(N'QueueSample'))
+        AND NOT EXISTS (SELECT 1 FROM sys.xml_schema_collections WHERE [schema_id] = SCHEMA_ID(N'QueueSample'))
+        EXEC(N'DROP SCHEMA [QueueSample];');
+    ELSE
+        PRINT N'qgen: schema QueueSample kept: it still holds other objects';
+END;
+GO
+-- A refused uninstall set NOEXEC ON, so that sqlcmd and SSMS, which go on to the next batch after
+-- an error, ran nothing more: give the session back as it was.
+SET NOEXEC OFF;
 GO

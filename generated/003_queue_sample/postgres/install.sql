@@ -2,29 +2,68 @@
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- qgen 0.1.0: schema QueueSample, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
-CREATE SCHEMA IF NOT EXISTS "QueueSample";
+-- QueueSample_owner owns every object qgen creates here, and cannot log in: the SECURITY DEFINER
+-- functions run with its rights (its own tables and nothing else), not with those of whoever ran
+-- install. The schema and the role are marked (COMMENT) when install creates them: uninstall drops
+-- only what carries the mark.
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'QueueSample_owner') THEN
+        CREATE ROLE "QueueSample_owner" NOLOGIN;
+        COMMENT ON ROLE "QueueSample_owner" IS 'qgen: created by the install of schema QueueSample';
+    ELSIF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'QueueSample_owner' AND (rolcanlogin OR rolsuper)) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG022',
+            MESSAGE = 'qgen: role QueueSample_owner exists and can log in or is a superuser; qgen''s SECURITY DEFINER functions run as this role',
+            HINT = 'Make it NOLOGIN NOSUPERUSER, or drop it and let install create it.';
+    END IF;
+    -- Whoever installs creates the objects and hands them to the owner (ALTER ... OWNER TO), which
+    -- takes membership of it unless it is a superuser.
+    IF NOT pg_catalog.pg_has_role(current_user, 'QueueSample_owner', 'MEMBER') THEN
+        GRANT "QueueSample_owner" TO CURRENT_USER;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'QueueSample') THEN
+        CREATE SCHEMA "QueueSample";
+        COMMENT ON SCHEMA "QueueSample" IS 'qgen: created by the install of schema QueueSample';
+    END IF;
+END
+$qgen$;
+GRANT USAGE, CREATE ON SCHEMA "QueueSample" TO "QueueSample_owner";
 
 -- qgen 0.1.0: roles QueueSample_admin, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
--- directly. Roles belong to the cluster, not the database: create each one only if it is missing.
+-- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
+-- and mark the ones install creates (COMMENT): uninstall drops only those, never a role that was
+-- there before and that the spec only names.
 DO $qgen$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'QueueSample_producer') THEN
         CREATE ROLE "QueueSample_producer" NOLOGIN;
+        COMMENT ON ROLE "QueueSample_producer" IS 'qgen: created by the install of schema QueueSample';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'QueueSample_consumer') THEN
         CREATE ROLE "QueueSample_consumer" NOLOGIN;
+        COMMENT ON ROLE "QueueSample_consumer" IS 'qgen: created by the install of schema QueueSample';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'QueueSample_admin') THEN
         CREATE ROLE "QueueSample_admin" NOLOGIN;
+        COMMENT ON ROLE "QueueSample_admin" IS 'qgen: created by the install of schema QueueSample';
     END IF;
 END
 $qgen$;
 
 -- qgen 0.1.0: table QueueSample.WorkQueue, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- fillfactor: room on each page, so a lease update can put the new row version next to the old one.
+-- Storage fit for a queue table, whose rows are inserted, updated (leased, released) and deleted all day:
+-- fillfactor 85: room on each page, so a lease update can put the new row version next to the old
+--   one (a HOT update: no new index entries).
+-- autovacuum_vacuum_scale_factor 0.01 (default 0.2): vacuum once 1% of the rows are dead, not 20%:
+--   on a queue with a backlog, dead entries at the head of the claim index are what every claim
+--   walks through, and 20% of a million-row backlog is 200,000 of them.
+-- autovacuum_vacuum_threshold 1000 (default 50): but on a nearly empty queue, not after every 50
+--   deleted jobs: a few vacuums a minute at most on a busy small queue.
+-- autovacuum_analyze_scale_factor 0.02 (default 0.1): the row count swings with the backlog; keep
+--   the statistics the planner sees close to it.
 CREATE TABLE IF NOT EXISTS "QueueSample"."WorkQueue"
 (
     -- Ever-increasing: claims walk the id in order, and the watermark is an id.
@@ -44,7 +83,10 @@ CREATE TABLE IF NOT EXISTS "QueueSample"."WorkQueue"
     "processed" boolean NOT NULL DEFAULT FALSE,
     "processed_at" timestamptz NULL,
     PRIMARY KEY ("id")
-) WITH (fillfactor = 85);
+)
+WITH (fillfactor = 85, autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
+      autovacuum_analyze_scale_factor = 0.02);
+ALTER TABLE "QueueSample"."WorkQueue" OWNER TO "QueueSample_owner";
 
 -- qgen 0.1.0: claim_index QueueSample.WorkQueue_claim_ix, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -54,12 +96,28 @@ CREATE INDEX IF NOT EXISTS "WorkQueue_claim_ix"
     WHERE "lease_token" IS NULL AND "processed" = FALSE
     ;
 
+-- qgen 0.1.0: claim_order_index QueueSample.WorkQueue_claim_order_ix, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A dequeue without a job type claims from every sub-queue, in queue order: WorkQueue_claim_ix is keyed
+-- by job type first and cannot give that order, so this one does.
+CREATE INDEX IF NOT EXISTS "WorkQueue_claim_order_ix"
+    ON "QueueSample"."WorkQueue" ("id")
+    WHERE "lease_token" IS NULL AND "processed" = FALSE
+    ;
+
 -- qgen 0.1.0: lease_index QueueSample.WorkQueue_lease_ix, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Only leased rows (the jobs in flight), so complete-by-token, extend and reap find them without a scan.
 CREATE INDEX IF NOT EXISTS "WorkQueue_lease_ix"
     ON "QueueSample"."WorkQueue" ("lease_token") INCLUDE ("lease_expires_at", "attempts")
     WHERE "lease_token" IS NOT NULL;
+
+-- qgen 0.1.0: processed_index QueueSample.WorkQueue_processed_ix, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes processed jobs by age: only processed rows are indexed, by when they were processed.
+CREATE INDEX IF NOT EXISTS "WorkQueue_processed_ix"
+    ON "QueueSample"."WorkQueue" ("processed_at")
+    WHERE "processed";
 
 -- qgen 0.1.0: watermark_table QueueSample.WorkQueue_watermark, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -71,13 +129,19 @@ CREATE TABLE IF NOT EXISTS "QueueSample"."WorkQueue_watermark"
     "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
     PRIMARY KEY ("one_row")
 );
+-- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
+-- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
+ALTER TABLE "QueueSample"."WorkQueue_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
+ALTER TABLE "QueueSample"."WorkQueue_watermark" OWNER TO "QueueSample_owner";
 INSERT INTO "QueueSample"."WorkQueue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
 
 -- qgen 0.1.0: dead_letter_table QueueSample.WorkQueue_dead, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Jobs that used up their attempts, kept with their last error until purged.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: "id" is the job's id, which repeats once the queue's identity is restarted.
 CREATE TABLE IF NOT EXISTS "QueueSample"."WorkQueue_dead"
 (
+    "entry_id" bigint GENERATED ALWAYS AS IDENTITY,
     "id" bigint NOT NULL,
     "JobType" uuid NOT NULL,
     "JobInfo" xml NULL,
@@ -88,8 +152,15 @@ CREATE TABLE IF NOT EXISTS "QueueSample"."WorkQueue_dead"
     "attempts" integer NOT NULL,
     "last_error" varchar(4000) NULL,
     "dead_at" timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY ("id")
+    PRIMARY KEY ("entry_id")
 );
+ALTER TABLE "QueueSample"."WorkQueue_dead" OWNER TO "QueueSample_owner";
+
+-- qgen 0.1.0: dead_letter_index QueueSample.WorkQueue_dead_ix, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+CREATE INDEX IF NOT EXISTS "WorkQueue_dead_ix"
+    ON "QueueSample"."WorkQueue_dead" ("dead_at");
 
 -- qgen 0.1.0: pending_view QueueSample.WorkQueue_Pending, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -98,6 +169,7 @@ CREATE OR REPLACE VIEW "QueueSample"."WorkQueue_Pending" AS
 SELECT "job"."id", "job"."JobType", "job"."JobInfo", "job"."available_at", "job"."enqueued_at", "job"."enqueued_by", "job"."attempts", "job"."last_error"
 FROM "QueueSample"."WorkQueue" AS "job"
 WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+ALTER VIEW "QueueSample"."WorkQueue_Pending" OWNER TO "QueueSample_owner";
 
 -- qgen 0.1.0: batch_type QueueSample.WorkQueue_batch, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -116,6 +188,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "QueueSample"."WorkQueue_batch" OWNER TO "QueueSample_owner";
 
 -- qgen 0.1.0: enqueue QueueSample.QueueJob, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -140,6 +213,7 @@ BEGIN
         RETURNING "job"."id", TRUE;
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."QueueJob" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."QueueJob" FROM PUBLIC;
 
 -- qgen 0.1.0: enqueue_batch QueueSample.WorkQueue_enqueue_batch, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -159,19 +233,22 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
-    v_sequence regclass := pg_catalog.pg_get_serial_sequence('"QueueSample"."WorkQueue"', 'id')::regclass;
+    v$sequence regclass := pg_catalog.pg_get_serial_sequence('"QueueSample"."WorkQueue"', 'id')::regclass;
 BEGIN
     RETURN QUERY
         WITH "input" AS
         (
-            SELECT coalesce("j"."ordinal", "j"."ordinality"::integer) AS "ordinal",
+            SELECT coalesce("j"."ordinal", "e"."position$"::integer) AS "ordinal",
                    "j"."JobType", "j"."JobInfo"
-            FROM jsonb_populate_recordset(NULL::"QueueSample"."WorkQueue_batch", "WorkQueue_enqueue_batch"."jobs") WITH ORDINALITY AS "j"
+            -- The array position and the new id are qgen's own columns beside the job's: their names
+            -- hold a $, which no spec column can.
+            FROM jsonb_array_elements("WorkQueue_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+            CROSS JOIN LATERAL jsonb_populate_record(NULL::"QueueSample"."WorkQueue_batch", "e"."job$") AS "j"
         ),
         "numbered" AS
         (
             -- A volatile target list runs after ORDER BY, so the ids follow the ordinals.
-            SELECT "i".*, nextval(v_sequence) AS "new_id"
+            SELECT "i".*, nextval(v$sequence) AS "new$id"
             FROM "input" AS "i"
             ORDER BY "i"."ordinal"
         ),
@@ -179,16 +256,17 @@ BEGIN
         (
             INSERT INTO "QueueSample"."WorkQueue" AS "job" ("id", "JobType", "JobInfo", "enqueued_by")
             OVERRIDING SYSTEM VALUE
-            SELECT "n"."new_id", "n"."JobType", "n"."JobInfo", coalesce("WorkQueue_enqueue_batch"."enqueued_by", session_user)
+            SELECT "n"."new$id", "n"."JobType", "n"."JobInfo", coalesce("WorkQueue_enqueue_batch"."enqueued_by", session_user)
             FROM "numbered" AS "n"
             ORDER BY "n"."ordinal"
             RETURNING "job"."id"
         )
-        SELECT "n"."ordinal", "n"."new_id", TRUE
+        SELECT "n"."ordinal", "n"."new$id", TRUE
         FROM "numbered" AS "n"
         ORDER BY "n"."ordinal";
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_enqueue_batch" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_enqueue_batch" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_move QueueSample.WorkQueue_watermark_move, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -206,33 +284,44 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_current bigint;
-    v_target bigint := "WorkQueue_watermark_move"."claimed_from" - 50;
-    v_lowest bigint;
+    v$current bigint;
+    v$target bigint := "WorkQueue_watermark_move"."claimed_from" - 50;
+    v$lowest bigint;
 BEGIN
+    -- A REPEATABLE READ or SERIALIZABLE caller's snapshot may still show as claimed a job released
+    -- since: only a READ COMMITTED call moves the watermark.
+    IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
-    SELECT "w"."id" INTO v_current FROM "QueueSample"."WorkQueue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND OR v_current >= v_target THEN
+    SELECT "w"."id" INTO v$current FROM "QueueSample"."WorkQueue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND OR v$current >= v$target THEN
         RETURN;
     END IF;
     -- A separate statement, so its snapshot is taken after the lock: a release that committed
-    -- before is seen here, and one that commits after lowers the watermark itself.
-    SELECT min("job"."id") INTO v_lowest
+    -- before is seen here, and one that commits after lowers the watermark itself. A snapshot shows
+    -- each row's last committed version: a row an open claim holds (a delete, or a lease inside a
+    -- caller's transaction) still looks unclaimed, so the move stops at it and a rollback strands
+    -- nothing. A row whose insert is not yet committed is invisible and can be passed: dequeue's
+    -- rescan (watermark.rescan) finds it once it commits.
+    SELECT min("job"."id") INTO v$lowest
     FROM "QueueSample"."WorkQueue" AS "job"
-    WHERE "job"."id" >= v_current AND "job"."id" < v_target AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
     UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
-    SET "id" = coalesce(v_lowest, v_target)
-    WHERE "w"."id" < coalesce(v_lowest, v_target);
+    SET "id" = coalesce(v$lowest, v$target)
+    WHERE "w"."id" < coalesce(v$lowest, v$target);
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_watermark_move" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_watermark_move" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_correct QueueSample.WorkQueue_watermark_correct, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
 -- the lowest unclaimed id, or below the next id when every row is claimed or gone (the table's highest
--- id, or its identity when it is empty), never below 0. Run it from a periodic job and after a
--- dequeue that found nothing; it repairs a watermark that is wrong either way.
+-- id, or its identity when it is empty), never below 0. It repairs a watermark that is wrong either
+-- way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it after a
+-- drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_watermark_correct"()
 RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
 LANGUAGE plpgsql
@@ -241,31 +330,40 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_new bigint;
+    v$new bigint;
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
     SELECT "w"."id" INTO "old_watermark" FROM "QueueSample"."WorkQueue_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v_new FROM "QueueSample"."WorkQueue" AS "job" WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
-    IF v_new IS NULL THEN
-        SELECT max("job"."id") + 1 INTO v_new FROM "QueueSample"."WorkQueue" AS "job";
+    SELECT min("job"."id") INTO v$new FROM "QueueSample"."WorkQueue" AS "job" WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+    IF v$new IS NULL THEN
+        SELECT max("job"."id") + 1 INTO v$new FROM "QueueSample"."WorkQueue" AS "job";
     END IF;
-    IF v_new IS NULL THEN
+    IF v$new IS NULL THEN
         -- Drained: the next id comes from the identity. Left where it was, a watermark a release
         -- had lowered would make every claim walk the whole drained range again.
-        v_new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"QueueSample"."WorkQueue"', 'id')::regclass) + 1;
+        v$new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"QueueSample"."WorkQueue"', 'id')::regclass) + 1;
     END IF;
-    -- greatest() skips NULLs, so a table never inserted into (v_new NULL) must not reach it.
-    "new_watermark" := CASE WHEN v_new IS NULL THEN coalesce("old_watermark", 0)
-                            ELSE greatest(v_new - 50, 0) END;
+    -- greatest() skips NULLs, so a table never inserted into (v$new NULL) must not reach it.
+    "new_watermark" := CASE WHEN v$new IS NULL THEN coalesce("old_watermark", 0)
+                            ELSE greatest(v$new - 50, 0) END;
+    IF "new_watermark" > "old_watermark" AND NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- REPEATABLE READ or SERIALIZABLE: the scans above read the transaction's first snapshot,
+        -- which may still show as claimed a job released since. Lowering is safe; raising waits
+        -- for a READ COMMITTED call.
+        "new_watermark" := "old_watermark";
+    END IF;
+    -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
-        INSERT INTO "QueueSample"."WorkQueue_watermark" ("id") VALUES ("WorkQueue_watermark_correct"."new_watermark") ON CONFLICT DO NOTHING;
-    ELSIF "new_watermark" <> "old_watermark" THEN
-        UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = "WorkQueue_watermark_correct"."new_watermark";
+        INSERT INTO "QueueSample"."WorkQueue_watermark" ("id", "corrected_at") VALUES ("WorkQueue_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        ON CONFLICT DO NOTHING;
+    ELSE
+        UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = "WorkQueue_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
     END IF;
     RETURN NEXT;
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_watermark_correct" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_watermark_correct" FROM PUBLIC;
 
 -- qgen 0.1.0: dequeue QueueSample.GetNextJob, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -287,6 +385,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "QueueSample"."GetNextJob_row" OWNER TO "QueueSample_owner";
 -- Claims up to batch_size jobs under one new lease token and returns them. The lease is a soft
 -- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
 -- With complete_lease_token it first completes that lease's jobs as complete(token) does, in the
@@ -309,29 +408,64 @@ ROWS 1
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_token uuid := gen_random_uuid();
-    v_completed integer;
-    v_job "QueueSample"."GetNextJob_row";
-    v_lowest bigint;
-    v_highest bigint;
+    v$token uuid := gen_random_uuid();
+    v$completed integer;
+    v$job "QueueSample"."GetNextJob_row";
+    v$lowest bigint;
+    v$highest bigint;
+    v$from bigint;
+    v$rescan boolean;
+    v$mark bigint;
+    v$searched timestamptz;
+    v$stranded bigint;
 BEGIN
+    IF "GetNextJob"."batch_size" IS NULL OR "GetNextJob"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for QueueSample.GetNextJob; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("GetNextJob"."batch_size"::text, 'NULL'));
+    END IF;
+    IF "GetNextJob"."lease_seconds" IS NULL OR "GetNextJob"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("GetNextJob"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
     IF "GetNextJob"."complete_lease_token" IS NOT NULL THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
         SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
         WHERE "job"."lease_token" = "GetNextJob"."complete_lease_token";
-        GET DIAGNOSTICS v_completed = ROW_COUNT;
-        IF v_completed = 0 THEN
+        GET DIAGNOSTICS v$completed = ROW_COUNT;
+        IF v$completed = 0 THEN
             RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
         END IF;
     END IF;
+    -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+    SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "QueueSample"."WorkQueue_watermark" AS "w";
+    IF NOT FOUND THEN
+        v$from := 0;
+        INSERT INTO "QueueSample"."WorkQueue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+    ELSIF v$rescan THEN
+        SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
+        FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            -- A statement of its own: its snapshot is taken after the lock, so it sees every release
+            -- committed before; one that commits later waits for this row and lowers the watermark itself.
+            -- corrected_at gets the time before the search, so a job committed after it is left to the next.
+            SELECT min("job"."id") INTO v$stranded
+            FROM "QueueSample"."WorkQueue" AS "job"
+            WHERE "job"."id" < v$mark AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+            UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
+            SET "corrected_at" = v$searched,
+                "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
+            RETURNING "w"."id" INTO v$from;
+        END IF;
+    END IF;
     -- Two statements, so each keeps its own cached plan (with and without the sub-queue filter).
     IF "GetNextJob"."job_type" IS NULL THEN
-        FOR v_job IN
+        FOR v$job IN
             WITH "claimed" AS
             (
                 UPDATE "QueueSample"."WorkQueue" AS "job"
-                SET "lease_token" = v_token,
+                SET "lease_token" = v$token,
                     "lease_owner" = "GetNextJob"."owner",
                     "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                     "claimed_at" = now(),
@@ -345,7 +479,7 @@ BEGIN
                     FROM "QueueSample"."WorkQueue" AS "next"
                     WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now()
                       -- Below the watermark every row is claimed or gone: start the index range there.
-                      AND "next"."id" >= coalesce((SELECT "w"."id" FROM "QueueSample"."WorkQueue_watermark" AS "w"), 0)
+                      AND "next"."id" >= v$from
                     ORDER BY "next"."id"
                     LIMIT "GetNextJob"."batch_size"
                     FOR UPDATE SKIP LOCKED
@@ -356,16 +490,16 @@ BEGIN
             FROM "claimed" AS "c"
             ORDER BY "c"."id"
         LOOP
-            v_lowest := least(v_lowest, v_job."id");
-            v_highest := greatest(v_highest, v_job."id");
-            RETURN NEXT v_job;
+            v$lowest := least(v$lowest, v$job."id");
+            v$highest := greatest(v$highest, v$job."id");
+            RETURN NEXT v$job;
         END LOOP;
     ELSE
-        FOR v_job IN
+        FOR v$job IN
             WITH "claimed" AS
             (
                 UPDATE "QueueSample"."WorkQueue" AS "job"
-                SET "lease_token" = v_token,
+                SET "lease_token" = v$token,
                     "lease_owner" = "GetNextJob"."owner",
                     "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                     "claimed_at" = now(),
@@ -379,7 +513,7 @@ BEGIN
                     FROM "QueueSample"."WorkQueue" AS "next"
                     WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now()
                       -- Below the watermark every row is claimed or gone: start the index range there.
-                      AND "next"."id" >= coalesce((SELECT "w"."id" FROM "QueueSample"."WorkQueue_watermark" AS "w"), 0)
+                      AND "next"."id" >= v$from
                       AND "next"."JobType" = "GetNextJob"."job_type"
                     ORDER BY "next"."id"
                     LIMIT "GetNextJob"."batch_size"
@@ -391,17 +525,18 @@ BEGIN
             FROM "claimed" AS "c"
             ORDER BY "c"."id"
         LOOP
-            v_lowest := least(v_lowest, v_job."id");
-            v_highest := greatest(v_highest, v_job."id");
-            RETURN NEXT v_job;
+            v$lowest := least(v$lowest, v$job."id");
+            v$highest := greatest(v$highest, v$job."id");
+            RETURN NEXT v$job;
         END LOOP;
     END IF;
     -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v_highest / 100 > (v_lowest - 1) / 100 THEN
-        PERFORM "QueueSample"."WorkQueue_watermark_move"(v_lowest);
+    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
+        PERFORM "QueueSample"."WorkQueue_watermark_move"(v$lowest);
     END IF;
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."GetNextJob" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."GetNextJob" FROM PUBLIC;
 
 -- qgen 0.1.0: complete QueueSample.WorkQueue_complete, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -420,26 +555,27 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_completed integer;
+    v$completed integer;
 BEGIN
     IF "WorkQueue_complete"."id" IS NULL THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
         SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
         WHERE "job"."lease_token" = "WorkQueue_complete"."lease_token";
-        GET DIAGNOSTICS v_completed = ROW_COUNT;
+        GET DIAGNOSTICS v$completed = ROW_COUNT;
     ELSE
         UPDATE "QueueSample"."WorkQueue" AS "job"
         SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
         WHERE "job"."id" = "WorkQueue_complete"."id" AND "job"."lease_token" = "WorkQueue_complete"."lease_token";
-        GET DIAGNOSTICS v_completed = ROW_COUNT;
+        GET DIAGNOSTICS v$completed = ROW_COUNT;
     END IF;
-    IF v_completed = 0 THEN
+    IF v$completed = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
-    RETURN v_completed;
+    RETURN v$completed;
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_complete" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_complete" FROM PUBLIC;
 
 -- qgen 0.1.0: fail QueueSample.WorkQueue_fail, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -460,7 +596,7 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_gone integer;
+    v$gone integer;
 BEGIN
     IF "WorkQueue_fail"."retry" THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
@@ -487,14 +623,15 @@ BEGIN
     INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
     SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", "WorkQueue_fail"."error", now()
     FROM "gone" AS "g";
-    GET DIAGNOSTICS v_gone = ROW_COUNT;
-    IF v_gone = 0 THEN
+    GET DIAGNOSTICS v$gone = ROW_COUNT;
+    IF v$gone = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN 1;
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_fail" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_fail" FROM PUBLIC;
 
 -- qgen 0.1.0: extend_lease QueueSample.WorkQueue_extend_lease, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -513,8 +650,12 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_extended integer;
+    v$extended integer;
 BEGIN
+    IF "WorkQueue_extend_lease"."lease_seconds" IS NULL OR "WorkQueue_extend_lease"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("WorkQueue_extend_lease"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
     IF "WorkQueue_extend_lease"."id" IS NULL THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
         SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
@@ -524,14 +665,15 @@ BEGIN
         SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
         WHERE "job"."id" = "WorkQueue_extend_lease"."id" AND "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
     END IF;
-    GET DIAGNOSTICS v_extended = ROW_COUNT;
-    IF v_extended = 0 THEN
+    GET DIAGNOSTICS v$extended = ROW_COUNT;
+    IF v$extended = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
-    RETURN v_extended;
+    RETURN v$extended;
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_extend_lease" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_extend_lease" FROM PUBLIC;
 
 -- qgen 0.1.0: reap QueueSample.WorkQueue_reap, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -550,8 +692,13 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_lowest bigint;
+    v$lowest bigint;
 BEGIN
+    IF "WorkQueue_reap"."batch_size" IS NULL OR "WorkQueue_reap"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for QueueSample.WorkQueue_reap; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("WorkQueue_reap"."batch_size"::text, 'NULL'));
+    END IF;
     WITH "expired" AS
     (
         -- SKIP LOCKED: a job being completed right now is locked by its worker; leave it to finish.
@@ -584,16 +731,17 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
-    INTO "released", "dead_lettered", v_lowest;
-    IF v_lowest IS NOT NULL THEN
+    INTO "released", "dead_lettered", v$lowest;
+    IF v$lowest IS NOT NULL THEN
         -- Released jobs are claimable again: the watermark must not stay above them.
         UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
-        SET "id" = v_lowest
-        WHERE "w"."id" > v_lowest;
+        SET "id" = v$lowest
+        WHERE "w"."id" > v$lowest;
     END IF;
     RETURN NEXT;
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_reap" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_reap" FROM PUBLIC;
 
 -- qgen 0.1.0: metrics QueueSample.WorkQueue_metrics, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -611,7 +759,9 @@ RETURNS TABLE
     "archived" bigint,
     "oldest_ready_age_seconds" bigint,
     "watermark" bigint,
-    "lowest_pending_id" bigint
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -630,10 +780,15 @@ BEGIN
         0::bigint,
         coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."available_at" <= now())))::bigint, 0),
         (SELECT "w"."id" FROM "QueueSample"."WorkQueue_watermark" AS "w"),
-        min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE)
+        min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE),
+        count(*) FILTER (WHERE "job"."processed" AND "job"."processed_at" >= now() - interval '1 minute'),
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
+            - (SELECT "w"."id" FROM "QueueSample"."WorkQueue_watermark" AS "w")
     FROM "QueueSample"."WorkQueue" AS "job";
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_metrics" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_metrics" FROM PUBLIC;
 
 -- qgen 0.1.0: peek QueueSample.ViewQueue, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -660,17 +815,19 @@ BEGIN
     LIMIT "ViewQueue"."limit";
 END
 $qgen$;
+ALTER FUNCTION "QueueSample"."ViewQueue" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."ViewQueue" FROM PUBLIC;
 
--- qgen 0.1.0: purge QueueSample.WorkQueue_purge, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- qgen 0.1.0: purge_batch QueueSample.WorkQueue_purge_batch, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Removes finished jobs (archived, processed, dead-lettered) older than older_than_seconds, in
--- batches of batch_size. A function cannot commit, so all batches share the caller's transaction:
--- batches bound each statement, not the transaction.
-CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_purge"
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds: at most batch_size rows (1000 by default, refused above 4000) over all
+-- those tables together, in the caller's transaction. purge (a procedure) calls it in a loop and
+-- commits after each batch; a client can call it in a loop of its own, one transaction per call.
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_purge_batch"
 (
     "older_than_seconds" integer DEFAULT 604800,
-    "batch_size" integer DEFAULT 10000
+    "batch_size" integer DEFAULT 1000
 )
 RETURNS TABLE ("archived" integer, "processed" integer, "dead" integer)
 LANGUAGE plpgsql
@@ -679,30 +836,229 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_cutoff timestamptz := now() - pg_catalog.make_interval(secs => "WorkQueue_purge"."older_than_seconds");
-    v_deleted integer;
+    v$cutoff timestamptz;
+    v$left integer := "WorkQueue_purge_batch"."batch_size";
+    v$deleted integer;
 BEGIN
+    IF "WorkQueue_purge_batch"."batch_size" IS NULL OR "WorkQueue_purge_batch"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("WorkQueue_purge_batch"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF "WorkQueue_purge_batch"."older_than_seconds" IS NULL OR "WorkQueue_purge_batch"."older_than_seconds" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: older_than_seconds ' || coalesce("WorkQueue_purge_batch"."older_than_seconds"::text, 'NULL') || ' is out of range; accepted: 0 or more';
+    END IF;
+    v$cutoff := now() - pg_catalog.make_interval(secs => "WorkQueue_purge_batch"."older_than_seconds");
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
-    LOOP
+    IF v$left > 0 THEN
         DELETE FROM "QueueSample"."WorkQueue" AS "x"
-        WHERE "x"."id" IN (SELECT "y"."id" FROM "QueueSample"."WorkQueue" AS "y" WHERE "y"."processed" AND "y"."processed_at" < v_cutoff LIMIT "WorkQueue_purge"."batch_size");
-        GET DIAGNOSTICS v_deleted = ROW_COUNT;
-        "processed" := "processed" + v_deleted;
-        EXIT WHEN v_deleted < "WorkQueue_purge"."batch_size" OR v_deleted = 0;
-    END LOOP;
-    LOOP
+        WHERE "x"."id" = ANY (ARRAY(
+            SELECT "y"."id" FROM "QueueSample"."WorkQueue" AS "y"
+            WHERE "y"."processed" AND "y"."processed_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "processed" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
+    IF v$left > 0 THEN
         DELETE FROM "QueueSample"."WorkQueue_dead" AS "x"
-        WHERE "x"."id" IN (SELECT "y"."id" FROM "QueueSample"."WorkQueue_dead" AS "y" WHERE "y"."dead_at" < v_cutoff LIMIT "WorkQueue_purge"."batch_size");
-        GET DIAGNOSTICS v_deleted = ROW_COUNT;
-        "dead" := "dead" + v_deleted;
-        EXIT WHEN v_deleted < "WorkQueue_purge"."batch_size" OR v_deleted = 0;
+        WHERE "x"."entry_id" = ANY (ARRAY(
+            SELECT "y"."entry_id" FROM "QueueSample"."WorkQueue_dead" AS "y"
+            WHERE "y"."dead_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "dead" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_purge_batch" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_purge_batch" FROM PUBLIC;
+
+-- qgen 0.1.0: purge QueueSample.WorkQueue_purge, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds, one batch of at most batch_size rows at a time, and COMMITs after each batch:
+-- no transaction holds more than one batch, and vacuum can clean up behind it while it runs.
+-- Rows that finish while it runs (a second after it began) are left for the next purge, so it ends.
+-- A procedure that commits cannot be SECURITY DEFINER nor have a SET clause: it runs with its
+-- caller's rights and reaches the tables only through WorkQueue_purge_batch (EXECUTE on that is all it
+-- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
+-- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
+-- WorkQueue_purge_batch instead.
+-- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               WHERE "p"."oid" = pg_catalog.to_regprocedure('"QueueSample"."WorkQueue_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
+        DROP FUNCTION "QueueSample"."WorkQueue_purge"(integer, integer);
+    END IF;
+END
+$qgen$;
+CREATE OR REPLACE PROCEDURE "QueueSample"."WorkQueue_purge"
+(
+    "older_than_seconds" integer DEFAULT 604800,
+    "batch_size" integer DEFAULT 1000,
+    INOUT "archived" bigint DEFAULT NULL,
+    INOUT "processed" bigint DEFAULT NULL,
+    INOUT "dead" bigint DEFAULT NULL
+)
+LANGUAGE plpgsql
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$batch record;
+BEGIN
+    "WorkQueue_purge"."archived" := 0;
+    "WorkQueue_purge"."processed" := 0;
+    "WorkQueue_purge"."dead" := 0;
+    LOOP
+        -- Each batch is a new transaction with a later now(): widen the age by the whole seconds
+        -- spent so far, so the cutoff stays within a second of where it was when the call began.
+        SELECT * INTO v$batch
+        FROM "QueueSample"."WorkQueue_purge_batch"(
+            "WorkQueue_purge"."older_than_seconds" + pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v$started))::integer,
+            "WorkQueue_purge"."batch_size");
+        "WorkQueue_purge"."archived" := "WorkQueue_purge"."archived" + v$batch."archived";
+        "WorkQueue_purge"."processed" := "WorkQueue_purge"."processed" + v$batch."processed";
+        "WorkQueue_purge"."dead" := "WorkQueue_purge"."dead" + v$batch."dead";
+        COMMIT;
+        -- A short batch: nothing older is left (or what is left is locked: the next purge takes it).
+        EXIT WHEN v$batch."archived" + v$batch."processed" + v$batch."dead" < "WorkQueue_purge"."batch_size";
+    END LOOP;
+END
+$qgen$;
+ALTER PROCEDURE "QueueSample"."WorkQueue_purge" OWNER TO "QueueSample_owner";
+REVOKE ALL ON PROCEDURE "QueueSample"."WorkQueue_purge" FROM PUBLIC;
+
+-- qgen 0.1.0: maintain QueueSample.WorkQueue_maintain, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- batch_size finished jobs older than the retention (604800 s), releases up to batch_size expired
+-- leases (reap), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue: a caller that finds another one running returns at once with skipped = true.
+-- more = true when a step filled its batch: call again (qgen maintain does) to do the rest.
+-- Granted to the consumer role, so any worker can run it (run_worker does, every few seconds).
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_maintain"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE
+(
+    "skipped" boolean,
+    "released" integer,
+    "dead_lettered" integer,
+    "old_watermark" bigint,
+    "new_watermark" bigint,
+    "archived" integer,
+    "processed" integer,
+    "dead" integer,
+    "more" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "WorkQueue_maintain"."batch_size" IS NULL OR "WorkQueue_maintain"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("WorkQueue_maintain"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    "released" := 0;
+    "dead_lettered" := 0;
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
+    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"QueueSample"."WorkQueue"', 0)) THEN
+        "skipped" := TRUE;
+        "more" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    "skipped" := FALSE;
+    -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+    SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
+    FROM "QueueSample"."WorkQueue_purge_batch"(604800, "WorkQueue_maintain"."batch_size") AS "p";
+    SELECT "r"."released", "r"."dead_lettered" INTO "released", "dead_lettered"
+    -- reap takes at most the queue's max_batch_size (1000).
+    FROM "QueueSample"."WorkQueue_reap"(least("WorkQueue_maintain"."batch_size", 1000)) AS "r";
+    SELECT "w"."old_watermark", "w"."new_watermark" INTO "old_watermark", "new_watermark"
+    FROM "QueueSample"."WorkQueue_watermark_correct"() AS "w";
+    "more" := "archived" + "processed" + "dead" >= "WorkQueue_maintain"."batch_size"
+              OR "released" + "dead_lettered" >= least("WorkQueue_maintain"."batch_size", 1000);
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_maintain" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_maintain" FROM PUBLIC;
+
+-- qgen 0.1.0: redrive QueueSample.WorkQueue_redrive, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Puts dead-lettered jobs back into the queue as new jobs: a new id, attempts 0, available now,
+-- their last error kept. Either the dead jobs with these ids, or (redrive_all) every dead job
+-- after after_id, in the order they died; at most batch_size per call: last_id is the last
+-- dead-letter entry looked at (its entry_id: a job id can repeat there), to pass as after_id to
+-- the next call. Each job is inserted and removed from the dead-letter
+-- table in this one transaction, so it is redriven once: a second call finds nothing, and a
+-- concurrent one waits and then finds it gone.
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_redrive"
+(
+    "ids" bigint[] DEFAULT NULL,
+    "redrive_all" boolean DEFAULT FALSE,
+    "after_id" bigint DEFAULT 0,
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE ("redriven" integer, "skipped_duplicates" integer, "last_id" bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$dead record;
+BEGIN
+    IF "WorkQueue_redrive"."batch_size" IS NULL OR "WorkQueue_redrive"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("WorkQueue_redrive"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF ("WorkQueue_redrive"."ids" IS NOT NULL) = coalesce("WorkQueue_redrive"."redrive_all", FALSE) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: redrive takes either ids or redrive_all => true, not both and not neither';
+    END IF;
+    "redriven" := 0;
+    "skipped_duplicates" := 0;
+    FOR v$dead IN
+        SELECT "x".*
+        FROM "QueueSample"."WorkQueue_dead" AS "x"
+        WHERE ("WorkQueue_redrive"."redrive_all" AND "x"."entry_id" > coalesce("WorkQueue_redrive"."after_id", 0))
+           OR "x"."id" = ANY ("WorkQueue_redrive"."ids")
+        ORDER BY "x"."entry_id"
+        LIMIT "WorkQueue_redrive"."batch_size"
+        FOR UPDATE OF "x"
+    LOOP
+        "last_id" := v$dead."entry_id";
+        INSERT INTO "QueueSample"."WorkQueue" ("JobType", "JobInfo", "enqueued_by", "attempts", "available_at", "last_error")
+        VALUES (v$dead."JobType", v$dead."JobInfo", v$dead."enqueued_by", 0, now(), v$dead."last_error");
+        IF FOUND THEN
+            DELETE FROM "QueueSample"."WorkQueue_dead" AS "x" WHERE "x"."entry_id" = v$dead."entry_id";
+            "redriven" := "redriven" + 1;
+        ELSE
+            "skipped_duplicates" := "skipped_duplicates" + 1;
+        END IF;
     END LOOP;
     RETURN NEXT;
 END
 $qgen$;
-REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_purge" FROM PUBLIC;
+ALTER FUNCTION "QueueSample"."WorkQueue_redrive" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: grants QueueSample_consumer, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -715,6 +1071,45 @@ GRANT EXECUTE ON FUNCTION "QueueSample"."GetNextJob", "QueueSample"."WorkQueue_c
 GRANT USAGE ON TYPE "QueueSample"."GetNextJob_row" TO "QueueSample_consumer";
 -- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
 GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_watermark_correct" TO "QueueSample_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_maintain" TO "QueueSample_consumer";
 GRANT SELECT ON "QueueSample"."WorkQueue_Pending" TO "QueueSample_admin";
 -- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
 GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "QueueSample" TO "QueueSample_admin";
+
+-- qgen 0.1.0: verify QueueSample, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's functions or tables is owned by another role
+-- than QueueSample_owner, or a SECURITY DEFINER function does not pin its search_path: run with its
+-- owner's rights, it would resolve names through its caller's path.
+DO $qgen$
+DECLARE
+    v$wrong text;
+BEGIN
+    SELECT pg_catalog.string_agg(x.what, ', ' ORDER BY x.what) INTO v$wrong
+    FROM
+    (
+        SELECT p.oid::pg_catalog.regprocedure::text
+               || CASE WHEN p.proowner <> '"QueueSample_owner"'::pg_catalog.regrole THEN ' (owned by ' || p.proowner::pg_catalog.regrole::text || ')'
+                       ELSE ' (search_path not pinned)' END AS what
+        FROM pg_catalog.pg_proc AS p
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'QueueSample'
+          AND p.proname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_lease_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive')
+          AND (p.proowner <> '"QueueSample_owner"'::pg_catalog.regrole
+               OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
+                                               WHERE c.setting LIKE 'search\_path=%')))
+        UNION ALL
+        SELECT c.oid::pg_catalog.regclass::text || ' (owned by ' || c.relowner::pg_catalog.regrole::text || ')'
+        FROM pg_catalog.pg_class AS c
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'QueueSample'
+          AND c.relkind IN ('r', 'v$v')
+          AND c.relname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_lease_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive')
+          AND c.relowner <> '"QueueSample_owner"'::pg_catalog.regrole
+    ) AS x;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema QueueSample: ' || v$wrong;
+    END IF;
+END
+$qgen$;

@@ -1,5 +1,32 @@
 -- qgen 0.1.0: every object of 003_queue_sample.yaml, for PostgreSQL, removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One transaction: a refused uninstall drops nothing, even under psql without ON_ERROR_STOP.
+BEGIN;
+-- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
+-- archived jobs, outbox rows) unless this session has said so first:
+--     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
+-- uninstall.sql runs in one transaction: refused, it drops nothing.
+DO $qgen$
+DECLARE
+    v$holding text := '';
+BEGIN
+    IF pg_catalog.to_regclass('"QueueSample"."WorkQueue"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue") THEN
+            v$holding := v$holding || ' QueueSample.WorkQueue';
+        END IF;
+    END IF;
+    IF pg_catalog.to_regclass('"QueueSample"."WorkQueue_dead"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_dead") THEN
+            v$holding := v$holding || ' QueueSample.WorkQueue_dead';
+        END IF;
+    END IF;
+    IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall refused: these tables still hold rows:' || v$holding,
+            HINT = 'To drop them with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
+    END IF;
+END
+$qgen$;
 -- The objects take their own grants with them; what stays is the schema's and anything left over.
 DO $qgen$
 BEGIN
@@ -22,7 +49,10 @@ BEGIN
     END IF;
 END
 $qgen$;
-DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_purge";
+DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_redrive";
+DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_maintain";
+DROP ROUTINE IF EXISTS "QueueSample"."WorkQueue_purge";
+DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_purge_batch";
 DROP FUNCTION IF EXISTS "QueueSample"."ViewQueue";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_metrics";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_reap";
@@ -37,36 +67,77 @@ DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_enqueue_batch";
 DROP FUNCTION IF EXISTS "QueueSample"."QueueJob";
 DROP TYPE IF EXISTS "QueueSample"."WorkQueue_batch";
 DROP VIEW IF EXISTS "QueueSample"."WorkQueue_Pending";
+DROP INDEX IF EXISTS "QueueSample"."WorkQueue_dead_ix";
 DROP TABLE IF EXISTS "QueueSample"."WorkQueue_dead";
 DROP TABLE IF EXISTS "QueueSample"."WorkQueue_watermark";
+DROP INDEX IF EXISTS "QueueSample"."WorkQueue_processed_ix";
 DROP INDEX IF EXISTS "QueueSample"."WorkQueue_lease_ix";
+DROP INDEX IF EXISTS "QueueSample"."WorkQueue_claim_order_ix";
 DROP INDEX IF EXISTS "QueueSample"."WorkQueue_claim_ix";
 DROP TABLE IF EXISTS "QueueSample"."WorkQueue";
--- A role still granted something elsewhere (another database with this schema) is kept.
+-- Only the roles install created (their mark). A role with members is kept, and said so: the
+-- memberships are someone else's. A role still granted something elsewhere (another database with
+-- this schema) is kept too.
 DO $qgen$
 BEGIN
-    BEGIN
-        DROP ROLE IF EXISTS "QueueSample_producer";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role QueueSample_producer kept: it still has privileges or objects elsewhere';
-    END;
-    BEGIN
-        DROP ROLE IF EXISTS "QueueSample_consumer";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role QueueSample_consumer kept: it still has privileges or objects elsewhere';
-    END;
-    BEGIN
-        DROP ROLE IF EXISTS "QueueSample_admin";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role QueueSample_admin kept: it still has privileges or objects elsewhere';
-    END;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"QueueSample_producer"'), 'pg_authid') = 'qgen: created by the install of schema QueueSample' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"QueueSample_producer"')) THEN
+            RAISE NOTICE 'qgen: role QueueSample_producer kept: it still has members; revoke it from them, then DROP ROLE "QueueSample_producer"';
+        ELSE
+            BEGIN
+                DROP ROLE "QueueSample_producer";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role QueueSample_producer kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"QueueSample_consumer"'), 'pg_authid') = 'qgen: created by the install of schema QueueSample' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"QueueSample_consumer"')) THEN
+            RAISE NOTICE 'qgen: role QueueSample_consumer kept: it still has members; revoke it from them, then DROP ROLE "QueueSample_consumer"';
+        ELSE
+            BEGIN
+                DROP ROLE "QueueSample_consumer";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role QueueSample_consumer kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"QueueSample_admin"'), 'pg_authid') = 'qgen: created by the install of schema QueueSample' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"QueueSample_admin"')) THEN
+            RAISE NOTICE 'qgen: role QueueSample_admin kept: it still has members; revoke it from them, then DROP ROLE "QueueSample_admin"';
+        ELSE
+            BEGIN
+                DROP ROLE "QueueSample_admin";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role QueueSample_admin kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
 END
 $qgen$;
--- Only an empty schema goes: anything else still in it (someone else's objects) keeps it.
+-- Only a schema install created (its mark), and only once nothing else is in it; then the owner role,
+-- unless it still owns or holds something (in another database with this schema, say).
 DO $qgen$
 BEGIN
-    DROP SCHEMA IF EXISTS "QueueSample";
-EXCEPTION WHEN dependent_objects_still_exist THEN
-    RAISE NOTICE 'qgen: schema QueueSample kept: it still holds other objects';
+    IF pg_catalog.obj_description(pg_catalog.to_regnamespace('"QueueSample"'), 'pg_namespace') = 'qgen: created by the install of schema QueueSample' THEN
+        BEGIN
+            DROP SCHEMA "QueueSample";
+        EXCEPTION WHEN dependent_objects_still_exist THEN
+            RAISE NOTICE 'qgen: schema QueueSample kept: it still holds other objects';
+        END;
+    END IF;
+    IF pg_catalog.to_regrole('"QueueSample_owner"') IS NOT NULL THEN
+        IF pg_catalog.to_regnamespace('"QueueSample"') IS NOT NULL THEN
+            REVOKE ALL ON SCHEMA "QueueSample" FROM "QueueSample_owner";
+        END IF;
+        IF pg_catalog.shobj_description(pg_catalog.to_regrole('"QueueSample_owner"'), 'pg_authid') = 'qgen: created by the install of schema QueueSample' THEN
+            BEGIN
+                DROP ROLE "QueueSample_owner";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role QueueSample_owner kept: it still owns or holds rights on objects elsewhere';
+            END;
+        END IF;
+    END IF;
 END
 $qgen$;
+COMMIT;

@@ -1,9 +1,16 @@
 -- qgen 0.1.0: claim_index rainfall.rainfall_events_claim_ix, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
 -- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_claim_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events'))
     CREATE NONCLUSTERED INDEX [rainfall_events_claim_ix]
     ON [rainfall].[rainfall_events] ([id])
-    INCLUDE ([available_at])
+    INCLUDE ([available_at], [lease_token], [processed])
     WHERE [lease_token] IS NULL AND [processed] = 0;
 GO

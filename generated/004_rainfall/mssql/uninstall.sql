@@ -1,8 +1,45 @@
 -- qgen 0.1.0: every object of 004_rainfall.yaml, for SQL Server (T-SQL), removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
-REVOKE EXECUTE ON SCHEMA::[rainfall] FROM [rainfall_admin];
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
+-- archived jobs, outbox rows) unless this session has said so first:
+--     EXEC sys.sp_set_session_context @key = N'qgen.force_uninstall', @value = 1;
+-- Refused, it raises an error and sets NOEXEC ON, so that sqlcmd and SSMS, which go on to the next
+-- batch after an error, drop nothing; the last batch of uninstall.sql sets it OFF again.
+DECLARE @q$holding nvarchar(max) = N'';
+IF OBJECT_ID(N'rainfall.rainfall_events', N'U') IS NOT NULL
+    IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_events])
+        SET @q$holding += N' rainfall.rainfall_events';
+IF OBJECT_ID(N'rainfall.rainfall_events_dead', N'U') IS NOT NULL
+    IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_events_dead])
+        SET @q$holding += N' rainfall.rainfall_events_dead';
+IF OBJECT_ID(N'rainfall.rainfall_transfer', N'U') IS NOT NULL
+    IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_transfer])
+        SET @q$holding += N' rainfall.rainfall_transfer';
+IF @q$holding <> N'' AND ISNULL(TRY_CONVERT(int, SESSION_CONTEXT(N'qgen.force_uninstall')), 0) <> 1
+BEGIN
+    DECLARE @q$message nvarchar(2048) = N'qgen: uninstall refused: these tables still hold rows:' + @q$holding
+        + N'. To drop them with their rows, run EXEC sys.sp_set_session_context @key = N''qgen.force_uninstall'', @value = 1; '
+        + N'in the same session first.';
+    RAISERROR(N'%s', 16, 1, @q$message);
+    SET NOEXEC ON;
+END;
+GO
+-- The objects take their own grants with them; what stays is the schema's (when both are still there).
+IF SCHEMA_ID(N'rainfall') IS NOT NULL AND DATABASE_PRINCIPAL_ID(N'rainfall_admin') IS NOT NULL
+    REVOKE EXECUTE ON SCHEMA::[rainfall] FROM [rainfall_admin];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_maintain];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_purge];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_purge_batch];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_peek];
 GO
@@ -14,6 +51,8 @@ DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_watermark_correct];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_watermark_move];
 GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_enqueue_json];
+GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_enqueue_batch];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_enqueue];
@@ -24,10 +63,13 @@ DROP VIEW IF EXISTS [rainfall].[rainfall_transfer_pending];
 GO
 DROP TABLE IF EXISTS [rainfall].[rainfall_transfer_watermark];
 GO
-IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_transfer_claim_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_transfer'))
-    DROP INDEX [rainfall_transfer_claim_ix] ON [rainfall].[rainfall_transfer];
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_redrive];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_maintain];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_purge];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_purge_batch];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_peek];
 GO
@@ -49,6 +91,8 @@ DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_watermark_correct];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_watermark_move];
 GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_enqueue_json];
+GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_enqueue_batch];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_enqueue];
@@ -57,9 +101,15 @@ DROP TYPE IF EXISTS [rainfall].[rainfall_events_batch];
 GO
 DROP VIEW IF EXISTS [rainfall].[rainfall_events_pending];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_dead_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events_dead'))
+    DROP INDEX [rainfall_events_dead_ix] ON [rainfall].[rainfall_events_dead];
+GO
 DROP TABLE IF EXISTS [rainfall].[rainfall_events_dead];
 GO
 DROP TABLE IF EXISTS [rainfall].[rainfall_events_watermark];
+GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_processed_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events'))
+    DROP INDEX [rainfall_events_processed_ix] ON [rainfall].[rainfall_events];
 GO
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_lease_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events'))
     DROP INDEX [rainfall_events_lease_ix] ON [rainfall].[rainfall_events];
@@ -69,14 +119,54 @@ IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_claim_ix' AN
 GO
 DROP TABLE IF EXISTS [rainfall].[rainfall_events];
 GO
-IF DATABASE_PRINCIPAL_ID(N'rainfall_producer') IS NOT NULL
-    DROP ROLE [rainfall_producer];
-IF DATABASE_PRINCIPAL_ID(N'rainfall_consumer') IS NOT NULL
-    DROP ROLE [rainfall_consumer];
-IF DATABASE_PRINCIPAL_ID(N'rainfall_admin') IS NOT NULL
-    DROP ROLE [rainfall_admin];
+-- Only the roles install created. DROP ROLE fails while a role has members, and the members are
+-- someone else's: a role with members is kept, and said so.
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'rainfall') AND [name] = N'qgen.created_role.rainfall_producer')
+BEGIN
+    IF EXISTS (SELECT 1 FROM sys.database_role_members WHERE [role_principal_id] = DATABASE_PRINCIPAL_ID(N'rainfall_producer'))
+        PRINT N'qgen: role rainfall_producer kept: it still has members; remove them (ALTER ROLE [rainfall_producer] DROP MEMBER ...), then DROP ROLE [rainfall_producer]';
+    ELSE
+    BEGIN
+        IF DATABASE_PRINCIPAL_ID(N'rainfall_producer') IS NOT NULL
+            DROP ROLE [rainfall_producer];
+        EXEC sys.sp_dropextendedproperty @name = N'qgen.created_role.rainfall_producer', @level0type = N'SCHEMA', @level0name = N'rainfall';
+    END;
+END;
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'rainfall') AND [name] = N'qgen.created_role.rainfall_consumer')
+BEGIN
+    IF EXISTS (SELECT 1 FROM sys.database_role_members WHERE [role_principal_id] = DATABASE_PRINCIPAL_ID(N'rainfall_consumer'))
+        PRINT N'qgen: role rainfall_consumer kept: it still has members; remove them (ALTER ROLE [rainfall_consumer] DROP MEMBER ...), then DROP ROLE [rainfall_consumer]';
+    ELSE
+    BEGIN
+        IF DATABASE_PRINCIPAL_ID(N'rainfall_consumer') IS NOT NULL
+            DROP ROLE [rainfall_consumer];
+        EXEC sys.sp_dropextendedproperty @name = N'qgen.created_role.rainfall_consumer', @level0type = N'SCHEMA', @level0name = N'rainfall';
+    END;
+END;
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'rainfall') AND [name] = N'qgen.created_role.rainfall_admin')
+BEGIN
+    IF EXISTS (SELECT 1 FROM sys.database_role_members WHERE [role_principal_id] = DATABASE_PRINCIPAL_ID(N'rainfall_admin'))
+        PRINT N'qgen: role rainfall_admin kept: it still has members; remove them (ALTER ROLE [rainfall_admin] DROP MEMBER ...), then DROP ROLE [rainfall_admin]';
+    ELSE
+    BEGIN
+        IF DATABASE_PRINCIPAL_ID(N'rainfall_admin') IS NOT NULL
+            DROP ROLE [rainfall_admin];
+        EXEC sys.sp_dropextendedproperty @name = N'qgen.created_role.rainfall_admin', @level0type = N'SCHEMA', @level0name = N'rainfall';
+    END;
+END;
 GO
-IF SCHEMA_ID(N'rainfall') IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sys.objects WHERE schema_id = SCHEMA_ID(N'rainfall'))
-    AND NOT EXISTS (SELECT 1 FROM sys.types WHERE schema_id = SCHEMA_ID(N'rainfall'))
-    EXEC(N'DROP SCHEMA [rainfall];');
+-- Only a schema install created, and only once nothing else is in it (someone else's objects keep it).
+IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'rainfall') AND [name] = N'qgen.created')
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM sys.objects WHERE [schema_id] = SCHEMA_ID(N'rainfall'))
+        AND NOT EXISTS (SELECT 1 FROM sys.types WHERE [schema_id] = SCHEMA_ID(N'rainfall'))
+        AND NOT EXISTS (SELECT 1 FROM sys.xml_schema_collections WHERE [schema_id] = SCHEMA_ID(N'rainfall'))
+        EXEC(N'DROP SCHEMA [rainfall];');
+    ELSE
+        PRINT N'qgen: schema rainfall kept: it still holds other objects';
+END;
+GO
+-- A refused uninstall set NOEXEC ON, so that sqlcmd and SSMS, which go on to the next batch after
+-- an error, ran nothing more: give the session back as it was.
+SET NOEXEC OFF;
 GO

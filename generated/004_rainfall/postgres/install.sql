@@ -2,29 +2,68 @@
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- qgen 0.1.0: schema rainfall, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
-CREATE SCHEMA IF NOT EXISTS "rainfall";
+-- rainfall_owner owns every object qgen creates here, and cannot log in: the SECURITY DEFINER
+-- functions run with its rights (its own tables and nothing else), not with those of whoever ran
+-- install. The schema and the role are marked (COMMENT) when install creates them: uninstall drops
+-- only what carries the mark.
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_owner') THEN
+        CREATE ROLE "rainfall_owner" NOLOGIN;
+        COMMENT ON ROLE "rainfall_owner" IS 'qgen: created by the install of schema rainfall';
+    ELSIF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_owner' AND (rolcanlogin OR rolsuper)) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG022',
+            MESSAGE = 'qgen: role rainfall_owner exists and can log in or is a superuser; qgen''s SECURITY DEFINER functions run as this role',
+            HINT = 'Make it NOLOGIN NOSUPERUSER, or drop it and let install create it.';
+    END IF;
+    -- Whoever installs creates the objects and hands them to the owner (ALTER ... OWNER TO), which
+    -- takes membership of it unless it is a superuser.
+    IF NOT pg_catalog.pg_has_role(current_user, 'rainfall_owner', 'MEMBER') THEN
+        GRANT "rainfall_owner" TO CURRENT_USER;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'rainfall') THEN
+        CREATE SCHEMA "rainfall";
+        COMMENT ON SCHEMA "rainfall" IS 'qgen: created by the install of schema rainfall';
+    END IF;
+END
+$qgen$;
+GRANT USAGE, CREATE ON SCHEMA "rainfall" TO "rainfall_owner";
 
 -- qgen 0.1.0: roles rainfall_admin, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
--- directly. Roles belong to the cluster, not the database: create each one only if it is missing.
+-- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
+-- and mark the ones install creates (COMMENT): uninstall drops only those, never a role that was
+-- there before and that the spec only names.
 DO $qgen$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_producer') THEN
         CREATE ROLE "rainfall_producer" NOLOGIN;
+        COMMENT ON ROLE "rainfall_producer" IS 'qgen: created by the install of schema rainfall';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_consumer') THEN
         CREATE ROLE "rainfall_consumer" NOLOGIN;
+        COMMENT ON ROLE "rainfall_consumer" IS 'qgen: created by the install of schema rainfall';
     END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_admin') THEN
         CREATE ROLE "rainfall_admin" NOLOGIN;
+        COMMENT ON ROLE "rainfall_admin" IS 'qgen: created by the install of schema rainfall';
     END IF;
 END
 $qgen$;
 
 -- qgen 0.1.0: table rainfall.rainfall_events, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- fillfactor: room on each page, so a lease update can put the new row version next to the old one.
+-- Storage fit for a queue table, whose rows are inserted, updated (leased, released) and deleted all day:
+-- fillfactor 85: room on each page, so a lease update can put the new row version next to the old
+--   one (a HOT update: no new index entries).
+-- autovacuum_vacuum_scale_factor 0.01 (default 0.2): vacuum once 1% of the rows are dead, not 20%:
+--   on a queue with a backlog, dead entries at the head of the claim index are what every claim
+--   walks through, and 20% of a million-row backlog is 200,000 of them.
+-- autovacuum_vacuum_threshold 1000 (default 50): but on a nearly empty queue, not after every 50
+--   deleted jobs: a few vacuums a minute at most on a busy small queue.
+-- autovacuum_analyze_scale_factor 0.02 (default 0.1): the row count swings with the backlog; keep
+--   the statistics the planner sees close to it.
 CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_events"
 (
     -- Ever-increasing: claims walk the id in order, and the watermark is an id.
@@ -40,7 +79,10 @@ CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_events"
     "processed" boolean NOT NULL DEFAULT FALSE,
     "processed_at" timestamptz NULL,
     PRIMARY KEY ("id")
-) WITH (fillfactor = 85);
+)
+WITH (fillfactor = 85, autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
+      autovacuum_analyze_scale_factor = 0.02);
+ALTER TABLE "rainfall"."rainfall_events" OWNER TO "rainfall_owner";
 
 -- qgen 0.1.0: claim_index rainfall.rainfall_events_claim_ix, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -57,6 +99,13 @@ CREATE INDEX IF NOT EXISTS "rainfall_events_lease_ix"
     ON "rainfall"."rainfall_events" ("lease_token") INCLUDE ("lease_expires_at", "attempts")
     WHERE "lease_token" IS NOT NULL;
 
+-- qgen 0.1.0: processed_index rainfall.rainfall_events_processed_ix, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes processed jobs by age: only processed rows are indexed, by when they were processed.
+CREATE INDEX IF NOT EXISTS "rainfall_events_processed_ix"
+    ON "rainfall"."rainfall_events" ("processed_at")
+    WHERE "processed";
+
 -- qgen 0.1.0: watermark_table rainfall.rainfall_events_watermark, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- One row: the lowest id a claim needs to look at. Claims start their index range here instead of
@@ -67,21 +116,34 @@ CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_events_watermark"
     "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
     PRIMARY KEY ("one_row")
 );
+-- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
+-- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
+ALTER TABLE "rainfall"."rainfall_events_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
+ALTER TABLE "rainfall"."rainfall_events_watermark" OWNER TO "rainfall_owner";
 INSERT INTO "rainfall"."rainfall_events_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
 
 -- qgen 0.1.0: dead_letter_table rainfall.rainfall_events_dead, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Jobs that used up their attempts, kept with their last error until purged.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: "id" is the job's id, which repeats once the queue's identity is restarted.
 CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_events_dead"
 (
+    "entry_id" bigint GENERATED ALWAYS AS IDENTITY,
     "id" bigint NOT NULL,
     "rainfall_id" bigint NOT NULL,
     "enqueued_at" timestamptz NOT NULL,
     "attempts" integer NOT NULL,
     "last_error" varchar(4000) NULL,
     "dead_at" timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY ("id")
+    PRIMARY KEY ("entry_id")
 );
+ALTER TABLE "rainfall"."rainfall_events_dead" OWNER TO "rainfall_owner";
+
+-- qgen 0.1.0: dead_letter_index rainfall.rainfall_events_dead_ix, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+CREATE INDEX IF NOT EXISTS "rainfall_events_dead_ix"
+    ON "rainfall"."rainfall_events_dead" ("dead_at");
 
 -- qgen 0.1.0: pending_view rainfall.rainfall_events_pending, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -90,6 +152,7 @@ CREATE OR REPLACE VIEW "rainfall"."rainfall_events_pending" AS
 SELECT "job"."id", "job"."rainfall_id", "job"."available_at", "job"."enqueued_at", "job"."attempts", "job"."last_error"
 FROM "rainfall"."rainfall_events" AS "job"
 WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+ALTER VIEW "rainfall"."rainfall_events_pending" OWNER TO "rainfall_owner";
 
 -- qgen 0.1.0: batch_type rainfall.rainfall_events_batch, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -107,6 +170,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "rainfall"."rainfall_events_batch" OWNER TO "rainfall_owner";
 
 -- qgen 0.1.0: enqueue rainfall.rainfall_events_enqueue, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -129,6 +193,7 @@ BEGIN
         RETURNING "job"."id", TRUE;
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_enqueue" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_enqueue" FROM PUBLIC;
 
 -- qgen 0.1.0: enqueue_batch rainfall.rainfall_events_enqueue_batch, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -147,19 +212,22 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
-    v_sequence regclass := pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_events"', 'id')::regclass;
+    v$sequence regclass := pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_events"', 'id')::regclass;
 BEGIN
     RETURN QUERY
         WITH "input" AS
         (
-            SELECT coalesce("j"."ordinal", "j"."ordinality"::integer) AS "ordinal",
+            SELECT coalesce("j"."ordinal", "e"."position$"::integer) AS "ordinal",
                    "j"."rainfall_id"
-            FROM jsonb_populate_recordset(NULL::"rainfall"."rainfall_events_batch", "rainfall_events_enqueue_batch"."jobs") WITH ORDINALITY AS "j"
+            -- The array position and the new id are qgen's own columns beside the job's: their names
+            -- hold a $, which no spec column can.
+            FROM jsonb_array_elements("rainfall_events_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+            CROSS JOIN LATERAL jsonb_populate_record(NULL::"rainfall"."rainfall_events_batch", "e"."job$") AS "j"
         ),
         "numbered" AS
         (
             -- A volatile target list runs after ORDER BY, so the ids follow the ordinals.
-            SELECT "i".*, nextval(v_sequence) AS "new_id"
+            SELECT "i".*, nextval(v$sequence) AS "new$id"
             FROM "input" AS "i"
             ORDER BY "i"."ordinal"
         ),
@@ -167,16 +235,17 @@ BEGIN
         (
             INSERT INTO "rainfall"."rainfall_events" AS "job" ("id", "rainfall_id")
             OVERRIDING SYSTEM VALUE
-            SELECT "n"."new_id", "n"."rainfall_id"
+            SELECT "n"."new$id", "n"."rainfall_id"
             FROM "numbered" AS "n"
             ORDER BY "n"."ordinal"
             RETURNING "job"."id"
         )
-        SELECT "n"."ordinal", "n"."new_id", TRUE
+        SELECT "n"."ordinal", "n"."new$id", TRUE
         FROM "numbered" AS "n"
         ORDER BY "n"."ordinal";
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_enqueue_batch" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_enqueue_batch" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_move rainfall.rainfall_events_watermark_move, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -194,33 +263,44 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_current bigint;
-    v_target bigint := "rainfall_events_watermark_move"."claimed_from" - 50;
-    v_lowest bigint;
+    v$current bigint;
+    v$target bigint := "rainfall_events_watermark_move"."claimed_from" - 50;
+    v$lowest bigint;
 BEGIN
+    -- A REPEATABLE READ or SERIALIZABLE caller's snapshot may still show as claimed a job released
+    -- since: only a READ COMMITTED call moves the watermark.
+    IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
-    SELECT "w"."id" INTO v_current FROM "rainfall"."rainfall_events_watermark" AS "w" FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND OR v_current >= v_target THEN
+    SELECT "w"."id" INTO v$current FROM "rainfall"."rainfall_events_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND OR v$current >= v$target THEN
         RETURN;
     END IF;
     -- A separate statement, so its snapshot is taken after the lock: a release that committed
-    -- before is seen here, and one that commits after lowers the watermark itself.
-    SELECT min("job"."id") INTO v_lowest
+    -- before is seen here, and one that commits after lowers the watermark itself. A snapshot shows
+    -- each row's last committed version: a row an open claim holds (a delete, or a lease inside a
+    -- caller's transaction) still looks unclaimed, so the move stops at it and a rollback strands
+    -- nothing. A row whose insert is not yet committed is invisible and can be passed: dequeue's
+    -- rescan (watermark.rescan) finds it once it commits.
+    SELECT min("job"."id") INTO v$lowest
     FROM "rainfall"."rainfall_events" AS "job"
-    WHERE "job"."id" >= v_current AND "job"."id" < v_target AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
     UPDATE "rainfall"."rainfall_events_watermark" AS "w"
-    SET "id" = coalesce(v_lowest, v_target)
-    WHERE "w"."id" < coalesce(v_lowest, v_target);
+    SET "id" = coalesce(v$lowest, v$target)
+    WHERE "w"."id" < coalesce(v$lowest, v$target);
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_watermark_move" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_watermark_move" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_correct rainfall.rainfall_events_watermark_correct, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
 -- the lowest unclaimed id, or below the next id when every row is claimed or gone (the table's highest
--- id, or its identity when it is empty), never below 0. Run it from a periodic job and after a
--- dequeue that found nothing; it repairs a watermark that is wrong either way.
+-- id, or its identity when it is empty), never below 0. It repairs a watermark that is wrong either
+-- way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it after a
+-- drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_watermark_correct"()
 RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
 LANGUAGE plpgsql
@@ -229,31 +309,40 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_new bigint;
+    v$new bigint;
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
     SELECT "w"."id" INTO "old_watermark" FROM "rainfall"."rainfall_events_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v_new FROM "rainfall"."rainfall_events" AS "job" WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
-    IF v_new IS NULL THEN
-        SELECT max("job"."id") + 1 INTO v_new FROM "rainfall"."rainfall_events" AS "job";
+    SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_events" AS "job" WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+    IF v$new IS NULL THEN
+        SELECT max("job"."id") + 1 INTO v$new FROM "rainfall"."rainfall_events" AS "job";
     END IF;
-    IF v_new IS NULL THEN
+    IF v$new IS NULL THEN
         -- Drained: the next id comes from the identity. Left where it was, a watermark a release
         -- had lowered would make every claim walk the whole drained range again.
-        v_new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_events"', 'id')::regclass) + 1;
+        v$new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_events"', 'id')::regclass) + 1;
     END IF;
-    -- greatest() skips NULLs, so a table never inserted into (v_new NULL) must not reach it.
-    "new_watermark" := CASE WHEN v_new IS NULL THEN coalesce("old_watermark", 0)
-                            ELSE greatest(v_new - 50, 0) END;
+    -- greatest() skips NULLs, so a table never inserted into (v$new NULL) must not reach it.
+    "new_watermark" := CASE WHEN v$new IS NULL THEN coalesce("old_watermark", 0)
+                            ELSE greatest(v$new - 50, 0) END;
+    IF "new_watermark" > "old_watermark" AND NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- REPEATABLE READ or SERIALIZABLE: the scans above read the transaction's first snapshot,
+        -- which may still show as claimed a job released since. Lowering is safe; raising waits
+        -- for a READ COMMITTED call.
+        "new_watermark" := "old_watermark";
+    END IF;
+    -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
-        INSERT INTO "rainfall"."rainfall_events_watermark" ("id") VALUES ("rainfall_events_watermark_correct"."new_watermark") ON CONFLICT DO NOTHING;
-    ELSIF "new_watermark" <> "old_watermark" THEN
-        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_watermark_correct"."new_watermark";
+        INSERT INTO "rainfall"."rainfall_events_watermark" ("id", "corrected_at") VALUES ("rainfall_events_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        ON CONFLICT DO NOTHING;
+    ELSE
+        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
     END IF;
     RETURN NEXT;
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_watermark_correct" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_watermark_correct" FROM PUBLIC;
 
 -- qgen 0.1.0: dequeue rainfall.rainfall_events_dequeue, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -274,6 +363,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "rainfall"."rainfall_events_dequeue_row" OWNER TO "rainfall_owner";
 -- Claims up to batch_size jobs under one new lease token and returns them. The lease is a soft
 -- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
 -- With complete_lease_token it first completes that lease's jobs as complete(token) does, in the
@@ -295,27 +385,61 @@ ROWS 5
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_token uuid := gen_random_uuid();
-    v_completed integer;
-    v_job "rainfall"."rainfall_events_dequeue_row";
-    v_lowest bigint;
-    v_highest bigint;
+    v$token uuid := gen_random_uuid();
+    v$completed integer;
+    v$job "rainfall"."rainfall_events_dequeue_row";
+    v$lowest bigint;
+    v$highest bigint;
+    v$from bigint;
+    v$rescan boolean;
+    v$mark bigint;
+    v$searched timestamptz;
+    v$stranded bigint;
 BEGIN
+    IF "rainfall_events_dequeue"."batch_size" IS NULL OR "rainfall_events_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for rainfall.rainfall_events_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("rainfall_events_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    IF "rainfall_events_dequeue"."lease_seconds" IS NULL OR "rainfall_events_dequeue"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("rainfall_events_dequeue"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
     IF "rainfall_events_dequeue"."complete_lease_token" IS NOT NULL THEN
-        UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-        WHERE "job"."lease_token" = "rainfall_events_dequeue"."complete_lease_token";
-        GET DIAGNOSTICS v_completed = ROW_COUNT;
-        IF v_completed = 0 THEN
+        -- Outbox values belong to one job: completing a whole lease here would skip them silently.
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its id and its outbox values, then dequeue';
+        IF v$completed = 0 THEN
             RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
         END IF;
     END IF;
-    FOR v_job IN
+    -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+    SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "rainfall"."rainfall_events_watermark" AS "w";
+    IF NOT FOUND THEN
+        v$from := 0;
+        INSERT INTO "rainfall"."rainfall_events_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+    ELSIF v$rescan THEN
+        SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
+        FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            -- A statement of its own: its snapshot is taken after the lock, so it sees every release
+            -- committed before; one that commits later waits for this row and lowers the watermark itself.
+            -- corrected_at gets the time before the search, so a job committed after it is left to the next.
+            SELECT min("job"."id") INTO v$stranded
+            FROM "rainfall"."rainfall_events" AS "job"
+            WHERE "job"."id" < v$mark AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+            UPDATE "rainfall"."rainfall_events_watermark" AS "w"
+            SET "corrected_at" = v$searched,
+                "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
+            RETURNING "w"."id" INTO v$from;
+        END IF;
+    END IF;
+    FOR v$job IN
         WITH "claimed" AS
         (
             UPDATE "rainfall"."rainfall_events" AS "job"
-            SET "lease_token" = v_token,
+            SET "lease_token" = v$token,
                 "lease_owner" = "rainfall_events_dequeue"."owner",
                 "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
                 "attempts" = "job"."attempts" + 1
@@ -327,7 +451,7 @@ BEGIN
                 FROM "rainfall"."rainfall_events" AS "next"
                 WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now()
                   -- Below the watermark every row is claimed or gone: start the index range there.
-                  AND "next"."id" >= coalesce((SELECT "w"."id" FROM "rainfall"."rainfall_events_watermark" AS "w"), 0)
+                  AND "next"."id" >= v$from
                 ORDER BY "next"."id"
                 LIMIT "rainfall_events_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
@@ -338,20 +462,29 @@ BEGIN
         FROM "claimed" AS "c"
         ORDER BY "c"."id"
     LOOP
-        v_lowest := least(v_lowest, v_job."id");
-        v_highest := greatest(v_highest, v_job."id");
-        RETURN NEXT v_job;
+        v$lowest := least(v$lowest, v$job."id");
+        v$highest := greatest(v$highest, v$job."id");
+        RETURN NEXT v$job;
     END LOOP;
     -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v_highest / 100 > (v_lowest - 1) / 100 THEN
-        PERFORM "rainfall"."rainfall_events_watermark_move"(v_lowest);
+    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
+        PERFORM "rainfall"."rainfall_events_watermark_move"(v$lowest);
     END IF;
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_dequeue" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_dequeue" FROM PUBLIC;
 
 -- qgen 0.1.0: table rainfall.rainfall_transfer, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Storage fit for a queue table, whose rows are inserted, and deleted all day:
+-- autovacuum_vacuum_scale_factor 0.01 (default 0.2): vacuum once 1% of the rows are dead, not 20%:
+--   on a queue with a backlog, dead entries at the head of the claim index are what every claim
+--   walks through, and 20% of a million-row backlog is 200,000 of them.
+-- autovacuum_vacuum_threshold 1000 (default 50): but on a nearly empty queue, not after every 50
+--   deleted jobs: a few vacuums a minute at most on a busy small queue.
+-- autovacuum_analyze_scale_factor 0.02 (default 0.1): the row count swings with the backlog; keep
+--   the statistics the planner sees close to it.
 CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_transfer"
 (
     -- Ever-increasing: claims walk the id in order, and the watermark is an id.
@@ -360,12 +493,15 @@ CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_transfer"
     "summary" varchar(400) NOT NULL,
     "enqueued_at" timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY ("id")
-);
+)
+WITH (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
+      autovacuum_analyze_scale_factor = 0.02);
+ALTER TABLE "rainfall"."rainfall_transfer" OWNER TO "rainfall_owner";
 
 -- qgen 0.1.0: complete rainfall.rainfall_events_complete, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Finishes jobs held by a lease: marks them processed. With id, only that job; without, every job of
--- the lease. The token is the fence: a worker whose lease was released or taken over gets QG001.
+-- the lease (refused here with QG002: this queue has an outbox, whose values belong to one job). The token is the fence: a worker whose lease was released or taken over gets QG001.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_complete"
 (
     "lease_token" uuid,
@@ -380,13 +516,12 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_completed integer;
+    v$completed integer;
 BEGIN
     IF "rainfall_events_complete"."id" IS NULL THEN
-        UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-        WHERE "job"."lease_token" = "rainfall_events_complete"."lease_token";
-        GET DIAGNOSTICS v_completed = ROW_COUNT;
+        -- Outbox values belong to one job: a whole lease completed at once would skip them silently.
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its id and its outbox values, not a whole lease by its token';
     ELSE
         WITH "done" AS
         (
@@ -403,15 +538,16 @@ BEGIN
             FROM "done" AS "d"
             WHERE "rainfall_events_complete"."rainfall_id" IS NOT NULL OR "rainfall_events_complete"."summary" IS NOT NULL
         )
-        SELECT count(*) INTO v_completed FROM "done";
+        SELECT count(*) INTO v$completed FROM "done";
     END IF;
-    IF v_completed = 0 THEN
+    IF v$completed = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
-    RETURN v_completed;
+    RETURN v$completed;
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_complete" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_complete" FROM PUBLIC;
 
 -- qgen 0.1.0: fail rainfall.rainfall_events_fail, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -432,7 +568,7 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_gone integer;
+    v$gone integer;
 BEGIN
     IF "rainfall_events_fail"."retry" THEN
         UPDATE "rainfall"."rainfall_events" AS "job"
@@ -459,14 +595,15 @@ BEGIN
     INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
     SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", "rainfall_events_fail"."error", now()
     FROM "gone" AS "g";
-    GET DIAGNOSTICS v_gone = ROW_COUNT;
-    IF v_gone = 0 THEN
+    GET DIAGNOSTICS v$gone = ROW_COUNT;
+    IF v$gone = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN 1;
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_fail" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_fail" FROM PUBLIC;
 
 -- qgen 0.1.0: extend_lease rainfall.rainfall_events_extend_lease, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -485,8 +622,12 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_extended integer;
+    v$extended integer;
 BEGIN
+    IF "rainfall_events_extend_lease"."lease_seconds" IS NULL OR "rainfall_events_extend_lease"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("rainfall_events_extend_lease"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
     IF "rainfall_events_extend_lease"."id" IS NULL THEN
         UPDATE "rainfall"."rainfall_events" AS "job"
         SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
@@ -496,14 +637,15 @@ BEGIN
         SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
         WHERE "job"."id" = "rainfall_events_extend_lease"."id" AND "job"."lease_token" = "rainfall_events_extend_lease"."lease_token";
     END IF;
-    GET DIAGNOSTICS v_extended = ROW_COUNT;
-    IF v_extended = 0 THEN
+    GET DIAGNOSTICS v$extended = ROW_COUNT;
+    IF v$extended = 0 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
-    RETURN v_extended;
+    RETURN v$extended;
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_extend_lease" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_extend_lease" FROM PUBLIC;
 
 -- qgen 0.1.0: reap rainfall.rainfall_events_reap, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -522,8 +664,13 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_lowest bigint;
+    v$lowest bigint;
 BEGIN
+    IF "rainfall_events_reap"."batch_size" IS NULL OR "rainfall_events_reap"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for rainfall.rainfall_events_reap; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("rainfall_events_reap"."batch_size"::text, 'NULL'));
+    END IF;
     WITH "expired" AS
     (
         -- SKIP LOCKED: a job being completed right now is locked by its worker; leave it to finish.
@@ -556,16 +703,17 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
-    INTO "released", "dead_lettered", v_lowest;
-    IF v_lowest IS NOT NULL THEN
+    INTO "released", "dead_lettered", v$lowest;
+    IF v$lowest IS NOT NULL THEN
         -- Released jobs are claimable again: the watermark must not stay above them.
         UPDATE "rainfall"."rainfall_events_watermark" AS "w"
-        SET "id" = v_lowest
-        WHERE "w"."id" > v_lowest;
+        SET "id" = v$lowest
+        WHERE "w"."id" > v$lowest;
     END IF;
     RETURN NEXT;
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_reap" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_reap" FROM PUBLIC;
 
 -- qgen 0.1.0: metrics rainfall.rainfall_events_metrics, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -583,7 +731,9 @@ RETURNS TABLE
     "archived" bigint,
     "oldest_ready_age_seconds" bigint,
     "watermark" bigint,
-    "lowest_pending_id" bigint
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -602,10 +752,15 @@ BEGIN
         0::bigint,
         coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."available_at" <= now())))::bigint, 0),
         (SELECT "w"."id" FROM "rainfall"."rainfall_events_watermark" AS "w"),
-        min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE)
+        min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE),
+        count(*) FILTER (WHERE "job"."processed" AND "job"."processed_at" >= now() - interval '1 minute'),
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
+            - (SELECT "w"."id" FROM "rainfall"."rainfall_events_watermark" AS "w")
     FROM "rainfall"."rainfall_events" AS "job";
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_metrics" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_metrics" FROM PUBLIC;
 
 -- qgen 0.1.0: peek rainfall.rainfall_events_peek, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -630,17 +785,19 @@ BEGIN
     LIMIT "rainfall_events_peek"."limit";
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_peek" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_peek" FROM PUBLIC;
 
--- qgen 0.1.0: purge rainfall.rainfall_events_purge, rendered for PostgreSQL from 004_rainfall.yaml.
+-- qgen 0.1.0: purge_batch rainfall.rainfall_events_purge_batch, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Removes finished jobs (archived, processed, dead-lettered) older than older_than_seconds, in
--- batches of batch_size. A function cannot commit, so all batches share the caller's transaction:
--- batches bound each statement, not the transaction.
-CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_purge"
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds: at most batch_size rows (1000 by default, refused above 4000) over all
+-- those tables together, in the caller's transaction. purge (a procedure) calls it in a loop and
+-- commits after each batch; a client can call it in a loop of its own, one transaction per call.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_purge_batch"
 (
     "older_than_seconds" integer DEFAULT 604800,
-    "batch_size" integer DEFAULT 10000
+    "batch_size" integer DEFAULT 1000
 )
 RETURNS TABLE ("archived" integer, "processed" integer, "dead" integer)
 LANGUAGE plpgsql
@@ -649,35 +806,229 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_cutoff timestamptz := now() - pg_catalog.make_interval(secs => "rainfall_events_purge"."older_than_seconds");
-    v_deleted integer;
+    v$cutoff timestamptz;
+    v$left integer := "rainfall_events_purge_batch"."batch_size";
+    v$deleted integer;
 BEGIN
+    IF "rainfall_events_purge_batch"."batch_size" IS NULL OR "rainfall_events_purge_batch"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("rainfall_events_purge_batch"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF "rainfall_events_purge_batch"."older_than_seconds" IS NULL OR "rainfall_events_purge_batch"."older_than_seconds" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: older_than_seconds ' || coalesce("rainfall_events_purge_batch"."older_than_seconds"::text, 'NULL') || ' is out of range; accepted: 0 or more';
+    END IF;
+    v$cutoff := now() - pg_catalog.make_interval(secs => "rainfall_events_purge_batch"."older_than_seconds");
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
-    LOOP
+    IF v$left > 0 THEN
         DELETE FROM "rainfall"."rainfall_events" AS "x"
-        WHERE "x"."id" IN (SELECT "y"."id" FROM "rainfall"."rainfall_events" AS "y" WHERE "y"."processed" AND "y"."processed_at" < v_cutoff LIMIT "rainfall_events_purge"."batch_size");
-        GET DIAGNOSTICS v_deleted = ROW_COUNT;
-        "processed" := "processed" + v_deleted;
-        EXIT WHEN v_deleted < "rainfall_events_purge"."batch_size" OR v_deleted = 0;
-    END LOOP;
-    LOOP
+        WHERE "x"."id" = ANY (ARRAY(
+            SELECT "y"."id" FROM "rainfall"."rainfall_events" AS "y"
+            WHERE "y"."processed" AND "y"."processed_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "processed" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
+    IF v$left > 0 THEN
         DELETE FROM "rainfall"."rainfall_events_dead" AS "x"
-        WHERE "x"."id" IN (SELECT "y"."id" FROM "rainfall"."rainfall_events_dead" AS "y" WHERE "y"."dead_at" < v_cutoff LIMIT "rainfall_events_purge"."batch_size");
-        GET DIAGNOSTICS v_deleted = ROW_COUNT;
-        "dead" := "dead" + v_deleted;
-        EXIT WHEN v_deleted < "rainfall_events_purge"."batch_size" OR v_deleted = 0;
+        WHERE "x"."entry_id" = ANY (ARRAY(
+            SELECT "y"."entry_id" FROM "rainfall"."rainfall_events_dead" AS "y"
+            WHERE "y"."dead_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "dead" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_purge_batch" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_purge_batch" FROM PUBLIC;
+
+-- qgen 0.1.0: purge rainfall.rainfall_events_purge, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds, one batch of at most batch_size rows at a time, and COMMITs after each batch:
+-- no transaction holds more than one batch, and vacuum can clean up behind it while it runs.
+-- Rows that finish while it runs (a second after it began) are left for the next purge, so it ends.
+-- A procedure that commits cannot be SECURITY DEFINER nor have a SET clause: it runs with its
+-- caller's rights and reaches the tables only through rainfall_events_purge_batch (EXECUTE on that is all it
+-- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
+-- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
+-- rainfall_events_purge_batch instead.
+-- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               WHERE "p"."oid" = pg_catalog.to_regprocedure('"rainfall"."rainfall_events_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
+        DROP FUNCTION "rainfall"."rainfall_events_purge"(integer, integer);
+    END IF;
+END
+$qgen$;
+CREATE OR REPLACE PROCEDURE "rainfall"."rainfall_events_purge"
+(
+    "older_than_seconds" integer DEFAULT 604800,
+    "batch_size" integer DEFAULT 1000,
+    INOUT "archived" bigint DEFAULT NULL,
+    INOUT "processed" bigint DEFAULT NULL,
+    INOUT "dead" bigint DEFAULT NULL
+)
+LANGUAGE plpgsql
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$batch record;
+BEGIN
+    "rainfall_events_purge"."archived" := 0;
+    "rainfall_events_purge"."processed" := 0;
+    "rainfall_events_purge"."dead" := 0;
+    LOOP
+        -- Each batch is a new transaction with a later now(): widen the age by the whole seconds
+        -- spent so far, so the cutoff stays within a second of where it was when the call began.
+        SELECT * INTO v$batch
+        FROM "rainfall"."rainfall_events_purge_batch"(
+            "rainfall_events_purge"."older_than_seconds" + pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v$started))::integer,
+            "rainfall_events_purge"."batch_size");
+        "rainfall_events_purge"."archived" := "rainfall_events_purge"."archived" + v$batch."archived";
+        "rainfall_events_purge"."processed" := "rainfall_events_purge"."processed" + v$batch."processed";
+        "rainfall_events_purge"."dead" := "rainfall_events_purge"."dead" + v$batch."dead";
+        COMMIT;
+        -- A short batch: nothing older is left (or what is left is locked: the next purge takes it).
+        EXIT WHEN v$batch."archived" + v$batch."processed" + v$batch."dead" < "rainfall_events_purge"."batch_size";
+    END LOOP;
+END
+$qgen$;
+ALTER PROCEDURE "rainfall"."rainfall_events_purge" OWNER TO "rainfall_owner";
+REVOKE ALL ON PROCEDURE "rainfall"."rainfall_events_purge" FROM PUBLIC;
+
+-- qgen 0.1.0: maintain rainfall.rainfall_events_maintain, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- batch_size finished jobs older than the retention (604800 s), releases up to batch_size expired
+-- leases (reap), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue: a caller that finds another one running returns at once with skipped = true.
+-- more = true when a step filled its batch: call again (qgen maintain does) to do the rest.
+-- Granted to the consumer role, so any worker can run it (run_worker does, every few seconds).
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_maintain"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE
+(
+    "skipped" boolean,
+    "released" integer,
+    "dead_lettered" integer,
+    "old_watermark" bigint,
+    "new_watermark" bigint,
+    "archived" integer,
+    "processed" integer,
+    "dead" integer,
+    "more" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "rainfall_events_maintain"."batch_size" IS NULL OR "rainfall_events_maintain"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("rainfall_events_maintain"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    "released" := 0;
+    "dead_lettered" := 0;
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
+    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"rainfall"."rainfall_events"', 0)) THEN
+        "skipped" := TRUE;
+        "more" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    "skipped" := FALSE;
+    -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+    SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
+    FROM "rainfall"."rainfall_events_purge_batch"(604800, "rainfall_events_maintain"."batch_size") AS "p";
+    SELECT "r"."released", "r"."dead_lettered" INTO "released", "dead_lettered"
+    -- reap takes at most the queue's max_batch_size (1000).
+    FROM "rainfall"."rainfall_events_reap"(least("rainfall_events_maintain"."batch_size", 1000)) AS "r";
+    SELECT "w"."old_watermark", "w"."new_watermark" INTO "old_watermark", "new_watermark"
+    FROM "rainfall"."rainfall_events_watermark_correct"() AS "w";
+    "more" := "archived" + "processed" + "dead" >= "rainfall_events_maintain"."batch_size"
+              OR "released" + "dead_lettered" >= least("rainfall_events_maintain"."batch_size", 1000);
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_maintain" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_maintain" FROM PUBLIC;
+
+-- qgen 0.1.0: redrive rainfall.rainfall_events_redrive, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Puts dead-lettered jobs back into the queue as new jobs: a new id, attempts 0, available now,
+-- their last error kept. Either the dead jobs with these ids, or (redrive_all) every dead job
+-- after after_id, in the order they died; at most batch_size per call: last_id is the last
+-- dead-letter entry looked at (its entry_id: a job id can repeat there), to pass as after_id to
+-- the next call. Each job is inserted and removed from the dead-letter
+-- table in this one transaction, so it is redriven once: a second call finds nothing, and a
+-- concurrent one waits and then finds it gone.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_redrive"
+(
+    "ids" bigint[] DEFAULT NULL,
+    "redrive_all" boolean DEFAULT FALSE,
+    "after_id" bigint DEFAULT 0,
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE ("redriven" integer, "skipped_duplicates" integer, "last_id" bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$dead record;
+BEGIN
+    IF "rainfall_events_redrive"."batch_size" IS NULL OR "rainfall_events_redrive"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("rainfall_events_redrive"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF ("rainfall_events_redrive"."ids" IS NOT NULL) = coalesce("rainfall_events_redrive"."redrive_all", FALSE) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: redrive takes either ids or redrive_all => true, not both and not neither';
+    END IF;
+    "redriven" := 0;
+    "skipped_duplicates" := 0;
+    FOR v$dead IN
+        SELECT "x".*
+        FROM "rainfall"."rainfall_events_dead" AS "x"
+        WHERE ("rainfall_events_redrive"."redrive_all" AND "x"."entry_id" > coalesce("rainfall_events_redrive"."after_id", 0))
+           OR "x"."id" = ANY ("rainfall_events_redrive"."ids")
+        ORDER BY "x"."entry_id"
+        LIMIT "rainfall_events_redrive"."batch_size"
+        FOR UPDATE OF "x"
+    LOOP
+        "last_id" := v$dead."entry_id";
+        INSERT INTO "rainfall"."rainfall_events" ("rainfall_id", "attempts", "available_at", "last_error")
+        VALUES (v$dead."rainfall_id", 0, now(), v$dead."last_error");
+        IF FOUND THEN
+            DELETE FROM "rainfall"."rainfall_events_dead" AS "x" WHERE "x"."entry_id" = v$dead."entry_id";
+            "redriven" := "redriven" + 1;
+        ELSE
+            "skipped_duplicates" := "skipped_duplicates" + 1;
+        END IF;
     END LOOP;
     RETURN NEXT;
 END
 $qgen$;
-REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_purge" FROM PUBLIC;
-
--- qgen 0.1.0: claim_index rainfall.rainfall_transfer_claim_ix, rendered for PostgreSQL from 004_rainfall.yaml.
--- Do not edit: change the spec or the templates, then run `qgen render`.
--- rainfall.rainfall_transfer_claim_ix: not needed. A delete queue holds only unclaimed rows and claims them
--- in id order, which the primary key already is; a second index on id would only slow every write.
+ALTER FUNCTION "rainfall"."rainfall_events_redrive" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_table rainfall.rainfall_transfer_watermark, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -689,6 +1040,10 @@ CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_transfer_watermark"
     "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
     PRIMARY KEY ("one_row")
 );
+-- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
+-- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
+ALTER TABLE "rainfall"."rainfall_transfer_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
+ALTER TABLE "rainfall"."rainfall_transfer_watermark" OWNER TO "rainfall_owner";
 INSERT INTO "rainfall"."rainfall_transfer_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
 
 -- qgen 0.1.0: pending_view rainfall.rainfall_transfer_pending, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -698,6 +1053,7 @@ CREATE OR REPLACE VIEW "rainfall"."rainfall_transfer_pending" AS
 SELECT "job"."id", "job"."rainfall_id", "job"."summary", "job"."enqueued_at"
 FROM "rainfall"."rainfall_transfer" AS "job"
 WHERE 1 = 1;
+ALTER VIEW "rainfall"."rainfall_transfer_pending" OWNER TO "rainfall_owner";
 
 -- qgen 0.1.0: batch_type rainfall.rainfall_transfer_batch, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -716,6 +1072,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "rainfall"."rainfall_transfer_batch" OWNER TO "rainfall_owner";
 
 -- qgen 0.1.0: enqueue rainfall.rainfall_transfer_enqueue, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -739,6 +1096,7 @@ BEGIN
         RETURNING "job"."id", TRUE;
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_enqueue" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_enqueue" FROM PUBLIC;
 
 -- qgen 0.1.0: enqueue_batch rainfall.rainfall_transfer_enqueue_batch, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -757,19 +1115,22 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
-    v_sequence regclass := pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_transfer"', 'id')::regclass;
+    v$sequence regclass := pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_transfer"', 'id')::regclass;
 BEGIN
     RETURN QUERY
         WITH "input" AS
         (
-            SELECT coalesce("j"."ordinal", "j"."ordinality"::integer) AS "ordinal",
+            SELECT coalesce("j"."ordinal", "e"."position$"::integer) AS "ordinal",
                    "j"."rainfall_id", "j"."summary"
-            FROM jsonb_populate_recordset(NULL::"rainfall"."rainfall_transfer_batch", "rainfall_transfer_enqueue_batch"."jobs") WITH ORDINALITY AS "j"
+            -- The array position and the new id are qgen's own columns beside the job's: their names
+            -- hold a $, which no spec column can.
+            FROM jsonb_array_elements("rainfall_transfer_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+            CROSS JOIN LATERAL jsonb_populate_record(NULL::"rainfall"."rainfall_transfer_batch", "e"."job$") AS "j"
         ),
         "numbered" AS
         (
             -- A volatile target list runs after ORDER BY, so the ids follow the ordinals.
-            SELECT "i".*, nextval(v_sequence) AS "new_id"
+            SELECT "i".*, nextval(v$sequence) AS "new$id"
             FROM "input" AS "i"
             ORDER BY "i"."ordinal"
         ),
@@ -777,16 +1138,17 @@ BEGIN
         (
             INSERT INTO "rainfall"."rainfall_transfer" AS "job" ("id", "rainfall_id", "summary")
             OVERRIDING SYSTEM VALUE
-            SELECT "n"."new_id", "n"."rainfall_id", "n"."summary"
+            SELECT "n"."new$id", "n"."rainfall_id", "n"."summary"
             FROM "numbered" AS "n"
             ORDER BY "n"."ordinal"
             RETURNING "job"."id"
         )
-        SELECT "n"."ordinal", "n"."new_id", TRUE
+        SELECT "n"."ordinal", "n"."new$id", TRUE
         FROM "numbered" AS "n"
         ORDER BY "n"."ordinal";
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_enqueue_batch" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_enqueue_batch" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_move rainfall.rainfall_transfer_watermark_move, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -804,33 +1166,44 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_current bigint;
-    v_target bigint := "rainfall_transfer_watermark_move"."claimed_from" - 50;
-    v_lowest bigint;
+    v$current bigint;
+    v$target bigint := "rainfall_transfer_watermark_move"."claimed_from" - 50;
+    v$lowest bigint;
 BEGIN
+    -- A REPEATABLE READ or SERIALIZABLE caller's snapshot may still show as claimed a job released
+    -- since: only a READ COMMITTED call moves the watermark.
+    IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
-    SELECT "w"."id" INTO v_current FROM "rainfall"."rainfall_transfer_watermark" AS "w" FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND OR v_current >= v_target THEN
+    SELECT "w"."id" INTO v$current FROM "rainfall"."rainfall_transfer_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND OR v$current >= v$target THEN
         RETURN;
     END IF;
     -- A separate statement, so its snapshot is taken after the lock: a release that committed
-    -- before is seen here, and one that commits after lowers the watermark itself.
-    SELECT min("job"."id") INTO v_lowest
+    -- before is seen here, and one that commits after lowers the watermark itself. A snapshot shows
+    -- each row's last committed version: a row an open claim holds (a delete, or a lease inside a
+    -- caller's transaction) still looks unclaimed, so the move stops at it and a rollback strands
+    -- nothing. A row whose insert is not yet committed is invisible and can be passed: dequeue's
+    -- rescan (watermark.rescan) finds it once it commits.
+    SELECT min("job"."id") INTO v$lowest
     FROM "rainfall"."rainfall_transfer" AS "job"
-    WHERE "job"."id" >= v_current AND "job"."id" < v_target AND 1 = 1;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND 1 = 1;
     UPDATE "rainfall"."rainfall_transfer_watermark" AS "w"
-    SET "id" = coalesce(v_lowest, v_target)
-    WHERE "w"."id" < coalesce(v_lowest, v_target);
+    SET "id" = coalesce(v$lowest, v$target)
+    WHERE "w"."id" < coalesce(v$lowest, v$target);
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_watermark_move" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_watermark_move" FROM PUBLIC;
 
 -- qgen 0.1.0: watermark_correct rainfall.rainfall_transfer_watermark_correct, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
 -- the lowest unclaimed id, or below the next id when every row is claimed or gone (the table's highest
--- id, or its identity when it is empty), never below 0. Run it from a periodic job and after a
--- dequeue that found nothing; it repairs a watermark that is wrong either way.
+-- id, or its identity when it is empty), never below 0. It repairs a watermark that is wrong either
+-- way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it after a
+-- drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_watermark_correct"()
 RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
 LANGUAGE plpgsql
@@ -839,31 +1212,40 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_new bigint;
+    v$new bigint;
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
     SELECT "w"."id" INTO "old_watermark" FROM "rainfall"."rainfall_transfer_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v_new FROM "rainfall"."rainfall_transfer" AS "job" WHERE 1 = 1;
-    IF v_new IS NULL THEN
-        SELECT max("job"."id") + 1 INTO v_new FROM "rainfall"."rainfall_transfer" AS "job";
+    SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_transfer" AS "job" WHERE 1 = 1;
+    IF v$new IS NULL THEN
+        SELECT max("job"."id") + 1 INTO v$new FROM "rainfall"."rainfall_transfer" AS "job";
     END IF;
-    IF v_new IS NULL THEN
+    IF v$new IS NULL THEN
         -- Drained: the next id comes from the identity. Left where it was, a watermark a release
         -- had lowered would make every claim walk the whole drained range again.
-        v_new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_transfer"', 'id')::regclass) + 1;
+        v$new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_transfer"', 'id')::regclass) + 1;
     END IF;
-    -- greatest() skips NULLs, so a table never inserted into (v_new NULL) must not reach it.
-    "new_watermark" := CASE WHEN v_new IS NULL THEN coalesce("old_watermark", 0)
-                            ELSE greatest(v_new - 50, 0) END;
+    -- greatest() skips NULLs, so a table never inserted into (v$new NULL) must not reach it.
+    "new_watermark" := CASE WHEN v$new IS NULL THEN coalesce("old_watermark", 0)
+                            ELSE greatest(v$new - 50, 0) END;
+    IF "new_watermark" > "old_watermark" AND NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- REPEATABLE READ or SERIALIZABLE: the scans above read the transaction's first snapshot,
+        -- which may still show as claimed a job released since. Lowering is safe; raising waits
+        -- for a READ COMMITTED call.
+        "new_watermark" := "old_watermark";
+    END IF;
+    -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
-        INSERT INTO "rainfall"."rainfall_transfer_watermark" ("id") VALUES ("rainfall_transfer_watermark_correct"."new_watermark") ON CONFLICT DO NOTHING;
-    ELSIF "new_watermark" <> "old_watermark" THEN
-        UPDATE "rainfall"."rainfall_transfer_watermark" AS "w" SET "id" = "rainfall_transfer_watermark_correct"."new_watermark";
+        INSERT INTO "rainfall"."rainfall_transfer_watermark" ("id", "corrected_at") VALUES ("rainfall_transfer_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        ON CONFLICT DO NOTHING;
+    ELSE
+        UPDATE "rainfall"."rainfall_transfer_watermark" AS "w" SET "id" = "rainfall_transfer_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
     END IF;
     RETURN NEXT;
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_watermark_correct" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_watermark_correct" FROM PUBLIC;
 
 -- qgen 0.1.0: dequeue rainfall.rainfall_transfer_dequeue, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -883,12 +1265,50 @@ BEGIN
     END IF;
 END
 $qgen$;
+ALTER TYPE "rainfall"."rainfall_transfer_dequeue_row" OWNER TO "rainfall_owner";
+-- A claim that would commit by itself (no transaction block around it) is refused when the
+-- transaction commits, unless the caller said at_most_once: then the claim is the commit. A
+-- function cannot see whether the caller opened a transaction block, so dequeue notes its own
+-- statement's start time, and this deferred trigger, run at commit, refuses the commit when no
+-- later statement has run: the transaction is ending with the claim's own statement (autocommit).
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_dequeue_guard"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on rainfall.rainfall_transfer: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass at_most_once => true';
+    END IF;
+    RETURN NULL;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_dequeue_guard" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_dequeue_guard" FROM PUBLIC;
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger
+                   WHERE tgrelid = '"rainfall"."rainfall_transfer"'::regclass AND tgname = 'rainfall_transfer_dequeue_guard') THEN
+        -- WHEN is checked as each row is deleted: only a dequeue's own rows queue the check.
+        CREATE CONSTRAINT TRIGGER "rainfall_transfer_dequeue_guard"
+        AFTER DELETE ON "rainfall"."rainfall_transfer"
+        DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW
+        WHEN (pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text)
+        EXECUTE FUNCTION "rainfall"."rainfall_transfer_dequeue_guard"();
+    END IF;
+END
+$qgen$;
 -- Claims up to batch_size jobs by deleting them, and returns them. It runs inside the
 -- caller's transaction: commit once the jobs are handled; a rollback puts them back in the queue.
+-- Outside a transaction block the commit is refused (see above) unless at_most_once is true.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_dequeue"
 (
     "owner" varchar(128) DEFAULT NULL,
-    "batch_size" integer DEFAULT 100
+    "batch_size" integer DEFAULT 100,
+    "at_most_once" boolean DEFAULT FALSE
 )
 RETURNS SETOF "rainfall"."rainfall_transfer_dequeue_row"
 LANGUAGE plpgsql
@@ -899,11 +1319,45 @@ ROWS 100
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_job "rainfall"."rainfall_transfer_dequeue_row";
-    v_lowest bigint;
-    v_highest bigint;
+    v$job "rainfall"."rainfall_transfer_dequeue_row";
+    v$lowest bigint;
+    v$highest bigint;
+    v$from bigint;
+    v$rescan boolean;
+    v$mark bigint;
+    v$searched timestamptz;
+    v$stranded bigint;
 BEGIN
-    FOR v_job IN
+    IF "rainfall_transfer_dequeue"."batch_size" IS NULL OR "rainfall_transfer_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for rainfall.rainfall_transfer_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("rainfall_transfer_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    -- Read by the guard trigger at commit; at_most_once clears it.
+    PERFORM pg_catalog.set_config('qgen.claim_statement',
+                                  CASE WHEN "rainfall_transfer_dequeue"."at_most_once" THEN '' ELSE pg_catalog.statement_timestamp()::text END, TRUE);
+    -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+    SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "rainfall"."rainfall_transfer_watermark" AS "w";
+    IF NOT FOUND THEN
+        v$from := 0;
+        INSERT INTO "rainfall"."rainfall_transfer_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+    ELSIF v$rescan THEN
+        SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
+        FROM "rainfall"."rainfall_transfer_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            -- A statement of its own: its snapshot is taken after the lock, so it sees every release
+            -- committed before; one that commits later waits for this row and lowers the watermark itself.
+            -- corrected_at gets the time before the search, so a job committed after it is left to the next.
+            SELECT min("job"."id") INTO v$stranded
+            FROM "rainfall"."rainfall_transfer" AS "job"
+            WHERE "job"."id" < v$mark AND 1 = 1;
+            UPDATE "rainfall"."rainfall_transfer_watermark" AS "w"
+            SET "corrected_at" = v$searched,
+                "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
+            RETURNING "w"."id" INTO v$from;
+        END IF;
+    END IF;
+    FOR v$job IN
         WITH "claimed" AS
         (
             DELETE FROM "rainfall"."rainfall_transfer" AS "job"
@@ -915,7 +1369,7 @@ BEGIN
                 FROM "rainfall"."rainfall_transfer" AS "next"
                 WHERE 1 = 1
                   -- Below the watermark every row is claimed or gone: start the index range there.
-                  AND "next"."id" >= coalesce((SELECT "w"."id" FROM "rainfall"."rainfall_transfer_watermark" AS "w"), 0)
+                  AND "next"."id" >= v$from
                 ORDER BY "next"."id"
                 LIMIT "rainfall_transfer_dequeue"."batch_size"
                 FOR UPDATE SKIP LOCKED
@@ -926,16 +1380,17 @@ BEGIN
         FROM "claimed" AS "c"
         ORDER BY "c"."id"
     LOOP
-        v_lowest := least(v_lowest, v_job."id");
-        v_highest := greatest(v_highest, v_job."id");
-        RETURN NEXT v_job;
+        v$lowest := least(v$lowest, v$job."id");
+        v$highest := greatest(v$highest, v$job."id");
+        RETURN NEXT v$job;
     END LOOP;
     -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v_highest / 100 > (v_lowest - 1) / 100 THEN
-        PERFORM "rainfall"."rainfall_transfer_watermark_move"(v_lowest);
+    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
+        PERFORM "rainfall"."rainfall_transfer_watermark_move"(v$lowest);
     END IF;
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_dequeue" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_dequeue" FROM PUBLIC;
 
 -- qgen 0.1.0: metrics rainfall.rainfall_transfer_metrics, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -953,7 +1408,9 @@ RETURNS TABLE
     "archived" bigint,
     "oldest_ready_age_seconds" bigint,
     "watermark" bigint,
-    "lowest_pending_id" bigint
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -972,10 +1429,16 @@ BEGIN
         0::bigint,
         coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE 1 = 1)))::bigint, 0),
         (SELECT "w"."id" FROM "rainfall"."rainfall_transfer_watermark" AS "w"),
-        min("job"."id") FILTER (WHERE 1 = 1)
+        min("job"."id") FILTER (WHERE 1 = 1),
+        -- on_complete: delete leaves no trace of a completion to count.
+        NULL::bigint,
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
+            - (SELECT "w"."id" FROM "rainfall"."rainfall_transfer_watermark" AS "w")
     FROM "rainfall"."rainfall_transfer" AS "job";
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_metrics" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_metrics" FROM PUBLIC;
 
 -- qgen 0.1.0: peek rainfall.rainfall_transfer_peek, rendered for PostgreSQL from 004_rainfall.yaml.
@@ -1000,17 +1463,19 @@ BEGIN
     LIMIT "rainfall_transfer_peek"."limit";
 END
 $qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_peek" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_peek" FROM PUBLIC;
 
--- qgen 0.1.0: purge rainfall.rainfall_transfer_purge, rendered for PostgreSQL from 004_rainfall.yaml.
+-- qgen 0.1.0: purge_batch rainfall.rainfall_transfer_purge_batch, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Removes finished jobs (archived, processed, dead-lettered) older than older_than_seconds, in
--- batches of batch_size. A function cannot commit, so all batches share the caller's transaction:
--- batches bound each statement, not the transaction.
-CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_purge"
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds: at most batch_size rows (1000 by default, refused above 4000) over all
+-- those tables together, in the caller's transaction. purge (a procedure) calls it in a loop and
+-- commits after each batch; a client can call it in a loop of its own, one transaction per call.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_purge_batch"
 (
     "older_than_seconds" integer DEFAULT 604800,
-    "batch_size" integer DEFAULT 10000
+    "batch_size" integer DEFAULT 1000
 )
 RETURNS TABLE ("archived" integer, "processed" integer, "dead" integer)
 LANGUAGE plpgsql
@@ -1019,16 +1484,143 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v_cutoff timestamptz := now() - pg_catalog.make_interval(secs => "rainfall_transfer_purge"."older_than_seconds");
-    v_deleted integer;
+    v$cutoff timestamptz;
+    v$left integer := "rainfall_transfer_purge_batch"."batch_size";
+    v$deleted integer;
 BEGIN
+    IF "rainfall_transfer_purge_batch"."batch_size" IS NULL OR "rainfall_transfer_purge_batch"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("rainfall_transfer_purge_batch"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF "rainfall_transfer_purge_batch"."older_than_seconds" IS NULL OR "rainfall_transfer_purge_batch"."older_than_seconds" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: older_than_seconds ' || coalesce("rainfall_transfer_purge_batch"."older_than_seconds"::text, 'NULL') || ' is out of range; accepted: 0 or more';
+    END IF;
+    v$cutoff := now() - pg_catalog.make_interval(secs => "rainfall_transfer_purge_batch"."older_than_seconds");
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
     RETURN NEXT;
 END
 $qgen$;
-REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_purge" FROM PUBLIC;
+ALTER FUNCTION "rainfall"."rainfall_transfer_purge_batch" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_purge_batch" FROM PUBLIC;
+
+-- qgen 0.1.0: purge rainfall.rainfall_transfer_purge, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds, one batch of at most batch_size rows at a time, and COMMITs after each batch:
+-- no transaction holds more than one batch, and vacuum can clean up behind it while it runs.
+-- Rows that finish while it runs (a second after it began) are left for the next purge, so it ends.
+-- A procedure that commits cannot be SECURITY DEFINER nor have a SET clause: it runs with its
+-- caller's rights and reaches the tables only through rainfall_transfer_purge_batch (EXECUTE on that is all it
+-- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
+-- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
+-- rainfall_transfer_purge_batch instead.
+-- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               WHERE "p"."oid" = pg_catalog.to_regprocedure('"rainfall"."rainfall_transfer_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
+        DROP FUNCTION "rainfall"."rainfall_transfer_purge"(integer, integer);
+    END IF;
+END
+$qgen$;
+CREATE OR REPLACE PROCEDURE "rainfall"."rainfall_transfer_purge"
+(
+    "older_than_seconds" integer DEFAULT 604800,
+    "batch_size" integer DEFAULT 1000,
+    INOUT "archived" bigint DEFAULT NULL,
+    INOUT "processed" bigint DEFAULT NULL,
+    INOUT "dead" bigint DEFAULT NULL
+)
+LANGUAGE plpgsql
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$batch record;
+BEGIN
+    "rainfall_transfer_purge"."archived" := 0;
+    "rainfall_transfer_purge"."processed" := 0;
+    "rainfall_transfer_purge"."dead" := 0;
+    LOOP
+        -- Each batch is a new transaction with a later now(): widen the age by the whole seconds
+        -- spent so far, so the cutoff stays within a second of where it was when the call began.
+        SELECT * INTO v$batch
+        FROM "rainfall"."rainfall_transfer_purge_batch"(
+            "rainfall_transfer_purge"."older_than_seconds" + pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v$started))::integer,
+            "rainfall_transfer_purge"."batch_size");
+        "rainfall_transfer_purge"."archived" := "rainfall_transfer_purge"."archived" + v$batch."archived";
+        "rainfall_transfer_purge"."processed" := "rainfall_transfer_purge"."processed" + v$batch."processed";
+        "rainfall_transfer_purge"."dead" := "rainfall_transfer_purge"."dead" + v$batch."dead";
+        COMMIT;
+        -- A short batch: nothing older is left (or what is left is locked: the next purge takes it).
+        EXIT WHEN v$batch."archived" + v$batch."processed" + v$batch."dead" < "rainfall_transfer_purge"."batch_size";
+    END LOOP;
+END
+$qgen$;
+ALTER PROCEDURE "rainfall"."rainfall_transfer_purge" OWNER TO "rainfall_owner";
+REVOKE ALL ON PROCEDURE "rainfall"."rainfall_transfer_purge" FROM PUBLIC;
+
+-- qgen 0.1.0: maintain rainfall.rainfall_transfer_maintain, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- batch_size finished jobs older than the retention (604800 s), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue: a caller that finds another one running returns at once with skipped = true.
+-- more = true when a step filled its batch: call again (qgen maintain does) to do the rest.
+-- Granted to the consumer role, so any worker can run it (run_worker does, every few seconds).
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_maintain"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE
+(
+    "skipped" boolean,
+    "released" integer,
+    "dead_lettered" integer,
+    "old_watermark" bigint,
+    "new_watermark" bigint,
+    "archived" integer,
+    "processed" integer,
+    "dead" integer,
+    "more" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "rainfall_transfer_maintain"."batch_size" IS NULL OR "rainfall_transfer_maintain"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("rainfall_transfer_maintain"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    "released" := 0;
+    "dead_lettered" := 0;
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
+    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"rainfall"."rainfall_transfer"', 0)) THEN
+        "skipped" := TRUE;
+        "more" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    "skipped" := FALSE;
+    -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+    SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
+    FROM "rainfall"."rainfall_transfer_purge_batch"(604800, "rainfall_transfer_maintain"."batch_size") AS "p";
+    SELECT "w"."old_watermark", "w"."new_watermark" INTO "old_watermark", "new_watermark"
+    FROM "rainfall"."rainfall_transfer_watermark_correct"() AS "w";
+    "more" := "archived" + "processed" + "dead" >= "rainfall_transfer_maintain"."batch_size"
+              OR "released" + "dead_lettered" >= least("rainfall_transfer_maintain"."batch_size", 1000);
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_maintain" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_maintain" FROM PUBLIC;
 
 -- qgen 0.1.0: grants rainfall_consumer, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1041,6 +1633,8 @@ GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_events_dequeue", "rainfall"."rain
 GRANT USAGE ON TYPE "rainfall"."rainfall_events_dequeue_row" TO "rainfall_consumer";
 -- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
 GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_events_watermark_correct" TO "rainfall_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_events_maintain" TO "rainfall_consumer";
 GRANT SELECT ON "rainfall"."rainfall_events_pending" TO "rainfall_admin";
 GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_enqueue", "rainfall"."rainfall_transfer_enqueue_batch" TO "rainfall_producer";
 GRANT USAGE ON TYPE "rainfall"."rainfall_transfer_batch" TO "rainfall_producer";
@@ -1048,6 +1642,45 @@ GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_dequeue" TO "rainfall_co
 GRANT USAGE ON TYPE "rainfall"."rainfall_transfer_dequeue_row" TO "rainfall_consumer";
 -- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
 GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_watermark_correct" TO "rainfall_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_maintain" TO "rainfall_consumer";
 GRANT SELECT ON "rainfall"."rainfall_transfer_pending" TO "rainfall_admin";
 -- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
 GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "rainfall" TO "rainfall_admin";
+
+-- qgen 0.1.0: verify rainfall, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's functions or tables is owned by another role
+-- than rainfall_owner, or a SECURITY DEFINER function does not pin its search_path: run with its
+-- owner's rights, it would resolve names through its caller's path.
+DO $qgen$
+DECLARE
+    v$wrong text;
+BEGIN
+    SELECT pg_catalog.string_agg(x.what, ', ' ORDER BY x.what) INTO v$wrong
+    FROM
+    (
+        SELECT p.oid::pg_catalog.regprocedure::text
+               || CASE WHEN p.proowner <> '"rainfall_owner"'::pg_catalog.regrole THEN ' (owned by ' || p.proowner::pg_catalog.regrole::text || ')'
+                       ELSE ' (search_path not pinned)' END AS what
+        FROM pg_catalog.pg_proc AS p
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'rainfall'
+          AND p.proname IN ('rainfall_events', 'rainfall_events_claim_ix', 'rainfall_events_lease_ix', 'rainfall_events_processed_ix', 'rainfall_events_watermark', 'rainfall_events_dead', 'rainfall_events_dead_ix', 'rainfall_events_pending', 'rainfall_events_batch', 'rainfall_events_enqueue', 'rainfall_events_enqueue_batch', 'rainfall_events_watermark_move', 'rainfall_events_watermark_correct', 'rainfall_events_dequeue', 'rainfall_transfer', 'rainfall_events_complete', 'rainfall_events_fail', 'rainfall_events_extend_lease', 'rainfall_events_reap', 'rainfall_events_metrics', 'rainfall_events_peek', 'rainfall_events_purge_batch', 'rainfall_events_purge', 'rainfall_events_maintain', 'rainfall_events_redrive', 'rainfall_transfer_watermark', 'rainfall_transfer_pending', 'rainfall_transfer_batch', 'rainfall_transfer_enqueue', 'rainfall_transfer_enqueue_batch', 'rainfall_transfer_watermark_move', 'rainfall_transfer_watermark_correct', 'rainfall_transfer_dequeue', 'rainfall_transfer_metrics', 'rainfall_transfer_peek', 'rainfall_transfer_purge_batch', 'rainfall_transfer_purge', 'rainfall_transfer_maintain')
+          AND (p.proowner <> '"rainfall_owner"'::pg_catalog.regrole
+               OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
+                                               WHERE c.setting LIKE 'search\_path=%')))
+        UNION ALL
+        SELECT c.oid::pg_catalog.regclass::text || ' (owned by ' || c.relowner::pg_catalog.regrole::text || ')'
+        FROM pg_catalog.pg_class AS c
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'rainfall'
+          AND c.relkind IN ('r', 'v$v')
+          AND c.relname IN ('rainfall_events', 'rainfall_events_claim_ix', 'rainfall_events_lease_ix', 'rainfall_events_processed_ix', 'rainfall_events_watermark', 'rainfall_events_dead', 'rainfall_events_dead_ix', 'rainfall_events_pending', 'rainfall_events_batch', 'rainfall_events_enqueue', 'rainfall_events_enqueue_batch', 'rainfall_events_watermark_move', 'rainfall_events_watermark_correct', 'rainfall_events_dequeue', 'rainfall_transfer', 'rainfall_events_complete', 'rainfall_events_fail', 'rainfall_events_extend_lease', 'rainfall_events_reap', 'rainfall_events_metrics', 'rainfall_events_peek', 'rainfall_events_purge_batch', 'rainfall_events_purge', 'rainfall_events_maintain', 'rainfall_events_redrive', 'rainfall_transfer_watermark', 'rainfall_transfer_pending', 'rainfall_transfer_batch', 'rainfall_transfer_enqueue', 'rainfall_transfer_enqueue_batch', 'rainfall_transfer_watermark_move', 'rainfall_transfer_watermark_correct', 'rainfall_transfer_dequeue', 'rainfall_transfer_metrics', 'rainfall_transfer_peek', 'rainfall_transfer_purge_batch', 'rainfall_transfer_purge', 'rainfall_transfer_maintain')
+          AND c.relowner <> '"rainfall_owner"'::pg_catalog.regrole
+    ) AS x;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema rainfall: ' || v$wrong;
+    END IF;
+END
+$qgen$;

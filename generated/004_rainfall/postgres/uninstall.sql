@@ -1,5 +1,37 @@
 -- qgen 0.1.0: every object of 004_rainfall.yaml, for PostgreSQL, removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One transaction: a refused uninstall drops nothing, even under psql without ON_ERROR_STOP.
+BEGIN;
+-- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
+-- archived jobs, outbox rows) unless this session has said so first:
+--     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
+-- uninstall.sql runs in one transaction: refused, it drops nothing.
+DO $qgen$
+DECLARE
+    v$holding text := '';
+BEGIN
+    IF pg_catalog.to_regclass('"rainfall"."rainfall_events"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_events") THEN
+            v$holding := v$holding || ' rainfall.rainfall_events';
+        END IF;
+    END IF;
+    IF pg_catalog.to_regclass('"rainfall"."rainfall_events_dead"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_dead") THEN
+            v$holding := v$holding || ' rainfall.rainfall_events_dead';
+        END IF;
+    END IF;
+    IF pg_catalog.to_regclass('"rainfall"."rainfall_transfer"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer") THEN
+            v$holding := v$holding || ' rainfall.rainfall_transfer';
+        END IF;
+    END IF;
+    IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall refused: these tables still hold rows:' || v$holding,
+            HINT = 'To drop them with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
+    END IF;
+END
+$qgen$;
 -- The objects take their own grants with them; what stays is the schema's and anything left over.
 DO $qgen$
 BEGIN
@@ -22,11 +54,15 @@ BEGIN
     END IF;
 END
 $qgen$;
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_purge";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_maintain";
+DROP ROUTINE IF EXISTS "rainfall"."rainfall_transfer_purge";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_purge_batch";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_peek";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_metrics";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_dequeue";
 DROP TYPE IF EXISTS "rainfall"."rainfall_transfer_dequeue_row";
+DROP TRIGGER IF EXISTS "rainfall_transfer_dequeue_guard" ON "rainfall"."rainfall_transfer";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_dequeue_guard";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_watermark_correct";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_watermark_move";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_enqueue_batch";
@@ -34,8 +70,10 @@ DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_enqueue";
 DROP TYPE IF EXISTS "rainfall"."rainfall_transfer_batch";
 DROP VIEW IF EXISTS "rainfall"."rainfall_transfer_pending";
 DROP TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark";
-DROP INDEX IF EXISTS "rainfall"."rainfall_transfer_claim_ix";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_purge";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_redrive";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_maintain";
+DROP ROUTINE IF EXISTS "rainfall"."rainfall_events_purge";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_purge_batch";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_peek";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_metrics";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_reap";
@@ -51,36 +89,76 @@ DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_enqueue_batch";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_enqueue";
 DROP TYPE IF EXISTS "rainfall"."rainfall_events_batch";
 DROP VIEW IF EXISTS "rainfall"."rainfall_events_pending";
+DROP INDEX IF EXISTS "rainfall"."rainfall_events_dead_ix";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events_dead";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events_watermark";
+DROP INDEX IF EXISTS "rainfall"."rainfall_events_processed_ix";
 DROP INDEX IF EXISTS "rainfall"."rainfall_events_lease_ix";
 DROP INDEX IF EXISTS "rainfall"."rainfall_events_claim_ix";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events";
--- A role still granted something elsewhere (another database with this schema) is kept.
+-- Only the roles install created (their mark). A role with members is kept, and said so: the
+-- memberships are someone else's. A role still granted something elsewhere (another database with
+-- this schema) is kept too.
 DO $qgen$
 BEGIN
-    BEGIN
-        DROP ROLE IF EXISTS "rainfall_producer";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role rainfall_producer kept: it still has privileges or objects elsewhere';
-    END;
-    BEGIN
-        DROP ROLE IF EXISTS "rainfall_consumer";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role rainfall_consumer kept: it still has privileges or objects elsewhere';
-    END;
-    BEGIN
-        DROP ROLE IF EXISTS "rainfall_admin";
-    EXCEPTION WHEN dependent_objects_still_exist THEN
-        RAISE NOTICE 'qgen: role rainfall_admin kept: it still has privileges or objects elsewhere';
-    END;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"rainfall_producer"'), 'pg_authid') = 'qgen: created by the install of schema rainfall' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"rainfall_producer"')) THEN
+            RAISE NOTICE 'qgen: role rainfall_producer kept: it still has members; revoke it from them, then DROP ROLE "rainfall_producer"';
+        ELSE
+            BEGIN
+                DROP ROLE "rainfall_producer";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role rainfall_producer kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"rainfall_consumer"'), 'pg_authid') = 'qgen: created by the install of schema rainfall' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"rainfall_consumer"')) THEN
+            RAISE NOTICE 'qgen: role rainfall_consumer kept: it still has members; revoke it from them, then DROP ROLE "rainfall_consumer"';
+        ELSE
+            BEGIN
+                DROP ROLE "rainfall_consumer";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role rainfall_consumer kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
+    IF pg_catalog.shobj_description(pg_catalog.to_regrole('"rainfall_admin"'), 'pg_authid') = 'qgen: created by the install of schema rainfall' THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_auth_members WHERE roleid = pg_catalog.to_regrole('"rainfall_admin"')) THEN
+            RAISE NOTICE 'qgen: role rainfall_admin kept: it still has members; revoke it from them, then DROP ROLE "rainfall_admin"';
+        ELSE
+            BEGIN
+                DROP ROLE "rainfall_admin";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role rainfall_admin kept: it still has privileges or objects elsewhere';
+            END;
+        END IF;
+    END IF;
 END
 $qgen$;
--- Only an empty schema goes: anything else still in it (someone else's objects) keeps it.
+-- Only a schema install created (its mark), and only once nothing else is in it; then the owner role,
+-- unless it still owns or holds something (in another database with this schema, say).
 DO $qgen$
 BEGIN
-    DROP SCHEMA IF EXISTS "rainfall";
-EXCEPTION WHEN dependent_objects_still_exist THEN
-    RAISE NOTICE 'qgen: schema rainfall kept: it still holds other objects';
+    IF pg_catalog.obj_description(pg_catalog.to_regnamespace('"rainfall"'), 'pg_namespace') = 'qgen: created by the install of schema rainfall' THEN
+        BEGIN
+            DROP SCHEMA "rainfall";
+        EXCEPTION WHEN dependent_objects_still_exist THEN
+            RAISE NOTICE 'qgen: schema rainfall kept: it still holds other objects';
+        END;
+    END IF;
+    IF pg_catalog.to_regrole('"rainfall_owner"') IS NOT NULL THEN
+        IF pg_catalog.to_regnamespace('"rainfall"') IS NOT NULL THEN
+            REVOKE ALL ON SCHEMA "rainfall" FROM "rainfall_owner";
+        END IF;
+        IF pg_catalog.shobj_description(pg_catalog.to_regrole('"rainfall_owner"'), 'pg_authid') = 'qgen: created by the install of schema rainfall' THEN
+            BEGIN
+                DROP ROLE "rainfall_owner";
+            EXCEPTION WHEN dependent_objects_still_exist THEN
+                RAISE NOTICE 'qgen: role rainfall_owner kept: it still owns or holds rights on objects elsewhere';
+            END;
+        END IF;
+    END IF;
 END
 $qgen$;
+COMMIT;

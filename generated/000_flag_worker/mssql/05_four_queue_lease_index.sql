@@ -1,8 +1,0 @@
--- qgen 0.1.0: lease_index four.four_queue_lease_ix, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
--- Do not edit: change the spec or the templates, then run `qgen render`.
--- Only leased rows (the jobs in flight), so complete-by-token, extend and reap find them without a scan.
-IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_lease_ix' AND object_id = OBJECT_ID(N'four.four_queue'))
-    CREATE NONCLUSTERED INDEX [four_queue_lease_ix]
-    ON [four].[four_queue] ([lease_token]) INCLUDE ([lease_expires_at], [attempts])
-    WHERE [lease_token] IS NOT NULL;
-GO

@@ -1,0 +1,62 @@
+-- qgen 0.1.0: enqueue four.four_queue_enqueue, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
+-- (enqueued = 0).
+CREATE OR ALTER PROCEDURE [four].[four_queue_enqueue]
+    @reputation int
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL);
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- UPDLOCK + HOLDLOCK keep the key range locked until the insert, so two sessions enqueueing
+        -- the same key cannot both find it missing; a locking read, so it sees current rows also
+        -- under READ_COMMITTED_SNAPSHOT.
+        DECLARE @q$existing bigint =
+        (
+            SELECT [id] FROM [four].[four_queue] WITH (UPDLOCK, HOLDLOCK)
+            WHERE [reputation] = @reputation
+
+        );
+        -- dedupe.scope: ever: a finished job holds its key until purge removes it. Read after the
+        -- queue table, the order a completion or dead-lettering locks them in: a job moving there
+        -- now is waited for above, then found here.
+        IF @q$existing IS NULL
+            SET @q$existing = (SELECT [id] FROM [four].[four_queue_dead] WITH (UPDLOCK, HOLDLOCK)
+                             WHERE [reputation] = @reputation);
+        IF @q$existing IS NOT NULL
+        BEGIN
+            COMMIT TRANSACTION;
+            SELECT @q$existing AS [id], CAST(0 AS bit) AS [enqueued];
+            RETURN;
+        END;
+        INSERT INTO [four].[four_queue] ([reputation])
+        -- OUTPUT INTO a table variable: a bare OUTPUT fails once someone adds a trigger to the table (error 334).
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        VALUES (@reputation);
+        COMMIT TRANSACTION;
+        SELECT [id], CAST(1 AS bit) AS [enqueued] FROM @q$new;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

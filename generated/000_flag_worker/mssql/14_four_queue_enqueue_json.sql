@@ -1,0 +1,72 @@
+-- qgen 0.1.0: enqueue_json four.four_queue_enqueue_json, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
+-- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
+-- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
+-- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
+CREATE OR ALTER PROCEDURE [four].[four_queue_enqueue_json]
+    @jobs nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$batch [four].[four_queue_batch];
+    BEGIN TRY
+        INSERT INTO @q$batch ([ordinal], [reputation])
+        SELECT COALESCE([j].[ordinal], CAST([a].[key] AS int) + 1),
+               [j].[reputation]
+        FROM OPENJSON(@jobs) AS [a]
+        CROSS APPLY OPENJSON([a].[value])
+        WITH
+        (
+            [ordinal] int '$.ordinal',
+            [reputation] int '$.reputation'
+        ) AS [j];
+        BEGIN TRANSACTION;
+        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
+        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        INSERT INTO [four].[four_queue] ([reputation])
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        SELECT [j].[reputation]
+        FROM @q$batch AS [j]
+        WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[reputation] = [j].[reputation])
+          -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
+          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[reputation] = [j].[reputation])
+          AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
+        -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
+        ORDER BY [j].[ordinal];
+        SELECT [j].[ordinal], COALESCE([e].[id], [f1].[id]) AS [id],
+               CAST(CASE WHEN [n].[id] IS NOT NULL
+                          AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
+                         THEN 1 ELSE 0 END AS bit) AS [enqueued]
+        FROM @q$batch AS [j]
+        LEFT JOIN [four].[four_queue] AS [e] ON [e].[reputation] = [j].[reputation]
+        LEFT JOIN [four].[four_queue_dead] AS [f1] ON [f1].[reputation] = [j].[reputation]
+        LEFT JOIN @q$new AS [n] ON [n].[id] = [e].[id]
+        ORDER BY [j].[ordinal];
+
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

@@ -1,0 +1,122 @@
+-- qgen 0.1.0: dequeue four.four_queue_dequeue, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
+-- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
+-- With @complete_lease_token it first completes that lease's jobs as complete(@lease_token) does,
+-- in the same transaction: one commit per batch instead of two. A token that holds no job raises
+-- 50001 and nothing is claimed.
+CREATE OR ALTER PROCEDURE [four].[four_queue_dequeue]
+    @owner nvarchar(128) = NULL,
+    @batch_size int = 1,
+    @lease_seconds int = 300,
+    @complete_lease_token uniqueidentifier = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for four.four_queue_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$token uniqueidentifier = NEWID();
+    DECLARE @q$claimed TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [reputation] int NOT NULL,
+        [attempts] int NOT NULL,
+        [lease_token] uniqueidentifier NOT NULL,
+        [lease_expires_at] datetime2(3) NOT NULL
+    );
+    DECLARE @q$from bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @complete_lease_token IS NOT NULL
+        BEGIN
+            UPDATE [four].[four_queue]
+            SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
+            WHERE [lease_token] = @complete_lease_token;
+
+            IF @@ROWCOUNT = 0
+                THROW 50001, N'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
+        -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+        IF EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
+        BEGIN
+            DECLARE @q$mark bigint, @q$stranded bigint;
+            UPDATE [four].[four_queue_watermark] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SET @q$mark = [id], [corrected_at] = SYSUTCDATETIME(), [version] = [version] + 1
+            WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME());
+            IF @@ROWCOUNT = 1
+            BEGIN
+                SELECT @q$stranded = MIN([job].[id])
+                FROM [four].[four_queue] AS [job] WITH (NOLOCK)
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                IF @q$stranded IS NOT NULL
+                    UPDATE [four].[four_queue_watermark]
+                    SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
+                        [version] = [version] + 1
+                    WHERE [id] > CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END;
+            END;
+        END
+        ELSE IF NOT EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (NOLOCK))
+            INSERT INTO [four].[four_queue_watermark] ([id])
+            SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- Start at the watermark: below it every row is claimed or gone, and only ghosts remain.
+        -- NOLOCK: a mover inside another caller's open transaction must not block every claim; its
+        -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
+        -- A missing row reads as 0.
+        SET @q$from = COALESCE((SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK)), 0);
+        ;WITH [next_job] AS
+        (
+            SELECT TOP (@batch_size) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+            -- The one reference to the table: these hints hold for every row the claim reads.
+            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
+              AND [id] >= @q$from
+            ORDER BY [id]
+        )
+        UPDATE [next_job]
+        SET [lease_token] = @q$token,
+            [lease_owner] = @owner,
+            [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [attempts] = [attempts] + 1
+        OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+        INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at])
+        -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
+        DECLARE @q$lowest bigint, @q$highest bigint;
+        SELECT @q$lowest = MIN([id]), @q$highest = MAX([id]) FROM @q$claimed;
+        IF @q$highest / 100 > (@q$lowest - 1) / 100
+            EXEC [four].[four_queue_watermark_move] @claimed_from = @q$lowest;
+        COMMIT TRANSACTION;
+        SELECT [id], [reputation], [attempts], [lease_token], [lease_expires_at]
+        FROM @q$claimed
+        ORDER BY [id];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

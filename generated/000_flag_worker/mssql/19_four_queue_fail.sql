@@ -1,0 +1,64 @@
+-- qgen 0.1.0: fail four.four_queue_fail, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- A worker could not finish a job. With attempts left (at most 5) and @retry = 1 it is released for
+-- another try after a backoff (returns 0); otherwise it goes to the dead-letter table (returns 1).
+CREATE OR ALTER PROCEDURE [four].[four_queue_fail]
+    @lease_token uniqueidentifier,
+    @id bigint,
+    @error nvarchar(4000) = NULL,
+    @retry bit = 1
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$attempts int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- UPDLOCK: a locking read of the current row (also under READ_COMMITTED_SNAPSHOT), held
+        -- until commit, so a reaper cannot release the job between this read and the change below.
+        SELECT @q$attempts = [attempts]
+        FROM [four].[four_queue] WITH (UPDLOCK, ROWLOCK)
+        WHERE [id] = @id AND [lease_token] = @lease_token;
+        IF @q$attempts IS NULL
+            THROW 50001, N'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        IF @retry = 1 AND @q$attempts < 5
+        BEGIN
+            UPDATE [four].[four_queue]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
+                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
+            WHERE [id] = @id;
+            -- The job is claimable again: the watermark must not stay above it.
+            UPDATE [four].[four_queue_watermark]
+            SET [id] = CASE WHEN [id] > @id THEN @id ELSE [id] END, [version] = [version] + 1;
+            COMMIT TRANSACTION;
+            RETURN 0;
+        END;
+        DELETE FROM [four].[four_queue]
+        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], @error, @q$now
+        INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        WHERE [id] = @id;
+        COMMIT TRANSACTION;
+        RETURN 1;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

@@ -1,0 +1,96 @@
+-- qgen 0.1.0: worker four.four_queue_worker, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Drains the queue from inside the database (seed 000's looping worker), so a scheduled job can run
+-- it: claims one job at a time, calls four.count_users_with_reputation with @id and the payload, completes the job when
+-- the handler returns and fails it (retry or dead letter) when the handler raises. Stops when nothing
+-- is claimable, after @max_items jobs or after @max_seconds (0: no limit).
+CREATE OR ALTER PROCEDURE [four].[four_queue_worker]
+    @max_items int = 0,
+    @max_seconds int = 0,
+    @owner nvarchar(128) = NULL,
+    @lease_seconds int = 300
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    -- The handler runs at READ COMMITTED too, unless it sets a level of its own.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$started datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$now datetime2(3), @q$token uniqueidentifier, @q$processed int = 0, @q$job_id bigint, @q$error nvarchar(4000);
+    DECLARE @q$c$reputation int;
+    DECLARE @q$claimed TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [reputation] int NOT NULL,
+        [attempts] int NOT NULL,
+        [lease_token] uniqueidentifier NOT NULL,
+        [lease_expires_at] datetime2(3) NOT NULL
+    );
+    SET @owner = COALESCE(@owner, N'four_queue_worker:' + CAST(@@SPID AS nvarchar(10)));
+    WHILE (@max_items = 0 OR @q$processed < @max_items)
+      AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)
+    BEGIN
+        DELETE FROM @q$claimed;
+        SET @q$now = SYSUTCDATETIME();
+        SET @q$token = NEWID();
+        ;WITH [next_job] AS
+        (
+            SELECT TOP (1) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+            -- The one reference to the table: these hints hold for every row the claim reads.
+            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
+            ORDER BY [id]
+        )
+        UPDATE [next_job]
+        SET [lease_token] = @q$token,
+            [lease_owner] = @owner,
+            [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [attempts] = [attempts] + 1
+        OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+        INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at]);
+        IF NOT EXISTS (SELECT 1 FROM @q$claimed)
+            BREAK;
+        SELECT @q$job_id = [id], @q$c$reputation = [reputation] FROM @q$claimed;
+        BEGIN TRY
+            -- The handler's work and the completion commit together or not at all, so a job that
+            -- is retried never has its work applied twice.
+            BEGIN TRANSACTION;
+            EXEC [four].[count_users_with_reputation] @id = @q$job_id, @reputation = @q$c$reputation;
+            EXEC [four].[four_queue_complete] @lease_token = @q$token, @id = @q$job_id;
+            COMMIT TRANSACTION;
+        END TRY
+        BEGIN CATCH
+            IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+            SET @q$error = ERROR_MESSAGE();
+            -- Fail the job only while this lease still holds it: a lost lease (50001) means the
+            -- reaper released it and another worker may have it now.
+            IF EXISTS (SELECT 1 FROM [four].[four_queue] WHERE [id] = @q$job_id AND [lease_token] = @q$token)
+            BEGIN
+                BEGIN TRY
+                    EXEC [four].[four_queue_fail] @lease_token = @q$token, @id = @q$job_id, @error = @q$error;
+                END TRY
+                BEGIN CATCH
+                    IF ERROR_NUMBER() <> 50001
+                        THROW;
+                END CATCH;
+            END;
+        END CATCH;
+        SET @q$processed += 1;
+    END;
+    SELECT @q$processed AS [processed];
+END;
+GO

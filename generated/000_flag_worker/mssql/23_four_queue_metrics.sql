@@ -1,0 +1,42 @@
+-- qgen 0.1.0: metrics four.four_queue_metrics, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- One row describing the queue now. Counts scan the table: for dashboards and alerts, not hot paths.
+CREATE OR ALTER PROCEDURE [four].[four_queue_metrics]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    SELECT
+        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN 1 END) AS [ready],
+        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] > @q$now THEN 1 END) AS [scheduled],
+        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL THEN 1 END) AS [in_flight],
+        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now THEN 1 END) AS [expired],
+        COUNT_BIG(CASE WHEN [processed] = 1 THEN 1 END) AS [processed],
+        (SELECT COUNT_BIG(*) FROM [four].[four_queue_dead]) AS [dead],
+        CAST(0 AS bigint) AS [archived],
+        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
+        (SELECT [id] FROM [four].[four_queue_watermark]) AS [watermark],
+        MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END) AS [lowest_pending_id],
+        COUNT_BIG(CASE WHEN [processed] = 1 AND [processed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END) AS [completed_last_minute],
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        COALESCE(MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END), MAX([id]) + 1)
+            - (SELECT [id] FROM [four].[four_queue_watermark]) AS [watermark_lag]
+    FROM [four].[four_queue];
+END;
+GO

@@ -1,5 +1,0 @@
--- qgen 0.1.0: dedupe_index four.four_queue_dedupe_ux, rendered for PostgreSQL from 000_flag_worker.yaml.
--- Do not edit: change the spec or the templates, then run `qgen render`.
--- One row per dedupe key: enqueueing the same item twice finds the row already there.
-CREATE UNIQUE INDEX IF NOT EXISTS "four_queue_dedupe_ux"
-    ON "four"."four_queue" ("reputation");

@@ -1,0 +1,50 @@
+-- qgen 0.1.0: watermark_correct four.four_queue_watermark_correct, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
+-- the lowest unclaimed id, or below the next id when every row is claimed or gone (the table's highest
+-- id, or its identity when it is empty), never below 0. It repairs a watermark that is wrong either
+-- way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it after a
+-- drain (run it after a dequeue that found nothing) and for a watermark set by hand.
+CREATE OR REPLACE FUNCTION "four"."four_queue_watermark_correct"()
+RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$new bigint;
+BEGIN
+    -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
+    SELECT "w"."id" INTO "old_watermark" FROM "four"."four_queue_watermark" AS "w" FOR UPDATE;
+    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+    IF v$new IS NULL THEN
+        SELECT max("job"."id") + 1 INTO v$new FROM "four"."four_queue" AS "job";
+    END IF;
+    IF v$new IS NULL THEN
+        -- Drained: the next id comes from the identity. Left where it was, a watermark a release
+        -- had lowered would make every claim walk the whole drained range again.
+        v$new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"four"."four_queue"', 'id')::regclass) + 1;
+    END IF;
+    -- greatest() skips NULLs, so a table never inserted into (v$new NULL) must not reach it.
+    "new_watermark" := CASE WHEN v$new IS NULL THEN coalesce("old_watermark", 0)
+                            ELSE greatest(v$new - 50, 0) END;
+    IF "new_watermark" > "old_watermark" AND NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- REPEATABLE READ or SERIALIZABLE: the scans above read the transaction's first snapshot,
+        -- which may still show as claimed a job released since. Lowering is safe; raising waits
+        -- for a READ COMMITTED call.
+        "new_watermark" := "old_watermark";
+    END IF;
+    -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
+    IF "old_watermark" IS NULL THEN
+        -- The row was deleted by hand: put it back.
+        INSERT INTO "four"."four_queue_watermark" ("id", "corrected_at") VALUES ("four_queue_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        ON CONFLICT DO NOTHING;
+    ELSE
+        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_watermark_correct" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_watermark_correct" FROM PUBLIC;

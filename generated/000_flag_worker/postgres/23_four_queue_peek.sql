@@ -1,0 +1,24 @@
+-- qgen 0.1.0: peek four.four_queue_peek, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue). Returns the
+-- pending view's rows. "limit" is a reserved word: by name it is passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "four"."four_queue_peek"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS SETOF "four"."four_queue_pending"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+    SELECT "p".*
+    FROM "four"."four_queue_pending" AS "p"
+    ORDER BY "p"."id"
+    LIMIT "four_queue_peek"."limit";
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_peek" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_peek" FROM PUBLIC;

@@ -1,0 +1,16 @@
+-- qgen 0.1.0: grants four_consumer, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
+-- a queue table directly. USAGE on the schema lets the roles name the functions.
+GRANT USAGE ON SCHEMA "four" TO "four_producer", "four_consumer", "four_admin";
+GRANT EXECUTE ON FUNCTION "four"."four_queue_enqueue", "four"."four_queue_enqueue_batch" TO "four_producer";
+GRANT USAGE ON TYPE "four"."four_queue_batch" TO "four_producer";
+GRANT EXECUTE ON FUNCTION "four"."four_queue_dequeue", "four"."four_queue_complete", "four"."four_queue_fail", "four"."four_queue_extend_lease" TO "four_consumer";
+GRANT USAGE ON TYPE "four"."four_queue_dequeue_row" TO "four_consumer";
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON FUNCTION "four"."four_queue_watermark_correct" TO "four_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "four"."four_queue_maintain" TO "four_consumer";
+GRANT SELECT ON "four"."four_queue_pending" TO "four_admin";
+-- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
+GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "four" TO "four_admin";

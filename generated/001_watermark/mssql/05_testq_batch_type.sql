@@ -1,0 +1,20 @@
+-- qgen 0.1.0: batch_type ghosts.testq_batch, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
+-- A table type cannot be altered: a spec change that touches it goes through a migration that
+-- drops and recreates it with the procedures that use it.
+IF TYPE_ID(N'ghosts.testq_batch') IS NULL
+    CREATE TYPE [ghosts].[testq_batch] AS TABLE
+    (
+        [ordinal] int NOT NULL,
+        [filler] nvarchar(400) NOT NULL,
+        PRIMARY KEY ([ordinal])
+    );
+GO

@@ -1,0 +1,17 @@
+-- qgen 0.1.0: batch_type ghosts.testq_batch, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The shape of one job in enqueue_batch's JSON array (jsonb_populate_recordset reads the array into
+-- it). A composite type has no NOT NULL or defaults: enqueue_batch fills ordinal (the array
+-- position) when missing, and the table rejects a missing required column.
+DO $qgen$
+BEGIN
+    IF pg_catalog.to_regtype('"ghosts"."testq_batch"') IS NULL THEN
+        CREATE TYPE "ghosts"."testq_batch" AS
+        (
+            "ordinal" integer,
+            "filler" varchar(400)
+        );
+    END IF;
+END
+$qgen$;
+ALTER TYPE "ghosts"."testq_batch" OWNER TO "ghosts_owner";

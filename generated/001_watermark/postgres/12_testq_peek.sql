@@ -1,0 +1,24 @@
+-- qgen 0.1.0: peek ghosts.testq_peek, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue). Returns the
+-- pending view's rows. "limit" is a reserved word: by name it is passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "ghosts"."testq_peek"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS SETOF "ghosts"."testq_pending"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+    SELECT "p".*
+    FROM "ghosts"."testq_pending" AS "p"
+    ORDER BY "p"."id"
+    LIMIT "testq_peek"."limit";
+END
+$qgen$;
+ALTER FUNCTION "ghosts"."testq_peek" OWNER TO "ghosts_owner";
+REVOKE ALL ON FUNCTION "ghosts"."testq_peek" FROM PUBLIC;

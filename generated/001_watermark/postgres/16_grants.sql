@@ -1,0 +1,16 @@
+-- qgen 0.1.0: grants ghosts_consumer, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
+-- a queue table directly. USAGE on the schema lets the roles name the functions.
+GRANT USAGE ON SCHEMA "ghosts" TO "ghosts_producer", "ghosts_consumer", "ghosts_admin";
+GRANT EXECUTE ON FUNCTION "ghosts"."testq_enqueue", "ghosts"."testq_enqueue_batch" TO "ghosts_producer";
+GRANT USAGE ON TYPE "ghosts"."testq_batch" TO "ghosts_producer";
+GRANT EXECUTE ON FUNCTION "ghosts"."testq_dequeue" TO "ghosts_consumer";
+GRANT USAGE ON TYPE "ghosts"."testq_dequeue_row" TO "ghosts_consumer";
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON FUNCTION "ghosts"."testq_watermark_correct" TO "ghosts_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "ghosts"."testq_maintain" TO "ghosts_consumer";
+GRANT SELECT ON "ghosts"."testq_pending" TO "ghosts_admin";
+-- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
+GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "ghosts" TO "ghosts_admin";

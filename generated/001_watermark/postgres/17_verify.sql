@@ -1,0 +1,36 @@
+-- qgen 0.1.0: verify ghosts, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's functions or tables is owned by another role
+-- than ghosts_owner, or a SECURITY DEFINER function does not pin its search_path: run with its
+-- owner's rights, it would resolve names through its caller's path.
+DO $qgen$
+DECLARE
+    v$wrong text;
+BEGIN
+    SELECT pg_catalog.string_agg(x.what, ', ' ORDER BY x.what) INTO v$wrong
+    FROM
+    (
+        SELECT p.oid::pg_catalog.regprocedure::text
+               || CASE WHEN p.proowner <> '"ghosts_owner"'::pg_catalog.regrole THEN ' (owned by ' || p.proowner::pg_catalog.regrole::text || ')'
+                       ELSE ' (search_path not pinned)' END AS what
+        FROM pg_catalog.pg_proc AS p
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'ghosts'
+          AND p.proname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain')
+          AND (p.proowner <> '"ghosts_owner"'::pg_catalog.regrole
+               OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
+                                               WHERE c.setting LIKE 'search\_path=%')))
+        UNION ALL
+        SELECT c.oid::pg_catalog.regclass::text || ' (owned by ' || c.relowner::pg_catalog.regrole::text || ')'
+        FROM pg_catalog.pg_class AS c
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'ghosts'
+          AND c.relkind IN ('r', 'v$v')
+          AND c.relname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain')
+          AND c.relowner <> '"ghosts_owner"'::pg_catalog.regrole
+    ) AS x;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema ghosts: ' || v$wrong;
+    END IF;
+END
+$qgen$;

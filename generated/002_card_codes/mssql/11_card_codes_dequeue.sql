@@ -1,0 +1,73 @@
+-- qgen 0.1.0: dequeue cards.card_codes_dequeue, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Claims up to @batch_size jobs by deleting them into the archive, and returns them. It runs inside the
+-- caller's transaction: commit once the jobs are handled; a rollback puts them back in the queue.
+-- Outside a transaction the claim would commit at once (at-most-once delivery): refused unless
+-- the caller says so with @at_most_once = 1.
+CREATE OR ALTER PROCEDURE [cards].[card_codes_dequeue]
+    @owner nvarchar(128) = NULL,
+    @batch_size int = 1,
+    @at_most_once bit = 0
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for cards.card_codes_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    IF @@TRANCOUNT = 0 AND ISNULL(@at_most_once, 0) = 0
+        THROW 50005, N'qgen: refused on cards.card_codes: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$claimed TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [card_number] nvarchar(32) NOT NULL,
+        [card_secret] nvarchar(64) NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL
+    );
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        ;WITH [next_job] AS
+        (
+            SELECT TOP (@batch_size) [id], [card_number], [card_secret], [enqueued_at]
+            -- The one reference to the table: these hints hold for every row the claim reads.
+            FROM [cards].[card_codes] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE 1 = 1
+            ORDER BY [id]
+        )
+        DELETE FROM [next_job]
+        OUTPUT deleted.[id], deleted.[card_number], deleted.[card_secret], deleted.[enqueued_at]
+        INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
+        -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        INSERT INTO [cards].[card_codes_archive] ([id], [card_number], [card_secret], [enqueued_at], [completed_at])
+        SELECT [id], [card_number], [card_secret], [enqueued_at], @q$now FROM @q$claimed;
+        COMMIT TRANSACTION;
+        SELECT [id], [card_number], [card_secret], [enqueued_at]
+        FROM @q$claimed
+        ORDER BY [id];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

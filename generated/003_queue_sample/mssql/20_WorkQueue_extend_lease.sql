@@ -1,0 +1,46 @@
+-- qgen 0.1.0: extend_lease QueueSample.WorkQueue_extend_lease, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Keeps a lease alive while a worker is still busy: its jobs expire @lease_seconds from now.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_extend_lease]
+    @lease_token uniqueidentifier,
+    @lease_seconds int = 300,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    DECLARE @q$until datetime2(3) = DATEADD(second, @lease_seconds, SYSUTCDATETIME());
+    DECLARE @q$extended int;
+    BEGIN TRY
+        IF @id IS NULL
+            UPDATE [QueueSample].[WorkQueue] SET [lease_expires_at] = @q$until WHERE [lease_token] = @lease_token;
+        ELSE
+            UPDATE [QueueSample].[WorkQueue] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$extended = @@ROWCOUNT;
+        IF @q$extended = 0
+            THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        RETURN @q$extended;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

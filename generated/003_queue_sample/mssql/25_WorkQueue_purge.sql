@@ -1,0 +1,57 @@
+-- qgen 0.1.0: purge QueueSample.WorkQueue_purge, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 4000),
+-- each committed on its own, so no statement takes enough locks to escalate to a table lock and
+-- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
+-- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
+-- so it refuses to run inside the caller's transaction (error 50004: there, call
+-- WorkQueue_purge_batch, which deletes one batch in that transaction).
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_purge]
+    @older_than_seconds int = 604800,
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    IF @@TRANCOUNT > 0
+        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction; call it outside a transaction, or call WorkQueue_purge_batch (one batch) there.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$archived bigint = 0, @q$processed bigint = 0, @q$dead bigint = 0, @q$deleted int;
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
+    BEGIN
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [processed] = 1 AND [processed_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$processed += @q$deleted;
+    END;
+
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
+    BEGIN
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [QueueSample].[WorkQueue_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [dead_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$dead += @q$deleted;
+    END;
+
+    SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+END;
+GO

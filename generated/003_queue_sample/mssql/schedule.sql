@@ -1,0 +1,51 @@
+-- qgen 0.1.0: maintenance schedule for 003_queue_sample.yaml, for SQL Server (T-SQL) (not part of install.sql).
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- A SQL Server Agent job that runs maintain on every queue of schema QueueSample every 10 seconds (Agent's
+-- shortest interval): one bounded batch each per run. Not needed when the workers run it
+-- (qgen.worker.run_worker calls maintain every few seconds) or `qgen maintain --every 5s` runs
+-- somewhere; the calls are harmless together (one maintain at a time per queue; the others return
+-- at once).
+--
+-- Run it in the database that holds the queues, as a login that may create Agent jobs (sysadmin, or
+-- a member of msdb's SQLAgentUserRole); running it again replaces the job. The job runs as its
+-- owner (the login that ran this). To remove it: EXEC msdb.dbo.sp_delete_job @job_name = N'<name>';
+--
+-- Azure SQL Database has no SQL Server Agent: run the EXEC lines below from an Elastic Job (Azure
+-- SQL Elastic Jobs), or let the workers do it (run_worker's built-in maintain, or `qgen maintain
+-- --every 5s` from cron, systemd or a Kubernetes CronJob). Azure SQL Managed Instance has Agent:
+-- this script works there.
+SET NOCOUNT ON;
+SET XACT_ABORT ON;
+DECLARE @q$database sysname = DB_NAME();
+DECLARE @q$job sysname = N'qgen maintain ' + @q$database + N'.QueueSample';
+DECLARE @q$command nvarchar(max) = N'EXEC [QueueSample].[WorkQueue_maintain];
+';
+BEGIN TRANSACTION;
+IF EXISTS (SELECT 1 FROM msdb.dbo.sysjobs WHERE [name] = @q$job)
+    EXEC msdb.dbo.sp_delete_job @job_name = @q$job;
+EXEC msdb.dbo.sp_add_job
+    @job_name = @q$job,
+    @description = N'qgen: reap expired leases, correct the watermark and purge finished jobs, one bounded batch per queue per run.';
+EXEC msdb.dbo.sp_add_jobstep
+    @job_name = @q$job,
+    @step_name = N'maintain',
+    @subsystem = N'TSQL',
+    @database_name = @q$database,
+    @command = @q$command;
+EXEC msdb.dbo.sp_add_jobschedule
+    @job_name = @q$job,
+    @name = N'every 10 seconds',
+    @freq_type = 4,
+    @freq_interval = 1,
+    @freq_subday_type = 2,
+    @freq_subday_interval = 10;
+EXEC msdb.dbo.sp_add_jobserver @job_name = @q$job, @server_name = N'(local)';
+COMMIT TRANSACTION;
+GO

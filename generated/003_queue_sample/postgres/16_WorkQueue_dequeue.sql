@@ -1,0 +1,172 @@
+-- qgen 0.1.0: dequeue QueueSample.GetNextJob, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
+-- name with a parameter (the job type column and the job_type filter), which RETURNS TABLE forbids.
+DO $qgen$
+BEGIN
+    IF pg_catalog.to_regtype('"QueueSample"."GetNextJob_row"') IS NULL THEN
+        CREATE TYPE "QueueSample"."GetNextJob_row" AS
+        (
+            "id" bigint,
+            "JobType" uuid,
+            "JobInfo" xml,
+            "attempts" integer,
+            "lease_token" uuid,
+            "lease_expires_at" timestamptz
+        );
+    END IF;
+END
+$qgen$;
+ALTER TYPE "QueueSample"."GetNextJob_row" OWNER TO "QueueSample_owner";
+-- Claims up to batch_size jobs under one new lease token and returns them. The lease is a soft
+-- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
+-- With complete_lease_token it first completes that lease's jobs as complete(token) does, in the
+-- same transaction: one commit per batch instead of two. A token that holds no job raises QG001
+-- and nothing is claimed.
+CREATE OR REPLACE FUNCTION "QueueSample"."GetNextJob"
+(
+    "owner" varchar(128) DEFAULT NULL,
+    "batch_size" integer DEFAULT 1,
+    "job_type" uuid DEFAULT NULL,
+    "lease_seconds" integer DEFAULT 300,
+    "complete_lease_token" uuid DEFAULT NULL
+)
+RETURNS SETOF "QueueSample"."GetNextJob_row"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
+ROWS 1
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$token uuid := gen_random_uuid();
+    v$completed integer;
+    v$job "QueueSample"."GetNextJob_row";
+    v$lowest bigint;
+    v$highest bigint;
+    v$from bigint;
+    v$rescan boolean;
+    v$mark bigint;
+    v$searched timestamptz;
+    v$stranded bigint;
+BEGIN
+    IF "GetNextJob"."batch_size" IS NULL OR "GetNextJob"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for QueueSample.GetNextJob; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("GetNextJob"."batch_size"::text, 'NULL'));
+    END IF;
+    IF "GetNextJob"."lease_seconds" IS NULL OR "GetNextJob"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("GetNextJob"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
+    IF "GetNextJob"."complete_lease_token" IS NOT NULL THEN
+        UPDATE "QueueSample"."WorkQueue" AS "job"
+        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        WHERE "job"."lease_token" = "GetNextJob"."complete_lease_token";
+        GET DIAGNOSTICS v$completed = ROW_COUNT;
+        IF v$completed = 0 THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+        END IF;
+    END IF;
+    -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+    SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "QueueSample"."WorkQueue_watermark" AS "w";
+    IF NOT FOUND THEN
+        v$from := 0;
+        INSERT INTO "QueueSample"."WorkQueue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+    ELSIF v$rescan THEN
+        SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
+        FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            -- A statement of its own: its snapshot is taken after the lock, so it sees every release
+            -- committed before; one that commits later waits for this row and lowers the watermark itself.
+            -- corrected_at gets the time before the search, so a job committed after it is left to the next.
+            SELECT min("job"."id") INTO v$stranded
+            FROM "QueueSample"."WorkQueue" AS "job"
+            WHERE "job"."id" < v$mark AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+            UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
+            SET "corrected_at" = v$searched,
+                "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
+            RETURNING "w"."id" INTO v$from;
+        END IF;
+    END IF;
+    -- Two statements, so each keeps its own cached plan (with and without the sub-queue filter).
+    IF "GetNextJob"."job_type" IS NULL THEN
+        FOR v$job IN
+            WITH "claimed" AS
+            (
+                UPDATE "QueueSample"."WorkQueue" AS "job"
+                SET "lease_token" = v$token,
+                    "lease_owner" = "GetNextJob"."owner",
+                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                    "claimed_at" = now(),
+                    "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                    "attempts" = "job"."attempts" + 1
+                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                WHERE "job"."id" = ANY (ARRAY
+                (
+                    SELECT "next"."id"
+                    FROM "QueueSample"."WorkQueue" AS "next"
+                    WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                      -- Below the watermark every row is claimed or gone: start the index range there.
+                      AND "next"."id" >= v$from
+                    ORDER BY "next"."id"
+                    LIMIT "GetNextJob"."batch_size"
+                    FOR UPDATE SKIP LOCKED
+                ))
+                RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+            )
+            SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
+            FROM "claimed" AS "c"
+            ORDER BY "c"."id"
+        LOOP
+            v$lowest := least(v$lowest, v$job."id");
+            v$highest := greatest(v$highest, v$job."id");
+            RETURN NEXT v$job;
+        END LOOP;
+    ELSE
+        FOR v$job IN
+            WITH "claimed" AS
+            (
+                UPDATE "QueueSample"."WorkQueue" AS "job"
+                SET "lease_token" = v$token,
+                    "lease_owner" = "GetNextJob"."owner",
+                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                    "claimed_at" = now(),
+                    "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                    "attempts" = "job"."attempts" + 1
+                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                WHERE "job"."id" = ANY (ARRAY
+                (
+                    SELECT "next"."id"
+                    FROM "QueueSample"."WorkQueue" AS "next"
+                    WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                      -- Below the watermark every row is claimed or gone: start the index range there.
+                      AND "next"."id" >= v$from
+                      AND "next"."JobType" = "GetNextJob"."job_type"
+                    ORDER BY "next"."id"
+                    LIMIT "GetNextJob"."batch_size"
+                    FOR UPDATE SKIP LOCKED
+                ))
+                RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+            )
+            SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
+            FROM "claimed" AS "c"
+            ORDER BY "c"."id"
+        LOOP
+            v$lowest := least(v$lowest, v$job."id");
+            v$highest := greatest(v$highest, v$job."id");
+            RETURN NEXT v$job;
+        END LOOP;
+    END IF;
+    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
+    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
+        PERFORM "QueueSample"."WorkQueue_watermark_move"(v$lowest);
+    END IF;
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."GetNextJob" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."GetNextJob" FROM PUBLIC;

@@ -1,0 +1,55 @@
+-- qgen 0.1.0: fail QueueSample.WorkQueue_fail, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A worker could not finish a job. With attempts left (at most 5) and retry it is released for
+-- another try after a backoff (returns 0); otherwise it goes to the dead-letter table (returns 1).
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_fail"
+(
+    "lease_token" uuid,
+    "id" bigint,
+    "error" varchar(4000) DEFAULT NULL,
+    "retry" boolean DEFAULT TRUE
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$gone integer;
+BEGIN
+    IF "WorkQueue_fail"."retry" THEN
+        UPDATE "QueueSample"."WorkQueue" AS "job"
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
+            "last_error" = "WorkQueue_fail"."error",
+            "available_at" = now() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
+        WHERE "job"."id" = "WorkQueue_fail"."id" AND "job"."lease_token" = "WorkQueue_fail"."lease_token"
+          AND "job"."attempts" < 5;
+        IF FOUND THEN
+            -- The job is claimable again: the watermark must not stay above it.
+            UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
+            SET "id" = "WorkQueue_fail"."id"
+            WHERE "w"."id" > "WorkQueue_fail"."id";
+            RETURN 0;
+        END IF;
+    END IF;
+    -- No retry (asked, or attempts used up), or the token does not hold the job: then nothing matches.
+    WITH "gone" AS
+    (
+        DELETE FROM "QueueSample"."WorkQueue" AS "job"
+        WHERE "job"."id" = "WorkQueue_fail"."id" AND "job"."lease_token" = "WorkQueue_fail"."lease_token"
+        RETURNING "job".*
+    )
+    INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
+    SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", "WorkQueue_fail"."error", now()
+    FROM "gone" AS "g";
+    GET DIAGNOSTICS v$gone = ROW_COUNT;
+    IF v$gone = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    RETURN 1;
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_fail" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_fail" FROM PUBLIC;

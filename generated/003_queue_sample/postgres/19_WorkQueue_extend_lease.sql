@@ -1,0 +1,41 @@
+-- qgen 0.1.0: extend_lease QueueSample.WorkQueue_extend_lease, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now.
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_extend_lease"
+(
+    "lease_token" uuid,
+    "lease_seconds" integer DEFAULT 300,
+    "id" bigint DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$extended integer;
+BEGIN
+    IF "WorkQueue_extend_lease"."lease_seconds" IS NULL OR "WorkQueue_extend_lease"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("WorkQueue_extend_lease"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
+    IF "WorkQueue_extend_lease"."id" IS NULL THEN
+        UPDATE "QueueSample"."WorkQueue" AS "job"
+        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        WHERE "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
+    ELSE
+        UPDATE "QueueSample"."WorkQueue" AS "job"
+        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        WHERE "job"."id" = "WorkQueue_extend_lease"."id" AND "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
+    END IF;
+    GET DIAGNOSTICS v$extended = ROW_COUNT;
+    IF v$extended = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    RETURN v$extended;
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_extend_lease" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_extend_lease" FROM PUBLIC;

@@ -1,0 +1,56 @@
+-- qgen 0.1.0: purge QueueSample.WorkQueue_purge, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds, one batch of at most batch_size rows at a time, and COMMITs after each batch:
+-- no transaction holds more than one batch, and vacuum can clean up behind it while it runs.
+-- Rows that finish while it runs (a second after it began) are left for the next purge, so it ends.
+-- A procedure that commits cannot be SECURITY DEFINER nor have a SET clause: it runs with its
+-- caller's rights and reaches the tables only through WorkQueue_purge_batch (EXECUTE on that is all it
+-- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
+-- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
+-- WorkQueue_purge_batch instead.
+-- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               WHERE "p"."oid" = pg_catalog.to_regprocedure('"QueueSample"."WorkQueue_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
+        DROP FUNCTION "QueueSample"."WorkQueue_purge"(integer, integer);
+    END IF;
+END
+$qgen$;
+CREATE OR REPLACE PROCEDURE "QueueSample"."WorkQueue_purge"
+(
+    "older_than_seconds" integer DEFAULT 604800,
+    "batch_size" integer DEFAULT 1000,
+    INOUT "archived" bigint DEFAULT NULL,
+    INOUT "processed" bigint DEFAULT NULL,
+    INOUT "dead" bigint DEFAULT NULL
+)
+LANGUAGE plpgsql
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$batch record;
+BEGIN
+    "WorkQueue_purge"."archived" := 0;
+    "WorkQueue_purge"."processed" := 0;
+    "WorkQueue_purge"."dead" := 0;
+    LOOP
+        -- Each batch is a new transaction with a later now(): widen the age by the whole seconds
+        -- spent so far, so the cutoff stays within a second of where it was when the call began.
+        SELECT * INTO v$batch
+        FROM "QueueSample"."WorkQueue_purge_batch"(
+            "WorkQueue_purge"."older_than_seconds" + pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v$started))::integer,
+            "WorkQueue_purge"."batch_size");
+        "WorkQueue_purge"."archived" := "WorkQueue_purge"."archived" + v$batch."archived";
+        "WorkQueue_purge"."processed" := "WorkQueue_purge"."processed" + v$batch."processed";
+        "WorkQueue_purge"."dead" := "WorkQueue_purge"."dead" + v$batch."dead";
+        COMMIT;
+        -- A short batch: nothing older is left (or what is left is locked: the next purge takes it).
+        EXIT WHEN v$batch."archived" + v$batch."processed" + v$batch."dead" < "WorkQueue_purge"."batch_size";
+    END LOOP;
+END
+$qgen$;
+ALTER PROCEDURE "QueueSample"."WorkQueue_purge" OWNER TO "QueueSample_owner";
+REVOKE ALL ON PROCEDURE "QueueSample"."WorkQueue_purge" FROM PUBLIC;

@@ -1,0 +1,62 @@
+-- qgen 0.1.0: maintain QueueSample.WorkQueue_maintain, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- batch_size finished jobs older than the retention (604800 s), releases up to batch_size expired
+-- leases (reap), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue: a caller that finds another one running returns at once with skipped = true.
+-- more = true when a step filled its batch: call again (qgen maintain does) to do the rest.
+-- Granted to the consumer role, so any worker can run it (run_worker does, every few seconds).
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_maintain"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE
+(
+    "skipped" boolean,
+    "released" integer,
+    "dead_lettered" integer,
+    "old_watermark" bigint,
+    "new_watermark" bigint,
+    "archived" integer,
+    "processed" integer,
+    "dead" integer,
+    "more" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "WorkQueue_maintain"."batch_size" IS NULL OR "WorkQueue_maintain"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("WorkQueue_maintain"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    "released" := 0;
+    "dead_lettered" := 0;
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
+    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"QueueSample"."WorkQueue"', 0)) THEN
+        "skipped" := TRUE;
+        "more" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    "skipped" := FALSE;
+    -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+    SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
+    FROM "QueueSample"."WorkQueue_purge_batch"(604800, "WorkQueue_maintain"."batch_size") AS "p";
+    SELECT "r"."released", "r"."dead_lettered" INTO "released", "dead_lettered"
+    -- reap takes at most the queue's max_batch_size (1000).
+    FROM "QueueSample"."WorkQueue_reap"(least("WorkQueue_maintain"."batch_size", 1000)) AS "r";
+    SELECT "w"."old_watermark", "w"."new_watermark" INTO "old_watermark", "new_watermark"
+    FROM "QueueSample"."WorkQueue_watermark_correct"() AS "w";
+    "more" := "archived" + "processed" + "dead" >= "WorkQueue_maintain"."batch_size"
+              OR "released" + "dead_lettered" >= least("WorkQueue_maintain"."batch_size", 1000);
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_maintain" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_maintain" FROM PUBLIC;

@@ -1,0 +1,16 @@
+-- qgen 0.1.0: grants QueueSample_consumer, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
+-- a queue table directly. USAGE on the schema lets the roles name the functions.
+GRANT USAGE ON SCHEMA "QueueSample" TO "QueueSample_producer", "QueueSample_consumer", "QueueSample_admin";
+GRANT EXECUTE ON FUNCTION "QueueSample"."QueueJob", "QueueSample"."WorkQueue_enqueue_batch" TO "QueueSample_producer";
+GRANT USAGE ON TYPE "QueueSample"."WorkQueue_batch" TO "QueueSample_producer";
+GRANT EXECUTE ON FUNCTION "QueueSample"."GetNextJob", "QueueSample"."WorkQueue_complete", "QueueSample"."WorkQueue_fail", "QueueSample"."WorkQueue_extend_lease" TO "QueueSample_consumer";
+GRANT USAGE ON TYPE "QueueSample"."GetNextJob_row" TO "QueueSample_consumer";
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_watermark_correct" TO "QueueSample_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_maintain" TO "QueueSample_consumer";
+GRANT SELECT ON "QueueSample"."WorkQueue_Pending" TO "QueueSample_admin";
+-- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
+GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "QueueSample" TO "QueueSample_admin";

@@ -1,0 +1,17 @@
+-- qgen 0.1.0: processed_index rainfall.rainfall_events_processed_ix, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- purge deletes processed jobs by age: only processed rows are indexed, by when they were processed
+-- (INCLUDE [processed]: a filtered index carries the columns its filter names).
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_processed_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events'))
+    CREATE NONCLUSTERED INDEX [rainfall_events_processed_ix]
+    ON [rainfall].[rainfall_events] ([processed_at])
+    INCLUDE ([processed])
+    WHERE [processed] = 1;
+GO

@@ -1,0 +1,81 @@
+-- qgen 0.1.0: reap rainfall.rainfall_events_reap, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Releases jobs whose lease expired (a worker died or overran its allotted time), at most
+-- @batch_size per call so it never holds many locks: those with attempts left become claimable
+-- again, with their old token cleared so the late worker is fenced off; the rest are dead-lettered.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_reap]
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for rainfall.rainfall_events_reap; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- Each statement reads the table once, through its CTE (as dequeue's claim does). READPAST:
+        -- a job being completed right now is locked by its worker; leave it to finish. UPDLOCK
+        -- (and the statement's own update locks) make these locking reads of current rows.
+        ;WITH [expired] AS
+        (
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error]
+            FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 3
+        )
+        UPDATE [expired]
+        SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+            [last_error] = N'qgen: lease expired before the job was completed'
+        OUTPUT inserted.[id] INTO @q$freed ([id])
+        -- Planned for one row, whatever @batch_size the first call sniffed.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$released = @@ROWCOUNT;
+
+        -- Out of attempts: what is left of the batch.
+        ;WITH [expired] AS
+        (
+            SELECT TOP (@batch_size - @q$released) [id], [rainfall_id], [enqueued_at], [attempts]
+            FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 3
+        )
+        DELETE FROM [expired]
+        OUTPUT deleted.[id], deleted.[rainfall_id], deleted.[enqueued_at], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
+        INTO [rainfall].[rainfall_events_dead] ([id], [rainfall_id], [enqueued_at], [attempts], [last_error], [dead_at])
+        OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
+        SET @q$dead_lettered = @@ROWCOUNT;
+
+        -- Released jobs are claimable again: the watermark must not stay above them.
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        IF @q$lowest IS NOT NULL
+            UPDATE [rainfall].[rainfall_events_watermark]
+            SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
+        COMMIT TRANSACTION;
+        SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

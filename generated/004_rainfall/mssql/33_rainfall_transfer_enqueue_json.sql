@@ -1,0 +1,65 @@
+-- qgen 0.1.0: enqueue_json rainfall.rainfall_transfer_enqueue_json, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
+-- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
+-- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
+-- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue_json]
+    @jobs nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
+    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
+    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
+    -- to a table with a filtered index needs come from the session (error 1934 without them).
+    -- Each SET here holds until the procedure returns.
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$batch [rainfall].[rainfall_transfer_batch];
+    BEGIN TRY
+        INSERT INTO @q$batch ([ordinal], [rainfall_id], [summary])
+        SELECT COALESCE([j].[ordinal], CAST([a].[key] AS int) + 1),
+               [j].[rainfall_id],
+               [j].[summary]
+        FROM OPENJSON(@jobs) AS [a]
+        CROSS APPLY OPENJSON([a].[value])
+        WITH
+        (
+            [ordinal] int '$.ordinal',
+            [rainfall_id] bigint '$.rainfall_id',
+            [summary] nvarchar(400) '$.summary'
+        ) AS [j];
+        BEGIN TRANSACTION;
+        INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        SELECT [j].[rainfall_id], [j].[summary]
+        FROM @q$batch AS [j]
+        -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
+        ORDER BY [j].[ordinal];
+        -- The nth lowest new id belongs to the nth lowest ordinal.
+        SELECT [j].[ordinal], [n].[id], CAST(1 AS bit) AS [enqueued]
+        FROM (SELECT [ordinal], ROW_NUMBER() OVER (ORDER BY [ordinal]) AS [position] FROM @q$batch) AS [j]
+        INNER JOIN (SELECT [id], ROW_NUMBER() OVER (ORDER BY [id]) AS [position] FROM @q$new) AS [n]
+            ON [n].[position] = [j].[position]
+        ORDER BY [j].[ordinal];
+
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO

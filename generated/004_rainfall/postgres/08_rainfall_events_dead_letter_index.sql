@@ -1,0 +1,5 @@
+-- qgen 0.1.0: dead_letter_index rainfall.rainfall_events_dead_ix, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+CREATE INDEX IF NOT EXISTS "rainfall_events_dead_ix"
+    ON "rainfall"."rainfall_events_dead" ("dead_at");

@@ -1,0 +1,23 @@
+-- qgen 0.1.0: enqueue rainfall.rainfall_events_enqueue, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
+-- (enqueued = false).
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_enqueue"
+(
+    "rainfall_id" bigint
+)
+RETURNS TABLE ("id" bigint, "enqueued" boolean)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+        INSERT INTO "rainfall"."rainfall_events" AS "job" ("rainfall_id")
+        VALUES ("rainfall_events_enqueue"."rainfall_id")
+        RETURNING "job"."id", TRUE;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_enqueue" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_enqueue" FROM PUBLIC;

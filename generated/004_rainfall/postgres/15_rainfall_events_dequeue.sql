@@ -1,0 +1,129 @@
+-- qgen 0.1.0: dequeue rainfall.rainfall_events_dequeue, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
+-- name with a parameter (the job type column and the job_type filter), which RETURNS TABLE forbids.
+DO $qgen$
+BEGIN
+    IF pg_catalog.to_regtype('"rainfall"."rainfall_events_dequeue_row"') IS NULL THEN
+        CREATE TYPE "rainfall"."rainfall_events_dequeue_row" AS
+        (
+            "id" bigint,
+            "rainfall_id" bigint,
+            "attempts" integer,
+            "lease_token" uuid,
+            "lease_expires_at" timestamptz
+        );
+    END IF;
+END
+$qgen$;
+ALTER TYPE "rainfall"."rainfall_events_dequeue_row" OWNER TO "rainfall_owner";
+-- Claims up to batch_size jobs under one new lease token and returns them. The lease is a soft
+-- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
+-- With complete_lease_token it first completes that lease's jobs as complete(token) does, in the
+-- same transaction: one commit per batch instead of two. A token that holds no job raises QG001
+-- and nothing is claimed.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_dequeue"
+(
+    "owner" varchar(128) DEFAULT NULL,
+    "batch_size" integer DEFAULT 5,
+    "lease_seconds" integer DEFAULT 900,
+    "complete_lease_token" uuid DEFAULT NULL
+)
+RETURNS SETOF "rainfall"."rainfall_events_dequeue_row"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
+ROWS 5
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$token uuid := gen_random_uuid();
+    v$completed integer;
+    v$job "rainfall"."rainfall_events_dequeue_row";
+    v$lowest bigint;
+    v$highest bigint;
+    v$from bigint;
+    v$rescan boolean;
+    v$mark bigint;
+    v$searched timestamptz;
+    v$stranded bigint;
+BEGIN
+    IF "rainfall_events_dequeue"."batch_size" IS NULL OR "rainfall_events_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for rainfall.rainfall_events_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("rainfall_events_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    IF "rainfall_events_dequeue"."lease_seconds" IS NULL OR "rainfall_events_dequeue"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("rainfall_events_dequeue"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
+    IF "rainfall_events_dequeue"."complete_lease_token" IS NOT NULL THEN
+        -- Outbox values belong to one job: completing a whole lease here would skip them silently.
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its id and its outbox values, then dequeue';
+        IF v$completed = 0 THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+        END IF;
+    END IF;
+    -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+    SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "rainfall"."rainfall_events_watermark" AS "w";
+    IF NOT FOUND THEN
+        v$from := 0;
+        INSERT INTO "rainfall"."rainfall_events_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+    ELSIF v$rescan THEN
+        SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
+        FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            -- A statement of its own: its snapshot is taken after the lock, so it sees every release
+            -- committed before; one that commits later waits for this row and lowers the watermark itself.
+            -- corrected_at gets the time before the search, so a job committed after it is left to the next.
+            SELECT min("job"."id") INTO v$stranded
+            FROM "rainfall"."rainfall_events" AS "job"
+            WHERE "job"."id" < v$mark AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+            UPDATE "rainfall"."rainfall_events_watermark" AS "w"
+            SET "corrected_at" = v$searched,
+                "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
+            RETURNING "w"."id" INTO v$from;
+        END IF;
+    END IF;
+    FOR v$job IN
+        WITH "claimed" AS
+        (
+            UPDATE "rainfall"."rainfall_events" AS "job"
+            SET "lease_token" = v$token,
+                "lease_owner" = "rainfall_events_dequeue"."owner",
+                "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
+                "attempts" = "job"."attempts" + 1
+            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+            WHERE "job"."id" = ANY (ARRAY
+            (
+                SELECT "next"."id"
+                FROM "rainfall"."rainfall_events" AS "next"
+                WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                  -- Below the watermark every row is claimed or gone: start the index range there.
+                  AND "next"."id" >= v$from
+                ORDER BY "next"."id"
+                LIMIT "rainfall_events_dequeue"."batch_size"
+                FOR UPDATE SKIP LOCKED
+            ))
+            RETURNING "job"."id", "job"."rainfall_id", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+        )
+        SELECT "c"."id", "c"."rainfall_id", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
+        FROM "claimed" AS "c"
+        ORDER BY "c"."id"
+    LOOP
+        v$lowest := least(v$lowest, v$job."id");
+        v$highest := greatest(v$highest, v$job."id");
+        RETURN NEXT v$job;
+    END LOOP;
+    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
+    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
+        PERFORM "rainfall"."rainfall_events_watermark_move"(v$lowest);
+    END IF;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_dequeue" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_dequeue" FROM PUBLIC;

@@ -1,0 +1,55 @@
+-- qgen 0.1.0: fail rainfall.rainfall_events_fail, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A worker could not finish a job. With attempts left (at most 3) and retry it is released for
+-- another try after a backoff (returns 0); otherwise it goes to the dead-letter table (returns 1).
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_fail"
+(
+    "lease_token" uuid,
+    "id" bigint,
+    "error" varchar(4000) DEFAULT NULL,
+    "retry" boolean DEFAULT TRUE
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$gone integer;
+BEGIN
+    IF "rainfall_events_fail"."retry" THEN
+        UPDATE "rainfall"."rainfall_events" AS "job"
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
+            "last_error" = "rainfall_events_fail"."error",
+            "available_at" = now() + pg_catalog.make_interval(secs => least(600::float8, 30 * power(2::float8, least("job"."attempts" - 1, 60))))
+        WHERE "job"."id" = "rainfall_events_fail"."id" AND "job"."lease_token" = "rainfall_events_fail"."lease_token"
+          AND "job"."attempts" < 3;
+        IF FOUND THEN
+            -- The job is claimable again: the watermark must not stay above it.
+            UPDATE "rainfall"."rainfall_events_watermark" AS "w"
+            SET "id" = "rainfall_events_fail"."id"
+            WHERE "w"."id" > "rainfall_events_fail"."id";
+            RETURN 0;
+        END IF;
+    END IF;
+    -- No retry (asked, or attempts used up), or the token does not hold the job: then nothing matches.
+    WITH "gone" AS
+    (
+        DELETE FROM "rainfall"."rainfall_events" AS "job"
+        WHERE "job"."id" = "rainfall_events_fail"."id" AND "job"."lease_token" = "rainfall_events_fail"."lease_token"
+        RETURNING "job".*
+    )
+    INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
+    SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", "rainfall_events_fail"."error", now()
+    FROM "gone" AS "g";
+    GET DIAGNOSTICS v$gone = ROW_COUNT;
+    IF v$gone = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    RETURN 1;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_fail" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_fail" FROM PUBLIC;

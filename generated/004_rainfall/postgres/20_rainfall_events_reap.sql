@@ -1,0 +1,67 @@
+-- qgen 0.1.0: reap rainfall.rainfall_events_reap, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Releases jobs whose lease expired (a worker died or overran its allotted time), at most
+-- batch_size per call: those with attempts left become claimable again, with their old token
+-- cleared so the late worker is fenced off; the rest are dead-lettered.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_reap"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE ("released" integer, "dead_lettered" integer)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$lowest bigint;
+BEGIN
+    IF "rainfall_events_reap"."batch_size" IS NULL OR "rainfall_events_reap"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for rainfall.rainfall_events_reap; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("rainfall_events_reap"."batch_size"::text, 'NULL'));
+    END IF;
+    WITH "expired" AS
+    (
+        -- SKIP LOCKED: a job being completed right now is locked by its worker; leave it to finish.
+        SELECT "job"."id", "job"."attempts"
+        FROM "rainfall"."rainfall_events" AS "job"
+        WHERE "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < now()
+        LIMIT "rainfall_events_reap"."batch_size"
+        FOR UPDATE SKIP LOCKED
+    ),
+    "freed" AS
+    (
+        UPDATE "rainfall"."rainfall_events" AS "job"
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = now(),
+            "last_error" = 'qgen: lease expired before the job was completed'
+        FROM "expired" AS "e"
+        WHERE "job"."id" = "e"."id" AND "e"."attempts" < 3
+        RETURNING "job"."id"
+    ),
+    "gone" AS
+    (
+        DELETE FROM "rainfall"."rainfall_events" AS "job"
+        USING "expired" AS "e"
+        WHERE "job"."id" = "e"."id" AND "e"."attempts" >= 3
+        RETURNING "job".*
+    ),
+    "buried" AS
+    (
+        INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", 'qgen: lease expired on the last attempt', now()
+        FROM "gone" AS "g"
+    )
+    SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
+    INTO "released", "dead_lettered", v$lowest;
+    IF v$lowest IS NOT NULL THEN
+        -- Released jobs are claimable again: the watermark must not stay above them.
+        UPDATE "rainfall"."rainfall_events_watermark" AS "w"
+        SET "id" = v$lowest
+        WHERE "w"."id" > v$lowest;
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_reap" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_reap" FROM PUBLIC;

@@ -1,4 +1,0 @@
--- qgen 0.1.0: claim_index rainfall.rainfall_transfer_claim_ix, rendered for PostgreSQL from 004_rainfall.yaml.
--- Do not edit: change the spec or the templates, then run `qgen render`.
--- rainfall.rainfall_transfer_claim_ix: not needed. A delete queue holds only unclaimed rows and claims them
--- in id order, which the primary key already is; a second index on id would only slow every write.

@@ -1,0 +1,24 @@
+-- qgen 0.1.0: peek rainfall.rainfall_transfer_peek, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue). Returns the
+-- pending view's rows. "limit" is a reserved word: by name it is passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_peek"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS SETOF "rainfall"."rainfall_transfer_pending"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+    SELECT "p".*
+    FROM "rainfall"."rainfall_transfer_pending" AS "p"
+    ORDER BY "p"."id"
+    LIMIT "rainfall_transfer_peek"."limit";
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_peek" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_peek" FROM PUBLIC;

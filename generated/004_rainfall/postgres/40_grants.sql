@@ -1,0 +1,25 @@
+-- qgen 0.1.0: grants rainfall_consumer, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
+-- a queue table directly. USAGE on the schema lets the roles name the functions.
+GRANT USAGE ON SCHEMA "rainfall" TO "rainfall_producer", "rainfall_consumer", "rainfall_admin";
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_events_enqueue", "rainfall"."rainfall_events_enqueue_batch" TO "rainfall_producer";
+GRANT USAGE ON TYPE "rainfall"."rainfall_events_batch" TO "rainfall_producer";
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_events_dequeue", "rainfall"."rainfall_events_complete", "rainfall"."rainfall_events_fail", "rainfall"."rainfall_events_extend_lease" TO "rainfall_consumer";
+GRANT USAGE ON TYPE "rainfall"."rainfall_events_dequeue_row" TO "rainfall_consumer";
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_events_watermark_correct" TO "rainfall_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_events_maintain" TO "rainfall_consumer";
+GRANT SELECT ON "rainfall"."rainfall_events_pending" TO "rainfall_admin";
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_enqueue", "rainfall"."rainfall_transfer_enqueue_batch" TO "rainfall_producer";
+GRANT USAGE ON TYPE "rainfall"."rainfall_transfer_batch" TO "rainfall_producer";
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_dequeue" TO "rainfall_consumer";
+GRANT USAGE ON TYPE "rainfall"."rainfall_transfer_dequeue_row" TO "rainfall_consumer";
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_watermark_correct" TO "rainfall_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_maintain" TO "rainfall_consumer";
+GRANT SELECT ON "rainfall"."rainfall_transfer_pending" TO "rainfall_admin";
+-- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
+GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "rainfall" TO "rainfall_admin";
