@@ -201,3 +201,16 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
         assert roles.count("sys.database_role_members") == 3 and roles.count("sp_dropextendedproperty") == 3
         schema = batches[-2]
         assert "DROP SCHEMA" in schema and "N'qgen.created'" in schema and "sys.objects" in schema
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_install_ends_by_checking_that_every_object_exists(spec_path):
+    """sqlcmd without -b goes on after a batch that failed (a procedure that does not compile, an
+    OPENJSON under compatibility level 130): verify, install's last batch, must then fail naming
+    what is missing. Every table, view, procedure, type and index of the catalog is checked."""
+    rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")
+    verify = next(item for item in rendering.objects if item.obj.kind == "verify").create
+    checked = set(re.findall(r"SET @q\$missing \+= N' [^.]+\.([^']+)';", verify))
+    made = {item.obj.name for item in rendering.objects if item.obj.queue}
+    assert made and checked == made, sorted(made ^ checked)
+    assert "THROW 50020, @q$absent" in verify
