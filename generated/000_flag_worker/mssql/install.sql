@@ -1272,4 +1272,68 @@ BEGIN
         + N'filtered index exists:' + @q$wrong + N'. Run install.sql again from a session with both ON (sqlcmd -I).', 2048);
     THROW 50020, @q$message, 1;
 END;
+-- And every object install makes must exist: sqlcmd without -b goes on after a batch that failed
+-- (a CREATE PROCEDURE that does not compile, an OPENJSON under compatibility level 130), so an
+-- install that printed an error and carried on ends here with the names of what is missing.
+DECLARE @q$missing nvarchar(max) = N'';
+IF OBJECT_ID(N'four.four_queue') IS NULL
+    SET @q$missing += N' four.four_queue';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'four_queue_claim_ix' AND [object_id] = OBJECT_ID(N'four.four_queue'))
+    SET @q$missing += N' four.four_queue_claim_ix';
+IF OBJECT_ID(N'four.four_queue_dead') IS NULL
+    SET @q$missing += N' four.four_queue_dead';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'four_queue_dedupe_ux' AND [object_id] = OBJECT_ID(N'four.four_queue'))
+    SET @q$missing += N' four.four_queue_dedupe_ux';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'four_queue_lease_ix' AND [object_id] = OBJECT_ID(N'four.four_queue'))
+    SET @q$missing += N' four.four_queue_lease_ix';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'four_queue_processed_ix' AND [object_id] = OBJECT_ID(N'four.four_queue'))
+    SET @q$missing += N' four.four_queue_processed_ix';
+IF OBJECT_ID(N'four.four_queue_watermark') IS NULL
+    SET @q$missing += N' four.four_queue_watermark';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'four_queue_dead_ix' AND [object_id] = OBJECT_ID(N'four.four_queue_dead'))
+    SET @q$missing += N' four.four_queue_dead_ix';
+IF OBJECT_ID(N'four.four_queue_pending') IS NULL
+    SET @q$missing += N' four.four_queue_pending';
+IF TYPE_ID(N'four.four_queue_batch') IS NULL
+    SET @q$missing += N' four.four_queue_batch';
+IF OBJECT_ID(N'four.four_queue_enqueue') IS NULL
+    SET @q$missing += N' four.four_queue_enqueue';
+IF OBJECT_ID(N'four.four_queue_enqueue_batch') IS NULL
+    SET @q$missing += N' four.four_queue_enqueue_batch';
+IF OBJECT_ID(N'four.four_queue_enqueue_json') IS NULL
+    SET @q$missing += N' four.four_queue_enqueue_json';
+IF OBJECT_ID(N'four.four_queue_watermark_move') IS NULL
+    SET @q$missing += N' four.four_queue_watermark_move';
+IF OBJECT_ID(N'four.four_queue_watermark_correct') IS NULL
+    SET @q$missing += N' four.four_queue_watermark_correct';
+IF OBJECT_ID(N'four.four_queue_dequeue') IS NULL
+    SET @q$missing += N' four.four_queue_dequeue';
+IF OBJECT_ID(N'four.four_queue_complete') IS NULL
+    SET @q$missing += N' four.four_queue_complete';
+IF OBJECT_ID(N'four.four_queue_fail') IS NULL
+    SET @q$missing += N' four.four_queue_fail';
+IF OBJECT_ID(N'four.four_queue_extend_lease') IS NULL
+    SET @q$missing += N' four.four_queue_extend_lease';
+IF OBJECT_ID(N'four.four_queue_reap') IS NULL
+    SET @q$missing += N' four.four_queue_reap';
+IF OBJECT_ID(N'four.four_queue_worker') IS NULL
+    SET @q$missing += N' four.four_queue_worker';
+IF OBJECT_ID(N'four.four_queue_metrics') IS NULL
+    SET @q$missing += N' four.four_queue_metrics';
+IF OBJECT_ID(N'four.four_queue_peek') IS NULL
+    SET @q$missing += N' four.four_queue_peek';
+IF OBJECT_ID(N'four.four_queue_purge_batch') IS NULL
+    SET @q$missing += N' four.four_queue_purge_batch';
+IF OBJECT_ID(N'four.four_queue_purge') IS NULL
+    SET @q$missing += N' four.four_queue_purge';
+IF OBJECT_ID(N'four.four_queue_maintain') IS NULL
+    SET @q$missing += N' four.four_queue_maintain';
+IF OBJECT_ID(N'four.four_queue_redrive') IS NULL
+    SET @q$missing += N' four.four_queue_redrive';
+IF @q$missing <> N''
+BEGIN
+    DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
+        + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
+    THROW 50020, @q$absent, 1;
+END;
 GO

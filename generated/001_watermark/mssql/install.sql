@@ -686,4 +686,44 @@ BEGIN
         + N'filtered index exists:' + @q$wrong + N'. Run install.sql again from a session with both ON (sqlcmd -I).', 2048);
     THROW 50020, @q$message, 1;
 END;
+-- And every object install makes must exist: sqlcmd without -b goes on after a batch that failed
+-- (a CREATE PROCEDURE that does not compile, an OPENJSON under compatibility level 130), so an
+-- install that printed an error and carried on ends here with the names of what is missing.
+DECLARE @q$missing nvarchar(max) = N'';
+IF OBJECT_ID(N'ghosts.testq') IS NULL
+    SET @q$missing += N' ghosts.testq';
+IF OBJECT_ID(N'ghosts.testq_watermark') IS NULL
+    SET @q$missing += N' ghosts.testq_watermark';
+IF OBJECT_ID(N'ghosts.testq_pending') IS NULL
+    SET @q$missing += N' ghosts.testq_pending';
+IF TYPE_ID(N'ghosts.testq_batch') IS NULL
+    SET @q$missing += N' ghosts.testq_batch';
+IF OBJECT_ID(N'ghosts.testq_enqueue') IS NULL
+    SET @q$missing += N' ghosts.testq_enqueue';
+IF OBJECT_ID(N'ghosts.testq_enqueue_batch') IS NULL
+    SET @q$missing += N' ghosts.testq_enqueue_batch';
+IF OBJECT_ID(N'ghosts.testq_enqueue_json') IS NULL
+    SET @q$missing += N' ghosts.testq_enqueue_json';
+IF OBJECT_ID(N'ghosts.testq_watermark_move') IS NULL
+    SET @q$missing += N' ghosts.testq_watermark_move';
+IF OBJECT_ID(N'ghosts.testq_watermark_correct') IS NULL
+    SET @q$missing += N' ghosts.testq_watermark_correct';
+IF OBJECT_ID(N'ghosts.testq_dequeue') IS NULL
+    SET @q$missing += N' ghosts.testq_dequeue';
+IF OBJECT_ID(N'ghosts.testq_metrics') IS NULL
+    SET @q$missing += N' ghosts.testq_metrics';
+IF OBJECT_ID(N'ghosts.testq_peek') IS NULL
+    SET @q$missing += N' ghosts.testq_peek';
+IF OBJECT_ID(N'ghosts.testq_purge_batch') IS NULL
+    SET @q$missing += N' ghosts.testq_purge_batch';
+IF OBJECT_ID(N'ghosts.testq_purge') IS NULL
+    SET @q$missing += N' ghosts.testq_purge';
+IF OBJECT_ID(N'ghosts.testq_maintain') IS NULL
+    SET @q$missing += N' ghosts.testq_maintain';
+IF @q$missing <> N''
+BEGIN
+    DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
+        + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
+    THROW 50020, @q$absent, 1;
+END;
 GO

@@ -623,4 +623,44 @@ BEGIN
         + N'filtered index exists:' + @q$wrong + N'. Run install.sql again from a session with both ON (sqlcmd -I).', 2048);
     THROW 50020, @q$message, 1;
 END;
+-- And every object install makes must exist: sqlcmd without -b goes on after a batch that failed
+-- (a CREATE PROCEDURE that does not compile, an OPENJSON under compatibility level 130), so an
+-- install that printed an error and carried on ends here with the names of what is missing.
+DECLARE @q$missing nvarchar(max) = N'';
+IF OBJECT_ID(N'cards.card_codes') IS NULL
+    SET @q$missing += N' cards.card_codes';
+IF OBJECT_ID(N'cards.card_codes_archive') IS NULL
+    SET @q$missing += N' cards.card_codes_archive';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_dedupe_ux' AND [object_id] = OBJECT_ID(N'cards.card_codes'))
+    SET @q$missing += N' cards.card_codes_dedupe_ux';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_archive_ix' AND [object_id] = OBJECT_ID(N'cards.card_codes_archive'))
+    SET @q$missing += N' cards.card_codes_archive_ix';
+IF OBJECT_ID(N'cards.card_codes_pending') IS NULL
+    SET @q$missing += N' cards.card_codes_pending';
+IF TYPE_ID(N'cards.card_codes_batch') IS NULL
+    SET @q$missing += N' cards.card_codes_batch';
+IF OBJECT_ID(N'cards.card_codes_enqueue') IS NULL
+    SET @q$missing += N' cards.card_codes_enqueue';
+IF OBJECT_ID(N'cards.card_codes_enqueue_batch') IS NULL
+    SET @q$missing += N' cards.card_codes_enqueue_batch';
+IF OBJECT_ID(N'cards.card_codes_enqueue_json') IS NULL
+    SET @q$missing += N' cards.card_codes_enqueue_json';
+IF OBJECT_ID(N'cards.card_codes_dequeue') IS NULL
+    SET @q$missing += N' cards.card_codes_dequeue';
+IF OBJECT_ID(N'cards.card_codes_metrics') IS NULL
+    SET @q$missing += N' cards.card_codes_metrics';
+IF OBJECT_ID(N'cards.card_codes_peek') IS NULL
+    SET @q$missing += N' cards.card_codes_peek';
+IF OBJECT_ID(N'cards.card_codes_purge_batch') IS NULL
+    SET @q$missing += N' cards.card_codes_purge_batch';
+IF OBJECT_ID(N'cards.card_codes_purge') IS NULL
+    SET @q$missing += N' cards.card_codes_purge';
+IF OBJECT_ID(N'cards.card_codes_maintain') IS NULL
+    SET @q$missing += N' cards.card_codes_maintain';
+IF @q$missing <> N''
+BEGIN
+    DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
+        + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
+    THROW 50020, @q$absent, 1;
+END;
 GO

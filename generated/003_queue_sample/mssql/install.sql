@@ -1175,4 +1175,66 @@ BEGIN
         + N'filtered index exists:' + @q$wrong + N'. Run install.sql again from a session with both ON (sqlcmd -I).', 2048);
     THROW 50020, @q$message, 1;
 END;
+-- And every object install makes must exist: sqlcmd without -b goes on after a batch that failed
+-- (a CREATE PROCEDURE that does not compile, an OPENJSON under compatibility level 130), so an
+-- install that printed an error and carried on ends here with the names of what is missing.
+DECLARE @q$missing nvarchar(max) = N'';
+IF OBJECT_ID(N'QueueSample.WorkQueue') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'WorkQueue_claim_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue'))
+    SET @q$missing += N' QueueSample.WorkQueue_claim_ix';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'WorkQueue_claim_order_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue'))
+    SET @q$missing += N' QueueSample.WorkQueue_claim_order_ix';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'WorkQueue_lease_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue'))
+    SET @q$missing += N' QueueSample.WorkQueue_lease_ix';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'WorkQueue_processed_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue'))
+    SET @q$missing += N' QueueSample.WorkQueue_processed_ix';
+IF OBJECT_ID(N'QueueSample.WorkQueue_watermark') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_watermark';
+IF OBJECT_ID(N'QueueSample.WorkQueue_dead') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_dead';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'WorkQueue_dead_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue_dead'))
+    SET @q$missing += N' QueueSample.WorkQueue_dead_ix';
+IF OBJECT_ID(N'QueueSample.WorkQueue_Pending') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_Pending';
+IF TYPE_ID(N'QueueSample.WorkQueue_batch') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_batch';
+IF OBJECT_ID(N'QueueSample.QueueJob') IS NULL
+    SET @q$missing += N' QueueSample.QueueJob';
+IF OBJECT_ID(N'QueueSample.WorkQueue_enqueue_batch') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_enqueue_batch';
+IF OBJECT_ID(N'QueueSample.WorkQueue_enqueue_json') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_enqueue_json';
+IF OBJECT_ID(N'QueueSample.WorkQueue_watermark_move') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_watermark_move';
+IF OBJECT_ID(N'QueueSample.WorkQueue_watermark_correct') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_watermark_correct';
+IF OBJECT_ID(N'QueueSample.GetNextJob') IS NULL
+    SET @q$missing += N' QueueSample.GetNextJob';
+IF OBJECT_ID(N'QueueSample.WorkQueue_complete') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_complete';
+IF OBJECT_ID(N'QueueSample.WorkQueue_fail') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_fail';
+IF OBJECT_ID(N'QueueSample.WorkQueue_extend_lease') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_extend_lease';
+IF OBJECT_ID(N'QueueSample.WorkQueue_reap') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_reap';
+IF OBJECT_ID(N'QueueSample.WorkQueue_metrics') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_metrics';
+IF OBJECT_ID(N'QueueSample.ViewQueue') IS NULL
+    SET @q$missing += N' QueueSample.ViewQueue';
+IF OBJECT_ID(N'QueueSample.WorkQueue_purge_batch') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_purge_batch';
+IF OBJECT_ID(N'QueueSample.WorkQueue_purge') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_purge';
+IF OBJECT_ID(N'QueueSample.WorkQueue_maintain') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_maintain';
+IF OBJECT_ID(N'QueueSample.WorkQueue_redrive') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_redrive';
+IF @q$missing <> N''
+BEGIN
+    DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
+        + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
+    THROW 50020, @q$absent, 1;
+END;
 GO

@@ -1725,4 +1725,94 @@ BEGIN
         + N'filtered index exists:' + @q$wrong + N'. Run install.sql again from a session with both ON (sqlcmd -I).', 2048);
     THROW 50020, @q$message, 1;
 END;
+-- And every object install makes must exist: sqlcmd without -b goes on after a batch that failed
+-- (a CREATE PROCEDURE that does not compile, an OPENJSON under compatibility level 130), so an
+-- install that printed an error and carried on ends here with the names of what is missing.
+DECLARE @q$missing nvarchar(max) = N'';
+IF OBJECT_ID(N'rainfall.rainfall_events') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'rainfall_events_claim_ix' AND [object_id] = OBJECT_ID(N'rainfall.rainfall_events'))
+    SET @q$missing += N' rainfall.rainfall_events_claim_ix';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'rainfall_events_lease_ix' AND [object_id] = OBJECT_ID(N'rainfall.rainfall_events'))
+    SET @q$missing += N' rainfall.rainfall_events_lease_ix';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'rainfall_events_processed_ix' AND [object_id] = OBJECT_ID(N'rainfall.rainfall_events'))
+    SET @q$missing += N' rainfall.rainfall_events_processed_ix';
+IF OBJECT_ID(N'rainfall.rainfall_events_watermark') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_watermark';
+IF OBJECT_ID(N'rainfall.rainfall_events_dead') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_dead';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'rainfall_events_dead_ix' AND [object_id] = OBJECT_ID(N'rainfall.rainfall_events_dead'))
+    SET @q$missing += N' rainfall.rainfall_events_dead_ix';
+IF OBJECT_ID(N'rainfall.rainfall_events_pending') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_pending';
+IF TYPE_ID(N'rainfall.rainfall_events_batch') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_batch';
+IF OBJECT_ID(N'rainfall.rainfall_events_enqueue') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_enqueue';
+IF OBJECT_ID(N'rainfall.rainfall_events_enqueue_batch') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_enqueue_batch';
+IF OBJECT_ID(N'rainfall.rainfall_events_enqueue_json') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_enqueue_json';
+IF OBJECT_ID(N'rainfall.rainfall_events_watermark_move') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_watermark_move';
+IF OBJECT_ID(N'rainfall.rainfall_events_watermark_correct') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_watermark_correct';
+IF OBJECT_ID(N'rainfall.rainfall_events_dequeue') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_dequeue';
+IF OBJECT_ID(N'rainfall.rainfall_transfer') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer';
+IF OBJECT_ID(N'rainfall.rainfall_events_complete') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_complete';
+IF OBJECT_ID(N'rainfall.rainfall_events_fail') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_fail';
+IF OBJECT_ID(N'rainfall.rainfall_events_extend_lease') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_extend_lease';
+IF OBJECT_ID(N'rainfall.rainfall_events_reap') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_reap';
+IF OBJECT_ID(N'rainfall.rainfall_events_metrics') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_metrics';
+IF OBJECT_ID(N'rainfall.rainfall_events_peek') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_peek';
+IF OBJECT_ID(N'rainfall.rainfall_events_purge_batch') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_purge_batch';
+IF OBJECT_ID(N'rainfall.rainfall_events_purge') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_purge';
+IF OBJECT_ID(N'rainfall.rainfall_events_maintain') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_maintain';
+IF OBJECT_ID(N'rainfall.rainfall_events_redrive') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_redrive';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_watermark') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_watermark';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_pending') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_pending';
+IF TYPE_ID(N'rainfall.rainfall_transfer_batch') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_batch';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_enqueue') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_enqueue';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_enqueue_batch') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_enqueue_batch';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_enqueue_json') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_enqueue_json';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_watermark_move') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_watermark_move';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_watermark_correct') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_watermark_correct';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_dequeue') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_dequeue';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_metrics') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_metrics';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_peek') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_peek';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_purge_batch') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_purge_batch';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_purge') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_purge';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_maintain') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_maintain';
+IF @q$missing <> N''
+BEGIN
+    DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
+        + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
+    THROW 50020, @q$absent, 1;
+END;
 GO
