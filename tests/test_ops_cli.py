@@ -17,6 +17,7 @@ from qgen.render import render_spec
 from qgen.specload import load_spec
 from tests.conftest import ROOT
 from tests.support.pg import run_script, scratch_database
+from tests.support.run import run_spec
 
 SPEC = ROOT / "tests" / "specs" / "features_lease.yaml"   # schema feat: jobs (archive, dead letters), urgent
 OTHER = ROOT / "examples" / "001_watermark.yaml"            # never installed here
@@ -24,7 +25,7 @@ OTHER = ROOT / "examples" / "001_watermark.yaml"            # never installed he
 
 @pytest.fixture(scope="module")
 def installed(postgres_server):
-    spec = load_spec(SPEC)
+    spec = run_spec(load_spec(SPEC))  # roles of this run's own: they belong to the cluster
     rendering = render_spec(spec, SPEC.name, "postgres")
     with scratch_database("qgen_ops") as url:
         run_script(url, rendering.install)

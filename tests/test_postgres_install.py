@@ -81,11 +81,11 @@ def test_claim_and_purge_indexes(postgres_server):
     """Each claim has an index in its own order, and purge finds old rows by the time it deletes by."""
     with scratch_database("qgen_ix") as url:
         for name in ("features_lease", "features_delete"):
-            run_script(url, render_spec(load_spec(ROOT / "tests" / "specs" / f"{name}.yaml"), name, "postgres").install)
+            run_script(url, render_spec(run_spec(load_spec(ROOT / "tests" / "specs" / f"{name}.yaml")), name, "postgres").install)
         for example in ("001_watermark", "000_flag_worker"):
             if example in HANDLER:
                 run_script(url, HANDLER[example])
-            run_script(url, render_spec(load_spec(ROOT / "examples" / f"{example}.yaml"), example, "postgres").install)
+            run_script(url, render_spec(run_spec(load_spec(ROOT / "examples" / f"{example}.yaml")), example, "postgres").install)
         lease = indexes(url, "feat")  # jobs: job types, archive, dead letters; urgent: priority
         # A dequeue with a job type, and one without: each has a partial index in its order.
         assert lease["jobs_claim_ix"] == '(job_type, id) WHERE (lease_token IS NULL)'
@@ -106,7 +106,7 @@ def test_claim_and_purge_indexes(postgres_server):
 def test_every_name_install_creates_is_one_qgen_check_knows(postgres_server, spec_path):
     """qgen/names.py checks the names it collects from the rendered scripts; what PostgreSQL then
     holds must be exactly those, or a template created a name the check never saw."""
-    spec = load_spec(spec_path)
+    spec = run_spec(load_spec(spec_path))  # roles of this run's own: they belong to the cluster
     rendering = render_spec(spec, spec_path.name, "postgres")
     collected = {c.name for item in rendering.objects for c in dialects.get("postgres").created_names(item.create)
                  if c.namespace in ("relation", "routine")}

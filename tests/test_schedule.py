@@ -17,6 +17,7 @@ from qgen.spec import object_name
 from qgen.specload import load_spec
 from tests.conftest import EXAMPLES, ROOT
 from tests.support.pg import run_script, scratch_database
+from tests.support.run import run_spec
 
 SPEC = ROOT / "tests" / "specs" / "features_lease.yaml"
 
@@ -49,7 +50,7 @@ def test_the_pg_cron_script_schedules_every_queue_and_its_commands_run(postgres_
     psql = shutil.which("psql")
     if psql is None:
         pytest.skip("psql is not installed")
-    spec = load_spec(SPEC)
+    spec = run_spec(load_spec(SPEC))  # roles of this run's own: they belong to the cluster
     rendering = render_spec(spec, SPEC.name, "postgres")
     script = tmp_path / "schedule.sql"
     script.write_text(rendering.files()["schedule.sql"], encoding="utf-8")
