@@ -28,6 +28,7 @@ from qgen.specload import load_spec_text
 from qgen.worker import run_worker
 from tests.support.pg import ADMIN_URL, scratch_database
 from tests.support.proxy import CuttingProxy
+from tests.support.run import run_spec
 
 SPEC = """\
 schema: {schema}
@@ -53,7 +54,8 @@ queues:
 
 
 def make_spec(schema: str):
-    return load_spec_text(SPEC.format(schema=schema), "reconnect.yaml")
+    # this run's own owner role: roles belong to the cluster, which other runs may share
+    return run_spec(load_spec_text(SPEC.format(schema=schema), "reconnect.yaml"))
 
 
 def install(url: str, spec) -> None:
@@ -65,9 +67,15 @@ def install(url: str, spec) -> None:
 @pytest.fixture(scope="module")
 def installed(postgres_server):
     spec = make_spec("qgen_reconnect")
+    rendering = render_spec(spec, "reconnect.yaml", "postgres")
     with scratch_database("qgen_reconnect") as url:
         install(url, spec)
-        yield url, spec
+        try:
+            yield url, spec
+        finally:  # the owner role belongs to the cluster: leave none behind
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute("SET client_min_messages = warning")
+                conn.execute(rendering.force_uninstall + rendering.uninstall)
 
 
 @pytest.fixture

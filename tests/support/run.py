@@ -24,8 +24,8 @@ def named(base: str) -> str:
 
 
 def run_spec(spec: Spec) -> Spec:
-    """The spec with roles of this run's own: <role>_<token> for each of producer, consumer, admin."""
-    if not spec.grants.enabled:
-        return spec
-    grants = spec.grants.model_copy(update={r: named(role_name(spec, r)) for r in ("producer", "consumer", "admin", "owner")})
+    """The spec with roles of this run's own: <role>_<token> for producer, consumer and admin (when
+    grants are on) and for the owner role, which PostgreSQL installs make whatever grants say."""
+    roles = ("producer", "consumer", "admin", "owner") if spec.grants.enabled else ("owner",)
+    grants = spec.grants.model_copy(update={r: named(role_name(spec, r)) for r in roles})
     return spec.model_copy(update={"grants": grants})
