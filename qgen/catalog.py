@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from qgen import dialects
 from qgen.spec import Queue, Spec, object_name, role_name
 
 
@@ -27,69 +28,80 @@ class DbObject:
 @dataclass(frozen=True)
 class Kind:
     name: str
-    wanted: Callable[[Queue], bool]
+    # Whether a queue has this object, given whether its database claims leased rows in place
+    # (qgen.dialects.Dialect.lease_claims_in_place).
+    wanted: Callable[[Queue, bool], bool]
     depends_on: tuple[str, ...] = ()
     # The databases that have this kind of object (None: all). A kind one database needs and the
     # other does not is said here, once, instead of by an empty template.
     dialects: tuple[str, ...] | None = None
 
 
-def _lease(queue: Queue) -> bool:
+def _lease(queue: Queue, in_place: bool = False) -> bool:
     return queue.claim == "lease"
 
 
-def _watermark(queue: Queue) -> bool:
+def _watermark(queue: Queue, in_place: bool = False) -> bool:
     return queue.watermark.enabled
 
 
-def _key_is_claim_order(queue: Queue) -> bool:
-    """A fifo delete queue holds only unclaimed rows and claims them in id order: its clustered
-    primary key is the claim index, and another index on id would only slow every write."""
-    return queue.claim == "delete" and queue.ordering == "fifo"
+def _key_is_claim_order(queue: Queue, in_place: bool) -> bool:
+    """A fifo queue whose claim index would be the primary key: a delete queue holds only unclaimed
+    rows, and a lease queue whose claims leave rows in place (PostgreSQL) and whose finished jobs
+    leave the table (not on_complete: mark) holds only jobs waiting or in flight. The clustered
+    primary key is the claim index then, and another index on id would only slow every write."""
+    if queue.ordering != "fifo":
+        return False
+    return queue.claim == "delete" or (in_place and queue.on_complete != "mark")
+
+
+def _lease_index(queue: Queue, in_place: bool) -> bool:
+    """Tokens are looked up by index only where a claim moves the row out of the claim index."""
+    return queue.claim == "lease" and not in_place
 
 
 # Per-queue object kinds, in the order they are written when dependencies allow.
 QUEUE_KINDS: tuple[Kind, ...] = (
-    Kind("table", lambda q: True),
+    Kind("table", lambda q, p: True),
     # Keyed (job type, queue order): a claim for one sub-queue.
-    Kind("claim_index", lambda q: q.job_type is not None or not _key_is_claim_order(q), ("table",)),
+    Kind("claim_index", lambda q, p: q.job_type is not None or not _key_is_claim_order(q, p), ("table",)),
     # In queue order: a claim of a job-type queue without a job type.
-    Kind("claim_order_index", lambda q: q.job_type is not None and not _key_is_claim_order(q), ("table",)),
+    Kind("claim_order_index", lambda q, p: q.job_type is not None and not _key_is_claim_order(q, p), ("table",)),
     # With dedupe.scope: ever it also indexes the key in the archive and the dead letters.
-    Kind("dedupe_index", lambda q: q.dedupe is not None, ("table", "dead_letter_table", "archive_table")),
-    Kind("lease_index", _lease, ("table",)),
+    Kind("dedupe_index", lambda q, p: q.dedupe is not None, ("table", "dead_letter_table", "archive_table")),
+    Kind("lease_index", _lease_index, ("table",)),
     # purge deletes by age: processed rows by processed_at, dead letters by dead_at, the archive by completed_at.
-    Kind("processed_index", lambda q: q.on_complete == "mark", ("table",)),
+    Kind("processed_index", lambda q, p: q.on_complete == "mark", ("table",)),
     Kind("watermark_table", _watermark),
-    Kind("dead_letter_table", lambda q: q.dead_letter),
-    Kind("dead_letter_index", lambda q: q.dead_letter, ("dead_letter_table",)),
-    Kind("archive_table", lambda q: q.on_complete == "archive"),
-    Kind("archive_index", lambda q: q.on_complete == "archive", ("archive_table",)),
-    Kind("outbox_table", lambda q: q.outbox is not None and q.outbox.columns is not None),
-    Kind("pending_view", lambda q: True, ("table",)),
-    Kind("batch_type", lambda q: True),
-    Kind("enqueue", lambda q: True, ("table", "dedupe_index")),
-    Kind("enqueue_batch", lambda q: True, ("table", "batch_type", "dedupe_index")),
+    Kind("dead_letter_table", lambda q, p: q.dead_letter),
+    Kind("dead_letter_index", lambda q, p: q.dead_letter, ("dead_letter_table",)),
+    Kind("archive_table", lambda q, p: q.on_complete == "archive"),
+    Kind("archive_index", lambda q, p: q.on_complete == "archive", ("archive_table",)),
+    Kind("outbox_table", lambda q, p: q.outbox is not None and q.outbox.columns is not None),
+    Kind("pending_view", lambda q, p: True, ("table",)),
+    Kind("batch_type", lambda q, p: True),
+    Kind("enqueue", lambda q, p: True, ("table", "dedupe_index")),
+    Kind("enqueue_batch", lambda q, p: True, ("table", "batch_type", "dedupe_index")),
     # The same batch as one JSON document (OPENJSON), for drivers that cannot send a table-valued
     # parameter. PostgreSQL's enqueue_batch already takes the batch as jsonb: it has no such entry.
-    Kind("enqueue_json", lambda q: True, ("table", "batch_type", "dedupe_index"), dialects=("mssql",)),
+    Kind("enqueue_json", lambda q, p: True, ("table", "batch_type", "dedupe_index"), dialects=("mssql",)),
     Kind("watermark_move", _watermark, ("table", "watermark_table")),
     Kind("watermark_correct", _watermark, ("table", "watermark_table")),
-    Kind("dequeue", lambda q: True, ("table", "claim_index", "claim_order_index", "watermark_table", "watermark_move",
+    Kind("dequeue", lambda q, p: True, ("table", "claim_index", "claim_order_index", "watermark_table", "watermark_move",
                                      "archive_table")),
     Kind("complete", _lease, ("table", "lease_index", "archive_table", "outbox_table", "watermark_table")),
     Kind("fail", _lease, ("table", "dead_letter_table", "watermark_table")),
     Kind("extend_lease", _lease, ("table", "lease_index")),
     Kind("reap", _lease, ("table", "lease_index", "dead_letter_table", "watermark_table")),
-    Kind("worker", lambda q: q.worker is not None, ("dequeue", "complete", "fail")),
-    Kind("metrics", lambda q: True, ("table", "watermark_table", "dead_letter_table", "archive_table")),
-    Kind("peek", lambda q: True, ("pending_view",)),
-    Kind("purge_batch", lambda q: True, ("table", "dead_letter_table", "archive_table", "processed_index",
+    Kind("worker", lambda q, p: q.worker is not None, ("dequeue", "complete", "fail")),
+    Kind("metrics", lambda q, p: True, ("table", "watermark_table", "dead_letter_table", "archive_table")),
+    Kind("peek", lambda q, p: True, ("pending_view",)),
+    Kind("purge_batch", lambda q, p: True, ("table", "dead_letter_table", "archive_table", "processed_index",
                                          "dead_letter_index", "archive_index")),
-    Kind("purge", lambda q: True, ("purge_batch",)),
+    Kind("purge", lambda q, p: True, ("purge_batch",)),
     # Reap (lease mode), correct the watermark and purge, one bounded batch each, one caller at a time.
-    Kind("maintain", lambda q: True, ("purge_batch", "reap", "watermark_correct")),
-    Kind("redrive", lambda q: q.claim == "lease" and q.dead_letter,
+    Kind("maintain", lambda q, p: True, ("purge_batch", "reap", "watermark_correct")),
+    Kind("redrive", lambda q, p: q.claim == "lease" and q.dead_letter,
          ("table", "dead_letter_table", "dedupe_index")),
 )
 
@@ -97,7 +109,8 @@ QUEUE_KINDS: tuple[Kind, ...] = (
 def queue_objects(spec: Spec, queue_name: str, dialect: str | None = None) -> list[DbObject]:
     """The objects of one queue; with a dialect, only those that database has."""
     queue = spec.queues[queue_name]
-    wanted = {kind.name for kind in QUEUE_KINDS if kind.wanted(queue)
+    in_place = dialect is not None and dialects.get(dialect).lease_claims_in_place
+    wanted = {kind.name for kind in QUEUE_KINDS if kind.wanted(queue, in_place)
               and (dialect is None or kind.dialects is None or dialect in kind.dialects)}
     objects = []
     for kind in QUEUE_KINDS:

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequence, Union
 
+from qgen import dialects
 from qgen.connection import Backoff, LeaseBook, connection_factory, connection_lost, dialect_of_target, tvp_capable
 from qgen.spec import MAINTENANCE_BATCH, ColumnType, Spec, object_name
 
@@ -331,6 +332,7 @@ class QueueClient:
         self.reconnects = 0  # new connections made after a loss
         self._backoff = Backoff(reconnect_backoff, reconnect_backoff_max)
         self._leases = LeaseBook()
+        self._statements: dict[tuple, str] = {}  # call text by (kind, shape, parameter names)
         self.batch_via = batch_via
         self._tvp: Optional[bool] = None
         self._lost = False
@@ -380,16 +382,18 @@ class QueueClient:
         queue = self.queue
         job_type = [self.job_type_column] if self.job_type_column else []
         lease = ["lease_seconds"] if self.lease_mode else []
+        # Where a claim leaves the row in place no index holds tokens: jobs are named by id.
+        by_id = dialects.get(self.dialect).lease_claims_in_place
         return {
             "enqueue": job_type + self.payload_columns + (["priority"] if queue.ordering == "priority" else [])
             + (["run_at"] if queue.scheduling else []) + (["enqueued_by"] if queue.audit else []),
             "enqueue_batch": ["jobs"] + (["enqueued_by"] if queue.audit else []),
             "enqueue_json": ["jobs"] + (["enqueued_by"] if queue.audit else []),
             "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease
-            + (["complete_lease_token"] if self.lease_mode else ["at_most_once"]),
-            "complete": ["lease_token", "id"] + self.outbox_columns,
+            + ((["complete_lease_token"] + (["complete_ids"] if by_id else [])) if self.lease_mode else ["at_most_once"]),
+            "complete": ["lease_token", "id"] + (["ids"] if by_id else []) + self.outbox_columns,
             "fail": ["lease_token", "id", "error", "retry"],
-            "extend_lease": ["lease_token", "lease_seconds", "id"],
+            "extend_lease": ["lease_token", "lease_seconds", "id"] + (["ids"] if by_id else []),
             "reap": ["batch_size"],
             "worker": ["max_items", "max_seconds", "owner", "lease_seconds"],
             "watermark_correct": [],
@@ -605,24 +609,31 @@ class QueueClient:
         raise ConnectionLost(f"queue {self.queue_name}: the connection was lost during {kind}: {why}") from exc
 
     def _statement(self, kind: str, params: Sequence[tuple[str, Any]], shape: str) -> tuple[str, list[Any]]:
+        values = [value for _, value in params]
+        key = (kind, shape, tuple(p for p, _ in params))
+        sql = self._statements.get(key)
+        if sql is None:  # the same call shape is the same text: built once (a claim is called a lot)
+            sql = self._statements[key] = self._statement_text(kind, params, shape)
+        return sql, values
+
+    def _statement_text(self, kind: str, params: Sequence[tuple[str, Any]], shape: str) -> str:
         known = self.parameters(kind)
         unknown = [p for p, _ in params if p not in known]
         if unknown:  # a bug in this module, not in the caller's values
             raise AssertionError(f"{kind} has no parameter(s) {', '.join(unknown)}; it has {', '.join(known)}")
         name = self.qualified(kind)
-        values = [value for _, value in params]
         if self.dialect == "postgres":
             args = ", ".join(f"{_quote('postgres', p)} => %s" for p, _ in params)
             if shape == "rows":
-                return f"SELECT * FROM {name}({args})", values
+                return f"SELECT * FROM {name}({args})"
             if shape == "call":
-                return f"CALL {name}({args})", values
-            return f"SELECT {name}({args})", values
+                return f"CALL {name}({args})"
+            return f"SELECT {name}({args})"
         args = ", ".join(f"@{p} = ?" for p, _ in params)
         if shape == "scalar":
             return (f"SET NOCOUNT ON; DECLARE @qgen_return int; EXEC @qgen_return = {name} {args}; "
-                    "SELECT @qgen_return AS [return_value];"), values
-        return f"SET NOCOUNT ON; EXEC {name} {args};", values
+                    "SELECT @qgen_return AS [return_value];")
+        return f"SET NOCOUNT ON; EXEC {name} {args};"
 
     def _execute(self, sql: str, values: list[Any], shape: str):
         cursor = self.connection.cursor()
@@ -630,9 +641,9 @@ class QueueClient:
             cursor.execute(sql, values) if values else cursor.execute(sql)
             sets: list[tuple[list[str], list[Any]]] = []
             while True:
-                if cursor.description is not None:
-                    columns = [d[0] for d in cursor.description]
-                    sets.append((columns, cursor.fetchall()))
+                description = cursor.description
+                if description is not None:
+                    sets.append(([d[0] for d in description], cursor.fetchall()))
                 if self.dialect == "postgres" or not cursor.nextset():
                     break
         finally:
@@ -861,6 +872,7 @@ class QueueClient:
             # A Job stands for its whole lease here: the batch it came in is completed together.
             token = self._token_and_id(complete, None)[0]
             params.append(("complete_lease_token", token))
+            params += self._lease_ids("complete_ids", token)
         if at_most_once:
             params.append(("at_most_once", True))
         started = time.monotonic()
@@ -882,6 +894,14 @@ class QueueClient:
             seconds = lease_seconds if lease_seconds is not None else self.queue.lease
             self._leases.claimed(jobs[0].lease_token, started, seconds, {job.id: job.attempts for job in jobs})
         return jobs
+
+    def _lease_ids(self, parameter: str, token: Any) -> list[tuple[str, Any]]:
+        """The ids of the jobs this client holds under a lease, as the parameter that names them to
+        complete, extend_lease or dequeue (found by primary key); none when this client does not
+        know the lease (then the procedure searches for the token)."""
+        dialect = dialects.get(self.dialect)
+        ids = self._leases.ids(token) if dialect.lease_claims_in_place else []
+        return [(parameter, dialect.id_list(ids))] if ids else []
 
     @staticmethod
     def _token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[Any, Optional[int]]:
@@ -905,6 +925,8 @@ class QueueClient:
         if outbox and job_id is None:
             raise TypeError("complete: outbox values belong to one job; give the job (or id=), not only a lease token")
         params: list[tuple[str, Any]] = [("lease_token", token), ("id", job_id)]
+        if job_id is None:
+            params += self._lease_ids("ids", token)
         params += [(c, self._in(c, v, self._outbox_kinds)) for c, v in outbox.items()]
         try:
             done = int(self._run("complete", params, "scalar"))
@@ -963,6 +985,8 @@ class QueueClient:
         if lease_seconds is not None:
             params.append(("lease_seconds", int(lease_seconds)))
         params.append(("id", job_id))
+        if job_id is None:
+            params += self._lease_ids("ids", token)
         started = time.monotonic()
         extended = int(self._run("extend_lease", params, "scalar"))
         self._leases.extended(token, started, lease_seconds if lease_seconds is not None else self.queue.lease)
@@ -1056,8 +1080,7 @@ class QueueClient:
             step = batch_size or MAINTENANCE_BATCH
             for start in range(0, len(chosen), step):
                 part = chosen[start:start + step]
-                value: Any = part if self.dialect == "postgres" else json.dumps(part)
-                row = self._run("redrive", [("ids", value)] + extra, "rows")[0]
+                row = self._run("redrive", [("ids", dialects.get(self.dialect).id_list(part))] + extra, "rows")[0]
                 redriven, skipped = redriven + int(row["redriven"]), skipped + int(row["skipped_duplicates"])
             return RedriveResult(redriven, skipped)
         after, redriven, skipped = 0, 0, 0

@@ -154,6 +154,7 @@ class LeaseBook:
     may have expired (then nobody can tell)."""
 
     MARGIN = 1.0  # seconds of clock-rate and rounding slack
+    KEEP_EXPIRED = 600.0  # seconds an expired lease's ids are still known
 
     def __init__(self) -> None:
         self._leases: dict[Any, _Lease] = {}
@@ -163,7 +164,9 @@ class LeaseBook:
         """A dequeue that began at `started` (monotonic) leased these jobs for `seconds`."""
         with self._lock:
             now = time.monotonic()
-            for stale in [t for t, lease in self._leases.items() if lease.until < now]:
+            # An expired lease may still complete (until another claim takes its jobs over), so
+            # its ids are kept a while longer than the lease itself.
+            for stale in [t for t, lease in self._leases.items() if lease.until + self.KEEP_EXPIRED < now]:
                 del self._leases[stale]
             self._leases[token] = _Lease(started + seconds - self.MARGIN, dict(attempts))
 
@@ -185,6 +188,12 @@ class LeaseBook:
                 lease.attempts.pop(job_id, None)
                 if not lease.attempts:
                     del self._leases[token]
+
+    def ids(self, token: Any) -> list[int]:
+        """The jobs of this lease not yet finished through this client (empty: unknown here)."""
+        with self._lock:
+            lease = self._leases.get(token)
+            return list(lease.attempts) if lease is not None else []
 
     def holds(self, token: Any, job_id: Optional[int]) -> Optional[_Lease]:
         """The lease, when it certainly still holds (for that job, when one is given); else None."""

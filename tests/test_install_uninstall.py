@@ -87,7 +87,7 @@ def test_uninstall_refuses_tables_that_hold_jobs_unless_forced(database, schema)
     assert "uninstall refused" in psql.stderr
     with psycopg.connect(database, autocommit=True) as conn:
         assert conn.execute(f'SELECT count(*) FROM "{schema}".mail').fetchone()[0] == 1
-        assert conn.execute(f"SELECT to_regprocedure('\"{schema}\".mail_dequeue(varchar, integer, integer, uuid)')"
+        assert conn.execute(f"SELECT to_regprocedure('\"{schema}\".mail_dequeue(varchar, integer, integer, uuid, bigint[])')"
                             ).fetchone()[0] is not None
         assert roles(conn, schema) == [f"{schema}_admin", f"{schema}_consumer", f"{schema}_owner", f"{schema}_producer"]
 
@@ -155,7 +155,7 @@ def test_a_nologin_owner_owns_everything_and_definer_functions_pin_search_path(d
         # queue, watermark and dead-letter tables, the pending view, the batch and dequeue row types
         assert {r[1] for r in relations} == {owner} and len(relations) == 6, relations
         options = conn.execute("SELECT reloptions FROM pg_class WHERE oid = %s::regclass", (f'"{schema}".mail',)).fetchone()[0]
-        assert {"fillfactor=85", "autovacuum_vacuum_scale_factor=0.01", "autovacuum_vacuum_threshold=1000",
+        assert {"fillfactor=50", "autovacuum_vacuum_scale_factor=0.01", "autovacuum_vacuum_threshold=1000",
                 "autovacuum_analyze_scale_factor=0.02"} <= set(options)
         # Through the functions, the owner's rights suffice: a queue works end to end.
         conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', ("a@example.com",))

@@ -53,6 +53,15 @@ class Dialect:
     # type (qgen.spec.ColumnType) takes in one; None: it cannot be an index key of bounded size.
     max_index_key_bytes: int
     index_key_bytes: Callable[[object], "int | None"]
+    # Lease mode. True: a claim writes no indexed column, so it can update the row in place
+    # (PostgreSQL's HOT update: no new index entry). Leased rows then stay in the claim index,
+    # no index holds lease tokens (callers name their jobs by id), and a claim takes over an
+    # expired lease itself. False: the claim index holds only unleased rows and a lease index
+    # holds the jobs in flight (SQL Server, where a claim updates the row in place anyway and a
+    # claim stepping over leased rows would take locks on them).
+    lease_claims_in_place: bool
+    # How a list of job ids is passed to a procedure (PostgreSQL bigint[]; SQL Server a JSON array).
+    id_list: Callable[[list], object]
 
 
 _REGISTRY: dict[str, Dialect] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from qgen.dialects import CreatedName, Dialect, find_created, register
@@ -79,5 +80,7 @@ MSSQL = register(
         created_names=created_names,
         max_index_key_bytes=1700,  # a nonclustered index key (SQL Server 2016 and later)
         index_key_bytes=index_key_bytes,
+        lease_claims_in_place=False,
+        id_list=lambda ids: json.dumps([int(i) for i in ids]),
     )
 )

@@ -86,5 +86,7 @@ POSTGRES = register(
         # A btree entry may take a third of an 8 kB page (2704 bytes), its own header included.
         max_index_key_bytes=2700,
         index_key_bytes=index_key_bytes,
+        lease_claims_in_place=True,
+        id_list=list,
     )
 )

@@ -46,7 +46,8 @@ def test_sql_server_has_a_json_batch_entry_and_postgres_takes_json_in_enqueue_ba
     kinds = {d: {item.obj.kind for item in render_spec(spec, BEHAVE.name, d).objects} for d in ("mssql", "postgres")}
     assert "enqueue_json" in kinds["mssql"]
     assert "enqueue_json" not in kinds["postgres"]
-    assert kinds["mssql"] - kinds["postgres"] == {"enqueue_json"}
+    # PostgreSQL claims leased rows in place (a HOT update): no index holds lease tokens there.
+    assert kinds["mssql"] - kinds["postgres"] == {"enqueue_json", "lease_index"}
 
 
 @pytest.mark.parametrize("dialect", ["postgres", "mssql"])

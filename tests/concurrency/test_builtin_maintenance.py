@@ -75,7 +75,9 @@ def test_fresh_workers_recover_the_jobs_of_killed_workers_without_a_reaper(use_s
     assert_exactly_once(completed, enqueued)
     assert not any(completed.get(f"victim{n}") for n in range(VICTIMS))
     stats = fleet.stats()
-    assert sum(s["reaped"] for s in stats.values()) == len(held), stats
+    # Each held job came back once: released by maintain's reap, or (PostgreSQL) taken over by a
+    # claim once its lease had run out.
+    assert sum(s["reaped"] for s in stats.values()) <= len(held), stats
     assert sum(s["maintenance_runs"] for s in stats.values()) >= 1
     assert table_state(env) == {"rows": TOTAL, "processed": TOTAL, "leased": 0, "max_attempts": 2, "dead": 0}
     redelivered = sorted(r[0] for r in env.sql(f"SELECT {env.col('id')} FROM {env.name(QUEUE)} WHERE {env.col('attempts')} > 1"))

@@ -71,7 +71,6 @@ DROP VIEW IF EXISTS "four"."four_queue_pending";
 DROP INDEX IF EXISTS "four"."four_queue_dead_ix";
 DROP TABLE IF EXISTS "four"."four_queue_watermark";
 DROP INDEX IF EXISTS "four"."four_queue_processed_ix";
-DROP INDEX IF EXISTS "four"."four_queue_lease_ix";
 DROP INDEX IF EXISTS "four"."four_queue_dead_dedupe_ux";
 DROP INDEX IF EXISTS "four"."four_queue_dedupe_ux";
 DROP TABLE IF EXISTS "four"."four_queue_dead";

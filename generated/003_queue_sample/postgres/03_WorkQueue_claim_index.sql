@@ -3,5 +3,5 @@
 -- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_ix"
     ON "QueueSample"."WorkQueue" ("JobType", "id")
-    WHERE "lease_token" IS NULL AND "processed" = FALSE
+    WHERE "processed" = FALSE
     ;

@@ -4,5 +4,5 @@
 -- by job type first and cannot give that order, so this one does.
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_order_ix"
     ON "QueueSample"."WorkQueue" ("id")
-    WHERE "lease_token" IS NULL AND "processed" = FALSE
+    WHERE "processed" = FALSE
     ;

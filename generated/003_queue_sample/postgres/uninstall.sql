@@ -71,7 +71,6 @@ DROP INDEX IF EXISTS "QueueSample"."WorkQueue_dead_ix";
 DROP TABLE IF EXISTS "QueueSample"."WorkQueue_dead";
 DROP TABLE IF EXISTS "QueueSample"."WorkQueue_watermark";
 DROP INDEX IF EXISTS "QueueSample"."WorkQueue_processed_ix";
-DROP INDEX IF EXISTS "QueueSample"."WorkQueue_lease_ix";
 DROP INDEX IF EXISTS "QueueSample"."WorkQueue_claim_order_ix";
 DROP INDEX IF EXISTS "QueueSample"."WorkQueue_claim_ix";
 DROP TABLE IF EXISTS "QueueSample"."WorkQueue";

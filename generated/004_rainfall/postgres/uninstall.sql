@@ -93,7 +93,6 @@ DROP INDEX IF EXISTS "rainfall"."rainfall_events_dead_ix";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events_dead";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events_watermark";
 DROP INDEX IF EXISTS "rainfall"."rainfall_events_processed_ix";
-DROP INDEX IF EXISTS "rainfall"."rainfall_events_lease_ix";
 DROP INDEX IF EXISTS "rainfall"."rainfall_events_claim_ix";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events";
 -- Only the roles install created (their mark). A role with members is kept, and said so: the

@@ -19,15 +19,19 @@ $qgen$;
 ALTER TYPE "four"."four_queue_dequeue_row" OWNER TO "four_owner";
 -- Claims up to batch_size jobs under one new lease token and returns them. The lease is a soft
 -- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
--- With complete_lease_token it first completes that lease's jobs as complete(token) does, in the
--- same transaction: one commit per batch instead of two. A token that holds no job raises QG001
--- and nothing is claimed.
+-- With complete_lease_token it first completes that lease's jobs as complete does, in the same
+-- transaction: one commit per batch instead of two; complete_ids names them (primary-key lookups;
+-- without it the whole table is searched for the token). A token that holds none of them raises
+-- QG001 and nothing is claimed. A job whose lease expired is claimed again like a new one (the
+-- old worker's token no longer holds it); one that was on its last attempt is
+-- dead-lettered here instead of being handed out.
 CREATE OR REPLACE FUNCTION "four"."four_queue_dequeue"
 (
     "owner" varchar(128) DEFAULT NULL,
     "batch_size" integer DEFAULT 1,
     "lease_seconds" integer DEFAULT 300,
-    "complete_lease_token" uuid DEFAULT NULL
+    "complete_lease_token" uuid DEFAULT NULL,
+    "complete_ids" bigint[] DEFAULT NULL
 )
 RETURNS SETOF "four"."four_queue_dequeue_row"
 LANGUAGE plpgsql
@@ -40,6 +44,7 @@ AS $qgen$
 DECLARE
     v$token uuid := gen_random_uuid();
     v$completed integer;
+    v$exhausted bigint[];
     v$job "four"."four_queue_dequeue_row";
     v$lowest bigint;
     v$highest bigint;
@@ -59,10 +64,17 @@ BEGIN
             MESSAGE = 'qgen: lease_seconds ' || coalesce("four_queue_dequeue"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
     END IF;
     IF "four_queue_dequeue"."complete_lease_token" IS NOT NULL THEN
-        UPDATE "four"."four_queue" AS "job"
-        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-        WHERE "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
-        GET DIAGNOSTICS v$completed = ROW_COUNT;
+        IF "four_queue_dequeue"."complete_ids" IS NULL THEN
+            UPDATE "four"."four_queue" AS "job"
+            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+        ELSE
+            UPDATE "four"."four_queue" AS "job"
+            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."id" = ANY ("four_queue_dequeue"."complete_ids") AND "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+        END IF;
         IF v$completed = 0 THEN
             RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
@@ -82,7 +94,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "four"."four_queue" AS "job"
-            WHERE "job"."id" < v$mark AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
             UPDATE "four"."four_queue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -96,14 +108,16 @@ BEGIN
             SET "lease_token" = v$token,
                 "lease_owner" = "four_queue_dequeue"."owner",
                 "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
-                "attempts" = "job"."attempts" + 1
+                "attempts" = "job"."attempts" + 1,
+                -- A job taken over from an expired lease says so (the old token no longer holds it).
+                "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
             -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
             -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
             WHERE "job"."id" = ANY (ARRAY
             (
                 SELECT "next"."id"
                 FROM "four"."four_queue" AS "next"
-                WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
                   -- Below the watermark every row is claimed or gone: start the index range there.
                   AND "next"."id" >= v$from
                 ORDER BY "next"."id"
@@ -118,8 +132,23 @@ BEGIN
     LOOP
         v$lowest := least(v$lowest, v$job."id");
         v$highest := greatest(v$highest, v$job."id");
+        IF v$job."attempts" > 5 THEN
+            v$exhausted := v$exhausted || v$job."id";
+            CONTINUE;
+        END IF;
         RETURN NEXT v$job;
     END LOOP;
+    IF v$exhausted IS NOT NULL THEN
+        WITH "gone" AS
+        (
+            DELETE FROM "four"."four_queue" AS "job"
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$token
+            RETURNING "job".*
+        )
+        INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
+        FROM "gone" AS "g";
+    END IF;
     -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
     IF v$highest / 100 > (v$lowest - 1) / 100 THEN
         PERFORM "four"."four_queue_watermark_move"(v$lowest);

@@ -1,11 +1,14 @@
 -- qgen 0.1.0: complete rainfall.rainfall_events_complete, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Finishes jobs held by a lease: marks them processed. With id, only that job; without, every job of
--- the lease (refused here with QG002: this queue has an outbox, whose values belong to one job). The token is the fence: a worker whose lease was released or taken over gets QG001.
+-- Finishes jobs held by a lease: marks them processed. With id, only that job; with ids, those of
+-- them the lease holds (primary-key lookups); with neither, every job of the lease, which needs a
+-- search of the whole table for the token (no index holds tokens: a claim writes no indexed column)
+-- (refused here with QG002: this queue has an outbox, whose values belong to one job). The token is the fence: a worker whose lease was released or taken over gets QG001.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_complete"
 (
     "lease_token" uuid,
     "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL,
     "rainfall_id" bigint DEFAULT NULL,
     "summary" varchar(400) DEFAULT NULL
 )

@@ -16,7 +16,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'QueueSample'
-          AND p.proname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_lease_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive')
+          AND p.proname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive')
           AND (p.proowner <> '"QueueSample_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -26,7 +26,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'QueueSample'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_lease_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive')
+          AND c.relname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive')
           AND c.relowner <> '"QueueSample_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN

@@ -1,11 +1,13 @@
 -- qgen 0.1.0: complete four.four_queue_complete, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Finishes jobs held by a lease: marks them processed. With id, only that job; without, every job of
--- the lease. The token is the fence: a worker whose lease was released or taken over gets QG001.
+-- Finishes jobs held by a lease: marks them processed. With id, only that job; with ids, those of
+-- them the lease holds (primary-key lookups); with neither, every job of the lease, which needs a
+-- search of the whole table for the token (no index holds tokens: a claim writes no indexed column). The token is the fence: a worker whose lease was released or taken over gets QG001.
 CREATE OR REPLACE FUNCTION "four"."four_queue_complete"
 (
     "lease_token" uuid,
-    "id" bigint DEFAULT NULL
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
 )
 RETURNS integer
 LANGUAGE plpgsql
@@ -17,10 +19,17 @@ DECLARE
     v$completed integer;
 BEGIN
     IF "four_queue_complete"."id" IS NULL THEN
-        UPDATE "four"."four_queue" AS "job"
-        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-        WHERE "job"."lease_token" = "four_queue_complete"."lease_token";
-        GET DIAGNOSTICS v$completed = ROW_COUNT;
+        IF "four_queue_complete"."ids" IS NULL THEN
+            UPDATE "four"."four_queue" AS "job"
+            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."lease_token" = "four_queue_complete"."lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+        ELSE
+            UPDATE "four"."four_queue" AS "job"
+            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."id" = ANY ("four_queue_complete"."ids") AND "job"."lease_token" = "four_queue_complete"."lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+        END IF;
     ELSE
         UPDATE "four"."four_queue" AS "job"
         SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL

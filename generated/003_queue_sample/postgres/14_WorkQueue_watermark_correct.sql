@@ -1,11 +1,11 @@
--- qgen 0.1.0: watermark_correct rainfall.rainfall_events_watermark_correct, rendered for PostgreSQL from 004_rainfall.yaml.
+-- qgen 0.1.0: watermark_correct QueueSample.WorkQueue_watermark_correct, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
 -- the lowest unclaimed id, or below the next id when every row is claimed or gone (the table's highest
 -- id, or its identity when it is empty), never below 0. It repairs a watermark that is wrong either
 -- way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it after a
 -- drain (run it after a dequeue that found nothing) and for a watermark set by hand.
-CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_watermark_correct"()
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_watermark_correct"()
 RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -16,15 +16,15 @@ DECLARE
     v$new bigint;
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
-    SELECT "w"."id" INTO "old_watermark" FROM "rainfall"."rainfall_events_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_events" AS "job" WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+    SELECT "w"."id" INTO "old_watermark" FROM "QueueSample"."WorkQueue_watermark" AS "w" FOR UPDATE;
+    SELECT min("job"."id") INTO v$new FROM "QueueSample"."WorkQueue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
     IF v$new IS NULL THEN
-        SELECT max("job"."id") + 1 INTO v$new FROM "rainfall"."rainfall_events" AS "job";
+        SELECT max("job"."id") + 1 INTO v$new FROM "QueueSample"."WorkQueue" AS "job";
     END IF;
     IF v$new IS NULL THEN
         -- Drained: the next id comes from the identity. Left where it was, a watermark a release
         -- had lowered would make every claim walk the whole drained range again.
-        v$new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_events"', 'id')::regclass) + 1;
+        v$new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"QueueSample"."WorkQueue"', 'id')::regclass) + 1;
     END IF;
     -- greatest() skips NULLs, so a table never inserted into (v$new NULL) must not reach it.
     "new_watermark" := CASE WHEN v$new IS NULL THEN coalesce("old_watermark", 0)
@@ -38,13 +38,13 @@ BEGIN
     -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
-        INSERT INTO "rainfall"."rainfall_events_watermark" ("id", "corrected_at") VALUES ("rainfall_events_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        INSERT INTO "QueueSample"."WorkQueue_watermark" ("id", "corrected_at") VALUES ("WorkQueue_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
         ON CONFLICT DO NOTHING;
     ELSE
-        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
+        UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = "WorkQueue_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
     END IF;
     RETURN NEXT;
 END
 $qgen$;
-ALTER FUNCTION "rainfall"."rainfall_events_watermark_correct" OWNER TO "rainfall_owner";
-REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_watermark_correct" FROM PUBLIC;
+ALTER FUNCTION "QueueSample"."WorkQueue_watermark_correct" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_watermark_correct" FROM PUBLIC;

@@ -1,11 +1,14 @@
 -- qgen 0.1.0: extend_lease four.four_queue_extend_lease, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now.
+-- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now. With
+-- id, one job; with ids, those of them the lease holds (primary-key lookups); with neither, every
+-- job of the lease (a search of the whole table). Only lease_expires_at changes: a HOT update.
 CREATE OR REPLACE FUNCTION "four"."four_queue_extend_lease"
 (
     "lease_token" uuid,
     "lease_seconds" integer DEFAULT 300,
-    "id" bigint DEFAULT NULL
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
 )
 RETURNS integer
 LANGUAGE plpgsql
@@ -20,7 +23,13 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
             MESSAGE = 'qgen: lease_seconds ' || coalesce("four_queue_extend_lease"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
     END IF;
-    IF "four_queue_extend_lease"."id" IS NULL THEN
+    IF "four_queue_extend_lease"."ids" IS NOT NULL THEN
+        UPDATE "four"."four_queue" AS "job"
+        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
+        WHERE "job"."id" = ANY ("four_queue_extend_lease"."ids") AND "job"."id" = coalesce("four_queue_extend_lease"."id", "job"."id")
+          AND "job"."lease_token" = "four_queue_extend_lease"."lease_token";
+    ELSIF "four_queue_extend_lease"."id" IS NULL THEN
+        -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
         UPDATE "four"."four_queue" AS "job"
         SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
         WHERE "job"."lease_token" = "four_queue_extend_lease"."lease_token";

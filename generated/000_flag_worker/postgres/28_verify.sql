@@ -16,7 +16,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'four'
-          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_lease_ix', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive')
+          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive')
           AND (p.proowner <> '"four_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -26,7 +26,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'four'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_lease_ix', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive')
+          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive')
           AND c.relowner <> '"four_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN

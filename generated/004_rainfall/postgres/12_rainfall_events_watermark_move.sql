@@ -1,8 +1,8 @@
--- qgen 0.1.0: watermark_move four.four_queue_watermark_move, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- qgen 0.1.0: watermark_move rainfall.rainfall_events_watermark_move, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Moves the watermark up to 50 ids below the claim that called it (the slack covers claims and inserts
 -- still in flight), but never past a row that is still unclaimed, and never down.
-CREATE OR REPLACE FUNCTION "four"."four_queue_watermark_move"
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_watermark_move"
 (
     "claimed_from" bigint
 )
@@ -14,7 +14,7 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$current bigint;
-    v$target bigint := "four_queue_watermark_move"."claimed_from" - 50;
+    v$target bigint := "rainfall_events_watermark_move"."claimed_from" - 50;
     v$lowest bigint;
 BEGIN
     -- A REPEATABLE READ or SERIALIZABLE caller's snapshot may still show as claimed a job released
@@ -23,7 +23,7 @@ BEGIN
         RETURN;
     END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
-    SELECT "w"."id" INTO v$current FROM "four"."four_queue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+    SELECT "w"."id" INTO v$current FROM "rainfall"."rainfall_events_watermark" AS "w" FOR UPDATE SKIP LOCKED;
     IF NOT FOUND OR v$current >= v$target THEN
         RETURN;
     END IF;
@@ -34,12 +34,12 @@ BEGIN
     -- nothing. A row whose insert is not yet committed is invisible and can be passed: dequeue's
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
-    FROM "four"."four_queue" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
-    UPDATE "four"."four_queue_watermark" AS "w"
+    FROM "rainfall"."rainfall_events" AS "job"
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    UPDATE "rainfall"."rainfall_events_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
 END
 $qgen$;
-ALTER FUNCTION "four"."four_queue_watermark_move" OWNER TO "four_owner";
-REVOKE ALL ON FUNCTION "four"."four_queue_watermark_move" FROM PUBLIC;
+ALTER FUNCTION "rainfall"."rainfall_events_watermark_move" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_watermark_move" FROM PUBLIC;

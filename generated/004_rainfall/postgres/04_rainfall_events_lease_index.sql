@@ -1,6 +1,0 @@
--- qgen 0.1.0: lease_index rainfall.rainfall_events_lease_ix, rendered for PostgreSQL from 004_rainfall.yaml.
--- Do not edit: change the spec or the templates, then run `qgen render`.
--- Only leased rows (the jobs in flight), so complete-by-token, extend and reap find them without a scan.
-CREATE INDEX IF NOT EXISTS "rainfall_events_lease_ix"
-    ON "rainfall"."rainfall_events" ("lease_token") INCLUDE ("lease_expires_at", "attempts")
-    WHERE "lease_token" IS NOT NULL;
