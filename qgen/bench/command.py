@@ -65,7 +65,7 @@ def _bench(args: argparse.Namespace) -> int:
 
         report = run_throughput(db, spec, queue, ThroughputOptions(
             workers=args.workers, batches=tuple(args.batches), seconds=args.seconds, schema=args.schema,
-            keep=args.keep, replace=args.replace), stream)
+            keep=args.keep, replace=args.replace, refill_rows=args.refill_rows), stream)
         text = throughput_table(report)
     else:
         chaos = None
@@ -149,8 +149,21 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
                        help="throughput: claim batch sizes (default 1,10,100)")
     bench.add_argument("--seconds", type=float, default=5.0,
                        help="throughput: about how long each measurement runs (default 5)")
+    bench.add_argument("--refill-rows", type=_count, default=100_000,
+                       help="throughput: jobs in the drain-and-refill cycle that measures table growth "
+                       "(default 100000; 0 skips it)")
     bench.add_argument("--plot", metavar="PNG", help="ghosts: plot drain time against rows (needs matplotlib)")
     bench.set_defaults(func=cmd_bench)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: accepted: a whole number, 0 or more")
+    return value
 
 
 def _int_list(text: str) -> list[int]:
