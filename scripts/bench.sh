@@ -10,7 +10,24 @@ URL="${QGEN_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/test}"
 mkdir -p bench
 .venv/bin/qgen bench examples/001_watermark.yaml --url "$URL" --experiment ghosts \
     --rows 30000,60000 --workers 4 --json bench/ghosts.json --plot bench/ghosts.png | tee bench/ghosts.txt
-.venv/bin/qgen bench examples/001_watermark.yaml --url "$URL" --experiment throughput \
+# The throughput matrix, with its drain-and-refill cycle, on a PostgreSQL of its own whose settings
+# are initdb's defaults (autovacuum on, as production has it; this machine's shared server has it
+# off): QGEN_BENCH_AUTOVACUUM_URL points at such a server of yours instead.
+if [ -n "${QGEN_BENCH_AUTOVACUUM_URL:-}" ]; then
+  TP_URL="$QGEN_BENCH_AUTOVACUUM_URL"
+else
+  PGBIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+  PGDIR="$(mktemp -d /tmp/qgen-bench-pg-XXXXXX)"
+  TP_PORT=5544
+  as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+  [ "$(id -u)" -eq 0 ] && chown postgres "$PGDIR"
+  as_pg "$PGBIN/initdb" -D "$PGDIR/data" -A trust -U postgres -E UTF8 >/dev/null
+  as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w \
+    -o "-p $TP_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=''" start >/dev/null
+  trap 'as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" -m fast stop >/dev/null; rm -rf "$PGDIR"' EXIT
+  TP_URL="postgresql://postgres@127.0.0.1:$TP_PORT/postgres"
+fi
+.venv/bin/qgen bench examples/001_watermark.yaml --url "$TP_URL" --experiment throughput \
     --batches 1,10,100 --workers 4 --seconds 5 --json bench/throughput.json | tee bench/throughput.txt
 .venv/bin/qgen bench examples/004_rainfall.yaml --url "$URL" --producers 2 --workers 4 --jobs 50000 --enqueue-batch 10 \
     --batch 10 --json bench/load.json | tee bench/load.txt
