@@ -14,49 +14,41 @@ is a Queries subclass whose log_jobs calls PgQueuer's own and then writes the le
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import dataclasses
 import json
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import asyncpg
 from pgqueuer import AsyncpgDriver, Queries, QueueManager
 from pgqueuer.types import QueueExecutionMode
 
-from qgen.bench.peers.system import Installed, System, count, fresh_public_schema, stop_when_done
+from qgen.bench.peers.system import PeerSystem, System, stop_when_done
 from qgen.bench.procs import Target
-from qgen.spec import Spec
 
 ENTRYPOINT = "bench"
 
 
 
-class PgQueuerSystem(System):
+class PgQueuerSystem(PeerSystem):
     guarantee = ("at least once: a picked job whose worker stops heartbeating is picked again; completions "
                  "are buffered (up to batch_size jobs or 0.1 s), so a worker that dies loses its buffer and "
                  "those jobs run again")
     driven = ("Queries.enqueue(entrypoint, payload) / enqueue([entrypoints], [payloads], [priorities]); "
               "worker: QueueManager.run(batch_size=b, mode=drain|continuous), handler records the id")
 
-    @contextlib.contextmanager
-    def installed(self, url: str, spec: Spec, batch: int) -> Iterator[Installed]:
-        with fresh_public_schema(url):
-            import asyncio
+    unfinished_sql = "SELECT count(*) FROM pgqueuer"   # a completed job leaves the queue table
 
-            asyncio.run(_install(url))
-            yield Installed(spec, lambda: count(url, "SELECT count(*) FROM pgqueuer"))
+    async def install(self, url: str) -> None:
+        connection = await asyncpg.connect(url)
+        try:
+            await Queries(AsyncpgDriver(connection)).install()
+        finally:
+            await connection.close()
 
 
 def system(name: str, token: str) -> System:
     return PgQueuerSystem(name, token)
-
-
-async def _install(url: str) -> None:
-    connection = await asyncpg.connect(url)
-    try:
-        await Queries(AsyncpgDriver(connection)).install()
-    finally:
-        await connection.close()
 
 
 @dataclasses.dataclass
@@ -101,8 +93,6 @@ async def open_consumer(target: Target, name: str, batch: int, processed: Callab
 
 
 async def consume(handle: Any, producers_done: Any) -> dict:
-    import asyncio
-
     connection, queries, manager, batch = handle
     if producers_done is None:
         await manager.run(batch_size=batch, mode=QueueExecutionMode.drain)

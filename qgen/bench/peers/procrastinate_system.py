@@ -18,30 +18,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
 import procrastinate
 
-from qgen.bench.peers.system import Installed, System, count, fresh_public_schema, stop_when_done
+from qgen.bench.peers.system import PeerSystem, System, stop_when_done
 from qgen.bench.procs import Target
-from qgen.spec import Spec
 
 TASK, QUEUE_NAME = "bench", "bench"
 
 
 
-class ProcrastinateSystem(System):
+class ProcrastinateSystem(PeerSystem):
     guarantee = ("at most once by default: a job is 'doing' from its fetch; if its worker dies it stays "
                  "'doing' until someone retries stalled jobs (a documented periodic task, not run by default)")
     driven = ("Task.defer_async(**payload) / Task.batch_defer_async(*payloads); worker: "
               "App.run_worker_async(concurrency=b, wait=False|True), one job per fetch")
 
-    @contextlib.contextmanager
-    def installed(self, url: str, spec: Spec, batch: int) -> Iterator[Installed]:
-        with fresh_public_schema(url):
-            asyncio.run(_install(url))
-            yield Installed(spec, lambda: count(url, "SELECT count(*) FROM procrastinate_jobs "
-                                                     "WHERE status <> 'succeeded'"))
+    unfinished_sql = "SELECT count(*) FROM procrastinate_jobs WHERE status <> 'succeeded'"
+
+    async def install(self, url: str) -> None:
+        app, _ = _app(url)
+        async with app.open_async():
+            await app.schema_manager.apply_schema_async()
 
 
 def system(name: str, token: str) -> System:
@@ -56,12 +55,6 @@ def _app(url: str, handler: Optional[Callable[..., Any]] = None) -> tuple[procra
 
     task = app.task(name=TASK, queue=QUEUE_NAME, pass_context=True)(handler or noop)
     return app, task
-
-
-async def _install(url: str) -> None:
-    app, _ = _app(url)
-    async with app.open_async():
-        await app.schema_manager.apply_schema_async()
 
 
 async def open_producer(target: Target, name: str) -> Any:

@@ -73,7 +73,7 @@ def peers_text(report: dict[str, Any]) -> str:
     summary = {(s["measure"], s["system"]): s for s in report["summary"]}
     measures = list(dict.fromkeys(s["measure"] for s in report["summary"]))
     rounds = report["options"]["rounds"]
-    parts = [f"Versions: " + ", ".join(f"{k} {v}" for k, v in report["versions"].items() if v),
+    parts = ["Versions: " + ", ".join(f"{k} {v}" for k, v in report["versions"].items() if v),
              f"{report['cpus']} CPUs; load average at start {_load(report['loadavg_start'])}, "
              f"at end {_load(report['loadavg_end'])}",
              "",

@@ -70,6 +70,22 @@ class System:
         return asyncio.run(go())
 
 
+class PeerSystem(System):
+    """A peer: installed by its own API into `public` of its scratch database, emptied before and
+    after each measurement (fresh_public_schema). Subclasses give install and unfinished_sql."""
+
+    unfinished_sql = ""   # counts the jobs its tables still hold unfinished
+
+    async def install(self, url: str) -> None:
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def installed(self, url: str, spec: Spec, batch: int) -> Iterator[Installed]:
+        with fresh_public_schema(url):
+            asyncio.run(self.install(url))
+            yield Installed(spec, lambda: count(url, self.unfinished_sql))
+
+
 def payloads(target: Target, first: int, count: int) -> list[dict[str, Any]]:
     return [sample_payload(target.spec, target.queue, n) for n in range(first, first + count)]
 
