@@ -63,8 +63,8 @@ def _ratios(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                               if b is not None and _value(p, what) and _value(b, what)]
                     if values:
                         found.append({"measure": measure, "what": what, "peer": peer, "base": base,
-                                      "ratio": round(statistics.median(values), 3),
-                                      "per_round": [round(v, 3) for v in values]})
+                                      "ratio": round(statistics.median(values), 5),
+                                      "per_round": [round(v, 5) for v in values]})
     return found
 
 
@@ -81,8 +81,8 @@ def peers_text(report: dict[str, Any]) -> str:
              table(["measure"] + systems, [[m] + [_get(summary, m, s, "jobs_per_second") for s in systems]
                                            for m in measures]),
              "",
-             "Ratios, median over rounds of peer / qgen within a round (jobs/s: > 1 the peer is faster; "
-             "latency: > 1 the peer is slower)",
+             "Ratios: median over rounds of peer / qgen within a round (lowest-highest round in brackets); "
+             "jobs/s: > 1 the peer is faster; latency: > 1 the peer is slower",
              _ratio_table(report),
              "",
              "Mixed run: 2 producers (one job per call, %g jobs/s offered) and 2 workers at batch 10; latency "
@@ -120,11 +120,18 @@ def _load_cell(entry: Optional[dict[str, Any]]) -> str:
 def _ratio_table(report: dict[str, Any]) -> str:
     columns = [(p, b) for p in peers.PEERS for b in BASES
                if any(r["peer"] == p and r["base"] == b for r in report["ratios"])]
-    index = {(r["measure"], r["what"], r["peer"], r["base"]): r["ratio"] for r in report["ratios"]}
+    index = {(r["measure"], r["what"], r["peer"], r["base"]): _ratio_cell(r) for r in report["ratios"]}
     rows = list(dict.fromkeys((r["measure"], r["what"]) for r in report["ratios"]))
     return table(["measure"] + [f"{p} / {b}" for p, b in columns],
                  [[m if w == "jobs/s" else f"{m} {w} latency"] + [index.get((m, w, p, b)) for p, b in columns]
                   for m, w in rows])
+
+
+def _ratio_cell(ratio: dict[str, Any]) -> str:
+    """The median ratio to three significant digits, and the range over rounds."""
+    values = ratio["per_round"]
+    spread = f" ({min(values):.3g}-{max(values):.3g})" if len(values) > 1 else ""
+    return f"{ratio['ratio']:.3g}{spread}"
 
 
 def _verdict_table(report: dict[str, Any], summary: dict, measures: list[str]) -> str:
