@@ -29,7 +29,6 @@ from qgen.bench.procs import Target
 ENTRYPOINT = "bench"
 
 
-
 class PgQueuerSystem(PeerSystem):
     guarantee = ("at least once: a picked job whose worker stops heartbeating is picked again; completions "
                  "are buffered (up to batch_size jobs or 0.1 s), so a worker that dies loses its buffer and "

@@ -31,7 +31,6 @@ TASK, QUEUE_NAME = "bench", "bench"
 CONCURRENCY_CAP = 10
 
 
-
 class ProcrastinateSystem(PeerSystem):
     guarantee = ("at most once by default: a job is 'doing' from its fetch; if its worker dies it stays "
                  "'doing' until someone retries stalled jobs (a documented periodic task, not run by default)")
@@ -97,7 +96,8 @@ async def open_consumer(target: Target, name: str, batch: int, processed: Callab
 
 async def consume(handle: Any, producers_done: Any) -> dict:
     app, batch, name = handle
-    options = dict(queues=[QUEUE_NAME], concurrency=min(batch, CONCURRENCY_CAP), name=name, install_signal_handlers=False)
+    options = dict(queues=[QUEUE_NAME], concurrency=min(batch, CONCURRENCY_CAP), name=name,
+                   install_signal_handlers=False)
     if producers_done is None:
         await app.run_worker_async(wait=False, **options)
     else:

@@ -80,6 +80,8 @@ def run_peers(options: PeerOptions, stream: Optional[TextIO]) -> dict[str, Any]:
     if options.rounds < 1 or options.processes < 1:
         raise BenchError("--rounds and the process count must each be at least 1")
     token = f"p{os.getpid() % 100000:05d}{secrets.token_hex(2)}"
+    if not EXAMPLE.is_file():
+        raise BenchError(f"the peers bench runs from a qgen checkout: {EXAMPLE} (example 001's payload) is missing")
     spec = load_spec(EXAMPLE)
     systems = [peers.module(name).system(name, token) for name in options.systems]
     runs: list[dict[str, Any]] = []
