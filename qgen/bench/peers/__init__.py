@@ -1,0 +1,52 @@
+"""qgen next to the queues users already know: PgQueuer and procrastinate, on the same PostgreSQL
+server, payload and process counts (`python -m qgen.bench.peers`, or scripts/bench_peers.sh).
+
+Each system is one module behind the same small interface (qgen/bench/peers/system.py):
+- qgen_system: qgen itself, three ways (lease, delete claims that commit at once, delete claims
+  inside a transaction), through qgen.bench.procs' own workers;
+- pgqueuer_system, procrastinate_system: each peer through its own public API.
+The peers are not qgen's dependencies: their modules import them only when a run asks for that
+system, so `import qgen.bench.peers` works without them (the test suite runs the qgen half).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from qgen.bench.database import BenchError
+
+# name -> (module, what it needs installed)
+SYSTEMS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "qgen-lease": ("qgen.bench.peers.qgen_system", ()),
+    "qgen-delete": ("qgen.bench.peers.qgen_system", ()),
+    "qgen-delete-tx": ("qgen.bench.peers.qgen_system", ()),
+    "pgqueuer": ("qgen.bench.peers.pgqueuer_system", ("pgqueuer", "asyncpg")),
+    "procrastinate": ("qgen.bench.peers.procrastinate_system", ("procrastinate", "psycopg_pool")),
+}
+QGEN_SYSTEMS = ("qgen-lease", "qgen-delete", "qgen-delete-tx")
+PEERS = ("pgqueuer", "procrastinate")
+INSTALL_HINT = ("bash scripts/bench_peers.sh creates .venv-peers with them; or: "
+                "pip install pgqueuer procrastinate asyncpg 'psycopg[binary,pool]'")
+
+
+def missing_packages(names: tuple[str, ...] = PEERS) -> list[str]:
+    """The packages the given systems need that cannot be imported here."""
+    missing = []
+    for name in names:
+        for package in SYSTEMS[name][1]:
+            try:
+                importlib.import_module(package)
+            except ImportError:
+                missing.append(package)
+    return sorted(set(missing))
+
+
+def module(name: str) -> Any:
+    """The module that drives system `name` (imports its library)."""
+    if name not in SYSTEMS:
+        raise BenchError(f"no system {name!r}; accepted: {', '.join(SYSTEMS)}")
+    missing = missing_packages((name,))
+    if missing:
+        raise BenchError(f"{name} needs {', '.join(missing)}, not installed here: {INSTALL_HINT}")
+    return importlib.import_module(SYSTEMS[name][0])

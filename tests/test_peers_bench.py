@@ -1,0 +1,71 @@
+"""The peers bench (qgen/bench/peers; scripts/bench_peers.sh runs it in full), end to end at tiny
+sizes on the local PostgreSQL. The qgen half always runs: every measure, for each qgen variant, with
+the report's shape and the ledger's verdict (every job enqueued is stored; every job drained is
+completed exactly once). The peer half needs PgQueuer and procrastinate, which are not qgen's
+dependencies: it is skipped, saying how to install them, where they are not importable (CI).
+The numbers themselves are not checked here: only their presence and shape.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import psycopg
+import pytest
+
+from qgen.bench import peers
+from qgen.bench.peers.run import PeerOptions, applies, measures
+from tests.conftest import ROOT
+from tests.support.pg import ADMIN_URL
+
+MISSING = peers.missing_packages()
+
+
+def run_bench(tmp_path, systems):
+    out = tmp_path / "peers.json"
+    command = [sys.executable, "-m", "qgen.bench.peers", "--quick", "--quiet", "--url", ADMIN_URL,
+               "--systems", ",".join(systems), "--json", str(out)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    return json.loads(out.read_text()), result.stdout
+
+
+def check_shape_and_verdicts(report, systems):
+    expected = {(m.key, s) for m in measures(PeerOptions.quick()) for s in systems if applies(m, s)}
+    assert {(r["measure"], r["system"]) for r in report["runs"]} == expected
+    assert set(report["systems"]) == set(systems) and report["versions"]["qgen"]
+    for run in report["runs"]:
+        assert run["jobs"] > 0 and run["jobs_per_second"] > 0, run
+        assert isinstance(run["load_before"], float) and isinstance(run["load_after"], float)
+        if run["measure"].startswith("enqueue"):
+            assert run["all_stored"] is True and run["left"] == run["jobs"], run
+        else:
+            assert (run["exactly_once"], run["duplicates"], run["lost"], run["left"]) == (True, 0, 0, 0), run
+    for run in (r for r in report["runs"] if r["measure"] == "mixed"):
+        assert 0 <= run["latency_ms"]["p50"] <= run["latency_ms"]["p99"]
+    assert all(entry["verified"] for entry in report["summary"])
+    with psycopg.connect(ADMIN_URL) as conn:  # its scratch databases are gone
+        left = conn.execute("SELECT count(*) FROM pg_database WHERE datname LIKE %s",
+                            (f"peers\\_%\\_{report['token']}",)).fetchone()[0]
+    assert left == 0
+
+
+def test_qgen_half_of_the_peers_bench_reports_exactly_once(postgres_server, tmp_path):
+    report, text = run_bench(tmp_path, peers.QGEN_SYSTEMS)
+    check_shape_and_verdicts(report, peers.QGEN_SYSTEMS)
+    assert report["ratios"] == []  # nothing to compare qgen with here
+    assert "Ledger verdicts" in text and "qgen-delete-tx" in text
+
+
+@pytest.mark.skipif(bool(MISSING), reason=f"the peer packages are not installed here ({', '.join(MISSING)}): "
+                                           f"{peers.INSTALL_HINT}")
+def test_peer_half_of_the_peers_bench_reports_ratios(postgres_server, tmp_path):
+    systems = ("qgen-lease", "qgen-delete", "pgqueuer", "procrastinate")
+    report, text = run_bench(tmp_path, systems)
+    check_shape_and_verdicts(report, systems)
+    pairs = {(r["measure"], r["what"], r["peer"], r["base"]) for r in report["ratios"]}
+    for peer in peers.PEERS:
+        assert ("drain-10", "jobs/s", peer, "qgen-lease") in pairs and ("mixed", "p99", peer, "qgen-delete") in pairs
+    assert "pgqueuer / qgen-lease" in text
