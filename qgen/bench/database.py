@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 from typing import Any, Iterator, Optional
 
 import jinja2
@@ -19,6 +20,13 @@ from pydantic import ValidationError
 
 from qgen.render import Column, Rendering, make_environment, render_spec
 from qgen.spec import Spec
+
+
+UNINSTALL_TRIES = 3
+
+
+def _is_deadlock(exc: BaseException) -> bool:
+    return getattr(exc, "sqlstate", None) == "40P01"
 
 
 class BenchError(Exception):
@@ -228,10 +236,19 @@ class BenchDatabase:
         rendering = rendering or render_spec(spec, "bench", self.dialect)
         with self.connect() as conn:
             conn.execute(self.sql.quiet_session())
-            try:
-                # A scratch queue: its jobs go with it (uninstall refuses tables with jobs unless forced).
-                conn.execute(rendering.force_uninstall + rendering.uninstall)
-            except Exception:
-                if strict:
-                    raise
+            for attempt in range(1, UNINSTALL_TRIES + 1):
+                try:
+                    # A scratch queue: its jobs go with it (uninstall refuses tables with jobs unless forced).
+                    conn.execute(rendering.force_uninstall + rendering.uninstall)
+                    break
+                except Exception as exc:
+                    # Seen with autovacuum on: its ANALYZE of a table just drained waits for the
+                    # uninstall's transaction while the uninstall waits for its table. The whole
+                    # uninstall was rolled back; run it again.
+                    if _is_deadlock(exc) and attempt < UNINSTALL_TRIES:
+                        time.sleep(0.5 * attempt)
+                        continue
+                    if strict:
+                        raise
+                    break
             conn.execute(self.sql.drop_schema(spec.schema))
