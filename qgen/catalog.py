@@ -45,6 +45,17 @@ def _watermark(queue: Queue, in_place: bool = False) -> bool:
     return queue.watermark.enabled
 
 
+def claims_in_place(queue: Queue, dialect: str | None) -> bool:
+    """Whether this queue's claims leave a leased row in place (a HOT update on PostgreSQL; see
+    qgen.dialects.Dialect.lease_claims_in_place): only a lease queue with a watermark. Without one
+    (priority order, or watermark: false) nothing bounds where a claim starts, and a claim index
+    that kept leased rows would make every claim step over all the jobs in flight: such a queue
+    keeps an index of unleased rows and a lease index. The one place this is decided: the catalog,
+    the templates (q.in_place) and the client (which parameters name jobs by id) all ask it."""
+    return (queue.claim == "lease" and queue.watermark.enabled and dialect is not None
+            and dialects.get(dialect).lease_claims_in_place)
+
+
 def _key_is_claim_order(queue: Queue, in_place: bool) -> bool:
     """A fifo queue whose claim index would be the primary key: a delete queue holds only unclaimed
     rows, and a lease queue whose claims leave rows in place (PostgreSQL) and whose finished jobs
@@ -109,7 +120,7 @@ QUEUE_KINDS: tuple[Kind, ...] = (
 def queue_objects(spec: Spec, queue_name: str, dialect: str | None = None) -> list[DbObject]:
     """The objects of one queue; with a dialect, only those that database has."""
     queue = spec.queues[queue_name]
-    in_place = dialect is not None and dialects.get(dialect).lease_claims_in_place
+    in_place = claims_in_place(queue, dialect)
     wanted = {kind.name for kind in QUEUE_KINDS if kind.wanted(queue, in_place)
               and (dialect is None or kind.dialects is None or dialect in kind.dialects)}
     objects = []

@@ -63,6 +63,7 @@ from decimal import Decimal
 from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequence, Union
 
 from qgen import dialects
+from qgen.catalog import claims_in_place
 from qgen.connection import Backoff, LeaseBook, connection_factory, connection_lost, dialect_of_target, tvp_capable
 from qgen.spec import MAINTENANCE_BATCH, ColumnType, Spec, object_name
 
@@ -383,7 +384,7 @@ class QueueClient:
         job_type = [self.job_type_column] if self.job_type_column else []
         lease = ["lease_seconds"] if self.lease_mode else []
         # Where a claim leaves the row in place no index holds tokens: jobs are named by id.
-        by_id = dialects.get(self.dialect).lease_claims_in_place
+        by_id = claims_in_place(queue, self.dialect)
         return {
             "enqueue": job_type + self.payload_columns + (["priority"] if queue.ordering == "priority" else [])
             + (["run_at"] if queue.scheduling else []) + (["enqueued_by"] if queue.audit else []),
@@ -899,9 +900,15 @@ class QueueClient:
         """The ids of the jobs this client holds under a lease, as the parameter that names them to
         complete, extend_lease or dequeue (found by primary key); none when this client does not
         know the lease (then the procedure searches for the token)."""
-        dialect = dialects.get(self.dialect)
-        ids = self._leases.ids(token) if dialect.lease_claims_in_place else []
-        return [(parameter, dialect.id_list(ids))] if ids else []
+        if not claims_in_place(self.queue, self.dialect):
+            return []
+        ids = self._leases.ids(token)
+        if not ids:
+            log.warning("queue %s: lease %s is not one this client took (or it expired over %.0fs ago): the "
+                        "database searches the whole table for its jobs; pass the jobs (or id=) instead",
+                        self.queue_name, token, LeaseBook.KEEP_EXPIRED)
+            return []
+        return [(parameter, dialects.get(self.dialect).id_list(ids))]
 
     @staticmethod
     def _token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[Any, Optional[int]]:

@@ -26,7 +26,7 @@ import jinja2
 
 from qgen import __version__
 from qgen import dialects as dialect_registry
-from qgen.catalog import DbObject, spec_objects
+from qgen.catalog import DbObject, claims_in_place, spec_objects
 from qgen.spec import (
     MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, NAME_SUFFIX, OBJECT_KINDS, ColumnType, Spec, object_name, role_name,
 )
@@ -114,7 +114,7 @@ def _columns(columns: dict) -> list[Column]:
     return [Column(name, col.type, col.nullable) for name, col in columns.items()]
 
 
-def _queue_context(spec: Spec, queue_name: str) -> SimpleNamespace:
+def _queue_context(spec: Spec, queue_name: str, dialect: str) -> SimpleNamespace:
     """What a template knows of a queue: its options, resolved names and columns."""
     queue = spec.queues[queue_name]
     payload = _columns(queue.payload)
@@ -148,6 +148,8 @@ def _queue_context(spec: Spec, queue_name: str) -> SimpleNamespace:
         dedupe=queue.dedupe,
         finished_tables=finished_tables,
         lease=queue.claim == "lease",
+        # A claim leaves the leased row in place and writes no indexed column (qgen.catalog).
+        in_place=claims_in_place(queue, dialect),
         watermark=queue.watermark,
         outbox_columns=outbox_columns,
         outbox_queue=outbox_queue,
@@ -211,7 +213,7 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         "spec": spec,
         "schema": spec.schema,
         "roles": SimpleNamespace(**{r: role_name(spec, r) for r in ("producer", "consumer", "admin", "owner")}),
-        "queues": {name: _queue_context(spec, name) for name in spec.queues},
+        "queues": {name: _queue_context(spec, name, dialect_name) for name in spec.queues},
         "batch": dialect.batch_separator,
         "maintenance": SimpleNamespace(batch_size=MAINTENANCE_BATCH, max_batch_size=MAINTENANCE_BATCH_MAX),
         "objects": spec_objects(spec, dialect_name),  # every object, in dependency order (verify names them all)

@@ -92,7 +92,10 @@ def test_claim_and_purge_indexes(postgres_server):
         # (fifo, and finished jobs leave the table).
         assert lease["jobs_claim_ix"] == '(job_type, id)'
         assert "jobs_claim_order_ix" not in lease and "jobs_lease_ix" not in lease
-        assert lease["urgent_claim_ix"] == '(priority DESC, id)'
+        # No watermark (priority order): nothing bounds where a claim starts, so the claim index holds
+        # unleased rows only and a lease index the jobs in flight, as on SQL Server.
+        assert lease["urgent_claim_ix"] == '(priority DESC, id) WHERE (lease_token IS NULL)'
+        assert lease["urgent_lease_ix"] == '(lease_token) INCLUDE (lease_expires_at, attempts) WHERE (lease_token IS NOT NULL)'
         assert "urgent_claim_order_ix" not in lease, "no job types: the claim index is in queue order already"
         assert lease["jobs_archive_ix"] == "(completed_at)" and lease["jobs_dead_ix"] == "(dead_at)"
         delete = indexes(url, "featd")  # a delete queue with job types and priority
@@ -126,3 +129,40 @@ def test_every_name_install_creates_is_one_qgen_check_knows(postgres_server, spe
     if spec_path.stem in HANDLER:
         held.discard("count_users_with_reputation")
     assert held == collected
+
+
+def test_install_run_again_over_an_older_install_takes_the_in_place_shape(postgres_server):
+    """An install an earlier qgen made: complete, extend_lease and dequeue had fewer parameters, a
+    lease index and a claim index filtered on lease_token. install.sql run again over it leaves one
+    version of each function (CREATE OR REPLACE alone would add a second, and calls by name would be
+    ambiguous) and drops those indexes, so that a claim is a HOT update."""
+    spec = run_spec(load_spec(ROOT / "examples" / "004_rainfall.yaml"))
+    rendering = render_spec(spec, "004_rainfall", "postgres")
+    s = '"rainfall"'
+    with scratch_database("qgen_older") as url:
+        run_script(url, rendering.install)
+        with psycopg.connect(url, autocommit=True) as conn:  # what the earlier version left
+            for fn, args in (("dequeue", "varchar, integer, integer, uuid"), ("complete", "uuid, bigint, bigint, varchar"),
+                             ("extend_lease", "uuid, integer, bigint")):
+                conn.execute(f'CREATE FUNCTION {s}."rainfall_events_{fn}"({args}) RETURNS integer LANGUAGE sql AS $$ SELECT 1 $$')
+            conn.execute(f'DROP INDEX {s}."rainfall_events_claim_ix"')
+            conn.execute(f'CREATE INDEX "rainfall_events_claim_ix" ON {s}."rainfall_events" ("id") '
+                         'WHERE "lease_token" IS NULL AND "processed" = FALSE')
+            conn.execute(f'CREATE INDEX "rainfall_events_lease_ix" ON {s}."rainfall_events" ("lease_token") '
+                         'WHERE "lease_token" IS NOT NULL')
+        run_script(url, rendering.install)
+        with psycopg.connect(url, autocommit=True) as conn:
+            versions = dict(conn.execute(
+                "SELECT p.proname, count(*) FROM pg_proc p WHERE p.pronamespace = 'rainfall'::regnamespace "
+                "AND p.proname IN ('rainfall_events_dequeue', 'rainfall_events_complete', 'rainfall_events_extend_lease') "
+                "GROUP BY 1").fetchall())
+            assert versions == {"rainfall_events_dequeue": 1, "rainfall_events_complete": 1,
+                                "rainfall_events_extend_lease": 1}
+            ix = indexes(url, "rainfall")
+            assert "rainfall_events_lease_ix" not in ix
+            assert ix["rainfall_events_claim_ix"] == "(id) WHERE (processed = false)"
+            conn.execute(f'SELECT {s}."rainfall_events_enqueue"("rainfall_id" => 1)')
+            with conn.transaction(force_rollback=True):
+                conn.execute(f'SELECT * FROM {s}."rainfall_events_dequeue"("batch_size" => 1)').fetchall()
+                assert conn.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables "
+                                    "WHERE relid = 'rainfall.rainfall_events'::regclass").fetchone() == (1, 1)

@@ -1,5 +1,29 @@
 -- qgen 0.1.0: dequeue four.four_queue_dequeue, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A claim here writes no indexed column; indexes an earlier qgen made over the lease go.
+DROP INDEX IF EXISTS "four"."four_queue_lease_ix";
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'four' AND "i"."indexname" = 'four_queue_claim_ix'
+                 AND "i"."indexdef" LIKE '%lease_token%') THEN
+        DROP INDEX "four"."four_queue_claim_ix";
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'four' AND "i"."indexname" = 'four_queue_claim_order_ix'
+                 AND "i"."indexdef" LIKE '%lease_token%') THEN
+        DROP INDEX "four"."four_queue_claim_order_ix";
+    END IF;
+END
+$qgen$;
+DO $qgen$
+BEGIN
+    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
+                      FROM pg_catalog.pg_proc AS "p"
+                      WHERE "p"."pronamespace" = '"four"'::regnamespace AND "p"."proname" = 'four_queue_dequeue'
+                        AND "p"."pronargs" <> 5), 'SELECT 1');
+END
+$qgen$;
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
 -- name with a parameter (the job type column and the job_type filter), which RETURNS TABLE forbids.
 DO $qgen$
@@ -24,7 +48,7 @@ ALTER TYPE "four"."four_queue_dequeue_row" OWNER TO "four_owner";
 -- without it the whole table is searched for the token). A token that holds none of them raises
 -- QG001 and nothing is claimed. A job whose lease expired is claimed again like a new one (the
 -- old worker's token no longer holds it); one that was on its last attempt is
--- dead-lettered here instead of being handed out.
+-- dead-lettered here instead of being handed out, and another claimed in its place.
 CREATE OR REPLACE FUNCTION "four"."four_queue_dequeue"
 (
     "owner" varchar(128) DEFAULT NULL,
@@ -44,6 +68,7 @@ AS $qgen$
 DECLARE
     v$token uuid := gen_random_uuid();
     v$completed integer;
+    v$want integer := "four_queue_dequeue"."batch_size";
     v$exhausted bigint[];
     v$job "four"."four_queue_dequeue_row";
     v$lowest bigint;
@@ -101,44 +126,47 @@ BEGIN
             RETURNING "w"."id" INTO v$from;
         END IF;
     END IF;
-    FOR v$job IN
-        WITH "claimed" AS
-        (
-            UPDATE "four"."four_queue" AS "job"
-            SET "lease_token" = v$token,
-                "lease_owner" = "four_queue_dequeue"."owner",
-                "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
-                "attempts" = "job"."attempts" + 1,
-                -- A job taken over from an expired lease says so (the old token no longer holds it).
-                "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
-            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
-            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-            WHERE "job"."id" = ANY (ARRAY
-            (
-                SELECT "next"."id"
-                FROM "four"."four_queue" AS "next"
-                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
-                  -- Below the watermark every row is claimed or gone: start the index range there.
-                  AND "next"."id" >= v$from
-                ORDER BY "next"."id"
-                LIMIT "four_queue_dequeue"."batch_size"
-                FOR UPDATE SKIP LOCKED
-            ))
-            RETURNING "job"."id", "job"."reputation", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
-        )
-        SELECT "c"."id", "c"."reputation", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
-        FROM "claimed" AS "c"
-        ORDER BY "c"."id"
     LOOP
-        v$lowest := least(v$lowest, v$job."id");
-        v$highest := greatest(v$highest, v$job."id");
-        IF v$job."attempts" > 5 THEN
-            v$exhausted := v$exhausted || v$job."id";
-            CONTINUE;
-        END IF;
-        RETURN NEXT v$job;
-    END LOOP;
-    IF v$exhausted IS NOT NULL THEN
+        FOR v$job IN
+            WITH "claimed" AS
+            (
+                UPDATE "four"."four_queue" AS "job"
+                SET "lease_token" = v$token,
+                    "lease_owner" = "four_queue_dequeue"."owner",
+                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
+                    "attempts" = "job"."attempts" + 1,
+                    -- A job taken over from an expired lease says so (the old token no longer holds it).
+                    "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
+                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                WHERE "job"."id" = ANY (ARRAY
+                (
+                    SELECT "next"."id"
+                    FROM "four"."four_queue" AS "next"
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                      -- Below the watermark every row is claimed or gone: start the index range there.
+                      AND "next"."id" >= v$from
+                    ORDER BY "next"."id"
+                    LIMIT v$want
+                    FOR UPDATE SKIP LOCKED
+                ))
+                RETURNING "job"."id", "job"."reputation", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+            )
+            SELECT "c"."id", "c"."reputation", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
+            FROM "claimed" AS "c"
+            ORDER BY "c"."id"
+        LOOP
+            v$lowest := least(v$lowest, v$job."id");
+            v$highest := greatest(v$highest, v$job."id");
+            IF v$job."attempts" > 5 THEN
+                v$exhausted := v$exhausted || v$job."id";
+                CONTINUE;
+            END IF;
+            RETURN NEXT v$job;
+        END LOOP;
+        EXIT WHEN v$exhausted IS NULL;
+        -- Jobs taken over with no attempt left are not handed out: they leave, and as many again
+        -- are claimed in their place (each round takes rows out of the table, so it ends).
         WITH "gone" AS
         (
             DELETE FROM "four"."four_queue" AS "job"
@@ -148,7 +176,9 @@ BEGIN
         INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
         SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
         FROM "gone" AS "g";
-    END IF;
+        v$want := pg_catalog.cardinality(v$exhausted);
+        v$exhausted := NULL;
+    END LOOP;
     -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
     IF v$highest / 100 > (v$lowest - 1) / 100 THEN
         PERFORM "four"."four_queue_watermark_move"(v$lowest);

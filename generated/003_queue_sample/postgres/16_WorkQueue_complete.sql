@@ -1,5 +1,13 @@
 -- qgen 0.1.0: complete QueueSample.WorkQueue_complete, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+DO $qgen$
+BEGIN
+    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
+                      FROM pg_catalog.pg_proc AS "p"
+                      WHERE "p"."pronamespace" = '"QueueSample"'::regnamespace AND "p"."proname" = 'WorkQueue_complete'
+                        AND "p"."pronargs" <> 3), 'SELECT 1');
+END
+$qgen$;
 -- Finishes jobs held by a lease: marks them processed. With id, only that job; with ids, those of
 -- them the lease holds (primary-key lookups); with neither, every job of the lease, which needs a
 -- search of the whole table for the token (no index holds tokens: a claim writes no indexed column). The token is the fence: a worker whose lease was released or taken over gets QG001.

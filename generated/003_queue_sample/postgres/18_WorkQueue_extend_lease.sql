@@ -1,8 +1,16 @@
 -- qgen 0.1.0: extend_lease QueueSample.WorkQueue_extend_lease, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now. With
--- id, one job; with ids, those of them the lease holds (primary-key lookups); with neither, every
--- job of the lease (a search of the whole table). Only lease_expires_at changes: a HOT update.
+DO $qgen$
+BEGIN
+    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
+                      FROM pg_catalog.pg_proc AS "p"
+                      WHERE "p"."pronamespace" = '"QueueSample"'::regnamespace AND "p"."proname" = 'WorkQueue_extend_lease'
+                        AND "p"."pronargs" <> 4), 'SELECT 1');
+END
+$qgen$;
+-- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now.
+-- With id, one job; with ids, those of them the lease holds (primary-key lookups); with neither,
+-- every job of the lease (a search of the whole table). Only lease_expires_at changes: a HOT update.
 CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_extend_lease"
 (
     "lease_token" uuid,

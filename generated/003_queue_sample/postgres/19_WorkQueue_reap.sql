@@ -7,7 +7,8 @@
 -- at the first 10 x batch_size unfinished jobs in queue order, which is where claims take jobs
 -- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
 -- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
--- releases them sooner where nobody claims, and keeps metrics and the pending view current.
+-- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
+-- expired lease behind more than that many jobs (e.g. scheduled ones) waits for a claim.
 CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_reap"
 (
     "batch_size" integer DEFAULT 1000

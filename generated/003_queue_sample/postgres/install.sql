@@ -92,7 +92,17 @@ ALTER TABLE "QueueSample"."WorkQueue" OWNER TO "QueueSample_owner";
 
 -- qgen 0.1.0: claim_index QueueSample.WorkQueue_claim_ix, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
+-- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
+-- update); a claim starts at the watermark and steps over the jobs in flight there.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_ix'
+                 AND "i"."indexdef" LIKE '%lease_token%') THEN
+        DROP INDEX "QueueSample"."WorkQueue_claim_ix";
+    END IF;
+END
+$qgen$;
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_ix"
     ON "QueueSample"."WorkQueue" ("JobType", "id")
     WHERE "processed" = FALSE
@@ -102,6 +112,15 @@ CREATE INDEX IF NOT EXISTS "WorkQueue_claim_ix"
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- A dequeue without a job type claims from every sub-queue, in queue order: WorkQueue_claim_ix is keyed
 -- by job type first and cannot give that order, so this one does.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_order_ix'
+                 AND "i"."indexdef" LIKE '%lease_token%') THEN
+        DROP INDEX "QueueSample"."WorkQueue_claim_order_ix";
+    END IF;
+END
+$qgen$;
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_order_ix"
     ON "QueueSample"."WorkQueue" ("id")
     WHERE "processed" = FALSE
@@ -363,6 +382,30 @@ REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_watermark_correct" FROM PUBLIC;
 
 -- qgen 0.1.0: dequeue QueueSample.GetNextJob, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A claim here writes no indexed column; indexes an earlier qgen made over the lease go.
+DROP INDEX IF EXISTS "QueueSample"."WorkQueue_lease_ix";
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_ix'
+                 AND "i"."indexdef" LIKE '%lease_token%') THEN
+        DROP INDEX "QueueSample"."WorkQueue_claim_ix";
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_order_ix'
+                 AND "i"."indexdef" LIKE '%lease_token%') THEN
+        DROP INDEX "QueueSample"."WorkQueue_claim_order_ix";
+    END IF;
+END
+$qgen$;
+DO $qgen$
+BEGIN
+    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
+                      FROM pg_catalog.pg_proc AS "p"
+                      WHERE "p"."pronamespace" = '"QueueSample"'::regnamespace AND "p"."proname" = 'GetNextJob'
+                        AND "p"."pronargs" <> 6), 'SELECT 1');
+END
+$qgen$;
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
 -- name with a parameter (the job type column and the job_type filter), which RETURNS TABLE forbids.
 DO $qgen$
@@ -388,7 +431,7 @@ ALTER TYPE "QueueSample"."GetNextJob_row" OWNER TO "QueueSample_owner";
 -- without it the whole table is searched for the token). A token that holds none of them raises
 -- QG001 and nothing is claimed. A job whose lease expired is claimed again like a new one (the
 -- old worker's token no longer holds it); one that was on its last attempt is
--- dead-lettered here instead of being handed out.
+-- dead-lettered here instead of being handed out, and another claimed in its place.
 CREATE OR REPLACE FUNCTION "QueueSample"."GetNextJob"
 (
     "owner" varchar(128) DEFAULT NULL,
@@ -409,6 +452,7 @@ AS $qgen$
 DECLARE
     v$token uuid := gen_random_uuid();
     v$completed integer;
+    v$want integer := "GetNextJob"."batch_size";
     v$exhausted bigint[];
     v$job "QueueSample"."GetNextJob_row";
     v$lowest bigint;
@@ -466,90 +510,93 @@ BEGIN
             RETURNING "w"."id" INTO v$from;
         END IF;
     END IF;
-    -- Two statements, so each keeps its own cached plan (with and without the sub-queue filter).
-    IF "GetNextJob"."job_type" IS NULL THEN
-        FOR v$job IN
-            WITH "claimed" AS
-            (
-                UPDATE "QueueSample"."WorkQueue" AS "job"
-                SET "lease_token" = v$token,
-                    "lease_owner" = "GetNextJob"."owner",
-                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
-                    "claimed_at" = now(),
-                    "claimed_by" = coalesce("GetNextJob"."owner", session_user),
-                    "attempts" = "job"."attempts" + 1,
-                    -- A job taken over from an expired lease says so (the old token no longer holds it).
-                    "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
-                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
-                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                WHERE "job"."id" = ANY (ARRAY
+    LOOP
+        -- Two statements, so each keeps its own cached plan (with and without the sub-queue filter).
+        IF "GetNextJob"."job_type" IS NULL THEN
+            FOR v$job IN
+                WITH "claimed" AS
                 (
-                    SELECT "next"."id"
-                    FROM "QueueSample"."WorkQueue" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
-                      -- Below the watermark every row is claimed or gone: start the index range there.
-                      AND "next"."id" >= v$from
-                    ORDER BY "next"."id"
-                    LIMIT "GetNextJob"."batch_size"
-                    FOR UPDATE SKIP LOCKED
-                ))
-                RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
-            )
-            SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
-            FROM "claimed" AS "c"
-            ORDER BY "c"."id"
-        LOOP
-            v$lowest := least(v$lowest, v$job."id");
-            v$highest := greatest(v$highest, v$job."id");
-            IF v$job."attempts" > 5 THEN
-                v$exhausted := v$exhausted || v$job."id";
-                CONTINUE;
-            END IF;
-            RETURN NEXT v$job;
-        END LOOP;
-    ELSE
-        FOR v$job IN
-            WITH "claimed" AS
-            (
-                UPDATE "QueueSample"."WorkQueue" AS "job"
-                SET "lease_token" = v$token,
-                    "lease_owner" = "GetNextJob"."owner",
-                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
-                    "claimed_at" = now(),
-                    "claimed_by" = coalesce("GetNextJob"."owner", session_user),
-                    "attempts" = "job"."attempts" + 1,
-                    -- A job taken over from an expired lease says so (the old token no longer holds it).
-                    "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
-                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
-                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                WHERE "job"."id" = ANY (ARRAY
+                    UPDATE "QueueSample"."WorkQueue" AS "job"
+                    SET "lease_token" = v$token,
+                        "lease_owner" = "GetNextJob"."owner",
+                        "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                        "claimed_at" = now(),
+                        "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                        "attempts" = "job"."attempts" + 1,
+                        -- A job taken over from an expired lease says so (the old token no longer holds it).
+                        "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
+                    -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                    -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                    WHERE "job"."id" = ANY (ARRAY
+                    (
+                        SELECT "next"."id"
+                        FROM "QueueSample"."WorkQueue" AS "next"
+                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                          -- Below the watermark every row is claimed or gone: start the index range there.
+                          AND "next"."id" >= v$from
+                        ORDER BY "next"."id"
+                        LIMIT v$want
+                        FOR UPDATE SKIP LOCKED
+                    ))
+                    RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+                )
+                SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
+                FROM "claimed" AS "c"
+                ORDER BY "c"."id"
+            LOOP
+                v$lowest := least(v$lowest, v$job."id");
+                v$highest := greatest(v$highest, v$job."id");
+                IF v$job."attempts" > 5 THEN
+                    v$exhausted := v$exhausted || v$job."id";
+                    CONTINUE;
+                END IF;
+                RETURN NEXT v$job;
+            END LOOP;
+        ELSE
+            FOR v$job IN
+                WITH "claimed" AS
                 (
-                    SELECT "next"."id"
-                    FROM "QueueSample"."WorkQueue" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
-                      -- Below the watermark every row is claimed or gone: start the index range there.
-                      AND "next"."id" >= v$from
-                      AND "next"."JobType" = "GetNextJob"."job_type"
-                    ORDER BY "next"."id"
-                    LIMIT "GetNextJob"."batch_size"
-                    FOR UPDATE SKIP LOCKED
-                ))
-                RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
-            )
-            SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
-            FROM "claimed" AS "c"
-            ORDER BY "c"."id"
-        LOOP
-            v$lowest := least(v$lowest, v$job."id");
-            v$highest := greatest(v$highest, v$job."id");
-            IF v$job."attempts" > 5 THEN
-                v$exhausted := v$exhausted || v$job."id";
-                CONTINUE;
-            END IF;
-            RETURN NEXT v$job;
-        END LOOP;
-    END IF;
-    IF v$exhausted IS NOT NULL THEN
+                    UPDATE "QueueSample"."WorkQueue" AS "job"
+                    SET "lease_token" = v$token,
+                        "lease_owner" = "GetNextJob"."owner",
+                        "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                        "claimed_at" = now(),
+                        "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                        "attempts" = "job"."attempts" + 1,
+                        -- A job taken over from an expired lease says so (the old token no longer holds it).
+                        "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
+                    -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                    -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                    WHERE "job"."id" = ANY (ARRAY
+                    (
+                        SELECT "next"."id"
+                        FROM "QueueSample"."WorkQueue" AS "next"
+                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                          -- Below the watermark every row is claimed or gone: start the index range there.
+                          AND "next"."id" >= v$from
+                          AND "next"."JobType" = "GetNextJob"."job_type"
+                        ORDER BY "next"."id"
+                        LIMIT v$want
+                        FOR UPDATE SKIP LOCKED
+                    ))
+                    RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+                )
+                SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
+                FROM "claimed" AS "c"
+                ORDER BY "c"."id"
+            LOOP
+                v$lowest := least(v$lowest, v$job."id");
+                v$highest := greatest(v$highest, v$job."id");
+                IF v$job."attempts" > 5 THEN
+                    v$exhausted := v$exhausted || v$job."id";
+                    CONTINUE;
+                END IF;
+                RETURN NEXT v$job;
+            END LOOP;
+        END IF;
+        EXIT WHEN v$exhausted IS NULL;
+        -- Jobs taken over with no attempt left are not handed out: they leave, and as many again
+        -- are claimed in their place (each round takes rows out of the table, so it ends).
         WITH "gone" AS
         (
             DELETE FROM "QueueSample"."WorkQueue" AS "job"
@@ -559,7 +606,9 @@ BEGIN
         INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
         SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
         FROM "gone" AS "g";
-    END IF;
+        v$want := pg_catalog.cardinality(v$exhausted);
+        v$exhausted := NULL;
+    END LOOP;
     -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
     IF v$highest / 100 > (v$lowest - 1) / 100 THEN
         PERFORM "QueueSample"."WorkQueue_watermark_move"(v$lowest);
@@ -571,6 +620,14 @@ REVOKE ALL ON FUNCTION "QueueSample"."GetNextJob" FROM PUBLIC;
 
 -- qgen 0.1.0: complete QueueSample.WorkQueue_complete, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+DO $qgen$
+BEGIN
+    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
+                      FROM pg_catalog.pg_proc AS "p"
+                      WHERE "p"."pronamespace" = '"QueueSample"'::regnamespace AND "p"."proname" = 'WorkQueue_complete'
+                        AND "p"."pronargs" <> 3), 'SELECT 1');
+END
+$qgen$;
 -- Finishes jobs held by a lease: marks them processed. With id, only that job; with ids, those of
 -- them the lease holds (primary-key lookups); with neither, every job of the lease, which needs a
 -- search of the whole table for the token (no index holds tokens: a claim writes no indexed column). The token is the fence: a worker whose lease was released or taken over gets QG001.
@@ -675,9 +732,17 @@ REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_fail" FROM PUBLIC;
 
 -- qgen 0.1.0: extend_lease QueueSample.WorkQueue_extend_lease, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now. With
--- id, one job; with ids, those of them the lease holds (primary-key lookups); with neither, every
--- job of the lease (a search of the whole table). Only lease_expires_at changes: a HOT update.
+DO $qgen$
+BEGIN
+    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
+                      FROM pg_catalog.pg_proc AS "p"
+                      WHERE "p"."pronamespace" = '"QueueSample"'::regnamespace AND "p"."proname" = 'WorkQueue_extend_lease'
+                        AND "p"."pronargs" <> 4), 'SELECT 1');
+END
+$qgen$;
+-- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now.
+-- With id, one job; with ids, those of them the lease holds (primary-key lookups); with neither,
+-- every job of the lease (a search of the whole table). Only lease_expires_at changes: a HOT update.
 CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_extend_lease"
 (
     "lease_token" uuid,
@@ -733,7 +798,8 @@ REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_extend_lease" FROM PUBLIC;
 -- at the first 10 x batch_size unfinished jobs in queue order, which is where claims take jobs
 -- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
 -- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
--- releases them sooner where nobody claims, and keeps metrics and the pending view current.
+-- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
+-- expired lease behind more than that many jobs (e.g. scheduled ones) waits for a claim.
 CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_reap"
 (
     "batch_size" integer DEFAULT 1000

@@ -1,5 +1,13 @@
 -- qgen 0.1.0: complete rainfall.rainfall_events_complete, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+DO $qgen$
+BEGIN
+    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
+                      FROM pg_catalog.pg_proc AS "p"
+                      WHERE "p"."pronamespace" = '"rainfall"'::regnamespace AND "p"."proname" = 'rainfall_events_complete'
+                        AND "p"."pronargs" <> 5), 'SELECT 1');
+END
+$qgen$;
 -- Finishes jobs held by a lease: marks them processed. With id, only that job; with ids, those of
 -- them the lease holds (primary-key lookups); with neither, every job of the lease, which needs a
 -- search of the whole table for the token (no index holds tokens: a claim writes no indexed column)

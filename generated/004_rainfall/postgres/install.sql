@@ -88,7 +88,17 @@ ALTER TABLE "rainfall"."rainfall_events" OWNER TO "rainfall_owner";
 
 -- qgen 0.1.0: claim_index rainfall.rainfall_events_claim_ix, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
+-- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
+-- update); a claim starts at the watermark and steps over the jobs in flight there.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'rainfall' AND "i"."indexname" = 'rainfall_events_claim_ix'
+                 AND "i"."indexdef" LIKE '%lease_token%') THEN
+        DROP INDEX "rainfall"."rainfall_events_claim_ix";
+    END IF;
+END
+$qgen$;
 CREATE INDEX IF NOT EXISTS "rainfall_events_claim_ix"
     ON "rainfall"."rainfall_events" ("id")
     WHERE "processed" = FALSE
@@ -342,6 +352,30 @@ REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_watermark_correct" FROM PUBLI
 
 -- qgen 0.1.0: dequeue rainfall.rainfall_events_dequeue, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A claim here writes no indexed column; indexes an earlier qgen made over the lease go.
+DROP INDEX IF EXISTS "rainfall"."rainfall_events_lease_ix";
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'rainfall' AND "i"."indexname" = 'rainfall_events_claim_ix'
+                 AND "i"."indexdef" LIKE '%lease_token%') THEN
+        DROP INDEX "rainfall"."rainfall_events_claim_ix";
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'rainfall' AND "i"."indexname" = 'rainfall_events_claim_order_ix'
+                 AND "i"."indexdef" LIKE '%lease_token%') THEN
+        DROP INDEX "rainfall"."rainfall_events_claim_order_ix";
+    END IF;
+END
+$qgen$;
+DO $qgen$
+BEGIN
+    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
+                      FROM pg_catalog.pg_proc AS "p"
+                      WHERE "p"."pronamespace" = '"rainfall"'::regnamespace AND "p"."proname" = 'rainfall_events_dequeue'
+                        AND "p"."pronargs" <> 5), 'SELECT 1');
+END
+$qgen$;
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
 -- name with a parameter (the job type column and the job_type filter), which RETURNS TABLE forbids.
 DO $qgen$
@@ -366,7 +400,7 @@ ALTER TYPE "rainfall"."rainfall_events_dequeue_row" OWNER TO "rainfall_owner";
 -- without it the whole table is searched for the token). A token that holds none of them raises
 -- QG001 and nothing is claimed. A job whose lease expired is claimed again like a new one (the
 -- old worker's token no longer holds it); one that was on its last attempt is
--- dead-lettered here instead of being handed out.
+-- dead-lettered here instead of being handed out, and another claimed in its place.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_dequeue"
 (
     "owner" varchar(128) DEFAULT NULL,
@@ -386,6 +420,7 @@ AS $qgen$
 DECLARE
     v$token uuid := gen_random_uuid();
     v$completed integer;
+    v$want integer := "rainfall_events_dequeue"."batch_size";
     v$exhausted bigint[];
     v$job "rainfall"."rainfall_events_dequeue_row";
     v$lowest bigint;
@@ -435,44 +470,47 @@ BEGIN
             RETURNING "w"."id" INTO v$from;
         END IF;
     END IF;
-    FOR v$job IN
-        WITH "claimed" AS
-        (
-            UPDATE "rainfall"."rainfall_events" AS "job"
-            SET "lease_token" = v$token,
-                "lease_owner" = "rainfall_events_dequeue"."owner",
-                "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
-                "attempts" = "job"."attempts" + 1,
-                -- A job taken over from an expired lease says so (the old token no longer holds it).
-                "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
-            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
-            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-            WHERE "job"."id" = ANY (ARRAY
-            (
-                SELECT "next"."id"
-                FROM "rainfall"."rainfall_events" AS "next"
-                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
-                  -- Below the watermark every row is claimed or gone: start the index range there.
-                  AND "next"."id" >= v$from
-                ORDER BY "next"."id"
-                LIMIT "rainfall_events_dequeue"."batch_size"
-                FOR UPDATE SKIP LOCKED
-            ))
-            RETURNING "job"."id", "job"."rainfall_id", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
-        )
-        SELECT "c"."id", "c"."rainfall_id", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
-        FROM "claimed" AS "c"
-        ORDER BY "c"."id"
     LOOP
-        v$lowest := least(v$lowest, v$job."id");
-        v$highest := greatest(v$highest, v$job."id");
-        IF v$job."attempts" > 3 THEN
-            v$exhausted := v$exhausted || v$job."id";
-            CONTINUE;
-        END IF;
-        RETURN NEXT v$job;
-    END LOOP;
-    IF v$exhausted IS NOT NULL THEN
+        FOR v$job IN
+            WITH "claimed" AS
+            (
+                UPDATE "rainfall"."rainfall_events" AS "job"
+                SET "lease_token" = v$token,
+                    "lease_owner" = "rainfall_events_dequeue"."owner",
+                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
+                    "attempts" = "job"."attempts" + 1,
+                    -- A job taken over from an expired lease says so (the old token no longer holds it).
+                    "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
+                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                WHERE "job"."id" = ANY (ARRAY
+                (
+                    SELECT "next"."id"
+                    FROM "rainfall"."rainfall_events" AS "next"
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                      -- Below the watermark every row is claimed or gone: start the index range there.
+                      AND "next"."id" >= v$from
+                    ORDER BY "next"."id"
+                    LIMIT v$want
+                    FOR UPDATE SKIP LOCKED
+                ))
+                RETURNING "job"."id", "job"."rainfall_id", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+            )
+            SELECT "c"."id", "c"."rainfall_id", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
+            FROM "claimed" AS "c"
+            ORDER BY "c"."id"
+        LOOP
+            v$lowest := least(v$lowest, v$job."id");
+            v$highest := greatest(v$highest, v$job."id");
+            IF v$job."attempts" > 3 THEN
+                v$exhausted := v$exhausted || v$job."id";
+                CONTINUE;
+            END IF;
+            RETURN NEXT v$job;
+        END LOOP;
+        EXIT WHEN v$exhausted IS NULL;
+        -- Jobs taken over with no attempt left are not handed out: they leave, and as many again
+        -- are claimed in their place (each round takes rows out of the table, so it ends).
         WITH "gone" AS
         (
             DELETE FROM "rainfall"."rainfall_events" AS "job"
@@ -482,7 +520,9 @@ BEGIN
         INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
         SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
         FROM "gone" AS "g";
-    END IF;
+        v$want := pg_catalog.cardinality(v$exhausted);
+        v$exhausted := NULL;
+    END LOOP;
     -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
     IF v$highest / 100 > (v$lowest - 1) / 100 THEN
         PERFORM "rainfall"."rainfall_events_watermark_move"(v$lowest);
@@ -517,6 +557,14 @@ ALTER TABLE "rainfall"."rainfall_transfer" OWNER TO "rainfall_owner";
 
 -- qgen 0.1.0: complete rainfall.rainfall_events_complete, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+DO $qgen$
+BEGIN
+    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
+                      FROM pg_catalog.pg_proc AS "p"
+                      WHERE "p"."pronamespace" = '"rainfall"'::regnamespace AND "p"."proname" = 'rainfall_events_complete'
+                        AND "p"."pronargs" <> 5), 'SELECT 1');
+END
+$qgen$;
 -- Finishes jobs held by a lease: marks them processed. With id, only that job; with ids, those of
 -- them the lease holds (primary-key lookups); with neither, every job of the lease, which needs a
 -- search of the whole table for the token (no index holds tokens: a claim writes no indexed column)
@@ -628,9 +676,17 @@ REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_fail" FROM PUBLIC;
 
 -- qgen 0.1.0: extend_lease rainfall.rainfall_events_extend_lease, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now. With
--- id, one job; with ids, those of them the lease holds (primary-key lookups); with neither, every
--- job of the lease (a search of the whole table). Only lease_expires_at changes: a HOT update.
+DO $qgen$
+BEGIN
+    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
+                      FROM pg_catalog.pg_proc AS "p"
+                      WHERE "p"."pronamespace" = '"rainfall"'::regnamespace AND "p"."proname" = 'rainfall_events_extend_lease'
+                        AND "p"."pronargs" <> 4), 'SELECT 1');
+END
+$qgen$;
+-- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now.
+-- With id, one job; with ids, those of them the lease holds (primary-key lookups); with neither,
+-- every job of the lease (a search of the whole table). Only lease_expires_at changes: a HOT update.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_extend_lease"
 (
     "lease_token" uuid,
@@ -686,7 +742,8 @@ REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_extend_lease" FROM PUBLIC;
 -- at the first 10 x batch_size unfinished jobs in queue order, which is where claims take jobs
 -- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
 -- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
--- releases them sooner where nobody claims, and keeps metrics and the pending view current.
+-- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
+-- expired lease behind more than that many jobs (e.g. scheduled ones) waits for a claim.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_reap"
 (
     "batch_size" integer DEFAULT 1000
