@@ -53,6 +53,11 @@ class Dialect:
     # type (qgen.spec.ColumnType) takes in one; None: it cannot be an index key of bounded size.
     max_index_key_bytes: int
     index_key_bytes: Callable[[object], "int | None"]
+    # How a client waits for work when a dequeue finds none: "dequeue" (the dequeue procedure takes
+    # wait_ms and claims again until a job comes or the time is over), or "listen" (the client
+    # LISTENs on the queue's wake-up channel, which enqueue notifies with `wakeup: notify`, and
+    # claims again when woken; without it, it sleeps and polls).
+    wait_for_work: str
 
 
 _REGISTRY: dict[str, Dialect] = {}

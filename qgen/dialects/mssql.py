@@ -79,5 +79,6 @@ MSSQL = register(
         created_names=created_names,
         max_index_key_bytes=1700,  # a nonclustered index key (SQL Server 2016 and later)
         index_key_bytes=index_key_bytes,
+        wait_for_work="dequeue",
     )
 )
