@@ -862,7 +862,7 @@ class QueueClient:
         deadline = time.monotonic() + wait
         if self._waits_in_dequeue:
             while True:
-                slice_ = STOP_CHECK * 4 if stop is not None else MAX_WAIT_MS / 1000
+                slice_ = 2 * STOP_CHECK if stop is not None else MAX_WAIT_MS / 1000  # stop: seen within 1 s
                 ms = int(1000 * max(0.0, min(deadline - time.monotonic(), slice_)))
                 jobs = self._claim(**claim, wait_ms=ms)
                 claim["complete"] = None  # done by the first call

@@ -62,6 +62,7 @@ from qgen.client import ConnectionLost, Job, LeaseLost, OutcomeUnknown, Permissi
 from qgen.connection import Backoff
 from qgen.maintenance import MAINTAIN_EVERY, Maintenance
 
+POLL_INTERVAL = 1.0  # seconds an idle worker waits for work before it claims again (run_worker's default)
 OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
 log = logging.getLogger("qgen.worker")
 
@@ -139,7 +140,7 @@ def run_worker(
     release_unstarted: bool = True,
     correct_watermark: bool = True,
     max_batches: Optional[int] = None,
-    poll_interval: float = 1.0,
+    poll_interval: float = POLL_INTERVAL,
     stop: Optional[threading.Event] = None,
     on_done: Optional[Callable[[Job, str], Any]] = None,
     maintain_every: Optional[float] = MAINTAIN_EVERY,

@@ -72,13 +72,14 @@ def scratch_spec(spec: Spec, schema: str, queues: Optional[dict[str, dict]] = No
     return moved
 
 
-def queue_variant(spec: Spec, queue: str, schema: str, claim: str, batch_size: int, watermark: bool = True) -> Spec:
+def queue_variant(spec: Spec, queue: str, schema: str, claim: str, batch_size: int, watermark: bool = True,
+                  wakeup: str = "poll") -> Spec:
     """The spec's queue reduced to what an experiment compares: the same payload, and the given
-    claim mode, batch size and watermark (with the spec's own every/slack), nothing else."""
+    claim mode, batch size, watermark (with the spec's own every/slack) and wakeup, nothing else."""
     source = spec.queues[queue]
     payload = {n: {"type": str(c.type), "nullable": c.nullable} for n, c in source.payload.items()}
     return scratch_spec(spec, schema, {queue: {
-        "payload": payload, "claim": claim, "batch_size": batch_size,
+        "payload": payload, "claim": claim, "batch_size": batch_size, "wakeup": wakeup,
         "watermark": {"enabled": watermark, "every": source.watermark.every, "slack": source.watermark.slack,
                       "rescan": source.watermark.rescan}}})
 
