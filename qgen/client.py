@@ -42,6 +42,12 @@ A call chosen as a deadlock victim (SQL Server 1205, PostgreSQL 40P01, or a seri
 counted in `client.deadlock_retries`; inside `client.transaction()` it is not retried (the whole
 transaction was rolled back: retry the block).
 
+Waiting for work. dequeue(wait=seconds) claims, and when nothing is claimable waits for a job up
+to that long: on PostgreSQL a queue with `wakeup: notify` wakes it through a second connection that
+LISTENs on the queue's channel (qgen/wakeup.py; only a client given a URL or a factory can open one),
+otherwise it sleeps; on SQL Server the dequeue procedure waits itself (@wait_ms). wait_for_jobs(timeout)
+waits without claiming. Waiting is refused inside client.transaction().
+
 The client is safe to share between threads (run_worker's lease heartbeat does): one lock
 serialises its use of the connection, and a `transaction()` block holds it until the block ends.
 """
