@@ -20,7 +20,8 @@
   the queue is taken as empty (an insert that committed late can sit below the watermark). The
   correction needs the admin role; a login without it skips the correction (PermissionDenied).
 - stop_when_empty=False waits for work instead of returning when empty (with one watermark
-  correction per empty poll); set `stop` (a threading.Event) to end the loop. Each claim that finds
+  correction when it finds the queue empty, then maintain's, every maintain_every seconds; with
+  maintenance off, one per empty poll); set `stop` (a threading.Event) to end the loop. Each claim that finds
   nothing waits up to poll_interval seconds for a job (QueueClient.dequeue(wait=...)): on
   PostgreSQL with `wakeup: notify` (and a client made from a URL or a factory) a wake-up ends the
   wait at once and the job is claimed; on SQL Server the dequeue procedure itself claims again
@@ -210,7 +211,9 @@ def run_worker(
             if not jobs:
                 if stop_when_empty:
                     break
-                corrected = False  # the claim waited poll_interval: correct again after the next empty one
+                # Idle: with maintenance on, maintain corrects the watermark every maintain_every seconds,
+                # so the streak needs no correction per poll (each one costs an idle worker a call).
+                corrected = maintenance.on
                 continue
             corrected = False
             stats.batches += 1
