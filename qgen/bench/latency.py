@@ -13,8 +13,9 @@ schema of its own:
    own (getrusage) and the server processes of their connections (/proc/<pid>/stat of each
    connection's backend pid, pg_backend_pid(); None when the database runs on another host), as a
    percentage of one core.
-3. enqueue cost: `producers` processes enqueue one job per call as fast as they can for `seconds`
-   (no worker): what NOTIFY at commit costs enqueue throughput.
+3. enqueue cost: `producers` processes enqueue one job per call as fast as they can (no worker)
+   for `seconds`, into the two variants installed side by side, all switching between them every
+   250 ms at the same moments: what NOTIFY at commit costs enqueue throughput.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
-from qgen.bench.database import BenchDatabase, BenchError, queue_variant
+from qgen.bench.database import BenchDatabase, BenchError, queue_variant, scratch_spec, variant_queue
 from qgen.bench.fleet import Fleet, ledger_lines, percentile
 from qgen.bench.procs import Signals, Target, _add, _client, _ledger, _run_child, producer, sample_payload
 from qgen.bench.report import table
@@ -38,6 +39,7 @@ from qgen.worker import POLL_INTERVAL, run_worker
 VARIANTS = {"polling": "poll", "wake-ups": "notify"}
 # The issue's targets with wake-ups (PostgreSQL): p99 at 500 jobs/s with 4 workers, idle CPU.
 TARGET_P99_MS, TARGET_IDLE_PERCENT = 20.0, 1.0
+TURN = 0.25  # the enqueue-cost measurement: seconds on one variant before switching to the other
 SETTLE = 2.0  # seconds after the producer is done before the idle period starts (the last jobs)
 
 
@@ -65,9 +67,11 @@ def run_latency(db: BenchDatabase, spec: Spec, queue: str, options: LatencyOptio
                      f"then {options.idle_seconds:g}s idle")
         with db.scratch(bench_spec, "latency", queue, keep=options.keep, replace=True):
             measured = _measure_latency(db, bench_spec, queue, options)
-        with db.scratch(bench_spec, "latency", queue, keep=options.keep, replace=True):
-            measured["enqueue_per_second"] = _measure_enqueue(db, bench_spec, queue, options)
         variants.append({"variant": label, "wakeup": wakeup, **measured})
+    _say(stream, f"enqueue flat out, {options.producers} producers, in turns with and without NOTIFY")
+    enqueue = _measure_enqueue(db, spec, queue, options)
+    for v in variants:
+        v["enqueue_per_second"] = enqueue[v["variant"]]
     return {"experiment": "latency", "queue": queue, "rate": options.rate, "workers": options.workers,
             "producers": options.producers, "seconds": options.seconds, "idle_seconds": options.idle_seconds,
             "batch": options.batch, "poll_interval": options.poll_interval, "variants": variants,
@@ -160,14 +164,23 @@ def _idle_cpu(workers: list[dict], seconds: Optional[float]) -> dict[str, Any]:
             "percent_of_one_core": round(100 * total / seconds, 3)}
 
 
-def _measure_enqueue(db: BenchDatabase, spec: Spec, queue: str, options: LatencyOptions) -> float:
-    """Jobs/s that `producers` processes enqueue one per call, flat out, for `seconds`."""
-    with tempfile.TemporaryDirectory(prefix="qgen-latency-") as ledger, Fleet() as fleet:
-        target = Target(db.url, spec, queue, ledger)
+def _measure_enqueue(db: BenchDatabase, spec: Spec, queue: str, options: LatencyOptions) -> dict[str, float]:
+    """Jobs/s that `producers` processes enqueue one per call, flat out, into each variant: both
+    installed side by side, every producer switching between them every TURN seconds at the same
+    moments (the shared monotonic clock), so a machine shared with other work slows both alike."""
+    queues = {label: queue if wakeup == "poll" else f"{queue}_{wakeup}" for label, wakeup in VARIANTS.items()}
+    both = scratch_spec(spec, options.schema, {queues[label]: variant_queue(spec, queue, "lease", options.batch,
+                                                                             wakeup=wakeup)
+                                               for label, wakeup in VARIANTS.items()})
+    with db.scratch(both, "latency", queue, keep=options.keep, replace=True), \
+            tempfile.TemporaryDirectory(prefix="qgen-latency-") as ledger, Fleet() as fleet:
+        target = Target(db.url, both, queue, ledger)
         for p in range(options.producers):
-            fleet.start(producer, f"producer-{p + 1}", target, first=p * 10_000_000 + 1, seconds=options.seconds)
+            fleet.start(alternating_producer, f"producer-{p + 1}", target, queues=list(queues.values()),
+                        first=p * 10_000_000 + 1, seconds=options.seconds)
         run = fleet.run()
-    return round(run.total("enqueued") / run.seconds, 1)
+    return {label: round(run.total(f"enqueued:{name}") / (options.seconds / len(queues)), 1)
+            for label, name in queues.items()}
 
 
 def _targets(variants: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -307,6 +320,35 @@ def _server_cpu(pids: list[int]) -> Optional[float]:
             return None
         total += int(fields[11]) + int(fields[12])  # utime, stime: fields 14 and 15 of stat
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def _alternating_producer(target: Target, name: str, signals: Signals, *, queues: list[str], first: int,
+                          seconds: float) -> Callable[[], dict]:
+    """Enqueue flat out for `seconds`, one job per call, into queues[k] during the k-th TURN of every
+    len(queues) turns of the monotonic clock (which every producer shares: they switch together)."""
+    from qgen.client import QueueClient
+
+    clients = [QueueClient(target.url, target.spec, q, owner=name) for q in queues]
+    for client in clients:
+        client._connected()
+
+    def work() -> dict:
+        counts = [0] * len(queues)
+        deadline, n = time.monotonic() + seconds, first
+        while (now := time.monotonic()) < deadline:
+            k = int(now / TURN) % len(queues)
+            clients[k].enqueue(**sample_payload(target.spec, queues[k], n))
+            counts[k] += 1
+            n += 1
+        for client in clients:
+            client.close()
+        return {f"enqueued:{q}": c for q, c in zip(queues, counts)}
+
+    return work
+
+
+def alternating_producer(target: Target, name: str, signals: Signals, **options: Any) -> None:
+    _run_child(_alternating_producer, target, name, signals, **options)
 
 
 def paced_producer(target: Target, name: str, signals: Signals, **options: Any) -> None:
