@@ -75,9 +75,9 @@ class Listener:
             if left <= 0 or (stop is not None and stop.is_set()):
                 return False
             step = min(left, STOP_CHECK) if stop is not None else left
-            if self.connection is None:
-                if self._connect():
-                    return True
+            if self.connection is None and self._connect():
+                return True
+            if self.connection is None:  # not now: sleep until the next attempt is due (or the wait is over)
                 step = min(step, max(0.0, self._next_attempt - time.monotonic())) or step
                 stop.wait(step) if stop is not None else time.sleep(step)
                 continue

@@ -225,3 +225,16 @@ def test_a_worker_whose_listen_connection_is_killed_polls_and_listens_again(use_
         query = env.scalar("SELECT query FROM pg_stat_activity WHERE pid = ?", again)
         assert query == f'LISTEN "{wakeup_channel(env.spec, "woken")}"'
         worker.handled_at(producer.enqueue(n=2).id, 10)
+
+
+def test_wait_for_jobs_on_its_own_is_woken_by_an_enqueue(use_spec, dialect):
+    if dialect != "postgres":
+        pytest.skip(POSTGRES_ONLY)
+    env = use_spec(WAKE)
+    client = connecting_client(env, "woken")
+    threading.Timer(1.0, lambda: env.client("woken").enqueue(n=1)).start()
+    started = time.monotonic()
+    assert client.wait_for_jobs(20) is True  # its first wait makes the LISTEN connection, then waits on it
+    assert time.monotonic() - started < 5
+    assert [job.payload["n"] for job in client.dequeue()] == [1]
+    client.close()
