@@ -42,6 +42,12 @@ A call chosen as a deadlock victim (SQL Server 1205, PostgreSQL 40P01, or a seri
 counted in `client.deadlock_retries`; inside `client.transaction()` it is not retried (the whole
 transaction was rolled back: retry the block).
 
+Waiting for work. dequeue(wait=seconds) claims, and when nothing is claimable waits for a job up
+to that long: on PostgreSQL a queue with `wakeup: notify` wakes it through a second connection that
+LISTENs on the queue's channel (qgen/wakeup.py; only a client given a URL or a factory can open one),
+otherwise it sleeps; on SQL Server the dequeue procedure waits itself (@wait_ms). wait_for_jobs(timeout)
+waits without claiming. Waiting is refused inside client.transaction().
+
 The client is safe to share between threads (run_worker's lease heartbeat does): one lock
 serialises its use of the connection, and a `transaction()` block holds it until the block ends.
 """
@@ -62,10 +68,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequence, Union
 
-from qgen import dialects
+from qgen import dialects as dialect_registry
 from qgen.catalog import claims_in_place
 from qgen.connection import Backoff, LeaseBook, connection_factory, connection_lost, dialect_of_target, tvp_capable
-from qgen.spec import MAINTENANCE_BATCH, ColumnType, Spec, object_name
+from qgen.spec import MAINTENANCE_BATCH, MAX_WAIT_MS, ColumnType, Spec, object_name, wakeup_channel
+from qgen.wakeup import STOP_CHECK, Listener
 
 __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
@@ -339,6 +346,7 @@ class QueueClient:
         self._lost = False
         self._lock = threading.RLock()
         self._tx_depth = 0
+        self._listener: Optional[Listener] = None  # wakeup: notify on PostgreSQL: made at the first wait
         # Without a connection (dialect given) the client still names objects and parameters.
         self.dialect: Dialect = dialect or (detect_dialect(connection) if self._factory is None else None)  # type: ignore[assignment]
         if self._factory is not None:
@@ -347,6 +355,8 @@ class QueueClient:
             self._prepare(connection)
         if self.dialect not in ("postgres", "mssql"):
             raise ValueError(f"unknown dialect {self.dialect!r}; accepted: postgres, mssql")
+        # How this database waits for work (qgen/dialects): in its dequeue (wait_ms), or on LISTEN.
+        self._waits_in_dequeue = dialect_registry.get(self.dialect).wait_for_work == "dequeue"
 
         queue = self.queue
         self.lease_mode = queue.claim == "lease"
@@ -391,7 +401,8 @@ class QueueClient:
             "enqueue_batch": ["jobs"] + (["enqueued_by"] if queue.audit else []),
             "enqueue_json": ["jobs"] + (["enqueued_by"] if queue.audit else []),
             "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease
-            + ((["complete_lease_token"] + (["complete_ids"] if by_id else [])) if self.lease_mode else ["at_most_once"]),
+            + ((["complete_lease_token"] + (["complete_ids"] if by_id else [])) if self.lease_mode else ["at_most_once"])
+            + (["wait_ms"] if self._waits_in_dequeue else []),
             "complete": ["lease_token", "id"] + (["ids"] if by_id else []) + self.outbox_columns,
             "fail": ["lease_token", "id", "error", "retry"],
             "extend_lease": ["lease_token", "lease_seconds", "id"] + (["ids"] if by_id else []),
@@ -532,6 +543,8 @@ class QueueClient:
             old, self.connection = self.connection, None
             if old is not None:
                 old.close()
+        if self._listener is not None:
+            self._listener.close()
 
     def _batch(self, sql: str) -> None:
         cursor = self._connected().cursor()
@@ -837,7 +850,8 @@ class QueueClient:
 
     def dequeue(self, batch_size: Optional[int] = None, job_type: Any = None, owner: Optional[str] = None,
                 lease_seconds: Optional[int] = None,
-                complete: Union[Job, uuid.UUID, str, None] = None, at_most_once: bool = False) -> list[Job]:
+                complete: Union[Job, uuid.UUID, str, None] = None, at_most_once: bool = False,
+                wait: float = 0.0, stop: Optional[threading.Event] = None) -> list[Job]:
         """Claim up to batch_size jobs (the spec's batch_size by default), in queue order.
         Lease mode: the claim is committed at once, under one lease token for the batch.
         Delete mode: must run inside `with client.transaction():`, unless at_most_once=True: then
@@ -847,7 +861,65 @@ class QueueClient:
         complete (lease mode): a lease token, or a Job whose lease token is used. Every job that
         lease still holds is completed first, exactly as complete(token) does, in the same
         transaction as the new claim: one commit per batch instead of two. Raises LeaseLost when
-        the token holds no job; then nothing is completed and nothing is claimed."""
+        the token holds no job; then nothing is completed and nothing is claimed.
+
+        wait: when nothing is claimable, wait up to this many seconds for a job and claim it
+        (refused inside client.transaction(): it would hold the transaction open meanwhile). SQL
+        Server: the dequeue procedure waits itself (@wait_ms: it claims again every 50 ms, each
+        attempt a transaction of its own). PostgreSQL: the client waits for a wake-up
+        (wait_for_jobs) and claims again when woken; without one it returns [] when the time is
+        over, so the caller's next dequeue is the poll. `stop` (a threading.Event) ends a wait early."""
+        if wait and self._tx_depth:
+            raise QueueUsageError("dequeue: wait= is refused inside client.transaction(): the transaction would stay "
+                                  "open while it waits; wait outside it (wait_for_jobs), then claim inside it")
+        claim = dict(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease_seconds,
+                     complete=complete, at_most_once=at_most_once)
+        if wait <= 0:
+            return self._claim(**claim)
+        deadline = time.monotonic() + wait
+        if self._waits_in_dequeue:
+            while True:
+                slice_ = 2 * STOP_CHECK if stop is not None else MAX_WAIT_MS / 1000  # stop: seen within 1 s
+                ms = int(1000 * max(0.0, min(deadline - time.monotonic(), slice_)))
+                jobs = self._claim(**claim, wait_ms=ms)
+                claim["complete"] = None  # done by the first call
+                if jobs or time.monotonic() >= deadline or (stop is not None and stop.is_set()):
+                    return jobs
+        listener = self._wakeups()
+        if listener is not None:
+            listener.listen()  # before the claim: a job committed after it sends a wake-up
+        jobs = self._claim(**claim)
+        claim["complete"] = None
+        while not jobs and self.wait_for_jobs(deadline - time.monotonic(), stop):
+            jobs = self._claim(**claim)
+        return jobs
+
+    def wait_for_jobs(self, timeout: float, stop: Optional[threading.Event] = None) -> bool:
+        """Wait up to `timeout` seconds for a wake-up: True when one came (a job was probably
+        enqueued: claim now), False when the time passed or `stop` was set. Only PostgreSQL queues
+        with `wakeup: notify`, on a client given a URL or a connection factory, have wake-ups (a
+        second connection of the client's LISTENs on the queue's channel, and is made again when
+        lost); otherwise it sleeps the timeout and returns False (poll). Never a substitute for the
+        claim after it: a wake-up can be missed, so claim again whatever it returns."""
+        listener = self._wakeups()
+        if listener is not None:
+            return listener.wait(timeout, stop)
+        if timeout > 0:
+            stop.wait(timeout) if stop is not None else time.sleep(timeout)
+        return False
+
+    def _wakeups(self) -> Optional[Listener]:
+        """The LISTEN side of `wakeup: notify`, when this queue, database and client have one."""
+        if self._listener is None and self._factory is not None and not self._waits_in_dequeue:
+            channel = wakeup_channel(self.spec, self.queue_name)
+            if channel is not None:
+                self._listener = Listener(self._factory, channel, self.queue_name)
+        return self._listener
+
+    def _claim(self, batch_size: Optional[int] = None, job_type: Any = None, owner: Optional[str] = None,
+               lease_seconds: Optional[int] = None, complete: Union[Job, uuid.UUID, str, None] = None,
+               at_most_once: bool = False, wait_ms: Optional[int] = None) -> list[Job]:
+        """One call of the dequeue procedure (see dequeue)."""
         if complete is not None:
             self._need_lease("complete")
         if at_most_once and (self.lease_mode or self._tx_depth):
@@ -876,6 +948,8 @@ class QueueClient:
             params += self._lease_ids("complete_ids", token)
         if at_most_once:
             params.append(("at_most_once", True))
+        if wait_ms:
+            params.append(("wait_ms", int(wait_ms)))
         started = time.monotonic()
         try:
             jobs = [self._job(row) for row in self._run("dequeue", params, "rows")]
@@ -888,7 +962,7 @@ class QueueClient:
                         "completion committed, and the jobs it claimed stay leased until the lease expires and reap "
                         "releases them", self.queue_name, token)
             self._leases.finished(token, None)
-            return self.dequeue(batch_size, job_type, owner, lease_seconds)
+            return self._claim(batch_size, job_type, owner, lease_seconds, wait_ms=wait_ms)
         if token is not None:
             self._leases.finished(token, None)
         if self.lease_mode and jobs:
@@ -908,7 +982,7 @@ class QueueClient:
                         "database searches the whole table for its jobs; pass the jobs (or id=) instead",
                         self.queue_name, token, LeaseBook.KEEP_EXPIRED)
             return []
-        return [(parameter, dialects.get(self.dialect).id_list(ids))]
+        return [(parameter, dialect_registry.get(self.dialect).id_list(ids))]
 
     @staticmethod
     def _token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[Any, Optional[int]]:
@@ -1087,7 +1161,7 @@ class QueueClient:
             step = batch_size or MAINTENANCE_BATCH
             for start in range(0, len(chosen), step):
                 part = chosen[start:start + step]
-                row = self._run("redrive", [("ids", dialects.get(self.dialect).id_list(part))] + extra, "rows")[0]
+                row = self._run("redrive", [("ids", dialect_registry.get(self.dialect).id_list(part))] + extra, "rows")[0]
                 redriven, skipped = redriven + int(row["redriven"]), skipped + int(row["skipped_duplicates"])
             return RedriveResult(redriven, skipped)
         after, redriven, skipped = 0, 0, 0

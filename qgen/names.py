@@ -30,8 +30,9 @@ def _origin(spec: Spec, obj: DbObject, created: CreatedName) -> tuple:
         return ("schema",) if role is not None else ("grants",)
     if obj.queue is None:
         return ("schema",)
-    if obj.kind in spec.queues[obj.queue].names:
-        return ("queues", obj.queue, "names", obj.kind)
+    kind = "wakeup_channel" if created.namespace == "channel" else obj.kind
+    if kind in spec.queues[obj.queue].names:
+        return ("queues", obj.queue, "names", kind)
     return ("queues", obj.queue)
 
 
@@ -76,7 +77,9 @@ def name_problems(spec: Spec) -> list[tuple[tuple, str]]:
                         "choose a shorter name", created.name))
                     found.note(created.name, dialect.title)
                 key = (created.namespace, created.name.lower())
-                if key in seen and seen[key] != (item.obj, created):
+                # A queue's channel is notified by several of its routines: one name, not a clash.
+                same_channel = created.namespace == "channel" and key in seen and seen[key][0].queue == item.obj.queue
+                if key in seen and seen[key] != (item.obj, created) and not same_channel:
                     this, other = (item.obj, created), seen[key]
                     other_path = _origin(spec, *other)
                     if "names" in other_path and "names" not in path:

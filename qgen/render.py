@@ -28,7 +28,8 @@ from qgen import __version__
 from qgen import dialects as dialect_registry
 from qgen.catalog import DbObject, claims_in_place, spec_objects
 from qgen.spec import (
-    MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, NAME_SUFFIX, OBJECT_KINDS, ColumnType, Spec, object_name, role_name,
+    MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Spec,
+    object_name, role_name, wakeup_channel,
 )
 
 
@@ -158,6 +159,8 @@ def _queue_context(spec: Spec, queue_name: str, dialect: str) -> SimpleNamespace
         mark=queue.on_complete == "mark",
         archive=queue.on_complete == "archive",
         audit=queue.audit,
+        # wakeup: notify: the channel enqueue notifies (None: the queue is polled only).
+        wakeup_channel=wakeup_channel(spec, queue_name),
     )
 
 
@@ -216,6 +219,8 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         "queues": {name: _queue_context(spec, name, dialect_name) for name in spec.queues},
         "batch": dialect.batch_separator,
         "maintenance": SimpleNamespace(batch_size=MAINTENANCE_BATCH, max_batch_size=MAINTENANCE_BATCH_MAX),
+        # A dequeue that waits for work (SQL Server's @wait_ms): its bound, and its sleep between claims.
+        "wait": SimpleNamespace(max_ms=MAX_WAIT_MS, step_ms=WAIT_STEP_MS),
         "objects": spec_objects(spec, dialect_name),  # every object, in dependency order (verify names them all)
     }
     env.globals.update(base)  # imported macro modules see these too

@@ -287,6 +287,8 @@ OBJECT_KINDS = (
     "archive_index", "outbox_table", "batch_type", "enqueue", "enqueue_batch", "enqueue_json",
     "dequeue", "complete", "fail", "extend_lease", "reap", "worker", "watermark_move",
     "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive",
+    # Not an object: the LISTEN/NOTIFY channel of `wakeup: notify` (PostgreSQL), named like one.
+    "wakeup_channel",
 )
 ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
 
@@ -401,6 +403,11 @@ def _index_key_problems(queue: "Queue", dialect_names: list[str]) -> list[tuple[
     return found
 
 
+# The longest a dequeue may wait for work (SQL Server's @wait_ms; the client waits in slices of it).
+MAX_WAIT_MS = 30_000
+# How long a waiting T-SQL dequeue sleeps between claims that found nothing.
+WAIT_STEP_MS = 50
+
 # The most rows one claim may take (batch_size, max_batch_size): SQL Server escalates a statement that
 # holds about 5,000 locks on one table to a table lock, which would stop every other claimer.
 MAX_CLAIM = 4000
@@ -445,6 +452,12 @@ class Queue(_Strict):
     audit: bool = Field(False, description="Record who enqueued and who claimed each job, and when (seed 003).")
     outbox: Optional[Outbox] = Field(None, description="Where complete hands a result row, in the same transaction (seed 004).")
     worker: Optional[Worker] = Field(None, description="An in-database worker procedure that drains the queue (seed 000).")
+    wakeup: Literal["poll", "notify"] = Field(
+        "poll",
+        description="poll: idle workers find new jobs by polling; notify (PostgreSQL): enqueue, enqueue_batch and "
+        "redrive also NOTIFY the queue's channel <schema>.<queue>_wakeup at commit, so waiting workers wake at once "
+        "(polling stays as the fallback). NOTIFY serialises notifying commits: it costs enqueue throughput.",
+    )
     names: dict[ObjectKind, Identifier] = Field(
         default_factory=dict, description="Override the name of any object of this queue, e.g. {dequeue: GetNextJob}."
     )
@@ -556,6 +569,11 @@ class Spec(_Strict):
     def problems(self) -> list[tuple[tuple, str]]:
         """Cross-field mistakes in the whole spec, each with the path of the field to point at."""
         found: list[tuple[tuple, str]] = []
+        for name, queue in self.queues.items():
+            if queue.wakeup == "notify" and "postgres" not in self.dialects:
+                found.append((("queues", name, "wakeup"), "wakeup: notify is PostgreSQL's LISTEN/NOTIFY, and this spec "
+                              "renders for SQL Server only, whose dequeue waits for work itself (@wait_ms); accepted: "
+                              "wakeup: poll, or postgres in dialects"))
         for index, dialect in enumerate(self.dialects):
             if dialect in self.dialects[:index]:
                 found.append((("dialects", index), f"{dialect!r} is listed twice; accepted: each of mssql, postgres once"))
@@ -608,7 +626,7 @@ NAME_SUFFIX = {
     "lease_index": "lease_ix", "processed_index": "processed_ix", "pending_view": "pending",
     "watermark_table": "watermark", "dead_letter_table": "dead", "dead_letter_index": "dead_ix",
     "archive_table": "archive", "archive_index": "archive_ix",
-    "outbox_table": "outbox", "batch_type": "batch",
+    "outbox_table": "outbox", "batch_type": "batch", "wakeup_channel": "wakeup",
 }
 
 
@@ -621,6 +639,16 @@ def object_name(spec: Spec, queue_name: str, kind: str) -> str:
     if suffix is None:
         return queue_name
     return spec.naming.replace("{queue}", queue_name).replace("{object}", suffix)
+
+
+def wakeup_channel(spec: Spec, queue_name: str) -> str | None:
+    """The LISTEN/NOTIFY channel of a queue with `wakeup: notify` (None without): `<schema>.<name>`,
+    the name from the naming pattern (`{queue}_wakeup`) or `names.wakeup_channel`. Channels belong to
+    the whole database, not to a schema, so the schema is part of the name; qgen check holds it to
+    PostgreSQL's 63 bytes (qgen/names.py)."""
+    if spec.queues[queue_name].wakeup != "notify":
+        return None
+    return f"{spec.schema}.{object_name(spec, queue_name, 'wakeup_channel')}"
 
 
 def role_name(spec: Spec, role: str) -> str:

@@ -19,8 +19,15 @@
 - A dequeue that comes back empty on a queue with a watermark calls watermark_correct once before
   the queue is taken as empty (an insert that committed late can sit below the watermark). The
   correction needs the admin role; a login without it skips the correction (PermissionDenied).
-- stop_when_empty=False polls every poll_interval seconds instead of returning when empty (with
-  one watermark correction per empty poll); set `stop` (a threading.Event) to end the loop.
+- stop_when_empty=False waits for work instead of returning when empty (with one watermark
+  correction when it finds the queue empty, then maintain's, every maintain_every seconds; with
+  maintenance off, one per empty poll); set `stop` (a threading.Event) to end the loop. Each claim that finds
+  nothing waits up to poll_interval seconds for a job (QueueClient.dequeue(wait=...)): on
+  PostgreSQL with `wakeup: notify` (and a client made from a URL or a factory) a wake-up ends the
+  wait at once and the job is claimed; on SQL Server the dequeue procedure itself claims again
+  every 50 ms until a job comes; otherwise the wait is a sleep. Whatever ends a wait, the loop
+  claims again: a missed wake-up, a lost LISTEN connection or a queue without wake-ups still finds
+  the job at the next poll, poll_interval seconds later at most.
 - A lost connection does not end the loop. The client reconnects by itself (given a URL or a
   connection factory) and retries what is safe to retry; when a call still fails with
   ConnectionLost (the database stayed away longer than the client's reconnect_timeout), the loop
@@ -56,6 +63,7 @@ from qgen.client import ConnectionLost, Job, LeaseLost, OutcomeUnknown, Permissi
 from qgen.connection import Backoff
 from qgen.maintenance import MAINTAIN_EVERY, Maintenance
 
+POLL_INTERVAL = 1.0  # seconds an idle worker waits for work before it claims again (run_worker's default)
 OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
 log = logging.getLogger("qgen.worker")
 
@@ -133,7 +141,7 @@ def run_worker(
     release_unstarted: bool = True,
     correct_watermark: bool = True,
     max_batches: Optional[int] = None,
-    poll_interval: float = 1.0,
+    poll_interval: float = POLL_INTERVAL,
     stop: Optional[threading.Event] = None,
     on_done: Optional[Callable[[Job, str], Any]] = None,
     maintain_every: Optional[float] = MAINTAIN_EVERY,
@@ -174,8 +182,14 @@ def run_worker(
                 stats.overran = True
                 break
             maintenance.run_if_due()
+            # Idle, the claim itself waits for work (a wake-up, or SQL Server's waiting dequeue) up to
+            # poll_interval: the next claim after it is the poll that a missed wake-up falls back on.
+            wait = 0.0 if stop_when_empty else poll_interval
+            if deadline is not None:
+                wait = max(0.0, min(wait, deadline - time.monotonic()))
             try:
-                jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease)
+                jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease,
+                                      wait=wait, stop=stop)
                 if not jobs and may_correct and not corrected:
                     corrected = True
                     try:
@@ -197,8 +211,9 @@ def run_worker(
             if not jobs:
                 if stop_when_empty:
                     break
-                pause(poll_interval)
-                corrected = False
+                # Idle: with maintenance on, maintain corrects the watermark every maintain_every seconds,
+                # so the streak needs no correction per poll (each one costs an idle worker a call).
+                corrected = maintenance.on
                 continue
             corrected = False
             stats.batches += 1

@@ -227,3 +227,27 @@ def test_chaos_kills_workers_restarts_the_database_and_the_ledger_still_says_exa
     for line in ("workers killed (SIGKILL)", "recovery after a kill, max (s)", "database restart (s)"):
         assert line in result.stdout
     assert "| exactly once                          | yes" in result.stdout
+
+
+def test_the_latency_experiment_measures_polling_and_wakeups(bench_url, tmp_path):
+    out, plot = tmp_path / "latency.json", tmp_path / "latency.png"
+    result = bench(bench_url, "tests/behaviour/specs/behaviour.yaml", "--queue", "kept", "--experiment", "latency",
+                   "--rate", "100", "--workers", "2", "--producers", "1", "--seconds", "1", "--idle-seconds", "1",
+                   "--json", str(out), "--plot", str(plot))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    variants = {v["variant"]: v for v in report["variants"]}
+    assert list(variants) == ["polling", "wake-ups"] and variants["wake-ups"]["wakeup"] == "notify"
+    for name, v in variants.items():
+        assert v["enqueued"] > 0 and v["started"] == v["enqueued"], name  # every job's latency was measured
+        lat = v["latency_ms"]
+        assert lat["p50"] <= lat["p95"] <= lat["p99"] <= lat["max"] and len(v["latencies_ms"]) == v["started"], name
+        assert v["idle"]["seconds"] >= 1 and v["idle"]["client_cpu_s"] is not None, name
+        assert v["enqueue_per_second"] > 0, name
+    assert {t["target"] for t in report["targets"]} == {
+        "wake-ups: p99 enqueue-to-start (ms)", "wake-ups: idle workers, % of one core",
+        "NOTIFY's cost to enqueue throughput (%)"}
+    for words in ("| polling ", "| wake-ups ", "p99 ms", "idle total %", "enqueue/s"):
+        assert words in result.stdout
+    assert plot.stat().st_size > 0
+    assert leftovers(bench_url, SMOKE) == (0, 0)

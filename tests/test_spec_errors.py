@@ -458,6 +458,42 @@ MISTAKES = {
             payload: {a: int}
             watermark: {rescan: 0s}
         """, 4, 25, "queues.q.watermark.rescan", ["out of range", "at least 1"]),
+    "wakeup: notify on a SQL Server-only spec": (
+        """\
+        dialects: [mssql]
+        queues:
+          q:
+            payload: {a: int}
+            wakeup: notify
+        """, 5, 13, "queues.q.wakeup", ["PostgreSQL's LISTEN/NOTIFY", "@wait_ms", "accepted: wakeup: poll"]),
+    "an unknown wakeup": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            wakeup: listen
+        """, 4, 13, "queues.q.wakeup", ["'poll' or 'notify'"]),
+    "a wake-up channel past PostgreSQL's 63 bytes": (
+        """\
+        schema: a_schema_name_of_thirty_chars_
+        queues:
+          a_queue_name_of_thirty_chars__:
+            payload: {a: int}
+            wakeup: notify
+        """, 3, 3, "queues.a_queue_name_of_thirty_chars__",
+        ["notification channel 'a_schema_name_of_thirty_chars_.a_queue_name_of_thirty_chars___wakeup'", "is 68 bytes",
+         "at most 63"]),
+    "a wake-up channel named like another queue's": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            wakeup: notify
+            names: {wakeup_channel: r_wakeup}
+          r:
+            payload: {a: int}
+            wakeup: notify
+        """, 5, 29, "queues.q.names.wakeup_channel", ["notification channel 'qgen.r_wakeup'", "has the name of"]),
 }
 
 

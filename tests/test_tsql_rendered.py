@@ -119,6 +119,9 @@ BREAKAGES = {
     "a CREATE that fails when run twice": ("lease_index.sql.j2", "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'{{ q.names.lease_index }}'",
                                            "IF 1 = 1 OR EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'{{ q.names.lease_index }}'",
                                            "own", "CREATE NONCLUSTERED is not guarded", 4),
+    "a dequeue that waits inside its claim's transaction": (
+        "dequeue.sql.j2", "        COMMIT TRANSACTION;\n        {{ m.wait_for_work(q) }}",
+        "        {{ m.wait_for_work(q) }}\n        COMMIT TRANSACTION;", "own", "WAITFOR inside a transaction", 4),
 }
 
 
@@ -214,3 +217,26 @@ def test_install_ends_by_checking_that_every_object_exists(spec_path):
     made = {item.obj.name for item in rendering.objects if item.obj.queue}
     assert made and checked == made, sorted(made ^ checked)
     assert "THROW 50020, @q$absent" in verify
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_a_waiting_dequeue_is_bounded_and_sleeps_between_its_transactions(parser, spec_path):
+    """dequeue's @wait_ms: refused outside 0..30000 (50003) and inside the caller's transaction
+    (50005) before anything runs; each attempt is its own transaction, and the sleep comes after
+    its COMMIT and before the next BEGIN (the gate's own rule checks the same: a WAITFOR inside a
+    transaction the procedure began is a finding); and the wait block passes every gate."""
+    for item in render_spec(load_spec(spec_path), spec_path.name, "mssql").objects:
+        if item.obj.kind != "dequeue":
+            continue
+        text = item.create
+        assert "    @wait_ms int = 0\nAS\n" in text
+        checks = text.index("IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 30000\n        THROW 50003,")
+        refusal = text.index("IF @wait_ms > 0 AND @@TRANCOUNT > 0\n        THROW 50005,")
+        label = text.index("    q$attempt:\n        BEGIN TRANSACTION;")
+        commit = text.index("COMMIT TRANSACTION;", label)
+        sleep = text.index("WAITFOR DELAY '00:00:00.050';", commit)
+        again = text.index("GOTO q$attempt;", sleep)
+        result = text.index("FROM @q$claimed\n        ORDER BY", again)
+        assert checks < refusal < label < commit < sleep < again < result, item.filename
+        assert text.count("BEGIN TRANSACTION;") == 1 and text.count("WAITFOR") == 1
+        assert check_scripts({item.filename: text})[item.filename] == []

@@ -9,6 +9,9 @@
 - ghosts.py (--experiment ghosts): seed 001's study: drain 30k and 60k rows while a long reader
   keeps every dead row alive, naive claim against qgen with and without the watermark.
 
+- latency.py (--experiment latency): enqueue-to-start latency at a fixed rate and idle workers'
+  CPU, polling against wake-ups (`wakeup: notify`), and what NOTIFY costs enqueue throughput.
+
 Everything the database runs comes from templates: the queue's own rendered objects, and
 templates/<dialect>/bench/bench.sql.j2 for the references and probes. A database without that
 template has no bench yet (only PostgreSQL has one).

@@ -60,6 +60,14 @@ def _bench(args: argparse.Namespace) -> int:
         report = run_maintain_cost(db, spec, queue, MaintainCostOptions(
             workers=args.workers, rows=args.jobs, schema=args.schema, keep=args.keep, replace=args.replace), stream)
         text = maintain_table(report)
+    elif args.experiment == "latency":
+        from qgen.bench.latency import LatencyOptions, latency_table, run_latency
+
+        report = run_latency(db, spec, queue, LatencyOptions(
+            rate=args.rate, workers=args.workers, producers=args.producers, seconds=args.seconds,
+            idle_seconds=args.idle_seconds, batch=args.batch or spec.queues[queue].batch_size, schema=args.schema,
+            keep=args.keep), stream)
+        text = latency_table(report)
     elif args.experiment == "throughput":
         from qgen.bench.throughput import ThroughputOptions, run_throughput, throughput_table
 
@@ -139,20 +147,28 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
                        help="start over in a scratch schema an earlier bench kept (never one bench did not create)")
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
-    bench.add_argument("--experiment", choices=("ghosts", "throughput", "maintain"),
+    bench.add_argument("--experiment", choices=("ghosts", "throughput", "maintain", "latency"),
                        help="ghosts: seed 001's drain under a held snapshot; throughput: the targets' matrix; "
-                       "maintain: what the built-in maintenance costs per call (idle, skipped, busy, full reap)")
+                       "maintain: what the built-in maintenance costs per call (idle, skipped, busy, full reap); "
+                       "latency: enqueue-to-start latency and idle workers' CPU, polling against wake-ups, and "
+                       "what NOTIFY costs enqueue")
     bench.add_argument("--rows", type=_int_list, default=[30_000, 60_000],
                        help="ghosts: queue sizes to drain, comma-separated (default 30000,60000)")
     bench.add_argument("--variants", type=lambda s: s.split(","), help="ghosts: which variants (default all)")
     bench.add_argument("--batches", type=_int_list, default=[1, 10, 100],
                        help="throughput: claim batch sizes (default 1,10,100)")
     bench.add_argument("--seconds", type=float, default=5.0,
-                       help="throughput: about how long each measurement runs (default 5)")
+                       help="throughput: about how long each measurement runs; latency: how long the producer "
+                       "enqueues, and the enqueue-cost run lasts (default 5)")
+    bench.add_argument("--rate", type=float, default=500.0,
+                       help="latency: jobs per second the producer enqueues, one per call (default 500)")
+    bench.add_argument("--idle-seconds", type=float, default=5.0,
+                       help="latency: how long the idle workers' CPU is measured, with no producer (default 5)")
     bench.add_argument("--refill-rows", type=_count, default=100_000,
                        help="throughput: jobs in the drain-and-refill cycle that measures table growth "
                        "(default 100000; 0 skips it)")
-    bench.add_argument("--plot", metavar="PNG", help="ghosts: plot drain time against rows (needs matplotlib)")
+    bench.add_argument("--plot", metavar="PNG", help="ghosts: plot drain time against rows; latency: the latency "
+                       "distributions (needs matplotlib)")
     bench.set_defaults(func=cmd_bench)
 
 

@@ -80,15 +80,21 @@ def scratch_spec(spec: Spec, schema: str, queues: Optional[dict[str, dict]] = No
     return moved
 
 
-def queue_variant(spec: Spec, queue: str, schema: str, claim: str, batch_size: int, watermark: bool = True) -> Spec:
+def queue_variant(spec: Spec, queue: str, schema: str, claim: str, batch_size: int, watermark: bool = True,
+                  wakeup: str = "poll") -> Spec:
     """The spec's queue reduced to what an experiment compares: the same payload, and the given
-    claim mode, batch size and watermark (with the spec's own every/slack), nothing else."""
+    claim mode, batch size, watermark (with the spec's own every/slack) and wakeup, nothing else."""
+    return scratch_spec(spec, schema, {queue: variant_queue(spec, queue, claim, batch_size, watermark, wakeup)})
+
+
+def variant_queue(spec: Spec, queue: str, claim: str, batch_size: int, watermark: bool = True,
+                  wakeup: str = "poll") -> dict[str, Any]:
+    """queue_variant's queue, as a spec's mapping (an experiment may install several side by side)."""
     source = spec.queues[queue]
     payload = {n: {"type": str(c.type), "nullable": c.nullable} for n, c in source.payload.items()}
-    return scratch_spec(spec, schema, {queue: {
-        "payload": payload, "claim": claim, "batch_size": batch_size,
-        "watermark": {"enabled": watermark, "every": source.watermark.every, "slack": source.watermark.slack,
-                      "rescan": source.watermark.rescan}}})
+    return {"payload": payload, "claim": claim, "batch_size": batch_size, "wakeup": wakeup,
+            "watermark": {"enabled": watermark, "every": source.watermark.every, "slack": source.watermark.slack,
+                          "rescan": source.watermark.rescan}}
 
 
 def payload_columns(spec: Spec, queue: str) -> list[Column]:

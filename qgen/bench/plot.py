@@ -1,4 +1,5 @@
-"""--plot: drain time against rows for each variant of the ghost experiment (needs matplotlib)."""
+"""--plot (needs matplotlib): drain time against rows for each variant of the ghost experiment; the
+latency distributions of the latency experiment (qgen/bench/latency.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from qgen.bench.database import BenchError
 
 
 def plot_report(report: dict[str, Any], path: Path) -> None:
-    if report.get("experiment") != "ghosts":
-        raise BenchError("--plot draws the ghost experiment (--experiment ghosts)")
+    if report.get("experiment") not in ("ghosts", "latency"):
+        raise BenchError("--plot draws the ghost and latency experiments (--experiment ghosts | latency)")
     try:
         import matplotlib
 
@@ -18,6 +19,11 @@ def plot_report(report: dict[str, Any], path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise BenchError("--plot needs matplotlib: pip install 'qgen[bench]'") from None
+    if report["experiment"] == "latency":
+        from qgen.bench.latency import plot_latency
+
+        plot_latency(report, path, plt)
+        return
     figure, axes = plt.subplots(figsize=(7, 4.5), dpi=110)
     for variant in report["variants"]:
         runs = variant["runs"]

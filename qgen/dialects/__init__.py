@@ -62,6 +62,11 @@ class Dialect:
     lease_claims_in_place: bool
     # How a list of job ids is passed to a procedure (PostgreSQL bigint[]; SQL Server a JSON array).
     id_list: Callable[[list], object]
+    # How a client waits for work when a dequeue finds none: "dequeue" (the dequeue procedure takes
+    # wait_ms and claims again until a job comes or the time is over), or "listen" (the client
+    # LISTENs on the queue's wake-up channel, which enqueue notifies with `wakeup: notify`, and
+    # claims again when woken; without it, it sleeps and polls).
+    wait_for_work: str
 
 
 _REGISTRY: dict[str, Dialect] = {}

@@ -82,5 +82,6 @@ MSSQL = register(
         index_key_bytes=index_key_bytes,
         lease_claims_in_place=False,
         id_list=lambda ids: json.dumps([int(i) for i in ids]),
+        wait_for_work="dequeue",
     )
 )

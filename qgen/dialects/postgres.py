@@ -59,6 +59,10 @@ def created_names(script: str) -> list[CreatedName]:
             found.append(CreatedName("primary key", implicit_name(table, None, "pkey"), "relation"))
         for column in re.findall(rf"({_QUOTED}) \w+ GENERATED (?:ALWAYS|BY DEFAULT) AS IDENTITY", body):
             found.append(CreatedName("identity sequence", implicit_name(table, _unquote(column), "seq"), "relation"))
+    # wakeup: notify: a channel is no object, but pg_notify refuses a name of NAMEDATALEN bytes or more,
+    # and channels are the database's, shared by every schema.
+    for channel in re.findall(r"pg_notify\('((?:[^']|'')+)'", script):
+        found.append(CreatedName("notification channel", channel.replace("''", "'"), "channel"))
     return found
 
 
@@ -88,5 +92,6 @@ POSTGRES = register(
         index_key_bytes=index_key_bytes,
         lease_claims_in_place=True,
         id_list=list,
+        wait_for_work="listen",
     )
 )

@@ -130,3 +130,20 @@ def test_a_worker_in_the_consumer_role_corrects_the_watermark(use_spec):
         stats = run_worker(consumer, lambda job: None)
     # both jobs were found although the watermark stood above them: the consumer may correct it
     assert stats.processed == 2 and stats.watermark_corrections >= 1
+
+
+def test_an_idle_worker_corrects_the_watermark_once_and_leaves_the_rest_to_maintain(use_spec):
+    """Every call of an idle worker is CPU it costs: while maintain (every maintain_every seconds)
+    corrects the watermark, an idle streak needs one correction, not one per poll."""
+    import threading
+
+    env = use_spec(EX004)
+    stop, found = threading.Event(), {}
+    thread = threading.Thread(target=lambda: found.update(stats=run_worker(
+        env.client("rainfall_events"), lambda job: None, stop_when_empty=False, poll_interval=0.2, stop=stop)))
+    thread.start()
+    time.sleep(2.0)  # ten polls
+    stop.set()
+    thread.join(10)
+    stats = found["stats"]
+    assert stats.watermark_corrections == 1 and stats.maintenance_runs + stats.maintenance_skipped >= 1

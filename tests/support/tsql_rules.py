@@ -12,6 +12,8 @@ turns them into findings at the token's line:column.
   CTE, a subquery): the hints cover only that other reference, not the rows changed.
 * ``output into``: OUTPUT without INTO on a statement that changes a table (not a @table variable
   or #temp table) fails once the table has a trigger (error 334).
+* ``wait in transaction``: a WAITFOR between a BEGIN TRANSACTION and its COMMIT holds that
+  transaction's locks for the whole sleep (dequeue's @wait_ms sleeps between its attempts).
 * ``plan pinning``: TOP (@variable) in a statement that reads WITH (READPAST) needs OPTION
   (RECOMPILE) or OPTION (OPTIMIZE FOR (@variable = ... | UNKNOWN)): otherwise the first call's
   value is sniffed, and a large one can cache a scan plan that locks every row it passes.
@@ -373,10 +375,30 @@ def _undeclared_variables(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
                 declared.add(tok.value)  # once per variable
 
 
+def _wait_in_transaction(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
+    """A WAITFOR while a transaction the batch began is open (in text order: BEGIN TRAN opens one,
+    COMMIT closes one, ROLLBACK all): the sleep would hold every lock of that transaction, which
+    other claimers then wait on or READPAST skip, for its whole length (a waiting dequeue must
+    sleep between its attempts' transactions)."""
+    open_ = 0
+    for i, tok in enumerate(toks):
+        following = at(toks, i + 1)
+        if is_word(tok, "BEGIN") and following is not None and is_word(following, "TRAN", "TRANSACTION"):
+            open_ += 1
+        elif is_word(tok, "COMMIT"):
+            open_ = max(0, open_ - 1)
+        elif is_word(tok, "ROLLBACK"):
+            open_ = 0
+        elif is_word(tok, "WAITFOR") and open_:
+            yield tok, ("WAITFOR inside a transaction this procedure began: its locks stay held for the whole "
+                        "sleep; commit (or roll back) before waiting")
+
+
 def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     """Every rule over one GO batch's tokens."""
     yield from _procedure_isolation(toks)
     yield from _undeclared_variables(toks)
+    yield from _wait_in_transaction(toks)
     for stmt in statements(toks):
         yield from _locking_readpast(stmt)
         yield from _second_reference(stmt)

@@ -16,7 +16,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_dequeue]
     @owner nvarchar(128) = NULL,
     @batch_size int = 1,
     @lease_seconds int = 300,
-    @complete_lease_token uniqueidentifier = NULL
+    @complete_lease_token uniqueidentifier = NULL,
+    @wait_ms int = 0
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -37,6 +38,11 @@ BEGIN
     END;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 30000
+        THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 30000 milliseconds.', 1;
+    IF @wait_ms > 0 AND @@TRANCOUNT > 0
+        THROW 50005, N'qgen: refused on four.four_queue: dequeue waits for work (@wait_ms) only outside a transaction: inside one it would hold that transaction open while it waits; pass @wait_ms = 0', 1;
+    DECLARE @q$began datetime2(7) = SYSUTCDATETIME();
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$token uniqueidentifier = NEWID();
     DECLARE @q$claimed TABLE
@@ -49,6 +55,8 @@ BEGIN
     );
     DECLARE @q$from bigint;
     BEGIN TRY
+        -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
+    q$attempt:
         BEGIN TRANSACTION;
         IF @complete_lease_token IS NOT NULL
         BEGIN
@@ -110,6 +118,16 @@ BEGIN
         IF @q$highest / 100 > (@q$lowest - 1) / 100
             EXEC [four].[four_queue_watermark_move] @claimed_from = @q$lowest;
         COMMIT TRANSACTION;
+        -- ---- wait block: no job yet, and @wait_ms not over: sleep, then claim again ----
+        IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
+            AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) < @wait_ms
+        BEGIN
+            WAITFOR DELAY '00:00:00.050';
+            SET @complete_lease_token = NULL;
+            SET @q$now = SYSUTCDATETIME();
+            GOTO q$attempt;
+        END;
+        -- ---- end of the wait block ----
         SELECT [id], [reputation], [attempts], [lease_token], [lease_expires_at]
         FROM @q$claimed
         ORDER BY [id];

@@ -356,7 +356,8 @@ GO
 CREATE OR ALTER PROCEDURE [ghosts].[testq_dequeue]
     @owner nvarchar(128) = NULL,
     @batch_size int = 1,
-    @at_most_once bit = 0
+    @at_most_once bit = 0,
+    @wait_ms int = 0
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -377,6 +378,11 @@ BEGIN
     END;
     IF @@TRANCOUNT = 0 AND ISNULL(@at_most_once, 0) = 0
         THROW 50005, N'qgen: refused on ghosts.testq: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
+    IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 30000
+        THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 30000 milliseconds.', 1;
+    IF @wait_ms > 0 AND @@TRANCOUNT > 0
+        THROW 50005, N'qgen: refused on ghosts.testq: dequeue waits for work (@wait_ms) only outside a transaction: inside one it would hold that transaction open while it waits; pass @wait_ms = 0, or claim with @at_most_once = 1', 1;
+    DECLARE @q$began datetime2(7) = SYSUTCDATETIME();
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$claimed TABLE
     (
@@ -386,6 +392,8 @@ BEGIN
     );
     DECLARE @q$from bigint;
     BEGIN TRY
+        -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
+    q$attempt:
         BEGIN TRANSACTION;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [ghosts].[testq_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -434,6 +442,15 @@ BEGIN
         IF @q$highest / 100 > (@q$lowest - 1) / 100
             EXEC [ghosts].[testq_watermark_move] @claimed_from = @q$lowest;
         COMMIT TRANSACTION;
+        -- ---- wait block: no job yet, and @wait_ms not over: sleep, then claim again ----
+        IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
+            AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) < @wait_ms
+        BEGIN
+            WAITFOR DELAY '00:00:00.050';
+            SET @q$now = SYSUTCDATETIME();
+            GOTO q$attempt;
+        END;
+        -- ---- end of the wait block ----
         SELECT [id], [filler], [enqueued_at]
         FROM @q$claimed
         ORDER BY [id];

@@ -427,7 +427,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_dequeue]
     @owner nvarchar(128) = NULL,
     @batch_size int = 5,
     @lease_seconds int = 900,
-    @complete_lease_token uniqueidentifier = NULL
+    @complete_lease_token uniqueidentifier = NULL,
+    @wait_ms int = 0
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -448,6 +449,11 @@ BEGIN
     END;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 30000
+        THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 30000 milliseconds.', 1;
+    IF @wait_ms > 0 AND @@TRANCOUNT > 0
+        THROW 50005, N'qgen: refused on rainfall.rainfall_events: dequeue waits for work (@wait_ms) only outside a transaction: inside one it would hold that transaction open while it waits; pass @wait_ms = 0', 1;
+    DECLARE @q$began datetime2(7) = SYSUTCDATETIME();
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$token uniqueidentifier = NEWID();
     DECLARE @q$claimed TABLE
@@ -460,6 +466,8 @@ BEGIN
     );
     DECLARE @q$from bigint;
     BEGIN TRY
+        -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
+    q$attempt:
         BEGIN TRANSACTION;
         -- Outbox values belong to one job: completing a whole lease here would skip them silently.
         IF @complete_lease_token IS NOT NULL
@@ -515,6 +523,16 @@ BEGIN
         IF @q$highest / 100 > (@q$lowest - 1) / 100
             EXEC [rainfall].[rainfall_events_watermark_move] @claimed_from = @q$lowest;
         COMMIT TRANSACTION;
+        -- ---- wait block: no job yet, and @wait_ms not over: sleep, then claim again ----
+        IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
+            AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) < @wait_ms
+        BEGIN
+            WAITFOR DELAY '00:00:00.050';
+            SET @complete_lease_token = NULL;
+            SET @q$now = SYSUTCDATETIME();
+            GOTO q$attempt;
+        END;
+        -- ---- end of the wait block ----
         SELECT [id], [rainfall_id], [attempts], [lease_token], [lease_expires_at]
         FROM @q$claimed
         ORDER BY [id];
@@ -1352,7 +1370,8 @@ GO
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_dequeue]
     @owner nvarchar(128) = NULL,
     @batch_size int = 100,
-    @at_most_once bit = 0
+    @at_most_once bit = 0,
+    @wait_ms int = 0
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -1373,6 +1392,11 @@ BEGIN
     END;
     IF @@TRANCOUNT = 0 AND ISNULL(@at_most_once, 0) = 0
         THROW 50005, N'qgen: refused on rainfall.rainfall_transfer: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
+    IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 30000
+        THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 30000 milliseconds.', 1;
+    IF @wait_ms > 0 AND @@TRANCOUNT > 0
+        THROW 50005, N'qgen: refused on rainfall.rainfall_transfer: dequeue waits for work (@wait_ms) only outside a transaction: inside one it would hold that transaction open while it waits; pass @wait_ms = 0, or claim with @at_most_once = 1', 1;
+    DECLARE @q$began datetime2(7) = SYSUTCDATETIME();
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$claimed TABLE
     (
@@ -1383,6 +1407,8 @@ BEGIN
     );
     DECLARE @q$from bigint;
     BEGIN TRY
+        -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
+    q$attempt:
         BEGIN TRANSACTION;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_transfer_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -1431,6 +1457,15 @@ BEGIN
         IF @q$highest / 100 > (@q$lowest - 1) / 100
             EXEC [rainfall].[rainfall_transfer_watermark_move] @claimed_from = @q$lowest;
         COMMIT TRANSACTION;
+        -- ---- wait block: no job yet, and @wait_ms not over: sleep, then claim again ----
+        IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
+            AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) < @wait_ms
+        BEGIN
+            WAITFOR DELAY '00:00:00.050';
+            SET @q$now = SYSUTCDATETIME();
+            GOTO q$attempt;
+        END;
+        -- ---- end of the wait block ----
         SELECT [id], [rainfall_id], [summary], [enqueued_at]
         FROM @q$claimed
         ORDER BY [id];
