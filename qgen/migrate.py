@@ -369,9 +369,9 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
     def left_alone(key: str, kind: str) -> bool:
         return kind in KEPT_WHEN_UNCHANGED and key in old_by_key and key in new_by_key and unchanged(key)
 
-    step = itertools.count(1)  # numbers the change and revert files in the order upgrade runs them
-    up_drops, up_changes, up_creates = [], [], []
-    down_drops, down_changes, down_creates = [], [], []
+    steps = _Steps(dialect, revision, label, rendering.session)
+    up_drops, up_creates = [], []
+    down_drops, down_creates = [], []
     for o in reversed(old):
         if o.kind in DATA_TABLES:
             if o.key in new_by_key:
@@ -400,7 +400,7 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
         if kind in DATA_TABLES:
             if key not in old_by_key:
                 _, drop = render_change(dialect, spec, "drop_table_if_empty", item.obj)
-                path = f"{dialect}/revert/{next(step):02d}_{item.obj.name}_drop_if_empty.sql"
+                path = f"{dialect}/revert/{next(steps.number):02d}_{item.obj.name}_drop_if_empty.sql"
                 plan.files[path] = _header(f"drops table {spec.schema}.{item.obj.name} if empty", dialect, revision, label,
                                            rendering.session) + drop
                 down_drops.append(path)
@@ -414,6 +414,40 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
             down_creates += previous_file(o, "create")
 
     # Tables in both: only column changes are made, and only when nothing else about them changed.
+    _plan_kept_tables(dialect, spec, rendering, previous, old_by_key, changes, plan, steps)
+
+    plan.files.update(steps.files)
+    plan.upgrade = up_drops + steps.upgrade + up_creates
+    plan.downgrade = down_drops + steps.downgrade + down_creates
+    plan.same_as_previous = (not plan.changes and set(old_by_key) == set(new_by_key)
+                             and all(unchanged(k) for k in new_by_key))
+    return plan
+
+
+class _Steps:
+    """A revision's table changes: each one's file under change/ (upgrade runs them in the order they
+    are added) and its reversal under revert/ (downgrade runs them in the opposite order)."""
+
+    def __init__(self, dialect: str, revision: str, label: str, session: str):
+        self.dialect, self.revision, self.label, self.session = dialect, revision, label, session
+        self.number = itertools.count(1)  # numbers the change and revert files in the order upgrade runs them
+        self.files: dict[str, str] = {}
+        self.upgrade: list[str] = []
+        self.downgrade: list[str] = []
+
+    def add(self, name: str, up_title: str, up: str, down_title: str, down: str) -> None:
+        stem = f"{next(self.number):02d}_{name}.sql"
+        for folder, title, text in (("change", up_title, up), ("revert", down_title, down)):
+            self.files[f"{self.dialect}/{folder}/{stem}"] = _header(title, self.dialect, self.revision, self.label,
+                                                                   self.session) + text
+        self.upgrade.append(f"{self.dialect}/change/{stem}")
+        self.downgrade.insert(0, f"{self.dialect}/revert/{stem}")
+
+
+def _plan_kept_tables(dialect: str, spec: Spec, rendering: Rendering, previous: Previous, old_by_key: dict,
+                      changes: dict, plan: DialectPlan, steps: _Steps) -> None:
+    """The tables of both revisions: their columns change in place, and only when nothing else about
+    them changed; anything else is a problem of the plan."""
     prev_now = {i.obj.key: i for i in render_spec(previous.spec, "previous", dialect).objects}
     retargeted = prev_now  # the previous spec for the new SQL Server version: compared with the bridge
     if previous.spec.sqlserver_version != spec.sqlserver_version:
@@ -448,28 +482,24 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
             plan.problems.append(f"table {table}: its SQL changes in a way qgen cannot name ({dialect}); "
                                  "write an Alembic revision by hand for it.")
             continue
-        steps = (
-            ("add_column", "add", diff.added, "adds column {}", "removes column {} if it holds no values",
-             "add column {} ({}, nullable)"),
-            ("drop_column", "drop", diff.dropped, "drops column {}", "adds column {} back, empty",
-             "drop column {} (allowed)"),
-        )
-        for kind, verb, columns, up_title, down_title, summary in steps:
-            for col in columns:
-                up, down = render_change(dialect, spec, kind, obj, col)
-                column = f"{table}.{col.name}"
-                stem = f"{next(step):02d}_{obj.name}_{verb}_{col.name}.sql"
-                plan.files[f"{dialect}/change/{stem}"] = _header(up_title.format(column), dialect, revision, label, rendering.session) + up
-                plan.files[f"{dialect}/revert/{stem}"] = _header(down_title.format(column), dialect, revision, label, rendering.session) + down
-                up_changes.append(f"{dialect}/change/{stem}")
-                down_changes.insert(0, f"{dialect}/revert/{stem}")
-                plan.changes.append(summary.format(column, col.type))
+        _column_steps(dialect, spec, obj, diff, plan, steps)
 
-    plan.upgrade = up_drops + up_changes + up_creates
-    plan.downgrade = down_drops + down_changes + down_creates
-    plan.same_as_previous = (not plan.changes and set(old_by_key) == set(new_by_key)
-                             and all(unchanged(k) for k in new_by_key))
-    return plan
+
+def _column_steps(dialect: str, spec: Spec, obj: DbObject, diff: ColumnDiff, plan: DialectPlan, steps: _Steps) -> None:
+    """The payload (or outbox) columns a revision adds to a table, or drops from it, and their reversal."""
+    table = f"{spec.schema}.{obj.name}"
+    kinds = (
+        ("add_column", "add", diff.added, "adds column {}", "removes column {} if it holds no values",
+         "add column {} ({}, nullable)"),
+        ("drop_column", "drop", diff.dropped, "drops column {}", "adds column {} back, empty",
+         "drop column {} (allowed)"),
+    )
+    for kind, verb, columns, up_title, down_title, summary in kinds:
+        for col in columns:
+            up, down = render_change(dialect, spec, kind, obj, col)
+            column = f"{table}.{col.name}"
+            steps.add(f"{obj.name}_{verb}_{col.name}", up_title.format(column), up, down_title.format(column), down)
+            plan.changes.append(summary.format(column, col.type))
 
 
 def _manifest_json(manifest: dict) -> str:
