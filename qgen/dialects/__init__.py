@@ -62,6 +62,11 @@ class Dialect:
     lease_claims_in_place: bool
     # How a list of job ids is passed to a procedure (PostgreSQL bigint[]; SQL Server a JSON array).
     id_list: Callable[[list], object]
+    # A table's storage parameters, which a revision changes in place (PostgreSQL: the WITH (...) of
+    # CREATE TABLE, fillfactor and autovacuum_*, set by ALTER TABLE ... SET): given a table's create
+    # script, the script without them and them as {name: value}. None: the dialect has none, and any
+    # difference in a table's script is one a revision refuses.
+    table_storage: Callable[[str], "tuple[str, dict[str, str]]"] | None = None
 
 
 _REGISTRY: dict[str, Dialect] = {}
