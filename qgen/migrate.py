@@ -24,15 +24,18 @@ that follows it in the chain) replaces the earlier one's objects without losing 
   teardown;
 - tables that hold jobs or results (queue, dead-letter, archive, outbox) are never re-created: the
   revision adds the spec's new payload columns (which must be nullable) and drops columns only
-  when `--allow-drop QUEUE.COLUMN` says so. Any other change to such a table (a column's type, the
-  claim mode, ...) is refused with what to do instead.
+  when `--allow-drop QUEUE.COLUMN` says so. When the templates now give such a table other storage
+  parameters than the previous revision created it with (PostgreSQL's WITH (...): the dialect's
+  table_storage) and nothing else, the revision sets them in place (table_storage.sql.j2). Any other
+  change to such a table (a column's type, the claim mode, ...) is refused with what to do instead.
 
 Its downgrade drops the new code, reverses the column changes (an added column goes only while no
-row has a value in it; a dropped one comes back empty and nullable), drops a table it added only
-while it is empty, and creates the earlier revision's objects from the SQL kept in previous/.
+row has a value in it; a dropped one comes back empty and nullable), sets the storage parameters it
+changed back, drops a table it added only while it is empty, and creates the earlier revision's
+objects from the SQL kept in previous/.
 
 Python decides what runs in which order; every line of SQL comes from templates/ (the object
-templates, and add_column, drop_column and drop_table_if_empty for table changes).
+templates, and add_column, drop_column, drop_table_if_empty and table_storage for table changes).
 
 Any Alembic environment takes qgen revisions: the one `qgen init` writes (qgen/project/), or one the
 user already has. Alembic names and chains the revision; its module comes from qgen/revision.py.mako
@@ -275,12 +278,14 @@ def bridge_spec(prev: Spec, new: Spec) -> Spec:
 # Table-change SQL, from templates/<dialect>/{add_column,drop_column,drop_table_if_empty}.sql.j2.
 
 
-def render_change(dialect: str, spec: Spec, template_name: str, obj: DbObject, column: Column | None = None) -> tuple[str, str]:
-    """The template's create block (the upgrade step) and drop block (its reversal)."""
+def render_change(dialect: str, spec: Spec, template_name: str, obj: DbObject, column: Column | None = None,
+                  **variables) -> tuple[str, str]:
+    """The template's create block (the upgrade step) and drop block (its reversal); variables are
+    what the template needs besides obj, table and column (table_storage: storage and previous)."""
     env = make_environment(dialect)
     env.globals.update(spec=spec, schema=spec.schema, batch=dialect_registry.get(dialect).batch_separator)
     template = env.select_template([f"{dialect}/{template_name}.sql.j2", f"default/{template_name}.sql.j2"])
-    context = template.new_context({"obj": obj, "table": obj.name, "column": column})
+    context = template.new_context({"obj": obj, "table": obj.name, "column": column, **variables})
     for _ in template.root_render_func(context):
         pass
     blocks = []
@@ -413,7 +418,7 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
         elif not left_alone(o.key, o.kind):
             down_creates += previous_file(o, "create")
 
-    # Tables in both: only column changes are made, and only when nothing else about them changed.
+    # Tables in both: only storage parameters and columns change, and only when nothing else about them did.
     _plan_kept_tables(dialect, spec, rendering, previous, old_by_key, changes, plan, steps)
 
     plan.files.update(steps.files)
@@ -446,8 +451,8 @@ class _Steps:
 
 def _plan_kept_tables(dialect: str, spec: Spec, rendering: Rendering, previous: Previous, old_by_key: dict,
                       changes: dict, plan: DialectPlan, steps: _Steps) -> None:
-    """The tables of both revisions: their columns change in place, and only when nothing else about
-    them changed; anything else is a problem of the plan."""
+    """The tables of both revisions: their storage parameters and columns change in place, and only
+    when nothing else about them changed; anything else is a problem of the plan."""
     prev_now = {i.obj.key: i for i in render_spec(previous.spec, "previous", dialect).objects}
     retargeted = prev_now  # the previous spec for the new SQL Server version: compared with the bridge
     if previous.spec.sqlserver_version != spec.sqlserver_version:
@@ -464,7 +469,7 @@ def _plan_kept_tables(dialect: str, spec: Spec, rendering: Rendering, previous: 
         table = f"{spec.schema}.{obj.name}"
         stored, before, bridge, after = (_body(old_by_key[key].create), _body(prev_now[key].create),
                                          _body(bridged[key].create), _body(item.create))
-        if stored != before:
+        if stored != before and not _storage_step(dialect, spec, obj, stored, before, plan, steps):
             plan.problems.append(
                 f"table {table}: the templates now render it differently from revision {previous.revision}, for the same "
                 f"spec, so the table in the database is not what this qgen expects ({dialect}):\n"
@@ -483,6 +488,31 @@ def _plan_kept_tables(dialect: str, spec: Spec, rendering: Rendering, previous: 
                                  "write an Alembic revision by hand for it.")
             continue
         _column_steps(dialect, spec, obj, diff, plan, steps)
+
+
+def _storage_step(dialect: str, spec: Spec, obj: DbObject, stored: str, before: str, plan: DialectPlan,
+                  steps: _Steps) -> bool:
+    """When a table's storage parameters (the dialect's table_storage) are all that differs between the
+    SQL the previous revision ran (stored) and what the templates render now for its spec (before):
+    the step that sets the new ones in place, and its reversal, which sets the old ones back. False
+    when the dialect has no such parameters or something else differs too."""
+    split = dialect_registry.get(dialect).table_storage
+    if split is None:
+        return False
+    (stored_rest, was), (before_rest, wanted) = split(stored), split(before)
+    if stored_rest != before_rest:
+        return False
+    if was == wanted:  # written differently, the same parameters
+        return True
+    table = f"{spec.schema}.{obj.name}"
+    up, down = render_change(dialect, spec, "table_storage", obj, storage=wanted, previous=was)
+    steps.add(f"{obj.name}_storage", f"sets the storage parameters of table {table}", up,
+              f"sets the storage parameters of table {table} back", down)
+    said = [f"{name} = {value} (was {was.get(name, 'the default')})" for name, value in wanted.items()
+            if was.get(name) != value] + [f"{name} reset (was {value})" for name, value in was.items() if name not in wanted]
+    plan.changes.append(f"set storage of table {table}: {', '.join(said)} (in place: ALTER TABLE ... SET takes only a "
+                        "SHARE UPDATE EXCLUSIVE lock, rewrites no row and affects the pages written from now on)")
+    return True
 
 
 def _column_steps(dialect: str, spec: Spec, obj: DbObject, diff: ColumnDiff, plan: DialectPlan, steps: _Steps) -> None:
