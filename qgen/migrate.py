@@ -24,15 +24,18 @@ that follows it in the chain) replaces the earlier one's objects without losing 
   teardown;
 - tables that hold jobs or results (queue, dead-letter, archive, outbox) are never re-created: the
   revision adds the spec's new payload columns (which must be nullable) and drops columns only
-  when `--allow-drop QUEUE.COLUMN` says so. Any other change to such a table (a column's type, the
-  claim mode, ...) is refused with what to do instead.
+  when `--allow-drop QUEUE.COLUMN` says so. When the templates now give such a table other storage
+  parameters than the previous revision created it with (PostgreSQL's WITH (...): the dialect's
+  table_storage) and nothing else, the revision sets them in place (table_storage.sql.j2). Any other
+  change to such a table (a column's type, the claim mode, ...) is refused with what to do instead.
 
 Its downgrade drops the new code, reverses the column changes (an added column goes only while no
-row has a value in it; a dropped one comes back empty and nullable), drops a table it added only
-while it is empty, and creates the earlier revision's objects from the SQL kept in previous/.
+row has a value in it; a dropped one comes back empty and nullable), sets the storage parameters it
+changed back, drops a table it added only while it is empty, and creates the earlier revision's
+objects from the SQL kept in previous/.
 
 Python decides what runs in which order; every line of SQL comes from templates/ (the object
-templates, and add_column, drop_column and drop_table_if_empty for table changes).
+templates, and add_column, drop_column, drop_table_if_empty and table_storage for table changes).
 
 Any Alembic environment takes qgen revisions: the one `qgen init` writes (qgen/project/), or one the
 user already has. Alembic names and chains the revision; its module comes from qgen/revision.py.mako
@@ -275,12 +278,14 @@ def bridge_spec(prev: Spec, new: Spec) -> Spec:
 # Table-change SQL, from templates/<dialect>/{add_column,drop_column,drop_table_if_empty}.sql.j2.
 
 
-def render_change(dialect: str, spec: Spec, template_name: str, obj: DbObject, column: Column | None = None) -> tuple[str, str]:
-    """The template's create block (the upgrade step) and drop block (its reversal)."""
+def render_change(dialect: str, spec: Spec, template_name: str, obj: DbObject, column: Column | None = None,
+                  **variables) -> tuple[str, str]:
+    """The template's create block (the upgrade step) and drop block (its reversal); variables are
+    what the template needs besides obj, table and column (table_storage: storage and previous)."""
     env = make_environment(dialect)
     env.globals.update(spec=spec, schema=spec.schema, batch=dialect_registry.get(dialect).batch_separator)
     template = env.select_template([f"{dialect}/{template_name}.sql.j2", f"default/{template_name}.sql.j2"])
-    context = template.new_context({"obj": obj, "table": obj.name, "column": column})
+    context = template.new_context({"obj": obj, "table": obj.name, "column": column, **variables})
     for _ in template.root_render_func(context):
         pass
     blocks = []
@@ -369,9 +374,9 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
     def left_alone(key: str, kind: str) -> bool:
         return kind in KEPT_WHEN_UNCHANGED and key in old_by_key and key in new_by_key and unchanged(key)
 
-    step = itertools.count(1)  # numbers the change and revert files in the order upgrade runs them
-    up_drops, up_changes, up_creates = [], [], []
-    down_drops, down_changes, down_creates = [], [], []
+    steps = _Steps(dialect, revision, label, rendering.session)
+    up_drops, up_creates = [], []
+    down_drops, down_creates = [], []
     for o in reversed(old):
         if o.kind in DATA_TABLES:
             if o.key in new_by_key:
@@ -400,7 +405,7 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
         if kind in DATA_TABLES:
             if key not in old_by_key:
                 _, drop = render_change(dialect, spec, "drop_table_if_empty", item.obj)
-                path = f"{dialect}/revert/{next(step):02d}_{item.obj.name}_drop_if_empty.sql"
+                path = f"{dialect}/revert/{next(steps.number):02d}_{item.obj.name}_drop_if_empty.sql"
                 plan.files[path] = _header(f"drops table {spec.schema}.{item.obj.name} if empty", dialect, revision, label,
                                            rendering.session) + drop
                 down_drops.append(path)
@@ -413,7 +418,41 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
         elif not left_alone(o.key, o.kind):
             down_creates += previous_file(o, "create")
 
-    # Tables in both: only column changes are made, and only when nothing else about them changed.
+    # Tables in both: only storage parameters and columns change, and only when nothing else about them did.
+    _plan_kept_tables(dialect, spec, rendering, previous, old_by_key, changes, plan, steps)
+
+    plan.files.update(steps.files)
+    plan.upgrade = up_drops + steps.upgrade + up_creates
+    plan.downgrade = down_drops + steps.downgrade + down_creates
+    plan.same_as_previous = (not plan.changes and set(old_by_key) == set(new_by_key)
+                             and all(unchanged(k) for k in new_by_key))
+    return plan
+
+
+class _Steps:
+    """A revision's table changes: each one's file under change/ (upgrade runs them in the order they
+    are added) and its reversal under revert/ (downgrade runs them in the opposite order)."""
+
+    def __init__(self, dialect: str, revision: str, label: str, session: str):
+        self.dialect, self.revision, self.label, self.session = dialect, revision, label, session
+        self.number = itertools.count(1)  # numbers the change and revert files in the order upgrade runs them
+        self.files: dict[str, str] = {}
+        self.upgrade: list[str] = []
+        self.downgrade: list[str] = []
+
+    def add(self, name: str, up_title: str, up: str, down_title: str, down: str) -> None:
+        stem = f"{next(self.number):02d}_{name}.sql"
+        for folder, title, text in (("change", up_title, up), ("revert", down_title, down)):
+            self.files[f"{self.dialect}/{folder}/{stem}"] = _header(title, self.dialect, self.revision, self.label,
+                                                                   self.session) + text
+        self.upgrade.append(f"{self.dialect}/change/{stem}")
+        self.downgrade.insert(0, f"{self.dialect}/revert/{stem}")
+
+
+def _plan_kept_tables(dialect: str, spec: Spec, rendering: Rendering, previous: Previous, old_by_key: dict,
+                      changes: dict, plan: DialectPlan, steps: _Steps) -> None:
+    """The tables of both revisions: their storage parameters and columns change in place, and only
+    when nothing else about them changed; anything else is a problem of the plan."""
     prev_now = {i.obj.key: i for i in render_spec(previous.spec, "previous", dialect).objects}
     retargeted = prev_now  # the previous spec for the new SQL Server version: compared with the bridge
     if previous.spec.sqlserver_version != spec.sqlserver_version:
@@ -430,7 +469,7 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
         table = f"{spec.schema}.{obj.name}"
         stored, before, bridge, after = (_body(old_by_key[key].create), _body(prev_now[key].create),
                                          _body(bridged[key].create), _body(item.create))
-        if stored != before:
+        if stored != before and not _storage_step(dialect, spec, obj, stored, before, plan, steps):
             plan.problems.append(
                 f"table {table}: the templates now render it differently from revision {previous.revision}, for the same "
                 f"spec, so the table in the database is not what this qgen expects ({dialect}):\n"
@@ -448,28 +487,49 @@ def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering:
             plan.problems.append(f"table {table}: its SQL changes in a way qgen cannot name ({dialect}); "
                                  "write an Alembic revision by hand for it.")
             continue
-        steps = (
-            ("add_column", "add", diff.added, "adds column {}", "removes column {} if it holds no values",
-             "add column {} ({}, nullable)"),
-            ("drop_column", "drop", diff.dropped, "drops column {}", "adds column {} back, empty",
-             "drop column {} (allowed)"),
-        )
-        for kind, verb, columns, up_title, down_title, summary in steps:
-            for col in columns:
-                up, down = render_change(dialect, spec, kind, obj, col)
-                column = f"{table}.{col.name}"
-                stem = f"{next(step):02d}_{obj.name}_{verb}_{col.name}.sql"
-                plan.files[f"{dialect}/change/{stem}"] = _header(up_title.format(column), dialect, revision, label, rendering.session) + up
-                plan.files[f"{dialect}/revert/{stem}"] = _header(down_title.format(column), dialect, revision, label, rendering.session) + down
-                up_changes.append(f"{dialect}/change/{stem}")
-                down_changes.insert(0, f"{dialect}/revert/{stem}")
-                plan.changes.append(summary.format(column, col.type))
+        _column_steps(dialect, spec, obj, diff, plan, steps)
 
-    plan.upgrade = up_drops + up_changes + up_creates
-    plan.downgrade = down_drops + down_changes + down_creates
-    plan.same_as_previous = (not plan.changes and set(old_by_key) == set(new_by_key)
-                             and all(unchanged(k) for k in new_by_key))
-    return plan
+
+def _storage_step(dialect: str, spec: Spec, obj: DbObject, stored: str, before: str, plan: DialectPlan,
+                  steps: _Steps) -> bool:
+    """When a table's storage parameters (the dialect's table_storage) are all that differs between the
+    SQL the previous revision ran (stored) and what the templates render now for its spec (before):
+    the step that sets the new ones in place, and its reversal, which sets the old ones back. False
+    when the dialect has no such parameters or something else differs too."""
+    split = dialect_registry.get(dialect).table_storage
+    if split is None:
+        return False
+    (stored_rest, was), (before_rest, wanted) = split(stored), split(before)
+    if stored_rest != before_rest:
+        return False
+    if was == wanted:  # written differently, the same parameters
+        return True
+    table = f"{spec.schema}.{obj.name}"
+    up, down = render_change(dialect, spec, "table_storage", obj, storage=wanted, previous=was)
+    steps.add(f"{obj.name}_storage", f"sets the storage parameters of table {table}", up,
+              f"sets the storage parameters of table {table} back", down)
+    said = [f"{name} = {value} (was {was.get(name, 'the default')})" for name, value in wanted.items()
+            if was.get(name) != value] + [f"{name} reset (was {value})" for name, value in was.items() if name not in wanted]
+    plan.changes.append(f"set storage of table {table}: {', '.join(said)} (in place: ALTER TABLE ... SET takes only a "
+                        "SHARE UPDATE EXCLUSIVE lock, rewrites no row and affects the pages written from now on)")
+    return True
+
+
+def _column_steps(dialect: str, spec: Spec, obj: DbObject, diff: ColumnDiff, plan: DialectPlan, steps: _Steps) -> None:
+    """The payload (or outbox) columns a revision adds to a table, or drops from it, and their reversal."""
+    table = f"{spec.schema}.{obj.name}"
+    kinds = (
+        ("add_column", "add", diff.added, "adds column {}", "removes column {} if it holds no values",
+         "add column {} ({}, nullable)"),
+        ("drop_column", "drop", diff.dropped, "drops column {}", "adds column {} back, empty",
+         "drop column {} (allowed)"),
+    )
+    for kind, verb, columns, up_title, down_title, summary in kinds:
+        for col in columns:
+            up, down = render_change(dialect, spec, kind, obj, col)
+            column = f"{table}.{col.name}"
+            steps.add(f"{obj.name}_{verb}_{col.name}", up_title.format(column), up, down_title.format(column), down)
+            plan.changes.append(summary.format(column, col.type))
 
 
 def _manifest_json(manifest: dict) -> str:

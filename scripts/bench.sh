@@ -2,6 +2,8 @@
 # Reproduce BENCHMARKS.md: the three runs whose tables and plot it shows, on the local PostgreSQL.
 # Writes bench/<run>.txt (the table the command printed), bench/<run>.json and bench/ghosts.png.
 # Takes about 10 minutes on a 2-core machine; run it on an otherwise idle machine.
+# The side-by-side run against PgQueuer and procrastinate has a script (and a venv) of its own:
+#   bash scripts/bench_peers.sh --rounds 3
 set -euo pipefail
 cd "$(dirname "$0")/.."
 URL="${QGEN_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/test}"
@@ -29,6 +31,10 @@ else
 fi
 .venv/bin/qgen bench examples/001_watermark.yaml --url "$TP_URL" --experiment throughput \
     --batches 1,10,100 --workers 4 --seconds 5 --json bench/throughput.json | tee bench/throughput.txt
+# Enqueue-to-start latency of idle workers, polling against wake-ups (LISTEN/NOTIFY), and what idle
+# workers and NOTIFY cost.
+.venv/bin/qgen bench examples/004_rainfall.yaml --url "$URL" --experiment latency --seconds 10 --idle-seconds 10 \
+    --json bench/latency.json --plot bench/latency.png | tee bench/latency.txt
 .venv/bin/qgen bench examples/004_rainfall.yaml --url "$URL" --producers 2 --workers 4 --jobs 50000 --enqueue-batch 10 \
     --batch 10 --json bench/load.json | tee bench/load.txt
 # Workers killed every 3 s and replaced; the database is restarted once only when you say how

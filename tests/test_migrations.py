@@ -292,6 +292,98 @@ def test_unsafe_changes_are_refused_with_what_to_do(migrations, schema, tmp_path
     assert '-    "legacy" integer NULL,' in message
 
 
+def as_an_older_qgen_wrote_it(made, fillfactor: int = 85) -> None:
+    """Stand in for a revision an older qgen made, whose lease queue tables had another fillfactor:
+    its stored PostgreSQL table SQL and its manifest say so (the rest of the revision is as made)."""
+    for path in (made.folder / "postgres").rglob("*_table.sql"):
+        text = path.read_text()
+        if "fillfactor = 50," in text:
+            path.write_text(text.replace("fillfactor = 50,", f"fillfactor = {fillfactor},"))
+    manifest = made.folder / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"qgen": "', '"qgen": "0.0.9-was-'))
+
+
+def reloptions(conn, schema: str, table: str) -> list[str]:
+    return one(conn, "SELECT coalesce(c.reloptions, '{}') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                     "WHERE n.nspname = %s AND c.relname = %s", schema, table)[0]
+
+
+def test_storage_parameters_an_older_qgen_set_are_changed_in_place(migrations, database, schema, tmp_path):
+    """Revision 1 as an older qgen made it (fillfactor 85, and so is the table it created); a revision
+    that adds a nullable column sets the table's fillfactor to what the templates say now, in place,
+    and its downgrade puts the old one back; the jobs stay where they are."""
+    config = alembic_config(migrations, database)
+    first = make_revision(spec_file(tmp_path, V1, schema), "v1", migrations)
+    as_an_older_qgen_wrote_it(first)
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert "fillfactor=85" in reloptions(conn, schema, "mail")
+        for i in range(3):
+            conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', (f"user{i}@example.com",))
+        conn.execute(f'SELECT * FROM "{schema}".mail_dequeue(owner => %s, batch_size => 1)', ("w1",))
+        before = jobs(conn, schema)
+
+    v2 = V1.replace("string(320)", "string(320)\n      note: {{type: text, nullable: true}}")
+    second = make_revision(spec_file(tmp_path, v2, schema, "v2.yaml"), "note column", migrations)
+    plan = second.plans["postgres"]
+    storage = [c for c in plan.changes if c.startswith(f"set storage of table {schema}.mail:")]
+    assert len(storage) == 1 and "fillfactor = 50 (was 85)" in storage[0], plan.changes
+    assert "SHARE UPDATE EXCLUSIVE" in storage[0] and "pages written from now on" in storage[0]
+    assert f"add column {schema}.mail.note (text, nullable)" in plan.changes
+    assert not any(c.startswith("set storage") for c in second.plans["mssql"].changes), "SQL Server has none"
+    assert not any("_table.sql" in step for step in plan.upgrade), "the table is altered, never re-created"
+
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        options = reloptions(conn, schema, "mail")
+        assert "fillfactor=50" in options and "autovacuum_vacuum_scale_factor=0.01" in options, options
+        assert "note" in columns(conn, schema, "mail")
+        assert jobs(conn, schema) == before
+
+    command.downgrade(config, "-1")
+    with psycopg.connect(database, autocommit=True) as conn:
+        options = reloptions(conn, schema, "mail")
+        assert "fillfactor=85" in options and "autovacuum_vacuum_scale_factor=0.01" in options, options
+        assert "note" not in columns(conn, schema, "mail")
+        assert jobs(conn, schema) == before
+    command.downgrade(config, "base")
+
+
+def test_a_table_difference_beyond_storage_is_still_refused(migrations, schema, tmp_path):
+    """Only a difference in the storage parameters alone is made in place: one that also changes a
+    column, or any difference in a SQL Server table (which has no such parameters), is refused."""
+    first = make_revision(spec_file(tmp_path, V1, schema), "v1", migrations)
+    as_an_older_qgen_wrote_it(first)
+    stored = first.folder / "postgres" / "create" / "02_mail_table.sql"
+    text = stored.read_text()
+    assert "fillfactor = 85," in text
+    changed = spec_file(tmp_path, V1.replace("5m", "7m"), schema, "changed.yaml")
+
+    stored.write_text(text.replace('"address" varchar(320)', '"address" varchar(300)'))
+    with pytest.raises(RevisionRefused) as caught:
+        make_revision(changed, "change", migrations)
+    assert f"table {schema}.mail: the templates now render it differently from revision {first.revision}" in str(caught.value)
+    assert '-    "address" varchar(300) NOT NULL,' in str(caught.value)
+
+    stored.write_text(text)
+    mssql = first.folder / "mssql" / "create" / "02_mail_table.sql"
+    mssql_text = mssql.read_text()
+    assert "PRIMARY KEY CLUSTERED ([id])" in mssql_text
+    mssql.write_text(mssql_text.replace("PRIMARY KEY CLUSTERED ([id])", "PRIMARY KEY CLUSTERED ([id]) WITH (FILLFACTOR = 85)"))
+    with pytest.raises(RevisionRefused, match=r"templates now render it differently[\s\S]*\(mssql\)"):
+        make_revision(changed, "change", migrations)
+
+    # The storage parameters alone: on the same spec, the revision holds that change and no other.
+    mssql.write_text(mssql_text)
+    made = make_revision(spec_file(tmp_path, V1, schema, "same.yaml"), "storage", migrations)
+    assert [c.split(" (in place")[0] for c in made.plans["postgres"].changes] == [
+        f"set storage of table {schema}.mail: fillfactor = 50 (was 85)"]
+    assert made.plans["mssql"].changes == []
+    revert = [step for step in made.plans["postgres"].downgrade if "/revert/" in step]
+    assert [Path(step).name for step in revert] == ["01_mail_storage.sql"]
+    assert "SET (fillfactor = 85, " in (made.folder / revert[0]).read_text()
+
+
 def test_migration_tsql_passes_the_gate(migrations, schema, tmp_path):
     """The SQL Server side of a spec-change revision (previous objects, column changes and their
     reversal) passes the same T-SQL gate as every rendered script."""

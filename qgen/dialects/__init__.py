@@ -67,6 +67,11 @@ class Dialect:
     # LISTENs on the queue's wake-up channel, which enqueue notifies with `wakeup: notify`, and
     # claims again when woken; without it, it sleeps and polls).
     wait_for_work: str
+    # A table's storage parameters, which a revision changes in place (PostgreSQL: the WITH (...) of
+    # CREATE TABLE, fillfactor and autovacuum_*, set by ALTER TABLE ... SET): given a table's create
+    # script, the script without them and them as {name: value}. None: the dialect has none, and any
+    # difference in a table's script is one a revision refuses.
+    table_storage: Callable[[str], "tuple[str, dict[str, str]]"] | None = None
 
 
 _REGISTRY: dict[str, Dialect] = {}

@@ -77,6 +77,23 @@ def index_key_bytes(t) -> int | None:
     return fixed.get(t.kind)
 
 
+# The storage parameters of CREATE TABLE: WITH (name = value, ...) after the table's column list.
+_STORAGE = re.compile(r"(CREATE (?:UNLOGGED )?TABLE [^;]*?\))\s*WITH \(([^()]*)\)(?=\s*;)")
+
+
+def table_storage(script: str) -> tuple[str, dict[str, str]]:
+    """The create script without its table's storage parameters (WITH (...)), and them as {name: value}
+    (a boolean named without a value is true). A script without a WITH clause has none."""
+    match = _STORAGE.search(script)
+    if match is None:
+        return script, {}
+    parameters = {}
+    for part in match.group(2).split(","):
+        name, _, value = part.partition("=")
+        parameters[name.strip()] = value.strip() or "true"
+    return script[:match.end(1)] + script[match.end():], parameters
+
+
 POSTGRES = register(
     Dialect(
         name="postgres",
@@ -93,5 +110,6 @@ POSTGRES = register(
         lease_claims_in_place=True,
         id_list=list,
         wait_for_work="listen",
+        table_storage=table_storage,
     )
 )

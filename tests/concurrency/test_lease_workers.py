@@ -177,7 +177,8 @@ def test_a_worker_killed_mid_batch_loses_no_job_and_its_jobs_are_completed_once_
     redelivered = sorted(r[0] for r in env.sql(
         f"SELECT {env.col('id')} FROM {env.name(QUEUE)} WHERE {env.col('attempts')} > 1"))
     assert redelivered == held, "exactly the jobs the killed worker held were delivered again"
-    assert reaped["released"] == len(held) and reaped["dead_lettered"] == 0, reaped
+    # Released by the reaper, or (PostgreSQL, claims in place) taken over by a claim once expired.
+    assert reaped["released"] <= len(held) and reaped["dead_lettered"] == 0, reaped
     retries = sum(s["client_deadlock_retries"] for s in stats.values()) + reaper.deadlock_retries
     print(f"\n[{env.dialect}] killed worker held {len(held)} of its batch of {batch_size} (it had completed "
           f"{len(completed.get('victim', []))} jobs); re-deliveries (attempts > 1): {len(redelivered)}; "
