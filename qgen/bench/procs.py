@@ -282,7 +282,10 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
                 continue
             if last_round:
                 break
-            time.sleep(0.02)
+            if client is not None:  # with wakeup: notify, an enqueue ends the wait at once
+                client.wait_for_jobs(0.02)
+            else:
+                time.sleep(0.02)
         deadlocks = client.deadlock_retries if client is not None else 0
         client.close() if client is not None else connection.close()
         return {"claims": claims, "empty_claims": empty, "watermark_corrections": corrections,

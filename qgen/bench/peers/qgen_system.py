@@ -32,10 +32,12 @@ GUARANTEES = {
     "qgen-delete": "at most once (the claim commits the delete before the work)",
     "qgen-delete-tx": "exactly once (the claim's delete commits with the work)",
 }
+_WAKE = "; wakeup: notify (an idle worker waits on LISTEN, 20 ms at most)"
 DRIVEN = {
-    "qgen-lease": "QueueClient.enqueue / enqueue_many; worker: dequeue(batch_size=b, complete=previous lease token)",
-    "qgen-delete": "QueueClient.enqueue / enqueue_many; worker: dequeue(batch_size=b, at_most_once=True)",
-    "qgen-delete-tx": "QueueClient.enqueue / enqueue_many; worker: with transaction(): dequeue(batch_size=b)",
+    "qgen-lease": "QueueClient.enqueue / enqueue_many; worker: dequeue(batch_size=b, complete=previous lease token)"
+                  + _WAKE,
+    "qgen-delete": "QueueClient.enqueue / enqueue_many; worker: dequeue(batch_size=b, at_most_once=True)" + _WAKE,
+    "qgen-delete-tx": "QueueClient.enqueue / enqueue_many; worker: with transaction(): dequeue(batch_size=b)" + _WAKE,
 }
 
 
@@ -50,7 +52,8 @@ class QgenSystem(System):
     @contextlib.contextmanager
     def installed(self, url: str, spec: Spec, batch: int) -> Iterator[Installed]:
         db = BenchDatabase(url)
-        variant = queue_variant(spec, QUEUE, self.schema, self.claim, batch)
+        # Both peers wake their workers with NOTIFY; qgen's workers LISTEN too (wakeup: notify).
+        variant = queue_variant(spec, QUEUE, self.schema, self.claim, batch, wakeup="notify")
         with db.scratch(variant, "peers", QUEUE):
             yield Installed(variant, lambda: len(db.remaining_ids(variant, QUEUE)))
 
