@@ -218,8 +218,9 @@ def test_chaos_kills_workers_restarts_the_database_and_the_ledger_still_says_exa
     assert held, "a killed worker held jobs"
     assert all(k["recovered_after_s"] is not None and k["recovered_after_s"] >= 1 for k in held), held
     assert chaos["recovery_s"]["never"] == 0 and chaos["recovery_s"]["max"] >= chaos["recovery_s"]["median"]
+    # Each orphaned job came back (released by the bench's reaper, or taken over by a claim once its
+    # lease expired: PostgreSQL claims in place), and was delivered again.
     assert report["redeliveries"] >= sum(k["orphaned"] for k in held)
-    assert report["reaped"]["released"] >= 1
     restarted = chaos["database_restart"]
     assert restarted["ran"] and restarted["exit_code"] == 0 and server.restarts == 0  # the bench restarted it
     # it restarted under load (jobs were being completed before it), and work went on after it
