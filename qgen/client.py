@@ -355,8 +355,11 @@ class QueueClient:
             self._prepare(connection)
         if self.dialect not in ("postgres", "mssql"):
             raise ValueError(f"unknown dialect {self.dialect!r}; accepted: postgres, mssql")
+        self._database = dialect_registry.get(self.dialect)
         # How this database waits for work (qgen/dialects): in its dequeue (wait_ms), or on LISTEN.
-        self._waits_in_dequeue = dialect_registry.get(self.dialect).wait_for_work == "dequeue"
+        self._waits_in_dequeue = self._database.wait_for_work == "dequeue"
+        # Where a claim leaves the row in place no index holds tokens: jobs are named by id.
+        self._by_id = claims_in_place(self.queue, self.dialect)
 
         queue = self.queue
         self.lease_mode = queue.claim == "lease"
@@ -393,8 +396,7 @@ class QueueClient:
         queue = self.queue
         job_type = [self.job_type_column] if self.job_type_column else []
         lease = ["lease_seconds"] if self.lease_mode else []
-        # Where a claim leaves the row in place no index holds tokens: jobs are named by id.
-        by_id = claims_in_place(queue, self.dialect)
+        by_id = self._by_id
         return {
             "enqueue": job_type + self.payload_columns + (["priority"] if queue.ordering == "priority" else [])
             + (["run_at"] if queue.scheduling else []) + (["enqueued_by"] if queue.audit else []),
@@ -974,7 +976,7 @@ class QueueClient:
         """The ids of the jobs this client holds under a lease, as the parameter that names them to
         complete, extend_lease or dequeue (found by primary key); none when this client does not
         know the lease (then the procedure searches for the token)."""
-        if not claims_in_place(self.queue, self.dialect):
+        if not self._by_id:
             return []
         ids = self._leases.ids(token)
         if not ids:
@@ -982,7 +984,7 @@ class QueueClient:
                         "database searches the whole table for its jobs; pass the jobs (or id=) instead",
                         self.queue_name, token, LeaseBook.KEEP_EXPIRED)
             return []
-        return [(parameter, dialect_registry.get(self.dialect).id_list(ids))]
+        return [(parameter, self._database.id_list(ids))]
 
     @staticmethod
     def _token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[Any, Optional[int]]:
@@ -1161,7 +1163,7 @@ class QueueClient:
             step = batch_size or MAINTENANCE_BATCH
             for start in range(0, len(chosen), step):
                 part = chosen[start:start + step]
-                row = self._run("redrive", [("ids", dialect_registry.get(self.dialect).id_list(part))] + extra, "rows")[0]
+                row = self._run("redrive", [("ids", self._database.id_list(part))] + extra, "rows")[0]
                 redriven, skipped = redriven + int(row["redriven"]), skipped + int(row["skipped_duplicates"])
             return RedriveResult(redriven, skipped)
         after, redriven, skipped = 0, 0, 0
