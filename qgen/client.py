@@ -78,7 +78,7 @@ __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
     "MaintainResult", "RedriveResult",
     "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
-    "ConnectionLost", "OutcomeUnknown", "error_kind", "detect_dialect",
+    "ConnectionLost", "CannotReconnect", "OutcomeUnknown", "error_kind", "detect_dialect",
     "run_worker", "WorkerStats",
 ]
 
@@ -124,6 +124,12 @@ class ConnectionLost(QueueError):
     enqueue that a retry could duplicate (no dedupe key), or no new connection could be made within
     reconnect_timeout, or the client has no way to make one (it was given a ready connection). The
     client connects again on its next call."""
+
+
+class CannotReconnect(ConnectionLost):
+    """The connection is lost for good: the client was given a ready connection, so it has no way to
+    make another. Every later call raises it too; run_worker stops with it (a ConnectionLost that
+    waiting cannot cure). Give the client a URL or a connection factory to have it reconnect."""
 
 
 class OutcomeUnknown(LeaseLost):
@@ -476,7 +482,7 @@ class QueueClient:
                     raise
                 # Lost at BEGIN, at a call inside, or at COMMIT: then nobody knows whether it committed.
                 self._drop_connection(exc, "a transaction")
-                raise ConnectionLost(f"queue {self.queue_name}: the connection was lost during a transaction: it "
+                raise self._lost_error(f"queue {self.queue_name}: the connection was lost during a transaction: it "
                                      "was rolled back, or (lost at its commit) committed or not: unknown") from exc
 
     # -----------------------------------------------------------------------------------------
@@ -497,8 +503,9 @@ class QueueClient:
         if self.connection is not None:
             return self.connection
         if self._factory is None:
-            raise ConnectionLost(f"queue {self.queue_name}: no connection, and no way to make one (the client was "
-                                 "given a ready connection; give it a URL or a connection factory to reconnect)")
+            raise CannotReconnect(f"queue {self.queue_name}: no connection, and no way to make a new connection (the "
+                                  "client was given a ready connection; give it a URL or a connection factory to "
+                                  "reconnect)")
         started = time.monotonic()
         attempt = 0
         while True:
@@ -622,7 +629,15 @@ class QueueClient:
             why = f"it kept losing its connection for {self.reconnect_timeout:g}s"
         else:
             return
-        raise ConnectionLost(f"queue {self.queue_name}: the connection was lost during {kind}: {why}") from exc
+        raise self._lost_error(f"queue {self.queue_name}: the connection was lost during {kind}: {why}") from exc
+
+    def _lost_error(self, message: str) -> ConnectionLost:
+        """ConnectionLost; CannotReconnect when this client has no way to make a new connection."""
+        if self._factory is None:
+            if "no way to make a new connection" not in message:
+                message += "; the client has no way to make a new connection (give it a URL or a connection factory)"
+            return CannotReconnect(message)
+        return ConnectionLost(message)
 
     def _statement(self, kind: str, params: Sequence[tuple[str, Any]], shape: str) -> tuple[str, list[Any]]:
         values = [value for _, value in params]

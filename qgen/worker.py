@@ -32,7 +32,10 @@
   connection factory) and retries what is safe to retry; when a call still fails with
   ConnectionLost (the database stayed away longer than the client's reconnect_timeout), the loop
   logs it, waits (jittered, growing up to a cap) and carries on until the database is back, the
-  allotted time is over or `stop` is set. A complete or fail whose outcome stayed unknown
+  allotted time is over or `stop` is set. A client given a ready connection cannot make another:
+  when that connection is lost, run_worker raises CannotReconnect (a ConnectionLost) at once instead
+  of waiting for a database it has no way to reach again (the job being finished is reported to
+  on_done as 'unknown'; the batch's other jobs stay leased until reap releases them). A complete or fail whose outcome stayed unknown
   (OutcomeUnknown, or ConnectionLost) is counted, never repeated: the lease token fences it, and a
   job whose completion did not commit is released by reap when its lease expires. Every loss,
   wait and recovery is logged (loggers qgen.worker and qgen.client).
@@ -59,7 +62,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from qgen.client import ConnectionLost, Job, LeaseLost, OutcomeUnknown, PermissionDenied, QueueClient, QueueUsageError
+from qgen.client import CannotReconnect, ConnectionLost, Job, LeaseLost, OutcomeUnknown, PermissionDenied, QueueClient, QueueUsageError
 from qgen.connection import Backoff
 from qgen.maintenance import MAINTAIN_EVERY, Maintenance
 
@@ -116,6 +119,9 @@ class _Heartbeat:
                 seconds = min(seconds, max(1, math.ceil(left)))
             try:
                 self.client.extend_lease(self.token, lease_seconds=seconds)
+            except CannotReconnect as exc:  # no connection will come back: the worker's own call stops it
+                self.error = exc
+                return
             except LeaseLost:
                 self.lost = True  # every job of the lease is finished, or it was taken over
                 return
@@ -198,6 +204,9 @@ def run_worker(
                     except PermissionDenied:
                         may_correct = False  # a consumer-only login: nothing to correct with
                     continue
+            except CannotReconnect:
+                stats.connection_lost += 1
+                raise  # waiting cannot bring back a connection the client has no way to make
             except ConnectionLost as exc:
                 stats.connection_lost += 1
                 waits += 1
@@ -226,7 +235,12 @@ def run_worker(
                         break
                     if index:
                         maintenance.run_if_due()
-                    _done(on_done, job, _handle(client, handler, job, stats))
+                    try:
+                        outcome = _handle(client, handler, job, stats)
+                    except CannotReconnect:
+                        _done(on_done, job, "unknown")
+                        raise
+                    _done(on_done, job, outcome)
             if stats.overran:
                 break
     finally:
@@ -260,6 +274,10 @@ def _finish(client: QueueClient, stats: WorkerStats, job: Job, call: Callable[[]
     except LeaseLost:
         stats.lease_lost += 1
         return "lease_lost"
+    except CannotReconnect:
+        stats.outcome_unknown += 1
+        stats.connection_lost += 1
+        raise
     except ConnectionLost as exc:
         # Not repeated here: if it did not commit, the lease expires and reap releases the job.
         stats.outcome_unknown += 1

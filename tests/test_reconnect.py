@@ -22,7 +22,7 @@ import uuid
 import psycopg
 import pytest
 
-from qgen.client import ConnectionLost, OutcomeUnknown, QueueClient
+from qgen.client import CannotReconnect, ConnectionLost, OutcomeUnknown, QueueClient
 from qgen.render import render_spec
 from qgen.specload import load_spec_text
 from qgen.worker import run_worker
@@ -267,3 +267,40 @@ def test_workers_keep_going_through_database_restarts(throwaway_postgres, caplog
     messages = [r.getMessage() for r in caplog.records]
     assert any("connection lost during" in m for m in messages)
     assert any("connected again" in m for m in messages)
+
+
+def test_a_worker_on_a_ready_connection_stops_with_a_typed_error_when_the_server_ends_its_session(installed):
+    """The server ends the worker's session (pg_terminate_backend: what a restart does to it). A client
+    given a ready connection cannot make another: run_worker raises CannotReconnect at once instead of
+    logging "trying again" forever."""
+    url, spec = installed
+    connection = psycopg.connect(url, autocommit=True)
+    client = QueueClient(connection, spec, "jobs")
+    client.enqueue(n=40)
+    stop = threading.Event()
+    outcome: list = []
+    handled: list = []
+
+    def work():
+        try:
+            outcome.append(run_worker(client, handled.append, stop_when_empty=False, poll_interval=0.05,
+                                      maintain_every=None, stop=stop))
+        except BaseException as exc:  # the assertion below names it
+            outcome.append(exc)
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    deadline = time.monotonic() + 10
+    while not handled and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert handled, "the worker handled the queued job"
+    with psycopg.connect(url, autocommit=True) as admin:
+        assert admin.execute("SELECT pg_terminate_backend(%s)", (connection.info.backend_pid,)).fetchone() == (True,)
+    worker.join(10)
+    still_running = worker.is_alive()
+    stop.set()  # old behaviour: it was still looping; end it so the test run goes on
+    worker.join(10)
+    assert not still_running, "run_worker kept looping after its only connection was gone"
+    assert len(outcome) == 1 and isinstance(outcome[0], CannotReconnect), outcome
+    assert isinstance(outcome[0], ConnectionLost)  # callers catching ConnectionLost still see it
+    assert "no way to make a new connection" in str(outcome[0])
