@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Iterable
+from typing import Iterable, Optional
 
 import jinja2
 
@@ -174,14 +174,72 @@ class RenderedObject:
 
 
 SCRIPT_PARTS = ("session", "uninstall_begin", "uninstall_end", "force_uninstall")
+PART_BLOCKS = ("uninstall_part_begin", "uninstall_part_end")
+
+
+def _script_template(env: jinja2.Environment, dialect_name: str) -> jinja2.Template:
+    return env.select_template([f"{dialect_name}/script.sql.j2", "default/script.sql.j2"])
 
 
 def render_script_parts(env: jinja2.Environment, dialect_name: str) -> SimpleNamespace:
     """The blocks of templates/<dialect>/script.sql.j2 (else default/script.sql.j2), "" when empty:
     session begins every file; uninstall_begin and uninstall_end wrap uninstall.sql; force_uninstall
     lets an uninstall that follows it in the same session drop tables that still hold jobs."""
-    template = env.select_template([f"{dialect_name}/script.sql.j2", "default/script.sql.j2"])
-    return SimpleNamespace(**dict(zip(SCRIPT_PARTS, _blocks(template, {}, *SCRIPT_PARTS))))
+    template = _script_template(env, dialect_name)
+    return SimpleNamespace(**dict(zip(SCRIPT_PARTS, _blocks(template, {"q": None}, *SCRIPT_PARTS))))
+
+
+def uninstall_parts(rendered: list["RenderedObject"]) -> list[tuple[Optional[str], list["RenderedObject"]]]:
+    """The drops of uninstall.sql after its check (the verify object's drop), in parts: the
+    schema-wide drops that come before the queues', then each queue's drops (a queue before the
+    queues it depends on, e.g. the downstream queue of its outbox), then the schema-wide drops that
+    come after (roles, schema). Each part is (queue or None, its objects in drop order); a dialect
+    runs each part in a transaction of its own (uninstall_part_begin / _end), so one transaction
+    never locks more than one queue's objects (a spec of hundreds of queues fits a server's lock table)."""
+    drops = [item for item in reversed(rendered) if item.drop.strip() and item.obj.kind != "verify"]
+    queue_of = {item.obj.key: item.obj.queue for item in rendered}
+    queues = list(dict.fromkeys(item.obj.queue for item in drops if item.obj.queue))
+    # queue -> the queues it depends on (a dependency must be dropped after its dependents)
+    needs = {q: {queue_of[d] for item in drops if item.obj.queue == q for d in item.obj.depends_on
+                 if queue_of.get(d) not in (None, q)} for q in queues}
+    order: list[str] = []
+    visiting: set[str] = set()
+
+    def place(queue: str) -> None:
+        if queue in order or queue in visiting:
+            return  # placed, or a cycle (two queues handing off to each other): either order drops
+        visiting.add(queue)
+        for other in queues:
+            if queue in needs[other]:
+                place(other)
+        visiting.discard(queue)
+        order.append(queue)
+
+    for queue in queues:
+        place(queue)
+    first = next((i for i, item in enumerate(drops) if item.obj.queue), len(drops))
+    last = max((i for i, item in enumerate(drops) if item.obj.queue), default=first - 1)
+    parts: list[tuple[Optional[str], list[RenderedObject]]] = []
+    if drops[:first]:
+        parts.append((None, drops[:first]))
+    parts += [(q, [item for item in drops if item.obj.queue == q]) for q in order]
+    between = [item for item in drops[first:last + 1] if not item.obj.queue]
+    if between or drops[last + 1:]:
+        parts.append((None, between + drops[last + 1:]))
+    return parts
+
+
+def _render_uninstall(env: jinja2.Environment, dialect_name: str, base: dict, rendered: list["RenderedObject"],
+                      parts: SimpleNamespace) -> str:
+    """uninstall.sql's body: uninstall_begin, the check (verify's drop), each part in its own
+    uninstall_part_begin / uninstall_part_end, uninstall_end."""
+    template = _script_template(env, dialect_name)
+    check = "".join(item.drop for item in reversed(rendered) if item.obj.kind == "verify" and item.drop.strip())
+    body = parts.uninstall_begin + check
+    for queue, items in uninstall_parts(rendered):
+        begin, end = _blocks(template, {**base, "q": base["queues"].get(queue) if queue else None}, *PART_BLOCKS)
+        body += begin + "".join(item.drop for item in items) + end
+    return body + parts.uninstall_end
 
 
 @dataclass(frozen=True)
@@ -243,8 +301,7 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     )
     install = script_header + session + "\n".join(item.section for item in rendered)
     uninstall = (script_header.replace("in dependency order", "removed in reverse dependency order") + session
-                 + parts.uninstall_begin + "".join(item.drop for item in reversed(rendered) if item.drop.strip())
-                 + parts.uninstall_end)
+                 + _render_uninstall(env, dialect_name, base, rendered, parts))
     schedule = _render_schedule(env, dialect_name, base, spec_label, dialect.title, session)
     return Rendering(dialect_name, rendered, install, uninstall, session, parts.force_uninstall, schedule)
 

@@ -58,7 +58,8 @@ def _free_port() -> int:
 class ThrowawayPostgres:
     """start(), restart(mode), stop(); url(database)."""
 
-    def __init__(self) -> None:
+    def __init__(self, **settings: object) -> None:
+        """settings: postgresql.conf values besides the defaults below (e.g. max_locks_per_transaction=10)."""
         self.bindir = _bindir()
         self.folder = Path(tempfile.mkdtemp(prefix="qgen-throwaway-pg-"))
         self.data = self.folder / "data"
@@ -73,7 +74,7 @@ class ThrowawayPostgres:
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
         options = {"port": self.port, "listen_addresses": "'127.0.0.1'", "unix_socket_directories": "''",
                    "fsync": "off", "full_page_writes": "off", "max_connections": 60,
-                   "shared_buffers": "'32MB'"}
+                   "shared_buffers": "'32MB'", **settings}
         with open(self.data / "postgresql.conf", "a") as conf:
             conf.write("".join(f"{k} = {v}\n" for k, v in options.items()))
 

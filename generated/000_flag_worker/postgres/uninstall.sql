@@ -1,29 +1,52 @@
 -- qgen 0.1.0: every object of 000_flag_worker.yaml, for PostgreSQL, removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One transaction: a refused uninstall drops nothing, even under psql without ON_ERROR_STOP.
-BEGIN;
+-- First the check: it refuses (and drops nothing) while a table holds rows. Then each part (the
+-- queue's objects, or the schema-wide ones) is dropped in a transaction of its own: all of it or
+-- none of it, and no transaction locks more than one queue's objects, so a spec of any number of
+-- queues fits the server's lock table (max_locks_per_transaction). A part runs only once this
+-- session's check passed, even under psql without ON_ERROR_STOP.
+SET qgen.uninstall_checked = '';
 -- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
 -- archived jobs, outbox rows) unless this session has said so first:
 --     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
--- uninstall.sql runs in one transaction: refused, it drops nothing.
+-- Refused, it drops nothing. Each queue's tables are looked at in a statement of their own (run by
+-- psql, a transaction of their own: a spec of any size stays within the server's lock table).
+SET qgen.uninstall_holding = '';
 DO $qgen$
-DECLARE
-    v$holding text := '';
 BEGIN
     IF pg_catalog.to_regclass('"four"."four_queue"') IS NOT NULL THEN
         IF EXISTS (SELECT 1 FROM "four"."four_queue") THEN
-            v$holding := v$holding || ' four.four_queue';
+            PERFORM pg_catalog.set_config('qgen.uninstall_holding',
+                pg_catalog.current_setting('qgen.uninstall_holding') || ' four.four_queue', false);
         END IF;
     END IF;
     IF pg_catalog.to_regclass('"four"."four_queue_dead"') IS NOT NULL THEN
         IF EXISTS (SELECT 1 FROM "four"."four_queue_dead") THEN
-            v$holding := v$holding || ' four.four_queue_dead';
+            PERFORM pg_catalog.set_config('qgen.uninstall_holding',
+                pg_catalog.current_setting('qgen.uninstall_holding') || ' four.four_queue_dead', false);
         END IF;
     END IF;
+END
+$qgen$;
+DO $qgen$
+DECLARE
+    v$holding text := pg_catalog.current_setting('qgen.uninstall_holding');
+BEGIN
     IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall refused: these tables still hold rows:' || v$holding,
             HINT = 'To drop them with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
+    END IF;
+    -- The parts that follow run only after this (uninstall_part_begin, templates/postgres/script.sql.j2).
+    PERFORM pg_catalog.set_config('qgen.uninstall_checked', 'four', false);
+END
+$qgen$;
+BEGIN;
+DO $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'four' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema four not run: the check at the start of uninstall.sql refused it (see its error)';
     END IF;
 END
 $qgen$;
@@ -46,6 +69,16 @@ BEGIN
             REVOKE ALL ON ALL TABLES IN SCHEMA "four" FROM "four_admin";
             REVOKE ALL ON SCHEMA "four" FROM "four_admin";
         END IF;
+    END IF;
+END
+$qgen$;
+COMMIT;
+BEGIN;
+DO $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'four' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema four queue four_queue not run: the check at the start of uninstall.sql refused it (see its error)';
     END IF;
 END
 $qgen$;
@@ -76,6 +109,16 @@ DROP INDEX IF EXISTS "four"."four_queue_dedupe_ux";
 DROP TABLE IF EXISTS "four"."four_queue_dead";
 DROP INDEX IF EXISTS "four"."four_queue_claim_ix";
 DROP TABLE IF EXISTS "four"."four_queue";
+COMMIT;
+BEGIN;
+DO $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'four' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema four not run: the check at the start of uninstall.sql refused it (see its error)';
+    END IF;
+END
+$qgen$;
 -- Only the roles install created (their mark). A role with members is kept, and said so: the
 -- memberships are someone else's. A role still granted something elsewhere (another database with
 -- this schema) is kept too.
@@ -142,3 +185,4 @@ BEGIN
 END
 $qgen$;
 COMMIT;
+RESET qgen.uninstall_checked;

@@ -1,24 +1,46 @@
 -- qgen 0.1.0: every object of 001_watermark.yaml, for PostgreSQL, removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One transaction: a refused uninstall drops nothing, even under psql without ON_ERROR_STOP.
-BEGIN;
+-- First the check: it refuses (and drops nothing) while a table holds rows. Then each part (the
+-- queue's objects, or the schema-wide ones) is dropped in a transaction of its own: all of it or
+-- none of it, and no transaction locks more than one queue's objects, so a spec of any number of
+-- queues fits the server's lock table (max_locks_per_transaction). A part runs only once this
+-- session's check passed, even under psql without ON_ERROR_STOP.
+SET qgen.uninstall_checked = '';
 -- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
 -- archived jobs, outbox rows) unless this session has said so first:
 --     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
--- uninstall.sql runs in one transaction: refused, it drops nothing.
+-- Refused, it drops nothing. Each queue's tables are looked at in a statement of their own (run by
+-- psql, a transaction of their own: a spec of any size stays within the server's lock table).
+SET qgen.uninstall_holding = '';
 DO $qgen$
-DECLARE
-    v$holding text := '';
 BEGIN
     IF pg_catalog.to_regclass('"ghosts"."testq"') IS NOT NULL THEN
         IF EXISTS (SELECT 1 FROM "ghosts"."testq") THEN
-            v$holding := v$holding || ' ghosts.testq';
+            PERFORM pg_catalog.set_config('qgen.uninstall_holding',
+                pg_catalog.current_setting('qgen.uninstall_holding') || ' ghosts.testq', false);
         END IF;
     END IF;
+END
+$qgen$;
+DO $qgen$
+DECLARE
+    v$holding text := pg_catalog.current_setting('qgen.uninstall_holding');
+BEGIN
     IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall refused: these tables still hold rows:' || v$holding,
             HINT = 'To drop them with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
+    END IF;
+    -- The parts that follow run only after this (uninstall_part_begin, templates/postgres/script.sql.j2).
+    PERFORM pg_catalog.set_config('qgen.uninstall_checked', 'ghosts', false);
+END
+$qgen$;
+BEGIN;
+DO $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'ghosts' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema ghosts not run: the check at the start of uninstall.sql refused it (see its error)';
     END IF;
 END
 $qgen$;
@@ -44,6 +66,16 @@ BEGIN
     END IF;
 END
 $qgen$;
+COMMIT;
+BEGIN;
+DO $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'ghosts' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema ghosts queue testq not run: the check at the start of uninstall.sql refused it (see its error)';
+    END IF;
+END
+$qgen$;
 DROP FUNCTION IF EXISTS "ghosts"."testq_maintain";
 DROP ROUTINE IF EXISTS "ghosts"."testq_purge";
 DROP FUNCTION IF EXISTS "ghosts"."testq_purge_batch";
@@ -61,6 +93,16 @@ DROP TYPE IF EXISTS "ghosts"."testq_batch";
 DROP VIEW IF EXISTS "ghosts"."testq_pending";
 DROP TABLE IF EXISTS "ghosts"."testq_watermark";
 DROP TABLE IF EXISTS "ghosts"."testq";
+COMMIT;
+BEGIN;
+DO $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'ghosts' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema ghosts not run: the check at the start of uninstall.sql refused it (see its error)';
+    END IF;
+END
+$qgen$;
 -- Only the roles install created (their mark). A role with members is kept, and said so: the
 -- memberships are someone else's. A role still granted something elsewhere (another database with
 -- this schema) is kept too.
@@ -127,3 +169,4 @@ BEGIN
 END
 $qgen$;
 COMMIT;
+RESET qgen.uninstall_checked;

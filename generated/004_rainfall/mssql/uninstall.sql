@@ -35,34 +35,6 @@ GO
 IF SCHEMA_ID(N'rainfall') IS NOT NULL AND DATABASE_PRINCIPAL_ID(N'rainfall_admin') IS NOT NULL
     REVOKE EXECUTE ON SCHEMA::[rainfall] FROM [rainfall_admin];
 GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_maintain];
-GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_purge];
-GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_purge_batch];
-GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_peek];
-GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_metrics];
-GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_dequeue];
-GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_watermark_correct];
-GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_watermark_move];
-GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_enqueue_json];
-GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_enqueue_batch];
-GO
-DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_enqueue];
-GO
-DROP TYPE IF EXISTS [rainfall].[rainfall_transfer_batch];
-GO
-DROP VIEW IF EXISTS [rainfall].[rainfall_transfer_pending];
-GO
-DROP TABLE IF EXISTS [rainfall].[rainfall_transfer_watermark];
-GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_redrive];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_maintain];
@@ -82,8 +54,6 @@ GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_fail];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_complete];
-GO
-DROP TABLE IF EXISTS [rainfall].[rainfall_transfer];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_dequeue];
 GO
@@ -118,6 +88,36 @@ IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_claim_ix' AN
     DROP INDEX [rainfall_events_claim_ix] ON [rainfall].[rainfall_events];
 GO
 DROP TABLE IF EXISTS [rainfall].[rainfall_events];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_maintain];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_purge];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_purge_batch];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_peek];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_metrics];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_dequeue];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_watermark_correct];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_watermark_move];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_enqueue_json];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_enqueue_batch];
+GO
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_enqueue];
+GO
+DROP TYPE IF EXISTS [rainfall].[rainfall_transfer_batch];
+GO
+DROP VIEW IF EXISTS [rainfall].[rainfall_transfer_pending];
+GO
+DROP TABLE IF EXISTS [rainfall].[rainfall_transfer_watermark];
+GO
+DROP TABLE IF EXISTS [rainfall].[rainfall_transfer];
 GO
 -- Only the roles install created. DROP ROLE fails while a role has members, and the members are
 -- someone else's: a role with members is kept, and said so.

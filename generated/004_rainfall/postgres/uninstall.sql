@@ -1,34 +1,62 @@
 -- qgen 0.1.0: every object of 004_rainfall.yaml, for PostgreSQL, removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One transaction: a refused uninstall drops nothing, even under psql without ON_ERROR_STOP.
-BEGIN;
+-- First the check: it refuses (and drops nothing) while a table holds rows. Then each part (the
+-- queue's objects, or the schema-wide ones) is dropped in a transaction of its own: all of it or
+-- none of it, and no transaction locks more than one queue's objects, so a spec of any number of
+-- queues fits the server's lock table (max_locks_per_transaction). A part runs only once this
+-- session's check passed, even under psql without ON_ERROR_STOP.
+SET qgen.uninstall_checked = '';
 -- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
 -- archived jobs, outbox rows) unless this session has said so first:
 --     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
--- uninstall.sql runs in one transaction: refused, it drops nothing.
+-- Refused, it drops nothing. Each queue's tables are looked at in a statement of their own (run by
+-- psql, a transaction of their own: a spec of any size stays within the server's lock table).
+SET qgen.uninstall_holding = '';
 DO $qgen$
-DECLARE
-    v$holding text := '';
 BEGIN
     IF pg_catalog.to_regclass('"rainfall"."rainfall_events"') IS NOT NULL THEN
         IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_events") THEN
-            v$holding := v$holding || ' rainfall.rainfall_events';
+            PERFORM pg_catalog.set_config('qgen.uninstall_holding',
+                pg_catalog.current_setting('qgen.uninstall_holding') || ' rainfall.rainfall_events', false);
         END IF;
     END IF;
     IF pg_catalog.to_regclass('"rainfall"."rainfall_events_dead"') IS NOT NULL THEN
         IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_dead") THEN
-            v$holding := v$holding || ' rainfall.rainfall_events_dead';
+            PERFORM pg_catalog.set_config('qgen.uninstall_holding',
+                pg_catalog.current_setting('qgen.uninstall_holding') || ' rainfall.rainfall_events_dead', false);
         END IF;
     END IF;
+END
+$qgen$;
+DO $qgen$
+BEGIN
     IF pg_catalog.to_regclass('"rainfall"."rainfall_transfer"') IS NOT NULL THEN
         IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer") THEN
-            v$holding := v$holding || ' rainfall.rainfall_transfer';
+            PERFORM pg_catalog.set_config('qgen.uninstall_holding',
+                pg_catalog.current_setting('qgen.uninstall_holding') || ' rainfall.rainfall_transfer', false);
         END IF;
     END IF;
+END
+$qgen$;
+DO $qgen$
+DECLARE
+    v$holding text := pg_catalog.current_setting('qgen.uninstall_holding');
+BEGIN
     IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall refused: these tables still hold rows:' || v$holding,
             HINT = 'To drop them with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
+    END IF;
+    -- The parts that follow run only after this (uninstall_part_begin, templates/postgres/script.sql.j2).
+    PERFORM pg_catalog.set_config('qgen.uninstall_checked', 'rainfall', false);
+END
+$qgen$;
+BEGIN;
+DO $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'rainfall' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema rainfall not run: the check at the start of uninstall.sql refused it (see its error)';
     END IF;
 END
 $qgen$;
@@ -54,6 +82,50 @@ BEGIN
     END IF;
 END
 $qgen$;
+COMMIT;
+BEGIN;
+DO $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'rainfall' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema rainfall queue rainfall_events not run: the check at the start of uninstall.sql refused it (see its error)';
+    END IF;
+END
+$qgen$;
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_redrive";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_maintain";
+DROP ROUTINE IF EXISTS "rainfall"."rainfall_events_purge";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_purge_batch";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_peek";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_metrics";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_reap";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_extend_lease";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_fail";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_complete";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_dequeue";
+DROP TYPE IF EXISTS "rainfall"."rainfall_events_dequeue_row";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_watermark_correct";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_watermark_move";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_enqueue_batch";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_enqueue";
+DROP TYPE IF EXISTS "rainfall"."rainfall_events_batch";
+DROP VIEW IF EXISTS "rainfall"."rainfall_events_pending";
+DROP INDEX IF EXISTS "rainfall"."rainfall_events_dead_ix";
+DROP TABLE IF EXISTS "rainfall"."rainfall_events_dead";
+DROP TABLE IF EXISTS "rainfall"."rainfall_events_watermark";
+DROP INDEX IF EXISTS "rainfall"."rainfall_events_processed_ix";
+DROP INDEX IF EXISTS "rainfall"."rainfall_events_claim_ix";
+DROP TABLE IF EXISTS "rainfall"."rainfall_events";
+COMMIT;
+BEGIN;
+DO $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'rainfall' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema rainfall queue rainfall_transfer not run: the check at the start of uninstall.sql refused it (see its error)';
+    END IF;
+END
+$qgen$;
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_maintain";
 DROP ROUTINE IF EXISTS "rainfall"."rainfall_transfer_purge";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_purge_batch";
@@ -70,31 +142,17 @@ DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_enqueue";
 DROP TYPE IF EXISTS "rainfall"."rainfall_transfer_batch";
 DROP VIEW IF EXISTS "rainfall"."rainfall_transfer_pending";
 DROP TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_redrive";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_maintain";
-DROP ROUTINE IF EXISTS "rainfall"."rainfall_events_purge";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_purge_batch";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_peek";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_metrics";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_reap";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_extend_lease";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_fail";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_complete";
 DROP TABLE IF EXISTS "rainfall"."rainfall_transfer";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_dequeue";
-DROP TYPE IF EXISTS "rainfall"."rainfall_events_dequeue_row";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_watermark_correct";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_watermark_move";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_enqueue_batch";
-DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_enqueue";
-DROP TYPE IF EXISTS "rainfall"."rainfall_events_batch";
-DROP VIEW IF EXISTS "rainfall"."rainfall_events_pending";
-DROP INDEX IF EXISTS "rainfall"."rainfall_events_dead_ix";
-DROP TABLE IF EXISTS "rainfall"."rainfall_events_dead";
-DROP TABLE IF EXISTS "rainfall"."rainfall_events_watermark";
-DROP INDEX IF EXISTS "rainfall"."rainfall_events_processed_ix";
-DROP INDEX IF EXISTS "rainfall"."rainfall_events_claim_ix";
-DROP TABLE IF EXISTS "rainfall"."rainfall_events";
+COMMIT;
+BEGIN;
+DO $qgen$
+BEGIN
+    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'rainfall' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema rainfall not run: the check at the start of uninstall.sql refused it (see its error)';
+    END IF;
+END
+$qgen$;
 -- Only the roles install created (their mark). A role with members is kept, and said so: the
 -- memberships are someone else's. A role still granted something elsewhere (another database with
 -- this schema) is kept too.
@@ -161,3 +219,4 @@ BEGIN
 END
 $qgen$;
 COMMIT;
+RESET qgen.uninstall_checked;
