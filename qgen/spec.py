@@ -507,7 +507,11 @@ class Queue(_Strict):
             if self.job_type:
                 columns[self.job_type.column] = Column(type=self.job_type.type)
             for index, column in enumerate(self.dedupe.key):
-                if column not in allowed:
+                if column in self.dedupe.key[:index]:
+                    # SQL Server refuses a column named twice in an index key (Msg 1911).
+                    found.append((("dedupe", "key", index), f"{column!r} is already in the key (at "
+                                  f"dedupe.key[{self.dedupe.key.index(column)}]); accepted: each column once"))
+                elif column not in allowed:
                     found.append((("dedupe", "key", index), f"{column!r} is not a payload column; "
                                   f"accepted: {', '.join(allowed)}"))
                 elif columns[column].type.kind in ("text", "json", "xml"):
