@@ -40,3 +40,41 @@ def throwaway_postgres():
         yield server
     finally:
         server.stop()
+
+
+def _roles_of_this_run() -> list[str]:
+    import psycopg
+
+    from tests.support.pg import ADMIN_URL
+    from tests.support.run import TOKEN
+
+    try:
+        with psycopg.connect(ADMIN_URL, connect_timeout=5) as conn:
+            return [name for name, in conn.execute("SELECT rolname FROM pg_catalog.pg_roles WHERE rolname LIKE %s "
+                                                   "ORDER BY 1", (f"%{TOKEN}%",))]
+    except psycopg.OperationalError:
+        return []  # no server: the tests that need one skipped (or failed, in CI)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def leaves_no_roles_behind():
+    """Roles belong to the whole PostgreSQL cluster, which other runs share: a run must drop every
+    role it made (they all carry its token, tests/support/run.py). Checked when the session ends;
+    a leak fails the run, naming the roles (and they are dropped, so the server stays clean)."""
+    before = set(_roles_of_this_run())
+    yield
+    leaked = [role for role in _roles_of_this_run() if role not in before]
+    if not leaked:
+        return
+    import psycopg
+
+    from tests.support.pg import ADMIN_URL
+
+    with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+        for role in leaked:
+            try:
+                conn.execute(f'DROP ROLE IF EXISTS "{role}"')
+            except psycopg.Error:
+                pass  # still granted or owning something in a database that was kept: left for a person
+    pytest.fail(f"this run left {len(leaked)} role(s) carrying its token on the shared server: {', '.join(leaked)}",
+                pytrace=False)

@@ -14,6 +14,7 @@ import pytest
 from qgen.render import render_spec
 from qgen.specload import load_spec_text
 from tests.support.pg import ADMIN_URL, run_script, scratch_database
+from tests.support.run import TOKEN, named
 
 SPEC = """\
 schema: {schema}
@@ -40,7 +41,7 @@ $$;
 
 @pytest.fixture
 def schema(postgres_server) -> str:
-    return f"qgen_iu_{uuid.uuid4().hex[:8]}"
+    return f"qgen_iu_{uuid.uuid4().hex[:6]}_{TOKEN}"  # its roles are named after it: this run's token
 
 
 @pytest.fixture
@@ -106,6 +107,8 @@ def test_uninstall_drops_only_what_install_created(database, schema):
         conn.execute(f'CREATE ROLE "{shared}" NOLOGIN')
     grants = f"grants:\n  producer: {shared}\n  consumer: {schema}_consumer\n  admin: {schema}_admin\n"
     spec = load_spec_text(SPEC.format(schema="public", grants=grants).replace("public_handlers", f"{schema}_handlers"), "s")
+    owner = named("public_owner")  # the owner role of this run's own: roles belong to the whole cluster
+    spec = spec.model_copy(update={"grants": spec.grants.model_copy(update={"owner": owner})})
     public = render_spec(spec, "s", "postgres")
     run_script(database, HANDLER.format(schema=schema))
     try:
@@ -114,13 +117,13 @@ def test_uninstall_drops_only_what_install_created(database, schema):
         with psycopg.connect(database, autocommit=True) as conn:
             assert schema_exists(conn, "public"), "uninstall dropped the public schema"
             assert roles(conn, schema) == [shared], "only the role that was there before install stays"
-            assert roles(conn, "public_owner") == []
+            assert roles(conn, owner) == []
             assert conn.execute("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                                 "WHERE n.nspname = 'public'").fetchone()[0] == 0
     finally:
         with psycopg.connect(database, autocommit=True) as conn:
-            conn.execute("DROP OWNED BY public_owner CASCADE" if roles(conn, "public_owner") else "SELECT 1")
-            conn.execute("DROP ROLE IF EXISTS public_owner")
+            conn.execute(f'DROP OWNED BY "{owner}" CASCADE' if roles(conn, owner) else "SELECT 1")
+            conn.execute(f'DROP ROLE IF EXISTS "{owner}"')
 
     # A schema install created, now holding a table of someone else's; a role with a member.
     rendered = install(database, schema)

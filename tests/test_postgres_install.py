@@ -12,7 +12,7 @@ from qgen.render import render_spec
 from qgen.spec import role_name
 from qgen.specload import load_spec
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, ROOT
-from tests.support.pg import run_script, scratch_database
+from tests.support.pg import run_script, scratch_database, uninstalled_at_the_end
 from tests.support.run import run_spec
 
 HANDLER = {
@@ -79,13 +79,15 @@ def indexes(url: str, schema: str) -> dict[str, str]:
 
 def test_claim_and_purge_indexes(postgres_server):
     """Each claim has an index in its own order, and purge finds old rows by the time it deletes by."""
-    with scratch_database("qgen_ix") as url:
+    with scratch_database("qgen_ix") as url, uninstalled_at_the_end(url) as installs:
         for name in ("features_lease", "features_delete"):
-            run_script(url, render_spec(run_spec(load_spec(ROOT / "tests" / "specs" / f"{name}.yaml")), name, "postgres").install)
+            installs.append(render_spec(run_spec(load_spec(ROOT / "tests" / "specs" / f"{name}.yaml")), name, "postgres"))
+            run_script(url, installs[-1].install)
         for example in ("001_watermark", "000_flag_worker"):
             if example in HANDLER:
                 run_script(url, HANDLER[example])
-            run_script(url, render_spec(run_spec(load_spec(ROOT / "examples" / f"{example}.yaml")), example, "postgres").install)
+            installs.append(render_spec(run_spec(load_spec(ROOT / "examples" / f"{example}.yaml")), example, "postgres"))
+            run_script(url, installs[-1].install)
         lease = indexes(url, "feat")  # jobs: job types, archive, dead letters; urgent: priority
         # A claim writes no indexed column (a HOT update): no index names the lease, none holds tokens.
         # A dequeue with a job type has an index in its order; one without walks the primary key
@@ -139,7 +141,8 @@ def test_install_run_again_over_an_older_install_takes_the_in_place_shape(postgr
     spec = run_spec(load_spec(ROOT / "examples" / "004_rainfall.yaml"))
     rendering = render_spec(spec, "004_rainfall", "postgres")
     s = '"rainfall"'
-    with scratch_database("qgen_older") as url:
+    with scratch_database("qgen_older") as url, uninstalled_at_the_end(url) as installs:
+        installs.append(rendering)
         run_script(url, rendering.install)
         with psycopg.connect(url, autocommit=True) as conn:  # what the earlier version left
             for fn, args in (("dequeue", "varchar, integer, integer, uuid"), ("complete", "uuid, bigint, bigint, varchar"),

@@ -26,9 +26,11 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 
 from qgen.render import render_spec
+from qgen.spec import role_name
 from qgen.specload import SpecInvalid, load_spec_text
 from tests.conftest import require
 from tests.support.pg import run_script, scratch_database
+from tests.support.run import TOKEN, named
 from tests.support.spec_strategies import specs
 from tests.support.tsql_gate import ParserUnavailable, ensure_parser, own_findings, sqlfluff_findings, sqlparser_findings
 
@@ -36,9 +38,24 @@ EXAMPLES = int(os.environ.get("QGEN_PROPERTY_EXAMPLES", "40"))
 LOCATED = re.compile(r"spec\.yaml:([0-9]+):([0-9]+): (\S[^:]*|\S.*?): (.+)", re.S)
 
 
-def cluster_roles(url: str) -> set[str]:
+def with_run_roles(spec, number: int):
+    """The spec with roles of this run's own: each name the spec gives them (mixed case, reserved
+    words: what is tested) with the run's token, or p<number>_<role>_<token> where that would pass
+    63 bytes. Roles belong to the whole cluster, which other runs share (and this derandomized test
+    draws the same specs in every run)."""
+    roles = ("producer", "consumer", "admin", "owner")
+
+    def own(role: str) -> str:
+        name = named(role_name(spec, role))
+        return name if len(name.encode()) <= 63 else named(f"p{number}_{role}")
+
+    grants = spec.grants.model_copy(update={r: own(r) for r in roles})
+    return spec.model_copy(update={"grants": grants})
+
+
+def run_roles(url: str) -> set[str]:
     with psycopg.connect(url) as conn:
-        return {name for name, in conn.execute("SELECT rolname FROM pg_roles")}
+        return {name for name, in conn.execute("SELECT rolname FROM pg_roles WHERE rolname LIKE %s", (f"%{TOKEN}",))}
 
 
 def held_by(url: str, schema: str) -> int:
@@ -88,7 +105,7 @@ def test_every_spec_is_refused_where_it_is_wrong_or_installs(postgres_server):
     counts = {"refused": 0, "accepted": 0}
 
     with scratch_database("qgen_property") as url:
-        roles_before = cluster_roles(url)
+        roles_before = run_roles(url)
 
         @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
                   phases=[Phase.explicit, Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck))
@@ -108,7 +125,7 @@ def test_every_spec_is_refused_where_it_is_wrong_or_installs(postgres_server):
             name = f"spec{len(accepted) + 1:03d}"
             accepted[name] = text
             if "postgres" in spec.dialects:
-                install_cycle(url, spec, text)
+                install_cycle(url, with_run_roles(spec, len(accepted)), text)
             if "mssql" in spec.dialects:
                 rendering = render_spec(spec, "spec.yaml", "mssql")
                 scripts[f"{name}/install.sql"] = rendering.install
@@ -120,8 +137,8 @@ def test_every_spec_is_refused_where_it_is_wrong_or_installs(postgres_server):
         try:
             one_spec()
         finally:
-            with psycopg.connect(url, autocommit=True) as conn:  # roles belong to the cluster
-                for role in cluster_roles(url) - roles_before:
+            with psycopg.connect(url, autocommit=True) as conn:  # roles belong to the cluster: only this run's
+                for role in run_roles(url) - roles_before:
                     conn.execute(f'DROP ROLE IF EXISTS "{role}"')
 
     problems = tsql_gate(scripts, {name: text for text, name in objects.items()})

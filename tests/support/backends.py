@@ -43,7 +43,7 @@ from qgen.dialects.mssql import split_batches
 from qgen.render import Rendering, render_spec
 from qgen.spec import Spec, object_name
 from qgen.specload import load_spec
-from tests.support.run import run_spec
+from tests.support.run import named, run_spec
 
 MSSQL_URL_ENV = "QGEN_TEST_MSSQL_URL"
 MSSQL_MISSING = f"{MSSQL_URL_ENV} is not set: no SQL Server to test against"
@@ -157,7 +157,7 @@ class PostgresBackend(Backend):
         self.run_script(installed.rendering.force_uninstall + installed.rendering.uninstall)
 
     def create_login(self, role: str) -> tuple[str, str]:
-        name = f"qgen_bt_{uuid.uuid4().hex[:12]}"
+        name = named(f"qgen_bt_{uuid.uuid4().hex[:8]}")  # roles belong to the cluster: this run's token
         self.run_script(f"CREATE ROLE {quote('postgres', name)} LOGIN IN ROLE {quote('postgres', role)}")
         return name, ""  # trust authentication on 127.0.0.1
 

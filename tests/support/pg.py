@@ -46,3 +46,18 @@ def run_script(url: str, script: str) -> None:
     """Run a rendered PostgreSQL script in one go, as psql -f would (autocommit between statements)."""
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(script)
+
+
+@contextlib.contextmanager
+def uninstalled_at_the_end(url: str) -> Iterator[list]:
+    """Yields a list to append each Rendering installed in the database at `url`; at the end each
+    one is uninstalled (forced, latest first), so the roles it made, which belong to the whole
+    cluster and outlive the database, go too."""
+    installs: list = []
+    try:
+        yield installs
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("SET client_min_messages = warning")
+            for rendering in reversed(installs):
+                conn.execute(rendering.force_uninstall + rendering.uninstall)
