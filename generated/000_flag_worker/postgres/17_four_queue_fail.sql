@@ -22,7 +22,7 @@ BEGIN
         UPDATE "four"."four_queue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
             "last_error" = "four_queue_fail"."error",
-            "available_at" = now() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
+            "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "four_queue_fail"."id" AND "job"."lease_token" = "four_queue_fail"."lease_token"
           AND "job"."attempts" < 5;
         IF FOUND THEN
@@ -41,7 +41,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", "four_queue_fail"."error", now()
+    SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", "four_queue_fail"."error", pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN

@@ -410,7 +410,7 @@ BEGIN
         "archived" AS
         (
             INSERT INTO "cards"."card_codes_archive" ("id", "card_number", "card_secret", "enqueued_at", "completed_at")
-            SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", now()
+            SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", pg_catalog.clock_timestamp()
             FROM "claimed" AS "c"
         )
         SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at"

@@ -320,7 +320,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "QueueSample"."WorkQueue" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -348,7 +348,7 @@ DECLARE
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
     SELECT "w"."id" INTO "old_watermark" FROM "QueueSample"."WorkQueue_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v$new FROM "QueueSample"."WorkQueue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    SELECT min("job"."id") INTO v$new FROM "QueueSample"."WorkQueue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "QueueSample"."WorkQueue" AS "job";
     END IF;
@@ -475,12 +475,12 @@ BEGIN
     IF "GetNextJob"."complete_lease_token" IS NOT NULL THEN
         IF "GetNextJob"."complete_ids" IS NULL THEN
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."lease_token" = "GetNextJob"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         ELSE
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = ANY ("GetNextJob"."complete_ids") AND "job"."lease_token" = "GetNextJob"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         END IF;
@@ -503,7 +503,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "QueueSample"."WorkQueue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
             UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -519,8 +519,8 @@ BEGIN
                     UPDATE "QueueSample"."WorkQueue" AS "job"
                     SET "lease_token" = v$token,
                         "lease_owner" = "GetNextJob"."owner",
-                        "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
-                        "claimed_at" = now(),
+                        "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                        "claimed_at" = pg_catalog.clock_timestamp(),
                         "claimed_by" = coalesce("GetNextJob"."owner", session_user),
                         "attempts" = "job"."attempts" + 1,
                         -- A job taken over from an expired lease says so (the old token no longer holds it).
@@ -531,7 +531,7 @@ BEGIN
                     (
                         SELECT "next"."id"
                         FROM "QueueSample"."WorkQueue" AS "next"
-                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                           -- Below the watermark every row is claimed or gone: start the index range there.
                           AND "next"."id" >= v$from
                         ORDER BY "next"."id"
@@ -559,8 +559,8 @@ BEGIN
                     UPDATE "QueueSample"."WorkQueue" AS "job"
                     SET "lease_token" = v$token,
                         "lease_owner" = "GetNextJob"."owner",
-                        "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
-                        "claimed_at" = now(),
+                        "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                        "claimed_at" = pg_catalog.clock_timestamp(),
                         "claimed_by" = coalesce("GetNextJob"."owner", session_user),
                         "attempts" = "job"."attempts" + 1,
                         -- A job taken over from an expired lease says so (the old token no longer holds it).
@@ -571,7 +571,7 @@ BEGIN
                     (
                         SELECT "next"."id"
                         FROM "QueueSample"."WorkQueue" AS "next"
-                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                           -- Below the watermark every row is claimed or gone: start the index range there.
                           AND "next"."id" >= v$from
                           AND "next"."JobType" = "GetNextJob"."job_type"
@@ -604,7 +604,7 @@ BEGIN
             RETURNING "job".*
         )
         INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g";
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
@@ -649,18 +649,18 @@ BEGIN
     IF "WorkQueue_complete"."id" IS NULL THEN
         IF "WorkQueue_complete"."ids" IS NULL THEN
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."lease_token" = "WorkQueue_complete"."lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         ELSE
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = ANY ("WorkQueue_complete"."ids") AND "job"."lease_token" = "WorkQueue_complete"."lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         END IF;
     ELSE
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
         WHERE "job"."id" = "WorkQueue_complete"."id" AND "job"."lease_token" = "WorkQueue_complete"."lease_token";
         GET DIAGNOSTICS v$completed = ROW_COUNT;
     END IF;
@@ -698,7 +698,7 @@ BEGIN
         UPDATE "QueueSample"."WorkQueue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
             "last_error" = "WorkQueue_fail"."error",
-            "available_at" = now() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
+            "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "WorkQueue_fail"."id" AND "job"."lease_token" = "WorkQueue_fail"."lease_token"
           AND "job"."attempts" < 5;
         IF FOUND THEN
@@ -717,7 +717,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", "WorkQueue_fail"."error", now()
+    SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", "WorkQueue_fail"."error", pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN
@@ -765,17 +765,17 @@ BEGIN
     END IF;
     IF "WorkQueue_extend_lease"."ids" IS NOT NULL THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
         WHERE "job"."id" = ANY ("WorkQueue_extend_lease"."ids") AND "job"."id" = coalesce("WorkQueue_extend_lease"."id", "job"."id")
           AND "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
     ELSIF "WorkQueue_extend_lease"."id" IS NULL THEN
         -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
         WHERE "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
     ELSE
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
         WHERE "job"."id" = "WorkQueue_extend_lease"."id" AND "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
@@ -831,14 +831,14 @@ BEGIN
                   ORDER BY "first"."id"
                   LIMIT "WorkQueue_reap"."batch_size" * 10
               )
-          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < now()
+          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < pg_catalog.clock_timestamp()
         LIMIT "WorkQueue_reap"."batch_size"
         FOR UPDATE SKIP LOCKED
     ),
     "freed" AS
     (
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = now(),
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
             "last_error" = 'qgen: lease expired before the job was completed'
         FROM "expired" AS "e"
         WHERE "job"."id" = "e"."id" AND "e"."attempts" < 5
@@ -854,7 +854,7 @@ BEGIN
     "buried" AS
     (
         INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g"
     )
     SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")

@@ -111,7 +111,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "rainfall"."rainfall_events" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
             UPDATE "rainfall"."rainfall_events_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -125,7 +125,7 @@ BEGIN
                 UPDATE "rainfall"."rainfall_events" AS "job"
                 SET "lease_token" = v$token,
                     "lease_owner" = "rainfall_events_dequeue"."owner",
-                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
+                    "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
                     "attempts" = "job"."attempts" + 1,
                     -- A job taken over from an expired lease says so (the old token no longer holds it).
                     "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
@@ -135,7 +135,7 @@ BEGIN
                 (
                     SELECT "next"."id"
                     FROM "rainfall"."rainfall_events" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                       -- Below the watermark every row is claimed or gone: start the index range there.
                       AND "next"."id" >= v$from
                     ORDER BY "next"."id"
@@ -166,7 +166,7 @@ BEGIN
             RETURNING "job".*
         )
         INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g";
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;

@@ -290,7 +290,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "rainfall"."rainfall_events" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     UPDATE "rainfall"."rainfall_events_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -318,7 +318,7 @@ DECLARE
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
     SELECT "w"."id" INTO "old_watermark" FROM "rainfall"."rainfall_events_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_events" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_events" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "rainfall"."rainfall_events" AS "job";
     END IF;
@@ -463,7 +463,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "rainfall"."rainfall_events" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
             UPDATE "rainfall"."rainfall_events_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -477,7 +477,7 @@ BEGIN
                 UPDATE "rainfall"."rainfall_events" AS "job"
                 SET "lease_token" = v$token,
                     "lease_owner" = "rainfall_events_dequeue"."owner",
-                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
+                    "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
                     "attempts" = "job"."attempts" + 1,
                     -- A job taken over from an expired lease says so (the old token no longer holds it).
                     "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
@@ -487,7 +487,7 @@ BEGIN
                 (
                     SELECT "next"."id"
                     FROM "rainfall"."rainfall_events" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                       -- Below the watermark every row is claimed or gone: start the index range there.
                       AND "next"."id" >= v$from
                     ORDER BY "next"."id"
@@ -518,7 +518,7 @@ BEGIN
             RETURNING "job".*
         )
         INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g";
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
@@ -594,7 +594,7 @@ BEGIN
         WITH "done" AS
         (
             UPDATE "rainfall"."rainfall_events" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = "rainfall_events_complete"."id" AND "job"."lease_token" = "rainfall_events_complete"."lease_token"
             RETURNING "job"."id"
         ),
@@ -642,7 +642,7 @@ BEGIN
         UPDATE "rainfall"."rainfall_events" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
             "last_error" = "rainfall_events_fail"."error",
-            "available_at" = now() + pg_catalog.make_interval(secs => least(600::float8, 30 * power(2::float8, least("job"."attempts" - 1, 60))))
+            "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(600::float8, 30 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "rainfall_events_fail"."id" AND "job"."lease_token" = "rainfall_events_fail"."lease_token"
           AND "job"."attempts" < 3;
         IF FOUND THEN
@@ -661,7 +661,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", "rainfall_events_fail"."error", now()
+    SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", "rainfall_events_fail"."error", pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN
@@ -709,17 +709,17 @@ BEGIN
     END IF;
     IF "rainfall_events_extend_lease"."ids" IS NOT NULL THEN
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
         WHERE "job"."id" = ANY ("rainfall_events_extend_lease"."ids") AND "job"."id" = coalesce("rainfall_events_extend_lease"."id", "job"."id")
           AND "job"."lease_token" = "rainfall_events_extend_lease"."lease_token";
     ELSIF "rainfall_events_extend_lease"."id" IS NULL THEN
         -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
         WHERE "job"."lease_token" = "rainfall_events_extend_lease"."lease_token";
     ELSE
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
         WHERE "job"."id" = "rainfall_events_extend_lease"."id" AND "job"."lease_token" = "rainfall_events_extend_lease"."lease_token";
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
@@ -775,14 +775,14 @@ BEGIN
                   ORDER BY "first"."id"
                   LIMIT "rainfall_events_reap"."batch_size" * 10
               )
-          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < now()
+          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < pg_catalog.clock_timestamp()
         LIMIT "rainfall_events_reap"."batch_size"
         FOR UPDATE SKIP LOCKED
     ),
     "freed" AS
     (
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = now(),
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
             "last_error" = 'qgen: lease expired before the job was completed'
         FROM "expired" AS "e"
         WHERE "job"."id" = "e"."id" AND "e"."attempts" < 3
@@ -798,7 +798,7 @@ BEGIN
     "buried" AS
     (
         INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g"
     )
     SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
