@@ -530,6 +530,8 @@ DECLARE
     v$completed integer;
     v$want integer := "four_queue_dequeue"."batch_size";
     v$exhausted bigint[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
     v$job "four"."four_queue_dequeue_row";
     v$lowest bigint;
     v$highest bigint;
@@ -591,7 +593,7 @@ BEGIN
             WITH "claimed" AS
             (
                 UPDATE "four"."four_queue" AS "job"
-                SET "lease_token" = v$token,
+                SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
                     "lease_owner" = "four_queue_dequeue"."owner",
                     "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
                     "attempts" = "job"."attempts" + 1,
@@ -618,7 +620,7 @@ BEGIN
         LOOP
             v$lowest := least(v$lowest, v$job."id");
             v$highest := greatest(v$highest, v$job."id");
-            IF v$job."attempts" > 5 THEN
+            IF v$job."lease_token" = v$spent THEN
                 v$exhausted := v$exhausted || v$job."id";
                 CONTINUE;
             END IF;
@@ -630,7 +632,7 @@ BEGIN
         WITH "gone" AS
         (
             DELETE FROM "four"."four_queue" AS "job"
-            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$token
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
             RETURNING "job".*
         )
         INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")

@@ -72,6 +72,8 @@ DECLARE
     v$completed integer;
     v$want integer := "GetNextJob"."batch_size";
     v$exhausted bigint[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
     v$job "QueueSample"."GetNextJob_row";
     v$lowest bigint;
     v$highest bigint;
@@ -135,7 +137,7 @@ BEGIN
                 WITH "claimed" AS
                 (
                     UPDATE "QueueSample"."WorkQueue" AS "job"
-                    SET "lease_token" = v$token,
+                    SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
                         "lease_owner" = "GetNextJob"."owner",
                         "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                         "claimed_at" = pg_catalog.clock_timestamp(),
@@ -164,7 +166,7 @@ BEGIN
             LOOP
                 v$lowest := least(v$lowest, v$job."id");
                 v$highest := greatest(v$highest, v$job."id");
-                IF v$job."attempts" > 5 THEN
+                IF v$job."lease_token" = v$spent THEN
                     v$exhausted := v$exhausted || v$job."id";
                     CONTINUE;
                 END IF;
@@ -175,7 +177,7 @@ BEGIN
                 WITH "claimed" AS
                 (
                     UPDATE "QueueSample"."WorkQueue" AS "job"
-                    SET "lease_token" = v$token,
+                    SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
                         "lease_owner" = "GetNextJob"."owner",
                         "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                         "claimed_at" = pg_catalog.clock_timestamp(),
@@ -205,7 +207,7 @@ BEGIN
             LOOP
                 v$lowest := least(v$lowest, v$job."id");
                 v$highest := greatest(v$highest, v$job."id");
-                IF v$job."attempts" > 5 THEN
+                IF v$job."lease_token" = v$spent THEN
                     v$exhausted := v$exhausted || v$job."id";
                     CONTINUE;
                 END IF;
@@ -218,7 +220,7 @@ BEGIN
         WITH "gone" AS
         (
             DELETE FROM "QueueSample"."WorkQueue" AS "job"
-            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$token
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
             RETURNING "job".*
         )
         INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")

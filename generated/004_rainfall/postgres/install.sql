@@ -422,6 +422,8 @@ DECLARE
     v$completed integer;
     v$want integer := "rainfall_events_dequeue"."batch_size";
     v$exhausted bigint[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
     v$job "rainfall"."rainfall_events_dequeue_row";
     v$lowest bigint;
     v$highest bigint;
@@ -475,7 +477,7 @@ BEGIN
             WITH "claimed" AS
             (
                 UPDATE "rainfall"."rainfall_events" AS "job"
-                SET "lease_token" = v$token,
+                SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 3 THEN v$spent ELSE v$token END,
                     "lease_owner" = "rainfall_events_dequeue"."owner",
                     "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
                     "attempts" = "job"."attempts" + 1,
@@ -502,7 +504,7 @@ BEGIN
         LOOP
             v$lowest := least(v$lowest, v$job."id");
             v$highest := greatest(v$highest, v$job."id");
-            IF v$job."attempts" > 3 THEN
+            IF v$job."lease_token" = v$spent THEN
                 v$exhausted := v$exhausted || v$job."id";
                 CONTINUE;
             END IF;
@@ -514,7 +516,7 @@ BEGIN
         WITH "gone" AS
         (
             DELETE FROM "rainfall"."rainfall_events" AS "job"
-            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$token
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
             RETURNING "job".*
         )
         INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
