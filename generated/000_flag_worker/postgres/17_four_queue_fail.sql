@@ -27,9 +27,20 @@ BEGIN
           AND "job"."attempts" < 5;
         IF FOUND THEN
             -- The job is claimable again: the watermark must not stay above it.
-            UPDATE "four"."four_queue_watermark" AS "w"
-            SET "id" = "four_queue_fail"."id"
-            WHERE "w"."id" > "four_queue_fail"."id";
+            FOR v$try IN 1 .. 5 LOOP
+                BEGIN
+                    PERFORM 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > "four_queue_fail"."id" FOR UPDATE SKIP LOCKED;
+                    IF FOUND THEN
+                        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_fail"."id" WHERE "w"."id" > "four_queue_fail"."id";
+                        EXIT;
+                    END IF;
+                EXCEPTION WHEN serialization_failure THEN
+                    EXIT;
+                END;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > "four_queue_fail"."id");
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
             RETURN 0;
         END IF;
     END IF;
