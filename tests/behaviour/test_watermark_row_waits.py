@@ -71,3 +71,26 @@ def test_a_worker_never_waits_on_the_watermark_row(env, hold):
         return expiring.id in seen
 
     assert wait_until(delivered, bound), f"job {expiring.id}, released below the watermark, was not delivered"
+
+
+@pytest.mark.parametrize("level", ["REPEATABLE READ", "SERIALIZABLE"])
+def test_a_caller_at_a_snapshot_level_fails_and_corrects_after_the_row_changed(env, level):
+    """The DBA's question: a caller at REPEATABLE READ or SERIALIZABLE whose snapshot is older than
+    the watermark row's last change (a mover ran meanwhile). Locking that row would raise a
+    serialization failure (SQLSTATE 40001) and roll back the caller's whole transaction, its work
+    with it; the release is kept and its lowering left to the rescan, and watermark_correct
+    changes nothing, as when another transaction holds the row."""
+    client = env.client(QUEUE)
+    client.enqueue_many([{"n": n} for n in range(20)])
+    job, = client.dequeue(batch_size=1)
+    env.set_watermark(QUEUE, 8)
+    caller = env.connect(autocommit=True)
+    caller.execute(f"BEGIN ISOLATION LEVEL {level}")
+    caller.execute(f'SELECT count(*) FROM {env.name(QUEUE)}')   # the caller's snapshot
+    env.set_watermark(QUEUE, 9)                                  # the row changes after it
+    fail, correct = env.name(QUEUE, "fail"), env.name(QUEUE, "watermark_correct")
+    assert caller.execute(f"SELECT {fail}(%s, %s, 'boom')", (job.lease_token, job.id)).fetchone()[0] == 0
+    # Unchanged, as its snapshot shows it.
+    assert caller.execute(f"SELECT * FROM {correct}()").fetchone() == (8, 8)
+    caller.execute("COMMIT")
+    assert env.scalar(f"SELECT {env.col('last_error')} FROM {env.name(QUEUE)} WHERE {env.col('id')} = ?", job.id) == "boom"
