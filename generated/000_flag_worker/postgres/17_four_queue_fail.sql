@@ -27,20 +27,18 @@ BEGIN
           AND "job"."attempts" < 5;
         IF FOUND THEN
             -- The job is claimable again: the watermark must not stay above it.
-            FOR v$try IN 1 .. 5 LOOP
-                BEGIN
+            IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                FOR v$try IN 1 .. 5 LOOP
                     PERFORM 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > "four_queue_fail"."id" FOR UPDATE SKIP LOCKED;
                     IF FOUND THEN
                         UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_fail"."id" WHERE "w"."id" > "four_queue_fail"."id";
                         EXIT;
                     END IF;
-                EXCEPTION WHEN serialization_failure THEN
-                    EXIT;
-                END;
-                -- Not taken: either nothing to lower, or another transaction holds the row.
-                EXIT WHEN NOT EXISTS (SELECT 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > "four_queue_fail"."id");
-                PERFORM pg_catalog.pg_sleep(0.01);
-            END LOOP;
+                    -- Not taken: either nothing to lower, or another transaction holds the row.
+                    EXIT WHEN NOT EXISTS (SELECT 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > "four_queue_fail"."id");
+                    PERFORM pg_catalog.pg_sleep(0.01);
+                END LOOP;
+            END IF;
             RETURN 0;
         END IF;
     END IF;

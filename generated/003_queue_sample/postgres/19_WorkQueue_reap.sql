@@ -70,20 +70,18 @@ BEGIN
     INTO "released", "dead_lettered", v$lowest;
     IF v$lowest IS NOT NULL THEN
         -- Released jobs are claimable again: the watermark must not stay above them.
-        FOR v$try IN 1 .. 5 LOOP
-            BEGIN
+        IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+            FOR v$try IN 1 .. 5 LOOP
                 PERFORM 1 FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
                 IF FOUND THEN
                     UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
                     EXIT;
                 END IF;
-            EXCEPTION WHEN serialization_failure THEN
-                EXIT;
-            END;
-            -- Not taken: either nothing to lower, or another transaction holds the row.
-            EXIT WHEN NOT EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."id" > v$lowest);
-            PERFORM pg_catalog.pg_sleep(0.01);
-        END LOOP;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."id" > v$lowest);
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
+        END IF;
     END IF;
     RETURN NEXT;
 END

@@ -665,20 +665,18 @@ BEGIN
           AND "job"."attempts" < 3;
         IF FOUND THEN
             -- The job is claimable again: the watermark must not stay above it.
-            FOR v$try IN 1 .. 5 LOOP
-                BEGIN
+            IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                FOR v$try IN 1 .. 5 LOOP
                     PERFORM 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > "rainfall_events_fail"."id" FOR UPDATE SKIP LOCKED;
                     IF FOUND THEN
                         UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_fail"."id" WHERE "w"."id" > "rainfall_events_fail"."id";
                         EXIT;
                     END IF;
-                EXCEPTION WHEN serialization_failure THEN
-                    EXIT;
-                END;
-                -- Not taken: either nothing to lower, or another transaction holds the row.
-                EXIT WHEN NOT EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > "rainfall_events_fail"."id");
-                PERFORM pg_catalog.pg_sleep(0.01);
-            END LOOP;
+                    -- Not taken: either nothing to lower, or another transaction holds the row.
+                    EXIT WHEN NOT EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > "rainfall_events_fail"."id");
+                    PERFORM pg_catalog.pg_sleep(0.01);
+                END LOOP;
+            END IF;
             RETURN 0;
         END IF;
     END IF;
@@ -834,20 +832,18 @@ BEGIN
     INTO "released", "dead_lettered", v$lowest;
     IF v$lowest IS NOT NULL THEN
         -- Released jobs are claimable again: the watermark must not stay above them.
-        FOR v$try IN 1 .. 5 LOOP
-            BEGIN
+        IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+            FOR v$try IN 1 .. 5 LOOP
                 PERFORM 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
                 IF FOUND THEN
                     UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
                     EXIT;
                 END IF;
-            EXCEPTION WHEN serialization_failure THEN
-                EXIT;
-            END;
-            -- Not taken: either nothing to lower, or another transaction holds the row.
-            EXIT WHEN NOT EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > v$lowest);
-            PERFORM pg_catalog.pg_sleep(0.01);
-        END LOOP;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > v$lowest);
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
+        END IF;
     END IF;
     RETURN NEXT;
 END
