@@ -14,10 +14,26 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$new bigint;
+    v$held boolean;
 BEGIN
-    -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
-    SELECT "w"."id" INTO "old_watermark" FROM "four"."four_queue_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    -- The row first, so that the scan below starts after whatever held it committed; but never
+    -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
+    -- transaction may hold the row for as long as it stays open (a caller's transaction whose
+    -- dequeue moved the watermark, another uncommitted correction). Then nothing changes: the call
+    -- returns the watermark it reads, as old and new. So does a REPEATABLE READ or SERIALIZABLE
+    -- caller whose snapshot is older than the row (a serialization failure otherwise).
+    BEGIN
+        SELECT "w"."id" INTO "old_watermark" FROM "four"."four_queue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+        v$held := NOT FOUND AND EXISTS (SELECT 1 FROM "four"."four_queue_watermark");
+    EXCEPTION WHEN serialization_failure THEN
+        v$held := TRUE;
+    END;
+    IF v$held THEN
+        SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "four"."four_queue_watermark" AS "w";
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "four"."four_queue" AS "job";
     END IF;

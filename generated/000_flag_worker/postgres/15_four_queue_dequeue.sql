@@ -70,6 +70,8 @@ DECLARE
     v$completed integer;
     v$want integer := "four_queue_dequeue"."batch_size";
     v$exhausted bigint[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
     v$job "four"."four_queue_dequeue_row";
     v$lowest bigint;
     v$highest bigint;
@@ -91,12 +93,12 @@ BEGIN
     IF "four_queue_dequeue"."complete_lease_token" IS NOT NULL THEN
         IF "four_queue_dequeue"."complete_ids" IS NULL THEN
             UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         ELSE
             UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = ANY ("four_queue_dequeue"."complete_ids") AND "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         END IF;
@@ -119,7 +121,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "four"."four_queue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
             UPDATE "four"."four_queue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -131,9 +133,9 @@ BEGIN
             WITH "claimed" AS
             (
                 UPDATE "four"."four_queue" AS "job"
-                SET "lease_token" = v$token,
+                SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
                     "lease_owner" = "four_queue_dequeue"."owner",
-                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
+                    "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
                     "attempts" = "job"."attempts" + 1,
                     -- A job taken over from an expired lease says so (the old token no longer holds it).
                     "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
@@ -143,7 +145,7 @@ BEGIN
                 (
                     SELECT "next"."id"
                     FROM "four"."four_queue" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                       -- Below the watermark every row is claimed or gone: start the index range there.
                       AND "next"."id" >= v$from
                     ORDER BY "next"."id"
@@ -158,7 +160,7 @@ BEGIN
         LOOP
             v$lowest := least(v$lowest, v$job."id");
             v$highest := greatest(v$highest, v$job."id");
-            IF v$job."attempts" > 5 THEN
+            IF v$job."lease_token" = v$spent THEN
                 v$exhausted := v$exhausted || v$job."id";
                 CONTINUE;
             END IF;
@@ -170,11 +172,11 @@ BEGIN
         WITH "gone" AS
         (
             DELETE FROM "four"."four_queue" AS "job"
-            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$token
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
             RETURNING "job".*
         )
         INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g";
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;

@@ -22,14 +22,23 @@ BEGIN
         UPDATE "four"."four_queue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
             "last_error" = "four_queue_fail"."error",
-            "available_at" = now() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
+            "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "four_queue_fail"."id" AND "job"."lease_token" = "four_queue_fail"."lease_token"
           AND "job"."attempts" < 5;
         IF FOUND THEN
             -- The job is claimable again: the watermark must not stay above it.
-            UPDATE "four"."four_queue_watermark" AS "w"
-            SET "id" = "four_queue_fail"."id"
-            WHERE "w"."id" > "four_queue_fail"."id";
+            IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                FOR v$try IN 1 .. 5 LOOP
+                    PERFORM 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > "four_queue_fail"."id" FOR UPDATE SKIP LOCKED;
+                    IF FOUND THEN
+                        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_fail"."id" WHERE "w"."id" > "four_queue_fail"."id";
+                        EXIT;
+                    END IF;
+                    -- Not taken: either nothing to lower, or another transaction holds the row.
+                    EXIT WHEN NOT EXISTS (SELECT 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > "four_queue_fail"."id");
+                    PERFORM pg_catalog.pg_sleep(0.01);
+                END LOOP;
+            END IF;
             RETURN 0;
         END IF;
     END IF;
@@ -41,7 +50,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", "four_queue_fail"."error", now()
+    SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", "four_queue_fail"."error", pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN

@@ -33,17 +33,17 @@ BEGIN
     END IF;
     IF "four_queue_extend_lease"."ids" IS NOT NULL THEN
         UPDATE "four"."four_queue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
         WHERE "job"."id" = ANY ("four_queue_extend_lease"."ids") AND "job"."id" = coalesce("four_queue_extend_lease"."id", "job"."id")
           AND "job"."lease_token" = "four_queue_extend_lease"."lease_token";
     ELSIF "four_queue_extend_lease"."id" IS NULL THEN
         -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
         UPDATE "four"."four_queue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
         WHERE "job"."lease_token" = "four_queue_extend_lease"."lease_token";
     ELSE
         UPDATE "four"."four_queue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
         WHERE "job"."id" = "four_queue_extend_lease"."id" AND "job"."lease_token" = "four_queue_extend_lease"."lease_token";
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;

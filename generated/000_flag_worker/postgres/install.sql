@@ -398,7 +398,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "four"."four_queue" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     UPDATE "four"."four_queue_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -423,10 +423,26 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$new bigint;
+    v$held boolean;
 BEGIN
-    -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
-    SELECT "w"."id" INTO "old_watermark" FROM "four"."four_queue_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    -- The row first, so that the scan below starts after whatever held it committed; but never
+    -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
+    -- transaction may hold the row for as long as it stays open (a caller's transaction whose
+    -- dequeue moved the watermark, another uncommitted correction). Then nothing changes: the call
+    -- returns the watermark it reads, as old and new. So does a REPEATABLE READ or SERIALIZABLE
+    -- caller whose snapshot is older than the row (a serialization failure otherwise).
+    BEGIN
+        SELECT "w"."id" INTO "old_watermark" FROM "four"."four_queue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+        v$held := NOT FOUND AND EXISTS (SELECT 1 FROM "four"."four_queue_watermark");
+    EXCEPTION WHEN serialization_failure THEN
+        v$held := TRUE;
+    END;
+    IF v$held THEN
+        SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "four"."four_queue_watermark" AS "w";
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "four"."four_queue" AS "job";
     END IF;
@@ -530,6 +546,8 @@ DECLARE
     v$completed integer;
     v$want integer := "four_queue_dequeue"."batch_size";
     v$exhausted bigint[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
     v$job "four"."four_queue_dequeue_row";
     v$lowest bigint;
     v$highest bigint;
@@ -551,12 +569,12 @@ BEGIN
     IF "four_queue_dequeue"."complete_lease_token" IS NOT NULL THEN
         IF "four_queue_dequeue"."complete_ids" IS NULL THEN
             UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         ELSE
             UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = ANY ("four_queue_dequeue"."complete_ids") AND "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         END IF;
@@ -579,7 +597,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "four"."four_queue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
             UPDATE "four"."four_queue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -591,9 +609,9 @@ BEGIN
             WITH "claimed" AS
             (
                 UPDATE "four"."four_queue" AS "job"
-                SET "lease_token" = v$token,
+                SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
                     "lease_owner" = "four_queue_dequeue"."owner",
-                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
+                    "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
                     "attempts" = "job"."attempts" + 1,
                     -- A job taken over from an expired lease says so (the old token no longer holds it).
                     "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
@@ -603,7 +621,7 @@ BEGIN
                 (
                     SELECT "next"."id"
                     FROM "four"."four_queue" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                       -- Below the watermark every row is claimed or gone: start the index range there.
                       AND "next"."id" >= v$from
                     ORDER BY "next"."id"
@@ -618,7 +636,7 @@ BEGIN
         LOOP
             v$lowest := least(v$lowest, v$job."id");
             v$highest := greatest(v$highest, v$job."id");
-            IF v$job."attempts" > 5 THEN
+            IF v$job."lease_token" = v$spent THEN
                 v$exhausted := v$exhausted || v$job."id";
                 CONTINUE;
             END IF;
@@ -630,11 +648,11 @@ BEGIN
         WITH "gone" AS
         (
             DELETE FROM "four"."four_queue" AS "job"
-            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$token
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
             RETURNING "job".*
         )
         INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g";
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
@@ -679,18 +697,18 @@ BEGIN
     IF "four_queue_complete"."id" IS NULL THEN
         IF "four_queue_complete"."ids" IS NULL THEN
             UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."lease_token" = "four_queue_complete"."lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         ELSE
             UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = ANY ("four_queue_complete"."ids") AND "job"."lease_token" = "four_queue_complete"."lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         END IF;
     ELSE
         UPDATE "four"."four_queue" AS "job"
-        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
         WHERE "job"."id" = "four_queue_complete"."id" AND "job"."lease_token" = "four_queue_complete"."lease_token";
         GET DIAGNOSTICS v$completed = ROW_COUNT;
     END IF;
@@ -728,14 +746,23 @@ BEGIN
         UPDATE "four"."four_queue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
             "last_error" = "four_queue_fail"."error",
-            "available_at" = now() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
+            "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "four_queue_fail"."id" AND "job"."lease_token" = "four_queue_fail"."lease_token"
           AND "job"."attempts" < 5;
         IF FOUND THEN
             -- The job is claimable again: the watermark must not stay above it.
-            UPDATE "four"."four_queue_watermark" AS "w"
-            SET "id" = "four_queue_fail"."id"
-            WHERE "w"."id" > "four_queue_fail"."id";
+            IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                FOR v$try IN 1 .. 5 LOOP
+                    PERFORM 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > "four_queue_fail"."id" FOR UPDATE SKIP LOCKED;
+                    IF FOUND THEN
+                        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_fail"."id" WHERE "w"."id" > "four_queue_fail"."id";
+                        EXIT;
+                    END IF;
+                    -- Not taken: either nothing to lower, or another transaction holds the row.
+                    EXIT WHEN NOT EXISTS (SELECT 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > "four_queue_fail"."id");
+                    PERFORM pg_catalog.pg_sleep(0.01);
+                END LOOP;
+            END IF;
             RETURN 0;
         END IF;
     END IF;
@@ -747,7 +774,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", "four_queue_fail"."error", now()
+    SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", "four_queue_fail"."error", pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN
@@ -795,17 +822,17 @@ BEGIN
     END IF;
     IF "four_queue_extend_lease"."ids" IS NOT NULL THEN
         UPDATE "four"."four_queue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
         WHERE "job"."id" = ANY ("four_queue_extend_lease"."ids") AND "job"."id" = coalesce("four_queue_extend_lease"."id", "job"."id")
           AND "job"."lease_token" = "four_queue_extend_lease"."lease_token";
     ELSIF "four_queue_extend_lease"."id" IS NULL THEN
         -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
         UPDATE "four"."four_queue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
         WHERE "job"."lease_token" = "four_queue_extend_lease"."lease_token";
     ELSE
         UPDATE "four"."four_queue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_extend_lease"."lease_seconds")
         WHERE "job"."id" = "four_queue_extend_lease"."id" AND "job"."lease_token" = "four_queue_extend_lease"."lease_token";
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
@@ -861,14 +888,14 @@ BEGIN
                   ORDER BY "first"."id"
                   LIMIT "four_queue_reap"."batch_size" * 10
               )
-          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < now()
+          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < pg_catalog.clock_timestamp()
         LIMIT "four_queue_reap"."batch_size"
         FOR UPDATE SKIP LOCKED
     ),
     "freed" AS
     (
         UPDATE "four"."four_queue" AS "job"
-        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = now(),
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
             "last_error" = 'qgen: lease expired before the job was completed'
         FROM "expired" AS "e"
         WHERE "job"."id" = "e"."id" AND "e"."attempts" < 5
@@ -884,16 +911,25 @@ BEGIN
     "buried" AS
     (
         INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g"
     )
     SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
     INTO "released", "dead_lettered", v$lowest;
     IF v$lowest IS NOT NULL THEN
         -- Released jobs are claimable again: the watermark must not stay above them.
-        UPDATE "four"."four_queue_watermark" AS "w"
-        SET "id" = v$lowest
-        WHERE "w"."id" > v$lowest;
+        IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+            FOR v$try IN 1 .. 5 LOOP
+                PERFORM 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    UPDATE "four"."four_queue_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                    EXIT;
+                END IF;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > v$lowest);
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
+        END IF;
     END IF;
     RETURN NEXT;
 END
@@ -1204,13 +1240,16 @@ BEGIN
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
-    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
-    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"four"."four_queue"', 0)) THEN
+    -- One at a time (see the macro maintain_lock). The lock is the transaction's: it goes with the
+    -- commit or the rollback, whatever happens.
+    BEGIN
+        LOCK TABLE "four"."four_queue_watermark" IN SHARE UPDATE EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
         "skipped" := TRUE;
         "more" := FALSE;
         RETURN NEXT;
         RETURN;
-    END IF;
+    END;
     "skipped" := FALSE;
     -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
     SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"

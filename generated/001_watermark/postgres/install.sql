@@ -255,9 +255,25 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$new bigint;
+    v$held boolean;
 BEGIN
-    -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
-    SELECT "w"."id" INTO "old_watermark" FROM "ghosts"."testq_watermark" AS "w" FOR UPDATE;
+    -- The row first, so that the scan below starts after whatever held it committed; but never
+    -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
+    -- transaction may hold the row for as long as it stays open (a caller's transaction whose
+    -- dequeue moved the watermark, another uncommitted correction). Then nothing changes: the call
+    -- returns the watermark it reads, as old and new. So does a REPEATABLE READ or SERIALIZABLE
+    -- caller whose snapshot is older than the row (a serialization failure otherwise).
+    BEGIN
+        SELECT "w"."id" INTO "old_watermark" FROM "ghosts"."testq_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+        v$held := NOT FOUND AND EXISTS (SELECT 1 FROM "ghosts"."testq_watermark");
+    EXCEPTION WHEN serialization_failure THEN
+        v$held := TRUE;
+    END;
+    IF v$held THEN
+        SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "ghosts"."testq_watermark" AS "w";
+        RETURN NEXT;
+        RETURN;
+    END IF;
     SELECT min("job"."id") INTO v$new FROM "ghosts"."testq" AS "job" WHERE 1 = 1;
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "ghosts"."testq" AS "job";
@@ -310,8 +326,11 @@ ALTER TYPE "ghosts"."testq_dequeue_row" OWNER TO "ghosts_owner";
 -- A claim that would commit by itself (no transaction block around it) is refused when the
 -- transaction commits, unless the caller said at_most_once: then the claim is the commit. A
 -- function cannot see whether the caller opened a transaction block, so dequeue notes its own
--- statement's start time, and this deferred trigger, run at commit, refuses the commit when no
--- later statement has run: the transaction is ending with the claim's own statement (autocommit).
+-- statement's start time, and this deferred trigger, run at commit, accepts only a commit made
+-- while a later statement of the caller's runs (its COMMIT). It refuses a commit made during the
+-- claim's own statement (autocommit, or a COMMIT sent in the same query string) and one made
+-- while no statement runs: the Sync that ends an extended-protocol message sequence, where a
+-- driver's autocommit call, or a pipeline of them, commits (current_query() is NULL there).
 CREATE OR REPLACE FUNCTION "ghosts"."testq_dequeue_guard"()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -319,7 +338,8 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $qgen$
 BEGIN
-    IF pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text THEN
+    IF pg_catalog.current_query() IS NULL
+       OR pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text THEN
         RAISE EXCEPTION USING ERRCODE = 'QG002',
             MESSAGE = 'qgen: refused on ghosts.testq: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass at_most_once => true';
     END IF;
@@ -377,6 +397,9 @@ BEGIN
     -- Read by the guard trigger at commit; at_most_once clears it.
     PERFORM pg_catalog.set_config('qgen.claim_statement',
                                   CASE WHEN "testq_dequeue"."at_most_once" THEN '' ELSE pg_catalog.statement_timestamp()::text END, TRUE);
+    -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
+    -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
+    SET CONSTRAINTS "ghosts"."testq_dequeue_guard" DEFERRED;
     -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
     SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "ghosts"."testq_watermark" AS "w";
     IF NOT FOUND THEN
@@ -642,13 +665,16 @@ BEGIN
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
-    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
-    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"ghosts"."testq"', 0)) THEN
+    -- One at a time (see the macro maintain_lock). The lock is the transaction's: it goes with the
+    -- commit or the rollback, whatever happens.
+    BEGIN
+        LOCK TABLE "ghosts"."testq_watermark" IN SHARE UPDATE EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
         "skipped" := TRUE;
         "more" := FALSE;
         RETURN NEXT;
         RETURN;
-    END IF;
+    END;
     "skipped" := FALSE;
     -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
     SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"

@@ -19,8 +19,11 @@ ALTER TYPE "cards"."card_codes_dequeue_row" OWNER TO "cards_owner";
 -- A claim that would commit by itself (no transaction block around it) is refused when the
 -- transaction commits, unless the caller said at_most_once: then the claim is the commit. A
 -- function cannot see whether the caller opened a transaction block, so dequeue notes its own
--- statement's start time, and this deferred trigger, run at commit, refuses the commit when no
--- later statement has run: the transaction is ending with the claim's own statement (autocommit).
+-- statement's start time, and this deferred trigger, run at commit, accepts only a commit made
+-- while a later statement of the caller's runs (its COMMIT). It refuses a commit made during the
+-- claim's own statement (autocommit, or a COMMIT sent in the same query string) and one made
+-- while no statement runs: the Sync that ends an extended-protocol message sequence, where a
+-- driver's autocommit call, or a pipeline of them, commits (current_query() is NULL there).
 CREATE OR REPLACE FUNCTION "cards"."card_codes_dequeue_guard"()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -28,7 +31,8 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $qgen$
 BEGIN
-    IF pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text THEN
+    IF pg_catalog.current_query() IS NULL
+       OR pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text THEN
         RAISE EXCEPTION USING ERRCODE = 'QG002',
             MESSAGE = 'qgen: refused on cards.card_codes: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass at_most_once => true';
     END IF;
@@ -77,6 +81,9 @@ BEGIN
     -- Read by the guard trigger at commit; at_most_once clears it.
     PERFORM pg_catalog.set_config('qgen.claim_statement',
                                   CASE WHEN "card_codes_dequeue"."at_most_once" THEN '' ELSE pg_catalog.statement_timestamp()::text END, TRUE);
+    -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
+    -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
+    SET CONSTRAINTS "cards"."card_codes_dequeue_guard" DEFERRED;
     RETURN QUERY
         WITH "claimed" AS
         (
@@ -97,7 +104,7 @@ BEGIN
         "archived" AS
         (
             INSERT INTO "cards"."card_codes_archive" ("id", "card_number", "card_secret", "enqueued_at", "completed_at")
-            SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", now()
+            SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", pg_catalog.clock_timestamp()
             FROM "claimed" AS "c"
         )
         SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at"

@@ -72,6 +72,8 @@ DECLARE
     v$completed integer;
     v$want integer := "GetNextJob"."batch_size";
     v$exhausted bigint[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
     v$job "QueueSample"."GetNextJob_row";
     v$lowest bigint;
     v$highest bigint;
@@ -93,12 +95,12 @@ BEGIN
     IF "GetNextJob"."complete_lease_token" IS NOT NULL THEN
         IF "GetNextJob"."complete_ids" IS NULL THEN
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."lease_token" = "GetNextJob"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         ELSE
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = ANY ("GetNextJob"."complete_ids") AND "job"."lease_token" = "GetNextJob"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         END IF;
@@ -121,7 +123,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "QueueSample"."WorkQueue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
             UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -135,10 +137,10 @@ BEGIN
                 WITH "claimed" AS
                 (
                     UPDATE "QueueSample"."WorkQueue" AS "job"
-                    SET "lease_token" = v$token,
+                    SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
                         "lease_owner" = "GetNextJob"."owner",
-                        "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
-                        "claimed_at" = now(),
+                        "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                        "claimed_at" = pg_catalog.clock_timestamp(),
                         "claimed_by" = coalesce("GetNextJob"."owner", session_user),
                         "attempts" = "job"."attempts" + 1,
                         -- A job taken over from an expired lease says so (the old token no longer holds it).
@@ -149,7 +151,7 @@ BEGIN
                     (
                         SELECT "next"."id"
                         FROM "QueueSample"."WorkQueue" AS "next"
-                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                           -- Below the watermark every row is claimed or gone: start the index range there.
                           AND "next"."id" >= v$from
                         ORDER BY "next"."id"
@@ -164,7 +166,7 @@ BEGIN
             LOOP
                 v$lowest := least(v$lowest, v$job."id");
                 v$highest := greatest(v$highest, v$job."id");
-                IF v$job."attempts" > 5 THEN
+                IF v$job."lease_token" = v$spent THEN
                     v$exhausted := v$exhausted || v$job."id";
                     CONTINUE;
                 END IF;
@@ -175,10 +177,10 @@ BEGIN
                 WITH "claimed" AS
                 (
                     UPDATE "QueueSample"."WorkQueue" AS "job"
-                    SET "lease_token" = v$token,
+                    SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
                         "lease_owner" = "GetNextJob"."owner",
-                        "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
-                        "claimed_at" = now(),
+                        "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                        "claimed_at" = pg_catalog.clock_timestamp(),
                         "claimed_by" = coalesce("GetNextJob"."owner", session_user),
                         "attempts" = "job"."attempts" + 1,
                         -- A job taken over from an expired lease says so (the old token no longer holds it).
@@ -189,7 +191,7 @@ BEGIN
                     (
                         SELECT "next"."id"
                         FROM "QueueSample"."WorkQueue" AS "next"
-                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                           -- Below the watermark every row is claimed or gone: start the index range there.
                           AND "next"."id" >= v$from
                           AND "next"."JobType" = "GetNextJob"."job_type"
@@ -205,7 +207,7 @@ BEGIN
             LOOP
                 v$lowest := least(v$lowest, v$job."id");
                 v$highest := greatest(v$highest, v$job."id");
-                IF v$job."attempts" > 5 THEN
+                IF v$job."lease_token" = v$spent THEN
                     v$exhausted := v$exhausted || v$job."id";
                     CONTINUE;
                 END IF;
@@ -218,11 +220,11 @@ BEGIN
         WITH "gone" AS
         (
             DELETE FROM "QueueSample"."WorkQueue" AS "job"
-            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$token
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
             RETURNING "job".*
         )
         INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g";
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;

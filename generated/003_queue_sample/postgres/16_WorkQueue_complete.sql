@@ -29,18 +29,18 @@ BEGIN
     IF "WorkQueue_complete"."id" IS NULL THEN
         IF "WorkQueue_complete"."ids" IS NULL THEN
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."lease_token" = "WorkQueue_complete"."lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         ELSE
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = ANY ("WorkQueue_complete"."ids") AND "job"."lease_token" = "WorkQueue_complete"."lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         END IF;
     ELSE
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
         WHERE "job"."id" = "WorkQueue_complete"."id" AND "job"."lease_token" = "WorkQueue_complete"."lease_token";
         GET DIAGNOSTICS v$completed = ROW_COUNT;
     END IF;

@@ -33,17 +33,17 @@ BEGIN
     END IF;
     IF "WorkQueue_extend_lease"."ids" IS NOT NULL THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
         WHERE "job"."id" = ANY ("WorkQueue_extend_lease"."ids") AND "job"."id" = coalesce("WorkQueue_extend_lease"."id", "job"."id")
           AND "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
     ELSIF "WorkQueue_extend_lease"."id" IS NULL THEN
         -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
         WHERE "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
     ELSE
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
         WHERE "job"."id" = "WorkQueue_extend_lease"."id" AND "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;

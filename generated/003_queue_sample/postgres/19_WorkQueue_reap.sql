@@ -40,14 +40,14 @@ BEGIN
                   ORDER BY "first"."id"
                   LIMIT "WorkQueue_reap"."batch_size" * 10
               )
-          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < now()
+          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < pg_catalog.clock_timestamp()
         LIMIT "WorkQueue_reap"."batch_size"
         FOR UPDATE SKIP LOCKED
     ),
     "freed" AS
     (
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = now(),
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
             "last_error" = 'qgen: lease expired before the job was completed'
         FROM "expired" AS "e"
         WHERE "job"."id" = "e"."id" AND "e"."attempts" < 5
@@ -63,16 +63,25 @@ BEGIN
     "buried" AS
     (
         INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g"
     )
     SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
     INTO "released", "dead_lettered", v$lowest;
     IF v$lowest IS NOT NULL THEN
         -- Released jobs are claimable again: the watermark must not stay above them.
-        UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
-        SET "id" = v$lowest
-        WHERE "w"."id" > v$lowest;
+        IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+            FOR v$try IN 1 .. 5 LOOP
+                PERFORM 1 FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                    EXIT;
+                END IF;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."id" > v$lowest);
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
+        END IF;
     END IF;
     RETURN NEXT;
 END

@@ -37,13 +37,16 @@ BEGIN
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
-    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
-    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"QueueSample"."WorkQueue"', 0)) THEN
+    -- One at a time (see the macro maintain_lock). The lock is the transaction's: it goes with the
+    -- commit or the rollback, whatever happens.
+    BEGIN
+        LOCK TABLE "QueueSample"."WorkQueue_watermark" IN SHARE UPDATE EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
         "skipped" := TRUE;
         "more" := FALSE;
         RETURN NEXT;
         RETURN;
-    END IF;
+    END;
     "skipped" := FALSE;
     -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
     SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"

@@ -320,7 +320,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "QueueSample"."WorkQueue" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -345,10 +345,26 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$new bigint;
+    v$held boolean;
 BEGIN
-    -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
-    SELECT "w"."id" INTO "old_watermark" FROM "QueueSample"."WorkQueue_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v$new FROM "QueueSample"."WorkQueue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    -- The row first, so that the scan below starts after whatever held it committed; but never
+    -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
+    -- transaction may hold the row for as long as it stays open (a caller's transaction whose
+    -- dequeue moved the watermark, another uncommitted correction). Then nothing changes: the call
+    -- returns the watermark it reads, as old and new. So does a REPEATABLE READ or SERIALIZABLE
+    -- caller whose snapshot is older than the row (a serialization failure otherwise).
+    BEGIN
+        SELECT "w"."id" INTO "old_watermark" FROM "QueueSample"."WorkQueue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+        v$held := NOT FOUND AND EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_watermark");
+    EXCEPTION WHEN serialization_failure THEN
+        v$held := TRUE;
+    END;
+    IF v$held THEN
+        SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "QueueSample"."WorkQueue_watermark" AS "w";
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    SELECT min("job"."id") INTO v$new FROM "QueueSample"."WorkQueue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "QueueSample"."WorkQueue" AS "job";
     END IF;
@@ -454,6 +470,8 @@ DECLARE
     v$completed integer;
     v$want integer := "GetNextJob"."batch_size";
     v$exhausted bigint[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
     v$job "QueueSample"."GetNextJob_row";
     v$lowest bigint;
     v$highest bigint;
@@ -475,12 +493,12 @@ BEGIN
     IF "GetNextJob"."complete_lease_token" IS NOT NULL THEN
         IF "GetNextJob"."complete_ids" IS NULL THEN
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."lease_token" = "GetNextJob"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         ELSE
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = ANY ("GetNextJob"."complete_ids") AND "job"."lease_token" = "GetNextJob"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         END IF;
@@ -503,7 +521,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "QueueSample"."WorkQueue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
             UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -517,10 +535,10 @@ BEGIN
                 WITH "claimed" AS
                 (
                     UPDATE "QueueSample"."WorkQueue" AS "job"
-                    SET "lease_token" = v$token,
+                    SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
                         "lease_owner" = "GetNextJob"."owner",
-                        "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
-                        "claimed_at" = now(),
+                        "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                        "claimed_at" = pg_catalog.clock_timestamp(),
                         "claimed_by" = coalesce("GetNextJob"."owner", session_user),
                         "attempts" = "job"."attempts" + 1,
                         -- A job taken over from an expired lease says so (the old token no longer holds it).
@@ -531,7 +549,7 @@ BEGIN
                     (
                         SELECT "next"."id"
                         FROM "QueueSample"."WorkQueue" AS "next"
-                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                           -- Below the watermark every row is claimed or gone: start the index range there.
                           AND "next"."id" >= v$from
                         ORDER BY "next"."id"
@@ -546,7 +564,7 @@ BEGIN
             LOOP
                 v$lowest := least(v$lowest, v$job."id");
                 v$highest := greatest(v$highest, v$job."id");
-                IF v$job."attempts" > 5 THEN
+                IF v$job."lease_token" = v$spent THEN
                     v$exhausted := v$exhausted || v$job."id";
                     CONTINUE;
                 END IF;
@@ -557,10 +575,10 @@ BEGIN
                 WITH "claimed" AS
                 (
                     UPDATE "QueueSample"."WorkQueue" AS "job"
-                    SET "lease_token" = v$token,
+                    SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
                         "lease_owner" = "GetNextJob"."owner",
-                        "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
-                        "claimed_at" = now(),
+                        "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
+                        "claimed_at" = pg_catalog.clock_timestamp(),
                         "claimed_by" = coalesce("GetNextJob"."owner", session_user),
                         "attempts" = "job"."attempts" + 1,
                         -- A job taken over from an expired lease says so (the old token no longer holds it).
@@ -571,7 +589,7 @@ BEGIN
                     (
                         SELECT "next"."id"
                         FROM "QueueSample"."WorkQueue" AS "next"
-                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                           -- Below the watermark every row is claimed or gone: start the index range there.
                           AND "next"."id" >= v$from
                           AND "next"."JobType" = "GetNextJob"."job_type"
@@ -587,7 +605,7 @@ BEGIN
             LOOP
                 v$lowest := least(v$lowest, v$job."id");
                 v$highest := greatest(v$highest, v$job."id");
-                IF v$job."attempts" > 5 THEN
+                IF v$job."lease_token" = v$spent THEN
                     v$exhausted := v$exhausted || v$job."id";
                     CONTINUE;
                 END IF;
@@ -600,11 +618,11 @@ BEGIN
         WITH "gone" AS
         (
             DELETE FROM "QueueSample"."WorkQueue" AS "job"
-            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$token
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
             RETURNING "job".*
         )
         INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g";
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
@@ -649,18 +667,18 @@ BEGIN
     IF "WorkQueue_complete"."id" IS NULL THEN
         IF "WorkQueue_complete"."ids" IS NULL THEN
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."lease_token" = "WorkQueue_complete"."lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         ELSE
             UPDATE "QueueSample"."WorkQueue" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = ANY ("WorkQueue_complete"."ids") AND "job"."lease_token" = "WorkQueue_complete"."lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
         END IF;
     ELSE
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+        SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
         WHERE "job"."id" = "WorkQueue_complete"."id" AND "job"."lease_token" = "WorkQueue_complete"."lease_token";
         GET DIAGNOSTICS v$completed = ROW_COUNT;
     END IF;
@@ -698,14 +716,23 @@ BEGIN
         UPDATE "QueueSample"."WorkQueue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
             "last_error" = "WorkQueue_fail"."error",
-            "available_at" = now() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
+            "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "WorkQueue_fail"."id" AND "job"."lease_token" = "WorkQueue_fail"."lease_token"
           AND "job"."attempts" < 5;
         IF FOUND THEN
             -- The job is claimable again: the watermark must not stay above it.
-            UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
-            SET "id" = "WorkQueue_fail"."id"
-            WHERE "w"."id" > "WorkQueue_fail"."id";
+            IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                FOR v$try IN 1 .. 5 LOOP
+                    PERFORM 1 FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."id" > "WorkQueue_fail"."id" FOR UPDATE SKIP LOCKED;
+                    IF FOUND THEN
+                        UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = "WorkQueue_fail"."id" WHERE "w"."id" > "WorkQueue_fail"."id";
+                        EXIT;
+                    END IF;
+                    -- Not taken: either nothing to lower, or another transaction holds the row.
+                    EXIT WHEN NOT EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."id" > "WorkQueue_fail"."id");
+                    PERFORM pg_catalog.pg_sleep(0.01);
+                END LOOP;
+            END IF;
             RETURN 0;
         END IF;
     END IF;
@@ -717,7 +744,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", "WorkQueue_fail"."error", now()
+    SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", "WorkQueue_fail"."error", pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN
@@ -765,17 +792,17 @@ BEGIN
     END IF;
     IF "WorkQueue_extend_lease"."ids" IS NOT NULL THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
         WHERE "job"."id" = ANY ("WorkQueue_extend_lease"."ids") AND "job"."id" = coalesce("WorkQueue_extend_lease"."id", "job"."id")
           AND "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
     ELSIF "WorkQueue_extend_lease"."id" IS NULL THEN
         -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
         WHERE "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
     ELSE
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "WorkQueue_extend_lease"."lease_seconds")
         WHERE "job"."id" = "WorkQueue_extend_lease"."id" AND "job"."lease_token" = "WorkQueue_extend_lease"."lease_token";
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
@@ -831,14 +858,14 @@ BEGIN
                   ORDER BY "first"."id"
                   LIMIT "WorkQueue_reap"."batch_size" * 10
               )
-          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < now()
+          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < pg_catalog.clock_timestamp()
         LIMIT "WorkQueue_reap"."batch_size"
         FOR UPDATE SKIP LOCKED
     ),
     "freed" AS
     (
         UPDATE "QueueSample"."WorkQueue" AS "job"
-        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = now(),
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
             "last_error" = 'qgen: lease expired before the job was completed'
         FROM "expired" AS "e"
         WHERE "job"."id" = "e"."id" AND "e"."attempts" < 5
@@ -854,16 +881,25 @@ BEGIN
     "buried" AS
     (
         INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g"
     )
     SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
     INTO "released", "dead_lettered", v$lowest;
     IF v$lowest IS NOT NULL THEN
         -- Released jobs are claimable again: the watermark must not stay above them.
-        UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
-        SET "id" = v$lowest
-        WHERE "w"."id" > v$lowest;
+        IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+            FOR v$try IN 1 .. 5 LOOP
+                PERFORM 1 FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                    EXIT;
+                END IF;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."id" > v$lowest);
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
+        END IF;
     END IF;
     RETURN NEXT;
 END
@@ -1103,13 +1139,16 @@ BEGIN
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
-    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
-    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"QueueSample"."WorkQueue"', 0)) THEN
+    -- One at a time (see the macro maintain_lock). The lock is the transaction's: it goes with the
+    -- commit or the rollback, whatever happens.
+    BEGIN
+        LOCK TABLE "QueueSample"."WorkQueue_watermark" IN SHARE UPDATE EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
         "skipped" := TRUE;
         "more" := FALSE;
         RETURN NEXT;
         RETURN;
-    END IF;
+    END;
     "skipped" := FALSE;
     -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
     SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"

@@ -70,6 +70,8 @@ DECLARE
     v$completed integer;
     v$want integer := "rainfall_events_dequeue"."batch_size";
     v$exhausted bigint[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
     v$job "rainfall"."rainfall_events_dequeue_row";
     v$lowest bigint;
     v$highest bigint;
@@ -111,7 +113,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "rainfall"."rainfall_events" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
             UPDATE "rainfall"."rainfall_events_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -123,9 +125,9 @@ BEGIN
             WITH "claimed" AS
             (
                 UPDATE "rainfall"."rainfall_events" AS "job"
-                SET "lease_token" = v$token,
+                SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 3 THEN v$spent ELSE v$token END,
                     "lease_owner" = "rainfall_events_dequeue"."owner",
-                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
+                    "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
                     "attempts" = "job"."attempts" + 1,
                     -- A job taken over from an expired lease says so (the old token no longer holds it).
                     "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
@@ -135,7 +137,7 @@ BEGIN
                 (
                     SELECT "next"."id"
                     FROM "rainfall"."rainfall_events" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                       -- Below the watermark every row is claimed or gone: start the index range there.
                       AND "next"."id" >= v$from
                     ORDER BY "next"."id"
@@ -150,7 +152,7 @@ BEGIN
         LOOP
             v$lowest := least(v$lowest, v$job."id");
             v$highest := greatest(v$highest, v$job."id");
-            IF v$job."attempts" > 3 THEN
+            IF v$job."lease_token" = v$spent THEN
                 v$exhausted := v$exhausted || v$job."id";
                 CONTINUE;
             END IF;
@@ -162,11 +164,11 @@ BEGIN
         WITH "gone" AS
         (
             DELETE FROM "rainfall"."rainfall_events" AS "job"
-            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$token
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
             RETURNING "job".*
         )
         INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g";
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;

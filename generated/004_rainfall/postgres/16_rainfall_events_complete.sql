@@ -37,7 +37,7 @@ BEGIN
         WITH "done" AS
         (
             UPDATE "rainfall"."rainfall_events" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = "rainfall_events_complete"."id" AND "job"."lease_token" = "rainfall_events_complete"."lease_token"
             RETURNING "job"."id"
         ),

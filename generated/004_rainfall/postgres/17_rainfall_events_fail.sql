@@ -22,14 +22,23 @@ BEGIN
         UPDATE "rainfall"."rainfall_events" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
             "last_error" = "rainfall_events_fail"."error",
-            "available_at" = now() + pg_catalog.make_interval(secs => least(600::float8, 30 * power(2::float8, least("job"."attempts" - 1, 60))))
+            "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(600::float8, 30 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "rainfall_events_fail"."id" AND "job"."lease_token" = "rainfall_events_fail"."lease_token"
           AND "job"."attempts" < 3;
         IF FOUND THEN
             -- The job is claimable again: the watermark must not stay above it.
-            UPDATE "rainfall"."rainfall_events_watermark" AS "w"
-            SET "id" = "rainfall_events_fail"."id"
-            WHERE "w"."id" > "rainfall_events_fail"."id";
+            IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                FOR v$try IN 1 .. 5 LOOP
+                    PERFORM 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > "rainfall_events_fail"."id" FOR UPDATE SKIP LOCKED;
+                    IF FOUND THEN
+                        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_fail"."id" WHERE "w"."id" > "rainfall_events_fail"."id";
+                        EXIT;
+                    END IF;
+                    -- Not taken: either nothing to lower, or another transaction holds the row.
+                    EXIT WHEN NOT EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > "rainfall_events_fail"."id");
+                    PERFORM pg_catalog.pg_sleep(0.01);
+                END LOOP;
+            END IF;
             RETURN 0;
         END IF;
     END IF;
@@ -41,7 +50,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", "rainfall_events_fail"."error", now()
+    SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", "rainfall_events_fail"."error", pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN

@@ -33,17 +33,17 @@ BEGIN
     END IF;
     IF "rainfall_events_extend_lease"."ids" IS NOT NULL THEN
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
         WHERE "job"."id" = ANY ("rainfall_events_extend_lease"."ids") AND "job"."id" = coalesce("rainfall_events_extend_lease"."id", "job"."id")
           AND "job"."lease_token" = "rainfall_events_extend_lease"."lease_token";
     ELSIF "rainfall_events_extend_lease"."id" IS NULL THEN
         -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
         WHERE "job"."lease_token" = "rainfall_events_extend_lease"."lease_token";
     ELSE
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
         WHERE "job"."id" = "rainfall_events_extend_lease"."id" AND "job"."lease_token" = "rainfall_events_extend_lease"."lease_token";
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;

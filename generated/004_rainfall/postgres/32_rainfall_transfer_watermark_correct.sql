@@ -14,9 +14,25 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$new bigint;
+    v$held boolean;
 BEGIN
-    -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
-    SELECT "w"."id" INTO "old_watermark" FROM "rainfall"."rainfall_transfer_watermark" AS "w" FOR UPDATE;
+    -- The row first, so that the scan below starts after whatever held it committed; but never
+    -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
+    -- transaction may hold the row for as long as it stays open (a caller's transaction whose
+    -- dequeue moved the watermark, another uncommitted correction). Then nothing changes: the call
+    -- returns the watermark it reads, as old and new. So does a REPEATABLE READ or SERIALIZABLE
+    -- caller whose snapshot is older than the row (a serialization failure otherwise).
+    BEGIN
+        SELECT "w"."id" INTO "old_watermark" FROM "rainfall"."rainfall_transfer_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+        v$held := NOT FOUND AND EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer_watermark");
+    EXCEPTION WHEN serialization_failure THEN
+        v$held := TRUE;
+    END;
+    IF v$held THEN
+        SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "rainfall"."rainfall_transfer_watermark" AS "w";
+        RETURN NEXT;
+        RETURN;
+    END IF;
     SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_transfer" AS "job" WHERE 1 = 1;
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "rainfall"."rainfall_transfer" AS "job";

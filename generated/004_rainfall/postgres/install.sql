@@ -290,7 +290,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "rainfall"."rainfall_events" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     UPDATE "rainfall"."rainfall_events_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -315,10 +315,26 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$new bigint;
+    v$held boolean;
 BEGIN
-    -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
-    SELECT "w"."id" INTO "old_watermark" FROM "rainfall"."rainfall_events_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_events" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    -- The row first, so that the scan below starts after whatever held it committed; but never
+    -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
+    -- transaction may hold the row for as long as it stays open (a caller's transaction whose
+    -- dequeue moved the watermark, another uncommitted correction). Then nothing changes: the call
+    -- returns the watermark it reads, as old and new. So does a REPEATABLE READ or SERIALIZABLE
+    -- caller whose snapshot is older than the row (a serialization failure otherwise).
+    BEGIN
+        SELECT "w"."id" INTO "old_watermark" FROM "rainfall"."rainfall_events_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+        v$held := NOT FOUND AND EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_watermark");
+    EXCEPTION WHEN serialization_failure THEN
+        v$held := TRUE;
+    END;
+    IF v$held THEN
+        SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "rainfall"."rainfall_events_watermark" AS "w";
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_events" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "rainfall"."rainfall_events" AS "job";
     END IF;
@@ -422,6 +438,8 @@ DECLARE
     v$completed integer;
     v$want integer := "rainfall_events_dequeue"."batch_size";
     v$exhausted bigint[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
     v$job "rainfall"."rainfall_events_dequeue_row";
     v$lowest bigint;
     v$highest bigint;
@@ -463,7 +481,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "rainfall"."rainfall_events" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
             UPDATE "rainfall"."rainfall_events_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -475,9 +493,9 @@ BEGIN
             WITH "claimed" AS
             (
                 UPDATE "rainfall"."rainfall_events" AS "job"
-                SET "lease_token" = v$token,
+                SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 3 THEN v$spent ELSE v$token END,
                     "lease_owner" = "rainfall_events_dequeue"."owner",
-                    "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
+                    "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
                     "attempts" = "job"."attempts" + 1,
                     -- A job taken over from an expired lease says so (the old token no longer holds it).
                     "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
@@ -487,7 +505,7 @@ BEGIN
                 (
                     SELECT "next"."id"
                     FROM "rainfall"."rainfall_events" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
                       -- Below the watermark every row is claimed or gone: start the index range there.
                       AND "next"."id" >= v$from
                     ORDER BY "next"."id"
@@ -502,7 +520,7 @@ BEGIN
         LOOP
             v$lowest := least(v$lowest, v$job."id");
             v$highest := greatest(v$highest, v$job."id");
-            IF v$job."attempts" > 3 THEN
+            IF v$job."lease_token" = v$spent THEN
                 v$exhausted := v$exhausted || v$job."id";
                 CONTINUE;
             END IF;
@@ -514,11 +532,11 @@ BEGIN
         WITH "gone" AS
         (
             DELETE FROM "rainfall"."rainfall_events" AS "job"
-            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$token
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
             RETURNING "job".*
         )
         INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g";
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
@@ -594,7 +612,7 @@ BEGIN
         WITH "done" AS
         (
             UPDATE "rainfall"."rainfall_events" AS "job"
-            SET "processed" = TRUE, "processed_at" = now(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."id" = "rainfall_events_complete"."id" AND "job"."lease_token" = "rainfall_events_complete"."lease_token"
             RETURNING "job"."id"
         ),
@@ -642,14 +660,23 @@ BEGIN
         UPDATE "rainfall"."rainfall_events" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
             "last_error" = "rainfall_events_fail"."error",
-            "available_at" = now() + pg_catalog.make_interval(secs => least(600::float8, 30 * power(2::float8, least("job"."attempts" - 1, 60))))
+            "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(600::float8, 30 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "rainfall_events_fail"."id" AND "job"."lease_token" = "rainfall_events_fail"."lease_token"
           AND "job"."attempts" < 3;
         IF FOUND THEN
             -- The job is claimable again: the watermark must not stay above it.
-            UPDATE "rainfall"."rainfall_events_watermark" AS "w"
-            SET "id" = "rainfall_events_fail"."id"
-            WHERE "w"."id" > "rainfall_events_fail"."id";
+            IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                FOR v$try IN 1 .. 5 LOOP
+                    PERFORM 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > "rainfall_events_fail"."id" FOR UPDATE SKIP LOCKED;
+                    IF FOUND THEN
+                        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_fail"."id" WHERE "w"."id" > "rainfall_events_fail"."id";
+                        EXIT;
+                    END IF;
+                    -- Not taken: either nothing to lower, or another transaction holds the row.
+                    EXIT WHEN NOT EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > "rainfall_events_fail"."id");
+                    PERFORM pg_catalog.pg_sleep(0.01);
+                END LOOP;
+            END IF;
             RETURN 0;
         END IF;
     END IF;
@@ -661,7 +688,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", "rainfall_events_fail"."error", now()
+    SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", "rainfall_events_fail"."error", pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN
@@ -709,17 +736,17 @@ BEGIN
     END IF;
     IF "rainfall_events_extend_lease"."ids" IS NOT NULL THEN
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
         WHERE "job"."id" = ANY ("rainfall_events_extend_lease"."ids") AND "job"."id" = coalesce("rainfall_events_extend_lease"."id", "job"."id")
           AND "job"."lease_token" = "rainfall_events_extend_lease"."lease_token";
     ELSIF "rainfall_events_extend_lease"."id" IS NULL THEN
         -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
         WHERE "job"."lease_token" = "rainfall_events_extend_lease"."lease_token";
     ELSE
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_expires_at" = now() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_extend_lease"."lease_seconds")
         WHERE "job"."id" = "rainfall_events_extend_lease"."id" AND "job"."lease_token" = "rainfall_events_extend_lease"."lease_token";
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
@@ -775,14 +802,14 @@ BEGIN
                   ORDER BY "first"."id"
                   LIMIT "rainfall_events_reap"."batch_size" * 10
               )
-          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < now()
+          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < pg_catalog.clock_timestamp()
         LIMIT "rainfall_events_reap"."batch_size"
         FOR UPDATE SKIP LOCKED
     ),
     "freed" AS
     (
         UPDATE "rainfall"."rainfall_events" AS "job"
-        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = now(),
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
             "last_error" = 'qgen: lease expired before the job was completed'
         FROM "expired" AS "e"
         WHERE "job"."id" = "e"."id" AND "e"."attempts" < 3
@@ -798,16 +825,25 @@ BEGIN
     "buried" AS
     (
         INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
-        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", 'qgen: lease expired on the last attempt', now()
+        SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
         FROM "gone" AS "g"
     )
     SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
     INTO "released", "dead_lettered", v$lowest;
     IF v$lowest IS NOT NULL THEN
         -- Released jobs are claimable again: the watermark must not stay above them.
-        UPDATE "rainfall"."rainfall_events_watermark" AS "w"
-        SET "id" = v$lowest
-        WHERE "w"."id" > v$lowest;
+        IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+            FOR v$try IN 1 .. 5 LOOP
+                PERFORM 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                    EXIT;
+                END IF;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."id" > v$lowest);
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
+        END IF;
     END IF;
     RETURN NEXT;
 END
@@ -1045,13 +1081,16 @@ BEGIN
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
-    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
-    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"rainfall"."rainfall_events"', 0)) THEN
+    -- One at a time (see the macro maintain_lock). The lock is the transaction's: it goes with the
+    -- commit or the rollback, whatever happens.
+    BEGIN
+        LOCK TABLE "rainfall"."rainfall_events_watermark" IN SHARE UPDATE EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
         "skipped" := TRUE;
         "more" := FALSE;
         RETURN NEXT;
         RETURN;
-    END IF;
+    END;
     "skipped" := FALSE;
     -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
     SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
@@ -1312,9 +1351,25 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$new bigint;
+    v$held boolean;
 BEGIN
-    -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
-    SELECT "w"."id" INTO "old_watermark" FROM "rainfall"."rainfall_transfer_watermark" AS "w" FOR UPDATE;
+    -- The row first, so that the scan below starts after whatever held it committed; but never
+    -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
+    -- transaction may hold the row for as long as it stays open (a caller's transaction whose
+    -- dequeue moved the watermark, another uncommitted correction). Then nothing changes: the call
+    -- returns the watermark it reads, as old and new. So does a REPEATABLE READ or SERIALIZABLE
+    -- caller whose snapshot is older than the row (a serialization failure otherwise).
+    BEGIN
+        SELECT "w"."id" INTO "old_watermark" FROM "rainfall"."rainfall_transfer_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+        v$held := NOT FOUND AND EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer_watermark");
+    EXCEPTION WHEN serialization_failure THEN
+        v$held := TRUE;
+    END;
+    IF v$held THEN
+        SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "rainfall"."rainfall_transfer_watermark" AS "w";
+        RETURN NEXT;
+        RETURN;
+    END IF;
     SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_transfer" AS "job" WHERE 1 = 1;
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "rainfall"."rainfall_transfer" AS "job";
@@ -1368,8 +1423,11 @@ ALTER TYPE "rainfall"."rainfall_transfer_dequeue_row" OWNER TO "rainfall_owner";
 -- A claim that would commit by itself (no transaction block around it) is refused when the
 -- transaction commits, unless the caller said at_most_once: then the claim is the commit. A
 -- function cannot see whether the caller opened a transaction block, so dequeue notes its own
--- statement's start time, and this deferred trigger, run at commit, refuses the commit when no
--- later statement has run: the transaction is ending with the claim's own statement (autocommit).
+-- statement's start time, and this deferred trigger, run at commit, accepts only a commit made
+-- while a later statement of the caller's runs (its COMMIT). It refuses a commit made during the
+-- claim's own statement (autocommit, or a COMMIT sent in the same query string) and one made
+-- while no statement runs: the Sync that ends an extended-protocol message sequence, where a
+-- driver's autocommit call, or a pipeline of them, commits (current_query() is NULL there).
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_dequeue_guard"()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -1377,7 +1435,8 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $qgen$
 BEGIN
-    IF pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text THEN
+    IF pg_catalog.current_query() IS NULL
+       OR pg_catalog.current_setting('qgen.claim_statement', TRUE) = pg_catalog.statement_timestamp()::text THEN
         RAISE EXCEPTION USING ERRCODE = 'QG002',
             MESSAGE = 'qgen: refused on rainfall.rainfall_transfer: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass at_most_once => true';
     END IF;
@@ -1435,6 +1494,9 @@ BEGIN
     -- Read by the guard trigger at commit; at_most_once clears it.
     PERFORM pg_catalog.set_config('qgen.claim_statement',
                                   CASE WHEN "rainfall_transfer_dequeue"."at_most_once" THEN '' ELSE pg_catalog.statement_timestamp()::text END, TRUE);
+    -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
+    -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
+    SET CONSTRAINTS "rainfall"."rainfall_transfer_dequeue_guard" DEFERRED;
     -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
     SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "rainfall"."rainfall_transfer_watermark" AS "w";
     IF NOT FOUND THEN
@@ -1700,13 +1762,16 @@ BEGIN
     "archived" := 0;
     "processed" := 0;
     "dead" := 0;
-    -- The lock is the transaction's: it goes with the commit or the rollback, whatever happens.
-    IF NOT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('qgen.maintain:"rainfall"."rainfall_transfer"', 0)) THEN
+    -- One at a time (see the macro maintain_lock). The lock is the transaction's: it goes with the
+    -- commit or the rollback, whatever happens.
+    BEGIN
+        LOCK TABLE "rainfall"."rainfall_transfer_watermark" IN SHARE UPDATE EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
         "skipped" := TRUE;
         "more" := FALSE;
         RETURN NEXT;
         RETURN;
-    END IF;
+    END;
     "skipped" := FALSE;
     -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
     SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
