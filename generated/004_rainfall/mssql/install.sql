@@ -599,8 +599,10 @@ BEGIN
             THROW 50001, N'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         -- The result goes on in the same transaction as the completion (seed 004's local queue table).
         IF @id IS NOT NULL AND (@rainfall_id IS NOT NULL OR @summary IS NOT NULL)
+        BEGIN
             INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
-            VALUES (@rainfall_id, @summary);
+            SELECT @rainfall_id, @summary;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$completed;
     END TRY
