@@ -101,7 +101,7 @@ BREAKAGES = {
     "unparsable for sqlfluff": ("purge.sql.j2", " AS [archived], ", " AS AS [archived], ",
                                 "sqlfluff", "unparsable"),
     # qgen's semantic rules (tests/support/tsql_rules.py), one defect each
-    "READPAST without READ COMMITTED pinned": ("dequeue.sql.j2", "    {{ m.read_committed() }}\n", "", "own", "error 650"),
+    "READPAST without READ COMMITTED pinned": ("dequeue.sql.j2", "    {{ m.procedure_start() }}\n", "", "own", "error 650"),
     "claim through a second reference": ("macros.sql.j2", "{#- Complete the lease-mode jobs",
                                          JOIN_CLAIM + "{#- Complete the lease-mode jobs", "own", "do not cover"),
     "OUTPUT without INTO": ("enqueue.sql.j2", "OUTPUT inserted.[id] INTO @q$new ([id])", "OUTPUT inserted.[id]",
@@ -112,6 +112,10 @@ BREAKAGES = {
                                       "own", "READ_COMMITTED_SNAPSHOT", 4),  # 004: a lease queue's mover
     "a variable used but not declared": ("worker.sql.j2", "FROM @q$claimed;", "FROM @claimed;", "own", "error 137", 0),
     # deployment rules (tests/support/tsql_gate.deploy_findings)
+    "a procedure that leaves IMPLICIT_TRANSACTIONS to the caller": (
+        "purge.sql.j2", "    {{ m.procedure_start() }}\n",
+        "    SET NOCOUNT, XACT_ABORT ON;\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n",
+        "own", "IMPLICIT_TRANSACTIONS OFF", 2),
     "a session option not set": ("script.sql.j2", "QUOTED_IDENTIFIER, ", "", "own", "QUOTED_IDENTIFIER ON"),
     "the session options in the batch of a CREATE": ("script.sql.j2", "{{ batch }}", "", "own", "in a GO batch before this one"),
     "a filtered index without its filter column": ("macros.sql.j2", '+ (["lease_token"] if q.lease else [])', "",

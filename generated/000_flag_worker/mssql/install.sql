@@ -199,13 +199,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_enqueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
@@ -255,13 +250,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -310,13 +300,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_enqueue_json]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -373,13 +358,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_watermark_move]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$target bigint = @claimed_from - 50;
@@ -419,13 +399,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_watermark_correct]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$old bigint, @q$new bigint;
@@ -486,13 +461,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_dequeue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
@@ -614,13 +584,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_complete]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -667,13 +632,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_fail]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -723,13 +683,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_extend_lease]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
@@ -763,13 +718,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_reap]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
@@ -841,15 +791,10 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_worker]
     @lease_seconds int = 300
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- The handler runs at READ COMMITTED too, unless it sets a level of its own.
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
+    SET NOCOUNT, XACT_ABORT ON;
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$started datetime2(3) = SYSUTCDATETIME();
@@ -925,13 +870,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -962,13 +902,8 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_peek]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     SELECT TOP (@limit) [id], [reputation], [available_at], [enqueued_at], [attempts], [last_error]
@@ -988,9 +923,12 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_purge_batch]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -1041,9 +979,12 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_purge]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -1093,9 +1034,12 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_maintain]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
@@ -1163,7 +1107,10 @@ CREATE OR ALTER PROCEDURE [four].[four_queue_redrive]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF (@ids IS NULL AND ISNULL(@redrive_all, 0) = 0) OR (@ids IS NOT NULL AND @redrive_all = 1)

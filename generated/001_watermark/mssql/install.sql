@@ -120,13 +120,8 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
@@ -153,13 +148,8 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -199,13 +189,8 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue_json]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -253,13 +238,8 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_watermark_move]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$target bigint = @claimed_from - 50;
@@ -296,13 +276,8 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_watermark_correct]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$old bigint, @q$new bigint;
@@ -361,13 +336,8 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_dequeue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
@@ -469,13 +439,8 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -507,13 +472,8 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_peek]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     SELECT TOP (@limit) [id], [filler], [enqueued_at]
@@ -533,9 +493,12 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_purge_batch]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -568,9 +531,12 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_purge]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -597,9 +563,12 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_maintain]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;

@@ -139,13 +139,8 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
@@ -195,13 +190,8 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -250,13 +240,8 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue_json]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -320,13 +305,8 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_dequeue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
@@ -397,13 +377,8 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -432,13 +407,8 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_peek]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     SELECT TOP (@limit) [id], [card_number], [card_secret], [enqueued_at]
@@ -458,9 +428,12 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_purge_batch]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -502,9 +475,12 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_purge]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -542,9 +518,12 @@ CREATE OR ALTER PROCEDURE [cards].[card_codes_maintain]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;

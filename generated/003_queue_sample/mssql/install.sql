@@ -208,13 +208,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[QueueJob]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
@@ -242,13 +237,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -289,13 +279,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_json]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -345,13 +330,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_watermark_move]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$target bigint = @claimed_from - 50;
@@ -391,13 +371,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_watermark_correct]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$old bigint, @q$new bigint;
@@ -459,13 +434,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[GetNextJob]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
@@ -617,13 +587,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_complete]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -670,13 +635,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_fail]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -726,13 +686,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_extend_lease]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
@@ -766,13 +721,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_reap]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
@@ -838,13 +788,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -876,13 +821,8 @@ CREATE OR ALTER PROCEDURE [QueueSample].[ViewQueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     SELECT TOP (@limit) [id], [JobType], [JobInfo], [available_at], [enqueued_at], [enqueued_by], [attempts], [last_error]
@@ -903,9 +843,12 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_purge_batch]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -956,9 +899,12 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_purge]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -1008,9 +954,12 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_maintain]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
@@ -1076,7 +1025,10 @@ CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_redrive]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF (@ids IS NULL AND ISNULL(@redrive_all, 0) = 0) OR (@ids IS NOT NULL AND @redrive_all = 1)

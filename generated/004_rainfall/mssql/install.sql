@@ -186,13 +186,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
@@ -219,13 +214,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -265,13 +255,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue_json]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -319,13 +304,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_watermark_move]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$target bigint = @claimed_from - 50;
@@ -365,13 +345,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_watermark_correct]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$old bigint, @q$new bigint;
@@ -432,13 +407,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_dequeue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
@@ -572,13 +542,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_complete]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -625,13 +590,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_fail]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -681,13 +641,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_extend_lease]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
@@ -721,13 +676,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_reap]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
@@ -793,13 +743,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -830,13 +775,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_peek]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     SELECT TOP (@limit) [id], [rainfall_id], [available_at], [enqueued_at], [attempts], [last_error]
@@ -856,9 +796,12 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_purge_batch]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -909,9 +852,12 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_purge]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -961,9 +907,12 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_maintain]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
@@ -1029,7 +978,10 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_redrive]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF (@ids IS NULL AND ISNULL(@redrive_all, 0) = 0) OR (@ids IS NOT NULL AND @redrive_all = 1)
@@ -1134,13 +1086,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
@@ -1167,13 +1114,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -1213,13 +1155,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue_json]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
@@ -1269,13 +1206,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_watermark_move]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$target bigint = @claimed_from - 50;
@@ -1312,13 +1244,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_watermark_correct]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$old bigint, @q$new bigint;
@@ -1377,13 +1304,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_dequeue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
@@ -1486,13 +1408,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
@@ -1524,13 +1441,8 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_peek]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     SELECT TOP (@limit) [id], [rainfall_id], [summary], [enqueued_at]
@@ -1550,9 +1462,12 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_purge_batch]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -1585,9 +1500,12 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_purge]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
@@ -1614,9 +1532,12 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_maintain]
     @batch_size int = 1000
 AS
 BEGIN
-    SET NOCOUNT, XACT_ABORT ON;
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
