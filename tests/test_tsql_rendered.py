@@ -12,6 +12,7 @@ import pytest
 from qgen import dialects
 from qgen.render import render_spec, templates_dir
 from qgen.specload import load_spec
+from qgen.spec import MAX_WAIT_MS, WAIT_STEP_MS
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
 from tests.support.tsql_gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
                                      sqlfluff_findings)
@@ -225,22 +226,28 @@ def test_install_ends_by_checking_that_every_object_exists(spec_path):
 
 @pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
 def test_a_waiting_dequeue_is_bounded_and_sleeps_between_its_transactions(parser, spec_path):
-    """dequeue's @wait_ms: refused outside 0..30000 (50003) and inside the caller's transaction
-    (50005) before anything runs; each attempt is its own transaction, and the sleep comes after
-    its COMMIT and before the next BEGIN (the gate's own rule checks the same: a WAITFOR inside a
-    transaction the procedure began is a finding); and the wait block passes every gate."""
+    """dequeue's @wait_ms: refused outside 0..MAX_WAIT_MS (50003), which stays well under a 30 s
+    client command timeout, and inside the caller's transaction (50005) before anything runs; each
+    attempt is its own transaction, and the sleep comes after its COMMIT and before the next BEGIN
+    (the gate's own rule checks the same: a WAITFOR inside a transaction the procedure began is a
+    finding). No claim starts after the deadline: the loop sleeps only when a whole step fits before
+    @wait_ms, and looks at the clock again after the sleep before it claims. The wait block passes
+    every gate."""
+    assert MAX_WAIT_MS <= 20_000, "a waiting dequeue must end well before ADO.NET's and JDBC's 30 s"
     for item in render_spec(load_spec(spec_path), spec_path.name, "mssql").objects:
         if item.obj.kind != "dequeue":
             continue
         text = item.create
         assert "    @wait_ms int = 0\nAS\n" in text
-        checks = text.index("IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 30000\n        THROW 50003,")
+        checks = text.index(f"IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > {MAX_WAIT_MS}\n        THROW 50003,")
         refusal = text.index("IF @wait_ms > 0 AND @@TRANCOUNT > 0\n        THROW 50005,")
         label = text.index("    q$attempt:\n        BEGIN TRANSACTION;")
         commit = text.index("COMMIT TRANSACTION;", label)
-        sleep = text.index("WAITFOR DELAY '00:00:00.050';", commit)
-        again = text.index("GOTO q$attempt;", sleep)
+        fits = text.index(f"AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) + {WAIT_STEP_MS} < @wait_ms\n", commit)
+        sleep = text.index("WAITFOR DELAY '00:00:00.050';", fits)
+        still = text.index("IF DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) < @wait_ms\n", sleep)
+        again = text.index("GOTO q$attempt;", still)
         result = text.index("FROM @q$claimed\n        ORDER BY", again)
-        assert checks < refusal < label < commit < sleep < again < result, item.filename
+        assert checks < refusal < label < commit < fits < sleep < still < again < result, item.filename
         assert text.count("BEGIN TRANSACTION;") == 1 and text.count("WAITFOR") == 1
         assert check_scripts({item.filename: text})[item.filename] == []
