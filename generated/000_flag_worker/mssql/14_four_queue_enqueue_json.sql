@@ -34,6 +34,8 @@ BEGIN
             [ordinal] int '$.ordinal',
             [reputation] int '$.reputation'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 1995
+            THROW 50003, N'qgen: a batch of more than 1995 jobs is out of range for four.four_queue: one statement writing more could escalate to a table lock; accepted: 1 to 1995 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
         -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.

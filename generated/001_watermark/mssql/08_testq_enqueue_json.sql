@@ -34,6 +34,8 @@ BEGIN
             [ordinal] int '$.ordinal',
             [filler] nvarchar(400) '$.filler'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 3599
+            THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for ghosts.testq: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         INSERT INTO [ghosts].[testq] ([filler])
         OUTPUT inserted.[id] INTO @q$new ([id])

@@ -141,7 +141,8 @@ GO
 
 -- qgen 0.1.0: enqueue_batch ghosts.testq_enqueue_batch, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Adds many jobs in one statement; ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
+-- Adds many jobs in one statement (at most 3599: more could escalate to a table lock; the client
+-- splits a bigger batch); ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
 -- for every input row.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue_batch]
     @jobs [ghosts].[testq_batch] READONLY
@@ -153,6 +154,8 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    IF (SELECT COUNT(*) FROM @jobs) > 3599
+        THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for ghosts.testq: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
     BEGIN TRY
         BEGIN TRANSACTION;
         INSERT INTO [ghosts].[testq] ([filler])
@@ -206,6 +209,8 @@ BEGIN
             [ordinal] int '$.ordinal',
             [filler] nvarchar(400) '$.filler'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 3599
+            THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for ghosts.testq: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         INSERT INTO [ghosts].[testq] ([filler])
         OUTPUT inserted.[id] INTO @q$new ([id])
@@ -489,7 +494,7 @@ GO
 -- qgen 0.1.0: purge_batch ghosts.testq_purge_batch, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
--- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 4000) over all those
+-- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 3599) over all those
 -- tables together, in one transaction (the caller's, when there is one). purge loops over batches;
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_purge_batch]
@@ -503,8 +508,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 3599
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
     DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
@@ -524,7 +529,7 @@ GO
 -- qgen 0.1.0: purge ghosts.testq_purge, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
--- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 4000),
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 3599),
 -- each committed on its own, so no statement takes enough locks to escalate to a table lock and
 -- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
 -- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
@@ -541,8 +546,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 3599
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
     IF @@TRANCOUNT > 0
@@ -573,8 +578,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 3599
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
     DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
     DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);

@@ -36,6 +36,8 @@ BEGIN
             [card_number] nvarchar(32) '$.card_number',
             [card_secret] nvarchar(64) '$.card_secret'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 1988
+            THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
         -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.

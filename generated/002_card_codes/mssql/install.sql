@@ -183,7 +183,8 @@ GO
 
 -- qgen 0.1.0: enqueue_batch cards.card_codes_enqueue_batch, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Adds many jobs in one statement; ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
+-- Adds many jobs in one statement (at most 1988: more could escalate to a table lock; the client
+-- splits a bigger batch); ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
 -- for every input row: a job already queued, or repeated earlier in the batch, returns that id with enqueued = 0.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue_batch]
     @jobs [cards].[card_codes_batch] READONLY
@@ -195,6 +196,8 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    IF (SELECT COUNT(*) FROM @jobs) > 1988
+        THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
     BEGIN TRY
         BEGIN TRANSACTION;
         -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
@@ -259,6 +262,8 @@ BEGIN
             [card_number] nvarchar(32) '$.card_number',
             [card_secret] nvarchar(64) '$.card_secret'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 1988
+            THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
         -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
@@ -424,7 +429,7 @@ GO
 -- qgen 0.1.0: purge_batch cards.card_codes_purge_batch, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
--- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 4000) over all those
+-- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 1988) over all those
 -- tables together, in one transaction (the caller's, when there is one). purge loops over batches;
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_purge_batch]
@@ -438,8 +443,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1988
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1988 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
     DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
@@ -468,7 +473,7 @@ GO
 -- qgen 0.1.0: purge cards.card_codes_purge, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
--- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 4000),
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 1988),
 -- each committed on its own, so no statement takes enough locks to escalate to a table lock and
 -- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
 -- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
@@ -485,8 +490,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1988
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1988 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
     IF @@TRANCOUNT > 0
@@ -528,8 +533,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1988
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1988 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
     DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
     DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);

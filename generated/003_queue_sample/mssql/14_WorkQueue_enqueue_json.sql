@@ -37,6 +37,8 @@ BEGIN
             [JobType] uniqueidentifier '$.JobType',
             [JobInfo] nvarchar(max) '$.JobInfo'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 1999
+            THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for QueueSample.WorkQueue: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         INSERT INTO [QueueSample].[WorkQueue] ([JobType], [JobInfo], [enqueued_by])
         OUTPUT inserted.[id] INTO @q$new ([id])

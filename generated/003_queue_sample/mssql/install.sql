@@ -229,7 +229,8 @@ GO
 
 -- qgen 0.1.0: enqueue_batch QueueSample.WorkQueue_enqueue_batch, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Adds many jobs in one statement; ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
+-- Adds many jobs in one statement (at most 1999: more could escalate to a table lock; the client
+-- splits a bigger batch); ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
 -- for every input row.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_batch]
     @jobs [QueueSample].[WorkQueue_batch] READONLY,
@@ -242,6 +243,8 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    IF (SELECT COUNT(*) FROM @jobs) > 1999
+        THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for QueueSample.WorkQueue: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
     BEGIN TRY
         BEGIN TRANSACTION;
         INSERT INTO [QueueSample].[WorkQueue] ([JobType], [JobInfo], [enqueued_by])
@@ -298,6 +301,8 @@ BEGIN
             [JobType] uniqueidentifier '$.JobType',
             [JobInfo] nvarchar(max) '$.JobInfo'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 1999
+            THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for QueueSample.WorkQueue: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         INSERT INTO [QueueSample].[WorkQueue] ([JobType], [JobInfo], [enqueued_by])
         OUTPUT inserted.[id] INTO @q$new ([id])
@@ -839,7 +844,7 @@ GO
 -- qgen 0.1.0: purge_batch QueueSample.WorkQueue_purge_batch, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
--- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 4000) over all those
+-- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 1999) over all those
 -- tables together, in one transaction (the caller's, when there is one). purge loops over batches;
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_purge_batch]
@@ -853,8 +858,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
     DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
@@ -892,7 +897,7 @@ GO
 -- qgen 0.1.0: purge QueueSample.WorkQueue_purge, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
--- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 4000),
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 1999),
 -- each committed on its own, so no statement takes enough locks to escalate to a table lock and
 -- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
 -- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
@@ -909,8 +914,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
     IF @@TRANCOUNT > 0
@@ -964,8 +969,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
     DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
     DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
@@ -1033,8 +1038,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     IF (@ids IS NULL AND ISNULL(@redrive_all, 0) = 0) OR (@ids IS NOT NULL AND @redrive_all = 1)
         THROW 50003, N'qgen: redrive takes either @ids or @redrive_all = 1, not both and not neither.', 1;
     IF @ids IS NOT NULL AND ISJSON(@ids) = 0

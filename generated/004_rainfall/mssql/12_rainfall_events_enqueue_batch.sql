@@ -7,7 +7,8 @@
 SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
 SET NUMERIC_ROUNDABORT OFF;
 GO
--- Adds many jobs in one statement; ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
+-- Adds many jobs in one statement (at most 1999: more could escalate to a table lock; the client
+-- splits a bigger batch); ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
 -- for every input row.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue_batch]
     @jobs [rainfall].[rainfall_events_batch] READONLY
@@ -19,6 +20,8 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    IF (SELECT COUNT(*) FROM @jobs) > 1999
+        THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for rainfall.rainfall_events: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
     BEGIN TRY
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_events] ([rainfall_id])

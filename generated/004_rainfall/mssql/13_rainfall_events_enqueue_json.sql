@@ -34,6 +34,8 @@ BEGIN
             [ordinal] int '$.ordinal',
             [rainfall_id] bigint '$.rainfall_id'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 1999
+            THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for rainfall.rainfall_events: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_events] ([rainfall_id])
         OUTPUT inserted.[id] INTO @q$new ([id])

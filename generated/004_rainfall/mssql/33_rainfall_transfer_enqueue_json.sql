@@ -36,6 +36,8 @@ BEGIN
             [rainfall_id] bigint '$.rainfall_id',
             [summary] nvarchar(400) '$.summary'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 3599
+            THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for rainfall.rainfall_transfer: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
         OUTPUT inserted.[id] INTO @q$new ([id])

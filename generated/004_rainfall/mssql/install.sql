@@ -207,7 +207,8 @@ GO
 
 -- qgen 0.1.0: enqueue_batch rainfall.rainfall_events_enqueue_batch, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Adds many jobs in one statement; ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
+-- Adds many jobs in one statement (at most 1999: more could escalate to a table lock; the client
+-- splits a bigger batch); ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
 -- for every input row.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue_batch]
     @jobs [rainfall].[rainfall_events_batch] READONLY
@@ -219,6 +220,8 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    IF (SELECT COUNT(*) FROM @jobs) > 1999
+        THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for rainfall.rainfall_events: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
     BEGIN TRY
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_events] ([rainfall_id])
@@ -272,6 +275,8 @@ BEGIN
             [ordinal] int '$.ordinal',
             [rainfall_id] bigint '$.rainfall_id'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 1999
+            THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for rainfall.rainfall_events: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_events] ([rainfall_id])
         OUTPUT inserted.[id] INTO @q$new ([id])
@@ -792,7 +797,7 @@ GO
 -- qgen 0.1.0: purge_batch rainfall.rainfall_events_purge_batch, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
--- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 4000) over all those
+-- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 1999) over all those
 -- tables together, in one transaction (the caller's, when there is one). purge loops over batches;
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_purge_batch]
@@ -806,8 +811,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
     DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
@@ -845,7 +850,7 @@ GO
 -- qgen 0.1.0: purge rainfall.rainfall_events_purge, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
--- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 4000),
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 1999),
 -- each committed on its own, so no statement takes enough locks to escalate to a table lock and
 -- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
 -- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
@@ -862,8 +867,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
     IF @@TRANCOUNT > 0
@@ -917,8 +922,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
     DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
     DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
@@ -986,8 +991,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     IF (@ids IS NULL AND ISNULL(@redrive_all, 0) = 0) OR (@ids IS NOT NULL AND @redrive_all = 1)
         THROW 50003, N'qgen: redrive takes either @ids or @redrive_all = 1, not both and not neither.', 1;
     IF @ids IS NOT NULL AND ISJSON(@ids) = 0
@@ -1111,7 +1116,8 @@ GO
 
 -- qgen 0.1.0: enqueue_batch rainfall.rainfall_transfer_enqueue_batch, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Adds many jobs in one statement; ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
+-- Adds many jobs in one statement (at most 3599: more could escalate to a table lock; the client
+-- splits a bigger batch); ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
 -- for every input row.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue_batch]
     @jobs [rainfall].[rainfall_transfer_batch] READONLY
@@ -1123,6 +1129,8 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    IF (SELECT COUNT(*) FROM @jobs) > 3599
+        THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for rainfall.rainfall_transfer: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
     BEGIN TRY
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
@@ -1178,6 +1186,8 @@ BEGIN
             [rainfall_id] bigint '$.rainfall_id',
             [summary] nvarchar(400) '$.summary'
         ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 3599
+            THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for rainfall.rainfall_transfer: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
         OUTPUT inserted.[id] INTO @q$new ([id])
@@ -1462,7 +1472,7 @@ GO
 -- qgen 0.1.0: purge_batch rainfall.rainfall_transfer_purge_batch, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
--- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 4000) over all those
+-- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 3599) over all those
 -- tables together, in one transaction (the caller's, when there is one). purge loops over batches;
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_purge_batch]
@@ -1476,8 +1486,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 3599
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
     DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
@@ -1497,7 +1507,7 @@ GO
 -- qgen 0.1.0: purge rainfall.rainfall_transfer_purge, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
--- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 4000),
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 3599),
 -- each committed on its own, so no statement takes enough locks to escalate to a table lock and
 -- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
 -- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
@@ -1514,8 +1524,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 3599
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
     IF @@TRANCOUNT > 0
@@ -1546,8 +1556,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 4000
-        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 4000 (a batch stays well under lock escalation).', 1;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 3599
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
     DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
     DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
