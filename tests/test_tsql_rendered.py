@@ -198,7 +198,15 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
         assert "SESSION_CONTEXT(N'qgen.force_uninstall')" in guard and "RAISERROR" in guard and "SET NOEXEC ON" in guard
         tables = [o.name for o in rendering.objects if o.obj.kind in ("table", "dead_letter_table", "archive_table", "outbox_table")
                   for o in [o.obj]]
-        assert all(f"FROM [{spec.schema}].[{t}]" in guard for t in tables), spec_path.name
+        # The check and the drops see the same rows: one transaction, begun before the check, whose
+        # exclusive table locks hold until the COMMIT after the last drop (issue 15).
+        assert all(f"FROM [{spec.schema}].[{t}] WITH (TABLOCKX, HOLDLOCK)" in guard for t in tables), spec_path.name
+        begin, first_check = guard.index("BEGIN TRANSACTION;"), guard.index("IF OBJECT_ID(")
+        assert guard.index("SET XACT_ABORT ON;") < begin < first_check
+        assert guard.index("ROLLBACK TRANSACTION;") < guard.index("RAISERROR")
+        assert "COMMIT" not in "".join(batches[1:-2]) and "BEGIN TRAN" not in "".join(batches[2:])
+        assert batches[-2].split("--")[0].strip() == "" and batches[-2].rstrip().endswith(
+            "IF @@TRANCOUNT > 0\n    COMMIT TRANSACTION;"), "the last drop commits the check's transaction"
         assert batches[-1].strip().endswith("SET NOEXEC OFF;")
         assert "sp_set_session_context @key = N'qgen.force_uninstall', @value = 1" in rendering.force_uninstall
         roles = next(b for b in batches if "DROP ROLE" in b)
@@ -207,7 +215,7 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
         assert sum(line.startswith("IF EXISTS (SELECT 1 FROM sys.extended_properties") and "qgen.created_role." in line
                    for line in lines) == 3
         assert roles.count("sys.database_role_members") == 3 and roles.count("sp_dropextendedproperty") == 3
-        schema = batches[-2]
+        schema = batches[-3]
         assert "DROP SCHEMA" in schema and "N'qgen.created'" in schema and "sys.objects" in schema
 
 

@@ -5,17 +5,22 @@ BEGIN;
 -- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
 -- archived jobs, outbox rows) unless this session has said so first:
 --     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
--- uninstall.sql runs in one transaction: refused, it drops nothing.
+-- uninstall.sql runs in one transaction: refused, it drops nothing. The check and the drops see the
+-- same rows: each table is locked ACCESS EXCLUSIVE before it is checked (waiting for the writers in
+-- flight, whose rows the check then sees), and stays locked until the drops commit, so no producer,
+-- hand-off or dead-lettering can add a row in between.
 DO $qgen$
 DECLARE
     v$holding text := '';
 BEGIN
     IF pg_catalog.to_regclass('"cards"."card_codes"') IS NOT NULL THEN
+        LOCK TABLE "cards"."card_codes" IN ACCESS EXCLUSIVE MODE;
         IF EXISTS (SELECT 1 FROM "cards"."card_codes") THEN
             v$holding := v$holding || ' cards.card_codes';
         END IF;
     END IF;
     IF pg_catalog.to_regclass('"cards"."card_codes_archive"') IS NOT NULL THEN
+        LOCK TABLE "cards"."card_codes_archive" IN ACCESS EXCLUSIVE MODE;
         IF EXISTS (SELECT 1 FROM "cards"."card_codes_archive") THEN
             v$holding := v$holding || ' cards.card_codes_archive';
         END IF;
