@@ -71,7 +71,8 @@ from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequen
 from qgen import dialects as dialect_registry
 from qgen.catalog import claims_in_place
 from qgen.connection import Backoff, LeaseBook, connection_factory, connection_lost, dialect_of_target, tvp_capable
-from qgen.spec import MAINTENANCE_BATCH, MAX_WAIT_MS, ColumnType, Spec, object_name, wakeup_channel
+from qgen.locks import limits
+from qgen.spec import MAX_WAIT_MS, ColumnType, Spec, object_name, wakeup_channel
 from qgen.wakeup import STOP_CHECK, Listener
 
 __all__ = [
@@ -366,6 +367,8 @@ class QueueClient:
         self._waits_in_dequeue = self._database.wait_for_work == "dequeue"
         # Where a claim leaves the row in place no index holds tokens: jobs are named by id.
         self._by_id = claims_in_place(self.queue, self.dialect)
+        # Rows per statement under lock escalation: enqueue_many's split, the maintenance batch.
+        self._limits = limits(spec, queue_name, self.dialect)
 
         queue = self.queue
         self.lease_mode = queue.claim == "lease"
@@ -800,12 +803,13 @@ class QueueClient:
     def enqueue_many(self, jobs: Sequence[Mapping[str, Any]], enqueued_by: Optional[str] = None) -> list[BatchResult]:
         """Add many jobs in one call. Each job is a dict of payload columns, plus optionally job_type
         (or the job-type column), priority and run_at. Ids are assigned in list order; the results
-        come back in that order, with ordinal = 1-based position in the list."""
+        come back in that order, with ordinal = 1-based position in the list. On SQL Server more jobs
+        than one statement may write without risking lock escalation (qgen/locks.py) go in several
+        calls inside one transaction: still all or nothing."""
         if not jobs:
             return []
         if enqueued_by is not None and not self.queue.audit:
             raise QueueUsageError(f"enqueue_many: queue {self.queue_name} has no audit; enqueued_by needs audit: true")
-        priority_on = self.queue.ordering == "priority"
         records = []
         for ordinal, job in enumerate(jobs, start=1):
             job = dict(job)
@@ -813,6 +817,22 @@ class QueueClient:
             self._check_options(f"enqueue_many (job {ordinal})", priority, run_at, None)
             values = self._job_values(job, job_type, where=f"enqueue_many (job {ordinal})")
             records.append((ordinal, values, priority, run_at))
+        step = self._limits.enqueue_rows
+        if not step or len(records) <= step:
+            return self._enqueue_records(records, enqueued_by)
+        # More jobs than one statement may write without risking a table lock (qgen/locks.py): one
+        # call per part, all in one transaction (the caller's, or one of its own), so the batch is
+        # still all or nothing and a key repeated across parts is found as in one batch.
+        results: list[BatchResult] = []
+        with self.transaction():
+            for start in range(0, len(records), step):
+                results += self._enqueue_records(records[start:start + step], enqueued_by)
+        return results
+
+    def _enqueue_records(self, records: list, enqueued_by: Optional[str]) -> list[BatchResult]:
+        """One enqueue_batch (or enqueue_json) call for enqueue_many's records (ordinal, values,
+        priority, run_at)."""
+        priority_on = self.queue.ordering == "priority"
         kind = "enqueue_batch"
         if self.dialect == "postgres":
             from psycopg.types.json import Jsonb
@@ -1117,7 +1137,7 @@ class QueueClient:
     def purge(self, older_than_seconds: Optional[int] = None, batch_size: Optional[int] = None) -> PurgeResult:
         """Delete archived, processed and dead-lettered jobs finished longer ago than older_than_seconds
         (the spec's retention by default), one purge_batch call of at most batch_size rows (1000 by
-        default, at most 4000) at a time, each its own transaction, until a batch comes back short.
+        default, at most the queue's maintenance maximum) at a time, each its own transaction, until a batch comes back short.
         Jobs that finish while it runs are left for the next purge, so it ends on a busy queue too.
         Inside client.transaction() every batch joins that transaction instead: refused."""
         if self._tx_depth:
@@ -1131,7 +1151,7 @@ class QueueClient:
             # stays within a second of where it was at the start and rows finishing now never count.
             batch = self.purge_batch(older + math.floor(time.monotonic() - started), batch_size)
             total = PurgeResult(*(a + b for a, b in zip(total, batch)))
-            if sum(batch) < (batch_size or MAINTENANCE_BATCH):
+            if sum(batch) < (batch_size or self._limits.maintenance_batch):
                 return total
 
     def purge_batch(self, older_than_seconds: Optional[int] = None, batch_size: Optional[int] = None) -> PurgeResult:
@@ -1175,7 +1195,7 @@ class QueueClient:
         if not all:
             chosen = [int(i) for i in ids or []]
             redriven = skipped = 0
-            step = batch_size or MAINTENANCE_BATCH
+            step = batch_size or self._limits.maintenance_batch
             for start in range(0, len(chosen), step):
                 part = chosen[start:start + step]
                 row = self._run("redrive", [("ids", self._database.id_list(part))] + extra, "rows")[0]

@@ -25,6 +25,7 @@ from typing import Iterable, Optional
 import jinja2
 
 from qgen import __version__
+from qgen.locks import limits
 from qgen import dialects as dialect_registry
 from qgen.catalog import DbObject, claims_in_place, spec_objects
 from qgen.spec import (
@@ -156,6 +157,8 @@ def _queue_context(spec: Spec, queue_name: str, dialect: str) -> SimpleNamespace
         outbox_queue=outbox_queue,
         # Columns that exist only for some options; templates test these rather than re-deriving them.
         has_available_at=queue.claim == "lease" or queue.scheduling,
+        # Rows per statement under SQL Server's lock escalation (qgen/locks.py).
+        limits=limits(spec, queue_name, dialect),
         mark=queue.on_complete == "mark",
         archive=queue.on_complete == "archive",
         audit=queue.audit,

@@ -404,7 +404,11 @@ def _index_key_problems(queue: "Queue", dialect_names: list[str]) -> list[tuple[
 
 
 # The longest a dequeue may wait for work (SQL Server's @wait_ms; the client waits in slices of it).
-MAX_WAIT_MS = 30_000
+# Well under the common client command timeouts (ADO.NET's SqlCommand and JDBC's typical 30 s): a
+# client that gives up mid-call would leave a job claimed just before to nobody (a burned attempt,
+# or with @at_most_once a lost job). The procedure starts no claim after @wait_ms, so the call ends
+# at most one claim's duration after it, 10 s before a 30 s timeout.
+MAX_WAIT_MS = 20_000
 # How long a waiting T-SQL dequeue sleeps between claims that found nothing.
 WAIT_STEP_MS = 50
 

@@ -262,6 +262,10 @@ def load_spec_text(text: str, file: str = "<spec>") -> Spec:
         from qgen.names import name_problems  # renders the spec: only once it is valid
 
         problems = name_problems(spec)
+    if not problems:
+        from qgen.locks import lock_problems
+
+        problems = lock_problems(spec)
     if problems:
         errors = []
         for path, message in problems:

@@ -6,6 +6,8 @@ with its rights only, and ends by verifying that; the worker pins its search_pat
 from __future__ import annotations
 
 import subprocess
+import threading
+import time
 import uuid
 
 import psycopg
@@ -97,6 +99,42 @@ def test_uninstall_refuses_tables_that_hold_jobs_unless_forced(database, schema)
     with psycopg.connect(database, autocommit=True) as conn:
         assert not schema_exists(conn, schema)
         assert roles(conn, schema) == []
+
+
+def test_uninstall_checks_and_drops_the_same_rows_while_a_producer_commits_meanwhile(database, schema):
+    """A producer whose insert is in flight when uninstall checks the tables: the check waits for it
+    and sees its row, so uninstall is refused and the job kept. Before issue 15 the check saw no
+    committed row, the DROP then waited for the producer, and the job it committed was dropped."""
+    rendered = install(database, schema)
+    producer = psycopg.connect(database)
+    try:
+        producer.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', ("late@example.com",))
+        outcome: list[BaseException | None] = []
+
+        def uninstall() -> None:
+            try:
+                run_script(database, rendered.uninstall)
+                outcome.append(None)
+            except psycopg.Error as exc:
+                outcome.append(exc)
+
+        worker = threading.Thread(target=uninstall)
+        worker.start()
+        with psycopg.connect(database, autocommit=True) as watcher:  # uninstall waits on the producer's lock
+            for _ in range(200):
+                if watcher.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                   "AND wait_event_type = 'Lock'").fetchone()[0]:
+                    break
+                time.sleep(0.05)
+        producer.commit()
+        worker.join(30)
+    finally:
+        producer.close()
+    assert len(outcome) == 1 and isinstance(outcome[0], psycopg.Error), "uninstall dropped a job committed meanwhile"
+    assert outcome[0].sqlstate == "QG021"
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert conn.execute(f'SELECT count(*) FROM "{schema}".mail').fetchone()[0] == 1
+    run_script(database, rendered.force_uninstall + rendered.uninstall)
 
 
 def test_uninstall_drops_only_what_install_created(database, schema):

@@ -95,6 +95,25 @@ MISTAKES = {
             payload: {a: int}
             max_batch_size: 4001
         """, 4, 21, "queues.q.max_batch_size", ["at most 4000"]),
+    # SQL Server escalates one statement's 5,000 locks on an index to a table lock (qgen/locks.py): a
+    # lease queue's row can fill a page alone (last_error), so a claim takes two locks a row.
+    "max_batch_size whose claim could escalate on SQL Server": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            max_batch_size: 4000
+        """, 4, 21, "queues.q.max_batch_size", ["escalates to a table lock", "page locks",
+                                                "accepted: max_batch_size at most 1999"]),
+    "batch_size whose claim could escalate on SQL Server": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            claim: delete
+            batch_size: 3990
+            max_batch_size: 3990
+        """, 6, 21, "queues.q.max_batch_size", ["escalates to a table lock", "accepted: max_batch_size at most 3"]),
     "batch_size above max_batch_size": (
         """\
         queues:
@@ -607,3 +626,8 @@ def test_sqlserver_2016_means_2016_sp1():
     spec = load_spec_text("sqlserver_version: 2016\nqueues:\n  q:\n    payload: {a: int}\n", "spec.yaml")
     assert spec.sqlserver_version == 2016
     assert "2016 means 2016 SP1 or later" in Spec.model_fields["sqlserver_version"].description
+
+
+def test_a_claim_size_only_sql_server_would_escalate_is_accepted_for_postgresql_alone():
+    spec = load_spec_text("dialects: [postgres]\nqueues:\n  q:\n    payload: {a: int}\n    max_batch_size: 4000\n", "s.yaml")
+    assert spec.queues["q"].max_batch_size == 4000

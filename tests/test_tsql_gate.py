@@ -16,6 +16,7 @@ from tests.support.tsql_gate import (
     filtered_index_findings,
     own_findings,
     parse_batches,
+    procedure_session_findings,
     rerun_findings,
     session_findings,
     sqlfluff_findings,
@@ -631,7 +632,11 @@ GO
 CREATE OR ALTER PROCEDURE dbo.job_take
 AS
 BEGIN
-    SET NOCOUNT ON;
+    SET NOCOUNT, XACT_ABORT ON;
+    SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
     CREATE TABLE #taken (id bigint NOT NULL);
     SELECT id FROM #taken;
 END;
@@ -719,3 +724,35 @@ def test_an_unguarded_create_is_reported(sql, needle):
 def test_deploy_findings_runs_every_rule():
     text = "CREATE INDEX ix ON dbo.t (a) WHERE b = 1;\n"
     assert sorted(f.message.split(" ")[0] for f in deploy_findings(text)) == ["CREATE", "CREATE", "filtered"]
+
+
+PROCEDURE_START = ("    SET NOCOUNT, XACT_ABORT ON;\n    SET IMPLICIT_TRANSACTIONS OFF;\n"
+                   "    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
+                   "    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;\n"
+                   "    SET NUMERIC_ROUNDABORT OFF;\n")
+
+
+def test_a_procedure_opening_with_every_session_option_passes():
+    text = "CREATE OR ALTER PROCEDURE dbo.p @n int = 1\nAS\nBEGIN\n" + PROCEDURE_START + "    DELETE FROM dbo.t;\nEND;\n"
+    assert procedure_session_findings(text) == []
+    assert procedure_session_findings("CREATE TABLE dbo.t (id int);\nGO\nSET NOCOUNT ON;\n") == []
+
+
+@pytest.mark.parametrize(
+    ("start", "missing"),
+    [
+        # purge, purge_batch, maintain and redrive before issue 15: the isolation level only
+        ("    SET NOCOUNT, XACT_ABORT ON;\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n", "IMPLICIT_TRANSACTIONS OFF"),
+        (PROCEDURE_START.replace("    SET IMPLICIT_TRANSACTIONS OFF;\n", ""), "IMPLICIT_TRANSACTIONS OFF"),
+        (PROCEDURE_START.replace("XACT_ABORT ON", "XACT_ABORT OFF"), "XACT_ABORT ON"),
+        (PROCEDURE_START.replace("READ COMMITTED", "SERIALIZABLE"), "TRANSACTION ISOLATION LEVEL READ COMMITTED"),
+        # a SET after the first other statement is too late: that statement already ran without it
+        (PROCEDURE_START.replace("    SET IMPLICIT_TRANSACTIONS OFF;\n", "") + "    DELETE FROM dbo.t;\n"
+         "    SET IMPLICIT_TRANSACTIONS OFF;\n", "IMPLICIT_TRANSACTIONS OFF"),
+    ],
+)
+def test_a_procedure_without_the_same_session_options_is_reported_at_its_create(start, missing):
+    text = "GO\nCREATE PROCEDURE dbo.p\nAS\nBEGIN\n" + start + "    DELETE FROM dbo.t;\nEND;\n"
+    findings = procedure_session_findings(text, "p.sql")
+    assert [(f.line, f.column) for f in findings] == [at(text, "CREATE")], "\n".join(map(str, findings))
+    assert missing in findings[0].message and "procedure session" in findings[0].message

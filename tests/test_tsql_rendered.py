@@ -12,6 +12,7 @@ import pytest
 from qgen import dialects
 from qgen.render import render_spec, templates_dir
 from qgen.specload import load_spec
+from qgen.spec import MAX_WAIT_MS, WAIT_STEP_MS
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
 from tests.support.tsql_gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
                                      sqlfluff_findings)
@@ -101,7 +102,7 @@ BREAKAGES = {
     "unparsable for sqlfluff": ("purge.sql.j2", " AS [archived], ", " AS AS [archived], ",
                                 "sqlfluff", "unparsable"),
     # qgen's semantic rules (tests/support/tsql_rules.py), one defect each
-    "READPAST without READ COMMITTED pinned": ("dequeue.sql.j2", "    {{ m.read_committed() }}\n", "", "own", "error 650"),
+    "READPAST without READ COMMITTED pinned": ("dequeue.sql.j2", "    {{ m.procedure_start() }}\n", "", "own", "error 650"),
     "claim through a second reference": ("macros.sql.j2", "{#- Complete the lease-mode jobs",
                                          JOIN_CLAIM + "{#- Complete the lease-mode jobs", "own", "do not cover"),
     "OUTPUT without INTO": ("enqueue.sql.j2", "OUTPUT inserted.[id] INTO @q$new ([id])", "OUTPUT inserted.[id]",
@@ -112,6 +113,10 @@ BREAKAGES = {
                                       "own", "READ_COMMITTED_SNAPSHOT", 4),  # 004: a lease queue's mover
     "a variable used but not declared": ("worker.sql.j2", "FROM @q$claimed;", "FROM @claimed;", "own", "error 137", 0),
     # deployment rules (tests/support/tsql_gate.deploy_findings)
+    "a procedure that leaves IMPLICIT_TRANSACTIONS to the caller": (
+        "purge.sql.j2", "    {{ m.procedure_start() }}\n",
+        "    SET NOCOUNT, XACT_ABORT ON;\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n",
+        "own", "IMPLICIT_TRANSACTIONS OFF", 2),
     "a session option not set": ("script.sql.j2", "QUOTED_IDENTIFIER, ", "", "own", "QUOTED_IDENTIFIER ON"),
     "the session options in the batch of a CREATE": ("script.sql.j2", "{{ batch }}", "", "own", "in a GO batch before this one"),
     "a filtered index without its filter column": ("macros.sql.j2", '+ (["lease_token"] if q.lease else [])', "",
@@ -193,7 +198,15 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
         assert "SESSION_CONTEXT(N'qgen.force_uninstall')" in guard and "RAISERROR" in guard and "SET NOEXEC ON" in guard
         tables = [o.name for o in rendering.objects if o.obj.kind in ("table", "dead_letter_table", "archive_table", "outbox_table")
                   for o in [o.obj]]
-        assert all(f"FROM [{spec.schema}].[{t}]" in guard for t in tables), spec_path.name
+        # The check and the drops see the same rows: one transaction, begun before the check, whose
+        # exclusive table locks hold until the COMMIT after the last drop (issue 15).
+        assert all(f"FROM [{spec.schema}].[{t}] WITH (TABLOCKX, HOLDLOCK)" in guard for t in tables), spec_path.name
+        begin, first_check = guard.index("BEGIN TRANSACTION;"), guard.index("IF OBJECT_ID(")
+        assert guard.index("SET XACT_ABORT ON;") < begin < first_check
+        assert guard.index("ROLLBACK TRANSACTION;") < guard.index("RAISERROR")
+        assert "COMMIT" not in "".join(batches[1:-2]) and "BEGIN TRAN" not in "".join(batches[2:])
+        assert batches[-2].split("--")[0].strip() == "" and batches[-2].rstrip().endswith(
+            "IF @@TRANCOUNT > 0\n    COMMIT TRANSACTION;"), "the last drop commits the check's transaction"
         assert batches[-1].strip().endswith("SET NOEXEC OFF;")
         assert "sp_set_session_context @key = N'qgen.force_uninstall', @value = 1" in rendering.force_uninstall
         roles = next(b for b in batches if "DROP ROLE" in b)
@@ -202,7 +215,7 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
         assert sum(line.startswith("IF EXISTS (SELECT 1 FROM sys.extended_properties") and "qgen.created_role." in line
                    for line in lines) == 3
         assert roles.count("sys.database_role_members") == 3 and roles.count("sp_dropextendedproperty") == 3
-        schema = batches[-2]
+        schema = batches[-3]
         assert "DROP SCHEMA" in schema and "N'qgen.created'" in schema and "sys.objects" in schema
 
 
@@ -221,22 +234,28 @@ def test_install_ends_by_checking_that_every_object_exists(spec_path):
 
 @pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
 def test_a_waiting_dequeue_is_bounded_and_sleeps_between_its_transactions(parser, spec_path):
-    """dequeue's @wait_ms: refused outside 0..30000 (50003) and inside the caller's transaction
-    (50005) before anything runs; each attempt is its own transaction, and the sleep comes after
-    its COMMIT and before the next BEGIN (the gate's own rule checks the same: a WAITFOR inside a
-    transaction the procedure began is a finding); and the wait block passes every gate."""
+    """dequeue's @wait_ms: refused outside 0..MAX_WAIT_MS (50003), which stays well under a 30 s
+    client command timeout, and inside the caller's transaction (50005) before anything runs; each
+    attempt is its own transaction, and the sleep comes after its COMMIT and before the next BEGIN
+    (the gate's own rule checks the same: a WAITFOR inside a transaction the procedure began is a
+    finding). No claim starts after the deadline: the loop sleeps only when a whole step fits before
+    @wait_ms, and looks at the clock again after the sleep before it claims. The wait block passes
+    every gate."""
+    assert MAX_WAIT_MS <= 20_000, "a waiting dequeue must end well before ADO.NET's and JDBC's 30 s"
     for item in render_spec(load_spec(spec_path), spec_path.name, "mssql").objects:
         if item.obj.kind != "dequeue":
             continue
         text = item.create
         assert "    @wait_ms int = 0\nAS\n" in text
-        checks = text.index("IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 30000\n        THROW 50003,")
+        checks = text.index(f"IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > {MAX_WAIT_MS}\n        THROW 50003,")
         refusal = text.index("IF @wait_ms > 0 AND @@TRANCOUNT > 0\n        THROW 50005,")
         label = text.index("    q$attempt:\n        BEGIN TRANSACTION;")
         commit = text.index("COMMIT TRANSACTION;", label)
-        sleep = text.index("WAITFOR DELAY '00:00:00.050';", commit)
-        again = text.index("GOTO q$attempt;", sleep)
+        fits = text.index(f"AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) + {WAIT_STEP_MS} < @wait_ms\n", commit)
+        sleep = text.index("WAITFOR DELAY '00:00:00.050';", fits)
+        still = text.index("IF DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) < @wait_ms\n", sleep)
+        again = text.index("GOTO q$attempt;", still)
         result = text.index("FROM @q$claimed\n        ORDER BY", again)
-        assert checks < refusal < label < commit < sleep < again < result, item.filename
+        assert checks < refusal < label < commit < fits < sleep < still < again < result, item.filename
         assert text.count("BEGIN TRANSACTION;") == 1 and text.count("WAITFOR") == 1
         assert check_scripts({item.filename: text})[item.filename] == []

@@ -67,6 +67,9 @@ class Dialect:
     # LISTENs on the queue's wake-up channel, which enqueue notifies with `wakeup: notify`, and
     # claims again when woken; without it, it sleeps and polls).
     wait_for_work: str
+    # Whether one statement holding many row and page locks on an index is escalated to a table
+    # lock (SQL Server, at 5,000): then qgen caps the rows per statement (qgen/locks.py).
+    escalates_locks: bool = False
     # A table's storage parameters, which a revision changes in place (PostgreSQL: the WITH (...) of
     # CREATE TABLE, fillfactor and autovacuum_*, set by ALTER TABLE ... SET): given a table's create
     # script, the script without them and them as {name: value}. None: the dialect has none, and any

@@ -83,5 +83,6 @@ MSSQL = register(
         lease_claims_in_place=False,
         id_list=lambda ids: json.dumps([int(i) for i in ids]),
         wait_for_work="dequeue",
+        escalates_locks=True,
     )
 )

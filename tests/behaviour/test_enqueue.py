@@ -8,7 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from qgen.client import DuplicateJob, QueueUsageError
+from qgen.client import DuplicateJob, InvalidArgument, QueueUsageError
+from qgen.locks import limits
 from tests.behaviour.helpers import EX000, EX002, EX004, FEAT, db_now
 
 
@@ -156,3 +157,27 @@ def test_enqueue_many_through_either_sql_server_entry(use_spec, dialect, via):
     urgent = env.client("urgent", batch_via=via)
     urgent.enqueue_many([{"task": "low"}, {"task": "high", "priority": 9}])
     assert [j.payload["task"] for j in urgent.dequeue()] == ["high", "low"]
+
+
+def test_a_batch_bigger_than_one_statement_may_write_is_split_and_stays_all_or_nothing(use_spec):
+    """SQL Server: enqueue_batch and enqueue_json refuse more jobs than one INSERT may write without
+    risking lock escalation on the queue table or its dedupe index (qgen/locks.py), and the client
+    splits a bigger batch into calls inside one transaction: ids still in list order, a key repeated
+    across the parts found as in one batch."""
+    env = use_spec(EX000)
+    cap = limits(env.spec, "four_queue", "mssql").enqueue_rows
+    assert 1000 < cap < 2500
+    queue = env.client()
+    jobs = [{"reputation": n} for n in range(2 * cap + 1)] + [{"reputation": 0}]
+    results = queue.enqueue_many(jobs)
+    assert [r.ordinal for r in results] == list(range(1, len(jobs) + 1))
+    ids = [r.id for r in results[:-1]]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    assert results[-1] == (len(jobs), ids[0], False), "the key of job 1, repeated in the last part"
+    assert env.count("four_queue") == 2 * cap + 1
+    if env.dialect == "mssql":
+        import json
+
+        with pytest.raises(InvalidArgument, match=f"more than {cap} jobs"):
+            queue._run("enqueue_json", [("jobs", json.dumps([{"reputation": -n} for n in range(1, cap + 2)]))], "rows")
+        assert env.count("four_queue") == 2 * cap + 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from qgen.client import LeaseLost
-from tests.behaviour.helpers import EX004, FEAT
+from tests.behaviour.helpers import BEHAVE, EX004, FEAT
 
 
 def test_complete_enqueues_into_the_transfer_queue(use_spec):
@@ -56,3 +56,22 @@ def test_complete_writes_the_outbox_table(use_spec):
     outbox = env.sql(f"SELECT {env.col('source_id')}, {env.col('summary_text')}, {env.col('score')} "
                      f"FROM {env.name('jobs', 'outbox_table')} ORDER BY {env.col('id')}")
     assert outbox == [(first.id, "ok", 5), (second.id, "no score", None)]
+
+
+def test_hand_off_skips_a_key_the_downstream_queue_holds(use_spec):
+    """The downstream queue refuses duplicates (on_duplicate: error): a hand-off whose key is already
+    queued there is skipped and the completion commits, rather than failing on every retry until the
+    finished job is dead-lettered. A handed job's enqueued_by is the completing session's user, as
+    enqueue's default is."""
+    env = use_spec(BEHAVE)
+    source, downstream = env.client("handing_on"), env.client("handed_to")
+    assert downstream.enqueue(code="A", n=0, enqueued_by="someone").enqueued
+    source.enqueue_many([{"n": 1}, {"n": 2}])
+    clash, fresh = source.dequeue(batch_size=2)
+    assert source.complete(clash, code="A", n=1) == 1, "a key already queued downstream is skipped"
+    assert source.complete(fresh, code="B", n=2) == 1
+    assert env.count("handing_on") == 0, "both jobs completed"
+    rows = env.sql(f"SELECT {env.col('code')}, {env.col('n')}, {env.col('enqueued_by')} FROM {env.name('handed_to')} "
+                   f"ORDER BY {env.col('id')}")
+    me = env.scalar("SELECT session_user" if env.dialect == "postgres" else "SELECT ORIGINAL_LOGIN()")
+    assert rows == [("A", 0, "someone"), ("B", 2, me)]

@@ -434,10 +434,68 @@ def rerun_findings(text: str, name: str = "") -> list[Finding]:
     return found
 
 
+# What every qgen procedure sets at the top of its body, whatever the caller's session (the template
+# macro procedure_start): IMPLICIT_TRANSACTIONS ON in the caller's session (pyodbc with autocommit
+# off, JDBC autocommit false) would otherwise turn purge into one huge transaction and make maintain
+# return holding its applock; READ COMMITTED is what READPAST and the locking reads need.
+PROCEDURE_OPTIONS = {
+    "NOCOUNT": "ON", "XACT_ABORT": "ON", "IMPLICIT_TRANSACTIONS": "OFF",
+    "ANSI_WARNINGS": "ON", "ANSI_PADDING": "ON", "CONCAT_NULL_YIELDS_NULL": "ON", "ARITHABORT": "ON",
+    "NUMERIC_ROUNDABORT": "OFF", "TRANSACTION ISOLATION LEVEL": "READ COMMITTED",
+}
+
+
+def _leading_settings(toks: list[Tok], i: int) -> dict[str, str]:
+    """The SET statements that open a procedure body starting at toks[i] (after its AS, an optional
+    BEGIN), until the first statement that is not a SET of options or of the isolation level."""
+    found: dict[str, str] = {}
+    if is_word(at(toks, i), "BEGIN"):
+        i += 1
+    while is_word(at(toks, i), "SET"):
+        words = [t.value for t in toks[i + 1:i + 6]]
+        if words[:3] == ["TRANSACTION", "ISOLATION", "LEVEL"]:
+            level = " ".join(w for w in words[3:] if w in ("READ", "COMMITTED", "UNCOMMITTED", "REPEATABLE",
+                                                          "SNAPSHOT", "SERIALIZABLE"))
+            found["TRANSACTION ISOLATION LEVEL"] = level
+        elif (setting := _set_options(toks, i)) is not None:
+            for option in setting[0]:
+                found[option] = setting[1]
+        else:
+            break
+        while (tok := at(toks, i)) is not None and tok.value != ";":
+            i += 1
+        i += 1
+    return found
+
+
+def procedure_session_findings(text: str, name: str = "") -> list[Finding]:
+    """Every CREATE [OR ALTER] PROCEDURE opens its body with PROCEDURE_OPTIONS, each SET before any
+    other statement: the same session options in every procedure, reported at the CREATE with the
+    ones missing."""
+    found: list[Finding] = []
+    for first_line, batch in batch_spans(text):
+        toks = tokens(batch)
+        module = module_statement(toks, 0) if toks else None
+        if not (module and module.endswith(("PROCEDURE", "PROC"))):
+            continue
+        body = next((i + 1 for i, tok in enumerate(toks) if is_word(tok, "AS")), len(toks))
+        settings = _leading_settings(toks, body)
+        missing = [f"{o} {v}" for o, v in PROCEDURE_OPTIONS.items() if settings.get(o) != v]
+        if missing:
+            line, column = line_col(batch, toks[0].pos)
+            found.append(Finding(name, first_line + line - 1, column, "own",
+                                 "procedure session: the body does not open with SET "
+                                 f"{', '.join(missing)} (every qgen procedure sets the same options, whatever "
+                                 "the caller's session: IMPLICIT_TRANSACTIONS ON would leave its work in a "
+                                 "transaction nobody commits)"))
+    return found
+
+
 def deploy_findings(text: str, name: str = "") -> list[Finding]:
     """The rules a rendered qgen script must pass to deploy on any session and to run twice: SET
-    options, filtered indexes, guarded CREATEs."""
-    return sorted(session_findings(text, name) + filtered_index_findings(text, name) + rerun_findings(text, name))
+    options, filtered indexes, guarded CREATEs, every procedure's own session options."""
+    return sorted(session_findings(text, name) + filtered_index_findings(text, name) + rerun_findings(text, name)
+                  + procedure_session_findings(text, name))
 
 
 # --------------------------------------------------------------------------------------------------

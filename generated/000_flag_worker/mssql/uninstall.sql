@@ -12,15 +12,22 @@ GO
 --     EXEC sys.sp_set_session_context @key = N'qgen.force_uninstall', @value = 1;
 -- Refused, it raises an error and sets NOEXEC ON, so that sqlcmd and SSMS, which go on to the next
 -- batch after an error, drop nothing; the last batch of uninstall.sql sets it OFF again.
+-- The check and the drops see the same rows: one transaction, from here to the last batch, that
+-- first takes an exclusive lock on each table it checks (TABLOCKX, HOLDLOCK: it waits for the
+-- writers in flight, and no producer, hand-off or dead-lettering can add a row until the tables are
+-- gone). XACT_ABORT ON: an error on the way rolls every drop back (and stays set in this session).
+SET XACT_ABORT ON;
+BEGIN TRANSACTION;
 DECLARE @q$holding nvarchar(max) = N'';
 IF OBJECT_ID(N'four.four_queue', N'U') IS NOT NULL
-    IF EXISTS (SELECT 1 FROM [four].[four_queue])
+    IF EXISTS (SELECT 1 FROM [four].[four_queue] WITH (TABLOCKX, HOLDLOCK))
         SET @q$holding += N' four.four_queue';
 IF OBJECT_ID(N'four.four_queue_dead', N'U') IS NOT NULL
-    IF EXISTS (SELECT 1 FROM [four].[four_queue_dead])
+    IF EXISTS (SELECT 1 FROM [four].[four_queue_dead] WITH (TABLOCKX, HOLDLOCK))
         SET @q$holding += N' four.four_queue_dead';
 IF @q$holding <> N'' AND ISNULL(TRY_CONVERT(int, SESSION_CONTEXT(N'qgen.force_uninstall')), 0) <> 1
 BEGIN
+    ROLLBACK TRANSACTION;
     DECLARE @q$message nvarchar(2048) = N'qgen: uninstall refused: these tables still hold rows:' + @q$holding
         + N'. To drop them with their rows, run EXEC sys.sp_set_session_context @key = N''qgen.force_uninstall'', @value = 1; '
         + N'in the same session first.';
@@ -140,6 +147,12 @@ BEGIN
         PRINT N'qgen: schema four kept: it still holds other objects';
 END;
 GO
+-- The transaction the check began, holding its table locks through every drop, ends here (a
+-- refused uninstall rolled it back and set NOEXEC ON, so this COMMIT does not run then).
+IF @@TRANCOUNT > 0
+    COMMIT TRANSACTION;
+GO
+
 -- A refused uninstall set NOEXEC ON, so that sqlcmd and SSMS, which go on to the next batch after
 -- an error, ran nothing more: give the session back as it was.
 SET NOEXEC OFF;

@@ -19,13 +19,8 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_dequeue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
-    -- The caller's session may have IMPLICIT_TRANSACTIONS ON (JDBC and ODBC with autocommit off):
-    -- then BEGIN TRANSACTION below would open two levels and COMMIT close one (error 266 on return).
-    -- Only ANSI_NULLS and QUOTED_IDENTIFIER are stored with a procedure; the other options a write
-    -- to a table with a filtered index needs come from the session (error 1934 without them).
-    -- Each SET here holds until the procedure returns.
     SET IMPLICIT_TRANSACTIONS OFF;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
@@ -36,8 +31,8 @@ BEGIN
     END;
     IF @@TRANCOUNT = 0 AND ISNULL(@at_most_once, 0) = 0
         THROW 50005, N'qgen: refused on ghosts.testq: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
-    IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 30000
-        THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 30000 milliseconds.', 1;
+    IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
+        THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 20000 milliseconds.', 1;
     IF @wait_ms > 0 AND @@TRANCOUNT > 0
         THROW 50005, N'qgen: refused on ghosts.testq: dequeue waits for work (@wait_ms) only outside a transaction: inside one it would hold that transaction open while it waits; pass @wait_ms = 0, or claim with @at_most_once = 1', 1;
     DECLARE @q$began datetime2(7) = SYSUTCDATETIME();
@@ -100,13 +95,17 @@ BEGIN
         IF @q$highest / 100 > (@q$lowest - 1) / 100
             EXEC [ghosts].[testq_watermark_move] @claimed_from = @q$lowest;
         COMMIT TRANSACTION;
-        -- ---- wait block: no job yet, and @wait_ms not over: sleep, then claim again ----
+        -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
-            AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) < @wait_ms
+            AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) + 50 < @wait_ms
         BEGIN
             WAITFOR DELAY '00:00:00.050';
-            SET @q$now = SYSUTCDATETIME();
-            GOTO q$attempt;
+            -- No claim starts after the deadline, even when the sleep overran it.
+            IF DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) < @wait_ms
+            BEGIN
+                SET @q$now = SYSUTCDATETIME();
+                GOTO q$attempt;
+            END;
         END;
         -- ---- end of the wait block ----
         SELECT [id], [filler], [enqueued_at]

@@ -4,7 +4,10 @@
 -- queue's objects, or the schema-wide ones) is dropped in a transaction of its own: all of it or
 -- none of it, and no transaction locks more than one queue's objects, so a spec of any number of
 -- queues fits the server's lock table (max_locks_per_transaction). A part runs only once this
--- session's check passed, even under psql without ON_ERROR_STOP.
+-- session's check passed, even under psql without ON_ERROR_STOP. A queue's part locks its tables
+-- ACCESS EXCLUSIVE and looks again before it drops them: a producer, hand-off or dead-lettering
+-- that committed after the first check is waited for and seen, and the part is refused with its
+-- row kept (the queues dropped before it held no rows; run install.sql to put back the grants).
 SET qgen.uninstall_checked = '';
 -- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
 -- archived jobs, outbox rows) unless this session has said so first:
@@ -79,6 +82,29 @@ BEGIN
     IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'QueueSample' THEN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall of schema QueueSample queue WorkQueue not run: the check at the start of uninstall.sql refused it (see its error)';
+    END IF;
+END
+$qgen$;
+DO $qgen$
+DECLARE
+    v$holding text := '';
+BEGIN
+    IF pg_catalog.to_regclass('"QueueSample"."WorkQueue"') IS NOT NULL THEN
+        LOCK TABLE "QueueSample"."WorkQueue" IN ACCESS EXCLUSIVE MODE;
+        IF EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue") THEN
+            v$holding := v$holding || ' QueueSample.WorkQueue';
+        END IF;
+    END IF;
+    IF pg_catalog.to_regclass('"QueueSample"."WorkQueue_dead"') IS NOT NULL THEN
+        LOCK TABLE "QueueSample"."WorkQueue_dead" IN ACCESS EXCLUSIVE MODE;
+        IF EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_dead") THEN
+            v$holding := v$holding || ' QueueSample.WorkQueue_dead';
+        END IF;
+    END IF;
+    IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall refused: rows were added while it ran:' || v$holding,
+            HINT = 'Nothing of queue WorkQueue was dropped. To drop its tables with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
     END IF;
 END
 $qgen$;
