@@ -197,7 +197,7 @@ def _tx_ops(shape: Shape, options: Options, session: _Session) -> dict[str, floa
     if timing_ok and watermark_ok:
         ops.update(claim=2.0, fail=0.8)
     if shape.watermark and options.tx_watermark:
-        ops["watermark_correct"] = 0.4
+        ops["watermark_correct"] = 1.0
     return ops
 
 
