@@ -219,6 +219,11 @@ class Model:
             raise Violation("dedupe", f"a duplicate enqueue (n={n}, k={k}) returned job {job_id}, which the model has as "
                                       f"{'unknown' if existing is None else f'{existing.status} with k={existing.k}'}")
 
+    def _now(self, session: Optional[int], t0: float) -> float:
+        """The earliest now() a call may have used: its transaction's start inside one (PostgreSQL
+        stamps completed_at, dead_at and the archive's rows with the transaction's time)."""
+        return min(t0, self.tx_start.get(session, t0)) if self.in_tx(session) else t0
+
     def _may_have_left(self, job: Job, t: float) -> bool:
         """Could a transition no call reports (reap, a claim's dead-lettering) have finished it by t?"""
         return (job.status == "leased" and job.lease_lo <= t + EPS
@@ -238,7 +243,7 @@ class Model:
             if not f.lease:
                 if job.status != "ready":
                     raise Violation("handed-out-twice", f"delete-mode claim returned job {job.id} ({job.status})")
-                job.status, job.finished = "done", (t0, t1)
+                job.status, job.finished = "done", (self._now(session, t0), t1)
                 job.completions += 1
                 job.note(f"claimed and deleted [{t0:.3f}, {t1:.3f}] by s{session}")
                 self._put(session, job, t1)
@@ -292,7 +297,7 @@ class Model:
 
     def completed(self, session: Optional[int], token: uuid.UUID, job_id: int, t0: float, t1: float) -> None:
         job = self._held(session, token, job_id, "complete", t1)
-        job.status, job.token, job.finished = "done", None, (t0, t1)
+        job.status, job.token, job.finished = "done", None, (self._now(session, t0), t1)
         job.completions += 1
         job.note(f"completed by s{session} [{t0:.3f}, {t1:.3f}]")
         self._put(session, job, t1)
@@ -307,7 +312,7 @@ class Model:
                                             f"{f.max_attempts} returned {outcome!r}, expected {expected!r}")
         job.token = None
         if outcome == "dead":
-            job.status, job.finished = ("dead" if f.dead_letter else "gone"), (t0, t1)
+            job.status, job.finished = ("dead" if f.dead_letter else "gone"), (self._now(session, t0), t1)
             job.note(f"failed to dead by s{session} [{t0:.3f}, {t1:.3f}]")
         else:
             delay = f.backoff_after(job.attempts)

@@ -170,6 +170,7 @@ class Runner:
         self.postgres = env.dialect == "postgres"
         self._probe: Any = None
         self._lazy_isolation: dict[int, str] = {}
+        self._finishing = False
         c = env.col
         self._queue_sql = (f"SELECT {c('id')}, {c('n')}"
                            + (f", {c('attempts')}, {c('lease_token')}" if self.facts.lease else "")
@@ -194,6 +195,9 @@ class Runner:
                     if self.postgres and step.index % SAMPLE_EVERY == SAMPLE_EVERY - 1:
                         self._sample_claim()
             self._drain()
+        except Violation:
+            self._log_sessions()
+            raise
         finally:
             for session in self.sessions:
                 session.close()
@@ -249,6 +253,20 @@ class Runner:
             self._log(step, f"job {job_id} attempts -> {attempts}")
 
     def _finish(self, session: Session) -> None:
+        # A call in flight that was unblocked meanwhile may have committed before this one saw its
+        # rows: give each a moment to report, and apply first those that returned before this one.
+        others = [s for s in self._in_flight() if s is not session]
+        if others and not self._finishing:
+            self._finishing = True
+            try:
+                for other in others:
+                    other.wait(0.15)
+                mine = session.outcome.t1
+                for other in sorted((o for o in others if o.busy and o.wait(0) and o.outcome.t1 < mine),
+                                    key=lambda o: o.outcome.t1):
+                    self._finish(other)
+            finally:
+                self._finishing = False
         step, on_result, _ = session.pending
         outcome = session.outcome
         session.pending = None
@@ -269,6 +287,16 @@ class Runner:
 
     def _in_flight_ids(self) -> set[int]:
         return set()
+
+    def _log_sessions(self) -> None:
+        """What each session's backend is doing when a violation is found (PostgreSQL)."""
+        if not self.postgres:
+            return
+        with contextlib.suppress(Exception):
+            for session in self.sessions:
+                rows = self.env.sql("SELECT state, xact_start, backend_xid, wait_event_type, wait_event, "
+                                    "left(query, 80) FROM pg_stat_activity WHERE pid = ?", session.pid)
+                self.report.log.append(f"     s{session.index} (pid {session.pid}, tx {session.tx is not None}): {rows}")
 
     def _log(self, step: Step, text: str) -> None:
         self.report.log.append(f"{step.line()}  -> {text}")
@@ -366,7 +394,9 @@ class Runner:
                 if o.error is not None:
                     return self._plain(session, o)
                 rows = self._rows(f"SELECT {self.env.col('id')}, {self.env.col('n')} FROM {self.env.name(self.queue)}")
-                new = [(r[0], r[1]) for r in rows if r[0] not in before]
+                # the redriven jobs: new ids carrying a dead job's n (an enqueue in flight may add others)
+                dead_n = {j.n for j in model.jobs.values() if j.status == "dead"}
+                new = [(r[0], r[1]) for r in rows if r[0] not in before and r[1] in dead_n]
                 model.redriven(o.value.redriven, new, o.t1)
                 return f"{o.value}"
             return work_redrive, after_redrive
@@ -578,9 +608,11 @@ class Runner:
         current = model.current_leases(s)
         mine = [(t, i) for t, i in session.leases if i in current.get(t, [])]
         if op.startswith("fenced_"):
-            choices = [(t, i) for t, i in session.leases if i not in current.get(t, [])]
-            # only jobs whose lease the model knows to be taken over or finished (not merely expired)
-            choices = [(t, i) for t, i in choices if (model.view(s, i) is not None)]
+            # tokens the model knows are fenced (the job was released, taken over or finished);
+            # first those whose job is still queued: a fence that does not hold shows there
+            stale = [(t, i) for t, i in session.leases if i not in current.get(t, [])]
+            live = [(t, i) for t, i in stale if (j := model.view(s, i)) is not None and j.holds_key()]
+            choices = live or stale
         else:
             choices = mine
         if not choices:
