@@ -135,6 +135,12 @@ class Model:
         self.tx_start: dict[int, float] = {}
         self.purges: list[tuple[float, float, int]] = []  # (t0, t1, older_than_seconds)
 
+    def snapshot(self) -> tuple:
+        return copy.deepcopy((self.jobs, self.overlays, self.tx_start, self.purges))
+
+    def restore(self, saved: tuple) -> None:
+        self.jobs, self.overlays, self.tx_start, self.purges = copy.deepcopy(saved)
+
     # ------------------------------------------------------------------------------------------
     # Views
 

@@ -176,8 +176,27 @@ class Runner(Calls, Observer):
         step, on_result, _ = session.pending
         outcome = session.outcome
         session.pending = None
+        # Calls returning at the same moment may have committed in either order: when this result
+        # breaks the model while another call is in flight, apply the others that return within
+        # a moment first, and judge this one again on the model as it was.
+        saved = self.model.snapshot() if any(s.busy for s in self.sessions) else None
         try:
-            text = on_result(outcome)
+            try:
+                text = on_result(outcome)
+            except Violation:
+                if saved is None or self._finishing:
+                    raise
+                self.model.restore(saved)
+                self._finishing = True
+                try:
+                    busy = [s for s in self.sessions if s.busy]
+                    for other in busy:
+                        other.wait(0.5)
+                    for other in sorted((o for o in busy if o.wait(0)), key=lambda o: o.outcome.t1):
+                        self._finish(other)
+                finally:
+                    self._finishing = False
+                text = on_result(outcome) + " (judged after the calls that returned with it)"
         except Violation:
             self._log(step, f"VIOLATION at [{outcome.t0:.3f}, {outcome.t1:.3f}]")
             raise
