@@ -70,7 +70,16 @@ class Calls:
         if op in ("complete", "fail", "extend", "fenced_complete", "fenced_fail"):
             return self._lease_call(session, op, args)
         if op == "metrics":
-            return client.metrics, lambda o: self._tx_error(session, o) or "metrics"
+            quiet = not in_tx and not model.overlays and not self._in_flight()
+
+            def after_metrics(o: Outcome) -> str:
+                if o.error is not None:
+                    return self._tx_error(session, o)
+                if quiet and not self._others_busy(session):
+                    self._reconcile()  # what calls in flight until now changed is known first
+                    model.metrics(o.value)
+                return "metrics" + (" (held to the model)" if quiet else "")
+            return client.metrics, after_metrics
         if op == "reap":
             return client.reap, lambda o: self._plain(session, o)
         if op == "maintain":

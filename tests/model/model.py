@@ -441,6 +441,28 @@ class Model:
     def _purge_allowed(self, job: Job) -> bool:
         return any(job.finished[0] <= p1 - older + EPS for p0, p1, older in self.purges)
 
+    def metrics(self, row: dict) -> None:
+        """metrics, called with nothing else open, counts what the model holds (reconciled after
+        every step, so it is the tables' state)."""
+        f = self.facts
+        jobs = list(self.jobs.values())
+        expected = {
+            "ready+scheduled": sum(j.status == "ready" for j in jobs),
+            "in_flight": sum(j.status == "leased" for j in jobs),
+            "dead": sum(j.status == "dead" for j in jobs) if f.lease and f.dead_letter else 0,
+            "archived": sum(j.status == "done" for j in jobs) if f.on_complete == "archive" else 0,
+            "processed": sum(j.status == "done" for j in jobs) if f.on_complete == "mark" else 0,
+        }
+        seen = {"ready+scheduled": row["ready"] + row["scheduled"], "in_flight": row["in_flight"],
+                "dead": row["dead"], "archived": row["archived"], "processed": row["processed"]}
+        ready = [j.id for j in jobs if j.status == "ready"]
+        if f.lease:
+            expected["lowest_pending_id"] = min(ready, default=None)
+            seen["lowest_pending_id"] = row["lowest_pending_id"]
+        wrong = {k: (seen[k], expected[k]) for k in expected if seen[k] != expected[k]}
+        if wrong:
+            raise Violation("metrics", "metrics (seen, model): " + ", ".join(f"{k} {v}" for k, v in wrong.items()))
+
     # ------------------------------------------------------------------------------------------
     # Claims that came back short
 

@@ -12,7 +12,8 @@ its job, an enqueue behind an uncommitted one with the same dedupe key) are reco
 After every step with nothing in flight the scheduler reads the committed tables and reconciles
 the model with them (model.Model.reconcile). Every SAMPLE_EVERY steps on PostgreSQL it measures one
 claim: EXPLAIN (ANALYZE, BUFFERS) of the dequeue in a transaction that is rolled back, so the
-schedule does not see it; the buffers it touched must stay under CLAIM_BUFFERS. At the end the
+schedule does not see it; the buffers it touched must stay under a bound (observe.CLAIM_BUFFERS plus a
+little per job still queued: finished jobs behind the queue may not raise it). At the end the
 workers finish what they hold, leases and backoffs run out, one session drains the queue, and
 every job must be done or dead exactly once.
 """
