@@ -127,13 +127,169 @@ class Job:
         return self.status in ("ready", "leased")
 
 
-class Model:
+class TableChecks:
+    """What the model holds the tables to between calls (reconcile, metrics), and at the end (final);
+    the claims that came back short (stranded). A base of Model: it reads Model's jobs and facts."""
+
+    facts: Facts
+    jobs: dict[int, Job]
+    purges: list[tuple[float, float, int]]
+
+    def reconcile(self, queue_rows: dict[int, dict], dead_rows: list[dict], archive_ids: list[int], t: float) -> None:
+        """Hold the committed tables to the model; accept the transitions no call reports."""
+        f = self.facts
+        dead: dict[int, dict] = {}
+        for row in dead_rows:
+            if row["id"] in dead:
+                raise Violation("state", f"job {row['id']} is dead-lettered twice")
+            dead[row["id"]] = row
+        archived: set[int] = set()
+        for job_id in archive_ids:
+            if job_id in archived:
+                raise Violation("completed-twice", f"job {job_id} is in the archive twice")
+            archived.add(job_id)
+        for job_id in set(queue_rows) | set(dead) | archived:
+            if job_id not in self.jobs:
+                where = "queue" if job_id in queue_rows else "dead letters" if job_id in dead else "archive"
+                raise Violation("state", f"job {job_id} is in the {where}, but no committed call made it")
+        for job in self.jobs.values():
+            row = queue_rows.get(job.id)
+            where = ("processed" if row is not None and row.get("processed") else
+                     "queue" if row is not None else "dead" if job.id in dead else
+                     "archive" if job.id in archived else "nowhere")
+            self._reconcile_job(job, row, dead.get(job.id), where, t)
+
+    def _reconcile_job(self, job: Job, row: Optional[dict], dead: Optional[dict], where: str, t: float) -> None:
+        f = self.facts
+        finished_at = {"mark": "processed", "archive": "archive", "delete": "nowhere"}[f.on_complete]
+
+        def wrong(expected: str) -> Violation:
+            seen = where + (f" (token {row.get('lease_token')}, attempts {row.get('attempts')})" if row else "")
+            seen += f" (last_error {dead.get('last_error')!r}, attempts {dead.get('attempts')})" if dead else ""
+            return Violation("state", f"job {job.id} (n={job.n}): the model has it {job.status}"
+                                      f"{' under ' + str(job.token) if job.token else ''} (expected in {expected}), "
+                                      f"the tables show it {seen}: " + "; ".join(job.history))
+
+        if job.status in ("gone", "redriven"):
+            if where != "nowhere":
+                raise wrong("nowhere")
+            return
+        if job.status == "ready":
+            if where == "queue" and row.get("lease_token") is None and row.get("attempts", 0) == job.attempts:
+                return
+            if where == "dead" and job.lowered and dead.get("last_error") != TAKEOVER_DEAD:
+                job.status = "dead"
+                return
+            raise wrong("the queue, unleased")
+        if job.status == "leased":
+            if where == "queue" and row.get("lease_token") == job.token and row.get("attempts", 0) == job.attempts:
+                return
+            expired = job.lease_lo <= t + EPS
+            if expired and where == "queue" and row.get("lease_token") is None and row.get("attempts", 0) == job.attempts:
+                job.status, job.token, job.avail_lo, job.avail_hi, job.since = "ready", None, 0.0, t, t
+                job.note(f"released (lease expired) by {t:.3f}")
+                return
+            if (expired and where == "dead" and job.attempts >= f.max_attempts
+                    and dead.get("last_error") == TAKEOVER_DEAD and dead.get("attempts") == job.attempts):
+                job.status, job.token, job.finished, job.since = "dead", None, (job.lease_lo, t), t
+                job.note(f"dead-lettered (lease expired on the last attempt) by {t:.3f}")
+                return
+            raise wrong("the queue under its token")
+        if job.status == "done":
+            if where == finished_at:
+                return
+            if where == "nowhere" and self._purge_allowed(job):
+                job.status = "gone"
+                return
+            raise wrong(finished_at)
+        if job.status == "dead":
+            if where == "dead":
+                if dead.get("attempts") != job.attempts:
+                    raise Violation("attempts", f"job {job.id} is dead-lettered with attempts {dead.get('attempts')}; "
+                                                f"the model counts {job.attempts}: " + "; ".join(job.history))
+                return
+            if where == "nowhere" and (self._purge_allowed(job) or not f.dead_letter):
+                job.status = "gone"
+                return
+            raise wrong("dead letters")
+
+    def _purge_allowed(self, job: Job) -> bool:
+        return any(job.finished[0] <= p1 - older + EPS for p0, p1, older in self.purges)
+
+    def metrics(self, row: dict) -> None:
+        """metrics, called with nothing else open, counts what the model holds (reconciled after
+        every step, so it is the tables' state)."""
+        f = self.facts
+        jobs = list(self.jobs.values())
+        expected = {
+            "ready+scheduled": sum(j.status == "ready" for j in jobs),
+            "in_flight": sum(j.status == "leased" for j in jobs),
+            "dead": sum(j.status == "dead" for j in jobs) if f.lease and f.dead_letter else 0,
+            "archived": sum(j.status == "done" for j in jobs) if f.on_complete == "archive" else 0,
+            "processed": sum(j.status == "done" for j in jobs) if f.on_complete == "mark" else 0,
+        }
+        seen = {"ready+scheduled": row["ready"] + row["scheduled"], "in_flight": row["in_flight"],
+                "dead": row["dead"], "archived": row["archived"], "processed": row["processed"]}
+        ready = [j.id for j in jobs if j.status == "ready"]
+        if f.lease:
+            expected["lowest_pending_id"] = min(ready, default=None)
+            seen["lowest_pending_id"] = row["lowest_pending_id"]
+        wrong = {k: (seen[k], expected[k]) for k in expected if seen[k] != expected[k]}
+        if wrong:
+            raise Violation("metrics", "metrics (seen, model): " + ", ".join(f"{k} {v}" for k, v in wrong.items()))
+
+    def stranded(self, returned: Iterable[int], job_type: Optional[str], t0: float,
+                 candidates: Optional[dict[int, Job]] = None) -> None:
+        """A claim (autocommit, nothing else open) returned fewer jobs than it asked for: every job
+        claimable for longer than the documented bound must have been among them."""
+        f = self.facts
+        bound = f.rescan if f.watermark else 0.0
+        returned = set(returned)
+        for job in (candidates or self.jobs).values():
+            if job.id in returned or (job_type is not None and job.job_type != job_type):
+                continue
+            if job.status == "ready":
+                since = max(job.since, job.avail_hi)
+            elif job.status == "leased" and f.in_place and job.attempts < f.max_attempts:
+                since = max(job.since, job.lease_hi)
+            else:
+                continue
+            if t0 >= since + bound + EPS:
+                raise Violation("stranded", f"a claim at {t0:.3f} came back short without job {job.id} ({job.status}), "
+                                            f"claimable since {since:.3f} (bound {bound:g}s): " + "; ".join(job.history))
+
+    def final(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for job in self.jobs.values():
+            counts[job.status] = counts.get(job.status, 0) + 1
+            if job.status in ("ready", "leased"):
+                raise Violation("lost", f"job {job.id} (n={job.n}) is still {job.status} after the queue was drained: "
+                                        + "; ".join(job.history))
+            if job.completions > 1:
+                raise Violation("completed-twice", f"job {job.id} completed {job.completions} times")
+        done_n: dict[int, int] = {}
+        for job in self.jobs.values():
+            if job.completions:
+                done_n[job.n] = done_n.get(job.n, 0) + job.completions
+        twice = [n for n, c in done_n.items() if c > 1]
+        if twice:
+            raise Violation("completed-twice", f"logical jobs completed more than once: n={twice[:10]}")
+        return counts
+
+
+class Model(TableChecks):
     def __init__(self, facts: Facts):
         self.facts = facts
         self.jobs: dict[int, Job] = {}                  # committed
         self.overlays: dict[int, dict[int, Job]] = {}   # session -> jobs its open transaction changed
         self.tx_start: dict[int, float] = {}
         self.purges: list[tuple[float, float, int]] = []  # (t0, t1, older_than_seconds)
+
+    def snapshot(self) -> tuple:
+        return copy.deepcopy((self.jobs, self.overlays, self.tx_start, self.purges))
+
+    def restore(self, saved: tuple) -> None:
+        self.jobs, self.overlays, self.tx_start, self.purges = copy.deepcopy(saved)
 
     # ------------------------------------------------------------------------------------------
     # Views
@@ -351,130 +507,8 @@ class Model:
     def purged(self, t0: float, t1: float, older_than: int) -> None:
         self.purges.append((t0, t1, older_than))
 
-    # ------------------------------------------------------------------------------------------
-    # The tables
 
-    def reconcile(self, queue_rows: dict[int, dict], dead_rows: list[dict], archive_ids: list[int], t: float) -> None:
-        """Hold the committed tables to the model; accept the transitions no call reports."""
-        f = self.facts
-        dead: dict[int, dict] = {}
-        for row in dead_rows:
-            if row["id"] in dead:
-                raise Violation("state", f"job {row['id']} is dead-lettered twice")
-            dead[row["id"]] = row
-        archived: set[int] = set()
-        for job_id in archive_ids:
-            if job_id in archived:
-                raise Violation("completed-twice", f"job {job_id} is in the archive twice")
-            archived.add(job_id)
-        for job_id in set(queue_rows) | set(dead) | archived:
-            if job_id not in self.jobs:
-                where = "queue" if job_id in queue_rows else "dead letters" if job_id in dead else "archive"
-                raise Violation("state", f"job {job_id} is in the {where}, but no committed call made it")
-        for job in self.jobs.values():
-            row = queue_rows.get(job.id)
-            where = ("processed" if row is not None and row.get("processed") else
-                     "queue" if row is not None else "dead" if job.id in dead else
-                     "archive" if job.id in archived else "nowhere")
-            self._reconcile_job(job, row, dead.get(job.id), where, t)
 
-    def _reconcile_job(self, job: Job, row: Optional[dict], dead: Optional[dict], where: str, t: float) -> None:
-        f = self.facts
-        finished_at = {"mark": "processed", "archive": "archive", "delete": "nowhere"}[f.on_complete]
 
-        def wrong(expected: str) -> Violation:
-            seen = where + (f" (token {row.get('lease_token')}, attempts {row.get('attempts')})" if row else "")
-            seen += f" (last_error {dead.get('last_error')!r}, attempts {dead.get('attempts')})" if dead else ""
-            return Violation("state", f"job {job.id} (n={job.n}): the model has it {job.status}"
-                                      f"{' under ' + str(job.token) if job.token else ''} (expected in {expected}), "
-                                      f"the tables show it {seen}: " + "; ".join(job.history))
 
-        if job.status in ("gone", "redriven"):
-            if where != "nowhere":
-                raise wrong("nowhere")
-            return
-        if job.status == "ready":
-            if where == "queue" and row.get("lease_token") is None and row.get("attempts", 0) == job.attempts:
-                return
-            if where == "dead" and job.lowered and dead.get("last_error") != TAKEOVER_DEAD:
-                job.status = "dead"
-                return
-            raise wrong("the queue, unleased")
-        if job.status == "leased":
-            if where == "queue" and row.get("lease_token") == job.token and row.get("attempts", 0) == job.attempts:
-                return
-            expired = job.lease_lo <= t + EPS
-            if expired and where == "queue" and row.get("lease_token") is None and row.get("attempts", 0) == job.attempts:
-                job.status, job.token, job.avail_lo, job.avail_hi, job.since = "ready", None, 0.0, t, t
-                job.note(f"released (lease expired) by {t:.3f}")
-                return
-            if (expired and where == "dead" and job.attempts >= f.max_attempts
-                    and dead.get("last_error") == TAKEOVER_DEAD and dead.get("attempts") == job.attempts):
-                job.status, job.token, job.finished, job.since = "dead", None, (job.lease_lo, t), t
-                job.note(f"dead-lettered (lease expired on the last attempt) by {t:.3f}")
-                return
-            raise wrong("the queue under its token")
-        if job.status == "done":
-            if where == finished_at:
-                return
-            if where == "nowhere" and self._purge_allowed(job):
-                job.status = "gone"
-                return
-            raise wrong(finished_at)
-        if job.status == "dead":
-            if where == "dead":
-                if dead.get("attempts") != job.attempts:
-                    raise Violation("attempts", f"job {job.id} is dead-lettered with attempts {dead.get('attempts')}; "
-                                                f"the model counts {job.attempts}: " + "; ".join(job.history))
-                return
-            if where == "nowhere" and (self._purge_allowed(job) or not f.dead_letter):
-                job.status = "gone"
-                return
-            raise wrong("dead letters")
 
-    def _purge_allowed(self, job: Job) -> bool:
-        return any(job.finished[0] <= p1 - older + EPS for p0, p1, older in self.purges)
-
-    # ------------------------------------------------------------------------------------------
-    # Claims that came back short
-
-    def stranded(self, returned: Iterable[int], job_type: Optional[str], t0: float,
-                 candidates: Optional[dict[int, Job]] = None) -> None:
-        """A claim (autocommit, nothing else open) returned fewer jobs than it asked for: every job
-        claimable for longer than the documented bound must have been among them."""
-        f = self.facts
-        bound = f.rescan if f.watermark else 0.0
-        returned = set(returned)
-        for job in (candidates or self.jobs).values():
-            if job.id in returned or (job_type is not None and job.job_type != job_type):
-                continue
-            if job.status == "ready":
-                since = max(job.since, job.avail_hi)
-            elif job.status == "leased" and f.in_place and job.attempts < f.max_attempts:
-                since = max(job.since, job.lease_hi)
-            else:
-                continue
-            if t0 >= since + bound + EPS:
-                raise Violation("stranded", f"a claim at {t0:.3f} came back short without job {job.id} ({job.status}), "
-                                            f"claimable since {since:.3f} (bound {bound:g}s): " + "; ".join(job.history))
-
-    # ------------------------------------------------------------------------------------------
-    # The end
-
-    def final(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for job in self.jobs.values():
-            counts[job.status] = counts.get(job.status, 0) + 1
-            if job.status in ("ready", "leased"):
-                raise Violation("lost", f"job {job.id} (n={job.n}) is still {job.status} after the queue was drained: "
-                                        + "; ".join(job.history))
-            if job.completions > 1:
-                raise Violation("completed-twice", f"job {job.id} completed {job.completions} times")
-        done_n: dict[int, int] = {}
-        for job in self.jobs.values():
-            if job.completions:
-                done_n[job.n] = done_n.get(job.n, 0) + job.completions
-        twice = [n for n, c in done_n.items() if c > 1]
-        if twice:
-            raise Violation("completed-twice", f"logical jobs completed more than once: n={twice[:10]}")
-        return counts

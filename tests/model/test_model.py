@@ -25,7 +25,7 @@ import pytest
 
 from tests.model.model import Violation
 from tests.model.runner import Runner, describe_failure, shape_of
-from tests.model.schedule import Options, dump, generate, load, options_from
+from tests.model.schedule import Options, Step, dump, generate, load, options_from
 
 SPEC = Path(__file__).parent / "specs" / "model.yaml"
 QUEUES = ("lmark", "larch", "lprio", "dq")
@@ -113,33 +113,46 @@ def test_model_schedules(use_spec, dialect, tmp_path):
     assert totals["schedules"] == len(plan)
 
 
-# The defects of issue 15 that other branches fix, and the schedules that find each today. Each
-# runs with the option that exposes it (tests/model/schedule.py) and must keep every invariant once
-# its fix is merged; until then it is skipped unless QGEN_MODEL_KNOWN=1, and CI_OPTIONS keeps the
-# option off. After the fix: drop the item from KNOWN_UNFIXED and turn the option on in CI_OPTIONS.
+# The defects of issue 15 that other branches fix, each with the smallest schedule that shows it
+# (session, operation, arguments; None: the scheduler) and the seeds that found it with the option
+# that exposes it (tests/model/schedule.py; timing decides whether a seed's run meets it). Each
+# must keep every invariant once its fix is merged; until then it is skipped unless
+# QGEN_MODEL_KNOWN=1 (it fails today with the violation named). After the fix: drop the item from
+# KNOWN_UNFIXED and turn its option on in CI_OPTIONS.
 KNOWN = {
-    # item: (queue, seeds, options, the violation it raises today)
-    9: ("lprio", (3, 4, 5, 6), Options(sessions=4, steps=110, early_tx_lease=True),
-        "early-lease: a claim in a transaction begun earlier returns a lease already shorter than asked"),
-    10: ("larch", (1, 3), Options(sessions=4, steps=200, tx_watermark=True),
-         "watermark-wait: fail/reap/maintain wait on the watermark row a caller's transaction holds"),
-    12: ("larch", (1, 3), Options(sessions=4, steps=110, lowered_attempts=True),
-         "state: a job no lease held is dead-lettered as 'lease expired on the last attempt'"),
-    13: ("dq", (1, 2), Options(sessions=4, steps=110, constraints_immediate=True),
-         "unexpected-error: a delete-mode claim in a transaction after SET CONSTRAINTS ALL IMMEDIATE is refused"),
+    9: ("lprio", [(0, "enqueue", {"n": 1}), (1, "begin", {"isolation": "read committed", "early": True}),
+                  (None, "sleep", {"seconds": 1.1}), (1, "claim", {"batch": 1, "lease_seconds": 2}),
+                  (1, "commit", {}), (2, "claim", {"batch": 1, "lease_seconds": 2})],
+        "early-lease: a claim in a transaction begun 1.1 s earlier returns a lease 1.1 s short "
+        "(seeds 3-6 of lprio with early_tx_lease=1)"),
+    10: ("larch", [(0, "enqueue", {"n": 1, "job_type": "red"}),
+                   (0, "begin", {"isolation": "read committed", "early": True}), (0, "watermark_correct", {}),
+                   (2, "maintain", {}), (None, "sleep", {"seconds": 0.6}), (0, "commit", {})],
+         "watermark-wait: maintain waits on the watermark row an open watermark_correct holds "
+         "(seeds 1 and 3 of larch with tx_watermark=1, steps=200)"),
+    12: ("larch", [(0, "enqueue", {"n": 1, "job_type": "red"}), (None, "lower_attempts", {"pick": 0}),
+                   (1, "claim", {"batch": 1, "lease_seconds": 2})],
+         "state: a job no lease held is dead-lettered as 'lease expired on the last attempt' "
+         "(seeds 1 and 3 of larch with lowered_attempts=1)"),
+    13: ("dq", [(0, "enqueue", {"n": 1, "job_type": "red"}),
+                (1, "begin", {"isolation": "read committed", "early": False}),
+                (1, "set_constraints_immediate", {}), (1, "claim", {"batch": 1}), (1, "commit", {})],
+         "unexpected-error: a delete-mode claim in a transaction after SET CONSTRAINTS ALL IMMEDIATE is refused "
+         "(seeds 1 and 2 of dq with constraints_immediate=1)"),
 }
 KNOWN_UNFIXED = {9, 10, 12, 13}
 
 
 @pytest.mark.parametrize("item", sorted(KNOWN))
 def test_model_known_defects(use_spec, dialect, tmp_path, item):
-    """The schedules that found issue 15's items 9, 10, 12 and 13 keep every invariant."""
-    queue, seeds, options, today = KNOWN[item]
+    """The smallest schedules that show issue 15's items 9, 10, 12 and 13 keep every invariant."""
+    queue, plan, today = KNOWN[item]
     if dialect != "postgres":
         pytest.skip("these schedules need several sessions (PostgreSQL)")
     if item in KNOWN_UNFIXED and not os.environ.get("QGEN_MODEL_KNOWN"):
         pytest.skip(f"issue 15 item {item} is not fixed on this branch; today it fails with [{today}] "
                     "(QGEN_MODEL_KNOWN=1 runs it)")
     env = use_spec(SPEC)
-    for seed in seeds:
-        run_schedule(env, queue, seed, options, tmp_path)
+    steps = [Step(i, session, op, args) for i, (session, op, args) in enumerate(plan)]
+    report = run_schedule(env, queue, 0, Options(sessions=3, steps=len(steps)), tmp_path, steps)
+    assert report.steps == len(steps)
