@@ -33,7 +33,8 @@ QUEUES = ("lmark", "larch", "lprio", "dq")
 # The CI set: fixed seeds per queue, with the default Options (the known-defect options of
 # tests/model/schedule.py off until issue 15's fixes for items 9, 10, 12 and 13 are merged).
 CI_SEEDS = {"lmark": (1, 2), "larch": (1, 2), "lprio": (1, 2), "dq": (1, 2)}
-CI_OPTIONS = Options(sessions=4, steps=110, prefill=150)
+CI_OPTIONS = Options(sessions=4, steps=110, prefill=150, early_tx_lease=True, tx_watermark=True,
+                     lowered_attempts=True, constraints_immediate=True)
 TSQL_OPTIONS = Options(sessions=1, steps=80, prefill=0)
 
 
@@ -116,9 +117,9 @@ def test_model_schedules(use_spec, dialect, tmp_path):
 # The defects of issue 15 that other branches fix, each with the smallest schedule that shows it
 # (session, operation, arguments; None: the scheduler) and the seeds that found it with the option
 # that exposes it (tests/model/schedule.py; timing decides whether a seed's run meets it). Each
-# must keep every invariant once its fix is merged; until then it is skipped unless
-# QGEN_MODEL_KNOWN=1 (it fails today with the violation named). After the fix: drop the item from
-# KNOWN_UNFIXED and turn its option on in CI_OPTIONS.
+# failed on the code before its fix with the violation named, and keeps every invariant since;
+# CI_OPTIONS turns on every option that exposes them. A defect found later and not yet fixed goes
+# into KNOWN_UNFIXED (skipped unless QGEN_MODEL_KNOWN=1) until its fix lands.
 KNOWN = {
     9: ("lprio", [(0, "enqueue", {"n": 1}), (1, "begin", {"isolation": "read committed", "early": True}),
                   (None, "sleep", {"seconds": 1.1}), (1, "claim", {"batch": 1, "lease_seconds": 2}),
@@ -140,7 +141,7 @@ KNOWN = {
          "unexpected-error: a delete-mode claim in a transaction after SET CONSTRAINTS ALL IMMEDIATE is refused "
          "(seeds 1 and 2 of dq with constraints_immediate=1)"),
 }
-KNOWN_UNFIXED = {9, 10, 12, 13}
+KNOWN_UNFIXED: set[int] = set()
 
 
 @pytest.mark.parametrize("item", sorted(KNOWN))
@@ -150,7 +151,7 @@ def test_model_known_defects(use_spec, dialect, tmp_path, item):
     if dialect != "postgres":
         pytest.skip("these schedules need several sessions (PostgreSQL)")
     if item in KNOWN_UNFIXED and not os.environ.get("QGEN_MODEL_KNOWN"):
-        pytest.skip(f"issue 15 item {item} is not fixed on this branch; today it fails with [{today}] "
+        pytest.skip(f"issue 15 item {item} is not fixed yet; it fails with [{today}] "
                     "(QGEN_MODEL_KNOWN=1 runs it)")
     env = use_spec(SPEC)
     steps = [Step(i, session, op, args) for i, (session, op, args) in enumerate(plan)]
