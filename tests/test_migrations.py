@@ -9,6 +9,7 @@ upgrade again: no job is lost and every lease holds."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -166,7 +167,9 @@ def test_spec_change_with_jobs_pending_and_leased(migrations, database, schema, 
         "tables are altered, never re-created, and an unchanged index is left alone"
     manifest_text = (second.folder / "manifest.json").read_text()
     assert (second.folder / "spec.yaml").read_text() == V2.format(schema=schema)
-    assert "postgres/previous/drop/" in manifest_text and "postgres/change/" in manifest_text
+    # The previous versions it drops (and its downgrade creates again) are the files revision 1 keeps.
+    assert f"../{first.folder.name}/postgres/drop/" in manifest_text and "postgres/change/" in manifest_text
+    assert not (second.folder / "postgres" / "previous").exists()
 
     command.upgrade(config, "head")
     with psycopg.connect(database, autocommit=True) as conn:
@@ -285,7 +288,10 @@ def test_unsafe_changes_are_refused_with_what_to_do(migrations, schema, tmp_path
 
     # A table the templates would now write differently from the SQL a revision ran: qgen cannot tell
     # what the database holds, and says so (here the stored SQL is edited to stand for an old template).
-    stored = made.folder / "postgres" / "create" / "02_mail_table.sql"
+    # (An object a revision leaves as it was is the file of the revision that last wrote it.)
+    entry = next(e for e in json.loads((made.folder / "manifest.json").read_text())["dialects"]["postgres"]["objects"]
+                 if e["key"] == "mail.table")
+    stored = made.folder / entry["create"]
     stored.write_text(stored.read_text().replace('"enqueued_at"', '"legacy" integer NULL,\n    "enqueued_at"'))
     message = refused("sqlserver_version: 2019\n" + V1.replace("5m", "7m"))
     assert f"table {schema}.mail: the templates now render it differently from revision {made.revision}" in message
@@ -407,7 +413,8 @@ def test_migration_tsql_passes_the_gate(migrations, schema, tmp_path):
     assert any("ISJSON" in text for text in scripts.values()), "a json column keeps its check on SQL Server"
     # Every file the revision runs, not only its table changes, begins with the SET options batch
     # (a revision runs each file on its own) and passes the gate.
-    session = "".join(line for line in made.plans["mssql"].files["mssql/create/00_schema.sql"].splitlines(keepends=True)
+    schema_file = made.folder / next(e["create"] for e in made.plans["mssql"].objects if e["kind"] == "schema")
+    session = "".join(line for line in schema_file.read_text().splitlines(keepends=True)
                       if not line.startswith("--")).split("GO\n", 1)[0]
     assert session.startswith("SET ANSI_NULLS, QUOTED_IDENTIFIER")
     for direction in ("upgrade", "downgrade"):
@@ -484,3 +491,93 @@ def test_sql_server_spec_change_with_jobs(migrations, schema, tmp_path):
         command.downgrade(config, "base")
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
+
+
+TWO_QUEUES = """\
+schema: {schema}
+queues:
+  mail:
+    payload:
+      address: string(320)
+    lease: 5m
+  sms:
+    payload:
+      phone: string(20)
+"""
+
+
+def routines(conn, schema: str, prefix: str) -> dict[str, int]:
+    """name -> oid of the schema's functions and procedures whose name starts with prefix: an object
+    dropped and created again gets a new oid."""
+    return dict(conn.execute("SELECT p.proname, p.oid::int FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                             "WHERE n.nspname = %s AND p.proname LIKE %s", (schema, prefix + "%")).fetchall())
+
+
+def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schema, tmp_path):
+    """Issue 17: one nullable column added to one queue of two. The revision holds a file only for an
+    object whose SQL changed, none of the other queue's, and its upgrade and downgrade leave the
+    other queue's functions alone (same oids); a third revision (a longer lease) follows one that
+    kept most of its objects in the first revision's folder; all of it round-trips with the jobs."""
+    config = alembic_config(migrations, database)
+    first = make_revision(spec_file(tmp_path, TWO_QUEUES, schema), "two queues", migrations)
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', ("a@example.com",))
+        conn.execute(f'SELECT * FROM "{schema}".sms_enqueue(%s)', ("+1",))
+        leased = conn.execute(f'SELECT * FROM "{schema}".sms_dequeue(owner => %s)', ("w",)).fetchall()
+        sms_before, mail_before = routines(conn, schema, "sms"), routines(conn, schema, "mail")
+
+    v2 = TWO_QUEUES.replace("      address: string(320)\n", "      address: string(320)\n      note: {{type: text, nullable: true}}\n")
+    second = make_revision(spec_file(tmp_path, v2, schema, "v2.yaml"), "note", migrations)
+    written = [p.relative_to(second.folder).as_posix() for p in second.folder.rglob("*.sql")]
+    assert written and not any("_sms" in name for name in written), written
+    for dialect, plan in second.plans.items():
+        assert not any("_sms_" in step for step in plan.upgrade + plan.downgrade), (dialect, plan.upgrade)
+        assert set(plan.redone) <= {f"mail.{kind}" for kind in ("pending_view", "batch_type", "enqueue", "enqueue_batch",
+                                                                "enqueue_json", "dequeue", "fail", "reap", "peek",
+                                                                "redrive", "maintain")}, plan.redone
+        assert "mail.complete" not in plan.redone and "mail.extend_lease" not in plan.redone
+        assert plan.regrant and not plan.added and not plan.removed
+    # Every object file it holds is of an object whose SQL changed (tables: their definition after
+    # the ALTER, kept for the next revision to compare with, and not run).
+    objects = {p.stem.split("_", 1)[1] for p in (second.folder / "postgres" / "create").iterdir()}
+    assert objects == {"mail_table", "mail_dead_letter_table", "mail_pending_view", "mail_batch_type", "mail_enqueue",
+                       "mail_enqueue_batch", "mail_dequeue", "mail_fail", "mail_reap", "mail_redrive"}
+
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert routines(conn, schema, "sms") == sms_before, "the unchanged queue's functions were not touched"
+        mail_after = routines(conn, schema, "mail")
+        assert mail_after["mail_complete"] == mail_before["mail_complete"], "an unchanged function was not touched"
+        assert mail_after["mail_enqueue"] != mail_before["mail_enqueue"]
+        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s, %s)', ("b@example.com", "hello"))
+        # The re-created functions keep their grants: the producer may still enqueue.
+        conn.execute(f'SET ROLE "{schema}_producer"')
+        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', ("c@example.com",))
+        conn.execute("RESET ROLE")
+
+    third = make_revision(spec_file(tmp_path, v2.replace("lease: 5m", "lease: 9m"), schema, "v3.yaml"), "lease", migrations)
+    # The lease is a default of the functions that take or extend one: those two, nothing else.
+    assert set(third.plans["postgres"].redone) == {"mail.dequeue", "mail.extend_lease"}
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert "lease_seconds integer DEFAULT 540" in function_args(conn, schema, "mail_dequeue")
+        assert routines(conn, schema, "sms") == sms_before
+    command.downgrade(config, first.revision)
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert "lease_seconds integer DEFAULT 300" in function_args(conn, schema, "mail_dequeue")
+        assert routines(conn, schema, "sms") == sms_before
+        assert "note" in columns(conn, schema, "mail"), "a column holding values is kept"
+        assert [r[0] for r in conn.execute(f'SELECT address FROM "{schema}".mail ORDER BY id')] == \
+            ["a@example.com", "b@example.com", "c@example.com"]
+        assert one(conn, f'SELECT "{schema}".sms_complete(%s)', leased[0][-2])[0] == 1, "the lease held throughout"
+        conn.execute(f'SET ROLE "{schema}_producer"')
+        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', ("d@example.com",))
+        conn.execute("RESET ROLE")
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert "lease_seconds integer DEFAULT 540" in function_args(conn, schema, "mail_dequeue")
+        assert len(conn.execute(f'SELECT * FROM "{schema}".mail_dequeue(owner => %s)', ("w",)).fetchall()) == 4
+    command.downgrade(config, "base")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert gone(conn, schema) == (0, 0)
