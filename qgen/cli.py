@@ -11,7 +11,7 @@ from pathlib import Path
 
 from qgen import __version__
 from qgen import dialects as dialect_registry
-from qgen.render import check_rendering, output_dir, render_spec, write_rendering
+from qgen.render import check_rendering, check_text, output_dir, render_spec, write_rendering, write_text
 from qgen.specload import SpecInvalid, load_spec
 
 
@@ -24,11 +24,14 @@ def _dialects_for(spec, requested: str) -> list[str]:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from qgen.review import page_path, spec_page
+
     spec_path = Path(args.spec)
     spec = load_spec(spec_path)
     stale = []
+    renderings = {dialect: render_spec(spec, spec_path.name, dialect) for dialect in spec.dialects}
     for dialect in _dialects_for(spec, args.dialect):
-        rendering = render_spec(spec, spec_path.name, dialect)
+        rendering = renderings[dialect]
         folder = Path(args.output) / dialect if args.output else output_dir(spec_path, dialect)
         if args.check:
             diffs = check_rendering(rendering, folder)
@@ -37,6 +40,14 @@ def cmd_render(args: argparse.Namespace) -> int:
         else:
             changes = write_rendering(rendering, folder)
             print(f"{folder}: {len(rendering.objects)} objects, {len(changes)} file(s) changed")
+    # The review page covers every dialect of the spec, whichever one was asked for.
+    page, text = page_path(spec_path, args.output), spec_page(spec, spec_path.name, list(renderings.values()))
+    if args.check:
+        diff = check_text(page, text)
+        stale += diff
+        print(f"{page}: {'stale' if diff else 'up to date'}")
+    elif write_text(page, text):
+        print(f"{page}: written")
     if stale:
         sys.stdout.write("\n".join(stale))
         print(f"\nqgen: generated SQL is stale; run: qgen render {args.spec}")

@@ -315,12 +315,26 @@ def check_rendering(rendering: Rendering, folder: Path) -> list[str]:
         if stale.name not in files:
             diffs.append(f"{stale}: on disk but no longer rendered (qgen render removes it)\n")
     for name, text in files.items():
-        path = folder / name
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-        if old != text:
-            diff = difflib.unified_diff(
-                old.splitlines(keepends=True), text.splitlines(keepends=True),
-                fromfile=f"{path} (on disk)" if path.exists() else f"{path} (missing)", tofile=f"{path} (rendered)",
-            )
-            diffs.append("".join(diff))
+        diffs += check_text(folder / name, text)
     return diffs
+
+
+def check_text(path: Path, text: str) -> list[str]:
+    """A unified diff between one file on disk and what would be written there (empty: up to date)."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    if old == text:
+        return []
+    diff = difflib.unified_diff(
+        old.splitlines(keepends=True), text.splitlines(keepends=True),
+        fromfile=f"{path} (on disk)" if path.exists() else f"{path} (missing)", tofile=f"{path} (rendered)",
+    )
+    return ["".join(diff)]
+
+
+def write_text(path: Path, text: str) -> bool:
+    """Write one rendered file (the review page) unless it already holds the text; True when written."""
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
+    return True
