@@ -97,17 +97,21 @@ def cmd_revision(args: argparse.Namespace) -> int:
     schema's previous qgen revision (qgen/migrate.py says what that does to tables)."""
     from alembic.util import CommandError
 
-    from qgen.migrate import RevisionRefused, make_revision
+    from qgen.migrate import RevisionRefused, plan_revision, write_revision
 
     try:
-        made = make_revision(args.spec, args.message, args.config, args.dialect, args.allow_drop)
+        planned = plan_revision(args.spec, args.config, args.dialect, args.allow_drop)
+        if args.dry_run:
+            sys.stdout.write(planned.page(args.message, dry_run=True))
+            return 0
+        made = write_revision(planned, args.message)
     except RevisionRefused as exc:
         print("qgen: no revision written:\n" + "\n".join(f"- {p}" for p in exc.problems), file=sys.stderr)
         return 1
     except CommandError as exc:
         print(f"qgen: no revision written: alembic: {exc}", file=sys.stderr)
         return 1
-    print(f"{made.path}: revision {made.revision}, SQL in {made.folder}/")
+    print(f"{made.path}: revision {made.revision}, SQL in {made.folder}/ (read {made.folder.name}/REVIEW.md first)")
     if made.previous is None:
         print("  first revision of this schema: `alembic downgrade` past it drops every object, tables and jobs included")
     else:
@@ -161,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     revision.add_argument("--allow-drop", action="append", default=[], metavar="NAME",
                           help="allow dropping a payload column removed from the spec (QUEUE.COLUMN) or a table no "
                           "longer in it (its name); repeatable. The values or rows are lost")
+    revision.add_argument("--dry-run", action="store_true",
+                          help="write nothing; print what the revision would change (the spec's settings, the objects "
+                          "per database, what happens to data), as its REVIEW.md says it")
     revision.add_argument("-c", "--config", default=os.environ.get("ALEMBIC_CONFIG", "alembic.ini"),
                           help="the Alembic configuration (default: $ALEMBIC_CONFIG, else alembic.ini in the current "
                           "folder, as `qgen init` writes it)")

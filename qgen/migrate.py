@@ -58,6 +58,7 @@ import datetime
 import difflib
 import itertools
 import json
+import logging
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -71,9 +72,13 @@ from qgen.spec import Spec
 from qgen.specload import SpecInvalid, load_spec, load_spec_text
 
 MANIFEST = "manifest.json"
+# A child of Alembic's logger: what a downgrade keeps and drops shows where Alembic's own lines do.
+_LOG = logging.getLogger("alembic.runtime.qgen")
 # The module of a qgen revision (Mako, as Alembic's script.py.mako).
 REVISION_TEMPLATE = Path(__file__).parent / "revision.py.mako"
 SPEC_FILE = "spec.yaml"
+# The revision's review page: what changed in the spec, which objects that changes, what happens to data.
+PAGE_FILE = "REVIEW.md"
 # Tables that hold jobs or results: never dropped or re-created by a revision that follows another.
 DATA_TABLES = ("table", "dead_letter_table", "archive_table", "outbox_table")
 # Left alone while their SQL is unchanged; otherwise dropped and created like code. (The watermark
@@ -116,6 +121,8 @@ def run_revision(module_file: str, direction: str) -> None:
             f"qgen revision {manifest['revision']} has SQL for {', '.join(manifest['dialects'])}, "
             f"not for this {sqlalchemy_name} database")
     dialect = dialect_registry.get(name)
+    if direction == "downgrade":
+        _say_what_downgrade_does(manifest, name, context)
     for relative in manifest["dialects"][name][direction]:
         for batch in dialect.split_batches((folder / relative).read_text(encoding="utf-8")):
             if not _has_sql(batch):
@@ -125,6 +132,22 @@ def run_revision(module_file: str, direction: str) -> None:
                                                                 if dialect.batch_separator else ""))
             else:
                 op.get_bind().exec_driver_sql(batch, execution_options={"no_parameters": True})
+
+
+def _say_what_downgrade_does(manifest: dict, dialect: str, context) -> None:
+    """Before a downgrade runs: what it keeps and what it drops, on Alembic's log (as its own "Running
+    downgrade" line), or as comments at the top of `alembic downgrade --sql`'s script."""
+    notes = manifest["dialects"][dialect].get("downgrade_notes")
+    if notes is None:  # a revision an older qgen wrote
+        notes = ["drops every object of schema " + manifest["schema"] + ", tables and the jobs in them included"
+                 if manifest.get("follows") is None else "restores the previous revision's objects; tables keep their jobs"]
+    lines = [f"qgen: downgrade of revision {manifest['revision']} ({manifest['schema']}) {note}" for note in notes]
+    if context.as_sql:
+        context.impl.static_output("".join(f"-- {line}\n" for line in lines).rstrip("\n"))
+    else:
+        level = logging.WARNING if manifest.get("follows") is None else logging.INFO  # the teardown loses jobs
+        for line in lines:
+            _LOG.log(level, line)
 
 
 def _has_sql(text: str) -> bool:
@@ -698,11 +721,34 @@ class RevisionMade:
     plans: dict[str, DialectPlan]
 
 
-def make_revision(spec_path: str | Path, message: str, config_path: str | Path = "alembic.ini",
-                  dialect: str | None = None, allow_drop: list[str] | tuple[str, ...] = ()) -> RevisionMade:
-    """Write an Alembic revision that installs the spec (first revision of its schema) or moves the
-    database from the schema's previous qgen revision to this spec. Raises RevisionRefused, SpecInvalid,
-    or alembic.util.CommandError; writes nothing then."""
+@dataclass
+class PlannedRevision:
+    """What `qgen revision` would write, worked out and checked, nothing written yet."""
+
+    spec_path: Path
+    spec: Spec
+    spec_text: str
+    revision: str
+    previous: Previous | None
+    plans: dict[str, DialectPlan]
+    script_dir: object
+
+    @property
+    def table_changes(self) -> list[str]:
+        return sorted({c for plan in self.plans.values() for c in plan.changes}, key=lambda c: (c.split()[0], c))
+
+    def page(self, message: str, dry_run: bool = False) -> str:
+        """The revision's review page (REVIEW.md in its folder; `qgen revision --dry-run` prints it)."""
+        from qgen.review import revision_page
+
+        return revision_page(self, message, dry_run)
+
+
+def plan_revision(spec_path: str | Path, config_path: str | Path = "alembic.ini", dialect: str | None = None,
+                  allow_drop: list[str] | tuple[str, ...] = ()) -> PlannedRevision:
+    """Work out the revision `qgen revision` would write for the spec, and refuse it (RevisionRefused)
+    when it cannot be made safely. Writes nothing. Raises RevisionRefused, SpecInvalid or
+    alembic.util.CommandError."""
     from alembic import util as alembic_util
     from alembic.config import Config
     from alembic.script import ScriptDirectory
@@ -745,26 +791,48 @@ def make_revision(spec_path: str | Path, message: str, config_path: str | Path =
                         "(columns are QUEUE.COLUMN, tables are their name in the schema)")
     if problems:
         raise RevisionRefused(problems)
+    return PlannedRevision(spec_path, spec, spec_text, revision, previous, plans, script_dir)
 
-    table_changes = sorted({c for plan in plans.values() for c in plan.changes}, key=lambda c: (c.split()[0], c))
+
+def make_revision(spec_path: str | Path, message: str, config_path: str | Path = "alembic.ini",
+                  dialect: str | None = None, allow_drop: list[str] | tuple[str, ...] = ()) -> RevisionMade:
+    """Write an Alembic revision that installs the spec (first revision of its schema) or moves the
+    database from the schema's previous qgen revision to this spec. Raises RevisionRefused, SpecInvalid,
+    or alembic.util.CommandError; writes nothing then."""
+    planned = plan_revision(spec_path, config_path, dialect, allow_drop)
+    return write_revision(planned, message)
+
+
+def _docs(planned: PlannedRevision) -> dict:
+    """What the revision's module says of itself (qgen/revision.py.mako)."""
+    spec, previous = planned.spec, planned.previous
     if previous is None:
         summary = (f"First qgen revision of schema {spec.schema}: downgrading past it drops every object it created, "
                    "tables and their jobs included.")
         upgrade_doc = "Create every object of the spec, in dependency order."
         downgrade_doc = "Drop every object, tables and their jobs included: the teardown."
     else:
-        summary = (f"Follows qgen revision {previous.revision} of the same schema: replaces the objects that changed, keeps the "
-                   "tables and their jobs" + ("; " + "; ".join(table_changes) if table_changes else "") + ".")
+        table_changes = planned.table_changes
+        summary = (f"Follows qgen revision {previous.revision} of the same schema: replaces the objects that changed, "
+                   "keeps the tables and their jobs" + ("; " + "; ".join(table_changes) if table_changes else "") + ".")
         upgrade_doc = (f"Create again only the objects whose SQL changed since revision {previous.revision} (and "
                        "those that depend on them), add and remove objects; change tables only as listed above.")
         downgrade_doc = (f"Restore revision {previous.revision}'s versions of those objects; tables keep their jobs "
                          "(an added column stays while it holds values).")
-    qgen = {"spec": str(spec_path), "schema": spec.schema, "dialects": list(plans), "summary": summary,
+    return {"spec": str(planned.spec_path), "schema": spec.schema, "dialects": list(planned.plans), "summary": summary,
             "upgrade": upgrade_doc, "downgrade": downgrade_doc}
+
+
+def write_revision(planned: PlannedRevision, message: str) -> RevisionMade:
+    """Write the planned revision: its module (Alembic names, places and chains it) and its folder."""
+    from alembic import util as alembic_util
+
+    spec, previous, revision, plans = planned.spec, planned.previous, planned.revision, planned.plans
+    qgen = _docs(planned)
     # Alembic names, places and chains the revision (its file template, version locations, head);
     # its module is then written from qgen's own template, whatever the environment's
     # script.py.mako says: an Alembic environment of the user's own takes qgen revisions as it is.
-    script = script_dir.generate_revision(revision, message, head="head", qgen=qgen)
+    script = planned.script_dir.generate_revision(revision, message, head="head", qgen=qgen)
     module = Path(script.path)
     folder = module.with_suffix("")
     try:
@@ -773,15 +841,16 @@ def make_revision(spec_path: str | Path, message: str, config_path: str | Path =
             down_revision=script.down_revision, branch_labels=None, depends_on=None,
             create_date=datetime.datetime.now(), comma=alembic_util.format_as_comma, message=message, qgen=qgen)
         folder.mkdir()
-        (folder / SPEC_FILE).write_text(spec_text, encoding="utf-8", newline="\n")
+        (folder / SPEC_FILE).write_text(planned.spec_text, encoding="utf-8", newline="\n")
+        (folder / PAGE_FILE).write_text(planned.page(message), encoding="utf-8", newline="\n")
         manifest = {
             "qgen": __version__,
             "revision": revision,
             "message": message,
-            "spec": str(spec_path),
+            "spec": str(planned.spec_path),
             "schema": spec.schema,
             "follows": previous.revision if previous else None,
-            "changes": table_changes,
+            "changes": planned.table_changes,
             "dialects": {},
         }
         for name, plan in plans.items():
@@ -802,4 +871,3 @@ def make_revision(spec_path: str | Path, message: str, config_path: str | Path =
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return RevisionMade(module, folder, revision, previous.revision if previous else None, plans)
-

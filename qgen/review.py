@@ -155,3 +155,102 @@ def page_path(spec_path: Path, output: str | None, root: Path | None = None) -> 
     """Where `qgen render` writes the page: beside the dialect folders (generated/<spec stem>/)."""
     folder = Path(output) if output else (root or Path.cwd()) / "generated" / spec_path.stem
     return folder / PAGE_NAME
+
+
+# ---------------------------------------------------------------------------------------------
+# A revision's page.
+
+
+def _settings(value, path: str) -> dict[str, str]:
+    """Every setting of a spec (defaults included) as dotted path -> value as the spec writes it."""
+    from pydantic import BaseModel
+
+    from qgen.spec import Column, ColumnType
+
+    if isinstance(value, ColumnType):
+        return {path: str(value)}
+    if isinstance(value, Column):  # a payload column is one setting: its type, and nullable
+        return {path: f"{value.type}{', nullable' if value.nullable else ''}"}
+    if isinstance(value, BaseModel):
+        found = {}
+        for name, info in type(value).model_fields.items():
+            found.update(_settings(getattr(value, name), f"{path}.{info.alias or name}" if path else info.alias or name))
+        return found
+    if isinstance(value, dict):
+        found = {}
+        for key, item in value.items():
+            found.update(_settings(item, f"{path}.{key}"))
+        return found or {path: "{}"}
+    if isinstance(value, (list, tuple)):
+        return {path: "[" + ", ".join(str(v) for v in value) + "]"}
+    if isinstance(value, bool):
+        return {path: "true" if value else "false"}
+    return {path: "none" if value is None else str(value)}
+
+
+def spec_changes(before: Spec, after: Spec) -> list[SimpleNamespace]:
+    """What changed between two specs, setting by setting (a queue added or removed is one line)."""
+    changes = []
+    for name in before.queues.keys() - after.queues.keys():
+        changes.append(SimpleNamespace(path=f"queues.{name}", before="a queue", after="removed"))
+    for name in after.queues.keys() - before.queues.keys():
+        changes.append(SimpleNamespace(path=f"queues.{name}", before="none", after="a new queue"))
+    old = {k: v for k, v in _settings(before, "").items() if not _in_queue_of(k, after.queues.keys() ^ before.queues.keys())}
+    new = {k: v for k, v in _settings(after, "").items() if not _in_queue_of(k, after.queues.keys() ^ before.queues.keys())}
+    for path in sorted(old.keys() | new.keys()):
+        if old.get(path) != new.get(path):
+            changes.append(SimpleNamespace(path=path, before=old.get(path, "none"), after=new.get(path, "removed")))
+    return sorted(changes, key=lambda c: c.path)
+
+
+def _in_queue_of(path: str, queues) -> bool:
+    return any(path.startswith(f"queues.{q}.") for q in queues)
+
+
+def _shown_path(path: str | None, previous) -> str | None:
+    """A file a plan names, as a reviewer finds it: this revision's own path, or <revision folder>/path."""
+    import os
+
+    if path is None or not os.path.isabs(path):
+        return path
+    return "../" + Path(os.path.relpath(path, previous.folder.parent)).as_posix()
+
+
+def revision_dialect_facts(planned, name: str) -> SimpleNamespace:
+    plan, previous = planned.plans[name], planned.previous
+    entries = {e["key"]: e for e in plan.objects}
+    old = {o.key: o for o in previous.objects(name)} if previous else {}
+
+    def shown(key: str, why: str = "") -> SimpleNamespace:
+        entry = entries.get(key) or old[key].__dict__
+        return SimpleNamespace(key=key, kind=entry["kind"], name=entry["name"], queue=entry["queue"], why=why)
+
+    import os
+
+    run = set(plan.upgrade)
+    untouched = [k for k, e in entries.items()
+                 if all(p is None or os.path.isabs(p) for p in (e["create"], e["drop"])) and e["create"] not in run]
+    return SimpleNamespace(
+        name=name, title=dialect_registry.get(name).title, changes=plan.changes,
+        redone=[shown(k, why) for k, why in plan.redone.items()], added=[shown(k) for k in plan.added],
+        removed=[shown(k) for k in plan.removed], regrant=plan.regrant,
+        untouched=len(untouched),
+        total=len(entries),
+        upgrade=[_shown_path(p, previous) for p in plan.upgrade],
+        downgrade=[_shown_path(p, previous) for p in plan.downgrade],
+        downgrade_notes=plan.downgrade_notes,
+        written=len(plan.files),
+    )
+
+
+def revision_page(planned, message: str, dry_run: bool = False) -> str:
+    """What a revision changes, in words: the spec settings, the objects per dialect, and the data."""
+    previous = planned.previous
+    template = _environment().get_template("review/revision.md.j2")
+    return template.render(
+        version=__version__, message=message, revision=planned.revision, dry_run=dry_run,
+        previous=previous.revision if previous else None, schema=planned.spec.schema, label=planned.spec_path.name,
+        spec_changes=spec_changes(previous.spec, planned.spec) if previous else [],
+        queues=list(planned.spec.queues),
+        dialects=[revision_dialect_facts(planned, name) for name in planned.plans],
+    )

@@ -513,7 +513,7 @@ def routines(conn, schema: str, prefix: str) -> dict[str, int]:
                              "WHERE n.nspname = %s AND p.proname LIKE %s", (schema, prefix + "%")).fetchall())
 
 
-def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schema, tmp_path):
+def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schema, tmp_path, caplog, capsys):
     """Issue 17: one nullable column added to one queue of two. The revision holds a file only for an
     object whose SQL changed, none of the other queue's, and its upgrade and downgrade leave the
     other queue's functions alone (same oids); a third revision (a longer lease) follows one that
@@ -528,7 +528,21 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
         sms_before, mail_before = routines(conn, schema, "sms"), routines(conn, schema, "mail")
 
     v2 = TWO_QUEUES.replace("      address: string(320)\n", "      address: string(320)\n      note: {{type: text, nullable: true}}\n")
+    # --dry-run prints the change summary and writes nothing.
+    versions = migrations.parent / "migrations" / "versions"
+    written_before = sorted(p.name for p in versions.iterdir())
+    capsys.readouterr()
+    assert qgen_main(["revision", str(spec_file(tmp_path, v2, schema, "v2.yaml")), "-m", "note", "-c", str(migrations),
+                      "--dry-run"]) == 0
+    dry = capsys.readouterr().out
+    assert sorted(p.name for p in versions.iterdir()) == written_before, "a dry run writes nothing"
+    assert "(dry run: nothing written)" in dry and "| `queues.mail.payload.note` | none | text, nullable |" in dry
+    assert f"add column {schema}.mail.note (text, nullable): jobs already in the table get NULL in it" in dry
+    assert f"Downgrade removes column {schema}.mail.note only while no row has a value in it" in dry
+    assert f"`{schema}.mail_enqueue` | enqueue | its SQL changed" in dry and "sms_" not in dry.split("## What happens")[0]
     second = make_revision(spec_file(tmp_path, v2, schema, "v2.yaml"), "note", migrations)
+    page = (second.folder / "REVIEW.md").read_text()
+    assert "| `queues.mail.payload.note` | none | text, nullable |" in page and "`sms_" not in page
     written = [p.relative_to(second.folder).as_posix() for p in second.folder.rglob("*.sql")]
     assert written and not any("_sms" in name for name in written), written
     for dialect, plan in second.plans.items():
@@ -563,7 +577,12 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
     with psycopg.connect(database, autocommit=True) as conn:
         assert "lease_seconds integer DEFAULT 540" in function_args(conn, schema, "mail_dequeue")
         assert routines(conn, schema, "sms") == sms_before
+    caplog.set_level("INFO", logger="alembic.runtime.qgen")
     command.downgrade(config, first.revision)
+    said = [r.getMessage() for r in caplog.records if r.name == "alembic.runtime.qgen"]
+    assert f"qgen: downgrade of revision {second.revision} ({schema}) removes column {schema}.mail.note only while no " \
+           "row has a value in it; otherwise keeps it, values included" in said, said
+    assert any(f"keeps tables {schema}.mail, {schema}.mail_dead" in line for line in said), said
     with psycopg.connect(database, autocommit=True) as conn:
         assert "lease_seconds integer DEFAULT 300" in function_args(conn, schema, "mail_dequeue")
         assert routines(conn, schema, "sms") == sms_before
