@@ -171,6 +171,7 @@ class RenderedObject:
     create: str   # the object's own file: header, session, create block
     drop: str     # its drop block
     section: str  # what install.sql holds of it: header and create block
+    upgrade: str = ""  # its upgrade block: what install.sql over an older qgen's install needs first
 
 
 SCRIPT_PARTS = ("session", "uninstall_begin", "uninstall_end", "force_uninstall")
@@ -194,6 +195,10 @@ class Rendering:
     force_uninstall: str  # run first in the same session, uninstall drops tables that still hold jobs
     # Runs every queue's maintain from the database's own scheduler (not part of install.sql).
     schedule: str = ""
+    # Run before install.sql over an install an older qgen made: the objects' upgrade blocks (what
+    # the current objects replace: functions under an older parameter list, indexes over the lease,
+    # a column a table lacked). A fresh install, and a qgen revision, never need it.
+    upgrade: str = ""
 
     def files(self) -> dict[str, str]:
         files = {item.filename: item.create for item in self.objects}
@@ -201,6 +206,8 @@ class Rendering:
         files["uninstall.sql"] = self.uninstall
         if self.schedule:
             files["schedule.sql"] = self.schedule
+        if self.upgrade:
+            files["upgrade.sql"] = self.upgrade
         return files
 
 
@@ -229,14 +236,15 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     rendered: list[RenderedObject] = []
     for index, obj in enumerate(base["objects"]):
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
-        create, drop = _blocks(template, {**base, "obj": obj, "q": base["queues"].get(obj.queue)}, "create", "drop")
+        create, drop, upgrade = _blocks(template, {**base, "obj": obj, "q": base["queues"].get(obj.queue)},
+                                        "create", "drop", "upgrade")
         what = f"{obj.kind} {spec.schema}.{obj.name}" if obj.queue else f"{obj.kind} {obj.name}"
         header = (
             f"{HEADER_MARK}{__version__}: {what}, rendered for {dialect.title} from {spec_label}.\n"
             "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
         )
         filename = f"{index:02d}_{obj.key.replace('.', '_')}.sql"
-        rendered.append(RenderedObject(obj, filename, header + session + create, drop, header + create))
+        rendered.append(RenderedObject(obj, filename, header + session + create, drop, header + create, upgrade))
     script_header = (
         f"{HEADER_MARK}{__version__}: every object of {spec_label}, for {dialect.title}, in dependency order.\n"
         "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
@@ -246,7 +254,17 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
                  + parts.uninstall_begin + "".join(item.drop for item in reversed(rendered) if item.drop.strip())
                  + parts.uninstall_end)
     schedule = _render_schedule(env, dialect_name, base, spec_label, dialect.title, session)
-    return Rendering(dialect_name, rendered, install, uninstall, session, parts.force_uninstall, schedule)
+    upgrade = ""
+    if any(_has_code(item.upgrade) for item in rendered):
+        upgrade = (f"{HEADER_MARK}{__version__}: run before install.sql where an older qgen installed {spec_label}, for "
+                   f"{dialect.title}: drops or adds what the objects of this version replace.\n"
+                   "-- A fresh install and a qgen revision do not need it. Do not edit: change the spec or the templates, "
+                   "then run `qgen render`.\n" + session + "".join(item.upgrade for item in rendered if _has_code(item.upgrade)))
+    return Rendering(dialect_name, rendered, install, uninstall, session, parts.force_uninstall, schedule, upgrade)
+
+
+def _has_code(text: str) -> bool:
+    return any(line.strip() and not line.lstrip().startswith("--") for line in text.splitlines())
 
 
 def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spec_label: str, title: str,

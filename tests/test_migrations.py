@@ -600,3 +600,49 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
     command.downgrade(config, "base")
     with psycopg.connect(database, autocommit=True) as conn:
         assert gone(conn, schema) == (0, 0)
+
+
+@pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate "
+                    "(e.g. mssql+pyodbc://sa:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4)")
+def test_sql_server_revision_leaves_the_unchanged_queue_alone(migrations, schema, tmp_path):
+    """Issue 17 on SQL Server: a column added to one queue of two; the other queue's procedures keep
+    their object_id and modify_date through upgrade and downgrade, and the jobs of both are kept."""
+    import sqlalchemy as sa
+
+    config = alembic_config(migrations, MSSQL_URL)
+    engine = sa.create_engine(MSSQL_URL)
+
+    def procedures(prefix: str):
+        with engine.connect() as conn:
+            return conn.exec_driver_sql("SELECT name, object_id, modify_date FROM sys.objects WHERE schema_id = SCHEMA_ID(?) "
+                                        "AND type = 'P' AND name LIKE ? ORDER BY name", (schema, prefix + "%")).fetchall()
+
+    def rows(table: str):
+        with engine.connect() as conn:
+            return conn.exec_driver_sql(f"SELECT * FROM [{schema}].[{table}] ORDER BY id").fetchall()
+
+    make_revision(spec_file(tmp_path, TWO_QUEUES, schema), "v1", migrations, dialect="mssql")
+    try:
+        command.upgrade(config, "head")
+        with engine.begin() as conn:
+            conn.exec_driver_sql(f"EXEC [{schema}].[mail_enqueue] @address = N'a@example.com'")
+            conn.exec_driver_sql(f"EXEC [{schema}].[sms_enqueue] @phone = N'+1'")
+        with engine.begin() as conn:
+            assert len(conn.exec_driver_sql(f"EXEC [{schema}].[sms_dequeue] @owner = N'w'").fetchall()) == 1
+        sms, mail, sms_rows = procedures("sms"), procedures("mail"), rows("sms")
+        v2 = TWO_QUEUES.replace("      address: string(320)\n", "      address: string(320)\n      note: {{type: text, nullable: true}}\n")
+        second = make_revision(spec_file(tmp_path, v2, schema, "v2.yaml"), "v2", migrations, dialect="mssql")
+        assert not any("_sms_" in step for step in second.plans["mssql"].upgrade + second.plans["mssql"].downgrade)
+        command.upgrade(config, "head")
+        assert procedures("sms") == sms and rows("sms") == sms_rows
+        changed = {name for name, oid, _ in procedures("mail")} & {name for name, oid, _ in mail}
+        assert dict((n, o) for n, o, _ in procedures("mail"))["mail_enqueue"] != dict((n, o) for n, o, _ in mail)["mail_enqueue"]
+        assert "mail_complete" in changed and [p for p in procedures("mail") if p[0] == "mail_complete"] == \
+            [p for p in mail if p[0] == "mail_complete"], "an unchanged procedure is not touched"
+        command.downgrade(config, "-1")
+        assert procedures("sms") == sms and rows("sms") == sms_rows
+        assert [r.address for r in rows("mail")] == ["a@example.com"]
+    finally:
+        command.downgrade(config, "base")
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
