@@ -6,6 +6,16 @@ scripts its upgrade and downgrade run, and how many of them belong to the queue 
 alone. Writes nothing in the checkout; needs no database.
 
     .venv/bin/python scripts/revision_size.py
+
+Measured on this machine (issue 17), revision 2's module plus folder:
+
+    change                            before (1a3bb3f)        after
+    add a nullable column to mail     353 files, 10625 lines   34 files (9.6%), 1702 lines (16.0%)
+    change mail's lease and retries   345 files, 10506 lines   12 files (3.5%), 1008 lines (9.6%)
+    add a queue (push)                439 files, 13221 lines  104 files (23.7%), 3379 lines (25.6%)
+
+Before, every revision wrote and ran every object of both queues (73-99 scripts per direction and
+dialect, 70 of them the unchanged queue's); after, the unchanged queue has no file and no script.
 """
 
 from __future__ import annotations

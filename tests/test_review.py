@@ -50,6 +50,17 @@ def test_golden_review_page_of_every_example(spec_path):
     page = spec_page(spec, spec_path.name, [render_spec(spec, spec_path.name, d) for d in spec.dialects])
     on_disk = ROOT / "generated" / spec_path.stem / "REVIEW.md"
     assert on_disk.read_text(encoding="utf-8") == page, f"REVIEW.md is stale: run `qgen render examples/{spec_path.name}`"
+    # From the page alone: each queue's guarantee in one sentence, and who may call its procedures.
+    for name, queue in spec.queues.items():
+        guarantee = [line for line in section(page, name).splitlines() if line.startswith("**Guarantee.**")]
+        assert len(guarantee) == 1 and guarantee[0].count(". ") == 0, guarantee
+        assert guarantee[0].startswith("**Guarantee.** At least once" if queue.claim == "lease" else "**Guarantee.** Exactly once")
+    for title in ("SQL Server (T-SQL)", "PostgreSQL"):
+        rows = matrix(page, title)
+        for name in spec.queues:
+            enqueue = spec.queues[name].names.get("enqueue", f"{name}_enqueue")
+            dequeue = spec.queues[name].names.get("dequeue", f"{name}_dequeue")
+            assert rows[enqueue][0] == "yes" and rows[dequeue][:2] == ("no", "yes"), (title, name)
 
 
 def test_render_writes_the_page_and_check_keeps_it_fresh(tmp_path, capsys):
