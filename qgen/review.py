@@ -17,7 +17,7 @@ import jinja2
 
 from qgen import __version__
 from qgen import dialects as dialect_registry
-from qgen.catalog import queue_objects
+from qgen.catalog import claims_in_place, queue_objects
 from qgen.render import Rendering, templates_dir
 from qgen.spec import OBJECT_KINDS, Spec, object_name, role_name, wakeup_channel
 
@@ -114,8 +114,15 @@ def queue_facts(spec: Spec, queue_name: str) -> SimpleNamespace:
     queue = spec.queues[queue_name]
     kinds = {obj.kind for obj in queue_objects(spec, queue_name)}
     names = SimpleNamespace(**{kind: object_name(spec, queue_name, kind) for kind in OBJECT_KINDS})
-    return SimpleNamespace(name=queue_name, spec=queue, has=kinds, names=names, channel=wakeup_channel(spec, queue_name),
-                           downstream=queue.outbox.queue if queue.outbox is not None else None)
+    dialects = [dialect_registry.get(d) for d in spec.dialects]
+    return SimpleNamespace(
+        name=queue_name, spec=queue, has=kinds, names=names, channel=wakeup_channel(spec, queue_name),
+        downstream=queue.outbox.queue if queue.outbox is not None else None,
+        # The databases where a claim takes over an expired lease itself (qgen.catalog.claims_in_place),
+        # and where dequeue can wait for work (the dialect's wait_for_work).
+        takeover=[d.title for d in dialects if claims_in_place(queue, d.name)],
+        dequeue_waits=[d.title for d in dialects if d.wait_for_work == "dequeue"],
+    )
 
 
 def _duration(seconds: int) -> str:

@@ -100,6 +100,12 @@ def test_a_changed_setting_changes_the_page():
     assert "Exactly once with the consumer's own transaction" in delete
     assert "pending --> claimed: mail_dequeue deletes it in the caller's transaction" in delete
     assert "claimed --> archived: the caller commits" in delete and "leased" not in section(delete, "mail")
+    # Facts that depend on the database: a claim takes over an expired lease only where claims stay
+    # in place (PostgreSQL with a watermark), and only SQL Server's dequeue waits for work.
+    assert "on PostgreSQL the next claim takes it over itself" in before
+    priority = section(page_of(base + "    ordering: priority\n"), "mail")
+    assert "takes it over" not in priority and "or the next mail_dequeue" not in priority
+    assert "can wait for work" not in page_of("dialects: [postgres]\n" + base)
     # Names the spec overrides are the names the page uses.
     renamed = page_of(base + "    names: {dequeue: GetNextJob}\n")
     assert "pending --> leased: GetNextJob" in renamed and "| `GetNextJob` (function)" in renamed
