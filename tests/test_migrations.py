@@ -226,6 +226,13 @@ def test_new_queue_and_allowed_column_drop_round_trip(migrations, database, sche
     made = make_revision(spec_file(tmp_path, v3, schema, "v3.yaml"), "sms", migrations, allow_drop=["mail.note"])
     assert f"drop column {schema}.mail.note (allowed)" in made.plans["postgres"].changes
     assert f"create table {schema}.sms" in made.plans["postgres"].changes
+    # Its review page says what happens to the data, both ways.
+    page = (made.folder / "REVIEW.md").read_text()
+    assert "| `queues.sms` | none | a new queue |" in page and "| `queues.mail.payload.note` | text, nullable | removed |" in page
+    assert f"Upgrade: drop column {schema}.mail.note (allowed): **the values in it are lost**" in page
+    assert f"Upgrade: create table {schema}.sms: new and empty" in page
+    assert f"Downgrade adds column {schema}.mail.note back, empty and nullable" in page
+    assert f"Downgrade drops table {schema}.sms only if it is empty; a table holding rows is kept with them" in page
     command.upgrade(config, "head")
     with psycopg.connect(database, autocommit=True) as conn:
         assert "note" not in columns(conn, schema, "mail")
