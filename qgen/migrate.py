@@ -187,8 +187,9 @@ class Previous:
     def objects(self, dialect: str) -> list[StoredObject]:
         found = []
         for entry in self.manifest["dialects"][dialect]["objects"]:
-            create_path = os.path.normpath(self.folder / entry["create"])
-            drop_path = os.path.normpath(self.folder / entry["drop"]) if entry.get("drop") else None
+            # Absolute: the next revision's manifest names them relative to its own folder.
+            create_path = os.path.abspath(self.folder / entry["create"])
+            drop_path = os.path.abspath(self.folder / entry["drop"]) if entry.get("drop") else None
             create = Path(create_path).read_text(encoding="utf-8")
             drop = Path(drop_path).read_text(encoding="utf-8") if drop_path else ""
             found.append(StoredObject(entry["key"], entry["kind"], entry["name"], entry["queue"],
