@@ -11,7 +11,7 @@ from pathlib import Path
 
 from qgen import __version__
 from qgen import dialects as dialect_registry
-from qgen.render import check_rendering, output_dir, render_spec, write_rendering
+from qgen.render import check_rendering, check_text, output_dir, render_spec, write_rendering, write_text
 from qgen.specload import SpecInvalid, load_spec
 
 
@@ -24,11 +24,14 @@ def _dialects_for(spec, requested: str) -> list[str]:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from qgen.review import page_path, spec_page
+
     spec_path = Path(args.spec)
     spec = load_spec(spec_path)
     stale = []
+    renderings = {dialect: render_spec(spec, spec_path.name, dialect) for dialect in spec.dialects}
     for dialect in _dialects_for(spec, args.dialect):
-        rendering = render_spec(spec, spec_path.name, dialect)
+        rendering = renderings[dialect]
         folder = Path(args.output) / dialect if args.output else output_dir(spec_path, dialect)
         if args.check:
             diffs = check_rendering(rendering, folder)
@@ -37,6 +40,14 @@ def cmd_render(args: argparse.Namespace) -> int:
         else:
             changes = write_rendering(rendering, folder)
             print(f"{folder}: {len(rendering.objects)} objects, {len(changes)} file(s) changed")
+    # The review page covers every dialect of the spec, whichever one was asked for.
+    page, text = page_path(spec_path, args.output), spec_page(spec, spec_path.name, list(renderings.values()))
+    if args.check:
+        diff = check_text(page, text)
+        stale += diff
+        print(f"{page}: {'stale' if diff else 'up to date'}")
+    elif write_text(page, text):
+        print(f"{page}: written")
     if stale:
         sys.stdout.write("\n".join(stale))
         print(f"\nqgen: generated SQL is stale; run: qgen render {args.spec}")
@@ -86,17 +97,21 @@ def cmd_revision(args: argparse.Namespace) -> int:
     schema's previous qgen revision (qgen/migrate.py says what that does to tables)."""
     from alembic.util import CommandError
 
-    from qgen.migrate import RevisionRefused, make_revision
+    from qgen.migrate import RevisionRefused, plan_revision, write_revision
 
     try:
-        made = make_revision(args.spec, args.message, args.config, args.dialect, args.allow_drop)
+        planned = plan_revision(args.spec, args.config, args.dialect, args.allow_drop)
+        if args.dry_run:
+            sys.stdout.write(planned.page(args.message, dry_run=True))
+            return 0
+        made = write_revision(planned, args.message)
     except RevisionRefused as exc:
         print("qgen: no revision written:\n" + "\n".join(f"- {p}" for p in exc.problems), file=sys.stderr)
         return 1
     except CommandError as exc:
         print(f"qgen: no revision written: alembic: {exc}", file=sys.stderr)
         return 1
-    print(f"{made.path}: revision {made.revision}, SQL in {made.folder}/")
+    print(f"{made.path}: revision {made.revision}, SQL in {made.folder}/ (read {made.folder.name}/REVIEW.md first)")
     if made.previous is None:
         print("  first revision of this schema: `alembic downgrade` past it drops every object, tables and jobs included")
     else:
@@ -150,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     revision.add_argument("--allow-drop", action="append", default=[], metavar="NAME",
                           help="allow dropping a payload column removed from the spec (QUEUE.COLUMN) or a table no "
                           "longer in it (its name); repeatable. The values or rows are lost")
+    revision.add_argument("--dry-run", action="store_true",
+                          help="write nothing; print what the revision would change (the spec's settings, the objects "
+                          "per database, what happens to data), as its REVIEW.md says it")
     revision.add_argument("-c", "--config", default=os.environ.get("ALEMBIC_CONFIG", "alembic.ini"),
                           help="the Alembic configuration (default: $ALEMBIC_CONFIG, else alembic.ini in the current "
                           "folder, as `qgen init` writes it)")

@@ -4,30 +4,39 @@ A revision is immutable: the SQL it runs is rendered when it is made and kept ne
 named like the revision's module (migrations/versions/<rev>_<slug>/):
 
     spec.yaml                    the spec, as it was
-    manifest.json                per dialect: the objects, and the files upgrade and downgrade run, in order
-    <dialect>/create/NN_x.sql    each object's create script, as `qgen render` writes it
-    <dialect>/drop/NN_x.sql      each object's drop script
-    <dialect>/previous/...       the objects of the revision this one follows, that its steps replace
-    <dialect>/change/, revert/   table changes (add or drop a column) and their reversal
+    manifest.json                per dialect: every object and the file that holds its SQL now, and the
+                                 files upgrade and downgrade run, in order
+    <dialect>/create/NN_x.sql    the create script of each object this revision writes, as `qgen render` does
+    <dialect>/drop/NN_x.sql      its drop script, when that changed too
+    <dialect>/change/, revert/   table changes (add or drop a column, storage) and their reversal
+    REVIEW.md                    what changed in the spec, which objects that changes, what happens to data
 
-The first revision of a schema installs every object; downgrading past it drops them all, tables
-and the jobs in them included: that is the teardown (its first file sets qgen.force_uninstall, which
-uninstall's guard, the verify object's drop, requires before it lets a table with rows go). Every
-file of a revision begins with the dialect's session block (templates/<dialect>/script.sql.j2). A later revision for the same schema (one
-that follows it in the chain) replaces the earlier one's objects without losing jobs:
+The first revision of a schema writes and installs every object; downgrading past it drops them all,
+tables and the jobs in them included: that is the teardown (its first file sets qgen.force_uninstall,
+which uninstall's guard, the verify object's drop, requires before it lets a table with rows go).
+Every file of a revision begins with the dialect's session block (templates/<dialect>/script.sql.j2).
 
-- code (procedures and functions, views, types, grants) is dropped in reverse dependency order and
-  created again from the new rendering;
-- the schema, the roles, the indexes and the watermark table are left alone when their SQL is the
-  same (a queue table is not re-indexed for a new batch size), else dropped and created again;
-- verify is created (run) again by every revision; its drop, uninstall's guard, runs only in the
-  teardown;
-- tables that hold jobs or results (queue, dead-letter, archive, outbox) are never re-created: the
-  revision adds the spec's new payload columns (which must be nullable) and drops columns only
-  when `--allow-drop QUEUE.COLUMN` says so. When the templates now give such a table other storage
+A later revision for the same schema (one that follows it in the chain) holds only what changed, like
+a commit: an object whose rendered SQL is the same is not written again; the manifest points at the
+file of the revision that last wrote it ("../<rev>_<slug>/postgres/create/..."), and the upgrade does
+not touch it. Its upgrade, without losing jobs:
+
+- drops (with the previous version's own drop script) and creates again the objects whose SQL
+  changed, and those that depend on one of them (a procedure that takes a table type created again);
+  unchanged queues and unchanged objects are left alone;
+- creates the objects the spec adds, drops those it removes;
+- runs the grants again (GRANT only) when it created objects, which come without their grants;
+- creates (runs) verify, install's closing check; its drop, uninstall's guard, runs only in the teardown;
+- never re-creates tables that hold jobs or results (queue, dead-letter, archive, outbox): it adds
+  the spec's new payload columns (which must be nullable) and drops columns only when
+  `--allow-drop QUEUE.COLUMN` says so. When the templates now give such a table other storage
   parameters than the previous revision created it with (PostgreSQL's WITH (...): the dialect's
   table_storage) and nothing else, the revision sets them in place (table_storage.sql.j2). Any other
   change to such a table (a column's type, the claim mode, ...) is refused with what to do instead.
+
+Installs that older qgen versions made need no cleanup of their own here: the previous revision's
+drop scripts are the ones that older qgen wrote, so they drop exactly what it created (a function
+under its old parameter list, purge as a function, an index over the lease).
 
 Its downgrade drops the new code, reverses the column changes (an added column goes only while no
 row has a value in it; a dropped one comes back empty and nullable), sets the storage parameters it
@@ -49,6 +58,8 @@ import datetime
 import difflib
 import itertools
 import json
+import logging
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,9 +72,13 @@ from qgen.spec import Spec
 from qgen.specload import SpecInvalid, load_spec, load_spec_text
 
 MANIFEST = "manifest.json"
+# A child of Alembic's logger: what a downgrade keeps and drops shows where Alembic's own lines do.
+_LOG = logging.getLogger("alembic.runtime.qgen")
 # The module of a qgen revision (Mako, as Alembic's script.py.mako).
 REVISION_TEMPLATE = Path(__file__).parent / "revision.py.mako"
 SPEC_FILE = "spec.yaml"
+# The revision's review page: what changed in the spec, which objects that changes, what happens to data.
+PAGE_FILE = "REVIEW.md"
 # Tables that hold jobs or results: never dropped or re-created by a revision that follows another.
 DATA_TABLES = ("table", "dead_letter_table", "archive_table", "outbox_table")
 # Left alone while their SQL is unchanged; otherwise dropped and created like code. (The watermark
@@ -106,6 +121,8 @@ def run_revision(module_file: str, direction: str) -> None:
             f"qgen revision {manifest['revision']} has SQL for {', '.join(manifest['dialects'])}, "
             f"not for this {sqlalchemy_name} database")
     dialect = dialect_registry.get(name)
+    if direction == "downgrade":
+        _say_what_downgrade_does(manifest, name, context)
     for relative in manifest["dialects"][name][direction]:
         for batch in dialect.split_batches((folder / relative).read_text(encoding="utf-8")):
             if not _has_sql(batch):
@@ -115,6 +132,22 @@ def run_revision(module_file: str, direction: str) -> None:
                                                                 if dialect.batch_separator else ""))
             else:
                 op.get_bind().exec_driver_sql(batch, execution_options={"no_parameters": True})
+
+
+def _say_what_downgrade_does(manifest: dict, dialect: str, context) -> None:
+    """Before a downgrade runs: what it keeps and what it drops, on Alembic's log (as its own "Running
+    downgrade" line), or as comments at the top of `alembic downgrade --sql`'s script."""
+    notes = manifest["dialects"][dialect].get("downgrade_notes")
+    if notes is None:  # a revision an older qgen wrote
+        notes = ["drops every object of schema " + manifest["schema"] + ", tables and the jobs in them included"
+                 if manifest.get("follows") is None else "restores the previous revision's objects; tables keep their jobs"]
+    lines = [f"qgen: downgrade of revision {manifest['revision']} ({manifest['schema']}) {note}" for note in notes]
+    if context.as_sql:
+        context.impl.static_output("".join(f"-- {line}\n" for line in lines).rstrip("\n"))
+    else:
+        level = logging.WARNING if manifest.get("follows") is None else logging.INFO  # the teardown loses jobs
+        for line in lines:
+            _LOG.log(level, line)
 
 
 def _has_sql(text: str) -> bool:
@@ -140,6 +173,8 @@ class StoredObject:
     filename: str
     create: str
     drop: str
+    create_path: str        # where its SQL is kept (absolute): in that revision's folder or an earlier one's
+    drop_path: str | None
 
 
 @dataclass
@@ -152,10 +187,13 @@ class Previous:
     def objects(self, dialect: str) -> list[StoredObject]:
         found = []
         for entry in self.manifest["dialects"][dialect]["objects"]:
-            create = (self.folder / entry["create"]).read_text(encoding="utf-8")
-            drop = (self.folder / entry["drop"]).read_text(encoding="utf-8") if entry.get("drop") else ""
+            # Absolute: the next revision's manifest names them relative to its own folder.
+            create_path = os.path.abspath(self.folder / entry["create"])
+            drop_path = os.path.abspath(self.folder / entry["drop"]) if entry.get("drop") else None
+            create = Path(create_path).read_text(encoding="utf-8")
+            drop = Path(drop_path).read_text(encoding="utf-8") if drop_path else ""
             found.append(StoredObject(entry["key"], entry["kind"], entry["name"], entry["queue"],
-                                      Path(entry["create"]).name, create, drop))
+                                      Path(entry["create"]).name, create, drop, create_path, drop_path))
         return found
 
 
@@ -308,6 +346,13 @@ class DialectPlan:
     changes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     same_as_previous: bool = False  # every object renders the SQL the previous revision has
+    # A revision that follows another: the objects it re-creates (key -> why), adds and removes, and
+    # whether it runs the grants again; what its downgrade keeps and drops, in words.
+    redone: dict[str, str] = field(default_factory=dict)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    regrant: bool = False
+    downgrade_notes: list[str] = field(default_factory=list)
 
 
 def _header(what: str, dialect: str, revision: str, label: str, session: str = "") -> str:
@@ -318,115 +363,196 @@ def _header(what: str, dialect: str, revision: str, label: str, session: str = "
 
 def plan_dialect(dialect: str, revision: str, label: str, spec: Spec, rendering: Rendering,
                  previous: Previous | None, changes: dict, allow_drop: set[str], used: set[str]) -> DialectPlan:
-    plan = DialectPlan()
-    new_files = {}
-    for item in rendering.objects:
-        create_path = f"{dialect}/create/{item.filename}"
-        drop_path = f"{dialect}/drop/{item.filename}" if _has_sql(item.drop) else None
-        plan.files[create_path] = item.create
-        if drop_path:
-            what = f"drops {item.obj.kind} {spec.schema}.{item.obj.name}" if item.obj.queue else f"drops {item.obj.kind}"
-            plan.files[drop_path] = _header(what, dialect, revision, label, rendering.session) + item.drop
-        new_files[item.obj.key] = (create_path, drop_path)
-        plan.objects.append({"key": item.obj.key, "kind": item.obj.kind, "name": item.obj.name,
-                             "queue": item.obj.queue, "create": create_path, "drop": drop_path})
-
-    def create_of(key):
-        path = new_files[key][0]
-        return [path] if _has_sql(plan.files[path]) else []
-
-    def drop_of(key):
-        path = new_files[key][1]
-        return [path] if path else []
-
+    """Which files the revision holds for one database, and which of them (or of the revisions before
+    it) its upgrade and downgrade run, in order."""
     if previous is None:
-        for item in rendering.objects:
-            plan.upgrade += create_of(item.obj.key)
-        # Downgrading past the first revision is the documented teardown: it drops the tables with
-        # their jobs, so it tells uninstall's guard (the verify object's drop) that it may.
-        if _has_sql(rendering.force_uninstall):
-            path = f"{dialect}/drop/force_uninstall.sql"
-            plan.files[path] = _header("lets the teardown drop tables that hold jobs", dialect, revision, label,
-                                       rendering.session) + rendering.force_uninstall
-            plan.downgrade.append(path)
-        for item in reversed(rendering.objects):
-            plan.downgrade += drop_of(item.obj.key)
-        return plan
+        return _plan_install(dialect, revision, label, spec, rendering)
+    return _FollowOn(dialect, revision, label, spec, rendering, previous, allow_drop, used).make(changes)
 
-    # Follows an earlier revision of the same schema.
-    old = previous.objects(dialect)
-    old_by_key = {o.key: o for o in old}
-    new_by_key = {item.obj.key: item for item in rendering.objects}
 
-    def previous_file(obj: StoredObject, which: str) -> list[str]:
-        text = obj.create if which == "create" else obj.drop
-        if not _has_sql(text):
-            return []
-        path = f"{dialect}/previous/{which}/{obj.filename}"
-        plan.files[path] = text
-        return [path]
+def _plan_install(dialect: str, revision: str, label: str, spec: Spec, rendering: Rendering) -> DialectPlan:
+    """The first revision of a schema: every object's create and drop file; upgrade creates them all,
+    downgrade is the teardown."""
+    plan = DialectPlan()
+    for item in rendering.objects:
+        create_path, drop_path = _write_object(plan, dialect, revision, label, spec, rendering, item)
+        plan.objects.append(_entry(item.obj, create_path, drop_path))
+        if _has_sql(item.create):
+            plan.upgrade.append(create_path)
+    # Downgrading past the first revision is the documented teardown: it drops the tables with
+    # their jobs, so it tells uninstall's guard (the verify object's drop) that it may.
+    if _has_sql(rendering.force_uninstall):
+        path = f"{dialect}/drop/force_uninstall.sql"
+        plan.files[path] = _header("lets the teardown drop tables that hold jobs", dialect, revision, label,
+                                   rendering.session) + rendering.force_uninstall
+        plan.downgrade.append(path)
+    plan.downgrade += [entry["drop"] for entry in reversed(plan.objects) if entry["drop"]]
+    plan.downgrade_notes.append(f"drops every object of schema {spec.schema}, tables and the jobs in them included "
+                                "(the teardown)")
+    return plan
 
-    def unchanged(key: str) -> bool:
-        o, n = old_by_key[key], new_by_key[key]
-        drop = rendering.session + n.drop if _has_sql(n.drop) else ""  # as its drop file holds it
+
+def _write_object(plan: DialectPlan, dialect: str, revision: str, label: str, spec: Spec, rendering: Rendering,
+                  item) -> tuple[str, str | None]:
+    """An object's create file and drop file (None when its drop block is empty), kept in this revision."""
+    create_path = f"{dialect}/create/{item.filename}"
+    plan.files[create_path] = item.create
+    if not _has_sql(item.drop):
+        return create_path, None
+    drop_path = f"{dialect}/drop/{item.filename}"
+    what = f"drops {item.obj.kind} {spec.schema}.{item.obj.name}" if item.obj.queue else f"drops {item.obj.kind}"
+    plan.files[drop_path] = _header(what, dialect, revision, label, rendering.session) + item.drop
+    return create_path, drop_path
+
+
+def _entry(obj: DbObject, create: str, drop: str | None) -> dict:
+    return {"key": obj.key, "kind": obj.kind, "name": obj.name, "queue": obj.queue, "create": create, "drop": drop}
+
+
+class _FollowOn:
+    """A revision that follows an earlier one of the same schema. It holds files only for the objects
+    whose SQL changes; an unchanged object's entry in its manifest points at the file of the revision
+    that last wrote it. Its upgrade drops and creates only:
+    - objects whose SQL changed (their previous version's drop, then their new create);
+    - objects that depend on one of those (a procedure that takes a table type that is re-created);
+    - objects the spec adds or removes.
+    Tables that hold jobs are only ever altered (_plan_kept_tables). The grants are run again (GRANT
+    only: nothing is revoked) when objects were re-created and the grants' own SQL is unchanged, as
+    re-created objects come without their grants; verify, install's closing check, runs last in both
+    directions."""
+
+    def __init__(self, dialect: str, revision: str, label: str, spec: Spec, rendering: Rendering, previous: Previous,
+                 allow_drop: set[str], used: set[str]):
+        self.dialect, self.revision, self.label, self.spec = dialect, revision, label, spec
+        self.rendering, self.previous, self.allow_drop, self.used = rendering, previous, allow_drop, used
+        self.old = previous.objects(dialect)
+        self.old_by_key = {o.key: o for o in self.old}
+        self.new_by_key = {item.obj.key: item for item in rendering.objects}
+        self.plan = DialectPlan()
+        self.steps = _Steps(dialect, revision, label, rendering.session)
+
+    def unchanged(self, key: str) -> bool:
+        o, n = self.old_by_key[key], self.new_by_key[key]
+        drop = self.rendering.session + n.drop if _has_sql(n.drop) else ""  # as its drop file holds it
         return _body(o.create) == _body(n.create) and _body(o.drop) == _body(drop)
 
-    def left_alone(key: str, kind: str) -> bool:
-        return kind in KEPT_WHEN_UNCHANGED and key in old_by_key and key in new_by_key and unchanged(key)
-
-    steps = _Steps(dialect, revision, label, rendering.session)
-    up_drops, up_creates = [], []
-    down_drops, down_creates = [], []
-    for o in reversed(old):
-        if o.kind in DATA_TABLES:
-            if o.key in new_by_key:
+    def redone(self) -> dict[str, str]:
+        """The objects in both revisions that the upgrade drops and creates again, with why."""
+        why = {}
+        for item in self.rendering.objects:
+            key, obj = item.obj.key, item.obj
+            if key not in self.old_by_key or obj.kind in DATA_TABLES or obj.kind in CHECKS or obj.kind == "grants":
                 continue
-            if o.name in allow_drop:
-                used.add(o.name)
-                up_drops += previous_file(o, "drop")
-                plan.changes.append(f"drop table {previous.spec.schema}.{o.name} (allowed)")
+            if not self.unchanged(key):
+                why[key] = "its SQL changed"
             else:
-                plan.problems.append(
-                    f"table {previous.spec.schema}.{o.name} ({o.kind.replace('_', ' ')} of queue {o.queue}) is no longer "
-                    f"in the spec; dropping it loses the rows it holds. Drain it first, then pass --allow-drop {o.name} "
-                    "to drop it; or keep it in the spec.")
-        elif not left_alone(o.key, o.kind) and o.kind not in CHECKS:
-            up_drops += previous_file(o, "drop")
-    for item in rendering.objects:
-        key, kind = item.obj.key, item.obj.kind
-        if kind in DATA_TABLES and key in old_by_key:
-            continue
-        if not left_alone(key, kind):
-            up_creates += create_of(key)
-            if kind in DATA_TABLES:
-                plan.changes.append(f"create table {spec.schema}.{item.obj.name}")
-    for item in reversed(rendering.objects):
-        key, kind = item.obj.key, item.obj.kind
-        if kind in DATA_TABLES:
-            if key not in old_by_key:
-                _, drop = render_change(dialect, spec, "drop_table_if_empty", item.obj)
-                path = f"{dialect}/revert/{next(steps.number):02d}_{item.obj.name}_drop_if_empty.sql"
-                plan.files[path] = _header(f"drops table {spec.schema}.{item.obj.name} if empty", dialect, revision, label,
-                                           rendering.session) + drop
-                down_drops.append(path)
-        elif not left_alone(key, kind) and kind not in CHECKS:
-            down_drops += drop_of(key)
-    for o in old:
-        if o.kind in DATA_TABLES:
-            if o.key not in new_by_key and o.name in allow_drop:
-                down_creates += previous_file(o, "create")
-        elif not left_alone(o.key, o.kind):
-            down_creates += previous_file(o, "create")
+                deps = [dep for dep in obj.depends_on if dep in why]
+                if deps:
+                    why[key] = f"it depends on {', '.join(deps)}, which is created again"
+        if "grants" in self.new_by_key and "grants" in self.old_by_key and not self.unchanged("grants"):
+            why["grants"] = "its SQL changed"
+        return why
 
-    # Tables in both: only storage parameters and columns change, and only when nothing else about them did.
-    _plan_kept_tables(dialect, spec, rendering, previous, old_by_key, changes, plan, steps)
+    def make(self, changes: dict) -> DialectPlan:
+        plan, old_by_key, new_by_key = self.plan, self.old_by_key, self.new_by_key
+        redo = self.redone()
+        added = [k for k in new_by_key if k not in old_by_key]
+        removed = [o.key for o in self.old if o.key not in new_by_key]
+        # Objects re-created come without their grants: GRANT them again (only when the grants' SQL is
+        # the same: a changed grants object is dropped, revoking, and created like any other).
+        created = [k for k in list(redo) + added if new_by_key[k].obj.kind not in CHECKS and k != "grants"]
+        regrant = "grants" in new_by_key and "grants" in old_by_key and "grants" not in redo and bool(created)
+        plan.redone, plan.added, plan.removed, plan.regrant = redo, added, removed, regrant
+        located = self._locate()
+        up_drops, up_creates, down_drops, down_creates = [], [], [], []
+        for o in reversed(self.old):
+            if o.kind in DATA_TABLES:
+                if o.key not in new_by_key:
+                    up_drops += self._drop_removed_table(o)
+            elif o.key in redo or o.key in removed:
+                up_drops += [o.drop_path] if o.drop_path else []
+        for item in self.rendering.objects:
+            key, kind = item.obj.key, item.obj.kind
+            create, drop = located[key]
+            if key in redo or key in added or kind in CHECKS or (kind == "grants" and regrant):
+                if _has_sql(item.create) and not (kind in DATA_TABLES and key in old_by_key):
+                    up_creates.append(create)
+                if kind in DATA_TABLES and key in added:
+                    plan.changes.append(f"create table {self.spec.schema}.{item.obj.name}")
+            if kind in DATA_TABLES and key in added:
+                down_drops.insert(0, self._drop_if_empty(item.obj))
+            elif (key in redo or key in added) and drop:
+                down_drops.insert(0, drop)
+        for o in self.old:
+            if o.kind in DATA_TABLES:
+                if o.key not in new_by_key and o.name in self.allow_drop:
+                    down_creates.append(o.create_path)
+            elif o.key in redo or o.key in removed or o.kind in CHECKS or (o.kind == "grants" and regrant):
+                down_creates += [o.create_path] if _has_sql(o.create) else []
 
-    plan.files.update(steps.files)
-    plan.upgrade = up_drops + steps.upgrade + up_creates
-    plan.downgrade = down_drops + steps.downgrade + down_creates
-    plan.same_as_previous = (not plan.changes and set(old_by_key) == set(new_by_key)
-                             and all(unchanged(k) for k in new_by_key))
-    return plan
+        # Tables in both: only storage parameters and columns change, and only when nothing else about them did.
+        _plan_kept_tables(self.dialect, self.spec, self.rendering, self.previous, old_by_key, changes, plan, self.steps)
+        kept = [f"{self.spec.schema}.{o.name}" for o in self.old if o.kind in DATA_TABLES and o.key in new_by_key]
+        if kept:
+            plan.downgrade_notes.insert(0, f"keeps table{'s' if len(kept) > 1 else ''} {', '.join(kept)} and every row in "
+                                        "them (jobs pending, leased, dead-lettered, archived)")
+        for key in removed:
+            o = old_by_key[key]
+            if o.kind in DATA_TABLES and o.name in self.allow_drop:
+                plan.downgrade_notes.append(f"creates table {self.previous.spec.schema}.{o.name} again, empty: the rows "
+                                            "the upgrade dropped are lost")
+        plan.files.update(self.steps.files)
+        plan.upgrade = up_drops + self.steps.upgrade + up_creates
+        plan.downgrade = down_drops + self.steps.downgrade + down_creates
+        plan.same_as_previous = (not plan.changes and set(old_by_key) == set(new_by_key)
+                                 and all(self.unchanged(k) for k in new_by_key))
+        return plan
+
+    def _locate(self) -> dict[str, tuple[str, str | None]]:
+        """Per object of the new rendering: its create and drop file. Each is written into this revision
+        when its SQL is new or changed; else it is the previous revision's (an absolute path, which the
+        manifest stores relative to this revision's folder): a drop that names the same object is
+        the same file, whatever its create became."""
+        located = {}
+        for item in self.rendering.objects:
+            key, o = item.obj.key, self.old_by_key.get(item.obj.key)
+            drop_now = self.rendering.session + item.drop if _has_sql(item.drop) else ""
+            same_create = o is not None and _body(o.create) == _body(item.create)
+            same_drop = o is not None and _body(o.drop) == _body(drop_now)
+            if same_create and same_drop:
+                located[key] = (o.create_path, o.drop_path)
+            else:
+                create, drop = _write_object(self.plan, self.dialect, self.revision, self.label, self.spec,
+                                             self.rendering, item)
+                if same_create:
+                    del self.plan.files[create]
+                    create = o.create_path
+                if same_drop and drop is not None:
+                    del self.plan.files[drop]
+                    drop = o.drop_path
+                located[key] = (create, drop)
+            self.plan.objects.append(_entry(item.obj, *located[key]))
+        return located
+
+    def _drop_removed_table(self, o: StoredObject) -> list[str]:
+        if o.name in self.allow_drop:
+            self.used.add(o.name)
+            self.plan.changes.append(f"drop table {self.previous.spec.schema}.{o.name} (allowed)")
+            return [o.drop_path] if o.drop_path else []
+        self.plan.problems.append(
+            f"table {self.previous.spec.schema}.{o.name} ({o.kind.replace('_', ' ')} of queue {o.queue}) is no longer "
+            f"in the spec; dropping it loses the rows it holds. Drain it first, then pass --allow-drop {o.name} "
+            "to drop it; or keep it in the spec.")
+        return []
+
+    def _drop_if_empty(self, obj: DbObject) -> str:
+        _, drop = render_change(self.dialect, self.spec, "drop_table_if_empty", obj)
+        path = f"{self.dialect}/revert/{next(self.steps.number):02d}_{obj.name}_drop_if_empty.sql"
+        self.plan.files[path] = _header(f"drops table {self.spec.schema}.{obj.name} if empty", self.dialect,
+                                        self.revision, self.label, self.rendering.session) + drop
+        self.plan.downgrade_notes.append(f"drops table {self.spec.schema}.{obj.name} only if it is empty; "
+                                         "a table holding rows is kept with them")
+        return path
 
 
 class _Steps:
@@ -510,6 +636,7 @@ def _storage_step(dialect: str, spec: Spec, obj: DbObject, stored: str, before: 
               f"sets the storage parameters of table {table} back", down)
     said = [f"{name} = {value} (was {was.get(name, 'the default')})" for name, value in wanted.items()
             if was.get(name) != value] + [f"{name} reset (was {value})" for name, value in was.items() if name not in wanted]
+    plan.downgrade_notes.append(f"sets the storage parameters of table {table} back; no row is touched")
     plan.changes.append(f"set storage of table {table}: {', '.join(said)} (in place: ALTER TABLE ... SET takes only a "
                         "SHARE UPDATE EXCLUSIVE lock, rewrites no row and affects the pages written from now on)")
     return True
@@ -530,6 +657,17 @@ def _column_steps(dialect: str, spec: Spec, obj: DbObject, diff: ColumnDiff, pla
             column = f"{table}.{col.name}"
             steps.add(f"{obj.name}_{verb}_{col.name}", up_title.format(column), up, down_title.format(column), down)
             plan.changes.append(summary.format(column, col.type))
+            plan.downgrade_notes.append(
+                f"removes column {column} only while no row has a value in it; otherwise keeps it, values included"
+                if verb == "add" else f"adds column {column} back, empty and nullable: the values the upgrade dropped are lost")
+
+
+def _relative(path: str | None, folder: Path) -> str | None:
+    """A file a manifest names, relative to the revision's folder: one of its own ("postgres/create/..."),
+    or one an earlier revision kept ("../<rev>_<slug>/postgres/create/..."), as `qgen revision` found it."""
+    if path is None or not os.path.isabs(path):
+        return path
+    return Path(os.path.relpath(path, folder)).as_posix()
 
 
 def _manifest_json(manifest: dict) -> str:
@@ -584,11 +722,34 @@ class RevisionMade:
     plans: dict[str, DialectPlan]
 
 
-def make_revision(spec_path: str | Path, message: str, config_path: str | Path = "alembic.ini",
-                  dialect: str | None = None, allow_drop: list[str] | tuple[str, ...] = ()) -> RevisionMade:
-    """Write an Alembic revision that installs the spec (first revision of its schema) or moves the
-    database from the schema's previous qgen revision to this spec. Raises RevisionRefused, SpecInvalid,
-    or alembic.util.CommandError; writes nothing then."""
+@dataclass
+class PlannedRevision:
+    """What `qgen revision` would write, worked out and checked, nothing written yet."""
+
+    spec_path: Path
+    spec: Spec
+    spec_text: str
+    revision: str
+    previous: Previous | None
+    plans: dict[str, DialectPlan]
+    script_dir: object
+
+    @property
+    def table_changes(self) -> list[str]:
+        return sorted({c for plan in self.plans.values() for c in plan.changes}, key=lambda c: (c.split()[0], c))
+
+    def page(self, message: str, dry_run: bool = False) -> str:
+        """The revision's review page (REVIEW.md in its folder; `qgen revision --dry-run` prints it)."""
+        from qgen.review import revision_page
+
+        return revision_page(self, message, dry_run)
+
+
+def plan_revision(spec_path: str | Path, config_path: str | Path = "alembic.ini", dialect: str | None = None,
+                  allow_drop: list[str] | tuple[str, ...] = ()) -> PlannedRevision:
+    """Work out the revision `qgen revision` would write for the spec, and refuse it (RevisionRefused)
+    when it cannot be made safely. Writes nothing. Raises RevisionRefused, SpecInvalid or
+    alembic.util.CommandError."""
     from alembic import util as alembic_util
     from alembic.config import Config
     from alembic.script import ScriptDirectory
@@ -631,26 +792,48 @@ def make_revision(spec_path: str | Path, message: str, config_path: str | Path =
                         "(columns are QUEUE.COLUMN, tables are their name in the schema)")
     if problems:
         raise RevisionRefused(problems)
+    return PlannedRevision(spec_path, spec, spec_text, revision, previous, plans, script_dir)
 
-    table_changes = sorted({c for plan in plans.values() for c in plan.changes}, key=lambda c: (c.split()[0], c))
+
+def make_revision(spec_path: str | Path, message: str, config_path: str | Path = "alembic.ini",
+                  dialect: str | None = None, allow_drop: list[str] | tuple[str, ...] = ()) -> RevisionMade:
+    """Write an Alembic revision that installs the spec (first revision of its schema) or moves the
+    database from the schema's previous qgen revision to this spec. Raises RevisionRefused, SpecInvalid,
+    or alembic.util.CommandError; writes nothing then."""
+    planned = plan_revision(spec_path, config_path, dialect, allow_drop)
+    return write_revision(planned, message)
+
+
+def _docs(planned: PlannedRevision) -> dict:
+    """What the revision's module says of itself (qgen/revision.py.mako)."""
+    spec, previous = planned.spec, planned.previous
     if previous is None:
         summary = (f"First qgen revision of schema {spec.schema}: downgrading past it drops every object it created, "
                    "tables and their jobs included.")
         upgrade_doc = "Create every object of the spec, in dependency order."
         downgrade_doc = "Drop every object, tables and their jobs included: the teardown."
     else:
-        summary = (f"Follows qgen revision {previous.revision} of the same schema: replaces its code, keeps the "
-                   "tables and their jobs" + ("; " + "; ".join(table_changes) if table_changes else "") + ".")
-        upgrade_doc = (f"Replace revision {previous.revision}'s procedures, views, types and grants with this spec's; "
-                       "change tables only as listed above.")
-        downgrade_doc = (f"Restore revision {previous.revision}'s objects; tables keep their jobs (an added column stays "
-                         "while it holds values).")
-    qgen = {"spec": str(spec_path), "schema": spec.schema, "dialects": list(plans), "summary": summary,
+        table_changes = planned.table_changes
+        summary = (f"Follows qgen revision {previous.revision} of the same schema: replaces the objects that changed, "
+                   "keeps the tables and their jobs" + ("; " + "; ".join(table_changes) if table_changes else "") + ".")
+        upgrade_doc = (f"Create again only the objects whose SQL changed since revision {previous.revision} (and "
+                       "those that depend on them), add and remove objects; change tables only as listed above.")
+        downgrade_doc = (f"Restore revision {previous.revision}'s versions of those objects; tables keep their jobs "
+                         "(an added column stays while it holds values).")
+    return {"spec": str(planned.spec_path), "schema": spec.schema, "dialects": list(planned.plans), "summary": summary,
             "upgrade": upgrade_doc, "downgrade": downgrade_doc}
+
+
+def write_revision(planned: PlannedRevision, message: str) -> RevisionMade:
+    """Write the planned revision: its module (Alembic names, places and chains it) and its folder."""
+    from alembic import util as alembic_util
+
+    spec, previous, revision, plans = planned.spec, planned.previous, planned.revision, planned.plans
+    qgen = _docs(planned)
     # Alembic names, places and chains the revision (its file template, version locations, head);
     # its module is then written from qgen's own template, whatever the environment's
     # script.py.mako says: an Alembic environment of the user's own takes qgen revisions as it is.
-    script = script_dir.generate_revision(revision, message, head="head", qgen=qgen)
+    script = planned.script_dir.generate_revision(revision, message, head="head", qgen=qgen)
     module = Path(script.path)
     folder = module.with_suffix("")
     try:
@@ -659,15 +842,16 @@ def make_revision(spec_path: str | Path, message: str, config_path: str | Path =
             down_revision=script.down_revision, branch_labels=None, depends_on=None,
             create_date=datetime.datetime.now(), comma=alembic_util.format_as_comma, message=message, qgen=qgen)
         folder.mkdir()
-        (folder / SPEC_FILE).write_text(spec_text, encoding="utf-8", newline="\n")
+        (folder / SPEC_FILE).write_text(planned.spec_text, encoding="utf-8", newline="\n")
+        (folder / PAGE_FILE).write_text(planned.page(message), encoding="utf-8", newline="\n")
         manifest = {
             "qgen": __version__,
             "revision": revision,
             "message": message,
-            "spec": str(spec_path),
+            "spec": str(planned.spec_path),
             "schema": spec.schema,
             "follows": previous.revision if previous else None,
-            "changes": table_changes,
+            "changes": planned.table_changes,
             "dialects": {},
         }
         for name, plan in plans.items():
@@ -675,11 +859,16 @@ def make_revision(spec_path: str | Path, message: str, config_path: str | Path =
                 path = folder / relative
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8", newline="\n")
-            manifest["dialects"][name] = {"objects": plan.objects, "upgrade": plan.upgrade, "downgrade": plan.downgrade}
+            here = lambda path: _relative(path, folder)  # noqa: E731
+            manifest["dialects"][name] = {
+                "objects": [{**entry, "create": here(entry["create"]), "drop": here(entry["drop"])} for entry in plan.objects],
+                "upgrade": [here(p) for p in plan.upgrade],
+                "downgrade": [here(p) for p in plan.downgrade],
+                "downgrade_notes": plan.downgrade_notes,
+            }
         (folder / MANIFEST).write_text(_manifest_json(manifest), encoding="utf-8", newline="\n")
     except BaseException:
         module.unlink(missing_ok=True)
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return RevisionMade(module, folder, revision, previous.revision if previous else None, plans)
-

@@ -174,6 +174,7 @@ class RenderedObject:
     create: str   # the object's own file: header, session, create block
     drop: str     # its drop block
     section: str  # what install.sql holds of it: header and create block
+    upgrade: str = ""  # its upgrade block: what install.sql over an older qgen's install needs first
 
 
 SCRIPT_PARTS = ("session", "uninstall_begin", "uninstall_end", "force_uninstall")
@@ -255,6 +256,10 @@ class Rendering:
     force_uninstall: str  # run first in the same session, uninstall drops tables that still hold jobs
     # Runs every queue's maintain from the database's own scheduler (not part of install.sql).
     schedule: str = ""
+    # Run before install.sql over an install an older qgen made: the objects' upgrade blocks (what
+    # the current objects replace: functions under an older parameter list, indexes over the lease,
+    # a column a table lacked). A fresh install, and a qgen revision, never need it.
+    upgrade: str = ""
 
     def files(self) -> dict[str, str]:
         files = {item.filename: item.create for item in self.objects}
@@ -262,6 +267,8 @@ class Rendering:
         files["uninstall.sql"] = self.uninstall
         if self.schedule:
             files["schedule.sql"] = self.schedule
+        if self.upgrade:
+            files["upgrade.sql"] = self.upgrade
         return files
 
 
@@ -290,14 +297,15 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     rendered: list[RenderedObject] = []
     for index, obj in enumerate(base["objects"]):
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
-        create, drop = _blocks(template, {**base, "obj": obj, "q": base["queues"].get(obj.queue)}, "create", "drop")
+        create, drop, upgrade = _blocks(template, {**base, "obj": obj, "q": base["queues"].get(obj.queue)},
+                                        "create", "drop", "upgrade")
         what = f"{obj.kind} {spec.schema}.{obj.name}" if obj.queue else f"{obj.kind} {obj.name}"
         header = (
             f"{HEADER_MARK}{__version__}: {what}, rendered for {dialect.title} from {spec_label}.\n"
             "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
         )
         filename = f"{index:02d}_{obj.key.replace('.', '_')}.sql"
-        rendered.append(RenderedObject(obj, filename, header + session + create, drop, header + create))
+        rendered.append(RenderedObject(obj, filename, header + session + create, drop, header + create, upgrade))
     script_header = (
         f"{HEADER_MARK}{__version__}: every object of {spec_label}, for {dialect.title}, in dependency order.\n"
         "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"
@@ -306,7 +314,17 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     uninstall = (script_header.replace("in dependency order", "removed in reverse dependency order") + session
                  + _render_uninstall(env, dialect_name, base, rendered, parts))
     schedule = _render_schedule(env, dialect_name, base, spec_label, dialect.title, session)
-    return Rendering(dialect_name, rendered, install, uninstall, session, parts.force_uninstall, schedule)
+    upgrade = ""
+    if any(_has_code(item.upgrade) for item in rendered):
+        upgrade = (f"{HEADER_MARK}{__version__}: run before install.sql where an older qgen installed {spec_label}, for "
+                   f"{dialect.title}: drops or adds what the objects of this version replace.\n"
+                   "-- A fresh install and a qgen revision do not need it. Do not edit: change the spec or the templates, "
+                   "then run `qgen render`.\n" + session + "".join(item.upgrade for item in rendered if _has_code(item.upgrade)))
+    return Rendering(dialect_name, rendered, install, uninstall, session, parts.force_uninstall, schedule, upgrade)
+
+
+def _has_code(text: str) -> bool:
+    return any(line.strip() and not line.lstrip().startswith("--") for line in text.splitlines())
 
 
 def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spec_label: str, title: str,
@@ -375,12 +393,26 @@ def check_rendering(rendering: Rendering, folder: Path) -> list[str]:
         if stale.name not in files:
             diffs.append(f"{stale}: on disk but no longer rendered (qgen render removes it)\n")
     for name, text in files.items():
-        path = folder / name
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-        if old != text:
-            diff = difflib.unified_diff(
-                old.splitlines(keepends=True), text.splitlines(keepends=True),
-                fromfile=f"{path} (on disk)" if path.exists() else f"{path} (missing)", tofile=f"{path} (rendered)",
-            )
-            diffs.append("".join(diff))
+        diffs += check_text(folder / name, text)
     return diffs
+
+
+def check_text(path: Path, text: str) -> list[str]:
+    """A unified diff between one file on disk and what would be written there (empty: up to date)."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    if old == text:
+        return []
+    diff = difflib.unified_diff(
+        old.splitlines(keepends=True), text.splitlines(keepends=True),
+        fromfile=f"{path} (on disk)" if path.exists() else f"{path} (missing)", tofile=f"{path} (rendered)",
+    )
+    return ["".join(diff)]
+
+
+def write_text(path: Path, text: str) -> bool:
+    """Write one rendered file (the review page) unless it already holds the text; True when written."""
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
+    return True

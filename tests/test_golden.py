@@ -99,3 +99,16 @@ def test_installed_wheel_layout_finds_templates(tmp_path):
         assert render_module.templates_dir() == fake_package / "templates"
     finally:
         render_module.__file__ = original
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("spec_path", EXAMPLES, ids=lambda p: p.stem)
+def test_a_fresh_install_carries_no_cleanup_for_older_versions(spec_path, dialect):
+    """What an install an older qgen made needs (drop function versions, lease indexes, purge as a
+    function; add the watermark's corrected_at) is in upgrade.sql only, never in install.sql."""
+    rendering = render_spec(load_spec(spec_path), spec_path.name, dialect)
+    for marker in ("earlier qgen", "older qgen", "pronargs", "LIKE '%lease_token%'", "COL_LENGTH", "ADD COLUMN IF NOT EXISTS"):
+        assert marker.lower() not in rendering.install.lower(), marker
+        assert all(marker.lower() not in item.create.lower() for item in rendering.objects), marker
+    if rendering.upgrade:
+        assert rendering.files()["upgrade.sql"] == rendering.upgrade and "before install.sql" in rendering.upgrade

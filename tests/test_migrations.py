@@ -9,6 +9,7 @@ upgrade again: no job is lost and every lease holds."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -166,7 +167,9 @@ def test_spec_change_with_jobs_pending_and_leased(migrations, database, schema, 
         "tables are altered, never re-created, and an unchanged index is left alone"
     manifest_text = (second.folder / "manifest.json").read_text()
     assert (second.folder / "spec.yaml").read_text() == V2.format(schema=schema)
-    assert "postgres/previous/drop/" in manifest_text and "postgres/change/" in manifest_text
+    # The previous versions it drops (and its downgrade creates again) are the files revision 1 keeps.
+    assert f"../{first.folder.name}/postgres/drop/" in manifest_text and "postgres/change/" in manifest_text
+    assert not (second.folder / "postgres" / "previous").exists()
 
     command.upgrade(config, "head")
     with psycopg.connect(database, autocommit=True) as conn:
@@ -223,6 +226,13 @@ def test_new_queue_and_allowed_column_drop_round_trip(migrations, database, sche
     made = make_revision(spec_file(tmp_path, v3, schema, "v3.yaml"), "sms", migrations, allow_drop=["mail.note"])
     assert f"drop column {schema}.mail.note (allowed)" in made.plans["postgres"].changes
     assert f"create table {schema}.sms" in made.plans["postgres"].changes
+    # Its review page says what happens to the data, both ways.
+    page = (made.folder / "REVIEW.md").read_text()
+    assert "| `queues.sms` | none | a new queue |" in page and "| `queues.mail.payload.note` | text, nullable | removed |" in page
+    assert f"Upgrade: drop column {schema}.mail.note (allowed): **the values in it are lost**" in page
+    assert f"Upgrade: create table {schema}.sms: new and empty" in page
+    assert f"Downgrade adds column {schema}.mail.note back, empty and nullable" in page
+    assert f"Downgrade drops table {schema}.sms only if it is empty; a table holding rows is kept with them" in page
     command.upgrade(config, "head")
     with psycopg.connect(database, autocommit=True) as conn:
         assert "note" not in columns(conn, schema, "mail")
@@ -285,7 +295,10 @@ def test_unsafe_changes_are_refused_with_what_to_do(migrations, schema, tmp_path
 
     # A table the templates would now write differently from the SQL a revision ran: qgen cannot tell
     # what the database holds, and says so (here the stored SQL is edited to stand for an old template).
-    stored = made.folder / "postgres" / "create" / "02_mail_table.sql"
+    # (An object a revision leaves as it was is the file of the revision that last wrote it.)
+    entry = next(e for e in json.loads((made.folder / "manifest.json").read_text())["dialects"]["postgres"]["objects"]
+                 if e["key"] == "mail.table")
+    stored = made.folder / entry["create"]
     stored.write_text(stored.read_text().replace('"enqueued_at"', '"legacy" integer NULL,\n    "enqueued_at"'))
     message = refused("sqlserver_version: 2019\n" + V1.replace("5m", "7m"))
     assert f"table {schema}.mail: the templates now render it differently from revision {made.revision}" in message
@@ -407,7 +420,8 @@ def test_migration_tsql_passes_the_gate(migrations, schema, tmp_path):
     assert any("ISJSON" in text for text in scripts.values()), "a json column keeps its check on SQL Server"
     # Every file the revision runs, not only its table changes, begins with the SET options batch
     # (a revision runs each file on its own) and passes the gate.
-    session = "".join(line for line in made.plans["mssql"].files["mssql/create/00_schema.sql"].splitlines(keepends=True)
+    schema_file = made.folder / next(e["create"] for e in made.plans["mssql"].objects if e["kind"] == "schema")
+    session = "".join(line for line in schema_file.read_text().splitlines(keepends=True)
                       if not line.startswith("--")).split("GO\n", 1)[0]
     assert session.startswith("SET ANSI_NULLS, QUOTED_IDENTIFIER")
     for direction in ("upgrade", "downgrade"):
@@ -484,3 +498,183 @@ def test_sql_server_spec_change_with_jobs(migrations, schema, tmp_path):
         command.downgrade(config, "base")
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
+
+
+TWO_QUEUES = """\
+schema: {schema}
+queues:
+  mail:
+    payload:
+      address: string(320)
+    lease: 5m
+  sms:
+    payload:
+      phone: string(20)
+"""
+
+
+def routines(conn, schema: str, prefix: str) -> dict[str, int]:
+    """name -> oid of the schema's functions and procedures whose name starts with prefix: an object
+    dropped and created again gets a new oid."""
+    return dict(conn.execute("SELECT p.proname, p.oid::int FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                             "WHERE n.nspname = %s AND p.proname LIKE %s", (schema, prefix + "%")).fetchall())
+
+
+def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schema, tmp_path, caplog, capsys):
+    """Issue 17: one nullable column added to one queue of two. The revision holds a file only for an
+    object whose SQL changed, none of the other queue's, and its upgrade and downgrade leave the
+    other queue's functions alone (same oids); a third revision (a longer lease) follows one that
+    kept most of its objects in the first revision's folder; all of it round-trips with the jobs."""
+    config = alembic_config(migrations, database)
+    first = make_revision(spec_file(tmp_path, TWO_QUEUES, schema), "two queues", migrations)
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', ("a@example.com",))
+        conn.execute(f'SELECT * FROM "{schema}".sms_enqueue(%s)', ("+1",))
+        leased = conn.execute(f'SELECT * FROM "{schema}".sms_dequeue(owner => %s)', ("w",)).fetchall()
+        sms_before, mail_before = routines(conn, schema, "sms"), routines(conn, schema, "mail")
+
+    v2 = TWO_QUEUES.replace("      address: string(320)\n", "      address: string(320)\n      note: {{type: text, nullable: true}}\n")
+    # --dry-run prints the change summary and writes nothing.
+    versions = migrations.parent / "migrations" / "versions"
+    written_before = sorted(p.name for p in versions.iterdir())
+    capsys.readouterr()
+    assert qgen_main(["revision", str(spec_file(tmp_path, v2, schema, "v2.yaml")), "-m", "note", "-c", str(migrations),
+                      "--dry-run"]) == 0
+    dry = capsys.readouterr().out
+    assert sorted(p.name for p in versions.iterdir()) == written_before, "a dry run writes nothing"
+    assert "(dry run: nothing written)" in dry and "| `queues.mail.payload.note` | none | text, nullable |" in dry
+    assert f"add column {schema}.mail.note (text, nullable): jobs already in the table get NULL in it" in dry
+    assert f"Downgrade removes column {schema}.mail.note only while no row has a value in it" in dry
+    assert f"`{schema}.mail_enqueue` | enqueue | its SQL changed" in dry and "sms_" not in dry.split("## What happens")[0]
+    second = make_revision(spec_file(tmp_path, v2, schema, "v2.yaml"), "note", migrations)
+    page = (second.folder / "REVIEW.md").read_text()
+    assert "| `queues.mail.payload.note` | none | text, nullable |" in page and "`sms_" not in page
+    written = [p.relative_to(second.folder).as_posix() for p in second.folder.rglob("*.sql")]
+    assert written and not any("_sms" in name for name in written), written
+    for dialect, plan in second.plans.items():
+        assert not any("_sms_" in step for step in plan.upgrade + plan.downgrade), (dialect, plan.upgrade)
+        assert set(plan.redone) <= {f"mail.{kind}" for kind in ("pending_view", "batch_type", "enqueue", "enqueue_batch",
+                                                                "enqueue_json", "dequeue", "fail", "reap", "peek",
+                                                                "redrive", "maintain")}, plan.redone
+        assert "mail.complete" not in plan.redone and "mail.extend_lease" not in plan.redone
+        assert plan.regrant and not plan.added and not plan.removed
+    # Every object file it holds is of an object whose SQL changed (tables: their definition after
+    # the ALTER, kept for the next revision to compare with, and not run).
+    objects = {p.stem.split("_", 1)[1] for p in (second.folder / "postgres" / "create").iterdir()}
+    assert objects == {"mail_table", "mail_dead_letter_table", "mail_pending_view", "mail_batch_type", "mail_enqueue",
+                       "mail_enqueue_batch", "mail_dequeue", "mail_fail", "mail_reap", "mail_redrive"}
+
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert routines(conn, schema, "sms") == sms_before, "the unchanged queue's functions were not touched"
+        mail_after = routines(conn, schema, "mail")
+        assert mail_after["mail_complete"] == mail_before["mail_complete"], "an unchanged function was not touched"
+        assert mail_after["mail_enqueue"] != mail_before["mail_enqueue"]
+        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s, %s)', ("b@example.com", "hello"))
+        # The re-created functions keep their grants: the producer may still enqueue.
+        conn.execute(f'SET ROLE "{schema}_producer"')
+        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', ("c@example.com",))
+        conn.execute("RESET ROLE")
+
+    third = make_revision(spec_file(tmp_path, v2.replace("lease: 5m", "lease: 9m"), schema, "v3.yaml"), "lease", migrations)
+    # The lease is a default of the functions that take or extend one: those two, nothing else.
+    assert set(third.plans["postgres"].redone) == {"mail.dequeue", "mail.extend_lease"}
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert "lease_seconds integer DEFAULT 540" in function_args(conn, schema, "mail_dequeue")
+        assert routines(conn, schema, "sms") == sms_before
+    caplog.set_level("INFO", logger="alembic.runtime.qgen")
+    command.downgrade(config, first.revision)
+    said = [r.getMessage() for r in caplog.records if r.name == "alembic.runtime.qgen"]
+    assert f"qgen: downgrade of revision {second.revision} ({schema}) removes column {schema}.mail.note only while no " \
+           "row has a value in it; otherwise keeps it, values included" in said, said
+    assert any(f"keeps tables {schema}.mail, {schema}.mail_dead" in line for line in said), said
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert "lease_seconds integer DEFAULT 300" in function_args(conn, schema, "mail_dequeue")
+        assert routines(conn, schema, "sms") == sms_before
+        assert "note" in columns(conn, schema, "mail"), "a column holding values is kept"
+        assert [r[0] for r in conn.execute(f'SELECT address FROM "{schema}".mail ORDER BY id')] == \
+            ["a@example.com", "b@example.com", "c@example.com"]
+        assert one(conn, f'SELECT "{schema}".sms_complete(%s)', leased[0][-2])[0] == 1, "the lease held throughout"
+        conn.execute(f'SET ROLE "{schema}_producer"')
+        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', ("d@example.com",))
+        conn.execute("RESET ROLE")
+    command.upgrade(config, "head")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert "lease_seconds integer DEFAULT 540" in function_args(conn, schema, "mail_dequeue")
+        assert len(conn.execute(f'SELECT * FROM "{schema}".mail_dequeue(owner => %s)', ("w",)).fetchall()) == 4
+    command.downgrade(config, "base")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert gone(conn, schema) == (0, 0)
+
+
+@pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate "
+                    "(e.g. mssql+pyodbc://sa:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4)")
+def test_sql_server_revision_leaves_the_unchanged_queue_alone(migrations, schema, tmp_path):
+    """Issue 17 on SQL Server: a column added to one queue of two; the other queue's procedures keep
+    their object_id and modify_date through upgrade and downgrade, and the jobs of both are kept."""
+    import sqlalchemy as sa
+
+    config = alembic_config(migrations, MSSQL_URL)
+    engine = sa.create_engine(MSSQL_URL)
+
+    def procedures(prefix: str):
+        with engine.connect() as conn:
+            return conn.exec_driver_sql("SELECT name, object_id, modify_date FROM sys.objects WHERE schema_id = SCHEMA_ID(?) "
+                                        "AND type = 'P' AND name LIKE ? ORDER BY name", (schema, prefix + "%")).fetchall()
+
+    def rows(table: str):
+        with engine.connect() as conn:
+            return conn.exec_driver_sql(f"SELECT * FROM [{schema}].[{table}] ORDER BY id").fetchall()
+
+    make_revision(spec_file(tmp_path, TWO_QUEUES, schema), "v1", migrations, dialect="mssql")
+    try:
+        command.upgrade(config, "head")
+        with engine.begin() as conn:
+            conn.exec_driver_sql(f"EXEC [{schema}].[mail_enqueue] @address = N'a@example.com'")
+            conn.exec_driver_sql(f"EXEC [{schema}].[sms_enqueue] @phone = N'+1'")
+        with engine.begin() as conn:
+            assert len(conn.exec_driver_sql(f"EXEC [{schema}].[sms_dequeue] @owner = N'w'").fetchall()) == 1
+        sms, mail, sms_rows = procedures("sms"), procedures("mail"), rows("sms")
+        v2 = TWO_QUEUES.replace("      address: string(320)\n", "      address: string(320)\n      note: {{type: text, nullable: true}}\n")
+        second = make_revision(spec_file(tmp_path, v2, schema, "v2.yaml"), "v2", migrations, dialect="mssql")
+        assert not any("_sms_" in step for step in second.plans["mssql"].upgrade + second.plans["mssql"].downgrade)
+        command.upgrade(config, "head")
+        assert procedures("sms") == sms and rows("sms") == sms_rows
+        changed = {name for name, oid, _ in procedures("mail")} & {name for name, oid, _ in mail}
+        assert dict((n, o) for n, o, _ in procedures("mail"))["mail_enqueue"] != dict((n, o) for n, o, _ in mail)["mail_enqueue"]
+        assert "mail_complete" in changed and [p for p in procedures("mail") if p[0] == "mail_complete"] == \
+            [p for p in mail if p[0] == "mail_complete"], "an unchanged procedure is not touched"
+        command.downgrade(config, "-1")
+        assert procedures("sms") == sms and rows("sms") == sms_rows
+        assert [r.address for r in rows("mail")] == ["a@example.com"]
+    finally:
+        command.downgrade(config, "base")
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
+
+
+@pytest.mark.parametrize("example", ["000_flag_worker", "002_card_codes", "003_queue_sample", "004_rainfall"])
+def test_every_example_takes_a_new_column_by_recreating_only_what_changed(migrations, database, schema, tmp_path, example):
+    """Each example (job types, a table type, views, an archive, dedupe, a worker, an outbox into a
+    downstream queue) takes a nullable column in every queue through a revision that re-creates only
+    what changed: the database itself refuses a drop that something left in place still needs, so
+    upgrade, downgrade and upgrade again succeeding live shows the dependencies were followed."""
+    import re as regex
+
+    text = regex.sub(r"(?m)^schema: .*$", f"schema: {schema}", (ROOT / "examples" / f"{example}.yaml").read_text())
+    config = alembic_config(migrations, database)
+    make_revision(spec_file(tmp_path, text.replace("{", "{{").replace("}", "}}"), schema), "v1", migrations, dialect="postgres")
+    command.upgrade(config, "head")
+    changed = regex.sub(r"(?m)^    payload:\n", "    payload:\n      review_note: {type: text, nullable: true}\n", text)
+    made = make_revision(spec_file(tmp_path, changed.replace("{", "{{").replace("}", "}}"), schema, "v2.yaml"), "note",
+                         migrations, dialect="postgres")
+    plan = made.plans["postgres"]
+    assert plan.redone and len(plan.redone) < len(plan.objects) - 3, plan.redone
+    command.upgrade(config, "head")
+    command.downgrade(config, "-1")
+    command.upgrade(config, "head")
+    command.downgrade(config, "base")
+    with psycopg.connect(database, autocommit=True) as conn:
+        assert gone(conn, schema) == (0, 0)

@@ -36,6 +36,70 @@ def find_created(script: str, patterns: list[tuple[str, str, str]], quoted: str)
 
 
 @dataclass(frozen=True)
+class Routine:
+    """A procedure or function a rendered script creates (the review page lists them)."""
+
+    name: str
+    kind: str                 # "function" or "procedure", as the database calls it
+    parameters: tuple[str, ...]  # as the script declares them, one each ("@batch_size int = 10")
+    returns: str | None = None
+
+
+@dataclass(frozen=True)
+class Index:
+    """An index a rendered script creates, its table's primary key included."""
+
+    name: str
+    table: str
+    keys: tuple[str, ...]
+    unique: bool = False
+    include: tuple[str, ...] = ()
+    where: str | None = None
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One privilege a rendered grants script gives a role: on one object, or (on None) on every
+    routine of the schema."""
+
+    privilege: str            # EXECUTE, SELECT, USAGE, VIEW DEFINITION ...
+    on: str | None            # the object's name, unqualified; None: every routine in the schema
+    role: str
+
+
+def code_only(script: str) -> str:
+    """The script without its whole-line comments (what the review page's readers below look at)."""
+    return "".join(line for line in script.splitlines(keepends=True) if not line.lstrip().startswith("--"))
+
+
+def parenthesised(text: str, start: int) -> tuple[str, int]:
+    """The text between the parenthesis at start and the one that closes it, and the index after it."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1:i], i + 1
+    raise ValueError(f"unbalanced parenthesis at {start}")
+
+
+def split_top_level(text: str) -> tuple[str, ...]:
+    """Comma-separated items outside parentheses, stripped and joined to one line each."""
+    items, depth, current = [], 0, []
+    for ch in text:
+        if ch == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+            continue
+        depth += (ch == "(") - (ch == ")")
+        current.append(ch)
+    items.append("".join(current))
+    return tuple(" ".join(item.split()) for item in items if item.strip())
+
+
+@dataclass(frozen=True)
 class Dialect:
     name: str
     title: str
@@ -75,6 +139,12 @@ class Dialect:
     # script, the script without them and them as {name: value}. None: the dialect has none, and any
     # difference in a table's script is one a revision refuses.
     table_storage: Callable[[str], "tuple[str, dict[str, str]]"] | None = None
+    # What the review page reads back from a rendered script (so that it states what the SQL does,
+    # not a second account of it): the routines it creates, the indexes (and primary keys), and the
+    # privileges a grants script gives.
+    routines: Callable[[str], "list[Routine]"] | None = None
+    indexes: Callable[[str], "list[Index]"] | None = None
+    grants: Callable[[str], "list[Grant]"] | None = None
 
 
 _REGISTRY: dict[str, Dialect] = {}

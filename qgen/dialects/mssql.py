@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-from qgen.dialects import CreatedName, Dialect, find_created, register
+from qgen.dialects import (
+    CreatedName, Dialect, Grant, Index, Routine, code_only, find_created, parenthesised, register, split_top_level,
+)
 
 # GO alone on its line (optionally followed by a repeat count, which qgen never emits), any case.
 _GO_LINE = re.compile(r"^[ \t]*GO(?:[ \t]+\d+)?[ \t]*(?:--[^\n]*)?$", re.IGNORECASE | re.MULTILINE)
@@ -68,6 +70,57 @@ def index_key_bytes(t) -> int | None:
     return fixed.get(t.kind)
 
 
+# ---------------------------------------------------------------------------------------------
+# Read back for the review page: routines, indexes, grants.
+
+_NAME = rf"(?:{_QUOTED}\.)?({_QUOTED})"
+
+
+def _plain(text: str) -> str:
+    """Bracketed identifiers shown bare ([q].[x] -> q.x): qgen's names never need the brackets."""
+    return re.sub(r"\[((?:[^\]]|\]\])+)\]", lambda m: m.group(1).replace("]]", "]"), text)
+
+
+def routines(script: str) -> list[Routine]:
+    code, found = code_only(script), []
+    for match in re.finditer(rf"CREATE (?:OR ALTER )?(PROCEDURE|PROC|FUNCTION) {_NAME}", code):
+        end = re.compile(r"^\s*(?:RETURNS\b.*|AS)\s*$", re.M).search(code, match.end())
+        params = code[match.end():end.start() if end else match.end()].strip()
+        if params.startswith("(") and params.endswith(")"):
+            params = params[1:-1]
+        kind = "procedure" if match.group(1).startswith("PROC") else "function"
+        found.append(Routine(_unquote(match.group(2)), kind, split_top_level(_plain(params))))
+    return found
+
+
+def indexes(script: str) -> list[Index]:
+    code, found = code_only(script), []
+    for match in re.finditer(rf"CREATE (UNIQUE )?(?:CLUSTERED |NONCLUSTERED )?INDEX ({_QUOTED})\s+ON {_NAME}\s*(?=\()", code):
+        keys, after = parenthesised(code, match.end())
+        include, rest = (), code[after:]
+        if rest.lstrip().startswith("INCLUDE"):
+            cols, used = parenthesised(rest, rest.index("("))
+            include, rest = split_top_level(_plain(cols)), rest[used:]
+        where = re.match(r"\s*WHERE\s+(.*?)\s*(?:;|\bWITH\s*\()", rest, re.S)
+        found.append(Index(_unquote(match.group(2)), _unquote(match.group(3)), split_top_level(_plain(keys)),
+                           bool(match.group(1)), include, " ".join(_plain(where.group(1)).split()) if where else None))
+    for match in re.finditer(rf"CREATE TABLE {_NAME}", code):
+        body = parenthesised(code, code.index("(", match.end()))[0]
+        key = re.search(rf"CONSTRAINT ({_QUOTED}) PRIMARY KEY (?:CLUSTERED |NONCLUSTERED )?\(([^)]*)\)", body)
+        if key:
+            found.append(Index(_unquote(key.group(1)), _unquote(match.group(1)), split_top_level(_plain(key.group(2))), True))
+    return found
+
+
+def grants(script: str) -> list[Grant]:
+    found = []
+    for match in re.finditer(r"GRANT (.+?) ON (OBJECT|TYPE|SCHEMA)::(.+?) TO (.+?);", code_only(script), re.S):
+        privilege, kind, target, roles = (" ".join(part.split()) for part in match.groups())
+        on = None if kind == "SCHEMA" and privilege == "EXECUTE" else _plain(target).split(".")[-1]
+        found += [Grant(privilege, on, _plain(role)) for role in split_top_level(roles)]
+    return found
+
+
 MSSQL = register(
     Dialect(
         name="mssql",
@@ -84,5 +137,8 @@ MSSQL = register(
         id_list=lambda ids: json.dumps([int(i) for i in ids]),
         wait_for_work="dequeue",
         escalates_locks=True,
+        routines=routines,
+        indexes=indexes,
+        grants=grants,
     )
 )

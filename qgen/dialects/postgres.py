@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from qgen.dialects import CreatedName, Dialect, find_created, register
+from qgen.dialects import (
+    CreatedName, Dialect, Grant, Index, Routine, code_only, find_created, parenthesised, register, split_top_level,
+)
 
 NAMEDATALEN = 64  # identifiers are cut to NAMEDATALEN - 1 bytes
 
@@ -94,6 +96,68 @@ def table_storage(script: str) -> tuple[str, dict[str, str]]:
     return script[:match.end(1)] + script[match.end():], parameters
 
 
+# ---------------------------------------------------------------------------------------------
+# Read back for the review page: routines, indexes, grants.
+
+_NAME = rf"(?:{_QUOTED}\.)?({_QUOTED})"
+
+
+def _plain(text: str) -> str:
+    """Quoted identifiers shown bare ("q"."x" -> q.x): qgen's names never need the quotes."""
+    return text.replace('"', "")
+
+
+def routines(script: str) -> list[Routine]:
+    code, found = code_only(script), []
+    for match in re.finditer(rf"CREATE (?:OR REPLACE )?(FUNCTION|PROCEDURE) {_NAME}\s*(?=\()", code):
+        params, after = parenthesised(code, match.end())
+        rest = code[after:].lstrip()
+        returns = None
+        if rest.startswith("RETURNS TABLE"):
+            returns = "TABLE (" + ", ".join(split_top_level(parenthesised(rest, rest.index("("))[0])) + ")"
+        elif rest.startswith("RETURNS "):
+            returns = rest[len("RETURNS "):].split("\n", 1)[0].strip()
+        found.append(Routine(_unquote(match.group(2)), match.group(1).lower(),
+                             tuple(_plain(p) for p in split_top_level(params)), _plain(returns) if returns else None))
+    return found
+
+
+def indexes(script: str) -> list[Index]:
+    code, found = code_only(script), []
+    for match in re.finditer(rf"CREATE (UNIQUE )?INDEX (?:IF NOT EXISTS )?({_QUOTED})\s+ON (?:ONLY )?{_NAME}"
+                             r"(?: USING \w+)?\s*(?=\()", code):
+        keys, after = parenthesised(code, match.end())
+        include, rest = (), code[after:]
+        if rest.lstrip().startswith("INCLUDE"):
+            cols, used = parenthesised(rest, rest.index("("))
+            include, rest = split_top_level(_plain(cols)), rest[used:]
+        where = re.match(r"\s*WHERE\s+(.*?)\s*;", rest, re.S)
+        found.append(Index(_unquote(match.group(2)), _unquote(match.group(3)), split_top_level(_plain(keys)),
+                           bool(match.group(1)), include, " ".join(_plain(where.group(1)).split()) if where else None))
+    for match in re.finditer(rf"CREATE (?:UNLOGGED )?TABLE (?:IF NOT EXISTS )?{_NAME}", code):
+        table = _unquote(match.group(1))
+        body = parenthesised(code, code.index("(", match.end()))[0]
+        key = re.search(rf"(?:CONSTRAINT ({_QUOTED}) )?PRIMARY KEY\s*\(([^)]*)\)", body)
+        if key:
+            name = _unquote(key.group(1)) if key.group(1) else implicit_name(table, None, "pkey")
+            found.append(Index(name, table, split_top_level(_plain(key.group(2))), True))
+    return found
+
+
+def grants(script: str) -> list[Grant]:
+    found = []
+    for match in re.finditer(r"GRANT (.+?) ON (.+?) TO (.+?);", code_only(script), re.S):
+        privilege, target, roles = (" ".join(part.split()) for part in match.groups())
+        if target.startswith("ALL ROUTINES IN SCHEMA") or target.startswith("ALL FUNCTIONS IN SCHEMA"):
+            objects = [None]
+        else:
+            target = re.sub(r"^(FUNCTION|PROCEDURE|ROUTINE|TYPE|TABLE|SCHEMA) ", "", target)
+            objects = [_plain(name).split(".")[-1] for name in split_top_level(target)]
+        for role in split_top_level(roles):
+            found += [Grant(privilege, on, _plain(role)) for on in objects]
+    return found
+
+
 POSTGRES = register(
     Dialect(
         name="postgres",
@@ -111,5 +175,8 @@ POSTGRES = register(
         id_list=list,
         wait_for_work="listen",
         table_storage=table_storage,
+        routines=routines,
+        indexes=indexes,
+        grants=grants,
     )
 )

@@ -17,15 +17,14 @@ BEGIN
         -- Bumped by every change, so watermark_correct can tell a release happened while it scanned.
         [version] bigint NOT NULL CONSTRAINT [four_queue_watermark_version_df] DEFAULT (0),
         [one_row] bit NOT NULL CONSTRAINT [four_queue_watermark_one_row_df] DEFAULT (1),
+        -- When the table was last searched below the watermark (by a dequeue's rescan or
+        -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
+        [corrected_at] datetime2(3) NOT NULL
+            CONSTRAINT [four_queue_watermark_corrected_at_df] DEFAULT ('0001-01-01'),
         CONSTRAINT [four_queue_watermark_pk] PRIMARY KEY CLUSTERED ([one_row]),
         CONSTRAINT [four_queue_watermark_one_row_ck] CHECK ([one_row] = 1)
     );
 END;
--- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
--- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
-IF COL_LENGTH(N'four.four_queue_watermark', N'corrected_at') IS NULL
-    ALTER TABLE [four].[four_queue_watermark] ADD [corrected_at] datetime2(3) NOT NULL
-        CONSTRAINT [four_queue_watermark_corrected_at_df] DEFAULT ('0001-01-01');
 IF NOT EXISTS (SELECT 1 FROM [four].[four_queue_watermark])
     INSERT INTO [four].[four_queue_watermark] ([id]) VALUES (0);
 GO

@@ -2,15 +2,6 @@
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
 -- update); a claim starts at the watermark and steps over the jobs in flight there.
-DO $qgen$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
-               WHERE "i"."schemaname" = 'four' AND "i"."indexname" = 'four_queue_claim_ix'
-                 AND "i"."indexdef" LIKE '%lease_token%') THEN
-        DROP INDEX "four"."four_queue_claim_ix";
-    END IF;
-END
-$qgen$;
 CREATE INDEX IF NOT EXISTS "four_queue_claim_ix"
     ON "four"."four_queue" ("id")
     WHERE "processed" = FALSE

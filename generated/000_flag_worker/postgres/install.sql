@@ -90,15 +90,6 @@ ALTER TABLE "four"."four_queue" OWNER TO "four_owner";
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
 -- update); a claim starts at the watermark and steps over the jobs in flight there.
-DO $qgen$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
-               WHERE "i"."schemaname" = 'four' AND "i"."indexname" = 'four_queue_claim_ix'
-                 AND "i"."indexdef" LIKE '%lease_token%') THEN
-        DROP INDEX "four"."four_queue_claim_ix";
-    END IF;
-END
-$qgen$;
 CREATE INDEX IF NOT EXISTS "four_queue_claim_ix"
     ON "four"."four_queue" ("id")
     WHERE "processed" = FALSE
@@ -146,11 +137,11 @@ CREATE TABLE IF NOT EXISTS "four"."four_queue_watermark"
 (
     "id" bigint NOT NULL,
     "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    -- When the table was last searched below the watermark (by a dequeue's rescan or
+    -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
+    "corrected_at" timestamptz NOT NULL DEFAULT '-infinity',
     PRIMARY KEY ("one_row")
 );
--- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
--- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
-ALTER TABLE "four"."four_queue_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
 ALTER TABLE "four"."four_queue_watermark" OWNER TO "four_owner";
 INSERT INTO "four"."four_queue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
 
@@ -476,30 +467,6 @@ REVOKE ALL ON FUNCTION "four"."four_queue_watermark_correct" FROM PUBLIC;
 
 -- qgen 0.1.0: dequeue four.four_queue_dequeue, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- A claim here writes no indexed column; indexes an earlier qgen made over the lease go.
-DROP INDEX IF EXISTS "four"."four_queue_lease_ix";
-DO $qgen$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
-               WHERE "i"."schemaname" = 'four' AND "i"."indexname" = 'four_queue_claim_ix'
-                 AND "i"."indexdef" LIKE '%lease_token%') THEN
-        DROP INDEX "four"."four_queue_claim_ix";
-    END IF;
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
-               WHERE "i"."schemaname" = 'four' AND "i"."indexname" = 'four_queue_claim_order_ix'
-                 AND "i"."indexdef" LIKE '%lease_token%') THEN
-        DROP INDEX "four"."four_queue_claim_order_ix";
-    END IF;
-END
-$qgen$;
-DO $qgen$
-BEGIN
-    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
-                      FROM pg_catalog.pg_proc AS "p"
-                      WHERE "p"."pronamespace" = '"four"'::regnamespace AND "p"."proname" = 'four_queue_dequeue'
-                        AND "p"."pronargs" <> 5), 'SELECT 1');
-END
-$qgen$;
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
 -- name with a parameter (the job type column and the job_type filter), which RETURNS TABLE forbids.
 DO $qgen$
@@ -668,14 +635,6 @@ REVOKE ALL ON FUNCTION "four"."four_queue_dequeue" FROM PUBLIC;
 
 -- qgen 0.1.0: complete four.four_queue_complete, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
-DO $qgen$
-BEGIN
-    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
-                      FROM pg_catalog.pg_proc AS "p"
-                      WHERE "p"."pronamespace" = '"four"'::regnamespace AND "p"."proname" = 'four_queue_complete'
-                        AND "p"."pronargs" <> 3), 'SELECT 1');
-END
-$qgen$;
 -- Finishes jobs held by a lease: marks them processed. With id, only that job; with ids, those of
 -- them the lease holds (primary-key lookups); with neither, every job of the lease, which needs a
 -- search of the whole table for the token (no index holds tokens: a claim writes no indexed column). The token is the fence: a worker whose lease was released or taken over gets QG001.
@@ -789,14 +748,6 @@ REVOKE ALL ON FUNCTION "four"."four_queue_fail" FROM PUBLIC;
 
 -- qgen 0.1.0: extend_lease four.four_queue_extend_lease, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
-DO $qgen$
-BEGIN
-    EXECUTE coalesce((SELECT pg_catalog.string_agg('DROP FUNCTION ' || "p"."oid"::regprocedure::text, '; ')
-                      FROM pg_catalog.pg_proc AS "p"
-                      WHERE "p"."pronamespace" = '"four"'::regnamespace AND "p"."proname" = 'four_queue_extend_lease'
-                        AND "p"."pronargs" <> 4), 'SELECT 1');
-END
-$qgen$;
 -- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now.
 -- With id, one job; with ids, those of them the lease holds (primary-key lookups); with neither,
 -- every job of the lease (a search of the whole table). Only lease_expires_at changes: a HOT update.
@@ -1155,15 +1106,6 @@ REVOKE ALL ON FUNCTION "four"."four_queue_purge_batch" FROM PUBLIC;
 -- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
 -- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
 -- four_queue_purge_batch instead.
--- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
-DO $qgen$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
-               WHERE "p"."oid" = pg_catalog.to_regprocedure('"four"."four_queue_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
-        DROP FUNCTION "four"."four_queue_purge"(integer, integer);
-    END IF;
-END
-$qgen$;
 CREATE OR REPLACE PROCEDURE "four"."four_queue_purge"
 (
     "older_than_seconds" integer DEFAULT 604800,

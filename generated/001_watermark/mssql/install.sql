@@ -74,15 +74,14 @@ BEGIN
         -- Bumped by every change, so watermark_correct can tell a release happened while it scanned.
         [version] bigint NOT NULL CONSTRAINT [testq_watermark_version_df] DEFAULT (0),
         [one_row] bit NOT NULL CONSTRAINT [testq_watermark_one_row_df] DEFAULT (1),
+        -- When the table was last searched below the watermark (by a dequeue's rescan or
+        -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
+        [corrected_at] datetime2(3) NOT NULL
+            CONSTRAINT [testq_watermark_corrected_at_df] DEFAULT ('0001-01-01'),
         CONSTRAINT [testq_watermark_pk] PRIMARY KEY CLUSTERED ([one_row]),
         CONSTRAINT [testq_watermark_one_row_ck] CHECK ([one_row] = 1)
     );
 END;
--- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
--- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
-IF COL_LENGTH(N'ghosts.testq_watermark', N'corrected_at') IS NULL
-    ALTER TABLE [ghosts].[testq_watermark] ADD [corrected_at] datetime2(3) NOT NULL
-        CONSTRAINT [testq_watermark_corrected_at_df] DEFAULT ('0001-01-01');
 IF NOT EXISTS (SELECT 1 FROM [ghosts].[testq_watermark])
     INSERT INTO [ghosts].[testq_watermark] ([id]) VALUES (0);
 GO

@@ -9,15 +9,6 @@
 -- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
 -- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
 -- testq_purge_batch instead.
--- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
-DO $qgen$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
-               WHERE "p"."oid" = pg_catalog.to_regprocedure('"ghosts"."testq_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
-        DROP FUNCTION "ghosts"."testq_purge"(integer, integer);
-    END IF;
-END
-$qgen$;
 CREATE OR REPLACE PROCEDURE "ghosts"."testq_purge"
 (
     "older_than_seconds" integer DEFAULT 604800,

@@ -82,11 +82,11 @@ CREATE TABLE IF NOT EXISTS "ghosts"."testq_watermark"
 (
     "id" bigint NOT NULL,
     "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    -- When the table was last searched below the watermark (by a dequeue's rescan or
+    -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
+    "corrected_at" timestamptz NOT NULL DEFAULT '-infinity',
     PRIMARY KEY ("one_row")
 );
--- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
--- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
-ALTER TABLE "ghosts"."testq_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
 ALTER TABLE "ghosts"."testq_watermark" OWNER TO "ghosts_owner";
 INSERT INTO "ghosts"."testq_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
 
@@ -581,15 +581,6 @@ REVOKE ALL ON FUNCTION "ghosts"."testq_purge_batch" FROM PUBLIC;
 -- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
 -- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
 -- testq_purge_batch instead.
--- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
-DO $qgen$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
-               WHERE "p"."oid" = pg_catalog.to_regprocedure('"ghosts"."testq_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
-        DROP FUNCTION "ghosts"."testq_purge"(integer, integer);
-    END IF;
-END
-$qgen$;
 CREATE OR REPLACE PROCEDURE "ghosts"."testq_purge"
 (
     "older_than_seconds" integer DEFAULT 604800,

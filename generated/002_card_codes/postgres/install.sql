@@ -560,15 +560,6 @@ REVOKE ALL ON FUNCTION "cards"."card_codes_purge_batch" FROM PUBLIC;
 -- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
 -- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
 -- card_codes_purge_batch instead.
--- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
-DO $qgen$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
-               WHERE "p"."oid" = pg_catalog.to_regprocedure('"cards"."card_codes_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
-        DROP FUNCTION "cards"."card_codes_purge"(integer, integer);
-    END IF;
-END
-$qgen$;
 CREATE OR REPLACE PROCEDURE "cards"."card_codes_purge"
 (
     "older_than_seconds" integer DEFAULT 31536000,

@@ -2,15 +2,6 @@
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- A dequeue without a job type claims from every sub-queue, in queue order: WorkQueue_claim_ix is keyed
 -- by job type first and cannot give that order, so this one does.
-DO $qgen$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
-               WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_order_ix'
-                 AND "i"."indexdef" LIKE '%lease_token%') THEN
-        DROP INDEX "QueueSample"."WorkQueue_claim_order_ix";
-    END IF;
-END
-$qgen$;
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_order_ix"
     ON "QueueSample"."WorkQueue" ("id")
     WHERE "processed" = FALSE

@@ -6,10 +6,10 @@ CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_events_watermark"
 (
     "id" bigint NOT NULL,
     "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    -- When the table was last searched below the watermark (by a dequeue's rescan or
+    -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
+    "corrected_at" timestamptz NOT NULL DEFAULT '-infinity',
     PRIMARY KEY ("one_row")
 );
--- When the table was last searched below the watermark (by a dequeue's rescan or watermark_correct):
--- a dequeue rescans when this is watermark.rescan old. Added to a table an earlier version made.
-ALTER TABLE "rainfall"."rainfall_events_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
 ALTER TABLE "rainfall"."rainfall_events_watermark" OWNER TO "rainfall_owner";
 INSERT INTO "rainfall"."rainfall_events_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;

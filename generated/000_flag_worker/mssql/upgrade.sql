@@ -1,0 +1,15 @@
+-- qgen 0.1.0: run before install.sql where an older qgen installed 000_flag_worker.yaml, for SQL Server (T-SQL): drops or adds what the objects of this version replace.
+-- A fresh install and a qgen revision do not need it. Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- A watermark table an earlier qgen made has no corrected_at.
+IF OBJECT_ID(N'four.four_queue_watermark', N'U') IS NOT NULL
+    AND COL_LENGTH(N'four.four_queue_watermark', N'corrected_at') IS NULL
+    ALTER TABLE [four].[four_queue_watermark] ADD [corrected_at] datetime2(3) NOT NULL
+        CONSTRAINT [four_queue_watermark_corrected_at_df] DEFAULT ('0001-01-01');
+GO

@@ -1,0 +1,11 @@
+-- qgen 0.1.0: run before install.sql where an older qgen installed 002_card_codes.yaml, for PostgreSQL: drops or adds what the objects of this version replace.
+-- A fresh install and a qgen revision do not need it. Do not edit: change the spec or the templates, then run `qgen render`.
+-- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               WHERE "p"."oid" = pg_catalog.to_regprocedure('"cards"."card_codes_purge"(integer, integer)') AND "p"."prokind" = 'f') THEN
+        DROP FUNCTION "cards"."card_codes_purge"(integer, integer);
+    END IF;
+END
+$qgen$;
