@@ -27,7 +27,7 @@ import jinja2
 from qgen import __version__
 from qgen.locks import limits
 from qgen import dialects as dialect_registry
-from qgen.catalog import DbObject, claims_in_place, spec_objects
+from qgen.catalog import ROUTINE_KINDS, DbObject, claims_in_place, spec_objects
 from qgen.spec import (
     MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Spec,
     object_name, role_name, wakeup_channel,
@@ -225,6 +225,7 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         # A dequeue that waits for work (SQL Server's @wait_ms): its bound, and its sleep between claims.
         "wait": SimpleNamespace(max_ms=MAX_WAIT_MS, step_ms=WAIT_STEP_MS),
         "objects": spec_objects(spec, dialect_name),  # every object, in dependency order (verify names them all)
+        "routine_kinds": sorted(ROUTINE_KINDS),  # the kinds of object that are procedures / functions
     }
     env.globals.update(base)  # imported macro modules see these too
     parts = render_script_parts(env, dialect_name)

@@ -259,3 +259,22 @@ def test_a_waiting_dequeue_is_bounded_and_sleeps_between_its_transactions(parser
         assert checks < refusal < label < commit < fits < sleep < still < again < result, item.filename
         assert text.count("BEGIN TRANSACTION;") == 1 and text.count("WAITFOR") == 1
         assert check_scripts({item.filename: text})[item.filename] == []
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_the_admin_role_is_granted_qgens_own_procedures_by_name_and_nothing_schema_wide(spec_path):
+    """EXECUTE ON SCHEMA would give the admin role every procedure of a shared schema (or dbo), the
+    application's included, present and future: never granted, only each procedure qgen creates
+    (and taken back from an install an earlier qgen made)."""
+    from qgen.catalog import ROUTINE_KINDS
+    from qgen.spec import role_name
+
+    spec = load_spec(spec_path)
+    rendering = render_spec(spec, spec_path.name, "mssql")
+    admin = role_name(spec, "admin")
+    grants = "\n".join(line for line in rendering.install.splitlines() if line.startswith("GRANT "))
+    assert " ON SCHEMA::" not in grants
+    assert f"REVOKE EXECUTE ON SCHEMA::[{spec.schema}] FROM [{admin}];" in rendering.install
+    routines = {item.obj.name for item in rendering.objects if item.obj.kind in ROUTINE_KINDS}
+    granted = set(re.findall(rf"GRANT EXECUTE ON OBJECT::\[{re.escape(spec.schema)}\]\.\[(\w+)\] TO \[{re.escape(admin)}\];", grants))
+    assert granted == routines

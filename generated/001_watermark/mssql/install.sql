@@ -641,7 +641,24 @@ GRANT VIEW DEFINITION ON OBJECT::[ghosts].[testq] TO [ghosts_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_maintain] TO [ghosts_consumer];
 GRANT SELECT ON OBJECT::[ghosts].[testq_pending] TO [ghosts_admin];
-GRANT EXECUTE ON SCHEMA::[ghosts] TO [ghosts_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future. An install by an earlier qgen granted that: taken back here.
+IF EXISTS (SELECT 1 FROM sys.database_permissions WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'ghosts')
+           AND [grantee_principal_id] = DATABASE_PRINCIPAL_ID(N'ghosts_admin') AND [permission_name] = N'EXECUTE')
+    REVOKE EXECUTE ON SCHEMA::[ghosts] FROM [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_enqueue] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_enqueue_batch] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_enqueue_json] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_watermark_move] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_watermark_correct] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_dequeue] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_metrics] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_peek] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge_batch] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_maintain] TO [ghosts_admin];
+GRANT EXECUTE ON TYPE::[ghosts].[testq_batch] TO [ghosts_admin];
 GO
 
 -- qgen 0.1.0: verify ghosts, rendered for SQL Server (T-SQL) from 001_watermark.yaml.

@@ -38,7 +38,8 @@ BEGIN
     SET NOEXEC ON;
 END;
 GO
--- The objects take their own grants with them; what stays is the schema's (when both are still there).
+-- The objects take their own grants with them. An install by an earlier qgen granted EXECUTE ON
+-- SCHEMA to the admin role: take that back too (when both are still there).
 IF SCHEMA_ID(N'rainfall') IS NOT NULL AND DATABASE_PRINCIPAL_ID(N'rainfall_admin') IS NOT NULL
     REVOKE EXECUTE ON SCHEMA::[rainfall] FROM [rainfall_admin];
 GO
