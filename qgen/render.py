@@ -233,7 +233,10 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     rendered: list[RenderedObject] = []
     for index, obj in enumerate(base["objects"]):
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
-        create, drop = _blocks(template, {**base, "obj": obj, "q": base["queues"].get(obj.queue)}, "create", "drop")
+        context = {**base, "obj": obj, "q": base["queues"].get(obj.queue)}
+        if obj.kind == "verify":
+            context["rendered"] = _rendered_shapes(dialect, [item.create for item in rendered])
+        create, drop = _blocks(template, context, "create", "drop")
         what = f"{obj.kind} {spec.schema}.{obj.name}" if obj.queue else f"{obj.kind} {obj.name}"
         header = (
             f"{HEADER_MARK}{__version__}: {what}, rendered for {dialect.title} from {spec_label}.\n"
@@ -251,6 +254,16 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
                  + parts.uninstall_end)
     schedule = _render_schedule(env, dialect_name, base, spec_label, dialect.title, session)
     return Rendering(dialect_name, rendered, install, uninstall, session, parts.force_uninstall, schedule)
+
+
+def _rendered_shapes(dialect, creates: list[str]) -> SimpleNamespace:
+    """What verify compares with what is installed: each module's fingerprint and each index's
+    shape, from the scripts rendered before it (empty where the dialect compares nothing)."""
+    script = "".join(creates)
+    return SimpleNamespace(
+        modules=dialect.module_fingerprints(script) if dialect.module_fingerprints else {},
+        indexes=dialect.index_shapes(script) if dialect.index_shapes else {},
+    )
 
 
 def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spec_label: str, title: str,

@@ -12,6 +12,7 @@ import pytest
 from qgen import dialects
 from qgen.render import render_spec, templates_dir
 from qgen.specload import load_spec
+from qgen.catalog import ROUTINE_KINDS
 from qgen.spec import MAX_WAIT_MS, WAIT_STEP_MS
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
 from tests.support.tsql_gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
@@ -278,3 +279,38 @@ def test_the_admin_role_is_granted_qgens_own_procedures_by_name_and_nothing_sche
     routines = {item.obj.name for item in rendering.objects if item.obj.kind in ROUTINE_KINDS}
     granted = set(re.findall(rf"GRANT EXECUTE ON OBJECT::\[{re.escape(spec.schema)}\]\.\[(\w+)\] TO \[{re.escape(admin)}\];", grants))
     assert granted == routines
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_verify_compares_each_module_and_index_with_what_this_install_rendered(spec_path):
+    """verify checked only that each object exists: a CREATE OR ALTER that failed (sqlcmd without -b
+    goes on) left the old procedure, and IF NOT EXISTS ... CREATE INDEX kept any index of that name.
+    It now holds a fingerprint of every procedure and view (its text from its name on, whitespace
+    removed) and the shape of every index (unique, keys, includes, filtered or not), and raises 50020
+    naming what differs."""
+    from qgen.dialects.mssql import index_shapes, module_fingerprints
+
+    rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")
+    verify = next(item.create for item in rendering.objects if item.obj.kind == "verify")
+    modules = {item.obj.name for item in rendering.objects if item.obj.kind in ROUTINE_KINDS | {"pending_view"}}
+    fingerprints = module_fingerprints(rendering.install)
+    assert set(fingerprints) == modules
+    for name, fingerprint in fingerprints.items():
+        assert f"(N'{name}', 0x{fingerprint})" in verify
+    indexes = {item.obj.kind for item in rendering.objects if item.obj.kind.endswith("_index")}
+    shapes = index_shapes(rendering.install)
+    assert bool(shapes) == bool(indexes)
+    for (table, name), shape in shapes.items():
+        assert f"(N'{table}', N'{name}', N'{shape}')" in verify
+    assert "qgen: installed, but not as this install rendered it:" in verify and "THROW 50020, @q$older" in verify
+
+
+def test_a_module_fingerprint_ignores_what_engines_and_clients_change_and_nothing_else():
+    from qgen.dialects.mssql import module_fingerprints
+
+    body = "CREATE OR ALTER PROCEDURE [s].[p]\n    @n int = 1\nAS\nBEGIN\n    SELECT @n AS [n];\nEND;\n"
+    same = module_fingerprints(body)["p"]
+    assert module_fingerprints("-- a comment SQL Server keeps\n" + body)["p"] == same
+    assert module_fingerprints(body.replace("CREATE OR ALTER", "CREATE").replace("\n", "\r\n"))["p"] == same
+    assert module_fingerprints(body.replace("@n AS", "@n + 1 AS"))["p"] != same
+    assert module_fingerprints(body.replace("[n]", "[N]"))["p"] != same

@@ -32,5 +32,36 @@ BEGIN
     IF v$wrong IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema QueueSample: ' || v$wrong;
     END IF;
+    -- And each function is what this install rendered, not an older version left in place (psql
+    -- without ON_ERROR_STOP goes on after a CREATE OR REPLACE that failed): md5 of its body without
+    -- whitespace (qgen.dialects.postgres.module_fingerprints) against the one rendered.
+    SELECT pg_catalog.string_agg(r.name, ', ' ORDER BY r.name) INTO v$wrong
+    FROM
+    (
+        VALUES
+            ('GetNextJob', 'ad2d84998db805fd3dc4e0d0a4757334'),
+            ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
+            ('ViewQueue', 'd550c9d312eeb75bc746d02f38d9a79a'),
+            ('WorkQueue_complete', 'e28ee79943ded54ae15e6bfd9d9abe4a'),
+            ('WorkQueue_enqueue_batch', '5fd4a22938b3aeb3c60eee0a2ff9315d'),
+            ('WorkQueue_extend_lease', 'e3557780ecc7a6309ca2167a88659ce5'),
+            ('WorkQueue_fail', '2c199c716db9512526bb9259a3b44160'),
+            ('WorkQueue_maintain', '5894e598ded91f94cb9ce93e60a1739d'),
+            ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
+            ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),
+            ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
+            ('WorkQueue_reap', 'b4eb29bb2d32adcd094d4def26e34404'),
+            ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
+            ('WorkQueue_watermark_correct', 'd0d73086535e105ee17198bb11823b72'),
+            ('WorkQueue_watermark_move', '42f2e4e78e0798ebb3b401f6f3c1731b')
+    ) AS r (name, fingerprint)
+    JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
+    JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'QueueSample'
+    WHERE pg_catalog.md5(pg_catalog.regexp_replace(p.prosrc, '[[:space:]]', '', 'g')) <> r.fingerprint;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020',
+            MESSAGE = 'qgen: installed in schema QueueSample, but not as this install rendered it: ' || v$wrong,
+            HINT = 'An earlier statement failed and left an older version: read its error, fix it and run install.sql again.';
+    END IF;
 END
 $qgen$;
