@@ -44,7 +44,7 @@ BEGIN
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', '63e271a281583fa3db0c9e2b529ea789'),
-            ('four_queue_fail', '4e2f98cc3464bb129ce4ea6ac2be655b'),
+            ('four_queue_fail', 'fb74f7ba399086853cceaec877fbf97e'),
             ('four_queue_maintain', '23bdccadecf559aa5587ea794a7ba1b3'),
             ('four_queue_metrics', '72153fe06f084b3b1bdefac1b3855b1c'),
             ('four_queue_peek', '065001ddbfa424a2243322df63bb4326'),

@@ -45,7 +45,7 @@ BEGIN
             ('WorkQueue_complete', 'e28ee79943ded54ae15e6bfd9d9abe4a'),
             ('WorkQueue_enqueue_batch', '5fd4a22938b3aeb3c60eee0a2ff9315d'),
             ('WorkQueue_extend_lease', 'e3557780ecc7a6309ca2167a88659ce5'),
-            ('WorkQueue_fail', '2c199c716db9512526bb9259a3b44160'),
+            ('WorkQueue_fail', '4debdf82fcc6af2198cc6eae19f5c49f'),
             ('WorkQueue_maintain', '5894e598ded91f94cb9ce93e60a1739d'),
             ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
             ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),

@@ -638,6 +638,10 @@ AS $qgen$
 DECLARE
     v$gone integer;
 BEGIN
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF "rainfall_events_fail"."retry" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: retry NULL is out of range; accepted: true or false';
+    END IF;
     IF "rainfall_events_fail"."retry" THEN
         UPDATE "rainfall"."rainfall_events" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
@@ -1818,7 +1822,7 @@ BEGIN
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '2105d1cea184b63931d51a7ad27c1494'),
-            ('rainfall_events_fail', '4d7832b697a81052d1dbabaf1c953bb4'),
+            ('rainfall_events_fail', 'a18b08d548dd28caadad4cc916fec7a6'),
             ('rainfall_events_maintain', 'e8c5d55263781681e52aa0092ee339b4'),
             ('rainfall_events_metrics', '7f6f92827e77a2a87654db73ad0941e0'),
             ('rainfall_events_peek', 'ad70e431db3a809c9188af75fc784ab6'),
