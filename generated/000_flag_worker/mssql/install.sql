@@ -295,7 +295,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [four].[four_queue_enqueue_json]
@@ -318,7 +320,7 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [reputation] int '$.reputation'
+            [reputation] int 'strict $.reputation'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1995
             THROW 50003, N'qgen: a batch of more than 1995 jobs is out of range for four.four_queue: one statement writing more could escalate to a table lock; accepted: 1 to 1995 jobs per call (split the batch; the client does).', 1;
@@ -1352,7 +1354,7 @@ FROM
         (N'four_queue_dequeue', 0xB58EE7FF4B8127E1CFED76E2F368687FD1792692442C90924B1778E36C4693D8),
         (N'four_queue_enqueue', 0x059231E3467807E474897CF29957C5C42A7AA559DD6DBD01695F37C5111B3D29),
         (N'four_queue_enqueue_batch', 0x0D869F7C01AF8FBE9174EF39C31C765FE43764A4BB2915DF10B410F2C3A4A684),
-        (N'four_queue_enqueue_json', 0x6BDDC0347534627E1B81DAAF6C258FC85D15DC6C273666D993056CC0A1618391),
+        (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
         (N'four_queue_extend_lease', 0x6ECB35D5C1523FDDB33CE45305232151DC80313BC30F84E67FB347B90A31147C),
         (N'four_queue_fail', 0x4EBBA6D19CB1732805880F266373381DE624C9768B64676CC3ED7E585EA311EC),
         (N'four_queue_maintain', 0xAE4AFB95463D53BD6D6F01D779FD5D34644ED9E4BCBCDC3C618253AD9B7BFD9D),

@@ -235,7 +235,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue_json]
@@ -259,8 +261,8 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [card_number] nvarchar(32) '$.card_number',
-            [card_secret] nvarchar(64) '$.card_secret'
+            [card_number] nvarchar(32) 'strict $.card_number',
+            [card_secret] nvarchar(64) 'strict $.card_secret'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1988
             THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
@@ -698,7 +700,7 @@ FROM
         (N'card_codes_dequeue', 0x0705539DCCE3FE0D31D853F8BA7D0AEF6E0D90BB14A652D3E3E5A2007203755D),
         (N'card_codes_enqueue', 0x5BDB5CABF41965BBBBCC81F7B39F24637A6352FFE24934806441D2F98DAB7543),
         (N'card_codes_enqueue_batch', 0x8B3086906645F5D653DF5E55A7CE4505CB1415CBE9C196C98616A63A4793A2D3),
-        (N'card_codes_enqueue_json', 0x2CBD7D33C6B19381A0EA95AAF4499406C16E2CA19D8405AA1397D0D4A91A873E),
+        (N'card_codes_enqueue_json', 0xC752B50FADD5F4E1FF844E2BDCA4B1F4A8D89AEB8248448D2DD513D70436AB44),
         (N'card_codes_maintain', 0x95438FBA711147C8A81ED5D8B7DAFBBA9DD2DB9AB66DA07B17289D2231B29AA7),
         (N'card_codes_metrics', 0x6B0E182A6847C5AE819C6360D74D443ABEB71B89615CB08DB530CC87CDFB3023),
         (N'card_codes_peek', 0xA6C397E814881892A937CE50BA507EA9A7D1113563CBD82735B830848446E0AA),

@@ -273,7 +273,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_json]
@@ -298,8 +300,8 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [JobType] uniqueidentifier '$.JobType',
-            [JobInfo] nvarchar(max) '$.JobInfo'
+            [JobType] uniqueidentifier 'strict $.JobType',
+            [JobInfo] nvarchar(max) 'strict $.JobInfo'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1999
             THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for QueueSample.WorkQueue: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
@@ -1258,7 +1260,7 @@ FROM
         (N'ViewQueue', 0x743BF7D927674A4FFE6D2E5ADAC99AEC5058154186E63161F659E4B63BB946CA),
         (N'WorkQueue_complete', 0xEF10D6E8AAD5FDB71CE7DCD624A115577C396DC51486D211420AB548C93C4A98),
         (N'WorkQueue_enqueue_batch', 0xACEC4F82029EA62D08E8496BBFE8C2206A314B01FA50F189246891E9FAD65BFE),
-        (N'WorkQueue_enqueue_json', 0xE65C2B30827B95D0E92D47181AC84ABBE13B30F885B20E8383B71D1FB105FA6B),
+        (N'WorkQueue_enqueue_json', 0x49FA9258AC5950949DA53DC51A4F4E1DF3A2D3BF5E320EE4C0F5111C3A8555A2),
         (N'WorkQueue_extend_lease', 0x79B990B964F89A89EAD939FAD98608848797A19D6984B27D4F39B43488EEA340),
         (N'WorkQueue_fail', 0xC801F8811AE3D806283012CAFF86A92A2BC4A347A50DAF068538184ECDB50404),
         (N'WorkQueue_maintain', 0x835FCA641AF973A401AA9892968DEC28F2CE3BEF560BF7A4F7A2672FD1CA21D9),

@@ -250,7 +250,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue_json]
@@ -273,7 +275,7 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [rainfall_id] bigint '$.rainfall_id'
+            [rainfall_id] bigint 'strict $.rainfall_id'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1999
             THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for rainfall.rainfall_events: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
@@ -1162,7 +1164,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue_json]
@@ -1186,8 +1190,8 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [rainfall_id] bigint '$.rainfall_id',
-            [summary] nvarchar(400) '$.summary'
+            [rainfall_id] bigint 'strict $.rainfall_id',
+            [summary] nvarchar(400) 'strict $.summary'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 3599
             THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for rainfall.rainfall_transfer: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
@@ -1844,7 +1848,7 @@ FROM
         (N'rainfall_events_dequeue', 0x70163599AF44E62AF1A829F1DBCCF8CE7A823E90D54AA49785F3B46C8F911BE0),
         (N'rainfall_events_enqueue', 0xC69D6A3F1D22F98C1FBF70255F10398D86EA4A0C5C41176BFD01FDF35368413A),
         (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
-        (N'rainfall_events_enqueue_json', 0xC5E2E1FF653E5A112A3D781DF492D5B15290265722E341BBE7706BE288256224),
+        (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
         (N'rainfall_events_extend_lease', 0x9EBFA616010E51FBF7D317E8FCC8FB208797CF96F9BF33159AC608AE83875518),
         (N'rainfall_events_fail', 0xA43D2E04B3F0C09EFFB7636325B8A89191BB3110F2911740438DC6DECE6A2589),
         (N'rainfall_events_maintain', 0x770C0636C0D4E98FF2D63C154586C9207A676858932C7819E0B4E3EF88A191BF),
@@ -1860,7 +1864,7 @@ FROM
         (N'rainfall_transfer_dequeue', 0x2A070194DDC54B792D5ABC00A6797D243DE178936BC00A16134483B08A2EA294),
         (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
         (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
-        (N'rainfall_transfer_enqueue_json', 0x61AD3A707F94C8FB15623DC28EE734EE5423807A705DD30906D88725D4CCE86B),
+        (N'rainfall_transfer_enqueue_json', 0x8D3654F7F149D046A3566707341CA3C821DF715062A4297D994E6A34911C6954),
         (N'rainfall_transfer_maintain', 0xDEA8F3D35B23BFC1EA78CFC882AC884A57C71A9D09D693F911C7C2B3E4F60A0C),
         (N'rainfall_transfer_metrics', 0xAA14EFFB7DC47E922EA9E285B65B7697136DE0AC87B3C33C92B5311E166E268C),
         (N'rainfall_transfer_peek', 0x9B2AB8A324CE2DD08F9583BE03908D039CCDEC26287AC36FBADE89F5FD629107),
