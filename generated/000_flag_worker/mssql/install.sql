@@ -811,6 +811,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
     DECLARE @q$started datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$now datetime2(3), @q$token uniqueidentifier, @q$processed int = 0, @q$job_id bigint, @q$error nvarchar(4000);
     DECLARE @q$c$reputation int;
@@ -1367,7 +1369,7 @@ FROM
         (N'four_queue_redrive', 0x6677ACFE498BDAB00C793120E47836AA1DB120DE36F6CFFAB1ECE2DD892E2121),
         (N'four_queue_watermark_correct', 0xA16A41F4D27AE8385FEFE0A3A4A11DE74A73357392BFE375D511CB767ABB6F41),
         (N'four_queue_watermark_move', 0x8D16D75F6E3DAA903607914A1DDDD42E1EF3F36565AF3BE43935DE0A80895BF2),
-        (N'four_queue_worker', 0x9125523E2436F72A4F94C81EDB13B7F9129478CE8259E39D180867051D8D7C1C)
+        (N'four_queue_worker', 0x894E98A8D25AB5B63113B68B698090C371D9D23A5265C396A368BA841732D9A5)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'four.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
