@@ -13,7 +13,7 @@ from qgen import dialects
 from qgen.render import render_spec, templates_dir
 from qgen.specload import load_spec
 from qgen.catalog import ROUTINE_KINDS
-from qgen.spec import MAX_WAIT_MS, WAIT_STEP_MS
+from qgen.spec import MAX_WAIT_MS, WAIT_STEP_MS, object_name
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
 from tests.support.tsql_gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
                                      sqlfluff_findings)
@@ -205,9 +205,12 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
         begin, first_check = guard.index("BEGIN TRANSACTION;"), guard.index("IF OBJECT_ID(")
         assert guard.index("SET XACT_ABORT ON;") < begin < first_check
         assert guard.index("ROLLBACK TRANSACTION;") < guard.index("RAISERROR")
-        assert "COMMIT" not in "".join(batches[1:-2]) and "BEGIN TRAN" not in "".join(batches[2:])
-        assert batches[-2].split("--")[0].strip() == "" and batches[-2].rstrip().endswith(
-            "IF @@TRANCOUNT > 0\n    COMMIT TRANSACTION;"), "the last drop commits the check's transaction"
+        assert "COMMIT" not in "".join(batches[1:-3]) and "BEGIN TRAN" not in "".join(batches[2:])
+        assert batches[-3].rstrip().endswith("IF @@TRANCOUNT > 0\n    COMMIT TRANSACTION;"), \
+            "the batch after the last drop commits the check's transaction"
+        # then the Agent job schedule.sql made goes (after the COMMIT: a login that may not, fails there only)
+        assert "EXEC msdb.dbo.sp_delete_job @job_name = @q$job;" in batches[-2]
+        assert f"N''qgen maintain '' + DB_NAME() + N''.{spec.schema}''" in batches[-2]
         assert batches[-1].strip().endswith("SET NOEXEC OFF;")
         assert "sp_set_session_context @key = N'qgen.force_uninstall', @value = 1" in rendering.force_uninstall
         roles = next(b for b in batches if "DROP ROLE" in b)
@@ -216,7 +219,7 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
         assert sum(line.startswith("IF EXISTS (SELECT 1 FROM sys.extended_properties") and "qgen.created_role." in line
                    for line in lines) == 3
         assert roles.count("sys.database_role_members") == 3 and roles.count("sp_dropextendedproperty") == 3
-        schema = batches[-3]
+        schema = batches[-4]
         assert "DROP SCHEMA" in schema and "N'qgen.created'" in schema and "sys.objects" in schema
 
 
@@ -314,3 +317,16 @@ def test_a_module_fingerprint_ignores_what_engines_and_clients_change_and_nothin
     assert module_fingerprints(body.replace("CREATE OR ALTER", "CREATE").replace("\n", "\r\n"))["p"] == same
     assert module_fingerprints(body.replace("@n AS", "@n + 1 AS"))["p"] != same
     assert module_fingerprints(body.replace("[n]", "[N]"))["p"] != same
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_the_agent_job_runs_every_queues_maintain_even_when_one_fails(spec_path):
+    """schedule.sql's job step: each queue's maintain in a TRY/CATCH of its own, so one that fails does
+    not skip the queues after it, and a THROW at the end fails the step naming each that failed."""
+    spec = load_spec(spec_path)
+    schedule = render_spec(spec, spec_path.name, "mssql").files()["schedule.sql"]
+    command = schedule[schedule.index("DECLARE @q$command"):schedule.index("BEGIN TRANSACTION;")]
+    for queue in spec.queues:
+        call = f"BEGIN TRY\n    EXEC [{spec.schema}].[{object_name(spec, queue, 'maintain')}];\nEND TRY\nBEGIN CATCH\n"
+        assert call in command and f"SET @q$failed += N'' {queue}: '' + ERROR_MESSAGE();" in command
+    assert command.rstrip().endswith("THROW 50030, @q$message, 1;\nEND;';")

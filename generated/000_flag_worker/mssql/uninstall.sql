@@ -154,6 +154,15 @@ IF @@TRANCOUNT > 0
     COMMIT TRANSACTION;
 GO
 
+-- The SQL Server Agent job schedule.sql made for this schema and database, if there is one and this
+-- login may see it: it would run maintain procedures that are gone every 10 seconds, failing. After
+-- the COMMIT: a login that may not delete it gets an error here, and the uninstall stands.
+IF DB_ID(N'msdb') IS NOT NULL AND HAS_PERMS_BY_NAME(N'msdb.dbo.sysjobs', N'OBJECT', N'SELECT') = 1
+    EXEC(N'DECLARE @q$job sysname = N''qgen maintain '' + DB_NAME() + N''.four'';
+IF EXISTS (SELECT 1 FROM msdb.dbo.sysjobs WHERE [name] = @q$job)
+    EXEC msdb.dbo.sp_delete_job @job_name = @q$job;');
+GO
+
 -- A refused uninstall set NOEXEC ON, so that sqlcmd and SSMS, which go on to the next batch after
 -- an error, ran nothing more: give the session back as it was.
 SET NOEXEC OFF;
