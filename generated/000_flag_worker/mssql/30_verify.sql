@@ -164,6 +164,7 @@ FROM
         (N'four_queue', N'four_queue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'four_queue', N'four_queue_processed_ix', N'(processed_at) include (processed) where'),
         (N'four_queue_dead', N'four_queue_dead_dedupe_ux', N'unique (reputation)'),
+        (N'four_queue_dead', N'four_queue_dead_id_ix', N'(id)'),
         (N'four_queue_dead', N'four_queue_dead_ix', N'(dead_at)')
 ) AS [r]([table], [name], [shape])
 INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'four.' + [r].[table]) AND [i].[name] = [r].[name]

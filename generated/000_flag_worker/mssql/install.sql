@@ -164,6 +164,11 @@ GO
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_dead_ix' AND object_id = OBJECT_ID(N'four.four_queue_dead'))
     CREATE NONCLUSTERED INDEX [four_queue_dead_ix]
     ON [four].[four_queue_dead] ([dead_at]);
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_dead_id_ix' AND object_id = OBJECT_ID(N'four.four_queue_dead'))
+    CREATE NONCLUSTERED INDEX [four_queue_dead_id_ix]
+    ON [four].[four_queue_dead] ([id]);
 GO
 
 -- qgen 0.1.0: pending_view four.four_queue_pending, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
@@ -1386,6 +1391,7 @@ FROM
         (N'four_queue', N'four_queue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'four_queue', N'four_queue_processed_ix', N'(processed_at) include (processed) where'),
         (N'four_queue_dead', N'four_queue_dead_dedupe_ux', N'unique (reputation)'),
+        (N'four_queue_dead', N'four_queue_dead_id_ix', N'(id)'),
         (N'four_queue_dead', N'four_queue_dead_ix', N'(dead_at)')
 ) AS [r]([table], [name], [shape])
 INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'four.' + [r].[table]) AND [i].[name] = [r].[name]

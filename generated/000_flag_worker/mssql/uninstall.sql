@@ -78,6 +78,8 @@ DROP TYPE IF EXISTS [four].[four_queue_batch];
 GO
 DROP VIEW IF EXISTS [four].[four_queue_pending];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_dead_id_ix' AND object_id = OBJECT_ID(N'four.four_queue_dead'))
+    DROP INDEX [four_queue_dead_id_ix] ON [four].[four_queue_dead];
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_dead_ix' AND object_id = OBJECT_ID(N'four.four_queue_dead'))
     DROP INDEX [four_queue_dead_ix] ON [four].[four_queue_dead];
 GO

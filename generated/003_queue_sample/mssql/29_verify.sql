@@ -159,6 +159,7 @@ FROM
         (N'WorkQueue', N'WorkQueue_claim_order_ix', N'(id) include (available_at, lease_token, processed) where'),
         (N'WorkQueue', N'WorkQueue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'WorkQueue', N'WorkQueue_processed_ix', N'(processed_at) include (processed) where'),
+        (N'WorkQueue_dead', N'WorkQueue_dead_id_ix', N'(id)'),
         (N'WorkQueue_dead', N'WorkQueue_dead_ix', N'(dead_at)')
 ) AS [r]([table], [name], [shape])
 INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'QueueSample.' + [r].[table]) AND [i].[name] = [r].[name]

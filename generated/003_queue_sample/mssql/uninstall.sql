@@ -76,6 +76,8 @@ DROP TYPE IF EXISTS [QueueSample].[WorkQueue_batch];
 GO
 DROP VIEW IF EXISTS [QueueSample].[WorkQueue_Pending];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_dead_id_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue_dead'))
+    DROP INDEX [WorkQueue_dead_id_ix] ON [QueueSample].[WorkQueue_dead];
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_dead_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue_dead'))
     DROP INDEX [WorkQueue_dead_ix] ON [QueueSample].[WorkQueue_dead];
 GO

@@ -212,6 +212,7 @@ FROM
         (N'rainfall_events', N'rainfall_events_claim_ix', N'(id) include (available_at, lease_token, processed) where'),
         (N'rainfall_events', N'rainfall_events_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'rainfall_events', N'rainfall_events_processed_ix', N'(processed_at) include (processed) where'),
+        (N'rainfall_events_dead', N'rainfall_events_dead_id_ix', N'(id)'),
         (N'rainfall_events_dead', N'rainfall_events_dead_ix', N'(dead_at)')
 ) AS [r]([table], [name], [shape])
 INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'rainfall.' + [r].[table]) AND [i].[name] = [r].[name]

@@ -109,6 +109,8 @@ DROP TYPE IF EXISTS [rainfall].[rainfall_events_batch];
 GO
 DROP VIEW IF EXISTS [rainfall].[rainfall_events_pending];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_dead_id_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events_dead'))
+    DROP INDEX [rainfall_events_dead_id_ix] ON [rainfall].[rainfall_events_dead];
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_dead_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events_dead'))
     DROP INDEX [rainfall_events_dead_ix] ON [rainfall].[rainfall_events_dead];
 GO

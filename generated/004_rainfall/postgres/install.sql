@@ -149,6 +149,10 @@ ALTER TABLE "rainfall"."rainfall_events_dead" OWNER TO "rainfall_owner";
 -- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
 CREATE INDEX IF NOT EXISTS "rainfall_events_dead_ix"
     ON "rainfall"."rainfall_events_dead" ("dead_at");
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+CREATE INDEX IF NOT EXISTS "rainfall_events_dead_id_ix"
+    ON "rainfall"."rainfall_events_dead" ("id");
 
 -- qgen 0.1.0: pending_view rainfall.rainfall_events_pending, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
