@@ -123,6 +123,7 @@ MSSQL = register(
         id_list=lambda ids: json.dumps([int(i) for i in ids]),
         wait_for_work="dequeue",
         escalates_locks=True,
+        step_outputs=True,
         module_fingerprints=module_fingerprints,
         index_shapes=index_shapes,
     )
