@@ -34,7 +34,8 @@ END;
 GO
 -- The objects take their own grants with them. An install by an earlier qgen granted EXECUTE ON
 -- SCHEMA to the admin role: take that back too (when both are still there).
-IF SCHEMA_ID(N'ghosts') IS NOT NULL AND DATABASE_PRINCIPAL_ID(N'ghosts_admin') IS NOT NULL
+IF EXISTS (SELECT 1 FROM sys.database_permissions WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'ghosts')
+           AND [grantee_principal_id] = DATABASE_PRINCIPAL_ID(N'ghosts_admin') AND [permission_name] = N'EXECUTE')
     REVOKE EXECUTE ON SCHEMA::[ghosts] FROM [ghosts_admin];
 GO
 DROP PROCEDURE IF EXISTS [ghosts].[testq_maintain];

@@ -37,7 +37,8 @@ END;
 GO
 -- The objects take their own grants with them. An install by an earlier qgen granted EXECUTE ON
 -- SCHEMA to the admin role: take that back too (when both are still there).
-IF SCHEMA_ID(N'QueueSample') IS NOT NULL AND DATABASE_PRINCIPAL_ID(N'QueueSample_admin') IS NOT NULL
+IF EXISTS (SELECT 1 FROM sys.database_permissions WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'QueueSample')
+           AND [grantee_principal_id] = DATABASE_PRINCIPAL_ID(N'QueueSample_admin') AND [permission_name] = N'EXECUTE')
     REVOKE EXECUTE ON SCHEMA::[QueueSample] FROM [QueueSample_admin];
 GO
 DROP PROCEDURE IF EXISTS [QueueSample].[WorkQueue_redrive];
