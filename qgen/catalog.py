@@ -117,6 +117,13 @@ QUEUE_KINDS: tuple[Kind, ...] = (
 )
 
 
+# The kinds that are procedures (functions on PostgreSQL): what a role is granted EXECUTE on.
+ROUTINE_KINDS = frozenset({
+    "enqueue", "enqueue_batch", "enqueue_json", "dequeue", "complete", "fail", "extend_lease", "reap", "worker",
+    "watermark_move", "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive",
+})
+
+
 def queue_objects(spec: Spec, queue_name: str, dialect: str | None = None) -> list[DbObject]:
     """The objects of one queue; with a dialect, only those that database has."""
     queue = spec.queues[queue_name]

@@ -406,6 +406,7 @@ class QueueClient:
         job_type = [self.job_type_column] if self.job_type_column else []
         lease = ["lease_seconds"] if self.lease_mode else []
         by_id = self._by_id
+        outputs = self._database.step_outputs  # maintain's way to read a step (never passed by the client)
         return {
             "enqueue": job_type + self.payload_columns + (["priority"] if queue.ordering == "priority" else [])
             + (["run_at"] if queue.scheduling else []) + (["enqueued_by"] if queue.audit else []),
@@ -417,13 +418,14 @@ class QueueClient:
             "complete": ["lease_token", "id"] + (["ids"] if by_id else []) + self.outbox_columns,
             "fail": ["lease_token", "id", "error", "retry"],
             "extend_lease": ["lease_token", "lease_seconds", "id"] + (["ids"] if by_id else []),
-            "reap": ["batch_size"],
+            "reap": ["batch_size"] + (["released", "dead_lettered", "result_set"] if outputs else []),
             "worker": ["max_items", "max_seconds", "owner", "lease_seconds"],
-            "watermark_correct": [],
+            "watermark_correct": ["old_watermark", "new_watermark", "result_set"] if outputs else [],
             "metrics": [],
             "peek": (["job_type"] if job_type else []) + ["limit"],
             "purge": ["older_than_seconds", "batch_size"],
-            "purge_batch": ["older_than_seconds", "batch_size"],
+            "purge_batch": ["older_than_seconds", "batch_size"] + (["archived", "processed", "dead", "result_set"]
+                                                                 if outputs else []),
             "maintain": ["batch_size"],
             "redrive": ["ids", "redrive_all", "after_id", "batch_size"],
         }[kind]

@@ -27,7 +27,7 @@ import jinja2
 from qgen import __version__
 from qgen.locks import limits
 from qgen import dialects as dialect_registry
-from qgen.catalog import DbObject, claims_in_place, spec_objects
+from qgen.catalog import ROUTINE_KINDS, DbObject, claims_in_place, spec_objects
 from qgen.spec import (
     MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Spec,
     object_name, role_name, wakeup_channel,
@@ -290,6 +290,7 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         # A dequeue that waits for work (SQL Server's @wait_ms): its bound, and its sleep between claims.
         "wait": SimpleNamespace(max_ms=MAX_WAIT_MS, step_ms=WAIT_STEP_MS),
         "objects": spec_objects(spec, dialect_name),  # every object, in dependency order (verify names them all)
+        "routine_kinds": sorted(ROUTINE_KINDS),  # the kinds of object that are procedures / functions
     }
     env.globals.update(base)  # imported macro modules see these too
     parts = render_script_parts(env, dialect_name)
@@ -297,8 +298,10 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     rendered: list[RenderedObject] = []
     for index, obj in enumerate(base["objects"]):
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
-        create, drop, upgrade = _blocks(template, {**base, "obj": obj, "q": base["queues"].get(obj.queue)},
-                                        "create", "drop", "upgrade")
+        context = {**base, "obj": obj, "q": base["queues"].get(obj.queue)}
+        if obj.kind == "verify":
+            context["rendered"] = _rendered_shapes(dialect, [item.create for item in rendered])
+        create, drop, upgrade = _blocks(template, context, "create", "drop", "upgrade")
         what = f"{obj.kind} {spec.schema}.{obj.name}" if obj.queue else f"{obj.kind} {obj.name}"
         header = (
             f"{HEADER_MARK}{__version__}: {what}, rendered for {dialect.title} from {spec_label}.\n"
@@ -325,6 +328,16 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
 
 def _has_code(text: str) -> bool:
     return any(line.strip() and not line.lstrip().startswith("--") for line in text.splitlines())
+
+
+def _rendered_shapes(dialect, creates: list[str]) -> SimpleNamespace:
+    """What verify compares with what is installed: each module's fingerprint and each index's
+    shape, from the scripts rendered before it (empty where the dialect compares nothing)."""
+    script = "".join(creates)
+    return SimpleNamespace(
+        modules=dialect.module_fingerprints(script) if dialect.module_fingerprints else {},
+        indexes=dialect.index_shapes(script) if dialect.index_shapes else {},
+    )
 
 
 def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spec_label: str, title: str,

@@ -137,6 +137,22 @@ def test_uninstall_checks_and_drops_the_same_rows_while_a_producer_commits_meanw
     run_script(database, rendered.force_uninstall + rendered.uninstall)
 
 
+def test_verify_finds_a_function_install_left_at_an_older_version(database, schema):
+    """A CREATE OR REPLACE that failed (psql without ON_ERROR_STOP goes on) leaves the older function:
+    verify, the end of install, names it (QG020) instead of passing because the function exists."""
+    rendered = install(database, schema)
+    verify = next(item.create for item in rendered.objects if item.obj.kind == "verify")
+    run_script(database, verify)  # as installed: passes
+    with psycopg.connect(database, autocommit=True) as conn:
+        source = conn.execute(f"SELECT pg_get_functiondef('\"{schema}\".mail_peek'::regproc)").fetchone()[0]
+        conn.execute(source.replace("ORDER BY", "ORDER BY 1,", 1) if "ORDER BY" in source else source + "\n")
+    with pytest.raises(psycopg.Error) as stale:
+        run_script(database, verify)
+    assert stale.value.sqlstate == "QG020"
+    assert "not as this install rendered it: mail_peek" in str(stale.value)
+    run_script(database, rendered.force_uninstall + rendered.uninstall)
+
+
 def test_uninstall_drops_only_what_install_created(database, schema):
     """A role the spec only names (it existed before), the public schema, a schema holding someone
     else's table, a role that has members: none of them is dropped."""

@@ -561,8 +561,10 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
         assert plan.regrant and not plan.added and not plan.removed
     # Every object file it holds is of an object whose SQL changed (tables: their definition after
     # the ALTER, kept for the next revision to compare with, and not run).
+    # verify too: it holds a fingerprint of every module it checks (issue 15 item 7), so any changed
+    # module changes it.
     objects = {p.stem.split("_", 1)[1] for p in (second.folder / "postgres" / "create").iterdir()}
-    assert objects == {"mail_table", "mail_dead_letter_table", "mail_pending_view", "mail_batch_type", "mail_enqueue",
+    assert objects == {"verify", "mail_table", "mail_dead_letter_table", "mail_pending_view", "mail_batch_type", "mail_enqueue",
                        "mail_enqueue_batch", "mail_dequeue", "mail_fail", "mail_reap", "mail_redrive"}
 
     command.upgrade(config, "head")

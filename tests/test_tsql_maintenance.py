@@ -9,9 +9,9 @@ broken on purpose:
   no statement can take enough locks to escalate;
 - purge refuses to run inside the caller's transaction (where it could not commit per batch)
   before it deletes anything;
-- maintain takes its application lock owned by its transaction with no wait, and every
-  INSERT ... EXEC it reads a step's result with names exactly the columns that step's procedure
-  returns last (a mismatch fails only at run time on SQL Server, error 213)."""
+- maintain takes its application lock owned by its transaction with no wait, and reads each step's
+  result through exactly the OUTPUT parameters that step declares, never with INSERT ... EXEC (inside
+  which a step's ROLLBACK fails with error 3915 and hides the step's own error)."""
 
 from __future__ import annotations
 
@@ -34,13 +34,6 @@ def _body(text: str) -> str:
     """The procedure's text without comments and string literals."""
     text = re.sub(r"--[^\n]*", "", text)
     return re.sub(r"N?'(?:[^']|'')*'", "''", text)
-
-
-def _returned_columns(text: str) -> list[str]:
-    """The column names of the last result set a procedure returns (its last SELECT ... AS [x], ...;)."""
-    selects = re.findall(r"\bSELECT\b((?:(?!\bSELECT\b).)*?);", _body(text), re.S)
-    with_aliases = [s for s in selects if re.search(r"\bAS \[\w+\]", s) and "FROM" not in s]
-    return re.findall(r"\bAS \[(\w+)\]", with_aliases[-1]) if with_aliases else []
 
 
 def maintenance_problems(rendering, spec) -> list[str]:
@@ -76,11 +69,18 @@ def maintenance_problems(rendering, spec) -> list[str]:
                 problems.append(f"{where}: the application lock is not owned by the transaction")
             if not re.search(r"BEGIN TRANSACTION;\s+EXEC @q\$lock", body):
                 problems.append(f"{where}: the application lock is not taken first thing in maintain's transaction")
-            for columns, called in re.findall(r"INSERT INTO @[\w$]+ \(([^)]*)\)\s+EXEC \[\w+\]\.\[(\w+)\]", body):
-                wanted = re.findall(r"\[(\w+)\]", columns)
-                returned = _returned_columns(by_name[called].create)
-                if wanted != returned:
-                    problems.append(f"{where}: INSERT ... EXEC {called} takes {wanted}, but {called} returns {returned}")
+            # INSERT ... EXEC would turn a step's own error into 3915 (its ROLLBACK is not allowed there).
+            if re.search(r"INSERT INTO @[\w$]+ \([^)]*\)\s+EXEC", body):
+                problems.append(f"{where}: reads a step with INSERT ... EXEC, where the step's ROLLBACK fails with 3915")
+            steps = re.findall(r"EXEC \[\w+\]\.\[(\w+)\](.*?);", body, re.S)
+            if not steps:
+                problems.append(f"{where}: does not run its steps")
+            for called, args in steps:
+                passed = re.findall(r"@(\w+) = @[\w$]+ OUTPUT", args)
+                declared = re.findall(r"@(\w+) \w+ = NULL OUTPUT", _body(by_name[called].create))
+                if passed != declared or "@result_set = 0" not in args:
+                    problems.append(f"{where}: EXEC {called} reads {passed} with @result_set = 0, "
+                                    f"but {called} has OUTPUT {declared}")
     return problems
 
 
@@ -102,8 +102,13 @@ BREAKAGES = {
                                      "@batch_size > {{ maintenance.max_batch_size }}"),
     "purge in a caller's transaction": ("mssql/purge.sql.j2", "IF @@TRANCOUNT > 0", "IF 1 = 0"),
     "session-owned lock": ("mssql/maintain.sql.j2", "@LockOwner = 'Transaction'", "@LockOwner = 'Session'"),
-    "reap returns another column": ("mssql/reap.sql.j2", "@q$dead_lettered AS [dead_lettered];",
-                                    "@q$dead_lettered AS [dead_lettered], @q$now AS [at];"),
+    "reap has another OUTPUT": ("mssql/reap.sql.j2", "    @dead_lettered int = NULL OUTPUT,\n",
+                                "    @dead_lettered int = NULL OUTPUT,\n    @at datetime2 = NULL OUTPUT,\n"),
+    # Before issue 15: a step's result read with INSERT ... EXEC (its ROLLBACK then fails with 3915).
+    "a step read with INSERT ... EXEC": ("mssql/maintain.sql.j2",
+                                         "            EXEC {{ m.qualified(q.names.watermark_correct) }}\n",
+                                         "            INSERT INTO @q$t ([a], [b])\n"
+                                         "            EXEC {{ m.qualified(q.names.watermark_correct) }}\n"),
 }
 
 

@@ -12,7 +12,8 @@ import pytest
 from qgen import dialects
 from qgen.render import render_spec, templates_dir
 from qgen.specload import load_spec
-from qgen.spec import MAX_WAIT_MS, WAIT_STEP_MS
+from qgen.catalog import ROUTINE_KINDS
+from qgen.spec import MAX_WAIT_MS, WAIT_STEP_MS, object_name
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
 from tests.support.tsql_gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
                                      sqlfluff_findings)
@@ -204,9 +205,12 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
         begin, first_check = guard.index("BEGIN TRANSACTION;"), guard.index("IF OBJECT_ID(")
         assert guard.index("SET XACT_ABORT ON;") < begin < first_check
         assert guard.index("ROLLBACK TRANSACTION;") < guard.index("RAISERROR")
-        assert "COMMIT" not in "".join(batches[1:-2]) and "BEGIN TRAN" not in "".join(batches[2:])
-        assert batches[-2].split("--")[0].strip() == "" and batches[-2].rstrip().endswith(
-            "IF @@TRANCOUNT > 0\n    COMMIT TRANSACTION;"), "the last drop commits the check's transaction"
+        assert "COMMIT" not in "".join(batches[1:-3]) and "BEGIN TRAN" not in "".join(batches[2:])
+        assert batches[-3].rstrip().endswith("IF @@TRANCOUNT > 0\n    COMMIT TRANSACTION;"), \
+            "the batch after the last drop commits the check's transaction"
+        # then the Agent job schedule.sql made goes (after the COMMIT: a login that may not, fails there only)
+        assert "EXEC msdb.dbo.sp_delete_job @job_name = @q$job;" in batches[-2]
+        assert f"N''qgen maintain '' + DB_NAME() + N''.{spec.schema}''" in batches[-2]
         assert batches[-1].strip().endswith("SET NOEXEC OFF;")
         assert "sp_set_session_context @key = N'qgen.force_uninstall', @value = 1" in rendering.force_uninstall
         roles = next(b for b in batches if "DROP ROLE" in b)
@@ -215,7 +219,7 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
         assert sum(line.startswith("IF EXISTS (SELECT 1 FROM sys.extended_properties") and "qgen.created_role." in line
                    for line in lines) == 3
         assert roles.count("sys.database_role_members") == 3 and roles.count("sp_dropextendedproperty") == 3
-        schema = batches[-3]
+        schema = batches[-4]
         assert "DROP SCHEMA" in schema and "N'qgen.created'" in schema and "sys.objects" in schema
 
 
@@ -259,3 +263,71 @@ def test_a_waiting_dequeue_is_bounded_and_sleeps_between_its_transactions(parser
         assert checks < refusal < label < commit < fits < sleep < still < again < result, item.filename
         assert text.count("BEGIN TRANSACTION;") == 1 and text.count("WAITFOR") == 1
         assert check_scripts({item.filename: text})[item.filename] == []
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_the_admin_role_is_granted_qgens_own_procedures_by_name_and_nothing_schema_wide(spec_path):
+    """EXECUTE ON SCHEMA would give the admin role every procedure of a shared schema (or dbo), the
+    application's included, present and future: never granted, only each procedure qgen creates
+    (and taken back, by upgrade.sql, from an install an older qgen made)."""
+    from qgen.catalog import ROUTINE_KINDS
+    from qgen.spec import role_name
+
+    spec = load_spec(spec_path)
+    rendering = render_spec(spec, spec_path.name, "mssql")
+    admin = role_name(spec, "admin")
+    grants = "\n".join(line for line in rendering.install.splitlines() if line.startswith("GRANT "))
+    assert " ON SCHEMA::" not in grants
+    assert f"REVOKE EXECUTE ON SCHEMA::[{spec.schema}] FROM [{admin}];" not in rendering.install
+    assert f"REVOKE EXECUTE ON SCHEMA::[{spec.schema}] FROM [{admin}];" in rendering.upgrade
+    routines = {item.obj.name for item in rendering.objects if item.obj.kind in ROUTINE_KINDS}
+    granted = set(re.findall(rf"GRANT EXECUTE ON OBJECT::\[{re.escape(spec.schema)}\]\.\[(\w+)\] TO \[{re.escape(admin)}\];", grants))
+    assert granted == routines
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_verify_compares_each_module_and_index_with_what_this_install_rendered(spec_path):
+    """verify checked only that each object exists: a CREATE OR ALTER that failed (sqlcmd without -b
+    goes on) left the old procedure, and IF NOT EXISTS ... CREATE INDEX kept any index of that name.
+    It now holds a fingerprint of every procedure and view (its text from its name on, whitespace
+    removed) and the shape of every index (unique, keys, includes, filtered or not), and raises 50020
+    naming what differs."""
+    from qgen.dialects.mssql import index_shapes, module_fingerprints
+
+    rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")
+    verify = next(item.create for item in rendering.objects if item.obj.kind == "verify")
+    modules = {item.obj.name for item in rendering.objects if item.obj.kind in ROUTINE_KINDS | {"pending_view"}}
+    fingerprints = module_fingerprints(rendering.install)
+    assert set(fingerprints) == modules
+    for name, fingerprint in fingerprints.items():
+        assert f"(N'{name}', 0x{fingerprint})" in verify
+    indexes = {item.obj.kind for item in rendering.objects if item.obj.kind.endswith("_index")}
+    shapes = index_shapes(rendering.install)
+    assert bool(shapes) == bool(indexes)
+    for (table, name), shape in shapes.items():
+        assert f"(N'{table}', N'{name}', N'{shape}')" in verify
+    assert "qgen: installed, but not as this install rendered it:" in verify and "THROW 50020, @q$older" in verify
+
+
+def test_a_module_fingerprint_ignores_what_engines_and_clients_change_and_nothing_else():
+    from qgen.dialects.mssql import module_fingerprints
+
+    body = "CREATE OR ALTER PROCEDURE [s].[p]\n    @n int = 1\nAS\nBEGIN\n    SELECT @n AS [n];\nEND;\n"
+    same = module_fingerprints(body)["p"]
+    assert module_fingerprints("-- a comment SQL Server keeps\n" + body)["p"] == same
+    assert module_fingerprints(body.replace("CREATE OR ALTER", "CREATE").replace("\n", "\r\n"))["p"] == same
+    assert module_fingerprints(body.replace("@n AS", "@n + 1 AS"))["p"] != same
+    assert module_fingerprints(body.replace("[n]", "[N]"))["p"] != same
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_the_agent_job_runs_every_queues_maintain_even_when_one_fails(spec_path):
+    """schedule.sql's job step: each queue's maintain in a TRY/CATCH of its own, so one that fails does
+    not skip the queues after it, and a THROW at the end fails the step naming each that failed."""
+    spec = load_spec(spec_path)
+    schedule = render_spec(spec, spec_path.name, "mssql").files()["schedule.sql"]
+    command = schedule[schedule.index("DECLARE @q$command"):schedule.index("BEGIN TRANSACTION;")]
+    for queue in spec.queues:
+        call = f"BEGIN TRY\n    EXEC [{spec.schema}].[{object_name(spec, queue, 'maintain')}];\nEND TRY\nBEGIN CATCH\n"
+        assert call in command and f"SET @q$failed += N'' {queue}: '' + ERROR_MESSAGE();" in command
+    assert command.rstrip().endswith("THROW 50030, @q$message, 1;\nEND;';")

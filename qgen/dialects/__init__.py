@@ -134,6 +134,14 @@ class Dialect:
     # Whether one statement holding many row and page locks on an index is escalated to a table
     # lock (SQL Server, at 5,000): then qgen caps the rows per statement (qgen/locks.py).
     escalates_locks: bool = False
+    # What verify compares with what is installed, from the rendered scripts: {module: fingerprint}
+    # and {(table, index): shape} (SQL Server: qgen/dialects/mssql.py). None: verify checks only
+    # that each object exists.
+    module_fingerprints: Callable[[str], "dict[str, str]"] | None = None
+    index_shapes: Callable[[str], "dict[tuple[str, str], str]"] | None = None
+    # Whether reap, purge_batch and watermark_correct also hand their results back through OUTPUT
+    # parameters and take result_set (SQL Server: maintain reads them so, not by INSERT ... EXEC).
+    step_outputs: bool = False
     # A table's storage parameters, which a revision changes in place (PostgreSQL: the WITH (...) of
     # CREATE TABLE, fillfactor and autovacuum_*, set by ALTER TABLE ... SET): given a table's create
     # script, the script without them and them as {name: value}. None: the dialect has none, and any

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -121,6 +122,44 @@ def grants(script: str) -> list[Grant]:
     return found
 
 
+_MODULE = re.compile(rf"CREATE (?:OR ALTER )?(?:PROCEDURE|VIEW|FUNCTION) (?P<qualified>{_QUOTED}\.(?P<name>{_QUOTED}))")
+_INDEX = re.compile(rf"CREATE (?P<unique>UNIQUE )?NONCLUSTERED INDEX (?P<name>{_QUOTED})\s+ON (?:{_QUOTED}\.)?(?P<table>{_QUOTED})"
+                    rf"\s*\((?P<keys>[^)]*)\)(?:\s*INCLUDE \((?P<include>[^)]*)\))?(?P<where>\s*WHERE\b)?")
+_BLANK = re.compile(r"[ \t\r\n]")
+
+
+def module_fingerprints(script: str) -> dict[str, str]:
+    """{module name: fingerprint} for each procedure, view or function the script creates, as verify
+    computes it from sys.sql_modules.definition: SHA2_256 over the UTF-16 text from the module's
+    qualified name to the end of its batch, without spaces, tabs or line breaks (so neither the
+    comments before CREATE, which SQL Server keeps and other engines drop, nor CREATE vs CREATE OR
+    ALTER, nor a client's line endings count), as an upper-case hex string."""
+    found: dict[str, str] = {}
+    for batch in split_batches(script):
+        match = _MODULE.search(batch)
+        if match:
+            text = _BLANK.sub("", batch[match.start("qualified"):])
+            found[_unquote(match.group("name"))] = hashlib.sha256(text.encode("utf-16-le")).hexdigest().upper()
+    return found
+
+
+def index_shapes(script: str) -> dict[tuple[str, str], str]:
+    """{(table, index): shape} for each nonclustered index the script creates, in the form verify
+    builds from sys.indexes and sys.index_columns: "unique (a, b desc) include (x, y) where" (the
+    unique, include and where parts only when there; included columns by name; the filter's text is
+    not compared, as SQL Server stores it rewritten)."""
+    found: dict[tuple[str, str], str] = {}
+    for match in _INDEX.finditer(script):
+        keys = [k.strip() for k in match.group("keys").split(",")]
+        keys = [(_unquote(k.split()[0]) + (" desc" if k.upper().endswith(" DESC") else "")) for k in keys]
+        include = sorted(_unquote(c.strip()) for c in (match.group("include") or "").split(",") if c.strip())
+        shape = ("unique " if match.group("unique") else "") + f"({', '.join(keys)})"
+        shape += f" include ({', '.join(include)})" if include else ""
+        shape += " where" if match.group("where") else ""
+        found[(_unquote(match.group("table")), _unquote(match.group("name")))] = shape
+    return found
+
+
 MSSQL = register(
     Dialect(
         name="mssql",
@@ -140,5 +179,8 @@ MSSQL = register(
         routines=routines,
         indexes=indexes,
         grants=grants,
+        step_outputs=True,
+        module_fingerprints=module_fingerprints,
+        index_shapes=index_shapes,
     )
 )

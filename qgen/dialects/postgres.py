@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from qgen.dialects import (
@@ -158,6 +159,23 @@ def grants(script: str) -> list[Grant]:
     return found
 
 
+_ROUTINE = re.compile(rf"CREATE OR REPLACE (?:FUNCTION|PROCEDURE) {_QUOTED}\.(?P<name>{_QUOTED})(?P<head>.*?)\bAS \$(?P<tag>\w*)\$",
+                      re.S)
+_SPACE = re.compile(r"[ \t\n\v\f\r]")
+
+
+def module_fingerprints(script: str) -> dict[str, str]:
+    """{routine name: fingerprint} for each function or procedure the script creates, as verify
+    computes it from pg_proc.prosrc (the body between the dollar quotes, kept as given): md5 of the
+    body without whitespace ([[:space:]]), hex."""
+    found: dict[str, str] = {}
+    for match in _ROUTINE.finditer(script):
+        end = script.index(f"${match.group('tag')}$", match.end())
+        body = _SPACE.sub("", script[match.end():end])
+        found[match.group("name")[1:-1].replace('""', '"')] = hashlib.md5(body.encode("utf-8")).hexdigest()
+    return found
+
+
 POSTGRES = register(
     Dialect(
         name="postgres",
@@ -178,5 +196,6 @@ POSTGRES = register(
         routines=routines,
         indexes=indexes,
         grants=grants,
+        module_fingerprints=module_fingerprints,
     )
 )

@@ -38,7 +38,7 @@ def declared_columns(dialect: str, text: str) -> list[str]:
 
 def json_keys(text: str) -> list[str]:
     body = re.search(r"OPENJSON\(\[a\]\.\[value\]\)\s*WITH\s*\((.*?)\)\s*AS \[j\]", text, re.S).group(1)
-    return re.findall(r"'\$\.(\w+)'", body)
+    return re.findall(r"'(?:strict )?\$\.(\w+)'", body)
 
 
 def test_sql_server_has_a_json_batch_entry_and_postgres_takes_json_in_enqueue_batch():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from qgen.client import InvalidArgument
 from tests.behaviour.helpers import EX000
 
 
@@ -31,3 +34,16 @@ def test_the_worker_procedure_stops_after_max_items(use_spec):
     assert queue.metrics()["processed"] == 2
     assert queue.run_procedure_worker() == 1
     assert [r for _, r in handled(env)] == [1, 2, 3]
+
+
+def test_the_worker_procedure_refuses_a_lease_of_no_time(use_spec):
+    """A lease of 0 s or less is over as it is taken: reap could hand the job to a second worker while
+    the first still runs it (and NULL never expires). The worker refuses it, as dequeue does, before
+    it claims anything (SQL Server's worker claimed by itself and took it; PostgreSQL's calls dequeue)."""
+    env = use_spec(EX000)
+    queue = env.client()
+    queue.enqueue(reputation=21)
+    for lease in (0, -5):
+        with pytest.raises(InvalidArgument):
+            queue.run_procedure_worker(lease_seconds=lease)
+    assert queue.metrics()["ready"] == 1 and handled(env) == []

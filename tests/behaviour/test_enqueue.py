@@ -181,3 +181,23 @@ def test_a_batch_bigger_than_one_statement_may_write_is_split_and_stays_all_or_n
         with pytest.raises(InvalidArgument, match=f"more than {cap} jobs"):
             queue._run("enqueue_json", [("jobs", json.dumps([{"reputation": -n} for n in range(1, cap + 2)]))], "rows")
         assert env.count("four_queue") == 2 * cap + 1
+
+
+def test_enqueue_json_refuses_a_missing_or_misspelt_key_instead_of_writing_null(use_spec, dialect):
+    """SQL Server's enqueue_json reads each column with a strict JSON path: a job whose nullable
+    `note` is misspelt `note_` is refused (SQL Server's error 13608) and nothing is enqueued; lax
+    paths wrote NULL for it silently. null for a key that is there is still NULL."""
+    if dialect != "mssql":
+        pytest.skip("enqueue_json is SQL Server's (PostgreSQL's enqueue_batch takes the JSON itself)")
+    import json
+
+    env = use_spec(FEAT)
+    jobs = env.client("jobs")
+    good = {"job_type": "t", "customer_id": 1, "amount": "1.00", "note": None, "doc": None, "due": None,
+            "flag": None, "ref": None}
+    with pytest.raises(Exception, match="13608|[Pp]roperty cannot be found|does not contain key"):  # SQL Server; Babelfish
+        jobs._run("enqueue_json", [("jobs", json.dumps([good, {**{k: v for k, v in good.items() if k != "note"},
+                                                               "customer_id": 2, "note_": "lost"}]))], "rows")
+    assert env.count("jobs") == 0
+    assert [r[2] for r in jobs._run("enqueue_json", [("jobs", json.dumps([good]))], "rows")] == [True]
+    assert env.scalar(f"SELECT {env.col('note')} FROM {env.name('jobs')}") is None

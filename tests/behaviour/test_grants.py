@@ -72,3 +72,32 @@ def test_an_admin_runs_maintenance_but_reads_only_the_pending_view(use_spec):
         assert admin.reap() == (0, 0)
         assert admin.purge() == (0, 0, 0)
         assert admin.watermark_correct().old == 0
+
+
+def test_an_admin_runs_qgen_procedures_only_not_the_applications_in_the_same_schema(use_spec):
+    """A schema qgen shares with an application (schema: dbo, or a shared one): the admin role runs
+    qgen's own procedures, each granted by name, and not the application's, neither one there when
+    the grants ran nor one added later. Before issue 15 SQL Server granted EXECUTE ON SCHEMA (every
+    procedure, present and future) and PostgreSQL EXECUTE ON ALL ROUTINES IN SCHEMA (every one there
+    when the grants ran)."""
+    env = use_spec(FEAT)
+    app = f"{env.col(env.spec.schema)}.{env.col('app_secret')}"
+    if env.dialect == "postgres":
+        # PostgreSQL lets PUBLIC execute a new function: an application that guards its own revokes that.
+        env.backend.run_script(f"CREATE OR REPLACE FUNCTION {app}() RETURNS integer LANGUAGE sql AS 'SELECT 42';\n"
+                               f"REVOKE ALL ON FUNCTION {app}() FROM PUBLIC;")
+        call = f"SELECT {app}()"
+    else:
+        env.backend.run_script(f"CREATE OR ALTER PROCEDURE {app} AS SELECT 42 AS [answer];")
+        call = f"EXEC {app}"
+    # The grants run again (a later install or revision does), with the application's routine there.
+    grants = next(item for item in env.installed.rendering.objects if item.obj.kind == "grants")
+    env.backend.run_script(env.installed.rendering.session + grants.create)
+    try:
+        with env.login("admin") as login:
+            raw = env.connect(autocommit=True, login=login)
+            assert_denied(env, raw, call)
+            admin = QueueClient(env.connect(login=login), env.spec, "jobs")
+            assert admin.metrics()["ready"] == 0, "qgen's own procedures still run"
+    finally:
+        env.backend.run_script(f"DROP {'FUNCTION' if env.dialect == 'postgres' else 'PROCEDURE'} {app};")

@@ -87,3 +87,27 @@ def test_a_consumer_login_corrects_the_watermark_of_a_drained_queue(use_spec):
     with env.login("consumer") as login:
         consumer = QueueClient(env.connect(login=login), env.spec, "leases")
         assert consumer.watermark_correct() == (0, 13 - 3)
+
+
+def test_verify_names_a_procedure_left_at_an_older_version(use_spec):
+    """A CREATE OR ALTER that failed (sqlcmd without -b, psql without ON_ERROR_STOP, go on) keeps the
+    older procedure: verify, install's last batch, names it (50020 / QG020) instead of passing because
+    it exists. The procedure is put back as rendered afterwards (the installed spec is shared)."""
+    env = use_spec(HOSTILE_ISOLATION)
+    rendering = env.installed.rendering
+    verify = next(item.create for item in rendering.objects if item.obj.kind == "verify")
+    peek = next(item for item in rendering.objects if item.obj.kind == "peek" and item.obj.queue == "codes")
+    env.backend.run_script(rendering.session + verify)  # as installed: passes
+    name = env.name("codes", "peek")
+    if env.dialect == "postgres":  # the same function with another body, its owner and settings kept
+        older = env.scalar(f"SELECT pg_get_functiondef('{name}'::regproc)").replace("ORDER BY", "ORDER BY 1,", 1)
+    else:
+        older = f"CREATE OR ALTER PROCEDURE {name} @limit int = 100 AS SELECT 1 AS [older];"
+    env.backend.run_script(older)
+    try:
+        with pytest.raises(Exception) as stale:
+            env.backend.run_script(rendering.session + verify)
+        assert "not as this install rendered it" in str(stale.value) and peek.obj.name in str(stale.value)
+    finally:
+        env.backend.run_script(rendering.session + peek.create)
+    env.backend.run_script(rendering.session + verify)

@@ -87,3 +87,36 @@ def test_a_consumer_runs_maintain_but_not_purge_or_redrive(use_spec):
         for admin_only in (consumer.purge, consumer.purge_batch, lambda: consumer.redrive(all=True)):
             with pytest.raises(PermissionDenied):
                 admin_only()
+
+
+def test_maintain_reports_a_steps_own_error(use_spec):
+    """A step that fails inside maintain (here reap, whose dead-lettering a DBA's trigger refuses)
+    surfaces with its own error. SQL Server's maintain read each step with INSERT ... EXEC, inside
+    which the step's ROLLBACK fails with error 3915: that was all the caller saw."""
+    env = use_spec(BEHAVE)
+    queue = env.client("once_archived")  # max_attempts 1: an expired lease is dead-lettered
+    queue.enqueue(code="trigger-me")
+    job, = queue.dequeue()
+    env.backdate("once_archived", "lease_expires_at", 3600, ids=[job.id])
+    dead = env.name("once_archived", "dead_letter_table")
+    if env.dialect == "postgres":
+        made = ["CREATE OR REPLACE FUNCTION public.qgen_test_refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                "$$ BEGIN RAISE EXCEPTION 'refused by the test trigger'; END $$",
+                f"CREATE TRIGGER qgen_test_refuse BEFORE INSERT ON {dead} FOR EACH ROW EXECUTE FUNCTION public.qgen_test_refuse()"]
+        undo = [f"DROP TRIGGER IF EXISTS qgen_test_refuse ON {dead}", "DROP FUNCTION IF EXISTS public.qgen_test_refuse()"]
+    else:
+        trigger = f"[{env.spec.schema}].[once_archived_test_refuse]"
+        made = [f"CREATE TRIGGER {trigger} ON {dead} AFTER INSERT AS THROW 50100, N'refused by the test trigger', 1;"]
+        undo = [f"DROP TRIGGER IF EXISTS {trigger}"]
+    for sql in made:
+        env.backend.run_script(sql)
+    try:
+        with pytest.raises(Exception) as failed:
+            queue.maintain()
+        assert "refused by the test trigger" in str(failed.value), failed.value
+        assert "3915" not in str(failed.value)
+    finally:
+        for sql in undo:
+            env.backend.run_script(sql)
+    assert env.count("once_archived", "dead_letter_table") == 0, "the failed step's work was rolled back"
+    assert queue.maintain().dead_lettered == 1

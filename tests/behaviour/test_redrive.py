@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from tests.behaviour.helpers import BEHAVE, FEAT
+from qgen.spec import object_name
+from tests.behaviour.helpers import BEHAVE, EX004, FEAT
 
 
 def bury(queue, count, **payload):
@@ -88,3 +89,27 @@ def test_redrive_needs_ids_or_all(use_spec):
     env = use_spec(BEHAVE)
     with pytest.raises(TypeError):
         env.client("retrying").redrive()
+
+
+def test_redrive_by_ids_finds_the_dead_letters_by_an_index_on_the_job_id(use_spec):
+    """redrive(ids) selects dead letters by job id under UPDLOCK (SQL Server): without an index keyed
+    on the id it scanned, and locked its way through, every dead letter. The dead-letter table has
+    one, and a redrive by ids still works with it."""
+    env = use_spec(EX004)
+    table = object_name(env.spec, "rainfall_events", "dead_letter_table")
+    if env.dialect == "postgres":
+        keyed = env.scalar("SELECT count(*) FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid "
+                           "JOIN pg_namespace n ON n.oid = t.relnamespace JOIN pg_attribute a ON a.attrelid = t.oid "
+                           "AND a.attnum = i.indkey[0] WHERE n.nspname = ? AND t.relname = ? AND a.attname = 'id'",
+                           env.spec.schema, table)
+    else:
+        keyed = env.scalar("SELECT count(*) FROM sys.index_columns ic JOIN sys.columns c ON c.object_id = ic.object_id "
+                           "AND c.column_id = ic.column_id WHERE ic.object_id = OBJECT_ID(?) AND ic.key_ordinal = 1 "
+                           "AND c.name = N'id'", f"{env.spec.schema}.{table}")
+    assert keyed == 1
+    events = env.client("rainfall_events")
+    first, second = (events.enqueue(rainfall_id=n).id for n in (1, 2))
+    for job in events.dequeue(batch_size=2):
+        events.fail(job, "boom", retry=False)
+    assert events.redrive([second]) == (1, 0)
+    assert env.count("rainfall_events", "dead_letter_table") == 1

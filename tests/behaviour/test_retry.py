@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.behaviour.helpers import BEHAVE, EX004, FEAT
+from qgen.client import error_kind
+from tests.behaviour.helpers import BEHAVE, EX004, FEAT, call_sql
 
 
 def seconds_until_available(env, queue, job_id):
@@ -84,3 +85,21 @@ def test_fail_keeps_a_long_error_to_4000_characters(use_spec, retry):
     events.fail(job, "x" * 5000, retry=retry)
     table = env.name("rainfall_events", "table" if retry else "dead_letter_table")
     assert env.scalar(f"SELECT {env.col('last_error')} FROM {table}") == "x" * 4000
+
+
+def test_fail_with_retry_null_is_refused_and_dead_letters_nothing(use_spec):
+    """retry NULL (an unset flag passed through) is refused (argument out of range), the job keeps its
+    lease; before issue 15 it was read as "no retry" and the job was dead-lettered at once."""
+    env = use_spec(EX004)
+    events = env.client("rainfall_events")
+    events.enqueue(rainfall_id=8)
+    job, = events.dequeue()
+    if env.dialect == "mssql":
+        args = f"@lease_token = '{job.lease_token}', @id = {job.id}, @retry = NULL"
+    else:
+        args = f"lease_token => '{job.lease_token}', id => {job.id}, retry => NULL"
+    with pytest.raises(Exception) as refused:
+        env.sql(call_sql(env, "rainfall_events", "fail", args))
+    assert error_kind(env.dialect, refused.value) == "invalid", refused.value
+    assert env.count("rainfall_events", "dead_letter_table") == 0
+    assert events.complete(job, rainfall_id=8, summary="still mine") == 1

@@ -26,5 +26,25 @@ GRANT VIEW DEFINITION ON OBJECT::[four].[four_queue] TO [four_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_consumer];
 GRANT SELECT ON OBJECT::[four].[four_queue_pending] TO [four_admin];
-GRANT EXECUTE ON SCHEMA::[four] TO [four_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[four].[four_queue_enqueue] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_enqueue_batch] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_enqueue_json] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_watermark_move] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_watermark_correct] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_dequeue] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_complete] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_fail] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_extend_lease] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_reap] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_worker] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_metrics] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_peek] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_purge_batch] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_purge] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_redrive] TO [four_admin];
+GRANT EXECUTE ON TYPE::[four].[four_queue_batch] TO [four_admin];
 GO

@@ -163,6 +163,11 @@ GO
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_dead_ix' AND object_id = OBJECT_ID(N'four.four_queue_dead'))
     CREATE NONCLUSTERED INDEX [four_queue_dead_ix]
     ON [four].[four_queue_dead] ([dead_at]);
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_dead_id_ix' AND object_id = OBJECT_ID(N'four.four_queue_dead'))
+    CREATE NONCLUSTERED INDEX [four_queue_dead_id_ix]
+    ON [four].[four_queue_dead] ([id]);
 GO
 
 -- qgen 0.1.0: pending_view four.four_queue_pending, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
@@ -294,7 +299,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [four].[four_queue_enqueue_json]
@@ -317,7 +324,7 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [reputation] int '$.reputation'
+            [reputation] int 'strict $.reputation'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1995
             THROW 50003, N'qgen: a batch of more than 1995 jobs is out of range for four.four_queue: one statement writing more could escalate to a table lock; accepted: 1 to 1995 jobs per call (split the batch; the client does).', 1;
@@ -400,6 +407,10 @@ GO
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
 -- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR ALTER PROCEDURE [four].[four_queue_watermark_correct]
+    -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
+    @old_watermark bigint = NULL OUTPUT,
+    @new_watermark bigint = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -440,7 +451,9 @@ BEGIN
         ELSE
             UPDATE [four].[four_queue_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
         COMMIT TRANSACTION;
-        SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
+        SELECT @old_watermark = @q$old, @new_watermark = @q$new;
+        IF @result_set = 1
+            SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -644,6 +657,9 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF @retry IS NULL
+        THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
     BEGIN TRY
@@ -722,7 +738,12 @@ GO
 -- @batch_size per call so it never holds many locks: those with attempts left become claimable
 -- again, with their old token cleared so the late worker is fenced off; the rest are dead-lettered.
 CREATE OR ALTER PROCEDURE [four].[four_queue_reap]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set: no INSERT ... EXEC, inside
+    -- which this procedure's ROLLBACK would fail with error 3915 and hide its own error.
+    @released int = NULL OUTPUT,
+    @dead_lettered int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -777,7 +798,9 @@ BEGIN
             UPDATE [four].[four_queue_watermark]
             SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
         COMMIT TRANSACTION;
-        SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
+        SELECT @released = @q$released, @dead_lettered = @q$dead_lettered;
+        IF @result_set = 1
+            SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -805,6 +828,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
     DECLARE @q$started datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$now datetime2(3), @q$token uniqueidentifier, @q$processed int = 0, @q$job_id bigint, @q$error nvarchar(4000);
     DECLARE @q$c$reputation int;
@@ -928,7 +953,12 @@ GO
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [four].[four_queue_purge_batch]
     @older_than_seconds int = 604800,
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set (see reap).
+    @archived int = NULL OUTPUT,
+    @processed int = NULL OUTPUT,
+    @dead int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
@@ -964,7 +994,9 @@ BEGIN
         END;
 
         COMMIT TRANSACTION;
-        SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+        SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
+        IF @result_set = 1
+            SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1036,8 +1068,9 @@ GO
 -- rollback, a client timeout included): a caller that finds another one running returns at once
 -- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
--- until then. It reads the steps' results with INSERT ... EXEC, so it cannot itself be called by
--- INSERT ... EXEC (error 8164). Granted to the consumer role, so any worker can run it.
+-- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
+-- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
+-- error. Granted to the consumer role, so any worker can run it.
 CREATE OR ALTER PROCEDURE [four].[four_queue_maintain]
     @batch_size int = 1000
 AS
@@ -1051,9 +1084,9 @@ BEGIN
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1995
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1995 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
-    DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
-    DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
-    DECLARE @q$corrected TABLE ([old_watermark] bigint NULL, [new_watermark] bigint NULL);
+    DECLARE @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0;
+    DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
     BEGIN TRY
@@ -1066,26 +1099,25 @@ BEGIN
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
-            INSERT INTO @q$purged ([archived], [processed], [dead])
-            EXEC [four].[four_queue_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size;
-            INSERT INTO @q$reaped ([released], [dead_lettered])
-            EXEC [four].[four_queue_reap] @batch_size = @q$reap_batch;
-            INSERT INTO @q$corrected ([old_watermark], [new_watermark])
-            EXEC [four].[four_queue_watermark_correct];
+            EXEC [four].[four_queue_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size,
+                @archived = @q$archived OUTPUT, @processed = @q$processed OUTPUT, @dead = @q$dead OUTPUT, @result_set = 0;
+            EXEC [four].[four_queue_reap] @batch_size = @q$reap_batch,
+                @released = @q$released OUTPUT, @dead_lettered = @q$dead_lettered OUTPUT, @result_set = 0;
+            EXEC [four].[four_queue_watermark_correct]
+                @old_watermark = @q$old_watermark OUTPUT, @new_watermark = @q$new_watermark OUTPUT, @result_set = 0;
         END;
         COMMIT TRANSACTION;
-        IF EXISTS (SELECT 1 FROM @q$purged WHERE [archived] + [processed] + [dead] >= @batch_size)
-           OR EXISTS (SELECT 1 FROM @q$reaped WHERE [released] + [dead_lettered] >= @q$reap_batch)
+        IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
         SELECT
             @q$skipped AS [skipped],
-            COALESCE((SELECT [released] FROM @q$reaped), 0) AS [released],
-            COALESCE((SELECT [dead_lettered] FROM @q$reaped), 0) AS [dead_lettered],
-            (SELECT [old_watermark] FROM @q$corrected) AS [old_watermark],
-            (SELECT [new_watermark] FROM @q$corrected) AS [new_watermark],
-            COALESCE((SELECT [archived] FROM @q$purged), 0) AS [archived],
-            COALESCE((SELECT [processed] FROM @q$purged), 0) AS [processed],
-            COALESCE((SELECT [dead] FROM @q$purged), 0) AS [dead],
+            @q$released AS [released],
+            @q$dead_lettered AS [dead_lettered],
+            @q$old_watermark AS [old_watermark],
+            @q$new_watermark AS [new_watermark],
+            @q$archived AS [archived],
+            @q$processed AS [processed],
+            @q$dead AS [dead],
             @q$more AS [more];
     END TRY
     BEGIN CATCH
@@ -1193,7 +1225,27 @@ GRANT VIEW DEFINITION ON OBJECT::[four].[four_queue] TO [four_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_consumer];
 GRANT SELECT ON OBJECT::[four].[four_queue_pending] TO [four_admin];
-GRANT EXECUTE ON SCHEMA::[four] TO [four_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[four].[four_queue_enqueue] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_enqueue_batch] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_enqueue_json] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_watermark_move] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_watermark_correct] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_dequeue] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_complete] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_fail] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_extend_lease] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_reap] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_worker] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_metrics] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_peek] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_purge_batch] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_purge] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_redrive] TO [four_admin];
+GRANT EXECUTE ON TYPE::[four].[four_queue_batch] TO [four_admin];
 GO
 
 -- qgen 0.1.0: verify four, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
@@ -1308,5 +1360,77 @@ BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
         + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
     THROW 50020, @q$absent, 1;
+END;
+-- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
+-- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
+-- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
+-- its name on, without spaces, tabs or line breaks (qgen.dialects.mssql.module_fingerprints), against
+-- the one rendered. An index: its uniqueness, key columns (in order, with DESC), included columns
+-- and whether it has a filter, against the rendered CREATE INDEX (the filter's text is not
+-- compared: SQL Server stores it rewritten).
+DECLARE @q$stale nvarchar(max) = N'';
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'four.' + [r].[name]), N' '))
+FROM
+(
+    VALUES
+        (N'four_queue_complete', 0x9C95FBD9A3E865BC661F1A5660E502373A7911E7EBB290288E18EEE9E067489D),
+        (N'four_queue_dequeue', 0xB58EE7FF4B8127E1CFED76E2F368687FD1792692442C90924B1778E36C4693D8),
+        (N'four_queue_enqueue', 0x059231E3467807E474897CF29957C5C42A7AA559DD6DBD01695F37C5111B3D29),
+        (N'four_queue_enqueue_batch', 0x0D869F7C01AF8FBE9174EF39C31C765FE43764A4BB2915DF10B410F2C3A4A684),
+        (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
+        (N'four_queue_extend_lease', 0x6ECB35D5C1523FDDB33CE45305232151DC80313BC30F84E67FB347B90A31147C),
+        (N'four_queue_fail', 0x4EBBA6D19CB1732805880F266373381DE624C9768B64676CC3ED7E585EA311EC),
+        (N'four_queue_maintain', 0xC1ABF11E71C349FB01A4694EF53B873273D2F242ACE6889F9A909E07D0F9D7EF),
+        (N'four_queue_metrics', 0x3C6609E284190845B3998DDBD68080E5A54D62D7D43B8748B500209F3AE02E10),
+        (N'four_queue_peek', 0xBA4985FBD74D910AB47C3BA6442D79C5AD9D638E06791136B372824825229F1C),
+        (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),
+        (N'four_queue_purge', 0x6D787816534829DFCEA5353AF3FE1EC0528010F8A6A17F26868345A93404A5A7),
+        (N'four_queue_purge_batch', 0x90391FC451F27B25F5C166EDC6558649BBADADAACAED17A1BE653374A3C7337B),
+        (N'four_queue_reap', 0x55F82D544885E1E89375EB2D177F411F2AA42561EACD07F6F212CFE189E5AD99),
+        (N'four_queue_redrive', 0x6677ACFE498BDAB00C793120E47836AA1DB120DE36F6CFFAB1ECE2DD892E2121),
+        (N'four_queue_watermark_correct', 0x9781189D5FCCACDE0AEFEB04595A4B5B143100F35188CBED3722A0B5262ABC3C),
+        (N'four_queue_watermark_move', 0x8D16D75F6E3DAA903607914A1DDDD42E1EF3F36565AF3BE43935DE0A80895BF2),
+        (N'four_queue_worker', 0x894E98A8D25AB5B63113B68B698090C371D9D23A5265C396A368BA841732D9A5)
+) AS [r]([name], [fingerprint])
+INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'four.' + [r].[name])
+CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
+WHERE HASHBYTES('SHA2_256', REPLACE(REPLACE(REPLACE(REPLACE(
+          SUBSTRING([d].[text], CHARINDEX(N'[four].[' + [r].[name] + N']' COLLATE Latin1_General_BIN2, [d].[text]), LEN([d].[text])),
+          NCHAR(32), N''), NCHAR(9), N''), NCHAR(10), N''), NCHAR(13), N'')) <> [r].[fingerprint];
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'four.' + [r].[table] + N'.' + [r].[name]
+    + N' (' + COALESCE([shape].[now], N'?') + N', rendered ' + [r].[shape] + N')'), N' '))
+FROM
+(
+    VALUES
+        (N'four_queue', N'four_queue_claim_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'four_queue', N'four_queue_dedupe_ux', N'unique (reputation)'),
+        (N'four_queue', N'four_queue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
+        (N'four_queue', N'four_queue_processed_ix', N'(processed_at) include (processed) where'),
+        (N'four_queue_dead', N'four_queue_dead_dedupe_ux', N'unique (reputation)'),
+        (N'four_queue_dead', N'four_queue_dead_id_ix', N'(id)'),
+        (N'four_queue_dead', N'four_queue_dead_ix', N'(dead_at)')
+) AS [r]([table], [name], [shape])
+INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'four.' + [r].[table]) AND [i].[name] = [r].[name]
+CROSS APPLY
+(
+    SELECT CONCAT(CASE WHEN [i].[is_unique] = 1 THEN N'unique ' END,
+        N'(', (SELECT STRING_AGG(CONCAT([c].[name], CASE WHEN [ic].[is_descending_key] = 1 THEN N' desc' END), N', ')
+                      WITHIN GROUP (ORDER BY [ic].[key_ordinal])
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[key_ordinal] > 0), N')',
+        (SELECT N' include (' + STRING_AGG([c].[name], N', ') WITHIN GROUP (ORDER BY [c].[name]) + N')'
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[is_included_column] = 1),
+        CASE WHEN [i].[has_filter] = 1 THEN N' where' END) AS [now]
+) AS [shape]
+WHERE [shape].[now] <> [r].[shape];
+IF @q$stale <> N''
+BEGIN
+    DECLARE @q$older nvarchar(2048) = LEFT(N'qgen: installed, but not as this install rendered it:' + @q$stale
+        + N'. An earlier batch failed and left an older version (read its error above, fix it and run install.sql again), '
+        + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
+    THROW 50020, @q$older, 1;
 END;
 GO

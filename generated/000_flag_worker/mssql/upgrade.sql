@@ -13,3 +13,8 @@ IF OBJECT_ID(N'four.four_queue_watermark', N'U') IS NOT NULL
     ALTER TABLE [four].[four_queue_watermark] ADD [corrected_at] datetime2(3) NOT NULL
         CONSTRAINT [four_queue_watermark_corrected_at_df] DEFAULT ('0001-01-01');
 GO
+-- An install by an older qgen granted the admin role EXECUTE ON SCHEMA: taken back.
+IF EXISTS (SELECT 1 FROM sys.database_permissions WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'four')
+           AND [grantee_principal_id] = DATABASE_PRINCIPAL_ID(N'four_admin') AND [permission_name] = N'EXECUTE')
+    REVOKE EXECUTE ON SCHEMA::[four] FROM [four_admin];
+GO

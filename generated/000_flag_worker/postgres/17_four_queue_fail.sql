@@ -18,6 +18,10 @@ AS $qgen$
 DECLARE
     v$gone integer;
 BEGIN
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF "four_queue_fail"."retry" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: retry NULL is out of range; accepted: true or false';
+    END IF;
     IF "four_queue_fail"."retry" THEN
         UPDATE "four"."four_queue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,

@@ -12,5 +12,21 @@ GRANT EXECUTE ON FUNCTION "four"."four_queue_watermark_correct" TO "four_consume
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "four"."four_queue_maintain" TO "four_consumer";
 GRANT SELECT ON "four"."four_queue_pending" TO "four_admin";
--- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
-GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "four" TO "four_admin";
+-- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
+-- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
+GRANT EXECUTE ON ROUTINE "four"."four_queue_enqueue" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_enqueue_batch" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_watermark_move" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_watermark_correct" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_dequeue" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_complete" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_fail" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_extend_lease" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_reap" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_worker" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_metrics" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_peek" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_purge_batch" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_purge" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_maintain" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_redrive" TO "four_admin";

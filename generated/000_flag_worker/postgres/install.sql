@@ -150,6 +150,10 @@ INSERT INTO "four"."four_queue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHI
 -- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
 CREATE INDEX IF NOT EXISTS "four_queue_dead_ix"
     ON "four"."four_queue_dead" ("dead_at");
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+CREATE INDEX IF NOT EXISTS "four_queue_dead_id_ix"
+    ON "four"."four_queue_dead" ("id");
 
 -- qgen 0.1.0: pending_view four.four_queue_pending, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -701,6 +705,10 @@ AS $qgen$
 DECLARE
     v$gone integer;
 BEGIN
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF "four_queue_fail"."retry" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: retry NULL is out of range; accepted: true or false';
+    END IF;
     IF "four_queue_fail"."retry" THEN
         UPDATE "four"."four_queue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
@@ -1287,8 +1295,24 @@ GRANT EXECUTE ON FUNCTION "four"."four_queue_watermark_correct" TO "four_consume
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "four"."four_queue_maintain" TO "four_consumer";
 GRANT SELECT ON "four"."four_queue_pending" TO "four_admin";
--- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
-GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "four" TO "four_admin";
+-- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
+-- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
+GRANT EXECUTE ON ROUTINE "four"."four_queue_enqueue" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_enqueue_batch" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_watermark_move" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_watermark_correct" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_dequeue" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_complete" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_fail" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_extend_lease" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_reap" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_worker" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_metrics" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_peek" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_purge_batch" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_purge" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_maintain" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_redrive" TO "four_admin";
 
 -- qgen 0.1.0: verify four, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1323,6 +1347,38 @@ BEGIN
     ) AS x;
     IF v$wrong IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema four: ' || v$wrong;
+    END IF;
+    -- And each function is what this install rendered, not an older version left in place (psql
+    -- without ON_ERROR_STOP goes on after a CREATE OR REPLACE that failed): md5 of its body without
+    -- whitespace (qgen.dialects.postgres.module_fingerprints) against the one rendered.
+    SELECT pg_catalog.string_agg(r.name, ', ' ORDER BY r.name) INTO v$wrong
+    FROM
+    (
+        VALUES
+            ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
+            ('four_queue_dequeue', 'a3ab52260ea1901cc9259aee0c18fc33'),
+            ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
+            ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
+            ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),
+            ('four_queue_fail', '2fe5f613a31dc78815e5e2c1bd30a095'),
+            ('four_queue_maintain', 'ba4490a3d632371a9a1bc9f2be6bc73c'),
+            ('four_queue_metrics', '72153fe06f084b3b1bdefac1b3855b1c'),
+            ('four_queue_peek', '065001ddbfa424a2243322df63bb4326'),
+            ('four_queue_purge', 'bbfdda4dcbeba703885bd271be9c06ef'),
+            ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
+            ('four_queue_reap', '809045c9256756ee46b6ce516d40a102'),
+            ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
+            ('four_queue_watermark_correct', '145237221be162daab882a521f42fce7'),
+            ('four_queue_watermark_move', '1395500d63b0b529974f9e9a9c266af5'),
+            ('four_queue_worker', '20ee81ec2180b28bd3bc2721b8cf4337')
+    ) AS r (name, fingerprint)
+    JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
+    JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'four'
+    WHERE pg_catalog.md5(pg_catalog.regexp_replace(p.prosrc, '[[:space:]]', '', 'g')) <> r.fingerprint;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020',
+            MESSAGE = 'qgen: installed in schema four, but not as this install rendered it: ' || v$wrong,
+            HINT = 'An earlier statement failed and left an older version: read its error, fix it and run install.sql again.';
     END IF;
 END
 $qgen$;

@@ -127,6 +127,7 @@ DROP FUNCTION IF EXISTS "four"."four_queue_enqueue_batch";
 DROP FUNCTION IF EXISTS "four"."four_queue_enqueue";
 DROP TYPE IF EXISTS "four"."four_queue_batch";
 DROP VIEW IF EXISTS "four"."four_queue_pending";
+DROP INDEX IF EXISTS "four"."four_queue_dead_id_ix";
 DROP INDEX IF EXISTS "four"."four_queue_dead_ix";
 DROP TABLE IF EXISTS "four"."four_queue_watermark";
 DROP INDEX IF EXISTS "four"."four_queue_processed_ix";

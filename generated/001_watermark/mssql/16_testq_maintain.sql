@@ -13,8 +13,9 @@ GO
 -- rollback, a client timeout included): a caller that finds another one running returns at once
 -- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
--- until then. It reads the steps' results with INSERT ... EXEC, so it cannot itself be called by
--- INSERT ... EXEC (error 8164). Granted to the consumer role, so any worker can run it.
+-- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
+-- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
+-- error. Granted to the consumer role, so any worker can run it.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_maintain]
     @batch_size int = 1000
 AS
@@ -28,9 +29,9 @@ BEGIN
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 3599
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
-    DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
-    DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
-    DECLARE @q$corrected TABLE ([old_watermark] bigint NULL, [new_watermark] bigint NULL);
+    DECLARE @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0;
+    DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
     BEGIN TRY
@@ -43,24 +44,23 @@ BEGIN
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
-            INSERT INTO @q$purged ([archived], [processed], [dead])
-            EXEC [ghosts].[testq_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size;
-            INSERT INTO @q$corrected ([old_watermark], [new_watermark])
-            EXEC [ghosts].[testq_watermark_correct];
+            EXEC [ghosts].[testq_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size,
+                @archived = @q$archived OUTPUT, @processed = @q$processed OUTPUT, @dead = @q$dead OUTPUT, @result_set = 0;
+            EXEC [ghosts].[testq_watermark_correct]
+                @old_watermark = @q$old_watermark OUTPUT, @new_watermark = @q$new_watermark OUTPUT, @result_set = 0;
         END;
         COMMIT TRANSACTION;
-        IF EXISTS (SELECT 1 FROM @q$purged WHERE [archived] + [processed] + [dead] >= @batch_size)
-           OR EXISTS (SELECT 1 FROM @q$reaped WHERE [released] + [dead_lettered] >= @q$reap_batch)
+        IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
         SELECT
             @q$skipped AS [skipped],
-            COALESCE((SELECT [released] FROM @q$reaped), 0) AS [released],
-            COALESCE((SELECT [dead_lettered] FROM @q$reaped), 0) AS [dead_lettered],
-            (SELECT [old_watermark] FROM @q$corrected) AS [old_watermark],
-            (SELECT [new_watermark] FROM @q$corrected) AS [new_watermark],
-            COALESCE((SELECT [archived] FROM @q$purged), 0) AS [archived],
-            COALESCE((SELECT [processed] FROM @q$purged), 0) AS [processed],
-            COALESCE((SELECT [dead] FROM @q$purged), 0) AS [dead],
+            @q$released AS [released],
+            @q$dead_lettered AS [dead_lettered],
+            @q$old_watermark AS [old_watermark],
+            @q$new_watermark AS [new_watermark],
+            @q$archived AS [archived],
+            @q$processed AS [processed],
+            @q$dead AS [dead],
             @q$more AS [more];
     END TRY
     BEGIN CATCH

@@ -23,5 +23,19 @@ GRANT VIEW DEFINITION ON OBJECT::[ghosts].[testq] TO [ghosts_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_maintain] TO [ghosts_consumer];
 GRANT SELECT ON OBJECT::[ghosts].[testq_pending] TO [ghosts_admin];
-GRANT EXECUTE ON SCHEMA::[ghosts] TO [ghosts_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_enqueue] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_enqueue_batch] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_enqueue_json] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_watermark_move] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_watermark_correct] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_dequeue] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_metrics] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_peek] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge_batch] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_maintain] TO [ghosts_admin];
+GRANT EXECUTE ON TYPE::[ghosts].[testq_batch] TO [ghosts_admin];
 GO

@@ -82,4 +82,41 @@ BEGIN
         + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
     THROW 50020, @q$absent, 1;
 END;
+-- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
+-- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
+-- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
+-- its name on, without spaces, tabs or line breaks (qgen.dialects.mssql.module_fingerprints), against
+-- the one rendered. An index: its uniqueness, key columns (in order, with DESC), included columns
+-- and whether it has a filter, against the rendered CREATE INDEX (the filter's text is not
+-- compared: SQL Server stores it rewritten).
+DECLARE @q$stale nvarchar(max) = N'';
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ghosts.' + [r].[name]), N' '))
+FROM
+(
+    VALUES
+        (N'testq_dequeue', 0xF8B73A1924D2246BC37AFCD9C32F81DFFBA25530CA15A52366FC64C35FECA983),
+        (N'testq_enqueue', 0xF31E4714C145B90AFEA3E4ABB8B340F7C54FCC06A568EB1CADA6D50FAF59F1FF),
+        (N'testq_enqueue_batch', 0x2D719A1C597CDAC771B199A30E704020314B022ABE2BC90DCADB385F4B256AEF),
+        (N'testq_enqueue_json', 0x9256A59FE6DBCDA33FD7E7DD6380AB58FBE25C66D3CE255F58A6B2B96A843C26),
+        (N'testq_maintain', 0x8856EA1C72EC11112A97E29D5DC2DEF2E0B38E927CC8702AAB31CAF91120A695),
+        (N'testq_metrics', 0xC110EB7129B3F2169232F8BCD826EDFC0DB1B2035916888AB69AC800C248F7D7),
+        (N'testq_peek', 0x7C3802274AE4E37076B12886CB5E05217FB5C07EE8E4D7515D1A331AA3686F33),
+        (N'testq_pending', 0x391E7FAD831E24CA1CBE89AB1E4666E1DE0D7ADF80A03EB7D3E92BB7917CCEE4),
+        (N'testq_purge', 0x2D7BA223F9EF8F92A16086ABDFFBA0819F0DE7E79C76B3D05580389A9F552719),
+        (N'testq_purge_batch', 0x4329596FF4670789F5F382C2F8C768C903045C2A54A5CFC3A3BB68DA0ABF8757),
+        (N'testq_watermark_correct', 0x03D97131223E69EE66A0DC7D48D9F794C6FB72E68B69C02ED980E48D6A7159A0),
+        (N'testq_watermark_move', 0x53D78F52C00A567337004EDB337F25A267FF34781578E43E434D5F490395A30F)
+) AS [r]([name], [fingerprint])
+INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'ghosts.' + [r].[name])
+CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
+WHERE HASHBYTES('SHA2_256', REPLACE(REPLACE(REPLACE(REPLACE(
+          SUBSTRING([d].[text], CHARINDEX(N'[ghosts].[' + [r].[name] + N']' COLLATE Latin1_General_BIN2, [d].[text]), LEN([d].[text])),
+          NCHAR(32), N''), NCHAR(9), N''), NCHAR(10), N''), NCHAR(13), N'')) <> [r].[fingerprint];
+IF @q$stale <> N''
+BEGIN
+    DECLARE @q$older nvarchar(2048) = LEFT(N'qgen: installed, but not as this install rendered it:' + @q$stale
+        + N'. An earlier batch failed and left an older version (read its error above, fix it and run install.sql again), '
+        + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
+    THROW 50020, @q$older, 1;
+END;
 GO

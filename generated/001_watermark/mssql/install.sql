@@ -183,7 +183,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue_json]
@@ -206,7 +208,7 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [filler] nvarchar(400) '$.filler'
+            [filler] nvarchar(400) 'strict $.filler'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 3599
             THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for ghosts.testq: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
@@ -277,6 +279,10 @@ GO
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
 -- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_watermark_correct]
+    -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
+    @old_watermark bigint = NULL OUTPUT,
+    @new_watermark bigint = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -317,7 +323,9 @@ BEGIN
         ELSE
             UPDATE [ghosts].[testq_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
         COMMIT TRANSACTION;
-        SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
+        SELECT @old_watermark = @q$old, @new_watermark = @q$new;
+        IF @result_set = 1
+            SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -498,7 +506,12 @@ GO
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_purge_batch]
     @older_than_seconds int = 604800,
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set (see reap).
+    @archived int = NULL OUTPUT,
+    @processed int = NULL OUTPUT,
+    @dead int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
@@ -516,7 +529,9 @@ BEGIN
     BEGIN TRY
         BEGIN TRANSACTION;
         COMMIT TRANSACTION;
-        SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+        SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
+        IF @result_set = 1
+            SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -565,8 +580,9 @@ GO
 -- rollback, a client timeout included): a caller that finds another one running returns at once
 -- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
--- until then. It reads the steps' results with INSERT ... EXEC, so it cannot itself be called by
--- INSERT ... EXEC (error 8164). Granted to the consumer role, so any worker can run it.
+-- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
+-- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
+-- error. Granted to the consumer role, so any worker can run it.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_maintain]
     @batch_size int = 1000
 AS
@@ -580,9 +596,9 @@ BEGIN
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 3599
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
-    DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
-    DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
-    DECLARE @q$corrected TABLE ([old_watermark] bigint NULL, [new_watermark] bigint NULL);
+    DECLARE @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0;
+    DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
     BEGIN TRY
@@ -595,24 +611,23 @@ BEGIN
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
-            INSERT INTO @q$purged ([archived], [processed], [dead])
-            EXEC [ghosts].[testq_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size;
-            INSERT INTO @q$corrected ([old_watermark], [new_watermark])
-            EXEC [ghosts].[testq_watermark_correct];
+            EXEC [ghosts].[testq_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size,
+                @archived = @q$archived OUTPUT, @processed = @q$processed OUTPUT, @dead = @q$dead OUTPUT, @result_set = 0;
+            EXEC [ghosts].[testq_watermark_correct]
+                @old_watermark = @q$old_watermark OUTPUT, @new_watermark = @q$new_watermark OUTPUT, @result_set = 0;
         END;
         COMMIT TRANSACTION;
-        IF EXISTS (SELECT 1 FROM @q$purged WHERE [archived] + [processed] + [dead] >= @batch_size)
-           OR EXISTS (SELECT 1 FROM @q$reaped WHERE [released] + [dead_lettered] >= @q$reap_batch)
+        IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
         SELECT
             @q$skipped AS [skipped],
-            COALESCE((SELECT [released] FROM @q$reaped), 0) AS [released],
-            COALESCE((SELECT [dead_lettered] FROM @q$reaped), 0) AS [dead_lettered],
-            (SELECT [old_watermark] FROM @q$corrected) AS [old_watermark],
-            (SELECT [new_watermark] FROM @q$corrected) AS [new_watermark],
-            COALESCE((SELECT [archived] FROM @q$purged), 0) AS [archived],
-            COALESCE((SELECT [processed] FROM @q$purged), 0) AS [processed],
-            COALESCE((SELECT [dead] FROM @q$purged), 0) AS [dead],
+            @q$released AS [released],
+            @q$dead_lettered AS [dead_lettered],
+            @q$old_watermark AS [old_watermark],
+            @q$new_watermark AS [new_watermark],
+            @q$archived AS [archived],
+            @q$processed AS [processed],
+            @q$dead AS [dead],
             @q$more AS [more];
     END TRY
     BEGIN CATCH
@@ -640,7 +655,21 @@ GRANT VIEW DEFINITION ON OBJECT::[ghosts].[testq] TO [ghosts_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_maintain] TO [ghosts_consumer];
 GRANT SELECT ON OBJECT::[ghosts].[testq_pending] TO [ghosts_admin];
-GRANT EXECUTE ON SCHEMA::[ghosts] TO [ghosts_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_enqueue] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_enqueue_batch] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_enqueue_json] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_watermark_move] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_watermark_correct] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_dequeue] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_metrics] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_peek] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge_batch] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_maintain] TO [ghosts_admin];
+GRANT EXECUTE ON TYPE::[ghosts].[testq_batch] TO [ghosts_admin];
 GO
 
 -- qgen 0.1.0: verify ghosts, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
@@ -719,5 +748,42 @@ BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
         + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
     THROW 50020, @q$absent, 1;
+END;
+-- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
+-- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
+-- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
+-- its name on, without spaces, tabs or line breaks (qgen.dialects.mssql.module_fingerprints), against
+-- the one rendered. An index: its uniqueness, key columns (in order, with DESC), included columns
+-- and whether it has a filter, against the rendered CREATE INDEX (the filter's text is not
+-- compared: SQL Server stores it rewritten).
+DECLARE @q$stale nvarchar(max) = N'';
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ghosts.' + [r].[name]), N' '))
+FROM
+(
+    VALUES
+        (N'testq_dequeue', 0xF8B73A1924D2246BC37AFCD9C32F81DFFBA25530CA15A52366FC64C35FECA983),
+        (N'testq_enqueue', 0xF31E4714C145B90AFEA3E4ABB8B340F7C54FCC06A568EB1CADA6D50FAF59F1FF),
+        (N'testq_enqueue_batch', 0x2D719A1C597CDAC771B199A30E704020314B022ABE2BC90DCADB385F4B256AEF),
+        (N'testq_enqueue_json', 0x9256A59FE6DBCDA33FD7E7DD6380AB58FBE25C66D3CE255F58A6B2B96A843C26),
+        (N'testq_maintain', 0x8856EA1C72EC11112A97E29D5DC2DEF2E0B38E927CC8702AAB31CAF91120A695),
+        (N'testq_metrics', 0xC110EB7129B3F2169232F8BCD826EDFC0DB1B2035916888AB69AC800C248F7D7),
+        (N'testq_peek', 0x7C3802274AE4E37076B12886CB5E05217FB5C07EE8E4D7515D1A331AA3686F33),
+        (N'testq_pending', 0x391E7FAD831E24CA1CBE89AB1E4666E1DE0D7ADF80A03EB7D3E92BB7917CCEE4),
+        (N'testq_purge', 0x2D7BA223F9EF8F92A16086ABDFFBA0819F0DE7E79C76B3D05580389A9F552719),
+        (N'testq_purge_batch', 0x4329596FF4670789F5F382C2F8C768C903045C2A54A5CFC3A3BB68DA0ABF8757),
+        (N'testq_watermark_correct', 0x03D97131223E69EE66A0DC7D48D9F794C6FB72E68B69C02ED980E48D6A7159A0),
+        (N'testq_watermark_move', 0x53D78F52C00A567337004EDB337F25A267FF34781578E43E434D5F490395A30F)
+) AS [r]([name], [fingerprint])
+INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'ghosts.' + [r].[name])
+CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
+WHERE HASHBYTES('SHA2_256', REPLACE(REPLACE(REPLACE(REPLACE(
+          SUBSTRING([d].[text], CHARINDEX(N'[ghosts].[' + [r].[name] + N']' COLLATE Latin1_General_BIN2, [d].[text]), LEN([d].[text])),
+          NCHAR(32), N''), NCHAR(9), N''), NCHAR(10), N''), NCHAR(13), N'')) <> [r].[fingerprint];
+IF @q$stale <> N''
+BEGIN
+    DECLARE @q$older nvarchar(2048) = LEFT(N'qgen: installed, but not as this install rendered it:' + @q$stale
+        + N'. An earlier batch failed and left an older version (read its error above, fix it and run install.sql again), '
+        + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
+    THROW 50020, @q$older, 1;
 END;
 GO

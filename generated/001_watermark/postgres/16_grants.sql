@@ -12,5 +12,15 @@ GRANT EXECUTE ON FUNCTION "ghosts"."testq_watermark_correct" TO "ghosts_consumer
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "ghosts"."testq_maintain" TO "ghosts_consumer";
 GRANT SELECT ON "ghosts"."testq_pending" TO "ghosts_admin";
--- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
-GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "ghosts" TO "ghosts_admin";
+-- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
+-- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_enqueue" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_enqueue_batch" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_watermark_move" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_watermark_correct" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_dequeue" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_metrics" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_peek" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_purge_batch" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_purge" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_maintain" TO "ghosts_admin";

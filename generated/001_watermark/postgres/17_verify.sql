@@ -32,5 +32,32 @@ BEGIN
     IF v$wrong IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema ghosts: ' || v$wrong;
     END IF;
+    -- And each function is what this install rendered, not an older version left in place (psql
+    -- without ON_ERROR_STOP goes on after a CREATE OR REPLACE that failed): md5 of its body without
+    -- whitespace (qgen.dialects.postgres.module_fingerprints) against the one rendered.
+    SELECT pg_catalog.string_agg(r.name, ', ' ORDER BY r.name) INTO v$wrong
+    FROM
+    (
+        VALUES
+            ('testq_dequeue', 'ca2e52f68a814ee1e2b09398bac2ac91'),
+            ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
+            ('testq_enqueue', '6cf4a1f5533c24082ede757abb9cfd51'),
+            ('testq_enqueue_batch', '43ad98386c121bd083adf9f4cf15c3e4'),
+            ('testq_maintain', '4897190e0a6187786dca8f2e52539b51'),
+            ('testq_metrics', '0677e1e62503ff1e063f1dbf6601fa09'),
+            ('testq_peek', 'ee4dee5173e123823a9424935ca63063'),
+            ('testq_purge', '1f267331f210ca4bfb818d69455228f4'),
+            ('testq_purge_batch', '0a0214fd0eb7326f01264e5b340ef671'),
+            ('testq_watermark_correct', '171c68e9bd7b89a23546cc29a4e6f9e5'),
+            ('testq_watermark_move', '8eec2821a9fcfda292b3f96118028459')
+    ) AS r (name, fingerprint)
+    JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
+    JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'ghosts'
+    WHERE pg_catalog.md5(pg_catalog.regexp_replace(p.prosrc, '[[:space:]]', '', 'g')) <> r.fingerprint;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020',
+            MESSAGE = 'qgen: installed in schema ghosts, but not as this install rendered it: ' || v$wrong,
+            HINT = 'An earlier statement failed and left an older version: read its error, fix it and run install.sql again.';
+    END IF;
 END
 $qgen$;

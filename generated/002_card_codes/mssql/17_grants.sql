@@ -17,5 +17,17 @@ GRANT EXECUTE ON OBJECT::[cards].[card_codes_dequeue] TO [cards_consumer];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_maintain] TO [cards_consumer];
 GRANT SELECT ON OBJECT::[cards].[card_codes_pending] TO [cards_admin];
-GRANT EXECUTE ON SCHEMA::[cards] TO [cards_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_enqueue] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_enqueue_batch] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_enqueue_json] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_dequeue] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_metrics] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_peek] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_purge_batch] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_purge] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_maintain] TO [cards_admin];
+GRANT EXECUTE ON TYPE::[cards].[card_codes_batch] TO [cards_admin];
 GO

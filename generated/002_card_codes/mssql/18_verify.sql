@@ -82,4 +82,64 @@ BEGIN
         + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
     THROW 50020, @q$absent, 1;
 END;
+-- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
+-- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
+-- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
+-- its name on, without spaces, tabs or line breaks (qgen.dialects.mssql.module_fingerprints), against
+-- the one rendered. An index: its uniqueness, key columns (in order, with DESC), included columns
+-- and whether it has a filter, against the rendered CREATE INDEX (the filter's text is not
+-- compared: SQL Server stores it rewritten).
+DECLARE @q$stale nvarchar(max) = N'';
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'cards.' + [r].[name]), N' '))
+FROM
+(
+    VALUES
+        (N'card_codes_dequeue', 0x0705539DCCE3FE0D31D853F8BA7D0AEF6E0D90BB14A652D3E3E5A2007203755D),
+        (N'card_codes_enqueue', 0x5BDB5CABF41965BBBBCC81F7B39F24637A6352FFE24934806441D2F98DAB7543),
+        (N'card_codes_enqueue_batch', 0x8B3086906645F5D653DF5E55A7CE4505CB1415CBE9C196C98616A63A4793A2D3),
+        (N'card_codes_enqueue_json', 0xC752B50FADD5F4E1FF844E2BDCA4B1F4A8D89AEB8248448D2DD513D70436AB44),
+        (N'card_codes_maintain', 0x3D17FD5E581FBBFD168EACF1AA91516682C6814F105DFF2CA739A4130E4DF14C),
+        (N'card_codes_metrics', 0x6B0E182A6847C5AE819C6360D74D443ABEB71B89615CB08DB530CC87CDFB3023),
+        (N'card_codes_peek', 0xA6C397E814881892A937CE50BA507EA9A7D1113563CBD82735B830848446E0AA),
+        (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),
+        (N'card_codes_purge', 0x690FB41CF3452FBC8BF3A77E35060FD648654CDCC33E475A66D1D08DD4E99987),
+        (N'card_codes_purge_batch', 0x00989806A468531D6248DFCF74012007C28CB4EFF76F483CC7DBFCE4B5766B4D)
+) AS [r]([name], [fingerprint])
+INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'cards.' + [r].[name])
+CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
+WHERE HASHBYTES('SHA2_256', REPLACE(REPLACE(REPLACE(REPLACE(
+          SUBSTRING([d].[text], CHARINDEX(N'[cards].[' + [r].[name] + N']' COLLATE Latin1_General_BIN2, [d].[text]), LEN([d].[text])),
+          NCHAR(32), N''), NCHAR(9), N''), NCHAR(10), N''), NCHAR(13), N'')) <> [r].[fingerprint];
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'cards.' + [r].[table] + N'.' + [r].[name]
+    + N' (' + COALESCE([shape].[now], N'?') + N', rendered ' + [r].[shape] + N')'), N' '))
+FROM
+(
+    VALUES
+        (N'card_codes', N'card_codes_dedupe_ux', N'unique (card_number)'),
+        (N'card_codes_archive', N'card_codes_archive_dedupe_ux', N'unique (card_number)'),
+        (N'card_codes_archive', N'card_codes_archive_ix', N'(completed_at)')
+) AS [r]([table], [name], [shape])
+INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'cards.' + [r].[table]) AND [i].[name] = [r].[name]
+CROSS APPLY
+(
+    SELECT CONCAT(CASE WHEN [i].[is_unique] = 1 THEN N'unique ' END,
+        N'(', (SELECT STRING_AGG(CONCAT([c].[name], CASE WHEN [ic].[is_descending_key] = 1 THEN N' desc' END), N', ')
+                      WITHIN GROUP (ORDER BY [ic].[key_ordinal])
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[key_ordinal] > 0), N')',
+        (SELECT N' include (' + STRING_AGG([c].[name], N', ') WITHIN GROUP (ORDER BY [c].[name]) + N')'
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[is_included_column] = 1),
+        CASE WHEN [i].[has_filter] = 1 THEN N' where' END) AS [now]
+) AS [shape]
+WHERE [shape].[now] <> [r].[shape];
+IF @q$stale <> N''
+BEGIN
+    DECLARE @q$older nvarchar(2048) = LEFT(N'qgen: installed, but not as this install rendered it:' + @q$stale
+        + N'. An earlier batch failed and left an older version (read its error above, fix it and run install.sql again), '
+        + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
+    THROW 50020, @q$older, 1;
+END;
 GO

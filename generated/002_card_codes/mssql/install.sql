@@ -235,7 +235,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue_json]
@@ -259,8 +261,8 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [card_number] nvarchar(32) '$.card_number',
-            [card_secret] nvarchar(64) '$.card_secret'
+            [card_number] nvarchar(32) 'strict $.card_number',
+            [card_secret] nvarchar(64) 'strict $.card_secret'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1988
             THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
@@ -434,7 +436,12 @@ GO
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_purge_batch]
     @older_than_seconds int = 31536000,
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set (see reap).
+    @archived int = NULL OUTPUT,
+    @processed int = NULL OUTPUT,
+    @dead int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
@@ -461,7 +468,9 @@ BEGIN
         END;
 
         COMMIT TRANSACTION;
-        SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+        SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
+        IF @result_set = 1
+            SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -521,8 +530,9 @@ GO
 -- rollback, a client timeout included): a caller that finds another one running returns at once
 -- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
--- until then. It reads the steps' results with INSERT ... EXEC, so it cannot itself be called by
--- INSERT ... EXEC (error 8164). Granted to the consumer role, so any worker can run it.
+-- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
+-- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
+-- error. Granted to the consumer role, so any worker can run it.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_maintain]
     @batch_size int = 1000
 AS
@@ -536,9 +546,9 @@ BEGIN
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1988
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1988 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
-    DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
-    DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
-    DECLARE @q$corrected TABLE ([old_watermark] bigint NULL, [new_watermark] bigint NULL);
+    DECLARE @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0;
+    DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
     BEGIN TRY
@@ -551,22 +561,21 @@ BEGIN
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
-            INSERT INTO @q$purged ([archived], [processed], [dead])
-            EXEC [cards].[card_codes_purge_batch] @older_than_seconds = 31536000, @batch_size = @batch_size;
+            EXEC [cards].[card_codes_purge_batch] @older_than_seconds = 31536000, @batch_size = @batch_size,
+                @archived = @q$archived OUTPUT, @processed = @q$processed OUTPUT, @dead = @q$dead OUTPUT, @result_set = 0;
         END;
         COMMIT TRANSACTION;
-        IF EXISTS (SELECT 1 FROM @q$purged WHERE [archived] + [processed] + [dead] >= @batch_size)
-           OR EXISTS (SELECT 1 FROM @q$reaped WHERE [released] + [dead_lettered] >= @q$reap_batch)
+        IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
         SELECT
             @q$skipped AS [skipped],
-            COALESCE((SELECT [released] FROM @q$reaped), 0) AS [released],
-            COALESCE((SELECT [dead_lettered] FROM @q$reaped), 0) AS [dead_lettered],
-            (SELECT [old_watermark] FROM @q$corrected) AS [old_watermark],
-            (SELECT [new_watermark] FROM @q$corrected) AS [new_watermark],
-            COALESCE((SELECT [archived] FROM @q$purged), 0) AS [archived],
-            COALESCE((SELECT [processed] FROM @q$purged), 0) AS [processed],
-            COALESCE((SELECT [dead] FROM @q$purged), 0) AS [dead],
+            @q$released AS [released],
+            @q$dead_lettered AS [dead_lettered],
+            @q$old_watermark AS [old_watermark],
+            @q$new_watermark AS [new_watermark],
+            @q$archived AS [archived],
+            @q$processed AS [processed],
+            @q$dead AS [dead],
             @q$more AS [more];
     END TRY
     BEGIN CATCH
@@ -588,7 +597,19 @@ GRANT EXECUTE ON OBJECT::[cards].[card_codes_dequeue] TO [cards_consumer];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_maintain] TO [cards_consumer];
 GRANT SELECT ON OBJECT::[cards].[card_codes_pending] TO [cards_admin];
-GRANT EXECUTE ON SCHEMA::[cards] TO [cards_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_enqueue] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_enqueue_batch] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_enqueue_json] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_dequeue] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_metrics] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_peek] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_purge_batch] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_purge] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_maintain] TO [cards_admin];
+GRANT EXECUTE ON TYPE::[cards].[card_codes_batch] TO [cards_admin];
 GO
 
 -- qgen 0.1.0: verify cards, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
@@ -667,5 +688,65 @@ BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
         + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
     THROW 50020, @q$absent, 1;
+END;
+-- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
+-- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
+-- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
+-- its name on, without spaces, tabs or line breaks (qgen.dialects.mssql.module_fingerprints), against
+-- the one rendered. An index: its uniqueness, key columns (in order, with DESC), included columns
+-- and whether it has a filter, against the rendered CREATE INDEX (the filter's text is not
+-- compared: SQL Server stores it rewritten).
+DECLARE @q$stale nvarchar(max) = N'';
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'cards.' + [r].[name]), N' '))
+FROM
+(
+    VALUES
+        (N'card_codes_dequeue', 0x0705539DCCE3FE0D31D853F8BA7D0AEF6E0D90BB14A652D3E3E5A2007203755D),
+        (N'card_codes_enqueue', 0x5BDB5CABF41965BBBBCC81F7B39F24637A6352FFE24934806441D2F98DAB7543),
+        (N'card_codes_enqueue_batch', 0x8B3086906645F5D653DF5E55A7CE4505CB1415CBE9C196C98616A63A4793A2D3),
+        (N'card_codes_enqueue_json', 0xC752B50FADD5F4E1FF844E2BDCA4B1F4A8D89AEB8248448D2DD513D70436AB44),
+        (N'card_codes_maintain', 0x3D17FD5E581FBBFD168EACF1AA91516682C6814F105DFF2CA739A4130E4DF14C),
+        (N'card_codes_metrics', 0x6B0E182A6847C5AE819C6360D74D443ABEB71B89615CB08DB530CC87CDFB3023),
+        (N'card_codes_peek', 0xA6C397E814881892A937CE50BA507EA9A7D1113563CBD82735B830848446E0AA),
+        (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),
+        (N'card_codes_purge', 0x690FB41CF3452FBC8BF3A77E35060FD648654CDCC33E475A66D1D08DD4E99987),
+        (N'card_codes_purge_batch', 0x00989806A468531D6248DFCF74012007C28CB4EFF76F483CC7DBFCE4B5766B4D)
+) AS [r]([name], [fingerprint])
+INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'cards.' + [r].[name])
+CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
+WHERE HASHBYTES('SHA2_256', REPLACE(REPLACE(REPLACE(REPLACE(
+          SUBSTRING([d].[text], CHARINDEX(N'[cards].[' + [r].[name] + N']' COLLATE Latin1_General_BIN2, [d].[text]), LEN([d].[text])),
+          NCHAR(32), N''), NCHAR(9), N''), NCHAR(10), N''), NCHAR(13), N'')) <> [r].[fingerprint];
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'cards.' + [r].[table] + N'.' + [r].[name]
+    + N' (' + COALESCE([shape].[now], N'?') + N', rendered ' + [r].[shape] + N')'), N' '))
+FROM
+(
+    VALUES
+        (N'card_codes', N'card_codes_dedupe_ux', N'unique (card_number)'),
+        (N'card_codes_archive', N'card_codes_archive_dedupe_ux', N'unique (card_number)'),
+        (N'card_codes_archive', N'card_codes_archive_ix', N'(completed_at)')
+) AS [r]([table], [name], [shape])
+INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'cards.' + [r].[table]) AND [i].[name] = [r].[name]
+CROSS APPLY
+(
+    SELECT CONCAT(CASE WHEN [i].[is_unique] = 1 THEN N'unique ' END,
+        N'(', (SELECT STRING_AGG(CONCAT([c].[name], CASE WHEN [ic].[is_descending_key] = 1 THEN N' desc' END), N', ')
+                      WITHIN GROUP (ORDER BY [ic].[key_ordinal])
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[key_ordinal] > 0), N')',
+        (SELECT N' include (' + STRING_AGG([c].[name], N', ') WITHIN GROUP (ORDER BY [c].[name]) + N')'
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[is_included_column] = 1),
+        CASE WHEN [i].[has_filter] = 1 THEN N' where' END) AS [now]
+) AS [shape]
+WHERE [shape].[now] <> [r].[shape];
+IF @q$stale <> N''
+BEGIN
+    DECLARE @q$older nvarchar(2048) = LEFT(N'qgen: installed, but not as this install rendered it:' + @q$stale
+        + N'. An earlier batch failed and left an older version (read its error above, fix it and run install.sql again), '
+        + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
+    THROW 50020, @q$older, 1;
 END;
 GO

@@ -35,8 +35,10 @@ BEGIN
     SET NOEXEC ON;
 END;
 GO
--- The objects take their own grants with them; what stays is the schema's (when both are still there).
-IF SCHEMA_ID(N'cards') IS NOT NULL AND DATABASE_PRINCIPAL_ID(N'cards_admin') IS NOT NULL
+-- The objects take their own grants with them. An install by an older qgen granted EXECUTE ON
+-- SCHEMA to the admin role: take that back too (when both are still there).
+IF EXISTS (SELECT 1 FROM sys.database_permissions WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'cards')
+           AND [grantee_principal_id] = DATABASE_PRINCIPAL_ID(N'cards_admin') AND [permission_name] = N'EXECUTE')
     REVOKE EXECUTE ON SCHEMA::[cards] FROM [cards_admin];
 GO
 DROP PROCEDURE IF EXISTS [cards].[card_codes_maintain];
@@ -124,6 +126,15 @@ GO
 -- refused uninstall rolled it back and set NOEXEC ON, so this COMMIT does not run then).
 IF @@TRANCOUNT > 0
     COMMIT TRANSACTION;
+GO
+
+-- The SQL Server Agent job schedule.sql made for this schema and database, if there is one and this
+-- login may see it: it would run maintain procedures that are gone every 10 seconds, failing. After
+-- the COMMIT: a login that may not delete it gets an error here, and the uninstall stands.
+IF DB_ID(N'msdb') IS NOT NULL AND HAS_PERMS_BY_NAME(N'msdb.dbo.sysjobs', N'OBJECT', N'SELECT') = 1
+    EXEC(N'DECLARE @q$job sysname = N''qgen maintain '' + DB_NAME() + N''.cards'';
+IF EXISTS (SELECT 1 FROM msdb.dbo.sysjobs WHERE [name] = @q$job)
+    EXEC msdb.dbo.sp_delete_job @job_name = @q$job;');
 GO
 
 -- A refused uninstall set NOEXEC ON, so that sqlcmd and SSMS, which go on to the next batch after

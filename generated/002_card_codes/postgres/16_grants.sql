@@ -10,5 +10,13 @@ GRANT USAGE ON TYPE "cards"."card_codes_dequeue_row" TO "cards_consumer";
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "cards"."card_codes_maintain" TO "cards_consumer";
 GRANT SELECT ON "cards"."card_codes_pending" TO "cards_admin";
--- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
-GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "cards" TO "cards_admin";
+-- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
+-- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_enqueue" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_enqueue_batch" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_dequeue" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_metrics" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_peek" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_purge_batch" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_purge" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_maintain" TO "cards_admin";

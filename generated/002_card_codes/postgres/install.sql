@@ -669,8 +669,16 @@ GRANT USAGE ON TYPE "cards"."card_codes_dequeue_row" TO "cards_consumer";
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "cards"."card_codes_maintain" TO "cards_consumer";
 GRANT SELECT ON "cards"."card_codes_pending" TO "cards_admin";
--- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
-GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "cards" TO "cards_admin";
+-- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
+-- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_enqueue" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_enqueue_batch" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_dequeue" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_metrics" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_peek" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_purge_batch" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_purge" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_maintain" TO "cards_admin";
 
 -- qgen 0.1.0: verify cards, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -705,6 +713,31 @@ BEGIN
     ) AS x;
     IF v$wrong IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema cards: ' || v$wrong;
+    END IF;
+    -- And each function is what this install rendered, not an older version left in place (psql
+    -- without ON_ERROR_STOP goes on after a CREATE OR REPLACE that failed): md5 of its body without
+    -- whitespace (qgen.dialects.postgres.module_fingerprints) against the one rendered.
+    SELECT pg_catalog.string_agg(r.name, ', ' ORDER BY r.name) INTO v$wrong
+    FROM
+    (
+        VALUES
+            ('card_codes_dequeue', 'b3bee90c5d126c57256c794e1b7b8343'),
+            ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
+            ('card_codes_enqueue', 'd97e250430535ce65ee5a3c0e12c4cdd'),
+            ('card_codes_enqueue_batch', 'f56d361e34551ef6ac764e22e0842159'),
+            ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
+            ('card_codes_metrics', 'eca28a4c0ff8a082d7dea6d2ba576254'),
+            ('card_codes_peek', '2e5ad0e68a38e2e1dd77124d54afb7d0'),
+            ('card_codes_purge', '1b8d6cf795836756c906cd08b01a40d4'),
+            ('card_codes_purge_batch', '97d64e7a85393d5c7851fe64fb9b447f')
+    ) AS r (name, fingerprint)
+    JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
+    JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'cards'
+    WHERE pg_catalog.md5(pg_catalog.regexp_replace(p.prosrc, '[[:space:]]', '', 'g')) <> r.fingerprint;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020',
+            MESSAGE = 'qgen: installed in schema cards, but not as this install rendered it: ' || v$wrong,
+            HINT = 'An earlier statement failed and left an older version: read its error, fix it and run install.sql again.';
     END IF;
 END
 $qgen$;

@@ -13,7 +13,12 @@ GO
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_purge_batch]
     @older_than_seconds int = 604800,
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set (see reap).
+    @archived int = NULL OUTPUT,
+    @processed int = NULL OUTPUT,
+    @dead int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
@@ -49,7 +54,9 @@ BEGIN
         END;
 
         COMMIT TRANSACTION;
-        SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+        SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
+        IF @result_set = 1
+            SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;

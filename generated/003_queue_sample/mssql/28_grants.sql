@@ -26,5 +26,24 @@ GRANT VIEW DEFINITION ON OBJECT::[QueueSample].[WorkQueue] TO [QueueSample_admin
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_maintain] TO [QueueSample_consumer];
 GRANT SELECT ON OBJECT::[QueueSample].[WorkQueue_Pending] TO [QueueSample_admin];
-GRANT EXECUTE ON SCHEMA::[QueueSample] TO [QueueSample_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[QueueSample].[QueueJob] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_enqueue_batch] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_enqueue_json] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_watermark_move] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_watermark_correct] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[GetNextJob] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_complete] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_fail] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_extend_lease] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_reap] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_metrics] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[ViewQueue] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_purge_batch] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_purge] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_maintain] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_redrive] TO [QueueSample_admin];
+GRANT EXECUTE ON TYPE::[QueueSample].[WorkQueue_batch] TO [QueueSample_admin];
 GO

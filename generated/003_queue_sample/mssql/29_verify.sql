@@ -115,4 +115,74 @@ BEGIN
         + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
     THROW 50020, @q$absent, 1;
 END;
+-- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
+-- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
+-- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
+-- its name on, without spaces, tabs or line breaks (qgen.dialects.mssql.module_fingerprints), against
+-- the one rendered. An index: its uniqueness, key columns (in order, with DESC), included columns
+-- and whether it has a filter, against the rendered CREATE INDEX (the filter's text is not
+-- compared: SQL Server stores it rewritten).
+DECLARE @q$stale nvarchar(max) = N'';
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'QueueSample.' + [r].[name]), N' '))
+FROM
+(
+    VALUES
+        (N'GetNextJob', 0x772F91F4C452FEFBE28849164132DAB27451955BE99C4D6A26AD1D58473D0400),
+        (N'QueueJob', 0x2342114A2E90E6125695F6B4C80E5F73E9969F2268DCFE35A2E6FC768F2276B7),
+        (N'ViewQueue', 0x743BF7D927674A4FFE6D2E5ADAC99AEC5058154186E63161F659E4B63BB946CA),
+        (N'WorkQueue_complete', 0xEF10D6E8AAD5FDB71CE7DCD624A115577C396DC51486D211420AB548C93C4A98),
+        (N'WorkQueue_enqueue_batch', 0xACEC4F82029EA62D08E8496BBFE8C2206A314B01FA50F189246891E9FAD65BFE),
+        (N'WorkQueue_enqueue_json', 0x49FA9258AC5950949DA53DC51A4F4E1DF3A2D3BF5E320EE4C0F5111C3A8555A2),
+        (N'WorkQueue_extend_lease', 0x79B990B964F89A89EAD939FAD98608848797A19D6984B27D4F39B43488EEA340),
+        (N'WorkQueue_fail', 0xC801F8811AE3D806283012CAFF86A92A2BC4A347A50DAF068538184ECDB50404),
+        (N'WorkQueue_maintain', 0x28C480794E8D9EC90B22DA5D76F380582049AE57E3E3603D6621E0292B828675),
+        (N'WorkQueue_metrics', 0x5BB1E87001B028DD65452A2964812B53DD773017B6F1571C7644275E0DBF6398),
+        (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),
+        (N'WorkQueue_purge', 0x32171A0FC1FA8F86B611006580239F65ED633F557268F373CB0F210F4625CD40),
+        (N'WorkQueue_purge_batch', 0xFD970425CB8DD5F28E317E185E93FCCB640A7EC68F7755E9F33A917B34F6361E),
+        (N'WorkQueue_reap', 0x97FE3FACC0111BB67DA83CD0888612C2DC929A9D195D4D88409270B699DB2D6A),
+        (N'WorkQueue_redrive', 0x96FFC6A1B8BD26E39FBEDCA1C329EB7100611CBE3BB65CEAABC457E9CE27EA41),
+        (N'WorkQueue_watermark_correct', 0xDA2EBAB809CEB44DEBC63F468BEA36ECD972785A1CE1AD18ED262C36611A858D),
+        (N'WorkQueue_watermark_move', 0x5E262629C75B5FC200656B043802217D2C4B85914862F0A4E057B8891A396213)
+) AS [r]([name], [fingerprint])
+INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'QueueSample.' + [r].[name])
+CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
+WHERE HASHBYTES('SHA2_256', REPLACE(REPLACE(REPLACE(REPLACE(
+          SUBSTRING([d].[text], CHARINDEX(N'[QueueSample].[' + [r].[name] + N']' COLLATE Latin1_General_BIN2, [d].[text]), LEN([d].[text])),
+          NCHAR(32), N''), NCHAR(9), N''), NCHAR(10), N''), NCHAR(13), N'')) <> [r].[fingerprint];
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'QueueSample.' + [r].[table] + N'.' + [r].[name]
+    + N' (' + COALESCE([shape].[now], N'?') + N', rendered ' + [r].[shape] + N')'), N' '))
+FROM
+(
+    VALUES
+        (N'WorkQueue', N'WorkQueue_claim_ix', N'(JobType, id) include (available_at, lease_token, processed) where'),
+        (N'WorkQueue', N'WorkQueue_claim_order_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'WorkQueue', N'WorkQueue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
+        (N'WorkQueue', N'WorkQueue_processed_ix', N'(processed_at) include (processed) where'),
+        (N'WorkQueue_dead', N'WorkQueue_dead_id_ix', N'(id)'),
+        (N'WorkQueue_dead', N'WorkQueue_dead_ix', N'(dead_at)')
+) AS [r]([table], [name], [shape])
+INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'QueueSample.' + [r].[table]) AND [i].[name] = [r].[name]
+CROSS APPLY
+(
+    SELECT CONCAT(CASE WHEN [i].[is_unique] = 1 THEN N'unique ' END,
+        N'(', (SELECT STRING_AGG(CONCAT([c].[name], CASE WHEN [ic].[is_descending_key] = 1 THEN N' desc' END), N', ')
+                      WITHIN GROUP (ORDER BY [ic].[key_ordinal])
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[key_ordinal] > 0), N')',
+        (SELECT N' include (' + STRING_AGG([c].[name], N', ') WITHIN GROUP (ORDER BY [c].[name]) + N')'
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[is_included_column] = 1),
+        CASE WHEN [i].[has_filter] = 1 THEN N' where' END) AS [now]
+) AS [shape]
+WHERE [shape].[now] <> [r].[shape];
+IF @q$stale <> N''
+BEGIN
+    DECLARE @q$older nvarchar(2048) = LEFT(N'qgen: installed, but not as this install rendered it:' + @q$stale
+        + N'. An earlier batch failed and left an older version (read its error above, fix it and run install.sql again), '
+        + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
+    THROW 50020, @q$older, 1;
+END;
 GO

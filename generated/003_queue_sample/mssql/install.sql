@@ -169,6 +169,11 @@ GO
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_dead_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue_dead'))
     CREATE NONCLUSTERED INDEX [WorkQueue_dead_ix]
     ON [QueueSample].[WorkQueue_dead] ([dead_at]);
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_dead_id_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue_dead'))
+    CREATE NONCLUSTERED INDEX [WorkQueue_dead_id_ix]
+    ON [QueueSample].[WorkQueue_dead] ([id]);
 GO
 
 -- qgen 0.1.0: pending_view QueueSample.WorkQueue_Pending, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
@@ -272,7 +277,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_json]
@@ -297,8 +304,8 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [JobType] uniqueidentifier '$.JobType',
-            [JobInfo] nvarchar(max) '$.JobInfo'
+            [JobType] uniqueidentifier 'strict $.JobType',
+            [JobInfo] nvarchar(max) 'strict $.JobInfo'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1999
             THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for QueueSample.WorkQueue: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
@@ -372,6 +379,10 @@ GO
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
 -- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_watermark_correct]
+    -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
+    @old_watermark bigint = NULL OUTPUT,
+    @new_watermark bigint = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -412,7 +423,9 @@ BEGIN
         ELSE
             UPDATE [QueueSample].[WorkQueue_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
         COMMIT TRANSACTION;
-        SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
+        SELECT @old_watermark = @q$old, @new_watermark = @q$new;
+        IF @result_set = 1
+            SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -647,6 +660,9 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF @retry IS NULL
+        THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
     BEGIN TRY
@@ -725,7 +741,12 @@ GO
 -- @batch_size per call so it never holds many locks: those with attempts left become claimable
 -- again, with their old token cleared so the late worker is fenced off; the rest are dead-lettered.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_reap]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set: no INSERT ... EXEC, inside
+    -- which this procedure's ROLLBACK would fail with error 3915 and hide its own error.
+    @released int = NULL OUTPUT,
+    @dead_lettered int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -780,7 +801,9 @@ BEGIN
             UPDATE [QueueSample].[WorkQueue_watermark]
             SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
         COMMIT TRANSACTION;
-        SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
+        SELECT @released = @q$released, @dead_lettered = @q$dead_lettered;
+        IF @result_set = 1
+            SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -848,7 +871,12 @@ GO
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_purge_batch]
     @older_than_seconds int = 604800,
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set (see reap).
+    @archived int = NULL OUTPUT,
+    @processed int = NULL OUTPUT,
+    @dead int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
@@ -884,7 +912,9 @@ BEGIN
         END;
 
         COMMIT TRANSACTION;
-        SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+        SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
+        IF @result_set = 1
+            SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -956,8 +986,9 @@ GO
 -- rollback, a client timeout included): a caller that finds another one running returns at once
 -- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
--- until then. It reads the steps' results with INSERT ... EXEC, so it cannot itself be called by
--- INSERT ... EXEC (error 8164). Granted to the consumer role, so any worker can run it.
+-- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
+-- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
+-- error. Granted to the consumer role, so any worker can run it.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_maintain]
     @batch_size int = 1000
 AS
@@ -971,9 +1002,9 @@ BEGIN
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
-    DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
-    DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
-    DECLARE @q$corrected TABLE ([old_watermark] bigint NULL, [new_watermark] bigint NULL);
+    DECLARE @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0;
+    DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
     BEGIN TRY
@@ -986,26 +1017,25 @@ BEGIN
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
-            INSERT INTO @q$purged ([archived], [processed], [dead])
-            EXEC [QueueSample].[WorkQueue_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size;
-            INSERT INTO @q$reaped ([released], [dead_lettered])
-            EXEC [QueueSample].[WorkQueue_reap] @batch_size = @q$reap_batch;
-            INSERT INTO @q$corrected ([old_watermark], [new_watermark])
-            EXEC [QueueSample].[WorkQueue_watermark_correct];
+            EXEC [QueueSample].[WorkQueue_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size,
+                @archived = @q$archived OUTPUT, @processed = @q$processed OUTPUT, @dead = @q$dead OUTPUT, @result_set = 0;
+            EXEC [QueueSample].[WorkQueue_reap] @batch_size = @q$reap_batch,
+                @released = @q$released OUTPUT, @dead_lettered = @q$dead_lettered OUTPUT, @result_set = 0;
+            EXEC [QueueSample].[WorkQueue_watermark_correct]
+                @old_watermark = @q$old_watermark OUTPUT, @new_watermark = @q$new_watermark OUTPUT, @result_set = 0;
         END;
         COMMIT TRANSACTION;
-        IF EXISTS (SELECT 1 FROM @q$purged WHERE [archived] + [processed] + [dead] >= @batch_size)
-           OR EXISTS (SELECT 1 FROM @q$reaped WHERE [released] + [dead_lettered] >= @q$reap_batch)
+        IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
         SELECT
             @q$skipped AS [skipped],
-            COALESCE((SELECT [released] FROM @q$reaped), 0) AS [released],
-            COALESCE((SELECT [dead_lettered] FROM @q$reaped), 0) AS [dead_lettered],
-            (SELECT [old_watermark] FROM @q$corrected) AS [old_watermark],
-            (SELECT [new_watermark] FROM @q$corrected) AS [new_watermark],
-            COALESCE((SELECT [archived] FROM @q$purged), 0) AS [archived],
-            COALESCE((SELECT [processed] FROM @q$purged), 0) AS [processed],
-            COALESCE((SELECT [dead] FROM @q$purged), 0) AS [dead],
+            @q$released AS [released],
+            @q$dead_lettered AS [dead_lettered],
+            @q$old_watermark AS [old_watermark],
+            @q$new_watermark AS [new_watermark],
+            @q$archived AS [archived],
+            @q$processed AS [processed],
+            @q$dead AS [dead],
             @q$more AS [more];
     END TRY
     BEGIN CATCH
@@ -1102,7 +1132,26 @@ GRANT VIEW DEFINITION ON OBJECT::[QueueSample].[WorkQueue] TO [QueueSample_admin
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_maintain] TO [QueueSample_consumer];
 GRANT SELECT ON OBJECT::[QueueSample].[WorkQueue_Pending] TO [QueueSample_admin];
-GRANT EXECUTE ON SCHEMA::[QueueSample] TO [QueueSample_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[QueueSample].[QueueJob] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_enqueue_batch] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_enqueue_json] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_watermark_move] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_watermark_correct] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[GetNextJob] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_complete] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_fail] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_extend_lease] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_reap] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_metrics] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[ViewQueue] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_purge_batch] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_purge] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_maintain] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_redrive] TO [QueueSample_admin];
+GRANT EXECUTE ON TYPE::[QueueSample].[WorkQueue_batch] TO [QueueSample_admin];
 GO
 
 -- qgen 0.1.0: verify QueueSample, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
@@ -1214,5 +1263,75 @@ BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
         + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
     THROW 50020, @q$absent, 1;
+END;
+-- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
+-- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
+-- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
+-- its name on, without spaces, tabs or line breaks (qgen.dialects.mssql.module_fingerprints), against
+-- the one rendered. An index: its uniqueness, key columns (in order, with DESC), included columns
+-- and whether it has a filter, against the rendered CREATE INDEX (the filter's text is not
+-- compared: SQL Server stores it rewritten).
+DECLARE @q$stale nvarchar(max) = N'';
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'QueueSample.' + [r].[name]), N' '))
+FROM
+(
+    VALUES
+        (N'GetNextJob', 0x772F91F4C452FEFBE28849164132DAB27451955BE99C4D6A26AD1D58473D0400),
+        (N'QueueJob', 0x2342114A2E90E6125695F6B4C80E5F73E9969F2268DCFE35A2E6FC768F2276B7),
+        (N'ViewQueue', 0x743BF7D927674A4FFE6D2E5ADAC99AEC5058154186E63161F659E4B63BB946CA),
+        (N'WorkQueue_complete', 0xEF10D6E8AAD5FDB71CE7DCD624A115577C396DC51486D211420AB548C93C4A98),
+        (N'WorkQueue_enqueue_batch', 0xACEC4F82029EA62D08E8496BBFE8C2206A314B01FA50F189246891E9FAD65BFE),
+        (N'WorkQueue_enqueue_json', 0x49FA9258AC5950949DA53DC51A4F4E1DF3A2D3BF5E320EE4C0F5111C3A8555A2),
+        (N'WorkQueue_extend_lease', 0x79B990B964F89A89EAD939FAD98608848797A19D6984B27D4F39B43488EEA340),
+        (N'WorkQueue_fail', 0xC801F8811AE3D806283012CAFF86A92A2BC4A347A50DAF068538184ECDB50404),
+        (N'WorkQueue_maintain', 0x28C480794E8D9EC90B22DA5D76F380582049AE57E3E3603D6621E0292B828675),
+        (N'WorkQueue_metrics', 0x5BB1E87001B028DD65452A2964812B53DD773017B6F1571C7644275E0DBF6398),
+        (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),
+        (N'WorkQueue_purge', 0x32171A0FC1FA8F86B611006580239F65ED633F557268F373CB0F210F4625CD40),
+        (N'WorkQueue_purge_batch', 0xFD970425CB8DD5F28E317E185E93FCCB640A7EC68F7755E9F33A917B34F6361E),
+        (N'WorkQueue_reap', 0x97FE3FACC0111BB67DA83CD0888612C2DC929A9D195D4D88409270B699DB2D6A),
+        (N'WorkQueue_redrive', 0x96FFC6A1B8BD26E39FBEDCA1C329EB7100611CBE3BB65CEAABC457E9CE27EA41),
+        (N'WorkQueue_watermark_correct', 0xDA2EBAB809CEB44DEBC63F468BEA36ECD972785A1CE1AD18ED262C36611A858D),
+        (N'WorkQueue_watermark_move', 0x5E262629C75B5FC200656B043802217D2C4B85914862F0A4E057B8891A396213)
+) AS [r]([name], [fingerprint])
+INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'QueueSample.' + [r].[name])
+CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
+WHERE HASHBYTES('SHA2_256', REPLACE(REPLACE(REPLACE(REPLACE(
+          SUBSTRING([d].[text], CHARINDEX(N'[QueueSample].[' + [r].[name] + N']' COLLATE Latin1_General_BIN2, [d].[text]), LEN([d].[text])),
+          NCHAR(32), N''), NCHAR(9), N''), NCHAR(10), N''), NCHAR(13), N'')) <> [r].[fingerprint];
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'QueueSample.' + [r].[table] + N'.' + [r].[name]
+    + N' (' + COALESCE([shape].[now], N'?') + N', rendered ' + [r].[shape] + N')'), N' '))
+FROM
+(
+    VALUES
+        (N'WorkQueue', N'WorkQueue_claim_ix', N'(JobType, id) include (available_at, lease_token, processed) where'),
+        (N'WorkQueue', N'WorkQueue_claim_order_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'WorkQueue', N'WorkQueue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
+        (N'WorkQueue', N'WorkQueue_processed_ix', N'(processed_at) include (processed) where'),
+        (N'WorkQueue_dead', N'WorkQueue_dead_id_ix', N'(id)'),
+        (N'WorkQueue_dead', N'WorkQueue_dead_ix', N'(dead_at)')
+) AS [r]([table], [name], [shape])
+INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'QueueSample.' + [r].[table]) AND [i].[name] = [r].[name]
+CROSS APPLY
+(
+    SELECT CONCAT(CASE WHEN [i].[is_unique] = 1 THEN N'unique ' END,
+        N'(', (SELECT STRING_AGG(CONCAT([c].[name], CASE WHEN [ic].[is_descending_key] = 1 THEN N' desc' END), N', ')
+                      WITHIN GROUP (ORDER BY [ic].[key_ordinal])
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[key_ordinal] > 0), N')',
+        (SELECT N' include (' + STRING_AGG([c].[name], N', ') WITHIN GROUP (ORDER BY [c].[name]) + N')'
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[is_included_column] = 1),
+        CASE WHEN [i].[has_filter] = 1 THEN N' where' END) AS [now]
+) AS [shape]
+WHERE [shape].[now] <> [r].[shape];
+IF @q$stale <> N''
+BEGIN
+    DECLARE @q$older nvarchar(2048) = LEFT(N'qgen: installed, but not as this install rendered it:' + @q$stale
+        + N'. An earlier batch failed and left an older version (read its error above, fix it and run install.sql again), '
+        + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
+    THROW 50020, @q$older, 1;
 END;
 GO

@@ -18,6 +18,10 @@ AS $qgen$
 DECLARE
     v$gone integer;
 BEGIN
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF "WorkQueue_fail"."retry" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: retry NULL is out of range; accepted: true or false';
+    END IF;
     IF "WorkQueue_fail"."retry" THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,

@@ -12,5 +12,20 @@ GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_watermark_correct" TO "QueueS
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_maintain" TO "QueueSample_consumer";
 GRANT SELECT ON "QueueSample"."WorkQueue_Pending" TO "QueueSample_admin";
--- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
-GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "QueueSample" TO "QueueSample_admin";
+-- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
+-- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
+GRANT EXECUTE ON ROUTINE "QueueSample"."QueueJob" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_enqueue_batch" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_watermark_move" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_watermark_correct" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."GetNextJob" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_complete" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_fail" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_extend_lease" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_reap" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_metrics" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."ViewQueue" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_purge_batch" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_purge" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_maintain" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_redrive" TO "QueueSample_admin";

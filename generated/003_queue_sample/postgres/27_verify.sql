@@ -32,5 +32,36 @@ BEGIN
     IF v$wrong IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema QueueSample: ' || v$wrong;
     END IF;
+    -- And each function is what this install rendered, not an older version left in place (psql
+    -- without ON_ERROR_STOP goes on after a CREATE OR REPLACE that failed): md5 of its body without
+    -- whitespace (qgen.dialects.postgres.module_fingerprints) against the one rendered.
+    SELECT pg_catalog.string_agg(r.name, ', ' ORDER BY r.name) INTO v$wrong
+    FROM
+    (
+        VALUES
+            ('GetNextJob', '2e17a7f4f24e39ff561af2bd0da0a6ea'),
+            ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
+            ('ViewQueue', 'd550c9d312eeb75bc746d02f38d9a79a'),
+            ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
+            ('WorkQueue_enqueue_batch', '5fd4a22938b3aeb3c60eee0a2ff9315d'),
+            ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),
+            ('WorkQueue_fail', '9ec7999a5c45b8eb4cab288f2c5f6e65'),
+            ('WorkQueue_maintain', '7cd0bd906b68fc0d8592a127ee118097'),
+            ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
+            ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),
+            ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
+            ('WorkQueue_reap', '4229ce249d5565127127b90168cf649d'),
+            ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
+            ('WorkQueue_watermark_correct', '83c35f2898ad0b849de2e4d73f59c048'),
+            ('WorkQueue_watermark_move', 'e029ead6f8e18a267b3206ffafd05a15')
+    ) AS r (name, fingerprint)
+    JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
+    JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'QueueSample'
+    WHERE pg_catalog.md5(pg_catalog.regexp_replace(p.prosrc, '[[:space:]]', '', 'g')) <> r.fingerprint;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020',
+            MESSAGE = 'qgen: installed in schema QueueSample, but not as this install rendered it: ' || v$wrong,
+            HINT = 'An earlier statement failed and left an older version: read its error, fix it and run install.sql again.';
+    END IF;
 END
 $qgen$;

@@ -157,6 +157,10 @@ ALTER TABLE "QueueSample"."WorkQueue_dead" OWNER TO "QueueSample_owner";
 -- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
 CREATE INDEX IF NOT EXISTS "WorkQueue_dead_ix"
     ON "QueueSample"."WorkQueue_dead" ("dead_at");
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+CREATE INDEX IF NOT EXISTS "WorkQueue_dead_id_ix"
+    ON "QueueSample"."WorkQueue_dead" ("id");
 
 -- qgen 0.1.0: pending_view QueueSample.WorkQueue_Pending, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -662,6 +666,10 @@ AS $qgen$
 DECLARE
     v$gone integer;
 BEGIN
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF "WorkQueue_fail"."retry" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: retry NULL is out of range; accepted: true or false';
+    END IF;
     IF "WorkQueue_fail"."retry" THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
@@ -1173,8 +1181,23 @@ GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_watermark_correct" TO "QueueS
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_maintain" TO "QueueSample_consumer";
 GRANT SELECT ON "QueueSample"."WorkQueue_Pending" TO "QueueSample_admin";
--- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
-GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "QueueSample" TO "QueueSample_admin";
+-- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
+-- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
+GRANT EXECUTE ON ROUTINE "QueueSample"."QueueJob" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_enqueue_batch" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_watermark_move" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_watermark_correct" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."GetNextJob" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_complete" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_fail" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_extend_lease" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_reap" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_metrics" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."ViewQueue" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_purge_batch" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_purge" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_maintain" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_redrive" TO "QueueSample_admin";
 
 -- qgen 0.1.0: verify QueueSample, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1209,6 +1232,37 @@ BEGIN
     ) AS x;
     IF v$wrong IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema QueueSample: ' || v$wrong;
+    END IF;
+    -- And each function is what this install rendered, not an older version left in place (psql
+    -- without ON_ERROR_STOP goes on after a CREATE OR REPLACE that failed): md5 of its body without
+    -- whitespace (qgen.dialects.postgres.module_fingerprints) against the one rendered.
+    SELECT pg_catalog.string_agg(r.name, ', ' ORDER BY r.name) INTO v$wrong
+    FROM
+    (
+        VALUES
+            ('GetNextJob', '2e17a7f4f24e39ff561af2bd0da0a6ea'),
+            ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
+            ('ViewQueue', 'd550c9d312eeb75bc746d02f38d9a79a'),
+            ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
+            ('WorkQueue_enqueue_batch', '5fd4a22938b3aeb3c60eee0a2ff9315d'),
+            ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),
+            ('WorkQueue_fail', '9ec7999a5c45b8eb4cab288f2c5f6e65'),
+            ('WorkQueue_maintain', '7cd0bd906b68fc0d8592a127ee118097'),
+            ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
+            ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),
+            ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
+            ('WorkQueue_reap', '4229ce249d5565127127b90168cf649d'),
+            ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
+            ('WorkQueue_watermark_correct', '83c35f2898ad0b849de2e4d73f59c048'),
+            ('WorkQueue_watermark_move', 'e029ead6f8e18a267b3206ffafd05a15')
+    ) AS r (name, fingerprint)
+    JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
+    JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'QueueSample'
+    WHERE pg_catalog.md5(pg_catalog.regexp_replace(p.prosrc, '[[:space:]]', '', 'g')) <> r.fingerprint;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020',
+            MESSAGE = 'qgen: installed in schema QueueSample, but not as this install rendered it: ' || v$wrong,
+            HINT = 'An earlier statement failed and left an older version: read its error, fix it and run install.sql again.';
     END IF;
 END
 $qgen$;

@@ -126,6 +126,7 @@ DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_enqueue_batch";
 DROP FUNCTION IF EXISTS "QueueSample"."QueueJob";
 DROP TYPE IF EXISTS "QueueSample"."WorkQueue_batch";
 DROP VIEW IF EXISTS "QueueSample"."WorkQueue_Pending";
+DROP INDEX IF EXISTS "QueueSample"."WorkQueue_dead_id_ix";
 DROP INDEX IF EXISTS "QueueSample"."WorkQueue_dead_ix";
 DROP TABLE IF EXISTS "QueueSample"."WorkQueue_dead";
 DROP TABLE IF EXISTS "QueueSample"."WorkQueue_watermark";

@@ -11,7 +11,12 @@ GO
 -- @batch_size per call so it never holds many locks: those with attempts left become claimable
 -- again, with their old token cleared so the late worker is fenced off; the rest are dead-lettered.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_reap]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set: no INSERT ... EXEC, inside
+    -- which this procedure's ROLLBACK would fail with error 3915 and hide its own error.
+    @released int = NULL OUTPUT,
+    @dead_lettered int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -66,7 +71,9 @@ BEGIN
             UPDATE [rainfall].[rainfall_events_watermark]
             SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
         COMMIT TRANSACTION;
-        SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
+        SELECT @released = @q$released, @dead_lettered = @q$dead_lettered;
+        IF @result_set = 1
+            SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;

@@ -9,7 +9,9 @@ SET NUMERIC_ROUNDABORT OFF;
 GO
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue_json]
@@ -33,8 +35,8 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [rainfall_id] bigint '$.rainfall_id',
-            [summary] nvarchar(400) '$.summary'
+            [rainfall_id] bigint 'strict $.rainfall_id',
+            [summary] nvarchar(400) 'strict $.summary'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 3599
             THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for rainfall.rainfall_transfer: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;

@@ -13,6 +13,10 @@ GO
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
 -- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_watermark_correct]
+    -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
+    @old_watermark bigint = NULL OUTPUT,
+    @new_watermark bigint = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -53,7 +57,9 @@ BEGIN
         ELSE
             UPDATE [rainfall].[rainfall_transfer_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
         COMMIT TRANSACTION;
-        SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
+        SELECT @old_watermark = @q$old, @new_watermark = @q$new;
+        IF @result_set = 1
+            SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;

@@ -40,5 +40,36 @@ GRANT VIEW DEFINITION ON OBJECT::[rainfall].[rainfall_transfer] TO [rainfall_adm
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_maintain] TO [rainfall_consumer];
 GRANT SELECT ON OBJECT::[rainfall].[rainfall_transfer_pending] TO [rainfall_admin];
-GRANT EXECUTE ON SCHEMA::[rainfall] TO [rainfall_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_enqueue] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_enqueue_batch] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_enqueue_json] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_watermark_move] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_watermark_correct] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_dequeue] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_complete] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_fail] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_extend_lease] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_reap] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_metrics] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_peek] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_purge_batch] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_purge] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_maintain] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_redrive] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_batch] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_json] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_watermark_move] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_watermark_correct] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_dequeue] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_metrics] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_peek] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_purge_batch] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_purge] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_maintain] TO [rainfall_admin];
+GRANT EXECUTE ON TYPE::[rainfall].[rainfall_events_batch] TO [rainfall_admin];
+GRANT EXECUTE ON TYPE::[rainfall].[rainfall_transfer_batch] TO [rainfall_admin];
 GO

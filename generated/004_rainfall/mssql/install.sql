@@ -150,6 +150,11 @@ GO
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_dead_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events_dead'))
     CREATE NONCLUSTERED INDEX [rainfall_events_dead_ix]
     ON [rainfall].[rainfall_events_dead] ([dead_at]);
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_dead_id_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events_dead'))
+    CREATE NONCLUSTERED INDEX [rainfall_events_dead_id_ix]
+    ON [rainfall].[rainfall_events_dead] ([id]);
 GO
 
 -- qgen 0.1.0: pending_view rainfall.rainfall_events_pending, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
@@ -249,7 +254,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue_json]
@@ -272,7 +279,7 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [rainfall_id] bigint '$.rainfall_id'
+            [rainfall_id] bigint 'strict $.rainfall_id'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1999
             THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for rainfall.rainfall_events: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
@@ -346,6 +353,10 @@ GO
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
 -- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_watermark_correct]
+    -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
+    @old_watermark bigint = NULL OUTPUT,
+    @new_watermark bigint = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -386,7 +397,9 @@ BEGIN
         ELSE
             UPDATE [rainfall].[rainfall_events_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
         COMMIT TRANSACTION;
-        SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
+        SELECT @old_watermark = @q$old, @new_watermark = @q$new;
+        IF @result_set = 1
+            SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -602,6 +615,9 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF @retry IS NULL
+        THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
     BEGIN TRY
@@ -680,7 +696,12 @@ GO
 -- @batch_size per call so it never holds many locks: those with attempts left become claimable
 -- again, with their old token cleared so the late worker is fenced off; the rest are dead-lettered.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_reap]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set: no INSERT ... EXEC, inside
+    -- which this procedure's ROLLBACK would fail with error 3915 and hide its own error.
+    @released int = NULL OUTPUT,
+    @dead_lettered int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -735,7 +756,9 @@ BEGIN
             UPDATE [rainfall].[rainfall_events_watermark]
             SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
         COMMIT TRANSACTION;
-        SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
+        SELECT @released = @q$released, @dead_lettered = @q$dead_lettered;
+        IF @result_set = 1
+            SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -801,7 +824,12 @@ GO
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_purge_batch]
     @older_than_seconds int = 604800,
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set (see reap).
+    @archived int = NULL OUTPUT,
+    @processed int = NULL OUTPUT,
+    @dead int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
@@ -837,7 +865,9 @@ BEGIN
         END;
 
         COMMIT TRANSACTION;
-        SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+        SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
+        IF @result_set = 1
+            SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -909,8 +939,9 @@ GO
 -- rollback, a client timeout included): a caller that finds another one running returns at once
 -- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
--- until then. It reads the steps' results with INSERT ... EXEC, so it cannot itself be called by
--- INSERT ... EXEC (error 8164). Granted to the consumer role, so any worker can run it.
+-- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
+-- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
+-- error. Granted to the consumer role, so any worker can run it.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_maintain]
     @batch_size int = 1000
 AS
@@ -924,9 +955,9 @@ BEGIN
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
-    DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
-    DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
-    DECLARE @q$corrected TABLE ([old_watermark] bigint NULL, [new_watermark] bigint NULL);
+    DECLARE @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0;
+    DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
     BEGIN TRY
@@ -939,26 +970,25 @@ BEGIN
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
-            INSERT INTO @q$purged ([archived], [processed], [dead])
-            EXEC [rainfall].[rainfall_events_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size;
-            INSERT INTO @q$reaped ([released], [dead_lettered])
-            EXEC [rainfall].[rainfall_events_reap] @batch_size = @q$reap_batch;
-            INSERT INTO @q$corrected ([old_watermark], [new_watermark])
-            EXEC [rainfall].[rainfall_events_watermark_correct];
+            EXEC [rainfall].[rainfall_events_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size,
+                @archived = @q$archived OUTPUT, @processed = @q$processed OUTPUT, @dead = @q$dead OUTPUT, @result_set = 0;
+            EXEC [rainfall].[rainfall_events_reap] @batch_size = @q$reap_batch,
+                @released = @q$released OUTPUT, @dead_lettered = @q$dead_lettered OUTPUT, @result_set = 0;
+            EXEC [rainfall].[rainfall_events_watermark_correct]
+                @old_watermark = @q$old_watermark OUTPUT, @new_watermark = @q$new_watermark OUTPUT, @result_set = 0;
         END;
         COMMIT TRANSACTION;
-        IF EXISTS (SELECT 1 FROM @q$purged WHERE [archived] + [processed] + [dead] >= @batch_size)
-           OR EXISTS (SELECT 1 FROM @q$reaped WHERE [released] + [dead_lettered] >= @q$reap_batch)
+        IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
         SELECT
             @q$skipped AS [skipped],
-            COALESCE((SELECT [released] FROM @q$reaped), 0) AS [released],
-            COALESCE((SELECT [dead_lettered] FROM @q$reaped), 0) AS [dead_lettered],
-            (SELECT [old_watermark] FROM @q$corrected) AS [old_watermark],
-            (SELECT [new_watermark] FROM @q$corrected) AS [new_watermark],
-            COALESCE((SELECT [archived] FROM @q$purged), 0) AS [archived],
-            COALESCE((SELECT [processed] FROM @q$purged), 0) AS [processed],
-            COALESCE((SELECT [dead] FROM @q$purged), 0) AS [dead],
+            @q$released AS [released],
+            @q$dead_lettered AS [dead_lettered],
+            @q$old_watermark AS [old_watermark],
+            @q$new_watermark AS [new_watermark],
+            @q$archived AS [archived],
+            @q$processed AS [processed],
+            @q$dead AS [dead],
             @q$more AS [more];
     END TRY
     BEGIN CATCH
@@ -1157,7 +1187,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
 -- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
--- "ordinal" is optional (the job's position in the array, from 1); a datetime is ISO 8601, UTC when
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
 -- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue_json]
@@ -1181,8 +1213,8 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [rainfall_id] bigint '$.rainfall_id',
-            [summary] nvarchar(400) '$.summary'
+            [rainfall_id] bigint 'strict $.rainfall_id',
+            [summary] nvarchar(400) 'strict $.summary'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 3599
             THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for rainfall.rainfall_transfer: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
@@ -1253,6 +1285,10 @@ GO
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
 -- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_watermark_correct]
+    -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
+    @old_watermark bigint = NULL OUTPUT,
+    @new_watermark bigint = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -1293,7 +1329,9 @@ BEGIN
         ELSE
             UPDATE [rainfall].[rainfall_transfer_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
         COMMIT TRANSACTION;
-        SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
+        SELECT @old_watermark = @q$old, @new_watermark = @q$new;
+        IF @result_set = 1
+            SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1475,7 +1513,12 @@ GO
 -- maintain runs one.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_purge_batch]
     @older_than_seconds int = 604800,
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set (see reap).
+    @archived int = NULL OUTPUT,
+    @processed int = NULL OUTPUT,
+    @dead int = NULL OUTPUT,
+    @result_set bit = 1
 AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
@@ -1493,7 +1536,9 @@ BEGIN
     BEGIN TRY
         BEGIN TRANSACTION;
         COMMIT TRANSACTION;
-        SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+        SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
+        IF @result_set = 1
+            SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1542,8 +1587,9 @@ GO
 -- rollback, a client timeout included): a caller that finds another one running returns at once
 -- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
--- until then. It reads the steps' results with INSERT ... EXEC, so it cannot itself be called by
--- INSERT ... EXEC (error 8164). Granted to the consumer role, so any worker can run it.
+-- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
+-- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
+-- error. Granted to the consumer role, so any worker can run it.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_maintain]
     @batch_size int = 1000
 AS
@@ -1557,9 +1603,9 @@ BEGIN
     IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 3599
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
-    DECLARE @q$purged TABLE ([archived] int NOT NULL, [processed] int NOT NULL, [dead] int NOT NULL);
-    DECLARE @q$reaped TABLE ([released] int NOT NULL, [dead_lettered] int NOT NULL);
-    DECLARE @q$corrected TABLE ([old_watermark] bigint NULL, [new_watermark] bigint NULL);
+    DECLARE @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0;
+    DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
     BEGIN TRY
@@ -1572,24 +1618,23 @@ BEGIN
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
-            INSERT INTO @q$purged ([archived], [processed], [dead])
-            EXEC [rainfall].[rainfall_transfer_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size;
-            INSERT INTO @q$corrected ([old_watermark], [new_watermark])
-            EXEC [rainfall].[rainfall_transfer_watermark_correct];
+            EXEC [rainfall].[rainfall_transfer_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size,
+                @archived = @q$archived OUTPUT, @processed = @q$processed OUTPUT, @dead = @q$dead OUTPUT, @result_set = 0;
+            EXEC [rainfall].[rainfall_transfer_watermark_correct]
+                @old_watermark = @q$old_watermark OUTPUT, @new_watermark = @q$new_watermark OUTPUT, @result_set = 0;
         END;
         COMMIT TRANSACTION;
-        IF EXISTS (SELECT 1 FROM @q$purged WHERE [archived] + [processed] + [dead] >= @batch_size)
-           OR EXISTS (SELECT 1 FROM @q$reaped WHERE [released] + [dead_lettered] >= @q$reap_batch)
+        IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
         SELECT
             @q$skipped AS [skipped],
-            COALESCE((SELECT [released] FROM @q$reaped), 0) AS [released],
-            COALESCE((SELECT [dead_lettered] FROM @q$reaped), 0) AS [dead_lettered],
-            (SELECT [old_watermark] FROM @q$corrected) AS [old_watermark],
-            (SELECT [new_watermark] FROM @q$corrected) AS [new_watermark],
-            COALESCE((SELECT [archived] FROM @q$purged), 0) AS [archived],
-            COALESCE((SELECT [processed] FROM @q$purged), 0) AS [processed],
-            COALESCE((SELECT [dead] FROM @q$purged), 0) AS [dead],
+            @q$released AS [released],
+            @q$dead_lettered AS [dead_lettered],
+            @q$old_watermark AS [old_watermark],
+            @q$new_watermark AS [new_watermark],
+            @q$archived AS [archived],
+            @q$processed AS [processed],
+            @q$dead AS [dead],
             @q$more AS [more];
     END TRY
     BEGIN CATCH
@@ -1634,7 +1679,38 @@ GRANT VIEW DEFINITION ON OBJECT::[rainfall].[rainfall_transfer] TO [rainfall_adm
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_maintain] TO [rainfall_consumer];
 GRANT SELECT ON OBJECT::[rainfall].[rainfall_transfer_pending] TO [rainfall_admin];
-GRANT EXECUTE ON SCHEMA::[rainfall] TO [rainfall_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_enqueue] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_enqueue_batch] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_enqueue_json] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_watermark_move] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_watermark_correct] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_dequeue] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_complete] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_fail] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_extend_lease] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_reap] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_metrics] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_peek] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_purge_batch] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_purge] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_maintain] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_redrive] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_batch] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_json] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_watermark_move] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_watermark_correct] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_dequeue] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_metrics] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_peek] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_purge_batch] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_purge] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_maintain] TO [rainfall_admin];
+GRANT EXECUTE ON TYPE::[rainfall].[rainfall_events_batch] TO [rainfall_admin];
+GRANT EXECUTE ON TYPE::[rainfall].[rainfall_transfer_batch] TO [rainfall_admin];
 GO
 
 -- qgen 0.1.0: verify rainfall, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
@@ -1788,5 +1864,86 @@ BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
         + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
     THROW 50020, @q$absent, 1;
+END;
+-- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
+-- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
+-- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
+-- its name on, without spaces, tabs or line breaks (qgen.dialects.mssql.module_fingerprints), against
+-- the one rendered. An index: its uniqueness, key columns (in order, with DESC), included columns
+-- and whether it has a filter, against the rendered CREATE INDEX (the filter's text is not
+-- compared: SQL Server stores it rewritten).
+DECLARE @q$stale nvarchar(max) = N'';
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'rainfall.' + [r].[name]), N' '))
+FROM
+(
+    VALUES
+        (N'rainfall_events_complete', 0x731AFC28A02CEE7415F6ECDD2E769211A562BC5E811E49F6C5C417E086A439B4),
+        (N'rainfall_events_dequeue', 0x70163599AF44E62AF1A829F1DBCCF8CE7A823E90D54AA49785F3B46C8F911BE0),
+        (N'rainfall_events_enqueue', 0xC69D6A3F1D22F98C1FBF70255F10398D86EA4A0C5C41176BFD01FDF35368413A),
+        (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
+        (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
+        (N'rainfall_events_extend_lease', 0x9EBFA616010E51FBF7D317E8FCC8FB208797CF96F9BF33159AC608AE83875518),
+        (N'rainfall_events_fail', 0xA43D2E04B3F0C09EFFB7636325B8A89191BB3110F2911740438DC6DECE6A2589),
+        (N'rainfall_events_maintain', 0x45C232FCB1770D68A03E0DFEC9344824EBB1108686B899E2787824BDE99C4B09),
+        (N'rainfall_events_metrics', 0xD1F34735DD98D2FF0EDA0F8E4A18BF9EA39E595A3274AE9845AEAA454353EC0D),
+        (N'rainfall_events_peek', 0x81A4B6C9E421E2B0B486D7C432C19CB610A9FFC176DDD926501345ADC746F0F4),
+        (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
+        (N'rainfall_events_purge', 0x229A838AB8BEB59C777119F397FE1A53E3E007C021CD34E344FAF6E42EAFAE12),
+        (N'rainfall_events_purge_batch', 0x2C87AF9D0E4B65ADBFC0A6EDF89A49F8A78F0408012C84E5A445EC31107BB35A),
+        (N'rainfall_events_reap', 0xFD3D5D9F18CADA0663653ED69FB751F7804A10655BC0B4C9C485651099AEF940),
+        (N'rainfall_events_redrive', 0xFD0BC2E51D50DA32B432481DD2194ED9B126942FAD8E440D8911B4A370712F7A),
+        (N'rainfall_events_watermark_correct', 0x308F78E2FC0FF85AA51E646B3A9E1FF45FC9423642F44C8A338355ADFFCE6EA3),
+        (N'rainfall_events_watermark_move', 0x43E06B7E7107DFA7A00955947A72671D432BFD4AC40DE6363BF793B8D2FC4E74),
+        (N'rainfall_transfer_dequeue', 0x2A070194DDC54B792D5ABC00A6797D243DE178936BC00A16134483B08A2EA294),
+        (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
+        (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
+        (N'rainfall_transfer_enqueue_json', 0x8D3654F7F149D046A3566707341CA3C821DF715062A4297D994E6A34911C6954),
+        (N'rainfall_transfer_maintain', 0xC4937B07F3DC979AC94DB5B14A504FD8E6583A3F098BC1E1893541AC2B92BF6A),
+        (N'rainfall_transfer_metrics', 0xAA14EFFB7DC47E922EA9E285B65B7697136DE0AC87B3C33C92B5311E166E268C),
+        (N'rainfall_transfer_peek', 0x9B2AB8A324CE2DD08F9583BE03908D039CCDEC26287AC36FBADE89F5FD629107),
+        (N'rainfall_transfer_pending', 0x2B907C1747578186799C5DC23885950914028F807232A3F7E1C58B18BF8D1D71),
+        (N'rainfall_transfer_purge', 0xA0443AEC5A2A8C001CF08854FC78E5D01205D40EACBC2F0AFAEE013AD4649C58),
+        (N'rainfall_transfer_purge_batch', 0xF25BD36EDD03B55D7DBE1F07D3F08DCC9B022F0A31FFE09F5C673A9245B36893),
+        (N'rainfall_transfer_watermark_correct', 0x1B97B3C7D76C5DEDBE86AC5E0C7145EEDFE03A07B1EB0842C891C827A2D3749B),
+        (N'rainfall_transfer_watermark_move', 0x10F8482F3ECE1F58B4C9AB1AC44681153E7F86D70A6C9CB2A86F4D378231FDF9)
+) AS [r]([name], [fingerprint])
+INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'rainfall.' + [r].[name])
+CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
+WHERE HASHBYTES('SHA2_256', REPLACE(REPLACE(REPLACE(REPLACE(
+          SUBSTRING([d].[text], CHARINDEX(N'[rainfall].[' + [r].[name] + N']' COLLATE Latin1_General_BIN2, [d].[text]), LEN([d].[text])),
+          NCHAR(32), N''), NCHAR(9), N''), NCHAR(10), N''), NCHAR(13), N'')) <> [r].[fingerprint];
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'rainfall.' + [r].[table] + N'.' + [r].[name]
+    + N' (' + COALESCE([shape].[now], N'?') + N', rendered ' + [r].[shape] + N')'), N' '))
+FROM
+(
+    VALUES
+        (N'rainfall_events', N'rainfall_events_claim_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'rainfall_events', N'rainfall_events_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
+        (N'rainfall_events', N'rainfall_events_processed_ix', N'(processed_at) include (processed) where'),
+        (N'rainfall_events_dead', N'rainfall_events_dead_id_ix', N'(id)'),
+        (N'rainfall_events_dead', N'rainfall_events_dead_ix', N'(dead_at)')
+) AS [r]([table], [name], [shape])
+INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'rainfall.' + [r].[table]) AND [i].[name] = [r].[name]
+CROSS APPLY
+(
+    SELECT CONCAT(CASE WHEN [i].[is_unique] = 1 THEN N'unique ' END,
+        N'(', (SELECT STRING_AGG(CONCAT([c].[name], CASE WHEN [ic].[is_descending_key] = 1 THEN N' desc' END), N', ')
+                      WITHIN GROUP (ORDER BY [ic].[key_ordinal])
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[key_ordinal] > 0), N')',
+        (SELECT N' include (' + STRING_AGG([c].[name], N', ') WITHIN GROUP (ORDER BY [c].[name]) + N')'
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[is_included_column] = 1),
+        CASE WHEN [i].[has_filter] = 1 THEN N' where' END) AS [now]
+) AS [shape]
+WHERE [shape].[now] <> [r].[shape];
+IF @q$stale <> N''
+BEGIN
+    DECLARE @q$older nvarchar(2048) = LEFT(N'qgen: installed, but not as this install rendered it:' + @q$stale
+        + N'. An earlier batch failed and left an older version (read its error above, fix it and run install.sql again), '
+        + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
+    THROW 50020, @q$older, 1;
 END;
 GO

@@ -25,9 +25,29 @@ SET NOCOUNT ON;
 SET XACT_ABORT ON;
 DECLARE @q$database sysname = DB_NAME();
 DECLARE @q$job sysname = N'qgen maintain ' + @q$database + N'.rainfall';
-DECLARE @q$command nvarchar(max) = N'EXEC [rainfall].[rainfall_events_maintain];
-EXEC [rainfall].[rainfall_transfer_maintain];
-';
+-- The step runs each queue's maintain in a TRY/CATCH of its own: one that fails (a lock timeout, a
+-- deadlock, a dropped procedure) does not skip the queues after it; the step then fails naming
+-- every queue that did, so Agent's history shows it.
+DECLARE @q$command nvarchar(max) = N'DECLARE @q$failed nvarchar(max) = N'''';
+BEGIN TRY
+    EXEC [rainfall].[rainfall_events_maintain];
+END TRY
+BEGIN CATCH
+    IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+    SET @q$failed += N'' rainfall_events: '' + ERROR_MESSAGE();
+END CATCH;
+BEGIN TRY
+    EXEC [rainfall].[rainfall_transfer_maintain];
+END TRY
+BEGIN CATCH
+    IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+    SET @q$failed += N'' rainfall_transfer: '' + ERROR_MESSAGE();
+END CATCH;
+IF @q$failed <> N''''
+BEGIN
+    DECLARE @q$message nvarchar(2048) = LEFT(N''qgen: maintain failed on'' + @q$failed, 2048);
+    THROW 50030, @q$message, 1;
+END;';
 BEGIN TRANSACTION;
 IF EXISTS (SELECT 1 FROM msdb.dbo.sysjobs WHERE [name] = @q$job)
     EXEC msdb.dbo.sp_delete_job @job_name = @q$job;

@@ -38,8 +38,10 @@ BEGIN
     SET NOEXEC ON;
 END;
 GO
--- The objects take their own grants with them; what stays is the schema's (when both are still there).
-IF SCHEMA_ID(N'rainfall') IS NOT NULL AND DATABASE_PRINCIPAL_ID(N'rainfall_admin') IS NOT NULL
+-- The objects take their own grants with them. An install by an older qgen granted EXECUTE ON
+-- SCHEMA to the admin role: take that back too (when both are still there).
+IF EXISTS (SELECT 1 FROM sys.database_permissions WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'rainfall')
+           AND [grantee_principal_id] = DATABASE_PRINCIPAL_ID(N'rainfall_admin') AND [permission_name] = N'EXECUTE')
     REVOKE EXECUTE ON SCHEMA::[rainfall] FROM [rainfall_admin];
 GO
 DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_redrive];
@@ -78,6 +80,8 @@ DROP TYPE IF EXISTS [rainfall].[rainfall_events_batch];
 GO
 DROP VIEW IF EXISTS [rainfall].[rainfall_events_pending];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_dead_id_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events_dead'))
+    DROP INDEX [rainfall_events_dead_id_ix] ON [rainfall].[rainfall_events_dead];
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_dead_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events_dead'))
     DROP INDEX [rainfall_events_dead_ix] ON [rainfall].[rainfall_events_dead];
 GO
@@ -177,6 +181,15 @@ GO
 -- refused uninstall rolled it back and set NOEXEC ON, so this COMMIT does not run then).
 IF @@TRANCOUNT > 0
     COMMIT TRANSACTION;
+GO
+
+-- The SQL Server Agent job schedule.sql made for this schema and database, if there is one and this
+-- login may see it: it would run maintain procedures that are gone every 10 seconds, failing. After
+-- the COMMIT: a login that may not delete it gets an error here, and the uninstall stands.
+IF DB_ID(N'msdb') IS NOT NULL AND HAS_PERMS_BY_NAME(N'msdb.dbo.sysjobs', N'OBJECT', N'SELECT') = 1
+    EXEC(N'DECLARE @q$job sysname = N''qgen maintain '' + DB_NAME() + N''.rainfall'';
+IF EXISTS (SELECT 1 FROM msdb.dbo.sysjobs WHERE [name] = @q$job)
+    EXEC msdb.dbo.sp_delete_job @job_name = @q$job;');
 GO
 
 -- A refused uninstall set NOEXEC ON, so that sqlcmd and SSMS, which go on to the next batch after

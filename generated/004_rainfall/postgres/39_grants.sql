@@ -21,5 +21,30 @@ GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_watermark_correct" TO "r
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_maintain" TO "rainfall_consumer";
 GRANT SELECT ON "rainfall"."rainfall_transfer_pending" TO "rainfall_admin";
--- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
-GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "rainfall" TO "rainfall_admin";
+-- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
+-- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_enqueue" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_enqueue_batch" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_watermark_move" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_watermark_correct" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_dequeue" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_complete" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_fail" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_extend_lease" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_reap" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_metrics" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_peek" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_purge_batch" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_purge" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_maintain" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_redrive" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue_batch" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_watermark_move" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_watermark_correct" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_dequeue" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_metrics" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_peek" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_purge_batch" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_purge" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_maintain" TO "rainfall_admin";

@@ -140,6 +140,10 @@ ALTER TABLE "rainfall"."rainfall_events_dead" OWNER TO "rainfall_owner";
 -- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
 CREATE INDEX IF NOT EXISTS "rainfall_events_dead_ix"
     ON "rainfall"."rainfall_events_dead" ("dead_at");
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+CREATE INDEX IF NOT EXISTS "rainfall_events_dead_id_ix"
+    ON "rainfall"."rainfall_events_dead" ("id");
 
 -- qgen 0.1.0: pending_view rainfall.rainfall_events_pending, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -615,6 +619,10 @@ AS $qgen$
 DECLARE
     v$gone integer;
 BEGIN
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF "rainfall_events_fail"."retry" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: retry NULL is out of range; accepted: true or false';
+    END IF;
     IF "rainfall_events_fail"."retry" THEN
         UPDATE "rainfall"."rainfall_events" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
@@ -1742,8 +1750,33 @@ GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_watermark_correct" TO "r
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_maintain" TO "rainfall_consumer";
 GRANT SELECT ON "rainfall"."rainfall_transfer_pending" TO "rainfall_admin";
--- Admins run everything in the schema (the worker is a procedure: ROUTINES covers both).
-GRANT EXECUTE ON ALL ROUTINES IN SCHEMA "rainfall" TO "rainfall_admin";
+-- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
+-- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_enqueue" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_enqueue_batch" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_watermark_move" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_watermark_correct" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_dequeue" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_complete" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_fail" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_extend_lease" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_reap" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_metrics" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_peek" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_purge_batch" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_purge" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_maintain" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_redrive" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue_batch" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_watermark_move" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_watermark_correct" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_dequeue" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_metrics" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_peek" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_purge_batch" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_purge" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_maintain" TO "rainfall_admin";
 
 -- qgen 0.1.0: verify rainfall, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1778,6 +1811,48 @@ BEGIN
     ) AS x;
     IF v$wrong IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema rainfall: ' || v$wrong;
+    END IF;
+    -- And each function is what this install rendered, not an older version left in place (psql
+    -- without ON_ERROR_STOP goes on after a CREATE OR REPLACE that failed): md5 of its body without
+    -- whitespace (qgen.dialects.postgres.module_fingerprints) against the one rendered.
+    SELECT pg_catalog.string_agg(r.name, ', ' ORDER BY r.name) INTO v$wrong
+    FROM
+    (
+        VALUES
+            ('rainfall_events_complete', 'fbfabbbf5951f06feaae323e6ffbf1f3'),
+            ('rainfall_events_dequeue', '4dbc3caa678fa38dd4db260a432d19ba'),
+            ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
+            ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
+            ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
+            ('rainfall_events_fail', '3f39d1b1325a4d04bdcdaa81763dbb14'),
+            ('rainfall_events_maintain', 'e786eb7852ad621c1ac0dceeaf31c190'),
+            ('rainfall_events_metrics', '7f6f92827e77a2a87654db73ad0941e0'),
+            ('rainfall_events_peek', 'ad70e431db3a809c9188af75fc784ab6'),
+            ('rainfall_events_purge', 'c80955330414ca79665060c7fe3ea2b7'),
+            ('rainfall_events_purge_batch', '752504cc0f1d675a87a8b4aed0c1d3cb'),
+            ('rainfall_events_reap', 'd03050e199aeb63b011914da8b196a29'),
+            ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
+            ('rainfall_events_watermark_correct', 'fcdbfd4bf014db9b56c2e61d721dbd5e'),
+            ('rainfall_events_watermark_move', '804bf679a07d309c3a5fdba89170e61e'),
+            ('rainfall_transfer_dequeue', 'b29703a37a0aaccbdd515fb9753f7d96'),
+            ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
+            ('rainfall_transfer_enqueue', '576d4ab3b0b78ee4e25325322c734f48'),
+            ('rainfall_transfer_enqueue_batch', 'bd4d16174ef4fffed8ef372199906857'),
+            ('rainfall_transfer_maintain', '03d20d545ad8fd56d928b7665a8b4e7f'),
+            ('rainfall_transfer_metrics', '7cc1aaeddced3d443733e77814dcc8be'),
+            ('rainfall_transfer_peek', '1846abfa1179a3507e5caf7476352bbd'),
+            ('rainfall_transfer_purge', '92f7e5bb8e39dc8433d3ee334cddee0f'),
+            ('rainfall_transfer_purge_batch', '7203286b38f9aa544fbe6f7c5fc98f75'),
+            ('rainfall_transfer_watermark_correct', '9096b95571c7ca5b2bc5909b58e4126b'),
+            ('rainfall_transfer_watermark_move', 'ad1e853efc7bc1b73e68e9e6c2d66b71')
+    ) AS r (name, fingerprint)
+    JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
+    JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'rainfall'
+    WHERE pg_catalog.md5(pg_catalog.regexp_replace(p.prosrc, '[[:space:]]', '', 'g')) <> r.fingerprint;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020',
+            MESSAGE = 'qgen: installed in schema rainfall, but not as this install rendered it: ' || v$wrong,
+            HINT = 'An earlier statement failed and left an older version: read its error, fix it and run install.sql again.';
     END IF;
 END
 $qgen$;

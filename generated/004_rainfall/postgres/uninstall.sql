@@ -136,6 +136,7 @@ DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_enqueue_batch";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_enqueue";
 DROP TYPE IF EXISTS "rainfall"."rainfall_events_batch";
 DROP VIEW IF EXISTS "rainfall"."rainfall_events_pending";
+DROP INDEX IF EXISTS "rainfall"."rainfall_events_dead_id_ix";
 DROP INDEX IF EXISTS "rainfall"."rainfall_events_dead_ix";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events_dead";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events_watermark";

@@ -1,0 +1,14 @@
+-- qgen 0.1.0: run before install.sql where an older qgen installed 002_card_codes.yaml, for SQL Server (T-SQL): drops or adds what the objects of this version replace.
+-- A fresh install and a qgen revision do not need it. Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- An install by an older qgen granted the admin role EXECUTE ON SCHEMA: taken back.
+IF EXISTS (SELECT 1 FROM sys.database_permissions WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'cards')
+           AND [grantee_principal_id] = DATABASE_PRINCIPAL_ID(N'cards_admin') AND [permission_name] = N'EXECUTE')
+    REVOKE EXECUTE ON SCHEMA::[cards] FROM [cards_admin];
+GO
