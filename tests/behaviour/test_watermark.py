@@ -14,21 +14,35 @@ def take(client, n):
         return [j.id for j in client.dequeue(batch_size=n)]
 
 
-def test_the_watermark_moves_when_claims_cross_every(use_spec):
+def test_the_watermark_moves_when_a_claim_is_every_plus_slack_above_it(use_spec):
     env = use_spec(EX001)  # claim: delete, every 100, slack 50
     queue = env.client("testq")
-    ids = [r.id for r in queue.enqueue_many([{"filler": f"row {n}"} for n in range(250)])]
-    assert ids == list(range(1, 251))
+    ids = [r.id for r in queue.enqueue_many([{"filler": f"row {n}"} for n in range(400)])]
+    assert ids == list(range(1, 401))
     assert take(queue, 60) == ids[0:60]
     assert env.watermark("testq") == 0
-    assert take(queue, 60) == ids[60:120]     # crosses 100: moves to 50 below this claim's lowest id
-    assert env.watermark("testq") == 61 - 50
-    assert take(queue, 60) == ids[120:180]    # crosses nothing
-    assert env.watermark("testq") == 11
-    assert take(queue, 60) == ids[180:240]    # crosses 200
-    assert env.watermark("testq") == 181 - 50
+    assert take(queue, 60) == ids[60:120]     # 120 is not yet 150 above 0
+    assert env.watermark("testq") == 0
+    assert take(queue, 60) == ids[120:180]    # 180 is: moves to 50 below this claim's highest id
+    assert env.watermark("testq") == 180 - 50
+    assert take(queue, 60) == ids[180:240]    # 240 is 110 above 130
+    assert env.watermark("testq") == 130
+    assert take(queue, 60) == ids[240:300]    # 300 is 170 above it
+    assert env.watermark("testq") == 300 - 50
     metrics = queue.metrics()
-    assert (metrics["watermark"], metrics["lowest_pending_id"], metrics["ready"]) == (131, 241, 10)
+    assert (metrics["watermark"], metrics["lowest_pending_id"], metrics["ready"]) == (250, 301, 100)
+
+
+def test_gaps_at_every_multiple_do_not_keep_the_watermark_still(use_spec):
+    """Ids with gaps (dedupe hits, rolled-back enqueues): no claim of one job ever crossed the
+    multiples of `every` that never were jobs, and the watermark stayed at 0."""
+    env = use_spec(EX001)
+    queue = env.client("testq")
+    queue.enqueue_many([{"filler": f"row {n}"} for n in range(400)])
+    env.execute(f"DELETE FROM {env.name('testq')} WHERE {env.col('id')} % 2 = 0")  # every multiple of 100 a gap
+    for _ in range(100):
+        take(queue, 1)                           # ids 1, 3, ..., 199
+    assert env.watermark("testq") >= 150 - 50, "the watermark follows the claims across the gaps"
 
 
 def test_a_lease_queue_watermark_moves_but_never_past_an_unclaimed_row(use_spec):
@@ -38,10 +52,11 @@ def test_a_lease_queue_watermark_moves_but_never_past_an_unclaimed_row(use_spec)
     first = queue.dequeue()                   # 1..5
     queue.fail(first[1], "back with a backoff")  # 2 is unclaimed again (not yet available)
     assert env.watermark("wm") == 0
-    assert [j.id for j in queue.dequeue()] == [6, 7, 8, 9, 10]   # crosses 10: target 6 - 3 = 3
+    assert [j.id for j in queue.dequeue()] == [6, 7, 8, 9, 10]   # 10 is not yet every + slack (13) above 0
+    assert env.watermark("wm") == 0
+    assert [j.id for j in queue.dequeue()] == [11, 12, 13, 14, 15]  # 15 is: target 15 - 3 = 12
     assert env.watermark("wm") == 2, "stops at the unclaimed row 2 instead of passing it"
-    queue.dequeue()                                               # 11..15
-    assert [j.id for j in queue.dequeue()] == [16, 17, 18, 19, 20]  # crosses 20: target 13
+    assert [j.id for j in queue.dequeue()] == [16, 17, 18, 19, 20]  # target 17
     assert env.watermark("wm") == 2, "row 2 still holds it back"
 
 
@@ -59,14 +74,14 @@ def test_a_lease_queue_watermark_set_too_high_is_corrected(use_spec):
     env = use_spec(BEHAVE)
     queue = env.client("wm")
     queue.enqueue_many([{"n": n} for n in range(1, 21)])
-    queue.dequeue()
-    queue.dequeue()                                    # 1..10 leased; the move put the watermark at 3
-    assert env.watermark("wm") == 3
+    for _ in range(3):
+        queue.dequeue()                                # 1..15 leased; the move put the watermark at 15 - 3
+    assert env.watermark("wm") == 12
     env.set_watermark("wm", 500)
     assert queue.dequeue() == []
-    assert queue.metrics()["lowest_pending_id"] == 11
-    assert queue.watermark_correct() == (500, 11 - 3)
-    assert [j.id for j in queue.dequeue()] == [11, 12, 13, 14, 15]
+    assert queue.metrics()["lowest_pending_id"] == 16
+    assert queue.watermark_correct() == (500, 16 - 3)
+    assert [j.id for j in queue.dequeue()] == [16, 17, 18, 19, 20]
 
 
 def test_a_watermark_left_at_zero_is_raised_by_correct(use_spec):
@@ -101,7 +116,7 @@ def test_a_release_below_the_watermark_lowers_it(use_spec, release):
     queue = env.client("wm")
     queue.enqueue_many([{"n": n} for n in range(1, 21)])
     batches = [queue.dequeue() for _ in range(4)]    # 1..20, all leased
-    assert env.watermark("wm") == 16 - 3
+    assert env.watermark("wm") == 15 - 3
     job = batches[1][1]                               # id 7
     assert job.id == 7
     if release == "fail":

@@ -38,15 +38,16 @@ def test_watermark_in_delete_mode(installed, db):
     db.execute(f"SELECT * FROM {S}.events_enqueue_batch(%s::jsonb)", (json.dumps([{"name": f"n{i}"} for i in range(40)]),))
     with installed.connect(autocommit=False) as conn:
         rows = conn.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 3)").fetchall()  # 1..3
-        rows = conn.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 9)").fetchall()  # 4..12, crosses 10
-        assert one(conn, f"SELECT id FROM {S}.events_watermark")[0] == 2  # 4 - slack 2: nothing unclaimed below
+        rows = conn.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 9)").fetchall()  # 4..12: 12 above it
+        assert one(conn, f"SELECT id FROM {S}.events_watermark")[0] == 10  # 12 - slack 2: nothing unclaimed below
         conn.rollback()  # the move goes with the claim
     assert one(db, f"SELECT id FROM {S}.events_watermark")[0] == 0
     with installed.connect(autocommit=False) as a, installed.connect(autocommit=False) as b:
         got_a = [r[0] for r in a.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 5)").fetchall()]
         got_b = [r[0] for r in b.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 10)").fetchall()]
         assert got_a == [1, 2, 3, 4, 5] and got_b == list(range(6, 16))
-        # b crossed 10 and moved the watermark in its own transaction; a's rows (still there for b) stop it
+        # b reached every + slack above it and moved the watermark in its own transaction; a's rows
+        # (still there for b) stop it
         assert one(b, f"SELECT id FROM {S}.events_watermark")[0] == 1
         a.commit()
         b.commit()

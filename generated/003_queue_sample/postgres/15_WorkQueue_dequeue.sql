@@ -73,7 +73,6 @@ DECLARE
     v$want integer := "GetNextJob"."batch_size";
     v$exhausted bigint[];
     v$job "QueueSample"."GetNextJob_row";
-    v$lowest bigint;
     v$highest bigint;
     v$from bigint;
     v$rescan boolean;
@@ -162,7 +161,6 @@ BEGIN
                 FROM "claimed" AS "c"
                 ORDER BY "c"."id"
             LOOP
-                v$lowest := least(v$lowest, v$job."id");
                 v$highest := greatest(v$highest, v$job."id");
                 IF v$job."attempts" > 5 THEN
                     v$exhausted := v$exhausted || v$job."id";
@@ -203,7 +201,6 @@ BEGIN
                 FROM "claimed" AS "c"
                 ORDER BY "c"."id"
             LOOP
-                v$lowest := least(v$lowest, v$job."id");
                 v$highest := greatest(v$highest, v$job."id");
                 IF v$job."attempts" > 5 THEN
                     v$exhausted := v$exhausted || v$job."id";
@@ -227,9 +224,11 @@ BEGIN
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
     END LOOP;
-    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
-        PERFORM "QueueSample"."WorkQueue_watermark_move"(v$lowest);
+    -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+    -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+    -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+    IF v$highest - v$from >= 150 THEN
+        PERFORM "QueueSample"."WorkQueue_watermark_move"(v$highest);
     END IF;
 END
 $qgen$;
