@@ -95,3 +95,10 @@ def test_the_bench_reports_every_case(postgres_server, tmp_path):
         assert case["within_target"] == (case["ratio"] <= report["target_ratio"])
     assert "buffers @50" in result.stdout and "cases within the target" in result.stdout
     assert set(c["factor"] for c in report["cases"]) <= set(FACTORS)
+
+
+@pytest.mark.parametrize("mode", ["lease", "delete"])
+def test_a_lagging_job_type_does_not_slow_the_others(db, mode):
+    # Under the generic plan, a claim for one type used to walk, in id order, every job of a type
+    # nobody claims that was queued before it.
+    assert_flat(db, mode, "lagging type")

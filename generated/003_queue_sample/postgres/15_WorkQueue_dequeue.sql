@@ -190,8 +190,13 @@ BEGIN
                         WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
                           -- Below the watermark every row is claimed or gone: start the index range there.
                           AND "next"."id" >= v$from
-                          AND "next"."JobType" = "GetNextJob"."job_type"
-                        ORDER BY "next"."id"
+                          -- The job type as a range of one value, and first in ORDER BY: only the (job type, queue
+                          -- order) index gives that order, so even the generic plan seeks it. Written "= job_type",
+                          -- the planner drops the constant from the order, guesses half the rows match, and walks
+                          -- the whole queue in id order through the other types' jobs (a lagging type's backlog).
+                          AND "next"."JobType" >= "GetNextJob"."job_type"
+                          AND "next"."JobType" <= "GetNextJob"."job_type"
+                        ORDER BY "next"."JobType", "next"."id"
                         LIMIT v$want
                         FOR UPDATE SKIP LOCKED
                     ))
