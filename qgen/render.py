@@ -26,7 +26,7 @@ import jinja2
 
 from qgen import __version__
 from qgen import dialects as dialect_registry
-from qgen.catalog import DbObject, claims_in_place, spec_objects
+from qgen.catalog import DbObject, claims_in_place, spec_objects, splits_deferred
 from qgen.spec import (
     MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Spec,
     object_name, role_name, wakeup_channel,
@@ -156,6 +156,8 @@ def _queue_context(spec: Spec, queue_name: str, dialect: str) -> SimpleNamespace
         outbox_queue=outbox_queue,
         # Columns that exist only for some options; templates test these rather than re-deriving them.
         has_available_at=queue.claim == "lease" or queue.scheduling,
+        # Deferred jobs (available_at later than enqueued_at) stay off the claim path (qgen.catalog).
+        splits_deferred=splits_deferred(queue),
         mark=queue.on_complete == "mark",
         archive=queue.on_complete == "archive",
         audit=queue.audit,

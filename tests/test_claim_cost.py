@@ -102,3 +102,16 @@ def test_a_lagging_job_type_does_not_slow_the_others(db, mode):
     # Under the generic plan, a claim for one type used to walk, in id order, every job of a type
     # nobody claims that was queued before it.
     assert_flat(db, mode, "lagging type")
+
+
+@pytest.mark.parametrize("mode", ["lease", "delete"])
+def test_delayed_jobs_sit_off_the_claim_path(db, mode):
+    # Jobs whose run_at is a day away, queued before the ready ones: they pinned the watermark
+    # (still unclaimed) and every claim walked them.
+    assert_flat(db, mode, "delayed")
+
+
+def test_backed_off_jobs_sit_off_the_claim_path(db):
+    # Failed jobs waiting out an hour's backoff: each fail lowered the watermark to its job, which
+    # then held it there, and every claim walked every job behind it.
+    assert_flat(db, "lease", "backed-off")

@@ -17,7 +17,7 @@ DECLARE
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
     SELECT "w"."id" INTO "old_watermark" FROM "four"."four_queue_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "four"."four_queue" AS "job";
     END IF;

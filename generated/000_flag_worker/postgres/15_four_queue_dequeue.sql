@@ -118,7 +118,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "four"."four_queue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
             UPDATE "four"."four_queue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -127,28 +127,44 @@ BEGIN
     END IF;
     LOOP
         FOR v$job IN
-            WITH "claimed" AS
+            WITH "due" AS MATERIALIZED
+            (
+                -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+                -- in the claim index, and the watermark passes them. The due index holds only those not yet
+                -- claimed, by available_at: while none is due this reads one page.
+                SELECT "d"."id"
+                FROM "four"."four_queue" AS "d"
+                WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+                ORDER BY "d"."available_at", "d"."id"
+                LIMIT v$want
+                FOR UPDATE SKIP LOCKED
+            ),
+            "ready" AS MATERIALIZED
+            (
+                SELECT "next"."id"
+                FROM "four"."four_queue" AS "next"
+                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                  AND "next"."available_at" <= "next"."enqueued_at"
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+                  AND "next"."id" >= v$from
+                ORDER BY "next"."id"
+                LIMIT v$want - (SELECT count(*) FROM "due")
+                FOR UPDATE SKIP LOCKED
+            ),
+            "claimed" AS
             (
                 UPDATE "four"."four_queue" AS "job"
                 SET "lease_token" = v$token,
                     "lease_owner" = "four_queue_dequeue"."owner",
                     "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
+                    -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                    "available_at" = least("job"."available_at", "job"."enqueued_at"),
                     "attempts" = "job"."attempts" + 1,
                     -- A job taken over from an expired lease says so (the old token no longer holds it).
                     "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
                 -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
                 -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                WHERE "job"."id" = ANY (ARRAY
-                (
-                    SELECT "next"."id"
-                    FROM "four"."four_queue" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
-                      -- Below the watermark every row is claimed or gone: start the index range there.
-                      AND "next"."id" >= v$from
-                    ORDER BY "next"."id"
-                    LIMIT v$want
-                    FOR UPDATE SKIP LOCKED
-                ))
+                WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
                 RETURNING "job"."id", "job"."reputation", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
             )
             SELECT "c"."id", "c"."reputation", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"

@@ -99,10 +99,26 @@ BEGIN
     END IF;
 END
 $qgen$;
+-- Deferred jobs (delayed, or released with a backoff) are left out of it: see the due index below.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'four' AND "i"."indexname" = 'four_queue_claim_ix'
+                 AND "i"."indexdef" NOT LIKE '%enqueued_at%') THEN
+        DROP INDEX "four"."four_queue_claim_ix";
+    END IF;
+END
+$qgen$;
 CREATE INDEX IF NOT EXISTS "four_queue_claim_ix"
     ON "four"."four_queue" ("id")
-    WHERE "processed" = FALSE
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
     ;
+-- The due index: deferred jobs not yet claimed (a claim takes a job out of it), by the time they
+-- become available. A claim takes the due ones from here first, so however many wait for their
+-- time, no claim and no watermark steps over them.
+CREATE INDEX IF NOT EXISTS "four_queue_claim_ix_due"
+    ON "four"."four_queue" ("available_at", "id")
+    WHERE "available_at" > "enqueued_at" AND "processed" = FALSE;
 
 -- qgen 0.1.0: dead_letter_table four.four_queue_dead, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -398,7 +414,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "four"."four_queue" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     UPDATE "four"."four_queue_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -426,7 +442,7 @@ DECLARE
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
     SELECT "w"."id" INTO "old_watermark" FROM "four"."four_queue_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "four"."four_queue" AS "job";
     END IF;
@@ -578,7 +594,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "four"."four_queue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
             UPDATE "four"."four_queue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -587,28 +603,44 @@ BEGIN
     END IF;
     LOOP
         FOR v$job IN
-            WITH "claimed" AS
+            WITH "due" AS MATERIALIZED
+            (
+                -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+                -- in the claim index, and the watermark passes them. The due index holds only those not yet
+                -- claimed, by available_at: while none is due this reads one page.
+                SELECT "d"."id"
+                FROM "four"."four_queue" AS "d"
+                WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+                ORDER BY "d"."available_at", "d"."id"
+                LIMIT v$want
+                FOR UPDATE SKIP LOCKED
+            ),
+            "ready" AS MATERIALIZED
+            (
+                SELECT "next"."id"
+                FROM "four"."four_queue" AS "next"
+                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                  AND "next"."available_at" <= "next"."enqueued_at"
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+                  AND "next"."id" >= v$from
+                ORDER BY "next"."id"
+                LIMIT v$want - (SELECT count(*) FROM "due")
+                FOR UPDATE SKIP LOCKED
+            ),
+            "claimed" AS
             (
                 UPDATE "four"."four_queue" AS "job"
                 SET "lease_token" = v$token,
                     "lease_owner" = "four_queue_dequeue"."owner",
                     "lease_expires_at" = now() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
+                    -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                    "available_at" = least("job"."available_at", "job"."enqueued_at"),
                     "attempts" = "job"."attempts" + 1,
                     -- A job taken over from an expired lease says so (the old token no longer holds it).
                     "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
                 -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
                 -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                WHERE "job"."id" = ANY (ARRAY
-                (
-                    SELECT "next"."id"
-                    FROM "four"."four_queue" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
-                      -- Below the watermark every row is claimed or gone: start the index range there.
-                      AND "next"."id" >= v$from
-                    ORDER BY "next"."id"
-                    LIMIT v$want
-                    FOR UPDATE SKIP LOCKED
-                ))
+                WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
                 RETURNING "job"."id", "job"."reputation", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
             )
             SELECT "c"."id", "c"."reputation", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
@@ -829,7 +861,9 @@ REVOKE ALL ON FUNCTION "four"."four_queue_extend_lease" FROM PUBLIC;
 -- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
 -- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
 -- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
--- expired lease behind more than that many jobs (e.g. scheduled ones) waits for a claim.
+-- expired lease behind more than that many jobs waits for a claim.
+-- Deferred jobs (delayed, backed off) are not among them: they are never leased, and the claim
+-- index that reap walks leaves them out.
 CREATE OR REPLACE FUNCTION "four"."four_queue_reap"
 (
     "batch_size" integer DEFAULT 1000
@@ -857,7 +891,7 @@ BEGIN
               (
                   SELECT "first"."id"
                   FROM "four"."four_queue" AS "first"
-                  WHERE "first"."processed" = FALSE
+                  WHERE "first"."processed" = FALSE AND "first"."available_at" <= "first"."enqueued_at"
                   ORDER BY "first"."id"
                   LIMIT "four_queue_reap"."batch_size" * 10
               )

@@ -116,7 +116,7 @@ BEGIN
                 SELECT "next"."id"
                 FROM "ghosts"."testq" AS "next"
                 WHERE 1 = 1
-                  -- Below the watermark every row is claimed or gone: start the index range there.
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
                   AND "next"."id" >= v$from
                 ORDER BY "next"."id"
                 LIMIT "testq_dequeue"."batch_size"

@@ -11,7 +11,16 @@ BEGIN
     END IF;
 END
 $qgen$;
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_order_ix'
+                 AND "i"."indexdef" NOT LIKE '%enqueued_at%') THEN
+        DROP INDEX "QueueSample"."WorkQueue_claim_order_ix";
+    END IF;
+END
+$qgen$;
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_order_ix"
     ON "QueueSample"."WorkQueue" ("id")
-    WHERE "processed" = FALSE
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
     ;

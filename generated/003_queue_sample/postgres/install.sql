@@ -103,10 +103,26 @@ BEGIN
     END IF;
 END
 $qgen$;
+-- Deferred jobs (delayed, or released with a backoff) are left out of it: see the due index below.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_ix'
+                 AND "i"."indexdef" NOT LIKE '%enqueued_at%') THEN
+        DROP INDEX "QueueSample"."WorkQueue_claim_ix";
+    END IF;
+END
+$qgen$;
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_ix"
     ON "QueueSample"."WorkQueue" ("JobType", "id")
-    WHERE "processed" = FALSE
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
     ;
+-- The due index: deferred jobs not yet claimed (a claim takes a job out of it), by the time they
+-- become available. A claim takes the due ones from here first, so however many wait for their
+-- time, no claim and no watermark steps over them.
+CREATE INDEX IF NOT EXISTS "WorkQueue_claim_ix_due"
+    ON "QueueSample"."WorkQueue" ("available_at", "id")
+    WHERE "available_at" > "enqueued_at" AND "processed" = FALSE;
 
 -- qgen 0.1.0: claim_order_index QueueSample.WorkQueue_claim_order_ix, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -121,9 +137,18 @@ BEGIN
     END IF;
 END
 $qgen$;
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_order_ix'
+                 AND "i"."indexdef" NOT LIKE '%enqueued_at%') THEN
+        DROP INDEX "QueueSample"."WorkQueue_claim_order_ix";
+    END IF;
+END
+$qgen$;
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_order_ix"
     ON "QueueSample"."WorkQueue" ("id")
-    WHERE "processed" = FALSE
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
     ;
 
 -- qgen 0.1.0: processed_index QueueSample.WorkQueue_processed_ix, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -320,7 +345,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "QueueSample"."WorkQueue" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -348,7 +373,7 @@ DECLARE
 BEGIN
     -- Wait for a mover or a release holding the row; the scan below then starts after it committed.
     SELECT "w"."id" INTO "old_watermark" FROM "QueueSample"."WorkQueue_watermark" AS "w" FOR UPDATE;
-    SELECT min("job"."id") INTO v$new FROM "QueueSample"."WorkQueue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+    SELECT min("job"."id") INTO v$new FROM "QueueSample"."WorkQueue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "QueueSample"."WorkQueue" AS "job";
     END IF;
@@ -502,7 +527,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "QueueSample"."WorkQueue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < now()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
             UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -513,7 +538,31 @@ BEGIN
         -- Two statements, so each keeps its own cached plan (with and without the sub-queue filter).
         IF "GetNextJob"."job_type" IS NULL THEN
             FOR v$job IN
-                WITH "claimed" AS
+                WITH "due" AS MATERIALIZED
+                (
+                    -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+                    -- in the claim index, and the watermark passes them. The due index holds only those not yet
+                    -- claimed, by available_at: while none is due this reads one page.
+                    SELECT "d"."id"
+                    FROM "QueueSample"."WorkQueue" AS "d"
+                    WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+                    ORDER BY "d"."available_at", "d"."id"
+                    LIMIT v$want
+                    FOR UPDATE SKIP LOCKED
+                ),
+                "ready" AS MATERIALIZED
+                (
+                    SELECT "next"."id"
+                    FROM "QueueSample"."WorkQueue" AS "next"
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                      AND "next"."available_at" <= "next"."enqueued_at"
+                      -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+                      AND "next"."id" >= v$from
+                    ORDER BY "next"."id"
+                    LIMIT v$want - (SELECT count(*) FROM "due")
+                    FOR UPDATE SKIP LOCKED
+                ),
+                "claimed" AS
                 (
                     UPDATE "QueueSample"."WorkQueue" AS "job"
                     SET "lease_token" = v$token,
@@ -521,22 +570,14 @@ BEGIN
                         "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                         "claimed_at" = now(),
                         "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                        -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                        "available_at" = least("job"."available_at", "job"."enqueued_at"),
                         "attempts" = "job"."attempts" + 1,
                         -- A job taken over from an expired lease says so (the old token no longer holds it).
                         "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
                     -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
                     -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                    WHERE "job"."id" = ANY (ARRAY
-                    (
-                        SELECT "next"."id"
-                        FROM "QueueSample"."WorkQueue" AS "next"
-                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
-                          -- Below the watermark every row is claimed or gone: start the index range there.
-                          AND "next"."id" >= v$from
-                        ORDER BY "next"."id"
-                        LIMIT v$want
-                        FOR UPDATE SKIP LOCKED
-                    ))
+                    WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
                     RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
                 )
                 SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
@@ -552,7 +593,38 @@ BEGIN
             END LOOP;
         ELSE
             FOR v$job IN
-                WITH "claimed" AS
+                WITH "due" AS MATERIALIZED
+                (
+                    -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+                    -- in the claim index, and the watermark passes them. The due index holds only those not yet
+                    -- claimed, by available_at: while none is due this reads one page.
+                    SELECT "d"."id"
+                    FROM "QueueSample"."WorkQueue" AS "d"
+                    WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+                      AND "d"."JobType" = "GetNextJob"."job_type"
+                    ORDER BY "d"."available_at", "d"."id"
+                    LIMIT v$want
+                    FOR UPDATE SKIP LOCKED
+                ),
+                "ready" AS MATERIALIZED
+                (
+                    SELECT "next"."id"
+                    FROM "QueueSample"."WorkQueue" AS "next"
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                      AND "next"."available_at" <= "next"."enqueued_at"
+                      -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+                      AND "next"."id" >= v$from
+                      -- The job type as a range of one value, and first in ORDER BY: only the (job type, queue
+                      -- order) index gives that order, so even the generic plan seeks it. Written "= job_type",
+                      -- the planner drops the constant from the order, guesses half the rows match, and walks
+                      -- the whole queue in id order through the other types' jobs (a lagging type's backlog).
+                      AND "next"."JobType" >= "GetNextJob"."job_type"
+                      AND "next"."JobType" <= "GetNextJob"."job_type"
+                    ORDER BY "next"."JobType", "next"."id"
+                    LIMIT v$want - (SELECT count(*) FROM "due")
+                    FOR UPDATE SKIP LOCKED
+                ),
+                "claimed" AS
                 (
                     UPDATE "QueueSample"."WorkQueue" AS "job"
                     SET "lease_token" = v$token,
@@ -560,28 +632,14 @@ BEGIN
                         "lease_expires_at" = now() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                         "claimed_at" = now(),
                         "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                        -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                        "available_at" = least("job"."available_at", "job"."enqueued_at"),
                         "attempts" = "job"."attempts" + 1,
                         -- A job taken over from an expired lease says so (the old token no longer holds it).
                         "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
                     -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
                     -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                    WHERE "job"."id" = ANY (ARRAY
-                    (
-                        SELECT "next"."id"
-                        FROM "QueueSample"."WorkQueue" AS "next"
-                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
-                          -- Below the watermark every row is claimed or gone: start the index range there.
-                          AND "next"."id" >= v$from
-                          -- The job type as a range of one value, and first in ORDER BY: only the (job type, queue
-                          -- order) index gives that order, so even the generic plan seeks it. Written "= job_type",
-                          -- the planner drops the constant from the order, guesses half the rows match, and walks
-                          -- the whole queue in id order through the other types' jobs (a lagging type's backlog).
-                          AND "next"."JobType" >= "GetNextJob"."job_type"
-                          AND "next"."JobType" <= "GetNextJob"."job_type"
-                        ORDER BY "next"."JobType", "next"."id"
-                        LIMIT v$want
-                        FOR UPDATE SKIP LOCKED
-                    ))
+                    WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
                     RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
                 )
                 SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
@@ -803,7 +861,9 @@ REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_extend_lease" FROM PUBLIC;
 -- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
 -- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
 -- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
--- expired lease behind more than that many jobs (e.g. scheduled ones) waits for a claim.
+-- expired lease behind more than that many jobs waits for a claim.
+-- Deferred jobs (delayed, backed off) are not among them: they are never leased, and the claim
+-- index that reap walks leaves them out.
 CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_reap"
 (
     "batch_size" integer DEFAULT 1000
@@ -831,7 +891,7 @@ BEGIN
               (
                   SELECT "first"."id"
                   FROM "QueueSample"."WorkQueue" AS "first"
-                  WHERE "first"."processed" = FALSE
+                  WHERE "first"."processed" = FALSE AND "first"."available_at" <= "first"."enqueued_at"
                   ORDER BY "first"."id"
                   LIMIT "WorkQueue_reap"."batch_size" * 10
               )

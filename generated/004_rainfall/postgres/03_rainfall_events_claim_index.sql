@@ -11,7 +11,23 @@ BEGIN
     END IF;
 END
 $qgen$;
+-- Deferred jobs (delayed, or released with a backoff) are left out of it: see the due index below.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'rainfall' AND "i"."indexname" = 'rainfall_events_claim_ix'
+                 AND "i"."indexdef" NOT LIKE '%enqueued_at%') THEN
+        DROP INDEX "rainfall"."rainfall_events_claim_ix";
+    END IF;
+END
+$qgen$;
 CREATE INDEX IF NOT EXISTS "rainfall_events_claim_ix"
     ON "rainfall"."rainfall_events" ("id")
-    WHERE "processed" = FALSE
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
     ;
+-- The due index: deferred jobs not yet claimed (a claim takes a job out of it), by the time they
+-- become available. A claim takes the due ones from here first, so however many wait for their
+-- time, no claim and no watermark steps over them.
+CREATE INDEX IF NOT EXISTS "rainfall_events_claim_ix_due"
+    ON "rainfall"."rainfall_events" ("available_at", "id")
+    WHERE "available_at" > "enqueued_at" AND "processed" = FALSE;

@@ -117,7 +117,7 @@ BEGIN
                 SELECT "next"."id"
                 FROM "rainfall"."rainfall_transfer" AS "next"
                 WHERE 1 = 1
-                  -- Below the watermark every row is claimed or gone: start the index range there.
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
                   AND "next"."id" >= v$from
                 ORDER BY "next"."id"
                 LIMIT "rainfall_transfer_dequeue"."batch_size"
