@@ -102,6 +102,7 @@ class _Cell:
         """Fill the queue for this factor and size; returns a connection to keep open meanwhile (or None)."""
         sql, table_name = self.db.sql, self.name["table"]
         self.run(sql.no_autovacuum(self.schema, table_name))
+        self.run(sql.synchronous_commit(False))  # the setup's many commits need not wait for the disk
         held = None
         if self.factor == "delayed":
             self.fill(size, delay=86_400)
@@ -126,6 +127,7 @@ class _Cell:
                 self.run(sql.lease_loop(self.schema, self.name["dequeue"], size, HELD_BATCH))
             elif size:
                 held = self.db.connect(autocommit=False)
+                held.execute(sql.synchronous_commit(False))
                 for start in range(0, size, HELD_BATCH):
                     held.execute(sql.claim_in_transaction(self.schema, self.name["dequeue"]),
                                  {"batch": min(HELD_BATCH, size - start)}).fetchall()
@@ -133,6 +135,7 @@ class _Cell:
             self.fill(size + READY)
             self.claim_loop(-(-size // 10), 10)
         self.run(sql.vacuum(self.schema, table_name, analyze_only=True))  # statistics, as a live queue has
+        self.run(sql.synchronous_commit(True))   # the measured claims commit as a worker's do
         return held
 
     def measure(self, batch: int, claims: int) -> dict[str, Any]:
