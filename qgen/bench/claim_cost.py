@@ -29,6 +29,7 @@ from typing import Any, Optional, TextIO
 from qgen.bench.database import BenchDatabase, BenchError, scratch_spec, variant_queue
 from qgen.bench.procs import sample_payload
 from qgen.bench.report import table
+from qgen.catalog import claims_in_place
 from qgen.spec import Spec, object_name
 
 FACTORS = ("delayed", "backed-off", "burned ids", "lagging type", "in flight", "unvacuumed completed",
@@ -96,7 +97,7 @@ class _Cell:
     def claim_loop(self, n_claims: int, batch: int) -> None:
         if n_claims > 0:
             self.run(self.db.sql.claim_loop(self.schema, self.name["dequeue"], self.name["complete"], self.lease,
-                                            n_claims, batch))
+                                            n_claims, batch, claims_in_place(self.spec.queues[self.queue], "postgres")))
 
     def setup(self, size: int) -> Any:
         """Fill the queue for this factor and size; returns a connection to keep open meanwhile (or None)."""
