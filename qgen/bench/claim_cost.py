@@ -239,6 +239,8 @@ def plot_claim_cost(report: dict[str, Any], path: Any, plt: Any) -> None:
                       label=f"{case['mode']}, batch {case['batch']}",
                       linestyle="-" if case["mode"] == "lease" else "--")
         axis.set_xscale("symlog", linthresh=1000)
+        axis.set_xticks(report["sizes"], [f"{s:,}" for s in report["sizes"]], fontsize=7)
+        axis.minorticks_off()
         axis.set_yscale("log")
         axis.set_title(factor, fontsize=10)
         axis.set_xlabel("rows behind the claim", fontsize=8)
