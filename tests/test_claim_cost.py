@@ -115,3 +115,26 @@ def test_backed_off_jobs_sit_off_the_claim_path(db):
     # Failed jobs waiting out an hour's backoff: each fail lowered the watermark to its job, which
     # then held it there, and every claim walked every job behind it.
     assert_flat(db, "lease", "backed-off")
+
+
+def test_reap_sees_an_expired_lease_behind_delayed_jobs(db):
+    """reap looks at the first 10 x batch_size unfinished jobs in queue order (no index holds leases
+    on an in-place queue). Delayed jobs used to fill that prefix: an expired lease behind them stayed
+    leased until a claim reached it. They are not in the claim index reap walks any more."""
+    import time
+
+    from qgen.client import QueueClient
+
+    spec = _variant(load_spec(SPEC), "testq", SCHEMA, "lease", "delayed")
+    with db.scratch(spec, "claim-cost test", "testq", replace=True):
+        cell = _Cell(db, spec, "testq", "lease", "delayed")
+        try:
+            cell.fill(100, delay=86_400)          # ids 1..100: a day away
+            cell.fill(5)                          # ids 101..105: ready
+            queue = QueueClient(db.connect(), spec, "testq")
+            held = queue.dequeue(batch_size=5, lease_seconds=1)
+            assert [j.id for j in held] == [101, 102, 103, 104, 105]
+            time.sleep(1.5)                       # the worker died: its lease runs out
+            assert tuple(queue.reap(batch_size=1)) == (1, 0), "the expired lease behind 100 delayed jobs is seen"
+        finally:
+            cell.close()
