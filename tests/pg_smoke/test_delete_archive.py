@@ -92,3 +92,23 @@ def test_typed_delete_queue_with_scheduling(db):
     rows = db.execute(f"SELECT * FROM {S}.typed_enqueue_batch(%s::jsonb)", (json.dumps([{"kind": "z", "v": 9, "run_at": later.isoformat()}]),)).fetchall()
     assert one(db, f"SELECT available_at > now() FROM {S}.typed WHERE id = %s", rows[0][1])[0] is True
     assert one(db, f"SELECT to_regclass('{S}.typed_claim_ix') IS NOT NULL, to_regclass('{S}.events_claim_ix') IS NULL") == (True, True)
+
+
+def test_claims_behind_a_held_claim_leave_the_watermark_row_alone(installed, db):
+    """While a claim held open in a caller's transaction pins the watermark, every later claim is
+    far enough above it to call the mover. The mover must not take the watermark row then (it can
+    move nothing): a delete-mode claim would hold it through its caller's transaction, and with
+    claims coming all the time the rescan (SKIP LOCKED on that row) would never run."""
+    db.execute(f"TRUNCATE {S}.events, {S}.events_archive RESTART IDENTITY")
+    db.execute(f"UPDATE {S}.events_watermark SET id = 0, corrected_at = now()")
+    db.execute(f"SELECT * FROM {S}.events_enqueue_batch(%s::jsonb)", (json.dumps([{"name": f"n{i}"} for i in range(60)]),))
+    with installed.connect(autocommit=False) as holder, installed.connect(autocommit=False) as worker:
+        assert [r[0] for r in holder.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 3)").fetchall()] == [1, 2, 3]
+        worker.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 20)").fetchall()  # 4..23: moves it to 1
+        worker.commit()
+        assert one(db, f"SELECT id FROM {S}.events_watermark")[0] == 1
+        worker.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 5)").fetchall()   # 24..28: pinned at 1
+        free = db.execute(f"SELECT id FROM {S}.events_watermark FOR UPDATE SKIP LOCKED").fetchall()
+        assert free == [(1,)], "a claim that could move nothing holds the watermark row"
+        worker.rollback()
+        holder.rollback()
