@@ -56,14 +56,24 @@ def claims_in_place(queue: Queue, dialect: str | None) -> bool:
             and dialects.get(dialect).lease_claims_in_place)
 
 
+def splits_deferred(queue: Queue) -> bool:
+    """Whether a queue keeps deferred jobs (delayed at enqueue, or released with a backoff: their
+    available_at is later than their enqueued_at) off its claim path: every fifo queue that has
+    available_at. Its claim index leaves them out, the watermark passes them, and a second index,
+    by available_at, hands them to claims once they are due; so a claim never walks jobs it may
+    not take yet, however many wait. Priority queues keep them in their claim index (a due job
+    must not jump a higher priority). The catalog, the templates (q.splits_deferred) ask it."""
+    return queue.ordering == "fifo" and (queue.claim == "lease" or queue.scheduling)
+
+
 def _key_is_claim_order(queue: Queue, in_place: bool) -> bool:
-    """A fifo queue whose claim index would be the primary key: a delete queue holds only unclaimed
-    rows, and a lease queue whose claims leave rows in place (PostgreSQL) and whose finished jobs
-    leave the table (not on_complete: mark) holds only jobs waiting or in flight. The clustered
-    primary key is the claim index then, and another index on id would only slow every write."""
-    if queue.ordering != "fifo":
-        return False
-    return queue.claim == "delete" or (in_place and queue.on_complete != "mark")
+    """A fifo queue whose claim index would be the primary key: a delete queue without scheduling
+    holds only unclaimed rows, each available since its enqueue. The clustered primary key is the
+    claim index then, and another index on id would only slow every write. Any queue with
+    available_at has a claim index that leaves deferred jobs out (splits_deferred)."""
+    if queue.ordering != "fifo" or splits_deferred(queue):
+        return False  # the claim index leaves deferred jobs out: the primary key cannot
+    return queue.claim == "delete"
 
 
 def _lease_index(queue: Queue, in_place: bool) -> bool:

@@ -27,7 +27,7 @@ import jinja2
 from qgen import __version__
 from qgen.locks import limits
 from qgen import dialects as dialect_registry
-from qgen.catalog import ROUTINE_KINDS, DbObject, claims_in_place, spec_objects
+from qgen.catalog import ROUTINE_KINDS, DbObject, claims_in_place, spec_objects, splits_deferred
 from qgen.spec import (
     MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Spec,
     object_name, role_name, wakeup_channel,
@@ -159,6 +159,8 @@ def _queue_context(spec: Spec, queue_name: str, dialect: str) -> SimpleNamespace
         has_available_at=queue.claim == "lease" or queue.scheduling,
         # Rows per statement under SQL Server's lock escalation (qgen/locks.py).
         limits=limits(spec, queue_name, dialect),
+        # Deferred jobs (available_at later than enqueued_at) stay off the claim path (qgen.catalog).
+        splits_deferred=splits_deferred(queue),
         mark=queue.on_complete == "mark",
         archive=queue.on_complete == "archive",
         audit=queue.audit,

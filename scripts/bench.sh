@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproduce BENCHMARKS.md: the three runs whose tables and plot it shows, on the local PostgreSQL.
-# Writes bench/<run>.txt (the table the command printed), bench/<run>.json and bench/ghosts.png.
+# Writes bench/<run>.txt (the table the command printed), bench/<run>.json and bench/<run>.png.
 # Takes about 10 minutes on a 2-core machine; run it on an otherwise idle machine.
 # The side-by-side run against PgQueuer and procrastinate has a script (and a venv) of its own:
 #   bash scripts/bench_peers.sh --rounds 3
@@ -12,6 +12,10 @@ URL="${QGEN_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/test}"
 mkdir -p bench
 .venv/bin/qgen bench examples/001_watermark.yaml --url "$URL" --experiment ghosts \
     --rows 30000,60000 --workers 4 --json bench/ghosts.json --plot bench/ghosts.png | tee bench/ghosts.txt
+# What one claim reads as delayed, backed-off, burned-id, lagging-type, in-flight and unvacuumed rows
+# grow from 0 to 100,000 behind it (the queue tables' autovacuum off), both modes, batch 1 and 10.
+.venv/bin/qgen bench examples/001_watermark.yaml --url "$URL" --experiment claim-cost \
+    --json bench/claim_cost.json --plot bench/claim_cost.png | tee bench/claim_cost.txt
 # The throughput matrix, with its drain-and-refill cycle, on a PostgreSQL of its own whose settings
 # are initdb's defaults (autovacuum on, as production has it; this machine's shared server has it
 # off): QGEN_BENCH_AUTOVACUUM_URL points at such a server of yours instead.

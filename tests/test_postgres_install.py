@@ -90,10 +90,13 @@ def test_claim_and_purge_indexes(postgres_server):
             run_script(url, installs[-1].install)
         lease = indexes(url, "feat")  # jobs: job types, archive, dead letters; urgent: priority
         # A claim writes no indexed column (a HOT update): no index names the lease, none holds tokens.
-        # A dequeue with a job type has an index in its order; one without walks the primary key
-        # (fifo, and finished jobs leave the table).
-        assert lease["jobs_claim_ix"] == '(job_type, id)'
-        assert "jobs_claim_order_ix" not in lease and "jobs_lease_ix" not in lease
+        # A dequeue with a job type has an index in its order; one without has one in id order (the
+        # primary key would hold deferred jobs too).
+        assert lease["jobs_claim_ix"] == '(job_type, id) WHERE (available_at <= enqueued_at)'
+        assert lease["jobs_claim_order_ix"] == '(id) WHERE (available_at <= enqueued_at)'
+        # Deferred jobs (delayed, backed off) wait in the due index instead, by the time they become due.
+        assert lease["jobs_claim_ix_due"] == '(available_at, id) WHERE (available_at > enqueued_at)'
+        assert "jobs_lease_ix" not in lease
         # No watermark (priority order): nothing bounds where a claim starts, so the claim index holds
         # unleased rows only and a lease index the jobs in flight, as on SQL Server.
         assert lease["urgent_claim_ix"] == '(priority DESC, id) WHERE (lease_token IS NULL)'
@@ -107,7 +110,9 @@ def test_claim_and_purge_indexes(postgres_server):
         assert sorted(indexes(url, "ghosts")) == ["testq_pkey", "testq_watermark_pkey"]
         marked = indexes(url, "four")  # on_complete: mark
         assert marked["four_queue_processed_ix"] == "(processed_at) WHERE processed"
-        assert marked["four_queue_claim_ix"] == "(id) WHERE (processed = false)", "finished jobs leave it"
+        assert marked["four_queue_claim_ix"] == "(id) WHERE ((processed = false) AND (available_at <= enqueued_at))", \
+            "finished jobs leave it, and deferred ones"
+        assert marked["four_queue_claim_ix_due"] == "(available_at, id) WHERE ((available_at > enqueued_at) AND (processed = false))"
 
 
 @pytest.mark.parametrize("spec_path", EXAMPLES + COVERAGE_SPECS, ids=lambda p: p.stem)
@@ -168,10 +173,30 @@ def test_install_run_again_over_an_older_install_takes_the_in_place_shape(postgr
                                 "rainfall_events_extend_lease": 1}
             ix = indexes(url, "rainfall")
             assert "rainfall_events_lease_ix" not in ix
-            assert ix["rainfall_events_claim_ix"] == "(id) WHERE (processed = false)"
+            assert ix["rainfall_events_claim_ix"] == "(id) WHERE ((processed = false) AND (available_at <= enqueued_at))"
             conn.execute(f'SELECT {s}."rainfall_events_enqueue"("rainfall_id" => 1)')
             assert conn.execute(f'SELECT "corrected_at" IS NOT NULL FROM {s}."rainfall_events_watermark"').fetchone() == (True,)
             with conn.transaction(force_rollback=True):
                 conn.execute(f'SELECT * FROM {s}."rainfall_events_dequeue"("batch_size" => 1)').fetchall()
                 assert conn.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables "
                                     "WHERE relid = 'rainfall.rainfall_events'::regclass").fetchone() == (1, 1)
+
+
+def test_install_run_again_replaces_a_claim_index_that_holds_deferred_jobs(postgres_server):
+    """An install an earlier qgen made has a claim index with delayed and backed-off jobs in it (its
+    filter does not name enqueued_at): upgrade.sql then install.sql drop it and create the one that
+    leaves them out, and the due index beside it."""
+    spec = run_spec(load_spec(ROOT / "examples" / "000_flag_worker.yaml"))
+    rendering = render_spec(spec, "000_flag_worker.yaml", "postgres")
+    install = rendering.install
+    with scratch_database("qgen_due_again") as url:
+        run_script(url, HANDLER["000_flag_worker"])
+        run_script(url, install)
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute('DROP INDEX four."four_queue_claim_ix"')
+            conn.execute('DROP INDEX four."four_queue_claim_ix_due"')
+            conn.execute('CREATE INDEX "four_queue_claim_ix" ON four."four_queue" ("id") WHERE "processed" = FALSE')
+        run_script(url, rendering.upgrade + install)  # upgrade.sql first, as over any older install
+        ix = indexes(url, "four")
+        assert ix["four_queue_claim_ix"] == "(id) WHERE ((processed = false) AND (available_at <= enqueued_at))"
+        assert ix["four_queue_claim_ix_due"].startswith("(available_at, id)")

@@ -68,11 +68,19 @@ def _bench(args: argparse.Namespace) -> int:
             idle_seconds=args.idle_seconds, batch=args.batch or spec.queues[queue].batch_size, schema=args.schema,
             keep=args.keep), stream)
         text = latency_table(report)
+    elif args.experiment == "claim-cost":
+        from qgen.bench.claim_cost import ClaimCostOptions, claim_cost_table, run_claim_cost
+
+        report = run_claim_cost(db, spec, queue, ClaimCostOptions(
+            sizes=tuple(args.sizes), batches=tuple(args.batches or (1, 10)), modes=tuple(args.modes),
+            factors=tuple(args.factors) if args.factors else None, schema=args.schema, keep=args.keep,
+            replace=args.replace), stream)
+        text = claim_cost_table(report)
     elif args.experiment == "throughput":
         from qgen.bench.throughput import ThroughputOptions, run_throughput, throughput_table
 
         report = run_throughput(db, spec, queue, ThroughputOptions(
-            workers=args.workers, batches=tuple(args.batches), seconds=args.seconds, schema=args.schema,
+            workers=args.workers, batches=tuple(args.batches or (1, 10, 100)), seconds=args.seconds, schema=args.schema,
             keep=args.keep, replace=args.replace, refill_rows=args.refill_rows), stream)
         text = throughput_table(report)
     else:
@@ -147,16 +155,25 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
                        help="start over in a scratch schema an earlier bench kept (never one bench did not create)")
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
-    bench.add_argument("--experiment", choices=("ghosts", "throughput", "maintain", "latency"),
+    bench.add_argument("--experiment", choices=("ghosts", "throughput", "maintain", "latency", "claim-cost"),
                        help="ghosts: seed 001's drain under a held snapshot; throughput: the targets' matrix; "
                        "maintain: what the built-in maintenance costs per call (idle, skipped, busy, full reap); "
                        "latency: enqueue-to-start latency and idle workers' CPU, polling against wake-ups, and "
-                       "what NOTIFY costs enqueue")
+                       "what NOTIFY costs enqueue; claim-cost: buffers and time per claim as delayed, backed-off, "
+                       "burned-id, lagging-type, in-flight and unvacuumed rows grow behind it")
     bench.add_argument("--rows", type=_int_list, default=[30_000, 60_000],
                        help="ghosts: queue sizes to drain, comma-separated (default 30000,60000)")
     bench.add_argument("--variants", type=lambda s: s.split(","), help="ghosts: which variants (default all)")
-    bench.add_argument("--batches", type=_int_list, default=[1, 10, 100],
-                       help="throughput: claim batch sizes (default 1,10,100)")
+    bench.add_argument("--batches", type=_int_list,
+                       help="throughput: claim batch sizes (default 1,10,100); claim-cost: (default 1,10)")
+    bench.add_argument("--sizes", type=_count_list, default=[0, 1_000, 10_000, 100_000],
+                       help="claim-cost: rows of each factor behind the claims, comma-separated (default "
+                       "0,1000,10000,100000)")
+    bench.add_argument("--factors", type=lambda s: s.split(","),
+                       help="claim-cost: which factors (delayed, backed-off, burned, lagging, in-flight, unvacuumed, "
+                       "priority; default all)")
+    bench.add_argument("--modes", type=lambda s: s.split(","), default=["lease", "delete"],
+                       help="claim-cost: claim modes (default lease,delete)")
     bench.add_argument("--seconds", type=float, default=5.0,
                        help="throughput: about how long each measurement runs; latency: how long the producer "
                        "enqueues, and the enqueue-cost run lasts (default 5)")
@@ -168,7 +185,7 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
                        help="throughput: jobs in the drain-and-refill cycle that measures table growth "
                        "(default 100000; 0 skips it)")
     bench.add_argument("--plot", metavar="PNG", help="ghosts: plot drain time against rows; latency: the latency "
-                       "distributions (needs matplotlib)")
+                       "distributions; claim-cost: buffers per claim against rows behind it (needs matplotlib)")
     bench.set_defaults(func=cmd_bench)
 
 
@@ -180,6 +197,13 @@ def _count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r}: accepted: a whole number, 0 or more")
     return value
+
+
+def _count_list(text: str) -> list[int]:
+    values = [_count(v) for v in text.split(",") if v.strip()]
+    if not values:
+        raise argparse.ArgumentTypeError(f"{text!r}: accepted: whole numbers, 0 or more, separated by commas")
+    return values
 
 
 def _int_list(text: str) -> list[int]:

@@ -10,8 +10,9 @@ from qgen.bench.database import BenchError
 
 
 def plot_report(report: dict[str, Any], path: Path) -> None:
-    if report.get("experiment") not in ("ghosts", "latency"):
-        raise BenchError("--plot draws the ghost and latency experiments (--experiment ghosts | latency)")
+    if report.get("experiment") not in ("ghosts", "latency", "claim-cost"):
+        raise BenchError("--plot draws the ghost, latency and claim-cost experiments "
+                         "(--experiment ghosts | latency | claim-cost)")
     try:
         import matplotlib
 
@@ -19,6 +20,11 @@ def plot_report(report: dict[str, Any], path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise BenchError("--plot needs matplotlib: pip install 'qgen[bench]'") from None
+    if report["experiment"] == "claim-cost":
+        from qgen.bench.claim_cost import plot_claim_cost
+
+        plot_claim_cost(report, path, plt)
+        return
     if report["experiment"] == "latency":
         from qgen.bench.latency import plot_latency
 

@@ -38,15 +38,16 @@ def test_watermark_in_delete_mode(installed, db):
     db.execute(f"SELECT * FROM {S}.events_enqueue_batch(%s::jsonb)", (json.dumps([{"name": f"n{i}"} for i in range(40)]),))
     with installed.connect(autocommit=False) as conn:
         rows = conn.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 3)").fetchall()  # 1..3
-        rows = conn.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 9)").fetchall()  # 4..12, crosses 10
-        assert one(conn, f"SELECT id FROM {S}.events_watermark")[0] == 2  # 4 - slack 2: nothing unclaimed below
+        rows = conn.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 9)").fetchall()  # 4..12: 12 above it
+        assert one(conn, f"SELECT id FROM {S}.events_watermark")[0] == 10  # 12 - slack 2: nothing unclaimed below
         conn.rollback()  # the move goes with the claim
     assert one(db, f"SELECT id FROM {S}.events_watermark")[0] == 0
     with installed.connect(autocommit=False) as a, installed.connect(autocommit=False) as b:
         got_a = [r[0] for r in a.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 5)").fetchall()]
         got_b = [r[0] for r in b.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 10)").fetchall()]
         assert got_a == [1, 2, 3, 4, 5] and got_b == list(range(6, 16))
-        # b crossed 10 and moved the watermark in its own transaction; a's rows (still there for b) stop it
+        # b reached every + slack above it and moved the watermark in its own transaction; a's rows
+        # (still there for b) stop it
         assert one(b, f"SELECT id FROM {S}.events_watermark")[0] == 1
         a.commit()
         b.commit()
@@ -91,3 +92,23 @@ def test_typed_delete_queue_with_scheduling(db):
     rows = db.execute(f"SELECT * FROM {S}.typed_enqueue_batch(%s::jsonb)", (json.dumps([{"kind": "z", "v": 9, "run_at": later.isoformat()}]),)).fetchall()
     assert one(db, f"SELECT available_at > now() FROM {S}.typed WHERE id = %s", rows[0][1])[0] is True
     assert one(db, f"SELECT to_regclass('{S}.typed_claim_ix') IS NOT NULL, to_regclass('{S}.events_claim_ix') IS NULL") == (True, True)
+
+
+def test_claims_behind_a_held_claim_leave_the_watermark_row_alone(installed, db):
+    """While a claim held open in a caller's transaction pins the watermark, every later claim is
+    far enough above it to call the mover. The mover must not take the watermark row then (it can
+    move nothing): a delete-mode claim would hold it through its caller's transaction, and with
+    claims coming all the time the rescan (SKIP LOCKED on that row) would never run."""
+    db.execute(f"TRUNCATE {S}.events, {S}.events_archive RESTART IDENTITY")
+    db.execute(f"UPDATE {S}.events_watermark SET id = 0, corrected_at = now()")
+    db.execute(f"SELECT * FROM {S}.events_enqueue_batch(%s::jsonb)", (json.dumps([{"name": f"n{i}"} for i in range(60)]),))
+    with installed.connect(autocommit=False) as holder, installed.connect(autocommit=False) as worker:
+        assert [r[0] for r in holder.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 3)").fetchall()] == [1, 2, 3]
+        worker.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 20)").fetchall()  # 4..23: moves it to 1
+        worker.commit()
+        assert one(db, f"SELECT id FROM {S}.events_watermark")[0] == 1
+        worker.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 5)").fetchall()   # 24..28: pinned at 1
+        free = db.execute(f"SELECT id FROM {S}.events_watermark FOR UPDATE SKIP LOCKED").fetchall()
+        assert free == [(1,)], "a claim that could move nothing holds the watermark row"
+        worker.rollback()
+        holder.rollback()

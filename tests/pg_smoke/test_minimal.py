@@ -125,23 +125,31 @@ def test_watermark_move_fail_correct(db):
     db.execute(f"SELECT * FROM {S}.jobs_enqueue_batch(%s::jsonb)",
                ("[" + ",".join(f'{{"url": "u{i}"}}' for i in range(300)) + "]",))
     tokens = []
-    for _ in range(12):  # claims ids 1..120; the claim of 91..100 crosses 100 and moves to 91 - 50
+    for _ in range(16):  # claims ids 1..160; the claim of 141..150, every + slack above 0, moves it to 150 - 50
         tokens.append(db.execute(f"SELECT * FROM {S}.jobs_dequeue()").fetchall())
-    assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 41
+    assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 100
     # A release below the watermark lowers it.
     first = tokens[0][0]
     assert one(db, f"SELECT {S}.jobs_fail(%s, %s)", first[3], first[0])[0] == 0
     assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 1
-    # move never lowers, stops at the lowest unclaimed row in the range it would pass.
+    # move never lowers, stops at the lowest unclaimed row in the range it would pass; a job waiting
+    # out its backoff (deferred: available later than enqueued) is not one, the due index holds it.
     db.execute(f"SELECT {S}.jobs_watermark_move(200)")
-    assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 1
+    assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 150
+    db.execute(f"UPDATE {S}.jobs SET lease_token = NULL, available_at = enqueued_at WHERE id = 3")  # unclaimed, ready
+    db.execute(f"UPDATE {S}.jobs_watermark SET id = 1")
+    db.execute(f"SELECT {S}.jobs_watermark_move(200)")
+    assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 3
+    db.execute(f"UPDATE {S}.jobs SET lease_token = gen_random_uuid() WHERE id = 3")
     db.execute(f"UPDATE {S}.jobs_watermark SET id = 5")
     db.execute(f"SELECT {S}.jobs_watermark_move(60)")
     assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 10  # ids 5..9 are claimed: up to the target
     db.execute(f"SELECT {S}.jobs_watermark_move(1000)")
-    assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 121  # the lowest unclaimed id in [10, 950)
-    # correct: the slack (50) below the lowest unclaimed id overall, never below 0.
-    assert one(db, f"SELECT * FROM {S}.jobs_watermark_correct()") == (121, 0)
+    assert one(db, f"SELECT id FROM {S}.jobs_watermark")[0] == 161  # the lowest unclaimed id in [10, 950)
+    # correct: the slack (50) below the lowest unclaimed id overall (the deferred job 1 aside), never below 0.
+    assert one(db, f"SELECT * FROM {S}.jobs_watermark_correct()") == (161, 111)
+    db.execute(f"UPDATE {S}.jobs SET available_at = enqueued_at WHERE id = 1")  # no longer deferred: it counts
+    assert one(db, f"SELECT * FROM {S}.jobs_watermark_correct()") == (111, 0)
     # everything claimed: the slack below one past the highest id
     db.execute(f"UPDATE {S}.jobs SET lease_token = gen_random_uuid()")
     assert one(db, f"SELECT * FROM {S}.jobs_watermark_correct()") == (0, 251)

@@ -28,6 +28,20 @@ BEGIN
     -- It also stops at a row another open transaction has locked (present under NOLOCK, skipped by
     -- READPAST): a lease claim inside a caller's transaction that may still roll back, or a
     -- completion in flight. Rows this transaction claimed itself are not skipped by READPAST.
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction, an insert not yet committed), nothing can move, and dequeue calls
+    -- this after every such claim; writing the watermark row then would hold it through the
+    -- caller's transaction, and the rescan and the other movers would skip it while claims go on.
+    DECLARE @q$current bigint = (SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK));
+    IF @q$current IS NULL OR @q$current >= @q$target
+        RETURN;
+    IF EXISTS (SELECT 1 FROM [four].[four_queue] AS [job] WITH (NOLOCK)
+               WHERE [job].[id] = @q$current
+                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                      OR NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                     WHERE [settled].[id] = [job].[id]))
+              )
+        RETURN;
     UPDATE [w]
     SET [id] = COALESCE(
             (

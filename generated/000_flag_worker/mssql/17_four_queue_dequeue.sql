@@ -107,11 +107,13 @@ BEGIN
         INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
-        -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-        DECLARE @q$lowest bigint, @q$highest bigint;
-        SELECT @q$lowest = MIN([id]), @q$highest = MAX([id]) FROM @q$claimed;
-        IF @q$highest / 100 > (@q$lowest - 1) / 100
-            EXEC [four].[four_queue_watermark_move] @claimed_from = @q$lowest;
+        -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+        -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+        -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+        DECLARE @q$highest bigint;
+        SELECT @q$highest = MAX([id]) FROM @q$claimed;
+        IF @q$highest - @q$from >= 150
+            EXEC [four].[four_queue_watermark_move] @claimed_from = @q$highest;
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)

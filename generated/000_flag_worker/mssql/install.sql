@@ -383,6 +383,20 @@ BEGIN
     -- It also stops at a row another open transaction has locked (present under NOLOCK, skipped by
     -- READPAST): a lease claim inside a caller's transaction that may still roll back, or a
     -- completion in flight. Rows this transaction claimed itself are not skipped by READPAST.
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction, an insert not yet committed), nothing can move, and dequeue calls
+    -- this after every such claim; writing the watermark row then would hold it through the
+    -- caller's transaction, and the rescan and the other movers would skip it while claims go on.
+    DECLARE @q$current bigint = (SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK));
+    IF @q$current IS NULL OR @q$current >= @q$target
+        RETURN;
+    IF EXISTS (SELECT 1 FROM [four].[four_queue] AS [job] WITH (NOLOCK)
+               WHERE [job].[id] = @q$current
+                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                      OR NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                     WHERE [settled].[id] = [job].[id]))
+              )
+        RETURN;
     UPDATE [w]
     SET [id] = COALESCE(
             (
@@ -564,11 +578,13 @@ BEGIN
         INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
-        -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-        DECLARE @q$lowest bigint, @q$highest bigint;
-        SELECT @q$lowest = MIN([id]), @q$highest = MAX([id]) FROM @q$claimed;
-        IF @q$highest / 100 > (@q$lowest - 1) / 100
-            EXEC [four].[four_queue_watermark_move] @claimed_from = @q$lowest;
+        -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+        -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+        -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+        DECLARE @q$highest bigint;
+        SELECT @q$highest = MAX([id]) FROM @q$claimed;
+        IF @q$highest - @q$from >= 150
+            EXEC [four].[four_queue_watermark_move] @claimed_from = @q$highest;
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1374,7 +1390,7 @@ FROM
 (
     VALUES
         (N'four_queue_complete', 0x9C95FBD9A3E865BC661F1A5660E502373A7911E7EBB290288E18EEE9E067489D),
-        (N'four_queue_dequeue', 0xB58EE7FF4B8127E1CFED76E2F368687FD1792692442C90924B1778E36C4693D8),
+        (N'four_queue_dequeue', 0x7553FFFE3438059AA50F26349838E2036AB4F5BE52A47B09218BB4E532763AF7),
         (N'four_queue_enqueue', 0x059231E3467807E474897CF29957C5C42A7AA559DD6DBD01695F37C5111B3D29),
         (N'four_queue_enqueue_batch', 0x0D869F7C01AF8FBE9174EF39C31C765FE43764A4BB2915DF10B410F2C3A4A684),
         (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
@@ -1389,7 +1405,7 @@ FROM
         (N'four_queue_reap', 0x55F82D544885E1E89375EB2D177F411F2AA42561EACD07F6F212CFE189E5AD99),
         (N'four_queue_redrive', 0x6677ACFE498BDAB00C793120E47836AA1DB120DE36F6CFFAB1ECE2DD892E2121),
         (N'four_queue_watermark_correct', 0x9781189D5FCCACDE0AEFEB04595A4B5B143100F35188CBED3722A0B5262ABC3C),
-        (N'four_queue_watermark_move', 0x8D16D75F6E3DAA903607914A1DDDD42E1EF3F36565AF3BE43935DE0A80895BF2),
+        (N'four_queue_watermark_move', 0xBCE2CE92DB850AEFA616253B0F5729488E3226B2C74A62793A7FB586B7E0E538),
         (N'four_queue_worker', 0x894E98A8D25AB5B63113B68B698090C371D9D23A5265C396A368BA841732D9A5)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'four.' + [r].[name])

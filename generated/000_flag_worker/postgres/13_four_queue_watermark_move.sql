@@ -22,6 +22,18 @@ BEGIN
     IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
         RETURN;
     END IF;
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction), nothing can move, and dequeue calls this after every such claim;
+    -- taking the watermark row then would hold it through the caller's transaction, and the rescan
+    -- and the other movers would skip it for as long as claims keep coming.
+    SELECT "w"."id" INTO v$current FROM "four"."four_queue_watermark" AS "w";
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM "four"."four_queue" AS "job"
+               WHERE "job"."id" = v$current AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at") THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
     SELECT "w"."id" INTO v$current FROM "four"."four_queue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
     IF NOT FOUND OR v$current >= v$target THEN
@@ -35,7 +47,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "four"."four_queue" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     UPDATE "four"."four_queue_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);

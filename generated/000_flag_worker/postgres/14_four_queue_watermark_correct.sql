@@ -33,7 +33,7 @@ BEGIN
         RETURN NEXT;
         RETURN;
     END IF;
-    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "four"."four_queue" AS "job";
     END IF;

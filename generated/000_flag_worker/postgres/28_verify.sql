@@ -40,7 +40,7 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dequeue', 'a3ab52260ea1901cc9259aee0c18fc33'),
+            ('four_queue_dequeue', '79afdf097417169210dfcc5e0948c4fd'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),
@@ -50,10 +50,10 @@ BEGIN
             ('four_queue_peek', '065001ddbfa424a2243322df63bb4326'),
             ('four_queue_purge', 'bbfdda4dcbeba703885bd271be9c06ef'),
             ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
-            ('four_queue_reap', '809045c9256756ee46b6ce516d40a102'),
+            ('four_queue_reap', 'f96dcc05b25666491bada8d5c1b1099e'),
             ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
-            ('four_queue_watermark_correct', '145237221be162daab882a521f42fce7'),
-            ('four_queue_watermark_move', '1395500d63b0b529974f9e9a9c266af5'),
+            ('four_queue_watermark_correct', 'dec6e27724b1e17947d858e169a5ee21'),
+            ('four_queue_watermark_move', 'ea938a13a08b9c07963d9bcb42975f93'),
             ('four_queue_worker', '20ee81ec2180b28bd3bc2721b8cf4337')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name

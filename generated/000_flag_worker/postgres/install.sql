@@ -90,10 +90,17 @@ ALTER TABLE "four"."four_queue" OWNER TO "four_owner";
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
 -- update); a claim starts at the watermark and steps over the jobs in flight there.
+-- Deferred jobs (delayed, or released with a backoff) are left out of it: see the due index below.
 CREATE INDEX IF NOT EXISTS "four_queue_claim_ix"
     ON "four"."four_queue" ("id")
-    WHERE "processed" = FALSE
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
     ;
+-- The due index: deferred jobs not yet claimed (a claim takes a job out of it), by the time they
+-- become available. A claim takes the due ones from here first, so however many wait for their
+-- time, no claim and no watermark steps over them.
+CREATE INDEX IF NOT EXISTS "four_queue_claim_ix_due"
+    ON "four"."four_queue" ("available_at", "id")
+    WHERE "available_at" > "enqueued_at" AND "processed" = FALSE;
 
 -- qgen 0.1.0: dead_letter_table four.four_queue_dead, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -380,6 +387,18 @@ BEGIN
     IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
         RETURN;
     END IF;
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction), nothing can move, and dequeue calls this after every such claim;
+    -- taking the watermark row then would hold it through the caller's transaction, and the rescan
+    -- and the other movers would skip it for as long as claims keep coming.
+    SELECT "w"."id" INTO v$current FROM "four"."four_queue_watermark" AS "w";
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM "four"."four_queue" AS "job"
+               WHERE "job"."id" = v$current AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at") THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
     SELECT "w"."id" INTO v$current FROM "four"."four_queue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
     IF NOT FOUND OR v$current >= v$target THEN
@@ -393,7 +412,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "four"."four_queue" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     UPDATE "four"."four_queue_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -437,7 +456,7 @@ BEGIN
         RETURN NEXT;
         RETURN;
     END IF;
-    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+    SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "four"."four_queue" AS "job";
     END IF;
@@ -520,7 +539,6 @@ DECLARE
     -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
     v$spent uuid := gen_random_uuid();
     v$job "four"."four_queue_dequeue_row";
-    v$lowest bigint;
     v$highest bigint;
     v$from bigint;
     v$rescan boolean;
@@ -568,7 +586,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "four"."four_queue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
             UPDATE "four"."four_queue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -577,35 +595,55 @@ BEGIN
     END IF;
     LOOP
         FOR v$job IN
-            WITH "claimed" AS
+            WITH "due" AS MATERIALIZED
+            (
+                -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+                -- in the claim index, and the watermark passes them. The due index holds only those not yet
+                -- claimed, by available_at: while none is due this reads one page.
+                SELECT "d"."id"
+                FROM "four"."four_queue" AS "d"
+                -- now(), not the clock: what a claim may take is judged as of its transaction's start, which
+                -- can only make it take less (never a job before its time, never a live lease); the leases it
+                -- grants are timed from the clock. A stable now() also keeps the planner's estimates, and with
+                -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
+                -- walked 142 buffers where it walks 11).
+                WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+                ORDER BY "d"."available_at", "d"."id"
+                LIMIT v$want
+                FOR UPDATE SKIP LOCKED
+            ),
+            "ready" AS MATERIALIZED
+            (
+                SELECT "next"."id"
+                FROM "four"."four_queue" AS "next"
+                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                  AND "next"."available_at" <= "next"."enqueued_at"
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+                  AND "next"."id" >= v$from
+                ORDER BY "next"."id"
+                LIMIT v$want - (SELECT count(*) FROM "due")
+                FOR UPDATE SKIP LOCKED
+            ),
+            "claimed" AS
             (
                 UPDATE "four"."four_queue" AS "job"
                 SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
                     "lease_owner" = "four_queue_dequeue"."owner",
                     "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
+                    -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                    "available_at" = least("job"."available_at", "job"."enqueued_at"),
                     "attempts" = "job"."attempts" + 1,
                     -- A job taken over from an expired lease says so (the old token no longer holds it).
                     "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
                 -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
                 -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                WHERE "job"."id" = ANY (ARRAY
-                (
-                    SELECT "next"."id"
-                    FROM "four"."four_queue" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
-                      -- Below the watermark every row is claimed or gone: start the index range there.
-                      AND "next"."id" >= v$from
-                    ORDER BY "next"."id"
-                    LIMIT v$want
-                    FOR UPDATE SKIP LOCKED
-                ))
+                WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
                 RETURNING "job"."id", "job"."reputation", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
             )
             SELECT "c"."id", "c"."reputation", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
             FROM "claimed" AS "c"
             ORDER BY "c"."id"
         LOOP
-            v$lowest := least(v$lowest, v$job."id");
             v$highest := greatest(v$highest, v$job."id");
             IF v$job."lease_token" = v$spent THEN
                 v$exhausted := v$exhausted || v$job."id";
@@ -628,9 +666,11 @@ BEGIN
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
     END LOOP;
-    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
-        PERFORM "four"."four_queue_watermark_move"(v$lowest);
+    -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+    -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+    -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+    IF v$highest - v$from >= 150 THEN
+        PERFORM "four"."four_queue_watermark_move"(v$highest);
     END IF;
 END
 $qgen$;
@@ -815,7 +855,9 @@ REVOKE ALL ON FUNCTION "four"."four_queue_extend_lease" FROM PUBLIC;
 -- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
 -- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
 -- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
--- expired lease behind more than that many jobs (e.g. scheduled ones) waits for a claim.
+-- expired lease behind more than that many jobs waits for a claim.
+-- Deferred jobs (delayed, backed off) are not among them: they are never leased, and the claim
+-- index that reap walks leaves them out.
 CREATE OR REPLACE FUNCTION "four"."four_queue_reap"
 (
     "batch_size" integer DEFAULT 1000
@@ -843,7 +885,7 @@ BEGIN
               (
                   SELECT "first"."id"
                   FROM "four"."four_queue" AS "first"
-                  WHERE "first"."processed" = FALSE
+                  WHERE "first"."processed" = FALSE AND "first"."available_at" <= "first"."enqueued_at"
                   ORDER BY "first"."id"
                   LIMIT "four_queue_reap"."batch_size" * 10
               )
@@ -1356,7 +1398,7 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dequeue', 'a3ab52260ea1901cc9259aee0c18fc33'),
+            ('four_queue_dequeue', '79afdf097417169210dfcc5e0948c4fd'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),
@@ -1366,10 +1408,10 @@ BEGIN
             ('four_queue_peek', '065001ddbfa424a2243322df63bb4326'),
             ('four_queue_purge', 'bbfdda4dcbeba703885bd271be9c06ef'),
             ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
-            ('four_queue_reap', '809045c9256756ee46b6ce516d40a102'),
+            ('four_queue_reap', 'f96dcc05b25666491bada8d5c1b1099e'),
             ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
-            ('four_queue_watermark_correct', '145237221be162daab882a521f42fce7'),
-            ('four_queue_watermark_move', '1395500d63b0b529974f9e9a9c266af5'),
+            ('four_queue_watermark_correct', 'dec6e27724b1e17947d858e169a5ee21'),
+            ('four_queue_watermark_move', 'ea938a13a08b9c07963d9bcb42975f93'),
             ('four_queue_worker', '20ee81ec2180b28bd3bc2721b8cf4337')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name

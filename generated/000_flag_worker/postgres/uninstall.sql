@@ -134,6 +134,7 @@ DROP INDEX IF EXISTS "four"."four_queue_processed_ix";
 DROP INDEX IF EXISTS "four"."four_queue_dead_dedupe_ux";
 DROP INDEX IF EXISTS "four"."four_queue_dedupe_ux";
 DROP TABLE IF EXISTS "four"."four_queue_dead";
+DROP INDEX IF EXISTS "four"."four_queue_claim_ix_due";
 DROP INDEX IF EXISTS "four"."four_queue_claim_ix";
 DROP TABLE IF EXISTS "four"."four_queue";
 COMMIT;

@@ -28,6 +28,17 @@ BEGIN
     -- A row an open delete-mode claim holds is invisible to NOLOCK (deleted, uncommitted) and
     -- skipped by READPAST; only a locking read could see it, and that would wait for the claimer.
     -- If that claim rolls back below the watermark, dequeue's rescan (watermark.rescan) finds it.
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction, an insert not yet committed), nothing can move, and dequeue calls
+    -- this after every such claim; writing the watermark row then would hold it through the
+    -- caller's transaction, and the rescan and the other movers would skip it while claims go on.
+    DECLARE @q$current bigint = (SELECT [id] FROM [ghosts].[testq_watermark] WITH (NOLOCK));
+    IF @q$current IS NULL OR @q$current >= @q$target
+        RETURN;
+    IF EXISTS (SELECT 1 FROM [ghosts].[testq] AS [job] WITH (NOLOCK)
+               WHERE [job].[id] = @q$current
+              )
+        RETURN;
     UPDATE [w]
     SET [id] = COALESCE(
             (

@@ -258,6 +258,17 @@ BEGIN
     -- A row an open delete-mode claim holds is invisible to NOLOCK (deleted, uncommitted) and
     -- skipped by READPAST; only a locking read could see it, and that would wait for the claimer.
     -- If that claim rolls back below the watermark, dequeue's rescan (watermark.rescan) finds it.
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction, an insert not yet committed), nothing can move, and dequeue calls
+    -- this after every such claim; writing the watermark row then would hold it through the
+    -- caller's transaction, and the rescan and the other movers would skip it while claims go on.
+    DECLARE @q$current bigint = (SELECT [id] FROM [ghosts].[testq_watermark] WITH (NOLOCK));
+    IF @q$current IS NULL OR @q$current >= @q$target
+        RETURN;
+    IF EXISTS (SELECT 1 FROM [ghosts].[testq] AS [job] WITH (NOLOCK)
+               WHERE [job].[id] = @q$current
+              )
+        RETURN;
     UPDATE [w]
     SET [id] = COALESCE(
             (
@@ -418,11 +429,13 @@ BEGIN
         INTO @q$claimed ([id], [filler], [enqueued_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
-        -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-        DECLARE @q$lowest bigint, @q$highest bigint;
-        SELECT @q$lowest = MIN([id]), @q$highest = MAX([id]) FROM @q$claimed;
-        IF @q$highest / 100 > (@q$lowest - 1) / 100
-            EXEC [ghosts].[testq_watermark_move] @claimed_from = @q$lowest;
+        -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+        -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+        -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+        DECLARE @q$highest bigint;
+        SELECT @q$highest = MAX([id]) FROM @q$claimed;
+        IF @q$highest - @q$from >= 150
+            EXEC [ghosts].[testq_watermark_move] @claimed_from = @q$highest;
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -761,7 +774,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'gh
 FROM
 (
     VALUES
-        (N'testq_dequeue', 0xF8B73A1924D2246BC37AFCD9C32F81DFFBA25530CA15A52366FC64C35FECA983),
+        (N'testq_dequeue', 0x53FAAD37C2A6B8581A655F9BE2965A02EA9C711681ACAEFBF65C543F4682AEAE),
         (N'testq_enqueue', 0xF31E4714C145B90AFEA3E4ABB8B340F7C54FCC06A568EB1CADA6D50FAF59F1FF),
         (N'testq_enqueue_batch', 0x2D719A1C597CDAC771B199A30E704020314B022ABE2BC90DCADB385F4B256AEF),
         (N'testq_enqueue_json', 0x9256A59FE6DBCDA33FD7E7DD6380AB58FBE25C66D3CE255F58A6B2B96A843C26),
@@ -772,7 +785,7 @@ FROM
         (N'testq_purge', 0x2D7BA223F9EF8F92A16086ABDFFBA0819F0DE7E79C76B3D05580389A9F552719),
         (N'testq_purge_batch', 0x4329596FF4670789F5F382C2F8C768C903045C2A54A5CFC3A3BB68DA0ABF8757),
         (N'testq_watermark_correct', 0x03D97131223E69EE66A0DC7D48D9F794C6FB72E68B69C02ED980E48D6A7159A0),
-        (N'testq_watermark_move', 0x53D78F52C00A567337004EDB337F25A267FF34781578E43E434D5F490395A30F)
+        (N'testq_watermark_move', 0xE962EABCE4FA73C7B204F25CD40B050585779975AB695C19EC7AF5163C0D9E97)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'ghosts.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

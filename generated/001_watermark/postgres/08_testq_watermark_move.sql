@@ -22,6 +22,18 @@ BEGIN
     IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
         RETURN;
     END IF;
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction), nothing can move, and dequeue calls this after every such claim;
+    -- taking the watermark row then would hold it through the caller's transaction, and the rescan
+    -- and the other movers would skip it for as long as claims keep coming.
+    SELECT "w"."id" INTO v$current FROM "ghosts"."testq_watermark" AS "w";
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM "ghosts"."testq" AS "job"
+               WHERE "job"."id" = v$current AND 1 = 1) THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
     SELECT "w"."id" INTO v$current FROM "ghosts"."testq_watermark" AS "w" FOR UPDATE SKIP LOCKED;
     IF NOT FOUND OR v$current >= v$target THEN

@@ -73,7 +73,6 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$job "ghosts"."testq_dequeue_row";
-    v$lowest bigint;
     v$highest bigint;
     v$from bigint;
     v$rescan boolean;
@@ -124,7 +123,7 @@ BEGIN
                 SELECT "next"."id"
                 FROM "ghosts"."testq" AS "next"
                 WHERE 1 = 1
-                  -- Below the watermark every row is claimed or gone: start the index range there.
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
                   AND "next"."id" >= v$from
                 ORDER BY "next"."id"
                 LIMIT "testq_dequeue"."batch_size"
@@ -136,13 +135,14 @@ BEGIN
         FROM "claimed" AS "c"
         ORDER BY "c"."id"
     LOOP
-        v$lowest := least(v$lowest, v$job."id");
         v$highest := greatest(v$highest, v$job."id");
         RETURN NEXT v$job;
     END LOOP;
-    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
-        PERFORM "ghosts"."testq_watermark_move"(v$lowest);
+    -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+    -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+    -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+    IF v$highest - v$from >= 150 THEN
+        PERFORM "ghosts"."testq_watermark_move"(v$highest);
     END IF;
 END
 $qgen$;

@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('testq_dequeue', 'ca2e52f68a814ee1e2b09398bac2ac91'),
+            ('testq_dequeue', '039959b63d6acc556efe7a595dde219e'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
             ('testq_enqueue', '6cf4a1f5533c24082ede757abb9cfd51'),
             ('testq_enqueue_batch', '43ad98386c121bd083adf9f4cf15c3e4'),
@@ -49,7 +49,7 @@ BEGIN
             ('testq_purge', '1f267331f210ca4bfb818d69455228f4'),
             ('testq_purge_batch', '0a0214fd0eb7326f01264e5b340ef671'),
             ('testq_watermark_correct', '171c68e9bd7b89a23546cc29a4e6f9e5'),
-            ('testq_watermark_move', '8eec2821a9fcfda292b3f96118028459')
+            ('testq_watermark_move', 'b8f6eeb462acd15867df7f0b75b98fa0')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'ghosts'

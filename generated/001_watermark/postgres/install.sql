@@ -217,6 +217,18 @@ BEGIN
     IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
         RETURN;
     END IF;
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction), nothing can move, and dequeue calls this after every such claim;
+    -- taking the watermark row then would hold it through the caller's transaction, and the rescan
+    -- and the other movers would skip it for as long as claims keep coming.
+    SELECT "w"."id" INTO v$current FROM "ghosts"."testq_watermark" AS "w";
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM "ghosts"."testq" AS "job"
+               WHERE "job"."id" = v$current AND 1 = 1) THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
     SELECT "w"."id" INTO v$current FROM "ghosts"."testq_watermark" AS "w" FOR UPDATE SKIP LOCKED;
     IF NOT FOUND OR v$current >= v$target THEN
@@ -381,7 +393,6 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$job "ghosts"."testq_dequeue_row";
-    v$lowest bigint;
     v$highest bigint;
     v$from bigint;
     v$rescan boolean;
@@ -432,7 +443,7 @@ BEGIN
                 SELECT "next"."id"
                 FROM "ghosts"."testq" AS "next"
                 WHERE 1 = 1
-                  -- Below the watermark every row is claimed or gone: start the index range there.
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
                   AND "next"."id" >= v$from
                 ORDER BY "next"."id"
                 LIMIT "testq_dequeue"."batch_size"
@@ -444,13 +455,14 @@ BEGIN
         FROM "claimed" AS "c"
         ORDER BY "c"."id"
     LOOP
-        v$lowest := least(v$lowest, v$job."id");
         v$highest := greatest(v$highest, v$job."id");
         RETURN NEXT v$job;
     END LOOP;
-    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
-        PERFORM "ghosts"."testq_watermark_move"(v$lowest);
+    -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+    -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+    -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+    IF v$highest - v$from >= 150 THEN
+        PERFORM "ghosts"."testq_watermark_move"(v$highest);
     END IF;
 END
 $qgen$;
@@ -748,7 +760,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('testq_dequeue', 'ca2e52f68a814ee1e2b09398bac2ac91'),
+            ('testq_dequeue', '039959b63d6acc556efe7a595dde219e'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
             ('testq_enqueue', '6cf4a1f5533c24082ede757abb9cfd51'),
             ('testq_enqueue_batch', '43ad98386c121bd083adf9f4cf15c3e4'),
@@ -758,7 +770,7 @@ BEGIN
             ('testq_purge', '1f267331f210ca4bfb818d69455228f4'),
             ('testq_purge_batch', '0a0214fd0eb7326f01264e5b340ef671'),
             ('testq_watermark_correct', '171c68e9bd7b89a23546cc29a4e6f9e5'),
-            ('testq_watermark_move', '8eec2821a9fcfda292b3f96118028459')
+            ('testq_watermark_move', 'b8f6eeb462acd15867df7f0b75b98fa0')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'ghosts'

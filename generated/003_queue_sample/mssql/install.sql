@@ -355,6 +355,20 @@ BEGIN
     -- It also stops at a row another open transaction has locked (present under NOLOCK, skipped by
     -- READPAST): a lease claim inside a caller's transaction that may still roll back, or a
     -- completion in flight. Rows this transaction claimed itself are not skipped by READPAST.
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction, an insert not yet committed), nothing can move, and dequeue calls
+    -- this after every such claim; writing the watermark row then would hold it through the
+    -- caller's transaction, and the rescan and the other movers would skip it while claims go on.
+    DECLARE @q$current bigint = (SELECT [id] FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK));
+    IF @q$current IS NULL OR @q$current >= @q$target
+        RETURN;
+    IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK)
+               WHERE [job].[id] = @q$current
+                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                      OR NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                     WHERE [settled].[id] = [job].[id]))
+              )
+        RETURN;
     UPDATE [w]
     SET [id] = COALESCE(
             (
@@ -567,11 +581,13 @@ BEGIN
             -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
             OPTION (OPTIMIZE FOR (@batch_size = 1));
         END;
-        -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-        DECLARE @q$lowest bigint, @q$highest bigint;
-        SELECT @q$lowest = MIN([id]), @q$highest = MAX([id]) FROM @q$claimed;
-        IF @q$highest / 100 > (@q$lowest - 1) / 100
-            EXEC [QueueSample].[WorkQueue_watermark_move] @claimed_from = @q$lowest;
+        -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+        -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+        -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+        DECLARE @q$highest bigint;
+        SELECT @q$highest = MAX([id]) FROM @q$claimed;
+        IF @q$highest - @q$from >= 150
+            EXEC [QueueSample].[WorkQueue_watermark_move] @claimed_from = @q$highest;
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1276,7 +1292,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'Qu
 FROM
 (
     VALUES
-        (N'GetNextJob', 0x772F91F4C452FEFBE28849164132DAB27451955BE99C4D6A26AD1D58473D0400),
+        (N'GetNextJob', 0xB95D0BECA3197305ED372130F748227844557041FDF95B9968931D38E0F1821E),
         (N'QueueJob', 0x2342114A2E90E6125695F6B4C80E5F73E9969F2268DCFE35A2E6FC768F2276B7),
         (N'ViewQueue', 0x743BF7D927674A4FFE6D2E5ADAC99AEC5058154186E63161F659E4B63BB946CA),
         (N'WorkQueue_complete', 0xEF10D6E8AAD5FDB71CE7DCD624A115577C396DC51486D211420AB548C93C4A98),
@@ -1292,7 +1308,7 @@ FROM
         (N'WorkQueue_reap', 0x97FE3FACC0111BB67DA83CD0888612C2DC929A9D195D4D88409270B699DB2D6A),
         (N'WorkQueue_redrive', 0x96FFC6A1B8BD26E39FBEDCA1C329EB7100611CBE3BB65CEAABC457E9CE27EA41),
         (N'WorkQueue_watermark_correct', 0xDA2EBAB809CEB44DEBC63F468BEA36ECD972785A1CE1AD18ED262C36611A858D),
-        (N'WorkQueue_watermark_move', 0x5E262629C75B5FC200656B043802217D2C4B85914862F0A4E057B8891A396213)
+        (N'WorkQueue_watermark_move', 0x2DDA99B5006F772332AC0A2958CBF43A91B73D8562F706C896492D00B3C0C040)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'QueueSample.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

@@ -4,5 +4,5 @@
 -- by job type first and cannot give that order, so this one does.
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_order_ix"
     ON "QueueSample"."WorkQueue" ("id")
-    WHERE "processed" = FALSE
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
     ;

@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '2e17a7f4f24e39ff561af2bd0da0a6ea'),
+            ('GetNextJob', '11057bbf48f1e8b96bb51e43aa25468f'),
             ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
             ('ViewQueue', 'd550c9d312eeb75bc746d02f38d9a79a'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
@@ -50,10 +50,10 @@ BEGIN
             ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
             ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),
             ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
-            ('WorkQueue_reap', '4229ce249d5565127127b90168cf649d'),
+            ('WorkQueue_reap', '24ea3e65329ec44e5948db53c6ab3ff1'),
             ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
-            ('WorkQueue_watermark_correct', '83c35f2898ad0b849de2e4d73f59c048'),
-            ('WorkQueue_watermark_move', 'e029ead6f8e18a267b3206ffafd05a15')
+            ('WorkQueue_watermark_correct', '213e5304971ee61e94974391b1cc19bb'),
+            ('WorkQueue_watermark_move', '78a3d9a8f2cb6483ff343b96118bb342')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'QueueSample'

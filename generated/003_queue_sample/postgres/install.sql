@@ -94,10 +94,17 @@ ALTER TABLE "QueueSample"."WorkQueue" OWNER TO "QueueSample_owner";
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
 -- update); a claim starts at the watermark and steps over the jobs in flight there.
+-- Deferred jobs (delayed, or released with a backoff) are left out of it: see the due index below.
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_ix"
     ON "QueueSample"."WorkQueue" ("JobType", "id")
-    WHERE "processed" = FALSE
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
     ;
+-- The due index: deferred jobs not yet claimed (a claim takes a job out of it), by the time they
+-- become available. A claim takes the due ones from here first, so however many wait for their
+-- time, no claim and no watermark steps over them.
+CREATE INDEX IF NOT EXISTS "WorkQueue_claim_ix_due"
+    ON "QueueSample"."WorkQueue" ("available_at", "id")
+    WHERE "available_at" > "enqueued_at" AND "processed" = FALSE;
 
 -- qgen 0.1.0: claim_order_index QueueSample.WorkQueue_claim_order_ix, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -105,7 +112,7 @@ CREATE INDEX IF NOT EXISTS "WorkQueue_claim_ix"
 -- by job type first and cannot give that order, so this one does.
 CREATE INDEX IF NOT EXISTS "WorkQueue_claim_order_ix"
     ON "QueueSample"."WorkQueue" ("id")
-    WHERE "processed" = FALSE
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
     ;
 
 -- qgen 0.1.0: processed_index QueueSample.WorkQueue_processed_ix, rendered for PostgreSQL from 003_queue_sample.yaml.
@@ -293,6 +300,18 @@ BEGIN
     IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
         RETURN;
     END IF;
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction), nothing can move, and dequeue calls this after every such claim;
+    -- taking the watermark row then would hold it through the caller's transaction, and the rescan
+    -- and the other movers would skip it for as long as claims keep coming.
+    SELECT "w"."id" INTO v$current FROM "QueueSample"."WorkQueue_watermark" AS "w";
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue" AS "job"
+               WHERE "job"."id" = v$current AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at") THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
     SELECT "w"."id" INTO v$current FROM "QueueSample"."WorkQueue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
     IF NOT FOUND OR v$current >= v$target THEN
@@ -306,7 +325,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "QueueSample"."WorkQueue" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -350,7 +369,7 @@ BEGIN
         RETURN NEXT;
         RETURN;
     END IF;
-    SELECT min("job"."id") INTO v$new FROM "QueueSample"."WorkQueue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+    SELECT min("job"."id") INTO v$new FROM "QueueSample"."WorkQueue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "QueueSample"."WorkQueue" AS "job";
     END IF;
@@ -435,7 +454,6 @@ DECLARE
     -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
     v$spent uuid := gen_random_uuid();
     v$job "QueueSample"."GetNextJob_row";
-    v$lowest bigint;
     v$highest bigint;
     v$from bigint;
     v$rescan boolean;
@@ -483,7 +501,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "QueueSample"."WorkQueue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
             UPDATE "QueueSample"."WorkQueue_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -494,7 +512,36 @@ BEGIN
         -- Two statements, so each keeps its own cached plan (with and without the sub-queue filter).
         IF "GetNextJob"."job_type" IS NULL THEN
             FOR v$job IN
-                WITH "claimed" AS
+                WITH "due" AS MATERIALIZED
+                (
+                    -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+                    -- in the claim index, and the watermark passes them. The due index holds only those not yet
+                    -- claimed, by available_at: while none is due this reads one page.
+                    SELECT "d"."id"
+                    FROM "QueueSample"."WorkQueue" AS "d"
+                    -- now(), not the clock: what a claim may take is judged as of its transaction's start, which
+                    -- can only make it take less (never a job before its time, never a live lease); the leases it
+                    -- grants are timed from the clock. A stable now() also keeps the planner's estimates, and with
+                    -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
+                    -- walked 142 buffers where it walks 11).
+                    WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+                    ORDER BY "d"."available_at", "d"."id"
+                    LIMIT v$want
+                    FOR UPDATE SKIP LOCKED
+                ),
+                "ready" AS MATERIALIZED
+                (
+                    SELECT "next"."id"
+                    FROM "QueueSample"."WorkQueue" AS "next"
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                      AND "next"."available_at" <= "next"."enqueued_at"
+                      -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+                      AND "next"."id" >= v$from
+                    ORDER BY "next"."id"
+                    LIMIT v$want - (SELECT count(*) FROM "due")
+                    FOR UPDATE SKIP LOCKED
+                ),
+                "claimed" AS
                 (
                     UPDATE "QueueSample"."WorkQueue" AS "job"
                     SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
@@ -502,29 +549,20 @@ BEGIN
                         "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                         "claimed_at" = pg_catalog.clock_timestamp(),
                         "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                        -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                        "available_at" = least("job"."available_at", "job"."enqueued_at"),
                         "attempts" = "job"."attempts" + 1,
                         -- A job taken over from an expired lease says so (the old token no longer holds it).
                         "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
                     -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
                     -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                    WHERE "job"."id" = ANY (ARRAY
-                    (
-                        SELECT "next"."id"
-                        FROM "QueueSample"."WorkQueue" AS "next"
-                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
-                          -- Below the watermark every row is claimed or gone: start the index range there.
-                          AND "next"."id" >= v$from
-                        ORDER BY "next"."id"
-                        LIMIT v$want
-                        FOR UPDATE SKIP LOCKED
-                    ))
+                    WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
                     RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
                 )
                 SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
                 FROM "claimed" AS "c"
                 ORDER BY "c"."id"
             LOOP
-                v$lowest := least(v$lowest, v$job."id");
                 v$highest := greatest(v$highest, v$job."id");
                 IF v$job."lease_token" = v$spent THEN
                     v$exhausted := v$exhausted || v$job."id";
@@ -534,7 +572,43 @@ BEGIN
             END LOOP;
         ELSE
             FOR v$job IN
-                WITH "claimed" AS
+                WITH "due" AS MATERIALIZED
+                (
+                    -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+                    -- in the claim index, and the watermark passes them. The due index holds only those not yet
+                    -- claimed, by available_at: while none is due this reads one page.
+                    SELECT "d"."id"
+                    FROM "QueueSample"."WorkQueue" AS "d"
+                    -- now(), not the clock: what a claim may take is judged as of its transaction's start, which
+                    -- can only make it take less (never a job before its time, never a live lease); the leases it
+                    -- grants are timed from the clock. A stable now() also keeps the planner's estimates, and with
+                    -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
+                    -- walked 142 buffers where it walks 11).
+                    WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+                      AND "d"."JobType" = "GetNextJob"."job_type"
+                    ORDER BY "d"."available_at", "d"."id"
+                    LIMIT v$want
+                    FOR UPDATE SKIP LOCKED
+                ),
+                "ready" AS MATERIALIZED
+                (
+                    SELECT "next"."id"
+                    FROM "QueueSample"."WorkQueue" AS "next"
+                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                      AND "next"."available_at" <= "next"."enqueued_at"
+                      -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+                      AND "next"."id" >= v$from
+                      -- The job type as a range of one value, and first in ORDER BY: only the (job type, queue
+                      -- order) index gives that order, so even the generic plan seeks it. Written "= job_type",
+                      -- the planner drops the constant from the order, guesses half the rows match, and walks
+                      -- the whole queue in id order through the other types' jobs (a lagging type's backlog).
+                      AND "next"."JobType" >= "GetNextJob"."job_type"
+                      AND "next"."JobType" <= "GetNextJob"."job_type"
+                    ORDER BY "next"."JobType", "next"."id"
+                    LIMIT v$want - (SELECT count(*) FROM "due")
+                    FOR UPDATE SKIP LOCKED
+                ),
+                "claimed" AS
                 (
                     UPDATE "QueueSample"."WorkQueue" AS "job"
                     SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
@@ -542,30 +616,20 @@ BEGIN
                         "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                         "claimed_at" = pg_catalog.clock_timestamp(),
                         "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                        -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                        "available_at" = least("job"."available_at", "job"."enqueued_at"),
                         "attempts" = "job"."attempts" + 1,
                         -- A job taken over from an expired lease says so (the old token no longer holds it).
                         "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
                     -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
                     -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                    WHERE "job"."id" = ANY (ARRAY
-                    (
-                        SELECT "next"."id"
-                        FROM "QueueSample"."WorkQueue" AS "next"
-                        WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
-                          -- Below the watermark every row is claimed or gone: start the index range there.
-                          AND "next"."id" >= v$from
-                          AND "next"."JobType" = "GetNextJob"."job_type"
-                        ORDER BY "next"."id"
-                        LIMIT v$want
-                        FOR UPDATE SKIP LOCKED
-                    ))
+                    WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
                     RETURNING "job"."id", "job"."JobType", "job"."JobInfo", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
                 )
                 SELECT "c"."id", "c"."JobType", "c"."JobInfo", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
                 FROM "claimed" AS "c"
                 ORDER BY "c"."id"
             LOOP
-                v$lowest := least(v$lowest, v$job."id");
                 v$highest := greatest(v$highest, v$job."id");
                 IF v$job."lease_token" = v$spent THEN
                     v$exhausted := v$exhausted || v$job."id";
@@ -589,9 +653,11 @@ BEGIN
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
     END LOOP;
-    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
-        PERFORM "QueueSample"."WorkQueue_watermark_move"(v$lowest);
+    -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+    -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+    -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+    IF v$highest - v$from >= 150 THEN
+        PERFORM "QueueSample"."WorkQueue_watermark_move"(v$highest);
     END IF;
 END
 $qgen$;
@@ -776,7 +842,9 @@ REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_extend_lease" FROM PUBLIC;
 -- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
 -- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
 -- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
--- expired lease behind more than that many jobs (e.g. scheduled ones) waits for a claim.
+-- expired lease behind more than that many jobs waits for a claim.
+-- Deferred jobs (delayed, backed off) are not among them: they are never leased, and the claim
+-- index that reap walks leaves them out.
 CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_reap"
 (
     "batch_size" integer DEFAULT 1000
@@ -804,7 +872,7 @@ BEGIN
               (
                   SELECT "first"."id"
                   FROM "QueueSample"."WorkQueue" AS "first"
-                  WHERE "first"."processed" = FALSE
+                  WHERE "first"."processed" = FALSE AND "first"."available_at" <= "first"."enqueued_at"
                   ORDER BY "first"."id"
                   LIMIT "WorkQueue_reap"."batch_size" * 10
               )
@@ -1240,7 +1308,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '2e17a7f4f24e39ff561af2bd0da0a6ea'),
+            ('GetNextJob', '11057bbf48f1e8b96bb51e43aa25468f'),
             ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
             ('ViewQueue', 'd550c9d312eeb75bc746d02f38d9a79a'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
@@ -1251,10 +1319,10 @@ BEGIN
             ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
             ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),
             ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
-            ('WorkQueue_reap', '4229ce249d5565127127b90168cf649d'),
+            ('WorkQueue_reap', '24ea3e65329ec44e5948db53c6ab3ff1'),
             ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
-            ('WorkQueue_watermark_correct', '83c35f2898ad0b849de2e4d73f59c048'),
-            ('WorkQueue_watermark_move', 'e029ead6f8e18a267b3206ffafd05a15')
+            ('WorkQueue_watermark_correct', '213e5304971ee61e94974391b1cc19bb'),
+            ('WorkQueue_watermark_move', '78a3d9a8f2cb6483ff343b96118bb342')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'QueueSample'

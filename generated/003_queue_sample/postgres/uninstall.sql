@@ -132,6 +132,7 @@ DROP TABLE IF EXISTS "QueueSample"."WorkQueue_dead";
 DROP TABLE IF EXISTS "QueueSample"."WorkQueue_watermark";
 DROP INDEX IF EXISTS "QueueSample"."WorkQueue_processed_ix";
 DROP INDEX IF EXISTS "QueueSample"."WorkQueue_claim_order_ix";
+DROP INDEX IF EXISTS "QueueSample"."WorkQueue_claim_ix_due";
 DROP INDEX IF EXISTS "QueueSample"."WorkQueue_claim_ix";
 DROP TABLE IF EXISTS "QueueSample"."WorkQueue";
 COMMIT;

@@ -12,8 +12,26 @@ $qgen$;
 DO $qgen$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_ix'
+                 AND "i"."indexdef" NOT LIKE '%enqueued_at%') THEN
+        DROP INDEX "QueueSample"."WorkQueue_claim_ix";
+    END IF;
+END
+$qgen$;
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
                WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_order_ix'
                  AND "i"."indexdef" LIKE '%lease_token%') THEN
+        DROP INDEX "QueueSample"."WorkQueue_claim_order_ix";
+    END IF;
+END
+$qgen$;
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'QueueSample' AND "i"."indexname" = 'WorkQueue_claim_order_ix'
+                 AND "i"."indexdef" NOT LIKE '%enqueued_at%') THEN
         DROP INDEX "QueueSample"."WorkQueue_claim_order_ix";
     END IF;
 END

@@ -329,6 +329,20 @@ BEGIN
     -- It also stops at a row another open transaction has locked (present under NOLOCK, skipped by
     -- READPAST): a lease claim inside a caller's transaction that may still roll back, or a
     -- completion in flight. Rows this transaction claimed itself are not skipped by READPAST.
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction, an insert not yet committed), nothing can move, and dequeue calls
+    -- this after every such claim; writing the watermark row then would hold it through the
+    -- caller's transaction, and the rescan and the other movers would skip it while claims go on.
+    DECLARE @q$current bigint = (SELECT [id] FROM [rainfall].[rainfall_events_watermark] WITH (NOLOCK));
+    IF @q$current IS NULL OR @q$current >= @q$target
+        RETURN;
+    IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_events] AS [job] WITH (NOLOCK)
+               WHERE [job].[id] = @q$current
+                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                      OR NOT EXISTS (SELECT 1 FROM [rainfall].[rainfall_events] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                     WHERE [settled].[id] = [job].[id]))
+              )
+        RETURN;
     UPDATE [w]
     SET [id] = COALESCE(
             (
@@ -504,11 +518,13 @@ BEGIN
         INTO @q$claimed ([id], [rainfall_id], [attempts], [lease_token], [lease_expires_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
-        -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-        DECLARE @q$lowest bigint, @q$highest bigint;
-        SELECT @q$lowest = MIN([id]), @q$highest = MAX([id]) FROM @q$claimed;
-        IF @q$highest / 100 > (@q$lowest - 1) / 100
-            EXEC [rainfall].[rainfall_events_watermark_move] @claimed_from = @q$lowest;
+        -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+        -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+        -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+        DECLARE @q$highest bigint;
+        SELECT @q$highest = MAX([id]) FROM @q$claimed;
+        IF @q$highest - @q$from >= 150
+            EXEC [rainfall].[rainfall_events_watermark_move] @claimed_from = @q$highest;
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1264,6 +1280,17 @@ BEGIN
     -- A row an open delete-mode claim holds is invisible to NOLOCK (deleted, uncommitted) and
     -- skipped by READPAST; only a locking read could see it, and that would wait for the claimer.
     -- If that claim rolls back below the watermark, dequeue's rescan (watermark.rescan) finds it.
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction, an insert not yet committed), nothing can move, and dequeue calls
+    -- this after every such claim; writing the watermark row then would hold it through the
+    -- caller's transaction, and the rescan and the other movers would skip it while claims go on.
+    DECLARE @q$current bigint = (SELECT [id] FROM [rainfall].[rainfall_transfer_watermark] WITH (NOLOCK));
+    IF @q$current IS NULL OR @q$current >= @q$target
+        RETURN;
+    IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_transfer] AS [job] WITH (NOLOCK)
+               WHERE [job].[id] = @q$current
+              )
+        RETURN;
     UPDATE [w]
     SET [id] = COALESCE(
             (
@@ -1425,11 +1452,13 @@ BEGIN
         INTO @q$claimed ([id], [rainfall_id], [summary], [enqueued_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
-        -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-        DECLARE @q$lowest bigint, @q$highest bigint;
-        SELECT @q$lowest = MIN([id]), @q$highest = MAX([id]) FROM @q$claimed;
-        IF @q$highest / 100 > (@q$lowest - 1) / 100
-            EXEC [rainfall].[rainfall_transfer_watermark_move] @claimed_from = @q$lowest;
+        -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+        -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+        -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+        DECLARE @q$highest bigint;
+        SELECT @q$highest = MAX([id]) FROM @q$claimed;
+        IF @q$highest - @q$from >= 150
+            EXEC [rainfall].[rainfall_transfer_watermark_move] @claimed_from = @q$highest;
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1878,7 +1907,7 @@ FROM
 (
     VALUES
         (N'rainfall_events_complete', 0x731AFC28A02CEE7415F6ECDD2E769211A562BC5E811E49F6C5C417E086A439B4),
-        (N'rainfall_events_dequeue', 0x70163599AF44E62AF1A829F1DBCCF8CE7A823E90D54AA49785F3B46C8F911BE0),
+        (N'rainfall_events_dequeue', 0x870255657025FE139A22815C4025D87E3131EE6D85F840CE978F1996F69CC1ED),
         (N'rainfall_events_enqueue', 0xC69D6A3F1D22F98C1FBF70255F10398D86EA4A0C5C41176BFD01FDF35368413A),
         (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
         (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
@@ -1893,8 +1922,8 @@ FROM
         (N'rainfall_events_reap', 0xFD3D5D9F18CADA0663653ED69FB751F7804A10655BC0B4C9C485651099AEF940),
         (N'rainfall_events_redrive', 0xFD0BC2E51D50DA32B432481DD2194ED9B126942FAD8E440D8911B4A370712F7A),
         (N'rainfall_events_watermark_correct', 0x308F78E2FC0FF85AA51E646B3A9E1FF45FC9423642F44C8A338355ADFFCE6EA3),
-        (N'rainfall_events_watermark_move', 0x43E06B7E7107DFA7A00955947A72671D432BFD4AC40DE6363BF793B8D2FC4E74),
-        (N'rainfall_transfer_dequeue', 0x2A070194DDC54B792D5ABC00A6797D243DE178936BC00A16134483B08A2EA294),
+        (N'rainfall_events_watermark_move', 0xF9613DCA72610B0FA4141EBB5AFA56B808B57CA15D64E7336EA9D9D02C061132),
+        (N'rainfall_transfer_dequeue', 0x15AC541F51B4CB24C08E5A4D3245C23B2D622438FA375BF401AB9E5E0ECCD54A),
         (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
         (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
         (N'rainfall_transfer_enqueue_json', 0x8D3654F7F149D046A3566707341CA3C821DF715062A4297D994E6A34911C6954),
@@ -1905,7 +1934,7 @@ FROM
         (N'rainfall_transfer_purge', 0xA0443AEC5A2A8C001CF08854FC78E5D01205D40EACBC2F0AFAEE013AD4649C58),
         (N'rainfall_transfer_purge_batch', 0xF25BD36EDD03B55D7DBE1F07D3F08DCC9B022F0A31FFE09F5C673A9245B36893),
         (N'rainfall_transfer_watermark_correct', 0x1B97B3C7D76C5DEDBE86AC5E0C7145EEDFE03A07B1EB0842C891C827A2D3749B),
-        (N'rainfall_transfer_watermark_move', 0x10F8482F3ECE1F58B4C9AB1AC44681153E7F86D70A6C9CB2A86F4D378231FDF9)
+        (N'rainfall_transfer_watermark_move', 0xEFEC1A2E82DC312EE27BEFAD4D80D53D0A70C17DC786772B99B94D99AF8087AE)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'rainfall.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

@@ -8,7 +8,9 @@
 -- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
 -- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
 -- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
--- expired lease behind more than that many jobs (e.g. scheduled ones) waits for a claim.
+-- expired lease behind more than that many jobs waits for a claim.
+-- Deferred jobs (delayed, backed off) are not among them: they are never leased, and the claim
+-- index that reap walks leaves them out.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_reap"
 (
     "batch_size" integer DEFAULT 1000
@@ -36,7 +38,7 @@ BEGIN
               (
                   SELECT "first"."id"
                   FROM "rainfall"."rainfall_events" AS "first"
-                  WHERE "first"."processed" = FALSE
+                  WHERE "first"."processed" = FALSE AND "first"."available_at" <= "first"."enqueued_at"
                   ORDER BY "first"."id"
                   LIMIT "rainfall_events_reap"."batch_size" * 10
               )

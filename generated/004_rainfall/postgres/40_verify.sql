@@ -40,7 +40,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', 'fbfabbbf5951f06feaae323e6ffbf1f3'),
-            ('rainfall_events_dequeue', '4dbc3caa678fa38dd4db260a432d19ba'),
+            ('rainfall_events_dequeue', '108dd1dd39594d2c00a143aead3617ce'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
@@ -50,11 +50,11 @@ BEGIN
             ('rainfall_events_peek', 'ad70e431db3a809c9188af75fc784ab6'),
             ('rainfall_events_purge', 'c80955330414ca79665060c7fe3ea2b7'),
             ('rainfall_events_purge_batch', '752504cc0f1d675a87a8b4aed0c1d3cb'),
-            ('rainfall_events_reap', 'd03050e199aeb63b011914da8b196a29'),
+            ('rainfall_events_reap', '3758fdc4f3abed20e30e2ac7b144eb20'),
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
-            ('rainfall_events_watermark_correct', 'fcdbfd4bf014db9b56c2e61d721dbd5e'),
-            ('rainfall_events_watermark_move', '804bf679a07d309c3a5fdba89170e61e'),
-            ('rainfall_transfer_dequeue', 'b29703a37a0aaccbdd515fb9753f7d96'),
+            ('rainfall_events_watermark_correct', '3509f88d21caff82f980f1855af5e00a'),
+            ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
+            ('rainfall_transfer_dequeue', '6bf259a91f31cce740f156f8af10a310'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
             ('rainfall_transfer_enqueue', '576d4ab3b0b78ee4e25325322c734f48'),
             ('rainfall_transfer_enqueue_batch', 'bd4d16174ef4fffed8ef372199906857'),
@@ -64,7 +64,7 @@ BEGIN
             ('rainfall_transfer_purge', '92f7e5bb8e39dc8433d3ee334cddee0f'),
             ('rainfall_transfer_purge_batch', '7203286b38f9aa544fbe6f7c5fc98f75'),
             ('rainfall_transfer_watermark_correct', '9096b95571c7ca5b2bc5909b58e4126b'),
-            ('rainfall_transfer_watermark_move', 'ad1e853efc7bc1b73e68e9e6c2d66b71')
+            ('rainfall_transfer_watermark_move', '8f88d05db6f0a5804997218708396dbb')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'rainfall'

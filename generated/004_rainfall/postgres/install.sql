@@ -90,10 +90,17 @@ ALTER TABLE "rainfall"."rainfall_events" OWNER TO "rainfall_owner";
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
 -- update); a claim starts at the watermark and steps over the jobs in flight there.
+-- Deferred jobs (delayed, or released with a backoff) are left out of it: see the due index below.
 CREATE INDEX IF NOT EXISTS "rainfall_events_claim_ix"
     ON "rainfall"."rainfall_events" ("id")
-    WHERE "processed" = FALSE
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
     ;
+-- The due index: deferred jobs not yet claimed (a claim takes a job out of it), by the time they
+-- become available. A claim takes the due ones from here first, so however many wait for their
+-- time, no claim and no watermark steps over them.
+CREATE INDEX IF NOT EXISTS "rainfall_events_claim_ix_due"
+    ON "rainfall"."rainfall_events" ("available_at", "id")
+    WHERE "available_at" > "enqueued_at" AND "processed" = FALSE;
 
 -- qgen 0.1.0: processed_index rainfall.rainfall_events_processed_ix, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -272,6 +279,18 @@ BEGIN
     IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
         RETURN;
     END IF;
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction), nothing can move, and dequeue calls this after every such claim;
+    -- taking the watermark row then would hold it through the caller's transaction, and the rescan
+    -- and the other movers would skip it for as long as claims keep coming.
+    SELECT "w"."id" INTO v$current FROM "rainfall"."rainfall_events_watermark" AS "w";
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_events" AS "job"
+               WHERE "job"."id" = v$current AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at") THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
     SELECT "w"."id" INTO v$current FROM "rainfall"."rainfall_events_watermark" AS "w" FOR UPDATE SKIP LOCKED;
     IF NOT FOUND OR v$current >= v$target THEN
@@ -285,7 +304,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "rainfall"."rainfall_events" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     UPDATE "rainfall"."rainfall_events_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -329,7 +348,7 @@ BEGIN
         RETURN NEXT;
         RETURN;
     END IF;
-    SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_events" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+    SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_events" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "rainfall"."rainfall_events" AS "job";
     END IF;
@@ -412,7 +431,6 @@ DECLARE
     -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
     v$spent uuid := gen_random_uuid();
     v$job "rainfall"."rainfall_events_dequeue_row";
-    v$lowest bigint;
     v$highest bigint;
     v$from bigint;
     v$rescan boolean;
@@ -452,7 +470,7 @@ BEGIN
             -- corrected_at gets the time before the search, so a job committed after it is left to the next.
             SELECT min("job"."id") INTO v$stranded
             FROM "rainfall"."rainfall_events" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE;
+            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
             UPDATE "rainfall"."rainfall_events_watermark" AS "w"
             SET "corrected_at" = v$searched,
                 "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
@@ -461,35 +479,55 @@ BEGIN
     END IF;
     LOOP
         FOR v$job IN
-            WITH "claimed" AS
+            WITH "due" AS MATERIALIZED
+            (
+                -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+                -- in the claim index, and the watermark passes them. The due index holds only those not yet
+                -- claimed, by available_at: while none is due this reads one page.
+                SELECT "d"."id"
+                FROM "rainfall"."rainfall_events" AS "d"
+                -- now(), not the clock: what a claim may take is judged as of its transaction's start, which
+                -- can only make it take less (never a job before its time, never a live lease); the leases it
+                -- grants are timed from the clock. A stable now() also keeps the planner's estimates, and with
+                -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
+                -- walked 142 buffers where it walks 11).
+                WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+                ORDER BY "d"."available_at", "d"."id"
+                LIMIT v$want
+                FOR UPDATE SKIP LOCKED
+            ),
+            "ready" AS MATERIALIZED
+            (
+                SELECT "next"."id"
+                FROM "rainfall"."rainfall_events" AS "next"
+                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                  AND "next"."available_at" <= "next"."enqueued_at"
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+                  AND "next"."id" >= v$from
+                ORDER BY "next"."id"
+                LIMIT v$want - (SELECT count(*) FROM "due")
+                FOR UPDATE SKIP LOCKED
+            ),
+            "claimed" AS
             (
                 UPDATE "rainfall"."rainfall_events" AS "job"
                 SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 3 THEN v$spent ELSE v$token END,
                     "lease_owner" = "rainfall_events_dequeue"."owner",
                     "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "rainfall_events_dequeue"."lease_seconds"),
+                    -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                    "available_at" = least("job"."available_at", "job"."enqueued_at"),
                     "attempts" = "job"."attempts" + 1,
                     -- A job taken over from an expired lease says so (the old token no longer holds it).
                     "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
                 -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
                 -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                WHERE "job"."id" = ANY (ARRAY
-                (
-                    SELECT "next"."id"
-                    FROM "rainfall"."rainfall_events" AS "next"
-                    WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "next"."processed" = FALSE AND "next"."available_at" <= pg_catalog.clock_timestamp()
-                      -- Below the watermark every row is claimed or gone: start the index range there.
-                      AND "next"."id" >= v$from
-                    ORDER BY "next"."id"
-                    LIMIT v$want
-                    FOR UPDATE SKIP LOCKED
-                ))
+                WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
                 RETURNING "job"."id", "job"."rainfall_id", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
             )
             SELECT "c"."id", "c"."rainfall_id", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
             FROM "claimed" AS "c"
             ORDER BY "c"."id"
         LOOP
-            v$lowest := least(v$lowest, v$job."id");
             v$highest := greatest(v$highest, v$job."id");
             IF v$job."lease_token" = v$spent THEN
                 v$exhausted := v$exhausted || v$job."id";
@@ -512,9 +550,11 @@ BEGIN
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
     END LOOP;
-    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
-        PERFORM "rainfall"."rainfall_events_watermark_move"(v$lowest);
+    -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+    -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+    -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+    IF v$highest - v$from >= 150 THEN
+        PERFORM "rainfall"."rainfall_events_watermark_move"(v$highest);
     END IF;
 END
 $qgen$;
@@ -729,7 +769,9 @@ REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_extend_lease" FROM PUBLIC;
 -- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
 -- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
 -- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
--- expired lease behind more than that many jobs (e.g. scheduled ones) waits for a claim.
+-- expired lease behind more than that many jobs waits for a claim.
+-- Deferred jobs (delayed, backed off) are not among them: they are never leased, and the claim
+-- index that reap walks leaves them out.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_reap"
 (
     "batch_size" integer DEFAULT 1000
@@ -757,7 +799,7 @@ BEGIN
               (
                   SELECT "first"."id"
                   FROM "rainfall"."rainfall_events" AS "first"
-                  WHERE "first"."processed" = FALSE
+                  WHERE "first"."processed" = FALSE AND "first"."available_at" <= "first"."enqueued_at"
                   ORDER BY "first"."id"
                   LIMIT "rainfall_events_reap"."batch_size" * 10
               )
@@ -1263,6 +1305,18 @@ BEGIN
     IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
         RETURN;
     END IF;
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction), nothing can move, and dequeue calls this after every such claim;
+    -- taking the watermark row then would hold it through the caller's transaction, and the rescan
+    -- and the other movers would skip it for as long as claims keep coming.
+    SELECT "w"."id" INTO v$current FROM "rainfall"."rainfall_transfer_watermark" AS "w";
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer" AS "job"
+               WHERE "job"."id" = v$current AND 1 = 1) THEN
+        RETURN;
+    END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
     SELECT "w"."id" INTO v$current FROM "rainfall"."rainfall_transfer_watermark" AS "w" FOR UPDATE SKIP LOCKED;
     IF NOT FOUND OR v$current >= v$target THEN
@@ -1428,7 +1482,6 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$job "rainfall"."rainfall_transfer_dequeue_row";
-    v$lowest bigint;
     v$highest bigint;
     v$from bigint;
     v$rescan boolean;
@@ -1479,7 +1532,7 @@ BEGIN
                 SELECT "next"."id"
                 FROM "rainfall"."rainfall_transfer" AS "next"
                 WHERE 1 = 1
-                  -- Below the watermark every row is claimed or gone: start the index range there.
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
                   AND "next"."id" >= v$from
                 ORDER BY "next"."id"
                 LIMIT "rainfall_transfer_dequeue"."batch_size"
@@ -1491,13 +1544,14 @@ BEGIN
         FROM "claimed" AS "c"
         ORDER BY "c"."id"
     LOOP
-        v$lowest := least(v$lowest, v$job."id");
         v$highest := greatest(v$highest, v$job."id");
         RETURN NEXT v$job;
     END LOOP;
-    -- Move the watermark about once per 100 claimed ids: when this claim's ids cross a multiple of it.
-    IF v$highest / 100 > (v$lowest - 1) / 100 THEN
-        PERFORM "rainfall"."rainfall_transfer_watermark_move"(v$lowest);
+    -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+    -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+    -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+    IF v$highest - v$from >= 150 THEN
+        PERFORM "rainfall"."rainfall_transfer_watermark_move"(v$highest);
     END IF;
 END
 $qgen$;
@@ -1820,7 +1874,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', 'fbfabbbf5951f06feaae323e6ffbf1f3'),
-            ('rainfall_events_dequeue', '4dbc3caa678fa38dd4db260a432d19ba'),
+            ('rainfall_events_dequeue', '108dd1dd39594d2c00a143aead3617ce'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
@@ -1830,11 +1884,11 @@ BEGIN
             ('rainfall_events_peek', 'ad70e431db3a809c9188af75fc784ab6'),
             ('rainfall_events_purge', 'c80955330414ca79665060c7fe3ea2b7'),
             ('rainfall_events_purge_batch', '752504cc0f1d675a87a8b4aed0c1d3cb'),
-            ('rainfall_events_reap', 'd03050e199aeb63b011914da8b196a29'),
+            ('rainfall_events_reap', '3758fdc4f3abed20e30e2ac7b144eb20'),
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
-            ('rainfall_events_watermark_correct', 'fcdbfd4bf014db9b56c2e61d721dbd5e'),
-            ('rainfall_events_watermark_move', '804bf679a07d309c3a5fdba89170e61e'),
-            ('rainfall_transfer_dequeue', 'b29703a37a0aaccbdd515fb9753f7d96'),
+            ('rainfall_events_watermark_correct', '3509f88d21caff82f980f1855af5e00a'),
+            ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
+            ('rainfall_transfer_dequeue', '6bf259a91f31cce740f156f8af10a310'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
             ('rainfall_transfer_enqueue', '576d4ab3b0b78ee4e25325322c734f48'),
             ('rainfall_transfer_enqueue_batch', 'bd4d16174ef4fffed8ef372199906857'),
@@ -1844,7 +1898,7 @@ BEGIN
             ('rainfall_transfer_purge', '92f7e5bb8e39dc8433d3ee334cddee0f'),
             ('rainfall_transfer_purge_batch', '7203286b38f9aa544fbe6f7c5fc98f75'),
             ('rainfall_transfer_watermark_correct', '9096b95571c7ca5b2bc5909b58e4126b'),
-            ('rainfall_transfer_watermark_move', 'ad1e853efc7bc1b73e68e9e6c2d66b71')
+            ('rainfall_transfer_watermark_move', '8f88d05db6f0a5804997218708396dbb')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'rainfall'

@@ -141,6 +141,7 @@ DROP INDEX IF EXISTS "rainfall"."rainfall_events_dead_ix";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events_dead";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events_watermark";
 DROP INDEX IF EXISTS "rainfall"."rainfall_events_processed_ix";
+DROP INDEX IF EXISTS "rainfall"."rainfall_events_claim_ix_due";
 DROP INDEX IF EXISTS "rainfall"."rainfall_events_claim_ix";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events";
 COMMIT;

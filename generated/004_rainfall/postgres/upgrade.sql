@@ -9,6 +9,15 @@ BEGIN
     END IF;
 END
 $qgen$;
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_indexes AS "i"
+               WHERE "i"."schemaname" = 'rainfall' AND "i"."indexname" = 'rainfall_events_claim_ix'
+                 AND "i"."indexdef" NOT LIKE '%enqueued_at%') THEN
+        DROP INDEX "rainfall"."rainfall_events_claim_ix";
+    END IF;
+END
+$qgen$;
 -- A watermark table an earlier qgen made has no corrected_at.
 ALTER TABLE IF EXISTS "rainfall"."rainfall_events_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
 -- A claim here writes no indexed column; indexes an earlier qgen made over the lease go.

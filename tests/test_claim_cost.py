@@ -1,0 +1,140 @@
+"""A claim's cost stays flat whatever sits behind it, live on PostgreSQL.
+
+Each test fills a scratch queue (the claim-cost bench's own setups, qgen/bench/claim_cost.py) with
+ROWS rows of one kind the claims cannot take, then measures claims of batch 1 and 10 under EXPLAIN
+(ANALYZE, BUFFERS): the median shared buffers per claim (the whole call) must stay within BOUND
+times what the same claim costs with nothing behind it (plus SLACK pages for a mover's or a
+rescan's visit). Without the fix each names, the cost grows with ROWS (numbers in BENCHMARKS.md).
+The last test runs the bench command itself, tiny, and checks the shape of its report.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from qgen.bench.claim_cost import FACTORS, _Cell, _variant
+from qgen.bench.database import BenchDatabase
+from qgen.specload import load_spec
+from tests.conftest import ROOT
+from tests.support.pg import scratch_database
+from tests.support.run import named
+
+ROWS = 3000
+BOUND, SLACK = 2.0, 4
+SCHEMA = named("qgen_cc")
+SPEC = ROOT / "examples" / "001_watermark.yaml"
+
+
+@pytest.fixture(scope="module")
+def db(postgres_server):
+    with scratch_database("qgen_claim_cost") as url:
+        yield BenchDatabase(url)
+
+
+def cost(db: BenchDatabase, mode: str, factor: str, size: int) -> dict[int, float]:
+    """Median buffers per claim, by batch size, with `size` rows of the factor behind the claims."""
+    spec = _variant(load_spec(SPEC), "testq", SCHEMA, mode, factor)
+    with db.scratch(spec, "claim-cost test", "testq", replace=True):
+        cell = _Cell(db, spec, "testq", mode, factor)
+        held = cell.setup(size)
+        try:
+            return {batch: cell.measure(batch, 5)["buffers"] for batch in (1, 10)}
+        finally:
+            if held is not None:
+                held.rollback()
+                held.close()
+            cell.close()
+
+
+def assert_flat(db: BenchDatabase, mode: str, factor: str) -> None:
+    empty, loaded = cost(db, mode, factor, 0), cost(db, mode, factor, ROWS)
+    for batch in (1, 10):
+        assert loaded[batch] <= BOUND * empty[batch] + SLACK, (
+            f"{factor}, {mode}, batch {batch}: {loaded[batch]} buffers per claim with {ROWS} rows behind it, "
+            f"{empty[batch]} with none")
+
+
+@pytest.mark.parametrize("mode", ["lease", "delete"])
+def test_burned_ids_do_not_freeze_the_watermark(db, mode):
+    # Every even id is a gap, so no claim of one job ever crosses a multiple of `every`: the
+    # watermark used to stay at 0 and each claim walked every job claimed before it.
+    assert_flat(db, mode, "burned ids")
+
+
+def test_a_claim_of_many_ids_moves_the_watermark_past_all_of_them(db):
+    # Jobs in flight, leased 1000 to a claim: the watermark used to follow the claim's lowest id,
+    # a whole claim behind, and the next claims walked the batch still in flight.
+    assert_flat(db, "lease", "in flight")
+
+
+def test_unvacuumed_completed_jobs_stay_behind_the_watermark(db):
+    assert_flat(db, "lease", "unvacuumed completed")
+    assert_flat(db, "delete", "unvacuumed completed")
+
+
+def test_the_bench_reports_every_case(postgres_server, tmp_path):
+    with scratch_database("qgen_claim_cost_cli") as url:
+        out = tmp_path / "claim_cost.json"
+        command = [sys.executable, "-m", "qgen.cli", "bench", str(SPEC), "--url", url, "--schema",
+                   named("qgen_ccsmoke"), "--quiet", "--experiment", "claim-cost", "--sizes", "0,50",
+                   "--factors", "delayed,backed-off", "--batches", "1", "--json", str(out)]
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    assert report["experiment"] == "claim-cost" and report["sizes"] == [0, 50]
+    # backed-off has no delete-mode case: a delete-mode claim is never retried
+    assert [(c["factor"], c["mode"], c["batch"]) for c in report["cases"]] == [
+        ("delayed", "lease", 1), ("delayed", "delete", 1), ("backed-off", "lease", 1)]
+    for case in report["cases"]:
+        assert [p["size"] for p in case["points"]] == [0, 50]
+        assert all(p["buffers"] > 0 and p["ms"] > 0 and p["jobs_per_claim"] == 1 for p in case["points"])
+        assert case["within_target"] == (case["ratio"] <= report["target_ratio"])
+    assert "buffers @50" in result.stdout and "cases within the target" in result.stdout
+    assert set(c["factor"] for c in report["cases"]) <= set(FACTORS)
+
+
+@pytest.mark.parametrize("mode", ["lease", "delete"])
+def test_a_lagging_job_type_does_not_slow_the_others(db, mode):
+    # Under the generic plan, a claim for one type used to walk, in id order, every job of a type
+    # nobody claims that was queued before it.
+    assert_flat(db, mode, "lagging type")
+
+
+@pytest.mark.parametrize("mode", ["lease", "delete"])
+def test_delayed_jobs_sit_off_the_claim_path(db, mode):
+    # Jobs whose run_at is a day away, queued before the ready ones: they pinned the watermark
+    # (still unclaimed) and every claim walked them.
+    assert_flat(db, mode, "delayed")
+
+
+def test_backed_off_jobs_sit_off_the_claim_path(db):
+    # Failed jobs waiting out an hour's backoff: each fail lowered the watermark to its job, which
+    # then held it there, and every claim walked every job behind it.
+    assert_flat(db, "lease", "backed-off")
+
+
+def test_reap_sees_an_expired_lease_behind_delayed_jobs(db):
+    """reap looks at the first 10 x batch_size unfinished jobs in queue order (no index holds leases
+    on an in-place queue). Delayed jobs used to fill that prefix: an expired lease behind them stayed
+    leased until a claim reached it. They are not in the claim index reap walks any more."""
+    import time
+
+    from qgen.client import QueueClient
+
+    spec = _variant(load_spec(SPEC), "testq", SCHEMA, "lease", "delayed")
+    with db.scratch(spec, "claim-cost test", "testq", replace=True):
+        cell = _Cell(db, spec, "testq", "lease", "delayed")
+        try:
+            cell.fill(100, delay=86_400)          # ids 1..100: a day away
+            cell.fill(5)                          # ids 101..105: ready
+            queue = QueueClient(db.connect(), spec, "testq")
+            held = queue.dequeue(batch_size=5, lease_seconds=1)
+            assert [j.id for j in held] == [101, 102, 103, 104, 105]
+            time.sleep(1.5)                       # the worker died: its lease runs out
+            assert tuple(queue.reap(batch_size=1)) == (1, 0), "the expired lease behind 100 delayed jobs is seen"
+        finally:
+            cell.close()
