@@ -213,26 +213,38 @@ class Job:
 # pyodbc writes a driver error's diagnostic records into its message as "[SQLSTATE] text (native
 # error) (ODBC function)" for the first record, then "; [SQLSTATE] text (native error)" for each
 # further one (pyodbc's errors.cpp; FreeTDS's text starts "[FreeTDS][SQL Server]", and its native
-# error is the server's error number). The text is the server's and may say anything, "(50001)"
-# included: only the number in a record's own trailer is its error number. Only the first record
-# ends in the function's name, so the first record's trailer is the last such ending (greedy .*).
-_PYODBC_FIRST = re.compile(r"\[[0-9A-Z]{5}\] .* \((-?[0-9]+)\) \(SQL\w+\)(?=; \[[0-9A-Z]{5}\] |\Z)", re.S)
-_PYODBC_FURTHER = re.compile(r"\((-?[0-9]+)\)(?=; \[[0-9A-Z]{5}\] |\Z)")
+# error is the server's error number). The text is the server's and may say anything: a value it
+# quotes (a dedupe key in error 2601, a handler's own message) can hold "(50001); [42000] " or a
+# whole first-record trailer. So only what no text can move is read: the message's end, which is
+# the last record's trailer (" (native) (function)" when there is one record: then that is all),
+# and the first record's trailer when it is the only place in the message shaped like one. A middle
+# record's bounds cannot be told from its text: its number is not read.
+_PYODBC_START = re.compile(r"\[[0-9A-Z]{5}\] ")
+_PYODBC_ONE_RECORD = re.compile(r" \((-?[0-9]+)\) \(SQL\w+\)\Z")
+_PYODBC_LAST = re.compile(r" \((-?[0-9]+)\)\Z")
+_PYODBC_FIRST_TRAILER = re.compile(r" \((-?[0-9]+)\) \(SQL\w+\)(?=; \[[0-9A-Z]{5}\] )")
 
 
 def _native_codes(exc: BaseException) -> tuple[str | None, set[int]]:
-    """(SQLSTATE, SQL Server native error numbers) of a driver error."""
+    """(SQLSTATE, SQL Server native error numbers) of a driver error: the first record's SQLSTATE
+    (pyodbc's args[0]) and the numbers of the records whose bounds no server text can forge."""
     sqlstate = getattr(exc, "sqlstate", None)  # psycopg
     if sqlstate is not None:
         return sqlstate, set()
     args = getattr(exc, "args", ())
     state = args[0] if args and isinstance(args[0], str) and len(args[0]) == 5 else None
     text = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
-    first = _PYODBC_FIRST.match(text)
-    if first is None:
+    if not _PYODBC_START.match(text):
         return state, set()
-    further = text[first.end():]
-    return state, {int(first.group(1))} | {int(n) for n in _PYODBC_FURTHER.findall(further)}
+    one = _PYODBC_ONE_RECORD.search(text)
+    if one is not None:  # a further record ends in a number, never in the function's name
+        return state, {int(one.group(1))}
+    last = _PYODBC_LAST.search(text)
+    first = _PYODBC_FIRST_TRAILER.findall(text)
+    numbers = {int(last.group(1))} if last is not None else set()
+    if last is not None and len(first) == 1:
+        numbers.add(int(first[0]))
+    return state, numbers
 
 
 def error_kind(dialect: Dialect, exc: BaseException, connection: Any = None) -> str | None:
