@@ -43,6 +43,9 @@ def _construct_mapping(loader: _PositionedLoader, node: yaml.MappingNode, deep: 
     loader.flatten_mapping(node)
     seen: dict[Any, yaml.Node] = {}
     for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):  # `? [a, b]`: a list or a mapping as a key
+            raise yaml.constructor.ConstructorError(
+                None, None, "a key is a list or a mapping; accepted: a name (text)", key_node.start_mark)
         key = loader.construct_object(key_node, deep=True)
         if key in seen:
             first = seen[key].start_mark
@@ -135,6 +138,26 @@ def _unwrap_model(annotation: Any) -> Any:
     return None
 
 
+def _given(value: Any) -> str:
+    """A value as the spec wrote it: YAML's null, true and false, not Python's None, True, False."""
+    if value is None:
+        return "null (no value)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return shown(value)
+
+
+def _yaml_kind(value: Any) -> str:
+    """What YAML read a value as, in the spec's words."""
+    if value is None or isinstance(value, bool):
+        return _given(value)
+    for kind, words in ((dict, "a mapping"), (list, "a list"), (str, "text"), (int, "a whole number"),
+                        (float, "a number"), (bytes, "binary data")):
+        if isinstance(value, kind):
+            return f"{words} ({shown(value, 40)})"
+    return f"a {type(value).__name__} ({shown(value, 40)})"  # a date or a timestamp: YAML reads 2020-01-01 so
+
+
 def _describe(error: dict) -> str:
     """Turn one pydantic error into 'what is wrong; accepted: ...'."""
     kind, message = error["type"], error["msg"]
@@ -142,24 +165,24 @@ def _describe(error: dict) -> str:
     if kind == "missing":
         return "required key is missing"
     if kind == "literal_error":
-        return f"{shown(error['input'])} is not accepted; accepted: {context.get('expected', '')}"
+        return f"{_given(error['input'])} is not accepted; accepted: {context.get('expected', '')}"
     if kind in ("int_type", "int_parsing", "int_from_float"):
-        return f"{shown(error['input'])} is not a whole number"
+        return f"{_given(error['input'])} is not a whole number"
     if kind in ("bool_type", "bool_parsing"):
-        return f"{shown(error['input'])} is not accepted; accepted: true or false"
+        return f"{_given(error['input'])} is not accepted; accepted: true or false"
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         bound = {"greater_than_equal": "at least", "less_than_equal": "at most",
                  "greater_than": "more than", "less_than": "less than"}[kind]
         limit = next(iter(context.values()))
-        return f"{shown(error['input'])} is out of range; accepted: {bound} {limit}"
+        return f"{_given(error['input'])} is out of range; accepted: {bound} {limit}"
     if kind == "too_short":
         return "is empty; accepted: at least one entry"
     if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"expected a mapping (key: value lines), got {type(error['input']).__name__}"
+        return f"expected a mapping (key: value lines), got {_yaml_kind(error['input'])}"
     if kind == "list_type":
-        return f"expected a list, got {type(error['input']).__name__}"
+        return f"expected a list, got {_yaml_kind(error['input'])}"
     if kind in ("string_type",):
-        return f"expected text, got {type(error['input']).__name__}"
+        return f"expected text, got {_yaml_kind(error['input'])}"
     if kind == "value_error":
         return message.removeprefix("Value error, ")
     return message

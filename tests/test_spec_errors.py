@@ -408,7 +408,7 @@ MISTAKES = {
           q:
             payload: {a: int}
             batch_size: true
-        """, 4, 17, "queues.q.batch_size", ["True is not a whole number"]),
+        """, 4, 17, "queues.q.batch_size", ["true is not a whole number"]),
     "text for a flag": (
         """\
         queues:
