@@ -116,7 +116,10 @@ class QueueUsageError(QueueError):
 
 class InvalidArgument(QueueUsageError):
     """A procedure refused an argument: a batch_size outside 1 .. the queue's max_batch_size
-    (SQL Server 50003, PostgreSQL SQLSTATE QG003)."""
+    (SQL Server 50003, PostgreSQL SQLSTATE QG003). Or the client refused a value before sending it,
+    the same on both databases: text holding a NUL character (PostgreSQL cannot store one), a
+    string(n) payload value longer than n characters (SQL Server would cut it silently), an owner
+    or enqueued_by longer than 128 characters."""
 
 
 class ConnectionLost(QueueError):
@@ -211,26 +214,38 @@ class Job:
 # pyodbc writes a driver error's diagnostic records into its message as "[SQLSTATE] text (native
 # error) (ODBC function)" for the first record, then "; [SQLSTATE] text (native error)" for each
 # further one (pyodbc's errors.cpp; FreeTDS's text starts "[FreeTDS][SQL Server]", and its native
-# error is the server's error number). The text is the server's and may say anything, "(50001)"
-# included: only the number in a record's own trailer is its error number. Only the first record
-# ends in the function's name, so the first record's trailer is the last such ending (greedy .*).
-_PYODBC_FIRST = re.compile(r"\[[0-9A-Z]{5}\] .* \((-?[0-9]+)\) \(SQL\w+\)(?=; \[[0-9A-Z]{5}\] |\Z)", re.S)
-_PYODBC_FURTHER = re.compile(r"\((-?[0-9]+)\)(?=; \[[0-9A-Z]{5}\] |\Z)")
+# error is the server's error number). The text is the server's and may say anything: a value it
+# quotes (a dedupe key in error 2601, a handler's own message) can hold "(50001); [42000] " or a
+# whole first-record trailer. So only what no text can move is read: the message's end, which is
+# the last record's trailer (" (native) (function)" when there is one record: then that is all),
+# and the first record's trailer when it is the only place in the message shaped like one. A middle
+# record's bounds cannot be told from its text: its number is not read.
+_PYODBC_START = re.compile(r"\[[0-9A-Z]{5}\] ")
+_PYODBC_ONE_RECORD = re.compile(r" \((-?[0-9]+)\) \(SQL\w+\)\Z")
+_PYODBC_LAST = re.compile(r" \((-?[0-9]+)\)\Z")
+_PYODBC_FIRST_TRAILER = re.compile(r" \((-?[0-9]+)\) \(SQL\w+\)(?=; \[[0-9A-Z]{5}\] )")
 
 
 def _native_codes(exc: BaseException) -> tuple[str | None, set[int]]:
-    """(SQLSTATE, SQL Server native error numbers) of a driver error."""
+    """(SQLSTATE, SQL Server native error numbers) of a driver error: the first record's SQLSTATE
+    (pyodbc's args[0]) and the numbers of the records whose bounds no server text can forge."""
     sqlstate = getattr(exc, "sqlstate", None)  # psycopg
     if sqlstate is not None:
         return sqlstate, set()
     args = getattr(exc, "args", ())
     state = args[0] if args and isinstance(args[0], str) and len(args[0]) == 5 else None
     text = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
-    first = _PYODBC_FIRST.match(text)
-    if first is None:
+    if not _PYODBC_START.match(text):
         return state, set()
-    further = text[first.end():]
-    return state, {int(first.group(1))} | {int(n) for n in _PYODBC_FURTHER.findall(further)}
+    one = _PYODBC_ONE_RECORD.search(text)
+    if one is not None:  # a further record ends in a number, never in the function's name
+        return state, {int(one.group(1))}
+    last = _PYODBC_LAST.search(text)
+    first = _PYODBC_FIRST_TRAILER.findall(text)
+    numbers = {int(last.group(1))} if last is not None else set()
+    if last is not None and len(first) == 1:
+        numbers.add(int(first[0]))
+    return state, numbers
 
 
 def error_kind(dialect: Dialect, exc: BaseException, connection: Any = None) -> str | None:
@@ -338,6 +353,7 @@ class QueueClient:
         self.spec = spec
         self.queue_name = queue_name
         self.queue = spec.queues[queue_name]
+        _check_text("QueueClient", "owner", owner, LABEL_MAX)
         self.owner = owner
         self.max_deadlock_retries = max_deadlock_retries
         self.deadlock_backoff = deadlock_backoff
@@ -768,7 +784,13 @@ class QueueClient:
         if self.job_type_column:
             values.append((self.job_type_column, job_type))
         values += [(column, payload.get(column)) for column in self.payload_columns]
+        self._check_payload(where, values)
         return values
+
+    def _check_payload(self, where: str, values: list[tuple[str, Any]]) -> None:
+        for column, value in values:
+            kind = self._kinds.get(column)
+            _check_text(where, column, value, kind.length if kind is not None and kind.kind == "string" else None)
 
     def _check_options(self, where: str, priority: Any, run_at: Any, enqueued_by: Any) -> None:
         if priority is not None and self.queue.ordering != "priority":
@@ -777,6 +799,7 @@ class QueueClient:
             raise QueueUsageError(f"{where}: queue {self.queue_name} has no scheduling; run_at needs scheduling: true")
         if enqueued_by is not None and not self.queue.audit:
             raise QueueUsageError(f"{where}: queue {self.queue_name} has no audit; enqueued_by needs audit: true")
+        _check_text(where, "enqueued_by", enqueued_by, LABEL_MAX)
 
     def _need_lease(self, what: str) -> None:
         if not self.lease_mode:
@@ -812,6 +835,7 @@ class QueueClient:
             return []
         if enqueued_by is not None and not self.queue.audit:
             raise QueueUsageError(f"enqueue_many: queue {self.queue_name} has no audit; enqueued_by needs audit: true")
+        _check_text("enqueue_many", "enqueued_by", enqueued_by, LABEL_MAX)
         records = []
         for ordinal, job in enumerate(jobs, start=1):
             job = dict(job)
@@ -972,10 +996,12 @@ class QueueClient:
             self._need_lease("lease_seconds")
         if job_type is not None and not self.job_type_column:
             raise QueueUsageError(f"dequeue: queue {self.queue_name} has no job types")
+        _check_text("dequeue", "owner", owner, LABEL_MAX)
         params: list[tuple[str, Any]] = [("owner", owner if owner is not None else self.owner)]
         if batch_size is not None:
             params.append(("batch_size", int(batch_size)))
         if job_type is not None:
+            _check_text("dequeue", "job_type", job_type, None)
             params.append(("job_type", self._in(self.job_type_column, job_type)))
         if lease_seconds is not None:
             params.append(("lease_seconds", int(lease_seconds)))
@@ -1072,8 +1098,8 @@ class QueueClient:
         token, job_id = self._token_and_id(job, id)
         if job_id is None:
             raise TypeError("fail: give the job (or id=)")
-        if error is not None:
-            error = str(error)[:4000]
+        if error is not None:  # diagnostic text: a NUL (which PostgreSQL cannot store) is written as \x00
+            error = str(error).replace("\x00", "\\x00")[:ERROR_MAX]
         try:
             outcome = int(self._run("fail", [("lease_token", token), ("id", job_id), ("error", error),
                                              ("retry", bool(retry))], "scalar"))
@@ -1228,6 +1254,7 @@ class QueueClient:
         if self.queue.worker is None:
             raise QueueUsageError(f"queue {self.queue_name} has no in-database worker (worker: in the spec)")
         params: list[tuple[str, Any]] = []
+        _check_text("run_procedure_worker", "owner", owner, LABEL_MAX)
         for name, value in (("max_items", max_items), ("max_seconds", max_seconds), ("owner", owner),
                             ("lease_seconds", lease_seconds)):
             if value is not None:
@@ -1246,6 +1273,29 @@ class QueueClient:
             finally:
                 if conn is self.connection:
                     conn.autocommit = autocommit
+
+
+# lease_owner and enqueued_by are varchar(128) / nvarchar(128), last_error 4000 (templates/*/table.sql.j2).
+LABEL_MAX = 128
+ERROR_MAX = 4000
+
+
+def _check_text(where: str, name: str, value: Any, limit: Optional[int]) -> None:
+    """Refuse, before it is sent, a value both databases would not take the same way: text holding a
+    NUL (PostgreSQL refuses it with a driver error; in a json value too), text longer than its column."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise InvalidArgument(f"{where}: {name} holds a NUL character (at {value.index(chr(0))}); accepted: text "
+                                  "without NUL characters (PostgreSQL cannot store one)")
+        if limit is not None and len(value) > limit:
+            raise InvalidArgument(f"{where}: {name} is {len(value)} characters long; accepted: at most {limit}")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_text(where, f"{name}.{key}" if isinstance(key, str) and "\x00" not in key else name, key, None)
+            _check_text(where, f"{name}.{key}", item, None)
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _check_text(where, f"{name}[{index}]", item, None)
 
 
 def _queue_error(what: Optional[str], exc: BaseException, retried: bool) -> BaseException:

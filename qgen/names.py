@@ -27,7 +27,9 @@ def _origin(spec: Spec, obj: DbObject, created: CreatedName) -> tuple:
         role = next((r for r in ROLES if role_name(spec, r) == created.name), None)
         if role is not None and getattr(spec.grants, role):
             return ("grants", role)
-        return ("schema",) if role is not None else ("grants",)
+        # Every other role is named after the schema: a role grants does not name (<schema>_producer),
+        # and the owner role (<schema>_owner), which grants cannot name.
+        return ("schema",)
     if obj.queue is None:
         return ("schema",)
     kind = "wakeup_channel" if created.namespace == "channel" else obj.kind
@@ -36,8 +38,14 @@ def _origin(spec: Spec, obj: DbObject, created: CreatedName) -> tuple:
     return ("queues", obj.queue)
 
 
-def _describe(obj: DbObject, created: CreatedName) -> str:
+def _describe(spec: Spec, obj: DbObject, created: CreatedName) -> str:
     owner = f"queue {obj.queue}'s {obj.kind.replace('_', ' ')}" if obj.queue else f"the {obj.kind}"
+    if created.namespace == "role":
+        if obj.kind == "schema":  # the schema's script makes the owner role
+            owner = "the role that owns the queues' objects, named after the schema"
+        else:
+            role = next((r for r in ROLES if role_name(spec, r) == created.name), None)
+            owner = f"the {role} role" if role else f"made by {owner}"
     return f"the {created.what} {created.name!r} ({owner})"
 
 
@@ -72,7 +80,7 @@ def name_problems(spec: Spec) -> list[tuple[tuple, str]]:
                 size = dialect.identifier_size(created.name)
                 if size > dialect.max_identifier_length:
                     found = too_long.setdefault(path, _Found(
-                        f"{_describe(item.obj, created)} is {size} {dialect.identifier_unit} long {{on}}; accepted: at "
+                        f"{_describe(spec, item.obj, created)} is {size} {dialect.identifier_unit} long {{on}}; accepted: at "
                         f"most {dialect.max_identifier_length}, as the database cuts or refuses a longer name{{more}}; "
                         "choose a shorter name", created.name))
                     found.note(created.name, dialect.title)
@@ -88,7 +96,7 @@ def name_problems(spec: Spec) -> list[tuple[tuple, str]]:
                     hint = ("role names that differ (grants.producer, consumer, admin)" if created.namespace == "role"
                             else "names that differ: rename the queue, or override a name with names:")
                     found = clashes.setdefault((path, other_path), _Found(
-                        f"{_describe(*this)} has the name of {_describe(*other)} {{on}}{case}{{more}}; accepted: {hint}",
+                        f"{_describe(spec, *this)} has the name of {_describe(spec, *other)} {{on}}{case}{{more}}; accepted: {hint}",
                         created.name.lower()))
                     found.note(created.name.lower(), dialect.title)
                 seen.setdefault(key, (item.obj, created))

@@ -30,7 +30,10 @@ MAX_INT = 2**31 - 1
 
 
 def shown(value: Any, limit: int = 60) -> str:
-    """A value as an error message quotes it: its repr, cut to `limit` characters."""
+    """A value as an error message quotes it: its repr, cut to `limit` characters; YAML's null, true
+    and false as the spec writes them."""
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
     text = repr(value)
     if len(text) <= limit:
         return text

@@ -43,11 +43,15 @@ def _construct_mapping(loader: _PositionedLoader, node: yaml.MappingNode, deep: 
     loader.flatten_mapping(node)
     seen: dict[Any, yaml.Node] = {}
     for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):  # `? [a, b]`: a list or a mapping as a key
+            raise yaml.constructor.ConstructorError(
+                None, None, "a key is a list or a mapping; accepted: a name (text)", key_node.start_mark)
         key = loader.construct_object(key_node, deep=True)
         if key in seen:
             first = seen[key].start_mark
             raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (first at line {first.line + 1})", key_node.start_mark
+                None, None, f"duplicate key {shown(getattr(key_node, 'value', key))} (first at line {first.line + 1})",
+                key_node.start_mark
             )
         seen[key] = key_node
     return yaml.SafeLoader.construct_mapping(loader, node, deep)
@@ -134,6 +138,26 @@ def _unwrap_model(annotation: Any) -> Any:
     return None
 
 
+def _given(value: Any) -> str:
+    """A value as the spec wrote it: YAML's null, true and false, not Python's None, True, False."""
+    if value is None:
+        return "null (no value)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return shown(value)
+
+
+def _yaml_kind(value: Any) -> str:
+    """What YAML read a value as, in the spec's words."""
+    if value is None or isinstance(value, bool):
+        return _given(value)
+    for kind, words in ((dict, "a mapping"), (list, "a list"), (str, "text"), (int, "a whole number"),
+                        (float, "a number"), (bytes, "binary data")):
+        if isinstance(value, kind):
+            return f"{words} ({shown(value, 40)})"
+    return f"a {type(value).__name__} ({shown(value, 40)})"  # a date or a timestamp: YAML reads 2020-01-01 so
+
+
 def _describe(error: dict) -> str:
     """Turn one pydantic error into 'what is wrong; accepted: ...'."""
     kind, message = error["type"], error["msg"]
@@ -141,24 +165,24 @@ def _describe(error: dict) -> str:
     if kind == "missing":
         return "required key is missing"
     if kind == "literal_error":
-        return f"{shown(error['input'])} is not accepted; accepted: {context.get('expected', '')}"
+        return f"{_given(error['input'])} is not accepted; accepted: {context.get('expected', '')}"
     if kind in ("int_type", "int_parsing", "int_from_float"):
-        return f"{shown(error['input'])} is not a whole number"
+        return f"{_given(error['input'])} is not a whole number"
     if kind in ("bool_type", "bool_parsing"):
-        return f"{shown(error['input'])} is not accepted; accepted: true or false"
+        return f"{_given(error['input'])} is not accepted; accepted: true or false"
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         bound = {"greater_than_equal": "at least", "less_than_equal": "at most",
                  "greater_than": "more than", "less_than": "less than"}[kind]
         limit = next(iter(context.values()))
-        return f"{shown(error['input'])} is out of range; accepted: {bound} {limit}"
+        return f"{_given(error['input'])} is out of range; accepted: {bound} {limit}"
     if kind == "too_short":
         return "is empty; accepted: at least one entry"
     if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"expected a mapping (key: value lines), got {type(error['input']).__name__}"
+        return f"expected a mapping (key: value lines), got {_yaml_kind(error['input'])}"
     if kind == "list_type":
-        return f"expected a list, got {type(error['input']).__name__}"
+        return f"expected a list, got {_yaml_kind(error['input'])}"
     if kind in ("string_type",):
-        return f"expected text, got {type(error['input']).__name__}"
+        return f"expected text, got {_yaml_kind(error['input'])}"
     if kind == "value_error":
         return message.removeprefix("Value error, ")
     return message
@@ -232,6 +256,39 @@ def _expanded_size(root: yaml.Node | None) -> int:
     return size(root) if root is not None else 0
 
 
+_TEXT_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _non_text_keys(root: yaml.Node | None, file: str) -> list[SpecError]:
+    """Mapping keys YAML reads as something other than text (null, ~, true, yes, 1, 1.5): every key
+    of a spec is a name or a field, so each is reported at the key itself, as it is written."""
+    found: list[SpecError] = []
+
+    def walk(node: yaml.Node, path: list[Any]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                step = key.value if isinstance(key, yaml.ScalarNode) else "?"
+                if key.tag == _MERGE_TAG:  # `<<: *defaults`: the merged mapping's keys are walked there
+                    walk(value, path)
+                    continue
+                if not (isinstance(key, yaml.ScalarNode) and key.tag == _TEXT_TAG):
+                    kind = key.tag.rsplit(":", 1)[-1] if isinstance(key, yaml.ScalarNode) else "a collection"
+                    found.append(SpecError(
+                        file, key.start_mark.line + 1, key.start_mark.column + 1, _dotted(path + [step]),
+                        f"the key {shown(step) if step != '' else 'that is empty'} is read by YAML as {kind}, not as "
+                        f"text; accepted: a name (quote it, '{step}', to use it as one)"))
+                    continue
+                walk(value, path + [step])
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, path + [index])
+
+    if root is not None:
+        walk(root, [])
+    return found
+
+
 def load_spec_text(text: str, file: str = "<spec>") -> Spec:
     """Parse and validate spec text; raises SpecInvalid listing every error found."""
     try:
@@ -248,11 +305,20 @@ def load_spec_text(text: str, file: str = "<spec>") -> Spec:
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = " ".join(part for part in (exc.context, exc.problem) if part)
         raise SpecInvalid([SpecError(file, line, column, "", f"not valid YAML: {problem}")]) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL byte, a control character)
+        before = text[:exc.position]
+        line, column = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        raise SpecInvalid([SpecError(file, line, column, "", f"not valid YAML: the character {exc.character:#06x} is not "
+                                     "allowed in a YAML file; accepted: printable text (write a control character "
+                                     "as an escape inside double quotes, if at all)")]) from None
     if data is None:
         raise SpecInvalid([SpecError(file, 1, 1, "", "the spec is empty; a spec needs at least: queues: {name: {payload: {column: type}}}")])
     positions = _Positions(root)
     if not isinstance(data, dict):
         raise SpecInvalid([SpecError(file, 1, 1, "", "the spec must be a mapping with a queues key")])
+    odd_keys = _non_text_keys(root, file)
+    if odd_keys:
+        raise SpecInvalid(odd_keys)
     try:
         spec = Spec.model_validate(data)
     except ValidationError as exc:

@@ -163,7 +163,8 @@ def run_worker(
     backoff, waits = Backoff(0.5, 15.0), 0
     started = time.monotonic()
     deadline = started + allotted_seconds if allotted_seconds is not None else None
-    owner = owner or f"qgen-worker:{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+    # The default owner fits lease_owner's 128 characters whatever the host's name (up to 253).
+    owner = owner or f"qgen-worker:{socket.gethostname()[:80]}:{os.getpid()}:{threading.get_ident()}"
     lease = int(lease_seconds if lease_seconds is not None else client.queue.lease)
     may_correct = correct_watermark and client.queue.watermark.enabled
     corrected = False

@@ -28,6 +28,23 @@ CASES = {
     "a handler quoting a whole trailer": (driver_error(pyodbc.ProgrammingError, ("42000", "see (50001) (SQLExecDirectW); [42000] x", 50100)), None),
     "a handler quoting (1205) at the end of its text": (driver_error(pyodbc.ProgrammingError, ("42000", "retry after (1205)", 50100)), None),
     "lease lost in a further record": (driver_error(pyodbc.ProgrammingError, ("01000", "Warning: (50002)", 0), ("42000", "qgen: lease lost", 50001)), "lease_lost"),
+    # Issue 15, item 17: a value the server quotes in a second record, shaped like a record's end.
+    "a quoted key value in a second record": (driver_error(
+        pyodbc.IntegrityError, ("01000", "Changed database context to 'd'.", 5701),
+        ("23000", "Cannot insert duplicate key row in object 's.q' with unique index 'q_dedupe_ux'. "
+                  "The duplicate key value is (x (50001); [42000] y).", 2601)), None),
+    "a quoted value shaped like a first record's end, in a later record": (driver_error(
+        pyodbc.ProgrammingError, ("01000", "note", 0),
+        ("22018", "Conversion failed when converting the nvarchar value 'a (1205) (SQLExecDirectW); [40001] b' "
+                  "to data type int.", 245)), None),
+    "a whole forged record quoted in the first of two": (driver_error(
+        pyodbc.IntegrityError, ("23000", "The duplicate key value is (k (1205) (SQLExecDirectW); [40001] "
+                                "[FreeTDS][SQL Server]deadlocked (1205)).", 2601),
+        ("01000", "The statement has been terminated.", 3621)), None),
+    "a deadlock reported after an informational record": (driver_error(
+        pyodbc.OperationalError, ("01000", "Changed language setting to us_english.", 5703),
+        ("40001", "Transaction (Process ID 57) was deadlocked on lock resources with another process and has been "
+                  "chosen as the deadlock victim. Rerun the transaction.", 1205)), "deadlock"),
 }
 
 

@@ -38,3 +38,38 @@ def test_a_dedupe_key_naming_a_column_twice_is_refused_where_it_is(tmp_path):
     line = refused(tmp_path, "queues:\n  q:\n    payload: {a: int, b: int}\n    dedupe:\n      key:\n        - a\n"
                    "        - b\n        - a\n", "8:11: queues.q.dedupe.key[2]:")
     assert "dedupe.key[0]" in line
+
+
+@pytest.mark.parametrize("key, kind, shown", [("null", "null", "null"), ("~", "null", "'~'"), ("true", "bool", "true"),
+                                              ("yes", "bool", "yes"), ("1.5", "float", "'1.5'"), ("7", "int", "7")])
+def test_a_key_yaml_reads_as_something_else_than_text_is_located_at_the_key(tmp_path, key, kind, shown):
+    # `null:` was reported as payload.None, at the line of `payload:`.
+    line = refused(tmp_path, f"queues:\n  q:\n    payload:\n      a: int\n      {key}: int\n",
+                   f"5:7: queues.q.payload.{shown}:")
+    assert f"read by YAML as {kind}, not as text" in line and f"quote it, '{key}'" in line
+
+
+def test_a_merge_key_is_still_a_merge(tmp_path):
+    result = check(tmp_path, "x-defaults: &d\n  payload: {a: int}\nqueues:\n  q:\n    <<: *d\n    batch_size: 3\n")
+    assert "'<<'" not in result.stderr and "x-defaults" in result.stderr  # only the unknown top-level key
+
+
+def test_a_long_schema_blames_the_schema_for_the_owner_role_not_a_grants_key_the_spec_lacks(tmp_path):
+    schema = "s" * 63
+    line = refused(tmp_path, f"schema: {schema}\nqueues:\n  q:\n    payload:\n      a: int\n", "1:9: schema:")
+    assert f"'{schema}_owner'" in line and "owns the queues' objects" in line and "more of its names" in line
+    result = check(tmp_path, f"schema: {schema}\nqueues:\n  q:\n    payload:\n      a: int\n")
+    assert "grants" not in result.stderr, result.stderr
+    assert result.stderr.count(": schema:") == 1, "one error for the one field"
+
+
+def test_a_role_named_like_the_owner_role_says_which_roles_clash(tmp_path):
+    line = refused(tmp_path, "schema: x\ngrants:\n  producer: x_owner\nqueues:\n  q:\n    payload:\n      a: int\n",
+                   "3:13: grants.producer:")
+    assert "(the producer role)" in line and "owns the queues' objects" in line
+
+
+@pytest.mark.parametrize("character", ["\x00", "\x07", "\x1b"])
+def test_a_control_character_in_the_file_is_a_located_error_not_a_traceback(tmp_path, character):
+    line = refused(tmp_path, f"queues:\n  q:\n    payload:\n      a: int{character}\n".encode(), "4:13: ")
+    assert f"the character {ord(character):#06x} is not allowed" in line

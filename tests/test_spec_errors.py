@@ -292,8 +292,8 @@ MISTAKES = {
         queues:
           q:
             payload: {a: int}
-        """, 1, 9, "schema", ["the role 's23456789_123456789_123456789_123456789_123456789_123456789_12_producer'",
-                              "71 bytes long on PostgreSQL", "at most 63", "2 more of its names are too long"]),
+        """, 1, 9, "schema", ["the role 's23456789_123456789_123456789_123456789_123456789_123456789_12_owner'",
+                              "68 bytes long on PostgreSQL", "at most 63", "3 more of its names are too long"]),
     "two roles that are one": (
         """\
         grants: {producer: Writers, consumer: writers}
@@ -427,7 +427,7 @@ MISTAKES = {
           q:
             payload: {a: int}
             batch_size: true
-        """, 4, 17, "queues.q.batch_size", ["True is not a whole number"]),
+        """, 4, 17, "queues.q.batch_size", ["true is not a whole number"]),
     "text for a flag": (
         """\
         queues:
