@@ -40,3 +40,12 @@ def throwaway_postgres():
         yield server
     finally:
         server.stop()
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """On Babelfish: how many batches the harness rewrote around each gap (tests/support/babelfish.py)."""
+    from tests.support.babelfish import REWRITTEN
+
+    if REWRITTEN:
+        counts = ", ".join(f"{gap} {n}" for gap, n in sorted(REWRITTEN.items(), key=lambda item: int(item[0][1:])))
+        terminalreporter.write_line(f"Babelfish: batches rewritten around its gaps (tests/support/babelfish.py): {counts}")

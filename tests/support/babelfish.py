@@ -247,6 +247,25 @@ def _b6_index_names(batch: str) -> Optional[list[str]]:
                                batch)]
 
 
+_SINGLE_USER = re.compile(r"ALTER\s+DATABASE\s+(\[(?:[^\]]|\]\])+\])\s+SET\s+SINGLE_USER\s+WITH\s+ROLLBACK\s+IMMEDIATE\s*;",
+                          re.IGNORECASE)
+
+
+def _b13_single_user(batch: str) -> Optional[list[str]]:
+    """B13: ALTER DATABASE [d] SET SINGLE_USER WITH ROLLBACK IMMEDIATE (before a DROP DATABASE) ->
+    KILL every other session in that database."""
+    if not _SINGLE_USER.search(batch):
+        return None
+
+    def kill(match: re.Match) -> str:
+        name = match.group(1)[1:-1].replace("]]", "]").replace("'", "''")
+        return ("DECLARE @bbf$kill nvarchar(max) = N''; SELECT @bbf$kill = @bbf$kill + N'KILL ' "
+                "+ CAST(session_id AS nvarchar(10)) + N'; ' FROM sys.dm_exec_sessions "
+                f"WHERE database_id = DB_ID(N'{name}') AND session_id <> @@SPID; EXEC(@bbf$kill);")
+
+    return [_SINGLE_USER.sub(kill, batch)]
+
+
 REWRITES = (
     Rewrite("B1", _b1_create_or_alter),
     Rewrite("B2", _b2_waitfor),
@@ -254,6 +273,7 @@ REWRITES = (
     Rewrite("B4", _b4_assigning_update),
     Rewrite("B5", _b5_grants),
     Rewrite("B6", _b6_index_names),
+    Rewrite("B13", _b13_single_user),
 )
 
 
