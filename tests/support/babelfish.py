@@ -14,10 +14,11 @@ what was rewritten, per gap (tests/conftest.py prints it at the end of a run).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 # Gap ids (GAPS.md) and what each means for the tests; B14.. are found by this project (README).
 GAPS = {
@@ -291,3 +292,36 @@ def rewrite(batch: str) -> list[str]:
                 out.extend(new)
         batches = out
     return batches
+
+
+def rewrite_as_one(batch: str) -> str:
+    """rewrite(), for a caller that sends one batch per statement it was given (SQLAlchemy, Alembic):
+    a CREATE that must start its own batch (B1) runs through EXEC after the DROP."""
+    first, *rest = rewrite(batch)
+    return "\n".join([first] + ["EXEC(N'" + more.replace("'", "''") + "');" for more in rest])
+
+
+@contextlib.contextmanager
+def rewriting_sqlalchemy(url: str) -> Iterator[None]:
+    """While open, every statement any SQLAlchemy engine sends to the server `url` names is rewritten
+    (rewrite_as_one) when that server is Babelfish; on SQL Server nothing changes."""
+    import pyodbc
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    from qgen.connection import mssql_connection_string
+
+    with contextlib.closing(pyodbc.connect(mssql_connection_string(url), autocommit=True)) as conn:
+        babelfish = is_babelfish(conn)
+    if not babelfish:
+        yield
+        return
+
+    def before(conn, cursor, statement, parameters, context, executemany):
+        return rewrite_as_one(statement), parameters
+
+    event.listen(Engine, "before_cursor_execute", before, retval=True)
+    try:
+        yield
+    finally:
+        event.remove(Engine, "before_cursor_execute", before)
