@@ -86,3 +86,19 @@ def test_a_queue_works_through_freetds(server):
         assert client.metrics()["processed"] == 2
     finally:
         conn.close()
+
+
+def test_a_decimal_column_gets_a_decimal_whatever_number_is_given(server):
+    """A TVP column takes one Python type (pyodbc types it by its first row): enqueue_many with
+    amount 1234.5 in one job and 0 in the next raised "Expected Decimal but got int" before any SQL
+    was sent, through Microsoft's driver, on every SQL Server."""
+    from decimal import Decimal
+
+    from tests.conftest import COVERAGE_SPECS
+
+    feat = next(p for p in COVERAGE_SPECS if p.stem == "features_lease")
+    installed = server.install(feat)
+    with contextlib.closing(server.connect(autocommit=True)) as conn:
+        client = QueueClient(conn, installed.spec, "jobs")
+        values = [client._in("amount", v) for v in (Decimal("1234.5"), 0, 2.5)]
+    assert [type(v) for v in values] == [Decimal] * 3 and values[1:] == [Decimal(0), Decimal("2.5")]

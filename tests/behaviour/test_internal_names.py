@@ -60,6 +60,7 @@ def test_purge_keeps_fresh_rows_whatever_their_columns_are_called(use_spec):
     assert env.count("archived", "archive_table") == 1
 
 
+@pytest.mark.babelfish_gap("B19", "it expects the identity value SQL Server burns on a skipped duplicate")
 def test_enqueue_many_and_dedupe_whatever_the_columns_are_called(use_spec):
     env = use_spec(NAMES)
     queue = env.client("batched")
