@@ -1,7 +1,9 @@
 """Every rendered T-SQL install script runs on a T-SQL engine (QGEN_TEST_MSSQL_URL: SQL Server, or
-Babelfish in CI, tests/support/babelfish.py): in a database of its own, twice (install is idempotent),
-then uninstalled twice (what is gone stays gone), then installed again to the same objects, and
-uninstalled. Without a server the tests skip, saying why."""
+Babelfish in CI, tests/support/babelfish.py): in a database of its own, twice (install is idempotent:
+the same objects), then uninstalled twice (what is gone stays gone; nothing but the user's own
+handler is left). Without a server the tests skip, saying why. (A third install is left out: on
+Babelfish an install takes seconds, and the first two already show an install over nothing and over
+itself.)"""
 
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ def schema_exists(server: MssqlBackend, schema: str) -> bool:
 
 
 @pytest.mark.parametrize("spec_path", EXAMPLES + COVERAGE_SPECS, ids=lambda p: p.stem)
-def test_install_twice_uninstall_twice_reinstall(server, spec_path):
+def test_install_twice_uninstall_twice(server, spec_path):
     spec = run_spec(load_spec(spec_path))
     rendering = render_spec(spec, spec_path.name, "mssql")
     handler = BEFORE_INSTALL.get((spec_path.stem, "mssql"), [])
@@ -64,6 +66,3 @@ def test_install_twice_uninstall_twice_reinstall(server, spec_path):
         assert objects_in(server, spec.schema) == user_objects, "only the user's own handler remains"
     else:
         assert not schema_exists(server, spec.schema), "uninstall left the schema behind"
-    server.run_script(rendering.install)
-    assert objects_in(server, spec.schema) == installed
-    server.run_script(rendering.uninstall)
