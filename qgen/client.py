@@ -720,6 +720,10 @@ class QueueClient:
                 from psycopg.types.json import Jsonb
                 return Jsonb(value)
             return json.dumps(value, default=_json_default)
+        if kind == "decimal" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            # One Python type per column: pyodbc types a TVP column by its first row, and refuses an
+            # int where that was a Decimal ("Expected Decimal but got int").
+            return Decimal(str(value))
         return self._in_plain(value)
 
     def _in_plain(self, value: Any) -> Any:

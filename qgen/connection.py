@@ -3,8 +3,9 @@ making another, and tells, after a retry, whether a lost call had committed.
 
 - `connection_factory(target)`: a callable that opens a new DB-API connection, from a URL or DSN:
   `postgresql://...` (or `postgresql+psycopg://`, or a libpq DSN `host=... dbname=...`): psycopg 3,
-  autocommit; `mssql+pyodbc://USER:PASS@HOST:PORT/DB?driver=FreeTDS&TDS_Version=7.4` (SQLAlchemy's
-  form) or an ODBC connection string `DRIVER=...;SERVER=...`: pyodbc.
+  autocommit; `mssql+pyodbc://USER:PASS@HOST:PORT/DB[?driver=...&Key=value]` (SQLAlchemy's form;
+  without driver, Microsoft's ODBC Driver 18 from qgen[mssql], else FreeTDS) or an ODBC connection
+  string `DRIVER=...;SERVER=...`: pyodbc.
 - `connection_lost(dialect, exc, connection)`: the error means the session is gone or the server
   asked for a retry on a new one. Decided by the driver's codes, never by message text:
   PostgreSQL SQLSTATE class 08 (connection exception), 57P01/57P02/57P03 (admin shutdown, crash
@@ -94,8 +95,11 @@ def connection_factory(target: str) -> Callable[[], Any]:
 
 def mssql_connection_string(url: str, database: Optional[str] = None) -> str:
     """An ODBC connection string for pyodbc from mssql+pyodbc://user:pass@host:port/db?driver=...&Key=value
-    (every query key other than driver is passed on; driver defaults to FreeTDS)."""
+    (every query key other than driver is passed on). Without driver: Microsoft's ODBC Driver 18 when
+    qgen[mssql] installed it (mssql-python-odbc, loaded by path), else FreeTDS (Debian's tdsodbc)."""
     from sqlalchemy.engine import make_url
+
+    from qgen.dialects.mssql import odbc_driver
 
     parsed = make_url(url)
     if not parsed.drivername.startswith("mssql"):
@@ -106,8 +110,13 @@ def mssql_connection_string(url: str, database: Optional[str] = None) -> str:
         return "{" + text.replace("}", "}}") + "}" if re.search(r"[;{}\s]", text) else text
 
     query = {k: (v[-1] if isinstance(v, tuple) else v) for k, v in parsed.query.items()}
-    parts = {"DRIVER": "{" + query.pop("driver", "FreeTDS") + "}", "SERVER": parsed.host or "127.0.0.1",
-             "PORT": str(parsed.port or 1433)}
+    driver = query.pop("driver", None) or default_mssql_driver()
+    host, port = parsed.host or "127.0.0.1", str(parsed.port or 1433)
+    parts = {"DRIVER": "{" + driver + "}"}
+    if odbc_driver(driver).port_in_server:
+        parts["SERVER"] = f"{host},{port}"
+    else:
+        parts.update(SERVER=host, PORT=port)
     if database or parsed.database:
         parts["DATABASE"] = database or parsed.database
     if parsed.username:
@@ -118,17 +127,25 @@ def mssql_connection_string(url: str, database: Optional[str] = None) -> str:
     return ";".join(f"{k}={v if k == 'DRIVER' else value(v)}" for k, v in parts.items())
 
 
+def default_mssql_driver() -> str:
+    """The ODBC driver a URL without driver= gets: Microsoft's by path, else FreeTDS."""
+    from qgen.dialects.mssql import microsoft_odbc_path
+
+    return microsoft_odbc_path() or "FreeTDS"
+
+
 def _redacted(target: str) -> str:
     target = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", target)
     return re.sub(r"(?i)((?:PWD|password)\s*=\s*)[^;\s]*", r"\1***", target)
 
 
 def tvp_capable(driver_name: str) -> bool:
-    """Can this ODBC driver (SQL_DRIVER_NAME, e.g. libmsodbcsql-18.3.so, libtdsodbc.so) send a
-    table-valued parameter? Microsoft's ODBC drivers and SQL Server Native Client can; FreeTDS and
-    the old `SQL Server` driver (sqlsrv32) cannot."""
-    name = driver_name.lower()
-    return "msodbcsql" in name or "sqlncli" in name
+    """Can this ODBC driver (SQL_DRIVER_NAME, e.g. libmsodbcsql-18.6.so.2.1, libtdsodbc.so) send a
+    table-valued parameter? The driver's capability flag (qgen.dialects.mssql.ODBC_DRIVERS): Microsoft's
+    ODBC drivers and SQL Server Native Client can; FreeTDS and drivers not known there cannot."""
+    from qgen.dialects.mssql import odbc_driver
+
+    return odbc_driver(driver_name).sends_table_valued_parameters
 
 
 @dataclass

@@ -2,8 +2,9 @@
 (qgen maintain, status, redrive): the URL forms Alembic and `qgen bench` take.
 
     postgresql://USER:PASS@HOST:5432/DB  (also postgres://, postgresql+psycopg://): psycopg 3
-    mssql+pyodbc://USER:PASS@HOST:1433/DB?driver=FreeTDS&TDS_Version=7.4: pyodbc; every query key
-        other than driver goes into the ODBC connection string (driver defaults to FreeTDS)
+    mssql+pyodbc://USER:PASS@HOST:1433/DB[?driver=...&Key=value]: pyodbc; every query key other than
+        driver goes into the ODBC connection string (without driver: Microsoft's ODBC Driver 18 that
+        qgen[mssql] installs, loaded by path; else FreeTDS)
 
 Errors come back as DatabaseUnavailable with a message for a person (the password hidden), never a
 driver traceback.
@@ -54,8 +55,8 @@ def _mssql(url: str) -> Any:
     try:
         import pyodbc
     except ImportError:
-        raise DatabaseUnavailable("SQL Server needs pyodbc: pip install 'qgen[mssql]' (and an ODBC driver, "
-                                  "e.g. Debian's tdsodbc)") from None
+        raise DatabaseUnavailable("SQL Server needs pyodbc: pip install 'qgen[mssql]' (it brings Microsoft's "
+                                  "ODBC Driver 18; or Debian's tdsodbc with driver=FreeTDS)") from None
     try:
         return pyodbc.connect(odbc_connection_string(url), autocommit=True, timeout=10)
     except pyodbc.Error as exc:

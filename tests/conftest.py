@@ -78,3 +78,10 @@ def leaves_no_roles_behind():
                 pass  # still granted or owning something in a database that was kept: left for a person
     pytest.fail(f"this run left {len(leaked)} role(s) carrying its token on the shared server: {', '.join(leaked)}",
                 pytrace=False)
+def pytest_terminal_summary(terminalreporter) -> None:
+    """On Babelfish: how many batches the harness rewrote around each gap (tests/support/babelfish.py)."""
+    from tests.support.babelfish import REWRITTEN
+
+    if REWRITTEN:
+        counts = ", ".join(f"{gap} {n}" for gap, n in sorted(REWRITTEN.items(), key=lambda item: int(item[0][1:])))
+        terminalreporter.write_line(f"Babelfish: batches rewritten around its gaps (tests/support/babelfish.py): {counts}")

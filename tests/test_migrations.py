@@ -462,13 +462,27 @@ MSSQL_URL = os.environ.get("QGEN_TEST_MSSQL_URL")
 @pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate "
                     "(e.g. mssql+pyodbc://sa:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4)")
 def test_sql_server_spec_change_with_jobs(migrations, schema, tmp_path):
-    """The same scenario on SQL Server through pyodbc and FreeTDS; the database in the URL is used
+    """The same scenario on SQL Server through pyodbc and Microsoft's ODBC driver; the database in the URL is used
     as it is, and everything the revisions create is removed by downgrade base at the end."""
     import sqlalchemy as sa
 
-    config = alembic_config(migrations, MSSQL_URL)
-    engine = sa.create_engine(MSSQL_URL)
+    from urllib.parse import quote_plus
+
+    from qgen.connection import mssql_connection_string
+    from tests.support.babelfish import rewriting_sqlalchemy
+
+    # SQLAlchemy through the ODBC connection string qgen makes: Microsoft's driver unless the URL names one.
+    url = "mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(MSSQL_URL))
+    config = alembic_config(migrations, url)
+    engine = sa.create_engine(url)
     make_revision(spec_file(tmp_path, V1, schema), "v1", migrations, dialect="mssql")
+    with rewriting_sqlalchemy(MSSQL_URL):
+        sql_server_spec_change(config, engine, schema, migrations, tmp_path)
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
+
+
+def sql_server_spec_change(config, engine, schema, migrations, tmp_path):
     try:
         command.upgrade(config, "head")
         with engine.begin() as conn:

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import glob
 import json
+import os
+import platform
 import re
+from dataclasses import dataclass
+from typing import Optional
 
 from qgen.dialects import (
     CreatedName, Dialect, Grant, Index, Routine, code_only, find_created, parenthesised, register, split_top_level,
@@ -158,6 +163,86 @@ def index_shapes(script: str) -> dict[tuple[str, str], str]:
         shape += " where" if match.group("where") else ""
         found[(_unquote(match.group("table")), _unquote(match.group("name")))] = shape
     return found
+# ODBC drivers: what each can do, known by the file name of its library (SQL_DRIVER_NAME) or the
+# name it is registered under in odbcinst.ini.
+
+
+@dataclass(frozen=True)
+class OdbcDriver:
+    title: str
+    # Names it goes by: prefixes of its library's file name, and names odbcinst.ini registers it under.
+    libraries: tuple[str, ...]
+    registered: tuple[str, ...]
+    # Can it send a table-valued parameter (enqueue_batch)? Else the client sends JSON (enqueue_json).
+    sends_table_valued_parameters: bool
+    # Where the port goes in a connection string: SERVER=host,port, or a PORT= keyword of its own.
+    port_in_server: bool
+
+    def knows(self, name: str) -> bool:
+        base = os.path.basename(name.strip().strip("{}")).lower()
+        return base.startswith(self.libraries) or base in self.registered
+
+
+MICROSOFT_ODBC = OdbcDriver(
+    title="Microsoft ODBC Driver for SQL Server",
+    libraries=("libmsodbcsql", "msodbcsql", "sqlncli"),
+    registered=("odbc driver 18 for sql server", "odbc driver 17 for sql server", "sql server native client 11.0"),
+    sends_table_valued_parameters=True,
+    port_in_server=True,
+)
+FREETDS = OdbcDriver(
+    title="FreeTDS", libraries=("libtdsodbc",), registered=("freetds",),
+    sends_table_valued_parameters=False, port_in_server=False,
+)
+# Drivers not named here (the old `SQL Server` driver, others) are taken to send no TVP and to take PORT=.
+OTHER_ODBC = OdbcDriver(title="an ODBC driver", libraries=(), registered=(),
+                        sends_table_valued_parameters=False, port_in_server=False)
+ODBC_DRIVERS = (MICROSOFT_ODBC, FREETDS)
+
+
+def odbc_driver(name: str) -> OdbcDriver:
+    """The driver a DRIVER= value or SQL_DRIVER_NAME names."""
+    return next((driver for driver in ODBC_DRIVERS if driver.knows(name)), OTHER_ODBC)
+
+
+def microsoft_odbc_path() -> Optional[str]:
+    """Microsoft's ODBC Driver 18 as the PyPI package mssql-python-odbc (qgen[mssql]) installs it:
+    the path of its library for this machine, which pyodbc loads as DRIVER={path}; None without it."""
+    try:
+        import mssql_python_odbc
+    except ImportError:
+        return None
+    machine = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower())
+    if machine is None or not hasattr(mssql_python_odbc, "get_libs_dir"):
+        return None
+    libs = mssql_python_odbc.get_libs_dir()
+    if platform.system() == "Darwin":
+        patterns = [os.path.join(libs, "macos", machine, "lib", "libmsodbcsql.*.dylib")]
+    else:
+        patterns = [os.path.join(libs, "linux", family, machine, "lib", "libmsodbcsql-*.so*")
+                    for family in _linux_families()]
+    for pattern in patterns:
+        found = sorted(glob.glob(pattern))
+        if found:
+            return found[-1]
+    return None
+
+
+def _linux_families() -> list[str]:
+    """The driver builds to try, this distribution's family first (os-release ID and ID_LIKE)."""
+    ids: list[str] = []
+    try:
+        with open("/etc/os-release", encoding="utf-8") as release:
+            for line in release:
+                key, _, value = line.strip().partition("=")
+                if key in ("ID", "ID_LIKE"):
+                    ids += value.strip('"').split()
+    except OSError:
+        pass
+    family = {"debian": "debian_ubuntu", "ubuntu": "debian_ubuntu", "rhel": "rhel", "fedora": "rhel",
+              "centos": "rhel", "suse": "suse", "sles": "suse", "opensuse": "suse", "alpine": "alpine"}
+    first = [family[i] for i in ids if i in family]
+    return list(dict.fromkeys(first + ["debian_ubuntu", "rhel", "suse"]))
 
 
 MSSQL = register(

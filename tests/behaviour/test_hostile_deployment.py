@@ -74,6 +74,7 @@ def test_a_retry_after_hundreds_of_attempts_waits_the_backoff_max(use_spec):
     assert 3600 - 5 < wait <= 3600
 
 
+@pytest.mark.babelfish_gap("B21", "a consumer login runs procedures that reach tables and procedures it has no grant on")
 def test_a_consumer_login_corrects_the_watermark_of_a_drained_queue(use_spec):
     """A drained queue's next id comes from the table's identity. A login that may only EXECUTE
     sees no metadata of a table it has no permission on (ownership chaining covers rows, not

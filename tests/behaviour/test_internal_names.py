@@ -35,6 +35,7 @@ def test_a_column_named_like_the_lease_token_variable_does_not_open_the_fence(us
     assert holder.complete(fresh) == 1
 
 
+@pytest.mark.babelfish_gap("B14", "run_at 2 s ahead loses its fraction and the margin to slow calls (B23)")
 def test_columns_named_like_the_watermark_variables_do_not_move_it_past_a_waiting_job(use_spec):
     env = use_spec(NAMES)
     queue = env.client("scheduled")
@@ -61,6 +62,7 @@ def test_purge_keeps_fresh_rows_whatever_their_columns_are_called(use_spec):
     assert env.count("archived", "archive_table") == 1
 
 
+@pytest.mark.babelfish_gap("B19", "it expects the identity value SQL Server burns on a skipped duplicate")
 def test_enqueue_many_and_dedupe_whatever_the_columns_are_called(use_spec):
     env = use_spec(NAMES)
     queue = env.client("batched")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 import datetime as dt
 
 from tests.behaviour.helpers import FEAT, FEATD, db_now, wait_past
 
 
+@pytest.mark.babelfish_gap("B14", "run_at 2 s ahead loses its fraction and the margin to slow calls (B23)")
 def test_a_delayed_job_is_not_visible_before_run_at_then_is(use_spec):
     env = use_spec(FEAT)
     jobs = env.client("jobs")

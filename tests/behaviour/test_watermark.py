@@ -172,6 +172,7 @@ def test_correct_after_a_drain_raises_a_watermark_a_release_lowered(use_spec):
     assert queue.watermark_correct() == (2, 31 - 3)
 
 
+@pytest.mark.babelfish_gap("B10", "another session claims past rows an open claim holds: SQL Server's READPAST")
 def test_a_rolled_back_claim_is_found_again_after_correct(use_spec):
     """A delete-mode claim that rolls back while another claim moves the watermark can leave its
     rows below it (SQL Server's READPAST skips them); dequeue, then correct when empty, finds

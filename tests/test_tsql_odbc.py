@@ -1,0 +1,104 @@
+"""The SQL Server client's drivers: Microsoft's ODBC Driver 18 (qgen[mssql], loaded by path) is the
+one a URL without driver= gets, and it is known to send table-valued parameters; FreeTDS, the
+fallback, is known not to, and a queue works through it end to end (the batch goes as JSON).
+The live half runs on the server QGEN_TEST_MSSQL_URL names (Babelfish in CI)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import pytest
+
+from qgen.client import QueueClient
+from qgen.connection import mssql_connection_string, tvp_capable
+from qgen.dialects.mssql import FREETDS, MICROSOFT_ODBC, microsoft_odbc_path, odbc_driver
+from tests.conftest import EXAMPLES
+from tests.support.backends import MSSQL_MISSING, MSSQL_URL_ENV, MssqlBackend
+
+RAINFALL = next(p for p in EXAMPLES if p.stem == "004_rainfall")
+
+
+def test_a_url_without_a_driver_gets_microsofts_by_path_with_the_port_in_server():
+    path = microsoft_odbc_path()
+    assert path and os.path.isfile(path), "qgen[mssql] installs mssql-python-odbc"
+    text = mssql_connection_string("mssql+pyodbc://u:p@db.example:1444/app?Encrypt=no")
+    assert text.startswith("DRIVER={" + path + "};SERVER=db.example,1444;DATABASE=app;")
+    freetds = mssql_connection_string("mssql+pyodbc://u:p@db.example:1444/app?driver=FreeTDS&TDS_Version=7.4")
+    assert freetds.startswith("DRIVER={FreeTDS};SERVER=db.example;PORT=1444;DATABASE=app;")
+
+
+@pytest.mark.parametrize("name, driver", [
+    ("libmsodbcsql-18.6.so.2.1", MICROSOFT_ODBC), ("msodbcsql18.dll", MICROSOFT_ODBC),
+    ("ODBC Driver 18 for SQL Server", MICROSOFT_ODBC), ("{ODBC Driver 17 for SQL Server}", MICROSOFT_ODBC),
+    ("libtdsodbc.so", FREETDS), ("FreeTDS", FREETDS), ("/usr/lib/x86_64-linux-gnu/odbc/libtdsodbc.so", FREETDS),
+])
+def test_each_driver_is_known_with_what_it_can_do(name, driver):
+    assert odbc_driver(name) is driver
+    assert tvp_capable(name) is driver.sends_table_valued_parameters
+
+
+def test_an_unknown_driver_is_not_trusted_with_a_tvp():
+    assert not tvp_capable("sqlsrv32.dll") and not odbc_driver("sqlsrv32.dll").port_in_server
+
+
+@pytest.fixture(scope="module")
+def server():
+    url = os.environ.get(MSSQL_URL_ENV)
+    if not url:
+        pytest.skip(MSSQL_MISSING)
+    made = MssqlBackend(url)
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def test_the_tests_connect_through_microsofts_driver(server):
+    import pyodbc
+
+    with contextlib.closing(server.connect(autocommit=True)) as conn:
+        name = conn.getinfo(pyodbc.SQL_DRIVER_NAME)
+    if "driver=" not in server.url.lower():
+        assert odbc_driver(name) is MICROSOFT_ODBC, name
+
+
+def test_a_queue_works_through_freetds(server):
+    """Smoke test of the fallback: enqueue_many (as JSON: FreeTDS sends no TVP), dequeue, complete."""
+    import pyodbc
+    from sqlalchemy.engine import make_url
+
+    installed = server.install(RAINFALL)
+    installed.reset()
+    url = make_url(server.url)
+    query = {k: v for k, v in url.query.items() if k.lower() not in ("driver", "encrypt", "trustservercertificate")}
+    freetds_url = url.set(query={**query, "driver": "FreeTDS", "TDS_Version": "7.4"}).render_as_string(hide_password=False)
+    conn = pyodbc.connect(mssql_connection_string(freetds_url, server.database), autocommit=True)
+    try:
+        assert odbc_driver(conn.getinfo(pyodbc.SQL_DRIVER_NAME)) is FREETDS
+        client = QueueClient(conn, installed.spec, "rainfall_events")
+        assert client._batch_as_json()
+        results = client.enqueue_many([{"rainfall_id": 1}, {"rainfall_id": 2}])
+        assert [r.ordinal for r in results] == [1, 2] and all(r.enqueued for r in results)
+        jobs = client.dequeue(batch_size=5)
+        assert sorted(j.payload["rainfall_id"] for j in jobs) == [1, 2]
+        assert all(client.complete(job) == 1 for job in jobs)
+        assert client.metrics()["processed"] == 2
+    finally:
+        conn.close()
+
+
+def test_a_decimal_column_gets_a_decimal_whatever_number_is_given(server):
+    """A TVP column takes one Python type (pyodbc types it by its first row): enqueue_many with
+    amount 1234.5 in one job and 0 in the next raised "Expected Decimal but got int" before any SQL
+    was sent, through Microsoft's driver, on every SQL Server."""
+    from decimal import Decimal
+
+    from tests.conftest import COVERAGE_SPECS
+
+    feat = next(p for p in COVERAGE_SPECS if p.stem == "features_lease")
+    installed = server.install(feat)
+    with contextlib.closing(server.connect(autocommit=True)) as conn:
+        client = QueueClient(conn, installed.spec, "jobs")
+        values = [client._in("amount", v) for v in (Decimal("1234.5"), 0, 2.5)]
+    assert [type(v) for v in values] == [Decimal] * 3 and values[1:] == [Decimal(0), Decimal("2.5")]
