@@ -37,7 +37,7 @@ def _postgres(url: str) -> Any:
     try:
         import psycopg
     except ImportError:
-        raise DatabaseUnavailable("PostgreSQL needs psycopg: pip install 'qgen[postgres]'") from None
+        raise DatabaseUnavailable("PostgreSQL needs psycopg: pip install 'qgen-queues[postgres]'") from None
     plain = re.sub(r"^[a-z0-9+]+://", "postgresql://", url, count=1)
     try:
         return psycopg.connect(plain, autocommit=True, connect_timeout=10)
@@ -54,7 +54,7 @@ def _mssql(url: str) -> Any:
     try:
         import pyodbc
     except ImportError:
-        raise DatabaseUnavailable("SQL Server needs pyodbc: pip install 'qgen[mssql]' (and an ODBC driver, "
+        raise DatabaseUnavailable("SQL Server needs pyodbc: pip install 'qgen-queues[mssql]' (and an ODBC driver, "
                                   "e.g. Debian's tdsodbc)") from None
     try:
         return pyodbc.connect(odbc_connection_string(url), autocommit=True, timeout=10)

@@ -16,42 +16,40 @@ import os
 import re
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests.conftest import ROOT, require
+from tests.conftest import ROOT
 from tests.support.pg import scratch_database
 from tests.support.run import named
+from tests.support.wheel import DISTRIBUTION, build_wheel, install_into_fresh_venv, wheel_metadata
 
 
 @pytest.fixture(scope="module")
-def wheel_site(tmp_path_factory) -> Path:
-    """qgen's wheel, built from this checkout (hatchling, the build backend, is in the test extras)
-    and unpacked: what `pip install qgen` puts in site-packages."""
-    try:
-        import hatchling  # noqa: F401
-    except ImportError:
-        require("hatchling is not installed (pip install -e '.[test]'): cannot build qgen's wheel")
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-                    str(ROOT)], check=True, capture_output=True)
-    wheel, = out.glob("qgen-*.whl")
-    site = out / "site"
-    zipfile.ZipFile(wheel).extractall(site)
-    return site
+def wheel(tmp_path_factory) -> Path:
+    """qgen's wheel, built from this checkout: what `pip install qgen-queues` would install."""
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
-def shims(folder: Path, site: Path) -> Path:
-    """A bin/ folder whose qgen and alembic run this Python with the unpacked wheel first on the path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, module in (("qgen", "qgen.cli"), ("alembic", "alembic"), ("python", None)):
-        run = f'exec {sys.executable} -m {module} "$@"' if module else f'exec {sys.executable} "$@"'
-        (folder / name).write_text(f"#!/bin/sh\nPYTHONPATH={site} {run}\n")
-        (folder / name).chmod(0o755)
-    return folder
+def venv_with(wheel: Path, folder: Path) -> Path:
+    """A fresh virtualenv with the wheel pip-installed (tests/support/wheel.py); its bin/ folder."""
+    return install_into_fresh_venv(wheel, folder)
+
+
+def test_the_wheel_carries_the_distribution_name_and_the_qgen_command(wheel, tmp_path):
+    """`qgen` on PyPI is an unrelated project: the distribution is qgen-queues, its import name and
+    command stay qgen."""
+    metadata = wheel_metadata(wheel)
+    assert metadata["Name"] == [DISTRIBUTION] == ["qgen-queues"]
+    assert any(extra == "postgres" for extra in metadata.get("Provides-Extra", []))
+    bin_ = venv_with(wheel, tmp_path / "venv")
+    shown = subprocess.run([str(bin_ / "qgen"), "--version"], capture_output=True, text=True, cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout.startswith("qgen "), shown.stderr
+    pip_show = subprocess.run([str(bin_ / "python"), "-c", "import importlib.metadata as m; print(m.version('qgen-queues'))"],
+                              capture_output=True, text=True, cwd=tmp_path)
+    assert pip_show.stdout.strip() == metadata["Version"][0], pip_show.stderr
 
 
 def sh(script: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
@@ -68,7 +66,7 @@ def readme_blocks(section: str) -> list[tuple[str, str]]:
     return re.findall(r"```(\w+)\n(.*?)```", readme[start:end], re.S)
 
 
-def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres_server, wheel_site, tmp_path):
+def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres_server, wheel, tmp_path):
     blocks = readme_blocks("Use it from your own project")
     (lang, shell), (lang2, python) = blocks[0], blocks[1]
     assert (lang, lang2) == ("sh", "python")
@@ -79,7 +77,9 @@ def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres
         script = []
         for line in shell.splitlines():
             if "pip install" in line:  # the installed wheel stands in for pip: .venv/bin/{qgen,alembic,python}
-                script.append(f"mkdir -p .venv && ln -s {shims(tmp_path / 'bin', wheel_site)} .venv/bin")
+                # offline: the wheel pip-installs into a fresh .venv here, its dependencies seen from the test venv's
+                script.append(f"PYTHONPATH={ROOT} {sys.executable} -c 'from pathlib import Path; from tests.support.wheel "
+                              f"import install_into_fresh_venv as i; i(Path(\"{wheel}\"), Path(\".venv\").absolute())'")
                 continue
             script.append(line.replace(readme_url.replace("://", "+psycopg://"), url.replace("://", "+psycopg://")))
             if "qgen init" in line:  # the user edits the spec before the first revision
@@ -88,7 +88,7 @@ def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres
         assert done.returncode == 0, done.stdout + done.stderr
         project = tmp_path / "myapp"
         located = sh(".venv/bin/python -c 'import qgen; print(qgen.__file__)'", project)
-        assert located.stdout.startswith(str(wheel_site)), "the wheel's qgen ran, not the checkout's"
+        assert located.stdout.startswith(str(project / ".venv")), "the wheel's qgen ran, not the checkout's"
         assert sorted(p.name for p in project.iterdir()) == [".venv", "alembic.ini", "migrations", "queues.yaml"]
         assert len(list((project / "migrations" / "versions").glob("*.py"))) == 1
 
@@ -113,8 +113,8 @@ def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres
         "the checkout has no Alembic environment a README reader could write revisions into"
 
 
-def test_init_writes_into_a_folder_and_overwrites_nothing(wheel_site, tmp_path):
-    bin_ = shims(tmp_path / "bin", wheel_site)
+def test_init_writes_into_a_folder_and_overwrites_nothing(wheel, tmp_path):
+    bin_ = venv_with(wheel, tmp_path / "venv")
     (tmp_path / "here").mkdir()
     (tmp_path / "here" / "queues.yaml").write_text("# mine\n")
     refused = sh(f"{bin_}/qgen init here", tmp_path)
@@ -131,8 +131,8 @@ def test_init_writes_into_a_folder_and_overwrites_nothing(wheel_site, tmp_path):
     assert checked.returncode == 0, checked.stderr
 
 
-def test_qgen_revisions_join_an_alembic_environment_the_user_already_has(postgres_server, wheel_site, tmp_path):
-    bin_ = shims(tmp_path / "bin", wheel_site)
+def test_qgen_revisions_join_an_alembic_environment_the_user_already_has(postgres_server, wheel, tmp_path):
+    bin_ = venv_with(wheel, tmp_path / "venv")
     project = tmp_path / "theirs"
     project.mkdir()
     schema = named("their_queues")

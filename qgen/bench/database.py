@@ -123,7 +123,7 @@ class BenchDatabase:
         try:
             import psycopg  # noqa: F401
         except ImportError:
-            raise BenchError("qgen bench on PostgreSQL needs psycopg: pip install 'qgen[postgres]'") from None
+            raise BenchError("qgen bench on PostgreSQL needs psycopg: pip install 'qgen-queues[postgres]'") from None
 
     def connect(self, autocommit: bool = True) -> Any:
         """A connection as the bench's processes use it: autocommit, so each procedure call is one
