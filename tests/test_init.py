@@ -163,3 +163,19 @@ def test_qgen_revisions_join_an_alembic_environment_the_user_already_has(postgre
         with psycopg.connect(url) as conn:
             assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone() == (0,)
             assert conn.execute("SELECT to_regclass('public.users') IS NOT NULL").fetchone() == (True,)
+
+
+def test_alembic_upgrade_against_a_missing_database_says_so_in_one_message(postgres_server, wheel, tmp_path):
+    """A first `alembic upgrade head` with a URL naming a database not created yet: two lines (the URL
+    with its password hidden, the server's answer, what to do), not Alembic's and SQLAlchemy's
+    117-line traceback."""
+    bin_ = venv_with(wheel, tmp_path / "venv")
+    made = sh(f"{bin_}/qgen init && {bin_}/qgen revision queues.yaml -m 'install the queues'", tmp_path)
+    assert made.returncode == 0, made.stderr
+    missing = named("qgen_missing_db")
+    up = sh(f"{bin_}/alembic upgrade head", tmp_path,
+            QGEN_DATABASE_URL=f"postgresql+psycopg://postgres:secret@127.0.0.1:5432/{missing}")
+    assert up.returncode == 1
+    assert "Traceback" not in up.stderr and len(up.stderr.strip().splitlines()) <= 4, up.stderr
+    assert f'database "{missing}" does not exist' in up.stderr and "create the database first" in up.stderr
+    assert "secret" not in up.stderr
