@@ -78,7 +78,7 @@ __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
     "MaintainResult", "RedriveResult",
     "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
-    "ConnectionLost", "OutcomeUnknown", "error_kind", "detect_dialect",
+    "ConnectionLost", "OutcomeUnknown", "NotInstalled", "error_kind", "detect_dialect",
     "run_worker", "WorkerStats",
 ]
 
@@ -116,6 +116,13 @@ class QueueUsageError(QueueError):
 class InvalidArgument(QueueUsageError):
     """A procedure refused an argument: a batch_size outside 1 .. the queue's max_batch_size
     (SQL Server 50003, PostgreSQL SQLSTATE QG003)."""
+
+
+class NotInstalled(QueueError):
+    """The queue's procedure is not in this database as the spec calls it: the spec was never installed
+    here (a wrong database, a schema that does not exist), or the database holds an older install of a
+    spec that has changed since (the procedure takes other parameters). Install the spec first.
+    PostgreSQL SQLSTATE 42883 / 3F000; SQL Server 2812, 2715, 8144, 8145."""
 
 
 class ConnectionLost(QueueError):
@@ -228,13 +235,14 @@ def _native_codes(exc: BaseException) -> tuple[str | None, set[int]]:
 
 def error_kind(dialect: Dialect, exc: BaseException, connection: Any = None) -> str | None:
     """What a driver error means to a queue: 'lease_lost', 'duplicate', 'invalid', 'refused', 'denied',
-    'deadlock', 'connection' (the session is gone: qgen.connection.connection_lost) or None."""
+    'deadlock', 'missing' (the procedure, its schema or its parameters are not in the database),
+    'connection' (the session is gone: qgen.connection.connection_lost) or None."""
     state, native = _native_codes(exc)
     if connection_lost(dialect, state, native, exc, connection):
         return "connection"
     if dialect == "postgres":
         return {"QG001": "lease_lost", "QG002": "refused", "23505": "duplicate", "QG003": "invalid", "42501": "denied",
-                "40P01": "deadlock", "40001": "deadlock"}.get(state or "")
+                "40P01": "deadlock", "40001": "deadlock", "42883": "missing", "3F000": "missing"}.get(state or "")
     if 50001 in native:
         return "lease_lost"
     if 50002 in native:
@@ -245,6 +253,9 @@ def error_kind(dialect: Dialect, exc: BaseException, connection: Any = None) -> 
         return "refused"
     if native & {229, 230}:
         return "denied"
+    # no such procedure, table type, or parameter (2812, 2715, 8145), too many arguments (8144)
+    if native & {2812, 2715, 8144, 8145}:
+        return "missing"
     if 1205 in native or state == "40001":
         return "deadlock"
     return None
@@ -599,7 +610,8 @@ class QueueClient:
                     else:
                         self._finish(commit=False)
                         if what != "deadlock" or self._tx_depth or attempt >= self.max_deadlock_retries:
-                            raise _queue_error(what, exc, retried=lost_since is not None)
+                            raise _queue_error(what, exc, retried=lost_since is not None,
+                                               routine=f"{self.spec.schema}.{self.object_name(kind)}")
                         attempt += 1
                         self.deadlock_retries += 1
                         delay = min(self.deadlock_backoff_max, self.deadlock_backoff * 2 ** (attempt - 1))
@@ -1211,11 +1223,16 @@ class QueueClient:
                     conn.autocommit = autocommit
 
 
-def _queue_error(what: Optional[str], exc: BaseException, retried: bool) -> BaseException:
+def _queue_error(what: Optional[str], exc: BaseException, retried: bool, routine: str = "") -> BaseException:
     """The exception a driver error raises from the client: a QueueError for the errors a queue
     defines (caused by the driver's), else the driver's own."""
-    if what == "lease_lost" and retried:
-        error: BaseException = OutcomeUnknown(f"{_message(exc)} (on a retry after the connection was lost: the lost "
+    if what == "missing":
+        error: BaseException = NotInstalled(
+            f"{routine or 'the procedure'} is not installed in this database as the spec calls it (the spec was "
+            "never installed here, or the database holds an older install of it): install the spec first "
+            "(alembic upgrade head, or install.sql)")
+    elif what == "lease_lost" and retried:
+        error = OutcomeUnknown(f"{_message(exc)} (on a retry after the connection was lost: the lost "
                                               "attempt may have committed)")
     elif what in ("lease_lost", "duplicate", "denied", "invalid", "refused"):
         error = {"lease_lost": LeaseLost, "duplicate": DuplicateJob, "denied": PermissionDenied,

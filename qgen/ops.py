@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Any, Callable, Iterator, Optional
 
-from qgen.client import PermissionDenied, QueueClient, QueueError
+from qgen.client import NotInstalled, PermissionDenied, QueueClient, QueueError
 from qgen.dburl import URL_ENV, DatabaseUnavailable, connect, shown
 from qgen.spec import Spec, _parse_duration, object_name
 from qgen.specload import load_spec
@@ -51,35 +51,44 @@ class Session:
         self.connection, self.clients = None, {}
 
 
-def _missing_routine(exc: BaseException) -> bool:
-    """The procedure (or its schema) does not exist: PostgreSQL 42883 / 3F000, SQL Server 2812."""
-    return getattr(exc, "sqlstate", None) in ("42883", "3F000") or "(2812)" in str(exc)
-
-
 def _explain(session: Session, queue: str, kind: str, exc: BaseException) -> str:
     name = f"{session.spec.schema}.{queue}"
     routine = f"{session.spec.schema}.{object_name(session.spec, queue, kind)}"
     if isinstance(exc, PermissionDenied):
         return f"{name}: this login may not run {routine} ({exc})"
-    if _missing_routine(exc):
-        return (f"{name}: not installed in this database ({routine} does not exist): install the spec first "
-                "(install.sql, or alembic upgrade head)")
+    if isinstance(exc, NotInstalled):  # classified by its code (qgen.client.error_kind)
+        return (f"{name}: not installed in this database ({routine} does not exist, or takes other arguments): "
+                "install the spec first (install.sql, or alembic upgrade head)")
     text = str(getattr(getattr(exc, "diag", None), "message_primary", None) or exc).strip()
     return f"{name}: {text}"
 
 
 def _call(session: Session, queue: str, kind: str, call: Callable[[QueueClient], Any], command: str) -> Any:
     """Run one call; on failure print why and return None (the connection is dropped unless the
-    failure was the queue's own, so the next round reconnects)."""
+    failure was the queue's own, so the next round reconnects). A database that cannot be reached
+    raises DatabaseUnavailable: the round ends there (_each_queue), said once, not once per queue."""
     try:
         return call(session.client(queue))
-    except DatabaseUnavailable as exc:
-        print(f"qgen {command}: {exc}", file=sys.stderr)
+    except DatabaseUnavailable:
+        raise
     except Exception as exc:  # a driver error: not installed, denied, connection lost, ...
         print(f"qgen {command}: {_explain(session, queue, kind, exc)}", file=sys.stderr)
         if not isinstance(exc, QueueError):
             session.reset()
     return None
+
+
+def _each_queue(command: str, queues: list[str], run: Callable[[str], bool]) -> bool:
+    """run(queue) for each queue, in order; True when every one succeeded. A database that cannot be
+    reached ends the round with one message."""
+    ok = True
+    for queue in queues:
+        try:
+            ok = run(queue) and ok
+        except DatabaseUnavailable as exc:
+            print(f"qgen {command}: {exc}", file=sys.stderr)
+            return False
+    return ok
 
 
 @contextlib.contextmanager
@@ -145,13 +154,12 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     spec, queues, url = _setup(args)
     session = Session(url, spec)
     if args.every is None:
-        ok = all([_maintain_queue(session, q, args.batch_size) for q in queues])
+        ok = _each_queue("maintain", queues, lambda q: _maintain_queue(session, q, args.batch_size))
         session.reset()
         return 0 if ok else 1
     with _until_interrupted() as stop:
         while not stop.is_set():
-            for queue in queues:
-                _maintain_queue(session, queue, args.batch_size)
+            _each_queue("maintain", queues, lambda q: _maintain_queue(session, q, args.batch_size))
             sys.stdout.flush()
             stop.wait(args.every)
     session.reset()
@@ -192,13 +200,15 @@ def _status_table(rows: list[dict[str, Any]]) -> str:
 
 
 def _status_once(session: Session, queues: list[str], as_json: bool, watching: bool) -> bool:
-    rows, ok = [], True
-    for queue in queues:
+    rows: list[dict[str, Any]] = []
+
+    def one(queue: str) -> bool:
         metrics = _call(session, queue, "metrics", lambda c: c.metrics(), "status")
-        if metrics is None:
-            ok = False
-            continue
-        rows.append(status_row(session.spec, queue, metrics))
+        if metrics is not None:
+            rows.append(status_row(session.spec, queue, metrics))
+        return metrics is not None
+
+    ok = _each_queue("status", queues, one)
     at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     if as_json:
         print(json.dumps({"at": at, "queues": rows}, indent=None if watching else 2))
@@ -240,8 +250,12 @@ def cmd_redrive(args: argparse.Namespace) -> int:
     if spec.queues[queue].claim != "lease" or not spec.queues[queue].dead_letter:
         _usage(f"queue {queue} has no dead-letter table (it needs claim: lease and dead_letter: true)")
     session = Session(url, spec)
-    result = _call(session, queue, "redrive",
-                   lambda c: c.redrive(args.ids, all=args.all, batch_size=args.batch_size), "redrive")
+    try:
+        result = _call(session, queue, "redrive",
+                       lambda c: c.redrive(args.ids, all=args.all, batch_size=args.batch_size), "redrive")
+    except DatabaseUnavailable as exc:
+        print(f"qgen redrive: {exc}", file=sys.stderr)
+        result = None
     session.reset()
     if result is None:
         return 1
