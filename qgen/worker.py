@@ -246,8 +246,20 @@ def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats:
         handler(job)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
-        return _finish(client, stats, job, lambda: client.fail(job, error=error, retry=True))
+        outcome = _finish(client, stats, job, lambda: client.fail(job, error=error, retry=True))
+        # The handler's failure, with its traceback: ERROR when the job is dead-lettered, else WARNING.
+        log.log(logging.ERROR if outcome == "dead" else logging.WARNING, "job %s: the handler raised %s; %s",
+                job.id, error, _AFTER_FAILURE.get(outcome, "the failure was not recorded: " + outcome), exc_info=exc)
+        return outcome
     return _finish(client, stats, job, lambda: client.complete(job))
+
+
+_AFTER_FAILURE = {
+    "failed": "it is retried after its backoff",
+    "dead": "no attempts left: it is dead-lettered",
+    "lease_lost": "its lease was lost meanwhile (another worker holds it, or it was reaped)",
+    "unknown": "the database did not confirm the failure: the job comes back when its lease expires",
+}
 
 
 def _finish(client: QueueClient, stats: WorkerStats, job: Job, call: Callable[[], Any]) -> str:
