@@ -12,7 +12,7 @@ from pathlib import Path
 from qgen import __version__
 from qgen import dialects as dialect_registry
 from qgen.render import check_rendering, output_dir, render_spec, write_rendering
-from qgen.specload import SpecInvalid, load_spec
+from qgen.specload import SpecInvalid, SpecUnreadable, load_spec
 
 
 def _dialects_for(spec, requested: str) -> list[str]:
@@ -172,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s: %(message)s")
     try:
         return args.func(args)
+    except SpecUnreadable as exc:
+        print(f"qgen: {exc}", file=sys.stderr)
+        return 2
     except SpecInvalid as exc:
         count = len(exc.errors)
         print(f"{exc}\nqgen: {count} error{'s' if count != 1 else ''} in the spec", file=sys.stderr)

@@ -35,6 +35,34 @@ class SpecInvalid(Exception):
         super().__init__("\n".join(str(error) for error in errors))
 
 
+class SpecUnreadable(SpecInvalid):
+    """The spec file could not be read (missing, a folder, not UTF-8): not an error in a spec."""
+
+    def __init__(self, file: str, why: str):
+        super().__init__([SpecError(file, 1, 1, "", f"cannot read the spec: {why}")])
+        self.args = (f"{file}: cannot read the spec: {why}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def _yaml_kind(value: Any) -> str:
+    """What a YAML value is, in YAML's words rather than Python's type names."""
+    if value is None:
+        return "nothing (an empty value)"
+    if isinstance(value, bool):
+        return f"true/false ({'true' if value else 'false'})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f"text ({shown(value)})"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "a value of another kind"
+
+
 class _PositionedLoader(yaml.SafeLoader):
     """A safe loader that refuses duplicate keys (YAML silently keeps the last one)."""
 
@@ -154,11 +182,11 @@ def _describe(error: dict) -> str:
     if kind == "too_short":
         return "is empty; accepted: at least one entry"
     if kind in ("dict_type", "model_type", "model_attributes_type"):
-        return f"expected a mapping (key: value lines), got {type(error['input']).__name__}"
+        return f"expected a mapping (key: value lines), got {_yaml_kind(error['input'])}"
     if kind == "list_type":
-        return f"expected a list, got {type(error['input']).__name__}"
+        return f"expected a list, got {_yaml_kind(error['input'])}"
     if kind in ("string_type",):
-        return f"expected text, got {type(error['input']).__name__}"
+        return f"expected text, got {_yaml_kind(error['input'])}"
     if kind == "value_error":
         return message.removeprefix("Value error, ")
     return message
@@ -283,6 +311,12 @@ def load_spec(path: str | Path) -> Spec:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecInvalid([SpecError(str(path), 1, 1, "", f"cannot read the spec: {exc}")]) from None
+    except FileNotFoundError:
+        raise SpecUnreadable(str(path), "no such file") from None
+    except IsADirectoryError:
+        raise SpecUnreadable(str(path), "it is a folder, not a file") from None
+    except UnicodeDecodeError as exc:
+        raise SpecUnreadable(str(path), f"not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise SpecUnreadable(str(path), exc.strerror or str(exc)) from None
     return load_spec_text(text, str(path))

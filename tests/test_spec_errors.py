@@ -590,6 +590,23 @@ def test_cli_unreadable_spec_is_a_clear_error(tmp_path):
     result = subprocess.run([sys.executable, "-m", "qgen.cli", "check", str(tmp_path / "missing.yaml")],
                             capture_output=True, text=True)
     assert result.returncode == 2 and "cannot read the spec" in result.stderr and "Traceback" not in result.stderr
+    assert "missing.yaml: cannot read the spec: no such file" in result.stderr
+    assert "error in the spec" not in result.stderr, "a file that is not there is not an error in a spec"
+    assert "Errno" not in result.stderr
+
+
+@pytest.mark.parametrize("text, found", [
+    ("queues:\n  q:\n    payload:\n", "got nothing (an empty value)"),
+    ("queues:\n  q:\n    payload: [a, b]\n", "got a list"),
+    ("queues:\n  q: 7\n", "got a number (7)"),
+    ("queues:\n  q:\n    payload: {a: int}\n    retry: often\n", "got text ('often')"),
+])
+def test_a_value_of_the_wrong_kind_is_named_in_yaml_words(text, found):
+    with pytest.raises(SpecInvalid) as raised:
+        load_spec_text(text)
+    assert found in str(raised.value), str(raised.value)
+    for python_name in ("NoneType", "dict", "str", "int", "list'"):
+        assert f"got {python_name}" not in str(raised.value)
 
 
 def test_minimal_spec_is_a_queue_name_and_one_column():
