@@ -297,7 +297,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def add_commands(commands: Any) -> None:
     maintain = commands.add_parser(
-        "maintain", help="reap expired leases, correct watermarks and purge finished jobs (for cron, systemd, a CronJob)")
+        "maintain", help="reap expired leases, correct watermarks and purge finished jobs (for cron, systemd, a CronJob)",
+        description="Run each queue's maintain procedure (release expired leases, correct the watermark, purge "
+        "finished jobs past their retention), again while it reports more to do, and print what it did: once, or "
+        "--every DURATION until Ctrl-C or SIGTERM. The login needs the consumer role. Exit 1, with the reason and "
+        "no traceback, when the database cannot be reached or a queue is not installed.")
     _common(maintain)
     maintain.add_argument("--queue", help="only this queue (default: every queue of the spec)")
     maintain.add_argument("--every", type=_seconds, metavar="DURATION",
@@ -305,7 +309,11 @@ def add_commands(commands: Any) -> None:
     maintain.add_argument("--batch-size", type=int, help="rows per step and call (default 1000, at most 4000)")
     maintain.set_defaults(func=cmd_maintain)
 
-    status = commands.add_parser("status", help="each queue's depth, in flight, oldest pending age, dead, rate, watermark lag")
+    status = commands.add_parser(
+        "status", help="each queue's depth, in flight, oldest pending age, dead, rate, watermark lag",
+        description="Print, per queue, what its metrics procedure reports: pending jobs (ready and scheduled), in "
+        "flight, expired leases, the oldest pending job's age, dead letters, completions over the last minute and "
+        "the watermark lag; as a table or --json, once or --watch. The login needs the admin role.")
     _common(status)
     status.add_argument("--queue", help="only this queue (default: every queue of the spec)")
     status.add_argument("--watch", type=float, nargs="?", const=2.0, metavar="SECONDS",
@@ -313,7 +321,11 @@ def add_commands(commands: Any) -> None:
     status.add_argument("--json", action="store_true", help="JSON for scripts (one line per refresh with --watch)")
     status.set_defaults(func=cmd_status)
 
-    redrive = commands.add_parser("redrive", help="put dead-lettered jobs back into their queue as new jobs")
+    redrive = commands.add_parser(
+        "redrive", help="put dead-lettered jobs back into their queue as new jobs",
+        description="Move dead-lettered jobs (--ids, or --all) back into their queue as new jobs: a new id, attempts "
+        "0, available now, the last error kept; each job in one transaction, so it is redriven once. A job whose "
+        "dedupe key is queued again stays dead and is counted. The login needs the admin role.")
     _common(redrive)
     redrive.add_argument("queue_name", metavar="QUEUE", help="the queue whose dead letters to redrive")
     which = redrive.add_mutually_exclusive_group(required=True)
