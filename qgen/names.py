@@ -27,7 +27,10 @@ def _origin(spec: Spec, obj: DbObject, created: CreatedName) -> tuple:
         role = next((r for r in ROLES if role_name(spec, r) == created.name), None)
         if role is not None and getattr(spec.grants, role):
             return ("grants", role)
-        return ("schema",) if role is not None else ("grants",)
+        derived = role is not None or created.name == role_name(spec, "owner")
+        if derived:  # named <role_prefix>_<role>, the prefix being the schema unless grants gives one
+            return ("grants", "role_prefix") if spec.grants.role_prefix else ("schema",)
+        return ("grants",)
     if obj.queue is None:
         return ("schema",)
     kind = "wakeup_channel" if created.namespace == "channel" else obj.kind

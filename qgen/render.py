@@ -231,6 +231,9 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         template = env.select_template([f"{dialect_name}/{obj.kind}.sql.j2", f"default/{obj.kind}.sql.j2"])
         create, drop = _blocks(template, {**base, "obj": obj, "q": base["queues"].get(obj.queue)}, "create", "drop")
         what = f"{obj.kind} {spec.schema}.{obj.name}" if obj.queue else f"{obj.kind} {obj.name}"
+        if obj.kind in ("roles", "grants"):  # one file for the three roles, named after one of them
+            roles = ", ".join(role_name(spec, r) for r in ("producer", "consumer", "admin"))
+            what = f"roles {roles} (server-wide)" if obj.kind == "roles" else f"grants to roles {roles}"
         header = (
             f"{HEADER_MARK}{__version__}: {what}, rendered for {dialect.title} from {spec_label}.\n"
             "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"

@@ -624,3 +624,25 @@ def test_sqlserver_2016_means_2016_sp1():
     spec = load_spec_text("sqlserver_version: 2016\nqueues:\n  q:\n    payload: {a: int}\n", "spec.yaml")
     assert spec.sqlserver_version == 2016
     assert "2016 means 2016 SP1 or later" in Spec.model_fields["sqlserver_version"].description
+
+
+def test_grants_role_prefix_names_the_roles_and_is_checked_where_it_is_written():
+    """Roles belong to the whole server: a spec may give them a prefix of their own (two databases
+    that install the same schema otherwise share its roles)."""
+    from qgen.render import render_spec
+    from qgen.spec import role_name
+
+    base = "schema: app_queues\ngrants:\n  role_prefix: {prefix}\nqueues:\n  q:\n    payload: {{a: int}}\n"
+    spec = load_spec_text(base.format(prefix="billing_db"))
+    assert [role_name(spec, r) for r in ("producer", "consumer", "admin", "owner")] == [
+        "billing_db_producer", "billing_db_consumer", "billing_db_admin", "billing_db_owner"]
+    for dialect in ("postgres", "mssql"):
+        roles = next(o for o in render_spec(spec, "s.yaml", dialect).objects if o.obj.kind == "roles")
+        assert "billing_db_producer, billing_db_consumer, billing_db_admin" in roles.create.splitlines()[0]
+        assert "app_queues_producer" not in roles.create
+    for prefix, words in (("bad-name", "grants.role_prefix:"), ("pg", "grants.role_prefix: the roles named with this prefix"),
+                          ("x" * 60, "grants.role_prefix")):
+        with pytest.raises(SpecInvalid) as raised:
+            load_spec_text(base.format(prefix=prefix), "s.yaml")
+        assert str(raised.value).startswith("s.yaml:3:"), str(raised.value)
+        assert words in str(raised.value), str(raised.value)
