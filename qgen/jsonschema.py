@@ -70,7 +70,7 @@ _ACCEPTS = {
     "worker": "{handler, max_items, max_duration}",
     "retry": "{max_attempts, backoff}",
     "backoff": "{base, factor, max}",
-    "grants": "{enabled, producer, consumer, admin}",
+    "grants": "{enabled, role_prefix, producer, consumer, admin}",
     "names": "mapping: object kind → identifier",
     "type": "a type: " + TYPE_NAMES,
     "key": "list of column names",
@@ -78,6 +78,7 @@ _ACCEPTS = {
     "columns": "mapping: column name → type, or → {type, nullable}",
     "queue": "a queue name of this spec",
     "producer": "identifier", "consumer": "identifier", "admin": "identifier", "column": "identifier",
+    "role_prefix": "identifier",
 }
 
 
