@@ -101,7 +101,7 @@ def _accepted(name: str, info) -> str:
 
 
 def spec_reference_markdown() -> str:
-    """The README's table of every spec key, generated from the models so it cannot drift."""
+    """docs/spec.md's table of every spec key, generated from the models so it cannot drift."""
     from pydantic_core import PydanticUndefined
 
     from qgen.spec import Backoff, Column, Dedupe, Grants, JobType, Outbox, Queue, Retry, Watermark, Worker

@@ -2,7 +2,7 @@
 
 A spec is YAML written by hand. Each model below forbids unknown keys (typos are errors) and
 documents each field; the JSON Schema published for editors is generated from these models
-(`qgen schema`), and the README's key reference is checked against it by the tests.
+(`qgen schema`), and docs/spec.md's key reference is checked against it by the tests.
 """
 
 from __future__ import annotations

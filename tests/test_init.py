@@ -67,11 +67,17 @@ def readme_blocks(section: str) -> list[tuple[str, str]]:
 
 
 def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres_server, wheel, tmp_path):
+    """In an empty folder: the README's first shell block (a fresh venv with the wheel pip-installed in
+    it, qgen init, qgen revision, alembic upgrade head), its Python block, its second shell block
+    (qgen status, qgen maintain, qgen bench --example), all with the installed wheel's qgen."""
     blocks = readme_blocks("Use it from your own project")
-    (lang, shell), (lang2, python) = blocks[0], blocks[1]
-    assert (lang, lang2) == ("sh", "python")
+    (lang, shell), (lang2, python), (lang3, operate) = blocks[0], blocks[1], blocks[2]
+    assert (lang, lang2, lang3) == ("sh", "python", "sh")
     readme_url = "postgresql://postgres@127.0.0.1:5432/mydb"
-    assert readme_url in python and readme_url.replace("://", "+psycopg://") in shell
+    assert readme_url in python and readme_url.replace("://", "+psycopg://") in shell and readme_url in operate
+    install, = [line for line in shell.splitlines() if "pip install" in line]
+    assert "[postgres]" in install and "'qgen-queues[postgres]'" in install, "the install line names this project"
+    assert not list(tmp_path.iterdir()), "the flow starts in an empty folder"
     schema = named("app_queues")  # roles are named after it: this run's own
     with scratch_database("qgen_init") as url:
         script = []
@@ -98,6 +104,12 @@ def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres
         assert ran.stdout.strip() == "96 sent by the worker"  # the number the README's comment gives
         with psycopg.connect(url) as conn:
             assert conn.execute(f'SELECT count(*) FROM "{schema}".emails').fetchone() == (0,)
+
+        bench_schema = named("qgen_bench")
+        operated = sh(operate.replace(readme_url, url).replace("--example", f"--schema {bench_schema} --example"), project)
+        assert operated.returncode == 0, operated.stdout + operated.stderr
+        assert f"{schema}.emails" in operated.stdout and "released 0 expired leases" in operated.stdout, operated.stdout
+        assert "exactly once" in operated.stdout.lower() or "exactly-once" in operated.stdout.lower(), operated.stdout
 
         again = sh(".venv/bin/qgen init", project)
         assert again.returncode == 1 and "nothing written" in again.stderr
