@@ -64,15 +64,22 @@ import re
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, Iterator, Literal, Mapping, Optional, Sequence, Union
 
 from qgen import dialects as dialect_registry
 from qgen.catalog import claims_in_place
 from qgen.connection import Backoff, LeaseBook, connection_factory, connection_lost, dialect_of_target, tvp_capable
 from qgen.spec import MAINTENANCE_BATCH, MAX_WAIT_MS, ColumnType, Spec, object_name, wakeup_channel
+from qgen.errors import (
+    ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
+    QueueUsageError,
+)
+from qgen.results import (
+    BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
+)
 from qgen.wakeup import STOP_CHECK, Listener
+from qgen.worker import WorkerStats, run_worker
 
 __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
@@ -85,123 +92,6 @@ __all__ = [
 Dialect = Literal["postgres", "mssql"]
 UTC = dt.timezone.utc
 log = logging.getLogger("qgen.client")
-
-
-# ---------------------------------------------------------------------------------------------
-# Errors
-
-
-class QueueError(Exception):
-    """A queue error: raised by a procedure on purpose (the driver's error is the __cause__), or a
-    call the queue's options do not allow."""
-
-
-class LeaseLost(QueueError):
-    """The lease token does not hold the job: the lease expired and was released or taken over, or
-    the job is already completed or failed (SQL Server 50001, PostgreSQL SQLSTATE QG001)."""
-
-
-class DuplicateJob(QueueError):
-    """A job with the same dedupe key is already queued (`on_duplicate: error`; 50002 / 23505)."""
-
-
-class PermissionDenied(QueueError):
-    """The login may not run this procedure (its role was not granted it)."""
-
-
-class QueueUsageError(QueueError):
-    """The call does not fit the queue's options (e.g. complete on a delete queue)."""
-
-
-class InvalidArgument(QueueUsageError):
-    """A procedure refused an argument: a batch_size outside 1 .. the queue's max_batch_size
-    (SQL Server 50003, PostgreSQL SQLSTATE QG003)."""
-
-
-class NotInstalled(QueueError):
-    """The queue's procedure is not in this database as the spec calls it: the spec was never installed
-    here (a wrong database, a schema that does not exist), or the database holds an older install of a
-    spec that has changed since (the procedure takes other parameters). Install the spec first.
-    PostgreSQL SQLSTATE 42883 / 3F000; SQL Server 2812, 2715, 8144, 8145."""
-
-
-class ConnectionLost(QueueError):
-    """The connection was lost and the call was not retried: it ran inside client.transaction()
-    (rolled back, or, when the commit itself was lost, committed or not: unknown), or it is an
-    enqueue that a retry could duplicate (no dedupe key), or no new connection could be made within
-    reconnect_timeout, or the client has no way to make one (it was given a ready connection). The
-    client connects again on its next call."""
-
-
-class OutcomeUnknown(LeaseLost):
-    """A complete or fail whose connection was lost was retried, and the retry found the lease gone
-    after the lease may have expired: either the first attempt committed, or the lease expired and
-    reap released the job (it will be delivered again). Either way the job is not finished twice
-    and not lost; like LeaseLost, do not retry."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Results
-
-
-class EnqueueResult(NamedTuple):
-    id: int
-    enqueued: bool  # False: dedupe found the job already queued and returned its id
-
-
-class BatchResult(NamedTuple):
-    ordinal: int  # 1-based position of the job in the list given to enqueue_many
-    id: int
-    enqueued: bool
-
-
-class ReapResult(NamedTuple):
-    released: int
-    dead_lettered: int
-
-
-class PurgeResult(NamedTuple):
-    archived: int
-    processed: int
-    dead: int
-
-
-class WatermarkCorrection(NamedTuple):
-    old: Optional[int]
-    new: Optional[int]
-
-
-class MaintainResult(NamedTuple):
-    """What one maintain call did (docs/api.md, maintain)."""
-
-    skipped: bool                  # another maintain was running on this queue: nothing done
-    released: int                  # expired leases released (reap)
-    dead_lettered: int             # expired leases on their last attempt, dead-lettered (reap)
-    old_watermark: Optional[int]
-    new_watermark: Optional[int]
-    archived: int                  # purged from the archive
-    processed: int                 # purged processed rows (on_complete: mark)
-    dead: int                      # purged dead letters
-    more: bool                     # a step filled its batch: call again for the rest
-
-
-class RedriveResult(NamedTuple):
-    redriven: int            # dead jobs put back into the queue as new jobs
-    skipped_duplicates: int  # left dead: their dedupe key is queued again
-
-
-@dataclass(frozen=True)
-class Job:
-    """One claimed job. Lease mode fills lease_token and lease_expires_at; delete mode enqueued_at."""
-
-    id: int
-    payload: dict[str, Any]
-    job_type: Any = None
-    attempts: Optional[int] = None
-    lease_token: Optional[uuid.UUID] = None
-    lease_expires_at: Optional[dt.datetime] = None
-    priority: Optional[int] = None
-    enqueued_at: Optional[dt.datetime] = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -610,7 +500,7 @@ class QueueClient:
                     else:
                         self._finish(commit=False)
                         if what != "deadlock" or self._tx_depth or attempt >= self.max_deadlock_retries:
-                            raise _queue_error(what, exc, retried=lost_since is not None,
+                            raise _queue_error(what, exc, retried=lost_since is not None,  # noqa: B904 (it sets __cause__)
                                                routine=f"{self.spec.schema}.{self.object_name(kind)}")
                         attempt += 1
                         self.deadlock_retries += 1
@@ -1273,10 +1163,3 @@ def _jsonable(value: Any, kind: Optional[ColumnType]) -> Any:
         return value
     return _json_default(value)
 
-
-def __getattr__(name: str) -> Any:
-    # The worker loop lives in qgen.worker; re-exported here lazily (qgen.worker imports this module).
-    if name in ("run_worker", "WorkerStats"):
-        from qgen import worker
-        return getattr(worker, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

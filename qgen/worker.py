@@ -56,35 +56,21 @@ import os
 import socket
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from qgen.client import ConnectionLost, Job, LeaseLost, OutcomeUnknown, PermissionDenied, QueueClient, QueueUsageError
 from qgen.connection import Backoff
+from qgen.errors import ConnectionLost, LeaseLost, OutcomeUnknown, PermissionDenied, QueueUsageError
 from qgen.maintenance import MAINTAIN_EVERY, Maintenance
+from qgen.results import Job, WorkerStats
+
+if TYPE_CHECKING:  # for annotations only: qgen.client imports this module (it re-exports run_worker)
+    from qgen.client import QueueClient
+
+__all__ = ["run_worker", "WorkerStats", "POLL_INTERVAL", "OVERRUN_ERROR"]
 
 POLL_INTERVAL = 1.0  # seconds an idle worker waits for work before it claims again (run_worker's default)
 OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
 log = logging.getLogger("qgen.worker")
-
-
-@dataclass
-class WorkerStats:
-    processed: int = 0       # handler returned and the job was completed
-    failed: int = 0          # handler raised and the job was failed (retry or dead letter)
-    dead_lettered: int = 0   # of the failed, those dead-lettered
-    lease_lost: int = 0      # complete or fail refused: the lease was lost (reaped and taken over)
-    given_up: int = 0        # jobs of a batch not started because the allotted time was over
-    batches: int = 0         # non-empty dequeues
-    watermark_corrections: int = 0
-    deadlock_retries: int = 0
-    connection_lost: int = 0  # calls that raised ConnectionLost (the loop waited and went on)
-    outcome_unknown: int = 0  # completions or failures whose commit could not be confirmed
-    reconnects: int = 0       # new connections the client made after a loss
-    maintenance_runs: int = 0     # maintain calls that did their work
-    maintenance_skipped: int = 0  # maintain calls that found another one running on the queue
-    reaped: int = 0               # expired leases those calls released (or dead-lettered)
-    overran: bool = False    # the allotted time ran out before the queue was empty
 
 
 class _Heartbeat:

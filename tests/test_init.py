@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import psycopg
@@ -43,6 +44,12 @@ def test_the_wheel_carries_the_distribution_name_and_the_qgen_command(wheel, tmp
     command stay qgen."""
     metadata = wheel_metadata(wheel)
     assert metadata["Name"] == [DISTRIBUTION] == ["qgen-queues"]
+    with zipfile.ZipFile(wheel) as archive:
+        files = archive.namelist()
+    assert not [f for f in files if "peers" in f or "pgqueuer" in f or "procrastinate" in f], \
+        "the peers bench (PgQueuer, procrastinate) is bench tooling, not part of what users install"
+    assert sorted(f.rsplit("/", 1)[1] for f in files if f.startswith("qgen/examples/")) == sorted(
+        p.name for p in (ROOT / "examples").glob("*.yaml")), "the examples ship for qgen init/bench --example"
     assert any(extra == "postgres" for extra in metadata.get("Provides-Extra", []))
     bin_ = venv_with(wheel, tmp_path / "venv")
     shown = subprocess.run([str(bin_ / "qgen"), "--version"], capture_output=True, text=True, cwd=tmp_path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from qgen.dialects import CreatedName, Dialect, find_created, register
+from qgen.dialects.base import CreatedName, Dialect, find_created, register
 
 # GO alone on its line (optionally followed by a repeat count, which qgen never emits), any case.
 _GO_LINE = re.compile(r"^[ \t]*GO(?:[ \t]+\d+)?[ \t]*(?:--[^\n]*)?$", re.IGNORECASE | re.MULTILINE)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from qgen.dialects import CreatedName, Dialect, find_created, register
+from qgen.dialects.base import CreatedName, Dialect, find_created, register
 
 NAMEDATALEN = 64  # identifiers are cut to NAMEDATALEN - 1 bytes
 

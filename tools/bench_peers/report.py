@@ -11,7 +11,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Optional
 
-from qgen.bench import peers
+import tools.bench_peers as peers
 from qgen.bench.database import BenchError
 from qgen.bench.report import table
 
