@@ -49,7 +49,9 @@ class _Found:
     many further names and which databases show it, so a clash of two queues is one error."""
 
     def __init__(self, message: str, name: str):
-        self.message, self.name, self.more, self.databases = message, name, set(), []
+        self.message, self.name = message, name
+        self.more: set[str] = set()
+        self.databases: list[str] = []
 
     def note(self, name: str, database: str) -> None:
         if database not in self.databases:

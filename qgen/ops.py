@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, NoReturn, Optional
 
 from qgen.client import NotInstalled, PermissionDenied, QueueClient, QueueError
 from qgen.dburl import URL_ENV, DatabaseUnavailable, connect, shown
@@ -103,7 +103,7 @@ def _until_interrupted() -> Iterator[threading.Event]:
             signal.signal(sig, handler)
 
 
-def _usage(message: str) -> None:
+def _usage(message: str) -> NoReturn:
     """An argument error: said on stderr, exit status 2 (as argparse does)."""
     print(f"qgen: {message}", file=sys.stderr)
     raise SystemExit(2)

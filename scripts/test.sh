@@ -60,5 +60,9 @@ fi
 echo "== building Microsoft's T-SQL parser harness (fetched from PyPI, never committed)"
 bash tools/tsql_parser/build.sh >/dev/null
 
+echo "== linting (ruff) and type checking (mypy); their settings are in pyproject.toml"
+.venv/bin/ruff check .
+.venv/bin/mypy
+
 echo "== running the tests"
 exec .venv/bin/python -m pytest "$@"
