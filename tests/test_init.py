@@ -148,6 +148,17 @@ def test_init_writes_into_a_folder_and_overwrites_nothing(wheel, tmp_path):
     assert fresh.returncode == 0 and (tmp_path / "elsewhere" / "new" / "queues.yaml").is_file()
     checked = sh(f"{bin_}/qgen check elsewhere/new/queues.yaml", tmp_path)
     assert checked.returncode == 0, checked.stderr
+    # the examples ship in the wheel: outside a checkout, init writes one by name
+    example = sh(f"{bin_}/qgen init rain --example 004_rainfall", tmp_path)
+    assert example.returncode == 0, example.stderr
+    assert sorted(p.name for p in (tmp_path / "rain").iterdir()) == ["004_rainfall.yaml", "alembic.ini", "migrations"]
+    assert (tmp_path / "rain" / "004_rainfall.yaml").read_text() == (ROOT / "examples" / "004_rainfall.yaml").read_text()
+    assert "qgen revision 004_rainfall.yaml" in example.stdout
+    unknown = sh(f"{bin_}/qgen init other --example nope", tmp_path)
+    assert unknown.returncode == 2 and "no example 'nope'; accepted: 000_flag_worker, 001_watermark" in unknown.stderr
+    assert not (tmp_path / "other").exists()
+    neither = sh(f"{bin_}/qgen bench --url postgresql://postgres@127.0.0.1:1/x", tmp_path)
+    assert neither.returncode == 1 and "SPEC (a file) or --example NAME" in neither.stderr
 
 
 def test_qgen_revisions_join_an_alembic_environment_the_user_already_has(postgres_server, wheel, tmp_path):
