@@ -559,7 +559,7 @@ class Spec(_Strict):
     dialects: list[Literal["mssql", "postgres"]] = Field(
         default_factory=lambda: ["mssql", "postgres"], min_length=1, description="Which databases to render for."
     )
-    schema_: Identifier = Field("qgen", alias="schema", description="Schema that holds every object.")
+    schema_: Identifier = Field("qgen", alias="schema", description="Schema that holds every object. It also names the roles (<schema>_producer, ...) unless grants.role_prefix does: roles are server-wide, shared by every database whose spec names the same ones.")
     naming: str = Field(
         "{queue}_{object}",
         description="Pattern for object names; {queue} and {object} are replaced. The queue table itself is named <queue>.",
