@@ -273,8 +273,15 @@ MISTAKES = {
         queues:
           q:
             payload: {a: int}
-        """, 1, 9, "schema", ["the role 's23456789_123456789_123456789_123456789_123456789_123456789_12_producer'",
-                              "71 bytes long on PostgreSQL", "at most 63", "2 more of its names are too long"]),
+        """, 1, 9, "schema", ["the role 's23456789_123456789_123456789_123456789_123456789_123456789_12_owner'",
+                              "68 bytes long on PostgreSQL", "at most 63", "3 more of its names are too long"]),
+    # the owner role is named from the schema too (it was reported at `grants`, which cannot name it)
+    "a role prefix too long for its role names": (
+        """        grants: {role_prefix: s23456789_123456789_123456789_123456789_123456789_123456789_12}
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 23, "grants.role_prefix", ["_owner'", "68 bytes long on PostgreSQL", "3 more of its names are too long"]),
     "two roles that are one": (
         """\
         grants: {producer: Writers, consumer: writers}
