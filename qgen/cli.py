@@ -12,7 +12,7 @@ from pathlib import Path
 from qgen import __version__
 from qgen import dialects as dialect_registry
 from qgen.render import check_rendering, check_text, output_dir, render_spec, write_rendering, write_text
-from qgen.specload import SpecInvalid, load_spec
+from qgen.specload import SpecInvalid, SpecUnreadable, load_spec
 
 
 def _dialects_for(spec, requested: str) -> list[str]:
@@ -75,11 +75,17 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_init(args: argparse.Namespace) -> int:
     """Scaffold an Alembic environment for qgen revisions, and a starter spec, like `alembic init`."""
-    from qgen.scaffold import SPEC_NAME, InitRefused, init_project
+    from qgen.scaffold import SPEC_NAME, InitRefused, UnknownExample, example_path, init_project
 
     folder = Path(args.directory)
+    if args.example is not None and args.no_spec:
+        print("qgen init: --example writes a spec; --no-spec writes none: give one of them", file=sys.stderr)
+        return 2
     try:
-        made = init_project(folder, spec=not args.no_spec)
+        made = init_project(folder, spec=not args.no_spec, example=args.example)
+    except UnknownExample as exc:
+        print(f"qgen init: nothing written: {exc}", file=sys.stderr)
+        return 2
     except InitRefused as exc:
         print(f"qgen init: nothing written: {exc}", file=sys.stderr)
         return 1
@@ -87,6 +93,8 @@ def cmd_init(args: argparse.Namespace) -> int:
         print(f"wrote {path}{'/' if path.is_dir() else ''}")
     where = "" if folder.resolve() == Path.cwd().resolve() else f"cd {folder} && "
     spec = SPEC_NAME if not args.no_spec else "SPEC.yaml"
+    if args.example is not None:
+        spec = example_path(args.example).name
     print(f"next: {where}qgen revision {spec} -m \"install the queues\", then "
           "QGEN_DATABASE_URL=postgresql+psycopg://USER@HOST:5432/DB alembic upgrade head")
     return 0
@@ -147,17 +155,36 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("spec", help="the spec file (YAML)")
     check.set_defaults(func=cmd_check)
 
-    schema = commands.add_parser("schema", help="print the JSON Schema of the spec (for editors)")
+    schema = commands.add_parser(
+        "schema", help="print the JSON Schema of the spec (for editors)",
+        description="Print the JSON Schema of a qgen spec: every key, what it accepts, its default. Editors check a "
+        "spec as it is typed with it (VS Code's YAML extension: a `# yaml-language-server: $schema=...` line).")
     schema.add_argument("-o", "--output", help="write to this file instead of standard output")
     schema.set_defaults(func=cmd_schema)
 
-    init = commands.add_parser("init", help="write an Alembic environment for qgen revisions and a starter spec "
-                               "(alembic.ini, migrations/, queues.yaml) into a folder; overwrites nothing")
+    init = commands.add_parser(
+        "init", help="write an Alembic environment for qgen revisions and a starter spec "
+        "(alembic.ini, migrations/, queues.yaml) into a folder; overwrites nothing",
+        description="Write into a folder of your project an Alembic environment for qgen's revisions (alembic.ini, "
+        "migrations/env.py, migrations/script.py.mako, an empty migrations/versions/) and a starter spec "
+        "(queues.yaml), or with --example NAME one of the example specs qgen ships. Nothing is overwritten: "
+        "when any of the files exists, nothing is written. Next: qgen revision SPEC -m MESSAGE, then alembic "
+        "upgrade head.")
     init.add_argument("directory", nargs="?", default=".", help="where (default: the current folder)")
     init.add_argument("--no-spec", action="store_true", help="the Alembic environment only, without queues.yaml")
+    from qgen.scaffold import example_names
+
+    init.add_argument("--example", metavar="NAME", help="write the example spec NAME (NAME.yaml) instead of "
+                      f"queues.yaml; one of: {', '.join(example_names())}")
     init.set_defaults(func=cmd_init)
 
-    revision = commands.add_parser("revision", help="write an Alembic revision (migrations/versions/) that installs the spec")
+    revision = commands.add_parser(
+        "revision", help="write an Alembic revision (migrations/versions/) that installs the spec",
+        description="Write an Alembic revision that installs the spec's objects, or, after an earlier qgen revision "
+        "of the same schema, moves the database to the changed spec: procedures replaced, columns added, tables "
+        "kept with their jobs. A change that would lose or rebuild queued jobs is refused with what to do instead, "
+        "and nothing is written. The revision's folder holds the spec and the SQL it runs; `alembic upgrade head` "
+        "applies it.")
     revision.add_argument("spec", help="the spec file (YAML)")
     revision.add_argument("-m", "--message", required=True, help="the revision's message, as for alembic revision -m")
     revision.add_argument("--dialect", choices=dialect_registry.names() + ["all"], default="all",
@@ -176,7 +203,11 @@ def build_parser() -> argparse.ArgumentParser:
     from qgen.bench.command import add_arguments as bench_arguments
 
     bench_arguments(commands.add_parser(
-        "bench", help="install the spec in a scratch schema and measure it under load (or --experiment)"))
+        "bench", help="install the spec in a scratch schema and measure it under load (or --experiment)",
+        description="Install a spec's queue in a scratch schema of a PostgreSQL database (made and marked by the "
+        "bench, dropped afterwards unless --keep), run producer and worker processes through the Python client, "
+        "and report throughput, claim latency and an exactly-once verdict from a ledger (exit 3 when it fails); "
+        "--experiment runs one of the studies instead. SPEC, or --example NAME for a spec qgen ships."))
 
     from qgen.ops import add_commands as ops_commands
 
@@ -190,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s: %(message)s")
     try:
         return args.func(args)
+    except SpecUnreadable as exc:
+        print(f"qgen: {exc}", file=sys.stderr)
+        return 2
     except SpecInvalid as exc:
         count = len(exc.errors)
         print(f"{exc}\nqgen: {count} error{'s' if count != 1 else ''} in the spec", file=sys.stderr)

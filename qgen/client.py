@@ -64,147 +64,35 @@ import re
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterator, Literal, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, Iterator, Literal, Mapping, Optional, Sequence, Union
 
 from qgen import dialects as dialect_registry
 from qgen.catalog import claims_in_place
 from qgen.connection import Backoff, LeaseBook, connection_factory, connection_lost, dialect_of_target, tvp_capable
 from qgen.locks import limits
 from qgen.spec import MAX_WAIT_MS, ColumnType, Spec, object_name, wakeup_channel
+from qgen.errors import (
+    CannotReconnect, ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
+    QueueUsageError,
+)
+from qgen.results import (
+    BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
+)
 from qgen.wakeup import STOP_CHECK, Listener
+from qgen.worker import WorkerStats, run_worker
 
 __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
     "MaintainResult", "RedriveResult",
     "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
-    "ConnectionLost", "CannotReconnect", "OutcomeUnknown", "error_kind", "detect_dialect",
+    "ConnectionLost", "CannotReconnect", "OutcomeUnknown", "NotInstalled", "error_kind", "detect_dialect",
     "run_worker", "WorkerStats",
 ]
 
 Dialect = Literal["postgres", "mssql"]
 UTC = dt.timezone.utc
 log = logging.getLogger("qgen.client")
-
-
-# ---------------------------------------------------------------------------------------------
-# Errors
-
-
-class QueueError(Exception):
-    """A queue error: raised by a procedure on purpose (the driver's error is the __cause__), or a
-    call the queue's options do not allow."""
-
-
-class LeaseLost(QueueError):
-    """The lease token does not hold the job: the lease expired and was released or taken over, or
-    the job is already completed or failed (SQL Server 50001, PostgreSQL SQLSTATE QG001)."""
-
-
-class DuplicateJob(QueueError):
-    """A job with the same dedupe key is already queued (`on_duplicate: error`; 50002 / 23505)."""
-
-
-class PermissionDenied(QueueError):
-    """The login may not run this procedure (its role was not granted it)."""
-
-
-class QueueUsageError(QueueError):
-    """The call does not fit the queue's options (e.g. complete on a delete queue)."""
-
-
-class InvalidArgument(QueueUsageError):
-    """A procedure refused an argument: a batch_size outside 1 .. the queue's max_batch_size
-    (SQL Server 50003, PostgreSQL SQLSTATE QG003). Or the client refused a value before sending it,
-    the same on both databases: text holding a NUL character (PostgreSQL cannot store one), a
-    string(n) payload value longer than n characters (SQL Server would cut it silently), an owner
-    or enqueued_by longer than 128 characters."""
-
-
-class ConnectionLost(QueueError):
-    """The connection was lost and the call was not retried: it ran inside client.transaction()
-    (rolled back, or, when the commit itself was lost, committed or not: unknown), or it is an
-    enqueue that a retry could duplicate (no dedupe key), or no new connection could be made within
-    reconnect_timeout, or the client has no way to make one (it was given a ready connection). The
-    client connects again on its next call."""
-
-
-class CannotReconnect(ConnectionLost):
-    """The connection is lost for good: the client was given a ready connection, so it has no way to
-    make another. Every later call raises it too; run_worker stops with it (a ConnectionLost that
-    waiting cannot cure). Give the client a URL or a connection factory to have it reconnect."""
-
-
-class OutcomeUnknown(LeaseLost):
-    """A complete or fail whose connection was lost was retried, and the retry found the lease gone
-    after the lease may have expired: either the first attempt committed, or the lease expired and
-    reap released the job (it will be delivered again). Either way the job is not finished twice
-    and not lost; like LeaseLost, do not retry."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Results
-
-
-class EnqueueResult(NamedTuple):
-    id: int
-    enqueued: bool  # False: dedupe found the job already queued and returned its id
-
-
-class BatchResult(NamedTuple):
-    ordinal: int  # 1-based position of the job in the list given to enqueue_many
-    id: int
-    enqueued: bool
-
-
-class ReapResult(NamedTuple):
-    released: int
-    dead_lettered: int
-
-
-class PurgeResult(NamedTuple):
-    archived: int
-    processed: int
-    dead: int
-
-
-class WatermarkCorrection(NamedTuple):
-    old: Optional[int]
-    new: Optional[int]
-
-
-class MaintainResult(NamedTuple):
-    """What one maintain call did (docs/api.md, maintain)."""
-
-    skipped: bool                  # another maintain was running on this queue: nothing done
-    released: int                  # expired leases released (reap)
-    dead_lettered: int             # expired leases on their last attempt, dead-lettered (reap)
-    old_watermark: Optional[int]
-    new_watermark: Optional[int]
-    archived: int                  # purged from the archive
-    processed: int                 # purged processed rows (on_complete: mark)
-    dead: int                      # purged dead letters
-    more: bool                     # a step filled its batch: call again for the rest
-
-
-class RedriveResult(NamedTuple):
-    redriven: int            # dead jobs put back into the queue as new jobs
-    skipped_duplicates: int  # left dead: their dedupe key is queued again
-
-
-@dataclass(frozen=True)
-class Job:
-    """One claimed job. Lease mode fills lease_token and lease_expires_at; delete mode enqueued_at."""
-
-    id: int
-    payload: dict[str, Any]
-    job_type: Any = None
-    attempts: Optional[int] = None
-    lease_token: Optional[uuid.UUID] = None
-    lease_expires_at: Optional[dt.datetime] = None
-    priority: Optional[int] = None
-    enqueued_at: Optional[dt.datetime] = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,13 +138,14 @@ def _native_codes(exc: BaseException) -> tuple[str | None, set[int]]:
 
 def error_kind(dialect: Dialect, exc: BaseException, connection: Any = None) -> str | None:
     """What a driver error means to a queue: 'lease_lost', 'duplicate', 'invalid', 'refused', 'denied',
-    'deadlock', 'connection' (the session is gone: qgen.connection.connection_lost) or None."""
+    'deadlock', 'missing' (the procedure, its schema or its parameters are not in the database),
+    'connection' (the session is gone: qgen.connection.connection_lost) or None."""
     state, native = _native_codes(exc)
     if connection_lost(dialect, state, native, exc, connection):
         return "connection"
     if dialect == "postgres":
         return {"QG001": "lease_lost", "QG002": "refused", "23505": "duplicate", "QG003": "invalid", "42501": "denied",
-                "40P01": "deadlock", "40001": "deadlock"}.get(state or "")
+                "40P01": "deadlock", "40001": "deadlock", "42883": "missing", "3F000": "missing"}.get(state or "")
     if 50001 in native:
         return "lease_lost"
     if 50002 in native:
@@ -267,6 +156,9 @@ def error_kind(dialect: Dialect, exc: BaseException, connection: Any = None) -> 
         return "refused"
     if native & {229, 230}:
         return "denied"
+    # no such procedure, table type, or parameter (2812, 2715, 8145), too many arguments (8144)
+    if native & {2812, 2715, 8144, 8145}:
+        return "missing"
     if 1205 in native or state == "40001":
         return "deadlock"
     return None
@@ -627,7 +519,8 @@ class QueueClient:
                     else:
                         self._finish(commit=False)
                         if what != "deadlock" or self._tx_depth or attempt >= self.max_deadlock_retries:
-                            raise _queue_error(what, exc, retried=lost_since is not None)
+                            raise _queue_error(what, exc, retried=lost_since is not None,  # noqa: B904 (it sets __cause__)
+                                               routine=f"{self.spec.schema}.{self.object_name(kind)}")
                         attempt += 1
                         self.deadlock_retries += 1
                         delay = min(self.deadlock_backoff_max, self.deadlock_backoff * 2 ** (attempt - 1))
@@ -1302,11 +1195,16 @@ def _check_text(where: str, name: str, value: Any, limit: Optional[int]) -> None
             _check_text(where, f"{name}[{index}]", item, None)
 
 
-def _queue_error(what: Optional[str], exc: BaseException, retried: bool) -> BaseException:
+def _queue_error(what: Optional[str], exc: BaseException, retried: bool, routine: str = "") -> BaseException:
     """The exception a driver error raises from the client: a QueueError for the errors a queue
     defines (caused by the driver's), else the driver's own."""
-    if what == "lease_lost" and retried:
-        error: BaseException = OutcomeUnknown(f"{_message(exc)} (on a retry after the connection was lost: the lost "
+    if what == "missing":
+        error: BaseException = NotInstalled(
+            f"{routine or 'the procedure'} is not installed in this database as the spec calls it (the spec was "
+            "never installed here, or the database holds an older install of it): install the spec first "
+            "(alembic upgrade head, or install.sql)")
+    elif what == "lease_lost" and retried:
+        error = OutcomeUnknown(f"{_message(exc)} (on a retry after the connection was lost: the lost "
                                               "attempt may have committed)")
     elif what in ("lease_lost", "duplicate", "denied", "invalid", "refused"):
         error = {"lease_lost": LeaseLost, "duplicate": DuplicateJob, "denied": PermissionDenied,
@@ -1347,10 +1245,3 @@ def _jsonable(value: Any, kind: Optional[ColumnType]) -> Any:
         return value
     return _json_default(value)
 
-
-def __getattr__(name: str) -> Any:
-    # The worker loop lives in qgen.worker; re-exported here lazily (qgen.worker imports this module).
-    if name in ("run_worker", "WorkerStats"):
-        from qgen import worker
-        return getattr(worker, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -38,7 +38,7 @@ def _postgres(url: str) -> Any:
     try:
         import psycopg
     except ImportError:
-        raise DatabaseUnavailable("PostgreSQL needs psycopg: pip install 'qgen[postgres]'") from None
+        raise DatabaseUnavailable("PostgreSQL needs psycopg: pip install 'qgen-queues[postgres]'") from None
     plain = re.sub(r"^[a-z0-9+]+://", "postgresql://", url, count=1)
     try:
         return psycopg.connect(plain, autocommit=True, connect_timeout=10)
@@ -55,7 +55,7 @@ def _mssql(url: str) -> Any:
     try:
         import pyodbc
     except ImportError:
-        raise DatabaseUnavailable("SQL Server needs pyodbc: pip install 'qgen[mssql]' (it brings Microsoft's "
+        raise DatabaseUnavailable("SQL Server needs pyodbc: pip install 'qgen-queues[mssql]' (it brings Microsoft's "
                                   "ODBC Driver 18; or Debian's tdsodbc with driver=FreeTDS)") from None
     try:
         return pyodbc.connect(odbc_connection_string(url), autocommit=True, timeout=10)

@@ -70,7 +70,7 @@ _ACCEPTS = {
     "worker": "{handler, max_items, max_duration}",
     "retry": "{max_attempts, backoff}",
     "backoff": "{base, factor, max}",
-    "grants": "{enabled, producer, consumer, admin}",
+    "grants": "{enabled, role_prefix, producer, consumer, admin}",
     "names": "mapping: object kind → identifier",
     "type": "a type: " + TYPE_NAMES,
     "key": "list of column names",
@@ -78,6 +78,7 @@ _ACCEPTS = {
     "columns": "mapping: column name → type, or → {type, nullable}",
     "queue": "a queue name of this spec",
     "producer": "identifier", "consumer": "identifier", "admin": "identifier", "column": "identifier",
+    "role_prefix": "identifier",
 }
 
 
@@ -100,7 +101,7 @@ def _accepted(name: str, info) -> str:
 
 
 def spec_reference_markdown() -> str:
-    """The README's table of every spec key, generated from the models so it cannot drift."""
+    """docs/spec.md's table of every spec key, generated from the models so it cannot drift."""
     from pydantic_core import PydanticUndefined
 
     from qgen.spec import Backoff, Column, Dedupe, Grants, JobType, Outbox, Queue, Retry, Watermark, Worker

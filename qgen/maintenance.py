@@ -18,10 +18,11 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Optional
 
-from qgen.client import MaintainResult, PermissionDenied, QueueClient
+from qgen.errors import PermissionDenied
+from qgen.results import MaintainResult, WorkerStats
 
-if TYPE_CHECKING:
-    from qgen.worker import WorkerStats
+if TYPE_CHECKING:  # for annotations only: qgen.client imports the worker loop, which imports this module
+    from qgen.client import QueueClient
 
 MAINTAIN_EVERY = 5.0  # seconds between maintain calls of one worker (run_worker's default)
 

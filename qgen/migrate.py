@@ -242,6 +242,7 @@ def qgen_schemas(script_dir) -> set[str]:
 class ColumnDiff:
     added: list[Column] = field(default_factory=list)
     dropped: list[Column] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # columns whose change is a problem of the plan, said there
 
 
 def _columns(mapping) -> dict[str, Column]:
@@ -269,11 +270,13 @@ def column_changes(prev: Spec, new: Spec, allow_drop: set[str], used: set[str]) 
                     if col.nullable:
                         diff.added.append(col)
                     else:
+                        diff.refused.append(name)
                         problems.append(
                             f"{path}.{name}: a new column must be nullable: the jobs already queued have no value "
                             f"for it. Write it as {{type: {col.type}, nullable: true}}.")
                 elif (before[name].type, before[name].nullable) != (col.type, col.nullable):
                     was, now = before[name], col
+                    diff.refused.append(name)
                     problems.append(
                         f"{path}.{name}: changed from {was.type}{' nullable' if was.nullable else ''} to "
                         f"{now.type}{' nullable' if now.nullable else ''}; qgen does not alter a column that holds "
@@ -287,6 +290,7 @@ def column_changes(prev: Spec, new: Spec, allow_drop: set[str], used: set[str]) 
                     used.add(flag)
                     diff.dropped.append(col)
                 else:
+                    diff.refused.append(name)
                     problems.append(
                         f"{path}.{name}: removed from the spec; dropping the column loses its values in every "
                         f"job still queued (and in the dead-letter and archive tables). Pass --allow-drop {flag} "
@@ -609,6 +613,8 @@ def _plan_kept_tables(dialect: str, spec: Spec, rendering: Rendering, previous: 
             continue
         group = "outbox" if obj.kind == "outbox_table" else "payload"
         diff = changes.get(obj.queue, {}).get(group)
+        if diff is not None and diff.refused:
+            continue  # the column refused is the reason the table differs, and the plan says so already
         if diff is None or not (diff.added or diff.dropped):
             plan.problems.append(f"table {table}: its SQL changes in a way qgen cannot name ({dialect}); "
                                  "write an Alembic revision by hand for it.")

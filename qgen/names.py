@@ -27,9 +27,10 @@ def _origin(spec: Spec, obj: DbObject, created: CreatedName) -> tuple:
         role = next((r for r in ROLES if role_name(spec, r) == created.name), None)
         if role is not None and getattr(spec.grants, role):
             return ("grants", role)
-        # Every other role is named after the schema: a role grants does not name (<schema>_producer),
-        # and the owner role (<schema>_owner), which grants cannot name.
-        return ("schema",)
+        derived = role is not None or created.name == role_name(spec, "owner")
+        if derived:  # named <role_prefix>_<role>, the prefix being the schema unless grants gives one
+            return ("grants", "role_prefix") if spec.grants.role_prefix else ("schema",)
+        return ("grants",)
     if obj.queue is None:
         return ("schema",)
     kind = "wakeup_channel" if created.namespace == "channel" else obj.kind
@@ -54,7 +55,9 @@ class _Found:
     many further names and which databases show it, so a clash of two queues is one error."""
 
     def __init__(self, message: str, name: str):
-        self.message, self.name, self.more, self.databases = message, name, set(), []
+        self.message, self.name = message, name
+        self.more: set[str] = set()
+        self.databases: list[str] = []
 
     def note(self, name: str, database: str) -> None:
         if database not in self.databases:

@@ -19,9 +19,9 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, NoReturn, Optional
 
-from qgen.client import PermissionDenied, QueueClient, QueueError
+from qgen.client import NotInstalled, PermissionDenied, QueueClient, QueueError
 from qgen.dburl import URL_ENV, DatabaseUnavailable, connect, shown
 from qgen.spec import Spec, _parse_duration, object_name
 from qgen.specload import load_spec
@@ -51,35 +51,44 @@ class Session:
         self.connection, self.clients = None, {}
 
 
-def _missing_routine(exc: BaseException) -> bool:
-    """The procedure (or its schema) does not exist: PostgreSQL 42883 / 3F000, SQL Server 2812."""
-    return getattr(exc, "sqlstate", None) in ("42883", "3F000") or "(2812)" in str(exc)
-
-
 def _explain(session: Session, queue: str, kind: str, exc: BaseException) -> str:
     name = f"{session.spec.schema}.{queue}"
     routine = f"{session.spec.schema}.{object_name(session.spec, queue, kind)}"
     if isinstance(exc, PermissionDenied):
         return f"{name}: this login may not run {routine} ({exc})"
-    if _missing_routine(exc):
-        return (f"{name}: not installed in this database ({routine} does not exist): install the spec first "
-                "(install.sql, or alembic upgrade head)")
+    if isinstance(exc, NotInstalled):  # classified by its code (qgen.client.error_kind)
+        return (f"{name}: not installed in this database ({routine} does not exist, or takes other arguments): "
+                "install the spec first (install.sql, or alembic upgrade head)")
     text = str(getattr(getattr(exc, "diag", None), "message_primary", None) or exc).strip()
     return f"{name}: {text}"
 
 
 def _call(session: Session, queue: str, kind: str, call: Callable[[QueueClient], Any], command: str) -> Any:
     """Run one call; on failure print why and return None (the connection is dropped unless the
-    failure was the queue's own, so the next round reconnects)."""
+    failure was the queue's own, so the next round reconnects). A database that cannot be reached
+    raises DatabaseUnavailable: the round ends there (_each_queue), said once, not once per queue."""
     try:
         return call(session.client(queue))
-    except DatabaseUnavailable as exc:
-        print(f"qgen {command}: {exc}", file=sys.stderr)
+    except DatabaseUnavailable:
+        raise
     except Exception as exc:  # a driver error: not installed, denied, connection lost, ...
         print(f"qgen {command}: {_explain(session, queue, kind, exc)}", file=sys.stderr)
         if not isinstance(exc, QueueError):
             session.reset()
     return None
+
+
+def _each_queue(command: str, queues: list[str], run: Callable[[str], bool]) -> bool:
+    """run(queue) for each queue, in order; True when every one succeeded. A database that cannot be
+    reached ends the round with one message."""
+    ok = True
+    for queue in queues:
+        try:
+            ok = run(queue) and ok
+        except DatabaseUnavailable as exc:
+            print(f"qgen {command}: {exc}", file=sys.stderr)
+            return False
+    return ok
 
 
 @contextlib.contextmanager
@@ -94,7 +103,7 @@ def _until_interrupted() -> Iterator[threading.Event]:
             signal.signal(sig, handler)
 
 
-def _usage(message: str) -> None:
+def _usage(message: str) -> NoReturn:
     """An argument error: said on stderr, exit status 2 (as argparse does)."""
     print(f"qgen: {message}", file=sys.stderr)
     raise SystemExit(2)
@@ -145,13 +154,12 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     spec, queues, url = _setup(args)
     session = Session(url, spec)
     if args.every is None:
-        ok = all([_maintain_queue(session, q, args.batch_size) for q in queues])
+        ok = _each_queue("maintain", queues, lambda q: _maintain_queue(session, q, args.batch_size))
         session.reset()
         return 0 if ok else 1
     with _until_interrupted() as stop:
         while not stop.is_set():
-            for queue in queues:
-                _maintain_queue(session, queue, args.batch_size)
+            _each_queue("maintain", queues, lambda q: _maintain_queue(session, q, args.batch_size))
             sys.stdout.flush()
             stop.wait(args.every)
     session.reset()
@@ -192,13 +200,15 @@ def _status_table(rows: list[dict[str, Any]]) -> str:
 
 
 def _status_once(session: Session, queues: list[str], as_json: bool, watching: bool) -> bool:
-    rows, ok = [], True
-    for queue in queues:
+    rows: list[dict[str, Any]] = []
+
+    def one(queue: str) -> bool:
         metrics = _call(session, queue, "metrics", lambda c: c.metrics(), "status")
-        if metrics is None:
-            ok = False
-            continue
-        rows.append(status_row(session.spec, queue, metrics))
+        if metrics is not None:
+            rows.append(status_row(session.spec, queue, metrics))
+        return metrics is not None
+
+    ok = _each_queue("status", queues, one)
     at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     if as_json:
         print(json.dumps({"at": at, "queues": rows}, indent=None if watching else 2))
@@ -240,8 +250,12 @@ def cmd_redrive(args: argparse.Namespace) -> int:
     if spec.queues[queue].claim != "lease" or not spec.queues[queue].dead_letter:
         _usage(f"queue {queue} has no dead-letter table (it needs claim: lease and dead_letter: true)")
     session = Session(url, spec)
-    result = _call(session, queue, "redrive",
-                   lambda c: c.redrive(args.ids, all=args.all, batch_size=args.batch_size), "redrive")
+    try:
+        result = _call(session, queue, "redrive",
+                       lambda c: c.redrive(args.ids, all=args.all, batch_size=args.batch_size), "redrive")
+    except DatabaseUnavailable as exc:
+        print(f"qgen redrive: {exc}", file=sys.stderr)
+        result = None
     session.reset()
     if result is None:
         return 1
@@ -283,7 +297,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def add_commands(commands: Any) -> None:
     maintain = commands.add_parser(
-        "maintain", help="reap expired leases, correct watermarks and purge finished jobs (for cron, systemd, a CronJob)")
+        "maintain", help="reap expired leases, correct watermarks and purge finished jobs (for cron, systemd, a CronJob)",
+        description="Run each queue's maintain procedure (release expired leases, correct the watermark, purge "
+        "finished jobs past their retention), again while it reports more to do, and print what it did: once, or "
+        "--every DURATION until Ctrl-C or SIGTERM. The login needs the consumer role. Exit 1, with the reason and "
+        "no traceback, when the database cannot be reached or a queue is not installed.")
     _common(maintain)
     maintain.add_argument("--queue", help="only this queue (default: every queue of the spec)")
     maintain.add_argument("--every", type=_seconds, metavar="DURATION",
@@ -291,7 +309,11 @@ def add_commands(commands: Any) -> None:
     maintain.add_argument("--batch-size", type=int, help="rows per step and call (default 1000, at most 4000)")
     maintain.set_defaults(func=cmd_maintain)
 
-    status = commands.add_parser("status", help="each queue's depth, in flight, oldest pending age, dead, rate, watermark lag")
+    status = commands.add_parser(
+        "status", help="each queue's depth, in flight, oldest pending age, dead, rate, watermark lag",
+        description="Print, per queue, what its metrics procedure reports: pending jobs (ready and scheduled), in "
+        "flight, expired leases, the oldest pending job's age, dead letters, completions over the last minute and "
+        "the watermark lag; as a table or --json, once or --watch. The login needs the admin role.")
     _common(status)
     status.add_argument("--queue", help="only this queue (default: every queue of the spec)")
     status.add_argument("--watch", type=float, nargs="?", const=2.0, metavar="SECONDS",
@@ -299,7 +321,11 @@ def add_commands(commands: Any) -> None:
     status.add_argument("--json", action="store_true", help="JSON for scripts (one line per refresh with --watch)")
     status.set_defaults(func=cmd_status)
 
-    redrive = commands.add_parser("redrive", help="put dead-lettered jobs back into their queue as new jobs")
+    redrive = commands.add_parser(
+        "redrive", help="put dead-lettered jobs back into their queue as new jobs",
+        description="Move dead-lettered jobs (--ids, or --all) back into their queue as new jobs: a new id, attempts "
+        "0, available now, the last error kept; each job in one transaction, so it is redriven once. A job whose "
+        "dedupe key is queued again stays dead and is counted. The login needs the admin role.")
     _common(redrive)
     redrive.add_argument("queue_name", metavar="QUEUE", help="the queue whose dead letters to redrive")
     which = redrive.add_mutually_exclusive_group(required=True)

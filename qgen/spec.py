@@ -2,7 +2,7 @@
 
 A spec is YAML written by hand. Each model below forbids unknown keys (typos are errors) and
 documents each field; the JSON Schema published for editors is generated from these models
-(`qgen schema`), and the README's key reference is checked against it by the tests.
+(`qgen schema`), and docs/spec.md's key reference is checked against it by the tests.
 """
 
 from __future__ import annotations
@@ -279,9 +279,14 @@ class Grants(_Strict):
     """Database roles. Producers may only enqueue; consumers only dequeue/complete/fail/extend; admins run the rest."""
 
     enabled: bool = Field(True, description="Create the roles and grant EXECUTE; no role gets table access.")
-    producer: Optional[Identifier] = Field(None, description="Default: <schema>_producer.")
-    consumer: Optional[Identifier] = Field(None, description="Default: <schema>_consumer.")
-    admin: Optional[Identifier] = Field(None, description="Default: <schema>_admin.")
+    role_prefix: Optional[Identifier] = Field(
+        None, description="What the roles' names start with: <role_prefix>_producer, _consumer, _admin (and, on "
+        "PostgreSQL, _owner). Default: the schema. Roles belong to the whole server (SQL Server logins' and "
+        "PostgreSQL's cluster), not to one database: two databases that install the same schema share its roles "
+        "unless their specs give each its own prefix.")
+    producer: Optional[Identifier] = Field(None, description="Default: <role_prefix>_producer.")
+    consumer: Optional[Identifier] = Field(None, description="Default: <role_prefix>_consumer.")
+    admin: Optional[Identifier] = Field(None, description="Default: <role_prefix>_admin.")
 
 
 OBJECT_KINDS = (
@@ -565,7 +570,7 @@ class Spec(_Strict):
     dialects: list[Literal["mssql", "postgres"]] = Field(
         default_factory=lambda: ["mssql", "postgres"], min_length=1, description="Which databases to render for."
     )
-    schema_: Identifier = Field("qgen", alias="schema", description="Schema that holds every object.")
+    schema_: Identifier = Field("qgen", alias="schema", description="Schema that holds every object. It also names the roles (<schema>_producer, ...) unless grants.role_prefix does: roles are server-wide, shared by every database whose spec names the same ones.")
     naming: str = Field(
         "{queue}_{object}",
         description="Pattern for object names; {queue} and {object} are replaced. The queue table itself is named <queue>.",
@@ -598,10 +603,14 @@ class Spec(_Strict):
                         found.append((("grants", role), f"the {role} role {reason}"))
                     else:
                         derived.append(reason)
-            if derived:
-                found.append((("schema",), f"the roles named after the schema: {derived[0]}"
+            if derived and self.grants.role_prefix:
+                found.append((("grants", "role_prefix"), f"the roles named with this prefix: {derived[0]}"
                               + (f" (and {len(derived) - 1} more)" if len(derived) > 1 else "")
                               + "; or name the roles in grants"))
+            elif derived:
+                found.append((("schema",), f"the roles named after the schema: {derived[0]}"
+                              + (f" (and {len(derived) - 1} more)" if len(derived) > 1 else "")
+                              + "; or give grants.role_prefix, or name the roles in grants"))
         if "{queue}" not in self.naming or "{object}" not in self.naming:
             found.append((("naming",), "the pattern needs both {queue} and {object}"))
         elif not _IDENTIFIER.fullmatch(self.naming.replace("{queue}", "q").replace("{object}", "o")):
@@ -665,4 +674,4 @@ def wakeup_channel(spec: Spec, queue_name: str) -> str | None:
 def role_name(spec: Spec, role: str) -> str:
     """producer, consumer, admin (grants may name them), or owner: on PostgreSQL the NOLOGIN role that
     owns every object qgen creates, so its SECURITY DEFINER functions run with no other rights."""
-    return getattr(spec.grants, role, None) or f"{spec.schema}_{role}"
+    return getattr(spec.grants, role, None) or f"{spec.grants.role_prefix or spec.schema}_{role}"

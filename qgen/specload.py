@@ -35,6 +35,17 @@ class SpecInvalid(Exception):
         super().__init__("\n".join(str(error) for error in errors))
 
 
+class SpecUnreadable(SpecInvalid):
+    """The spec file could not be read (missing, a folder, not UTF-8): not an error in a spec."""
+
+    def __init__(self, file: str, why: str):
+        super().__init__([SpecError(file, 1, 1, "", f"cannot read the spec: {why}")])
+        self.args = (f"{file}: cannot read the spec: {why}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class _PositionedLoader(yaml.SafeLoader):
     """A safe loader that refuses duplicate keys (YAML silently keeps the last one)."""
 
@@ -148,8 +159,10 @@ def _given(value: Any) -> str:
 
 
 def _yaml_kind(value: Any) -> str:
-    """What YAML read a value as, in the spec's words."""
-    if value is None or isinstance(value, bool):
+    """What YAML read a value as, in the spec's words (never Python's type names)."""
+    if value is None:
+        return "nothing (an empty value)"
+    if isinstance(value, bool):
         return _given(value)
     for kind, words in ((dict, "a mapping"), (list, "a list"), (str, "text"), (int, "a whole number"),
                         (float, "a number"), (bytes, "binary data")):
@@ -353,6 +366,12 @@ def load_spec(path: str | Path) -> Spec:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecInvalid([SpecError(str(path), 1, 1, "", f"cannot read the spec: {exc}")]) from None
+    except FileNotFoundError:
+        raise SpecUnreadable(str(path), "no such file") from None
+    except IsADirectoryError:
+        raise SpecUnreadable(str(path), "it is a folder, not a file") from None
+    except UnicodeDecodeError as exc:
+        raise SpecUnreadable(str(path), f"not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise SpecUnreadable(str(path), exc.strerror or str(exc)) from None
     return load_spec_text(text, str(path))

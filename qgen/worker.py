@@ -59,35 +59,21 @@ import os
 import socket
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from qgen.client import CannotReconnect, ConnectionLost, Job, LeaseLost, OutcomeUnknown, PermissionDenied, QueueClient, QueueUsageError
 from qgen.connection import Backoff
+from qgen.errors import CannotReconnect, ConnectionLost, LeaseLost, OutcomeUnknown, PermissionDenied, QueueUsageError
 from qgen.maintenance import MAINTAIN_EVERY, Maintenance
+from qgen.results import Job, WorkerStats
+
+if TYPE_CHECKING:  # for annotations only: qgen.client imports this module (it re-exports run_worker)
+    from qgen.client import QueueClient
+
+__all__ = ["run_worker", "WorkerStats", "POLL_INTERVAL", "OVERRUN_ERROR"]
 
 POLL_INTERVAL = 1.0  # seconds an idle worker waits for work before it claims again (run_worker's default)
 OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
 log = logging.getLogger("qgen.worker")
-
-
-@dataclass
-class WorkerStats:
-    processed: int = 0       # handler returned and the job was completed
-    failed: int = 0          # handler raised and the job was failed (retry or dead letter)
-    dead_lettered: int = 0   # of the failed, those dead-lettered
-    lease_lost: int = 0      # complete or fail refused: the lease was lost (reaped and taken over)
-    given_up: int = 0        # jobs of a batch not started because the allotted time was over
-    batches: int = 0         # non-empty dequeues
-    watermark_corrections: int = 0
-    deadlock_retries: int = 0
-    connection_lost: int = 0  # calls that raised ConnectionLost (the loop waited and went on)
-    outcome_unknown: int = 0  # completions or failures whose commit could not be confirmed
-    reconnects: int = 0       # new connections the client made after a loss
-    maintenance_runs: int = 0     # maintain calls that did their work
-    maintenance_skipped: int = 0  # maintain calls that found another one running on the queue
-    reaped: int = 0               # expired leases those calls released (or dead-lettered)
-    overran: bool = False    # the allotted time ran out before the queue was empty
 
 
 class _Heartbeat:
@@ -261,8 +247,20 @@ def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats:
         handler(job)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
-        return _finish(client, stats, job, lambda: client.fail(job, error=error, retry=True))
+        outcome = _finish(client, stats, job, lambda: client.fail(job, error=error, retry=True))
+        # The handler's failure, with its traceback: ERROR when the job is dead-lettered, else WARNING.
+        log.log(logging.ERROR if outcome == "dead" else logging.WARNING, "job %s: the handler raised %s; %s",
+                job.id, error, _AFTER_FAILURE.get(outcome, "the failure was not recorded: " + outcome), exc_info=exc)
+        return outcome
     return _finish(client, stats, job, lambda: client.complete(job))
+
+
+_AFTER_FAILURE = {
+    "failed": "it is retried after its backoff",
+    "dead": "no attempts left: it is dead-lettered",
+    "lease_lost": "its lease was lost meanwhile (another worker holds it, or it was reaped)",
+    "unknown": "the database did not confirm the failure: the job comes back when its lease expires",
+}
 
 
 def _finish(client: QueueClient, stats: WorkerStats, job: Job, call: Callable[[], Any]) -> str:

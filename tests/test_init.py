@@ -22,36 +22,41 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.conftest import ROOT, require
+from tests.conftest import ROOT
 from tests.support.pg import scratch_database
 from tests.support.run import named
+from tests.support.wheel import DISTRIBUTION, build_wheel, install_into_fresh_venv, wheel_metadata
 
 
 @pytest.fixture(scope="module")
-def wheel_site(tmp_path_factory) -> Path:
-    """qgen's wheel, built from this checkout (hatchling, the build backend, is in the test extras)
-    and unpacked: what `pip install qgen` puts in site-packages."""
-    try:
-        import hatchling  # noqa: F401
-    except ImportError:
-        require("hatchling is not installed (pip install -e '.[test]'): cannot build qgen's wheel")
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-                    str(ROOT)], check=True, capture_output=True)
-    wheel, = out.glob("qgen-*.whl")
-    site = out / "site"
-    zipfile.ZipFile(wheel).extractall(site)
-    return site
+def wheel(tmp_path_factory) -> Path:
+    """qgen's wheel, built from this checkout: what `pip install qgen-queues` would install."""
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
-def shims(folder: Path, site: Path) -> Path:
-    """A bin/ folder whose qgen and alembic run this Python with the unpacked wheel first on the path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, module in (("qgen", "qgen.cli"), ("alembic", "alembic"), ("python", None)):
-        run = f'exec {sys.executable} -m {module} "$@"' if module else f'exec {sys.executable} "$@"'
-        (folder / name).write_text(f"#!/bin/sh\nPYTHONPATH={site} {run}\n")
-        (folder / name).chmod(0o755)
-    return folder
+def venv_with(wheel: Path, folder: Path) -> Path:
+    """A fresh virtualenv with the wheel pip-installed (tests/support/wheel.py); its bin/ folder."""
+    return install_into_fresh_venv(wheel, folder)
+
+
+def test_the_wheel_carries_the_distribution_name_and_the_qgen_command(wheel, tmp_path):
+    """`qgen` on PyPI is an unrelated project: the distribution is qgen-queues, its import name and
+    command stay qgen."""
+    metadata = wheel_metadata(wheel)
+    assert metadata["Name"] == [DISTRIBUTION] == ["qgen-queues"]
+    with zipfile.ZipFile(wheel) as archive:
+        files = archive.namelist()
+    assert not [f for f in files if "peers" in f or "pgqueuer" in f or "procrastinate" in f], \
+        "the peers bench (PgQueuer, procrastinate) is bench tooling, not part of what users install"
+    assert sorted(f.rsplit("/", 1)[1] for f in files if f.startswith("qgen/examples/")) == sorted(
+        p.name for p in (ROOT / "examples").glob("*.yaml")), "the examples ship for qgen init/bench --example"
+    assert any(extra == "postgres" for extra in metadata.get("Provides-Extra", []))
+    bin_ = venv_with(wheel, tmp_path / "venv")
+    shown = subprocess.run([str(bin_ / "qgen"), "--version"], capture_output=True, text=True, cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout.startswith("qgen "), shown.stderr
+    pip_show = subprocess.run([str(bin_ / "python"), "-c", "import importlib.metadata as m; print(m.version('qgen-queues'))"],
+                              capture_output=True, text=True, cwd=tmp_path)
+    assert pip_show.stdout.strip() == metadata["Version"][0], pip_show.stderr
 
 
 def sh(script: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
@@ -68,18 +73,26 @@ def readme_blocks(section: str) -> list[tuple[str, str]]:
     return re.findall(r"```(\w+)\n(.*?)```", readme[start:end], re.S)
 
 
-def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres_server, wheel_site, tmp_path):
+def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres_server, wheel, tmp_path):
+    """In an empty folder: the README's first shell block (a fresh venv with the wheel pip-installed in
+    it, qgen init, qgen revision, alembic upgrade head), its Python block, its second shell block
+    (qgen status, qgen maintain, qgen bench --example), all with the installed wheel's qgen."""
     blocks = readme_blocks("Use it from your own project")
-    (lang, shell), (lang2, python) = blocks[0], blocks[1]
-    assert (lang, lang2) == ("sh", "python")
+    (lang, shell), (lang2, python), (lang3, operate) = blocks[0], blocks[1], blocks[2]
+    assert (lang, lang2, lang3) == ("sh", "python", "sh")
     readme_url = "postgresql://postgres@127.0.0.1:5432/mydb"
-    assert readme_url in python and readme_url.replace("://", "+psycopg://") in shell
+    assert readme_url in python and readme_url.replace("://", "+psycopg://") in shell and readme_url in operate
+    install, = [line for line in shell.splitlines() if "pip install" in line]
+    assert "[postgres]" in install and "'qgen-queues[postgres]'" in install, "the install line names this project"
+    assert not list(tmp_path.iterdir()), "the flow starts in an empty folder"
     schema = named("app_queues")  # roles are named after it: this run's own
     with scratch_database("qgen_init") as url:
         script = []
         for line in shell.splitlines():
             if "pip install" in line:  # the installed wheel stands in for pip: .venv/bin/{qgen,alembic,python}
-                script.append(f"mkdir -p .venv && ln -s {shims(tmp_path / 'bin', wheel_site)} .venv/bin")
+                # offline: the wheel pip-installs into a fresh .venv here, its dependencies seen from the test venv's
+                script.append(f"PYTHONPATH={ROOT} {sys.executable} -c 'from pathlib import Path; from tests.support.wheel "
+                              f"import install_into_fresh_venv as i; i(Path(\"{wheel}\"), Path(\".venv\").absolute())'")
                 continue
             script.append(line.replace(readme_url.replace("://", "+psycopg://"), url.replace("://", "+psycopg://")))
             if "qgen init" in line:  # the user edits the spec before the first revision
@@ -88,7 +101,7 @@ def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres
         assert done.returncode == 0, done.stdout + done.stderr
         project = tmp_path / "myapp"
         located = sh(".venv/bin/python -c 'import qgen; print(qgen.__file__)'", project)
-        assert located.stdout.startswith(str(wheel_site)), "the wheel's qgen ran, not the checkout's"
+        assert located.stdout.startswith(str(project / ".venv")), "the wheel's qgen ran, not the checkout's"
         assert sorted(p.name for p in project.iterdir()) == [".venv", "alembic.ini", "migrations", "queues.yaml"]
         assert len(list((project / "migrations" / "versions").glob("*.py"))) == 1
 
@@ -98,6 +111,12 @@ def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres
         assert ran.stdout.strip() == "96 sent by the worker"  # the number the README's comment gives
         with psycopg.connect(url) as conn:
             assert conn.execute(f'SELECT count(*) FROM "{schema}".emails').fetchone() == (0,)
+
+        bench_schema = named("qgen_bench")
+        operated = sh(operate.replace(readme_url, url).replace("--example", f"--schema {bench_schema} --example"), project)
+        assert operated.returncode == 0, operated.stdout + operated.stderr
+        assert f"{schema}.emails" in operated.stdout and "released 0 expired leases" in operated.stdout, operated.stdout
+        assert "exactly once" in operated.stdout.lower() or "exactly-once" in operated.stdout.lower(), operated.stdout
 
         again = sh(".venv/bin/qgen init", project)
         assert again.returncode == 1 and "nothing written" in again.stderr
@@ -113,8 +132,8 @@ def test_the_readme_project_flow_runs_as_written_outside_the_repository(postgres
         "the checkout has no Alembic environment a README reader could write revisions into"
 
 
-def test_init_writes_into_a_folder_and_overwrites_nothing(wheel_site, tmp_path):
-    bin_ = shims(tmp_path / "bin", wheel_site)
+def test_init_writes_into_a_folder_and_overwrites_nothing(wheel, tmp_path):
+    bin_ = venv_with(wheel, tmp_path / "venv")
     (tmp_path / "here").mkdir()
     (tmp_path / "here" / "queues.yaml").write_text("# mine\n")
     refused = sh(f"{bin_}/qgen init here", tmp_path)
@@ -129,10 +148,21 @@ def test_init_writes_into_a_folder_and_overwrites_nothing(wheel_site, tmp_path):
     assert fresh.returncode == 0 and (tmp_path / "elsewhere" / "new" / "queues.yaml").is_file()
     checked = sh(f"{bin_}/qgen check elsewhere/new/queues.yaml", tmp_path)
     assert checked.returncode == 0, checked.stderr
+    # the examples ship in the wheel: outside a checkout, init writes one by name
+    example = sh(f"{bin_}/qgen init rain --example 004_rainfall", tmp_path)
+    assert example.returncode == 0, example.stderr
+    assert sorted(p.name for p in (tmp_path / "rain").iterdir()) == ["004_rainfall.yaml", "alembic.ini", "migrations"]
+    assert (tmp_path / "rain" / "004_rainfall.yaml").read_text() == (ROOT / "examples" / "004_rainfall.yaml").read_text()
+    assert "qgen revision 004_rainfall.yaml" in example.stdout
+    unknown = sh(f"{bin_}/qgen init other --example nope", tmp_path)
+    assert unknown.returncode == 2 and "no example 'nope'; accepted: 000_flag_worker, 001_watermark" in unknown.stderr
+    assert not (tmp_path / "other").exists()
+    neither = sh(f"{bin_}/qgen bench --url postgresql://postgres@127.0.0.1:1/x", tmp_path)
+    assert neither.returncode == 1 and "SPEC (a file) or --example NAME" in neither.stderr
 
 
-def test_qgen_revisions_join_an_alembic_environment_the_user_already_has(postgres_server, wheel_site, tmp_path):
-    bin_ = shims(tmp_path / "bin", wheel_site)
+def test_qgen_revisions_join_an_alembic_environment_the_user_already_has(postgres_server, wheel, tmp_path):
+    bin_ = venv_with(wheel, tmp_path / "venv")
     project = tmp_path / "theirs"
     project.mkdir()
     schema = named("their_queues")
@@ -163,3 +193,19 @@ def test_qgen_revisions_join_an_alembic_environment_the_user_already_has(postgre
         with psycopg.connect(url) as conn:
             assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone() == (0,)
             assert conn.execute("SELECT to_regclass('public.users') IS NOT NULL").fetchone() == (True,)
+
+
+def test_alembic_upgrade_against_a_missing_database_says_so_in_one_message(postgres_server, wheel, tmp_path):
+    """A first `alembic upgrade head` with a URL naming a database not created yet: two lines (the URL
+    with its password hidden, the server's answer, what to do), not Alembic's and SQLAlchemy's
+    117-line traceback."""
+    bin_ = venv_with(wheel, tmp_path / "venv")
+    made = sh(f"{bin_}/qgen init && {bin_}/qgen revision queues.yaml -m 'install the queues'", tmp_path)
+    assert made.returncode == 0, made.stderr
+    missing = named("qgen_missing_db")
+    up = sh(f"{bin_}/alembic upgrade head", tmp_path,
+            QGEN_DATABASE_URL=f"postgresql+psycopg://postgres:secret@127.0.0.1:5432/{missing}")
+    assert up.returncode == 1
+    assert "Traceback" not in up.stderr and len(up.stderr.strip().splitlines()) <= 4, up.stderr
+    assert f'database "{missing}" does not exist' in up.stderr and "create the database first" in up.stderr
+    assert "secret" not in up.stderr

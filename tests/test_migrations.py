@@ -275,9 +275,11 @@ def test_unsafe_changes_are_refused_with_what_to_do(migrations, schema, tmp_path
     message = refused(V1.replace("string(320)", "string(400)"))
     assert "queues.mail.payload.address: changed from string(320) to string(400)" in message
     assert "add a column under a new name" in message
+    assert "cannot name" not in message and "by hand" not in message, message
     message = refused(V1.replace("address: string(320)", "address: string(320)\n      subject: string(100)"))
     assert "queues.mail.payload.subject: a new column must be nullable" in message
     assert "{type: string(100), nullable: true}" in message
+    assert "cannot name" not in message and "by hand" not in message, "only what is true: the column is the reason"
     message = refused(V1.replace("mail:", "post:"))
     assert f"table {schema}.mail (table of queue mail) is no longer in the spec" in message
     assert "--allow-drop mail" in message

@@ -12,7 +12,7 @@ import time
 import psycopg
 import pytest
 
-from qgen.client import QueueClient
+from qgen.client import NotInstalled, QueueClient
 from qgen.render import render_spec
 from qgen.specload import load_spec
 from tests.conftest import ROOT
@@ -153,3 +153,34 @@ def test_redrive_by_ids_and_all(db):
     assert rest.stdout == "feat.jobs: redriven 2 dead jobs\n"
     neither = qgen("redrive", SPEC, "jobs", "--url", url)
     assert neither.returncode == 2 and "one of the arguments --ids --all is required" in neither.stderr
+
+
+def test_status_of_a_two_queue_spec_on_an_unreachable_server_says_so_once():
+    """features_lease.yaml has two queues (jobs, urgent): the connection error is one message, not one
+    per queue; maintain likewise."""
+    for command in ("status", "maintain"):
+        done = qgen(command, SPEC, "--url", "postgresql://postgres@127.0.0.1:1/nowhere")
+        assert done.returncode == 1
+        assert done.stderr.count("cannot connect to postgresql://postgres@127.0.0.1:1/nowhere") == 1, done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_the_client_on_a_queue_not_installed_raises_not_installed(installed):
+    """A wrong database (the schema is not there) and a spec newer than the database (a payload column
+    the installed procedures do not take): NotInstalled, classified by SQLSTATE (3F000, 42883), saying
+    to install the spec first; the driver's error is its cause."""
+    url, spec = installed
+    never = load_spec(OTHER)
+    newer = spec.model_copy(deep=True)
+    newer.queues["jobs"].payload["note"] = newer.queues["jobs"].payload["customer_id"].model_copy(
+        update={"nullable": True})
+    for other, queue, call in ((never, "testq", lambda c: c.enqueue(filler="x")),
+                               (newer, "jobs", lambda c: c.enqueue(job_type="t", customer_id=1, amount=1, note=2))):
+        with psycopg.connect(url) as conn:
+            client = QueueClient(conn, other, queue)
+            with pytest.raises(NotInstalled) as raised:
+                call(client)
+        assert "is not installed in this database" in str(raised.value)
+        assert "install the spec first" in str(raised.value)
+        assert isinstance(raised.value.__cause__, psycopg.Error)
+        assert raised.value.__cause__.sqlstate in ("3F000", "42883")

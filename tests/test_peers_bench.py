@@ -1,4 +1,4 @@
-"""The peers bench (qgen/bench/peers; scripts/bench_peers.sh runs it in full), end to end at tiny
+"""The peers bench (tools/bench_peers; scripts/bench_peers.sh runs it in full), end to end at tiny
 sizes on the local PostgreSQL. The qgen half always runs: every measure, for each qgen variant, with
 the report's shape and the ledger's verdict (every job enqueued is stored; every job drained is
 completed exactly once). The peer half needs PgQueuer and procrastinate, which are not qgen's
@@ -15,8 +15,8 @@ import sys
 import psycopg
 import pytest
 
-from qgen.bench import peers
-from qgen.bench.peers.run import PeerOptions, applies, measures
+import tools.bench_peers as peers
+from tools.bench_peers.run import PeerOptions, applies, measures
 from tests.conftest import ROOT
 from tests.support.pg import ADMIN_URL
 
@@ -25,7 +25,7 @@ MISSING = peers.missing_packages()
 
 def run_bench(tmp_path, systems):
     out = tmp_path / "peers.json"
-    command = [sys.executable, "-m", "qgen.bench.peers", "--quick", "--quiet", "--url", ADMIN_URL,
+    command = [sys.executable, "-m", "tools.bench_peers", "--quick", "--quiet", "--url", ADMIN_URL,
                "--systems", ",".join(systems), "--json", str(out)]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr

@@ -21,7 +21,6 @@ import os
 import re
 
 import psycopg
-import pytest
 import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 

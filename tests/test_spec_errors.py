@@ -294,6 +294,13 @@ MISTAKES = {
             payload: {a: int}
         """, 1, 9, "schema", ["the role 's23456789_123456789_123456789_123456789_123456789_123456789_12_owner'",
                               "68 bytes long on PostgreSQL", "at most 63", "3 more of its names are too long"]),
+    # the owner role is named from the schema too (it was reported at `grants`, which cannot name it)
+    "a role prefix too long for its role names": (
+        """        grants: {role_prefix: s23456789_123456789_123456789_123456789_123456789_123456789_12}
+        queues:
+          q:
+            payload: {a: int}
+        """, 1, 23, "grants.role_prefix", ["_owner'", "68 bytes long on PostgreSQL", "3 more of its names are too long"]),
     "two roles that are one": (
         """\
         grants: {producer: Writers, consumer: writers}
@@ -609,6 +616,23 @@ def test_cli_unreadable_spec_is_a_clear_error(tmp_path):
     result = subprocess.run([sys.executable, "-m", "qgen.cli", "check", str(tmp_path / "missing.yaml")],
                             capture_output=True, text=True)
     assert result.returncode == 2 and "cannot read the spec" in result.stderr and "Traceback" not in result.stderr
+    assert "missing.yaml: cannot read the spec: no such file" in result.stderr
+    assert "error in the spec" not in result.stderr, "a file that is not there is not an error in a spec"
+    assert "Errno" not in result.stderr
+
+
+@pytest.mark.parametrize("text, found", [
+    ("queues:\n  q:\n    payload:\n", "got nothing (an empty value)"),
+    ("queues:\n  q:\n    payload: [a, b]\n", "got a list"),
+    ("queues:\n  q: 7\n", "got a number (7)"),
+    ("queues:\n  q:\n    payload: {a: int}\n    retry: often\n", "got text ('often')"),
+])
+def test_a_value_of_the_wrong_kind_is_named_in_yaml_words(text, found):
+    with pytest.raises(SpecInvalid) as raised:
+        load_spec_text(text)
+    assert found in str(raised.value), str(raised.value)
+    for python_name in ("NoneType", "dict", "str", "int", "list'"):
+        assert f"got {python_name}" not in str(raised.value)
 
 
 def test_minimal_spec_is_a_queue_name_and_one_column():
@@ -631,3 +655,23 @@ def test_sqlserver_2016_means_2016_sp1():
 def test_a_claim_size_only_sql_server_would_escalate_is_accepted_for_postgresql_alone():
     spec = load_spec_text("dialects: [postgres]\nqueues:\n  q:\n    payload: {a: int}\n    max_batch_size: 4000\n", "s.yaml")
     assert spec.queues["q"].max_batch_size == 4000
+def test_grants_role_prefix_names_the_roles_and_is_checked_where_it_is_written():
+    """Roles belong to the whole server: a spec may give them a prefix of their own (two databases
+    that install the same schema otherwise share its roles)."""
+    from qgen.render import render_spec
+    from qgen.spec import role_name
+
+    base = "schema: app_queues\ngrants:\n  role_prefix: {prefix}\nqueues:\n  q:\n    payload: {{a: int}}\n"
+    spec = load_spec_text(base.format(prefix="billing_db"))
+    assert [role_name(spec, r) for r in ("producer", "consumer", "admin", "owner")] == [
+        "billing_db_producer", "billing_db_consumer", "billing_db_admin", "billing_db_owner"]
+    for dialect in ("postgres", "mssql"):
+        roles = next(o for o in render_spec(spec, "s.yaml", dialect).objects if o.obj.kind == "roles")
+        assert "billing_db_producer, billing_db_consumer, billing_db_admin" in roles.create.splitlines()[0]
+        assert "app_queues_producer" not in roles.create
+    for prefix, words in (("bad-name", "grants.role_prefix:"), ("pg", "grants.role_prefix: the roles named with this prefix"),
+                          ("x" * 60, "grants.role_prefix")):
+        with pytest.raises(SpecInvalid) as raised:
+            load_spec_text(base.format(prefix=prefix), "s.yaml")
+        assert str(raised.value).startswith("s.yaml:3:"), str(raised.value)
+        assert words in str(raised.value), str(raised.value)

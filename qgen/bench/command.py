@@ -35,7 +35,17 @@ def _bench(args: argparse.Namespace) -> int:
     url = args.url or os.environ.get(URL_ENV)
     if not url:
         raise BenchError(f"no database: pass --url postgresql://USER@HOST:PORT/DATABASE (or set {URL_ENV})")
-    spec_path = Path(args.spec)
+    if (args.spec is None) == (args.example is None):
+        raise BenchError("give a spec: SPEC (a file) or --example NAME (a spec qgen ships), one of them")
+    if args.example is not None:
+        from qgen.scaffold import UnknownExample, example_path
+
+        try:
+            spec_path = example_path(args.example)
+        except UnknownExample as exc:
+            raise BenchError(str(exc)) from None
+    else:
+        spec_path = Path(args.spec)
     spec = load_spec(spec_path)
     queue = args.queue or next(iter(spec.queues))
     if queue not in spec.queues:
@@ -120,7 +130,9 @@ def _exactly_once(report: Any) -> bool:
 
 
 def add_arguments(bench: argparse.ArgumentParser) -> None:
-    bench.add_argument("spec", help="the spec file (YAML)")
+    bench.add_argument("spec", nargs="?", help="the spec file (YAML); or --example NAME")
+    bench.add_argument("--example", metavar="NAME", help="measure an example spec qgen ships (e.g. 004_rainfall; "
+                       "qgen init --help lists them) instead of a file")
     bench.add_argument("--url", help=f"the database (default: ${URL_ENV}), e.g. postgresql://postgres@127.0.0.1:5432/test")
     bench.add_argument("--queue", help="which queue of the spec (default: the first)")
     bench.add_argument("--producers", type=int, default=2, help="producer processes (default 2)")

@@ -104,7 +104,7 @@ def payload_columns(spec: Spec, queue: str) -> list[Column]:
 
 def fill_queue(client: Any, rows: int, chunk: int = 1000) -> list[int]:
     """Enqueue jobs 1..rows through the queue's own enqueue_batch, `chunk` per call; their ids."""
-    from qgen.bench.procs import sample_payload
+    from qgen.bench.payload import sample_payload
 
     ids: list[int] = []
     for start in range(1, rows + 1, chunk):
@@ -123,7 +123,7 @@ class BenchDatabase:
         try:
             import psycopg  # noqa: F401
         except ImportError:
-            raise BenchError("qgen bench on PostgreSQL needs psycopg: pip install 'qgen[postgres]'") from None
+            raise BenchError("qgen bench on PostgreSQL needs psycopg: pip install 'qgen-queues[postgres]'") from None
 
     def connect(self, autocommit: bool = True) -> Any:
         """A connection as the bench's processes use it: autocommit, so each procedure call is one
@@ -187,7 +187,7 @@ class BenchDatabase:
 
     def fill_naive(self, spec: Spec, queue: str, rows: int) -> list[int]:
         """Fill the naive reference queue with `rows` copies of one payload; their ids."""
-        from qgen.bench.procs import sample_payload
+        from qgen.bench.payload import sample_payload
 
         with self.connect() as conn:
             cursor = conn.execute(self.sql.fill_naive(spec.schema, payload_columns(spec, queue)),

@@ -19,7 +19,7 @@ def plot_report(report: dict[str, Any], path: Path) -> None:
         matplotlib.use("Agg")  # a file, no display
         import matplotlib.pyplot as plt
     except ImportError:
-        raise BenchError("--plot needs matplotlib: pip install 'qgen[bench]'") from None
+        raise BenchError("--plot needs matplotlib: pip install 'qgen-queues[bench]'") from None
     if report["experiment"] == "claim-cost":
         from qgen.bench.claim_cost import plot_claim_cost
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from qgen.dialects import (
+from qgen.dialects.base import (
     CreatedName, Dialect, Grant, Index, Routine, code_only, find_created, parenthesised, register, split_top_level,
 )
 
@@ -103,7 +103,8 @@ def indexes(script: str) -> list[Index]:
     code, found = code_only(script), []
     for match in re.finditer(rf"CREATE (UNIQUE )?(?:CLUSTERED |NONCLUSTERED )?INDEX ({_QUOTED})\s+ON {_NAME}\s*(?=\()", code):
         keys, after = parenthesised(code, match.end())
-        include, rest = (), code[after:]
+        include: tuple[str, ...] = ()
+        rest = code[after:]
         if rest.lstrip().startswith("INCLUDE"):
             cols, used = parenthesised(rest, rest.index("("))
             include, rest = split_top_level(_plain(cols)), rest[used:]

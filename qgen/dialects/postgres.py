@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from qgen.dialects import (
+from qgen.dialects.base import (
     CreatedName, Dialect, Grant, Index, Routine, code_only, find_created, parenthesised, register, split_top_level,
 )
 
@@ -128,7 +128,8 @@ def indexes(script: str) -> list[Index]:
     for match in re.finditer(rf"CREATE (UNIQUE )?INDEX (?:IF NOT EXISTS )?({_QUOTED})\s+ON (?:ONLY )?{_NAME}"
                              r"(?: USING \w+)?\s*(?=\()", code):
         keys, after = parenthesised(code, match.end())
-        include, rest = (), code[after:]
+        include: tuple[str, ...] = ()
+        rest = code[after:]
         if rest.lstrip().startswith("INCLUDE"):
             cols, used = parenthesised(rest, rest.index("("))
             include, rest = split_top_level(_plain(cols)), rest[used:]
@@ -150,10 +151,10 @@ def grants(script: str) -> list[Grant]:
     for match in re.finditer(r"GRANT (.+?) ON (.+?) TO (.+?);", code_only(script), re.S):
         privilege, target, roles = (" ".join(part.split()) for part in match.groups())
         if target.startswith("ALL ROUTINES IN SCHEMA") or target.startswith("ALL FUNCTIONS IN SCHEMA"):
-            objects = [None]
+            objects: list[str | None] = [None]
         else:
             target = re.sub(r"^(FUNCTION|PROCEDURE|ROUTINE|TYPE|TABLE|SCHEMA) ", "", target)
-            objects = [_plain(name).split(".")[-1] for name in split_top_level(target)]
+            objects = [_plain(name).split(".")[-1] for name in split_top_level(target)]  # type: ignore[misc]
         for role in split_top_level(roles):
             found += [Grant(privilege, on, _plain(role)) for on in objects]
     return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
@@ -11,7 +12,8 @@ from qgen.worker import OVERRUN_ERROR, run_worker
 from tests.behaviour.helpers import EX002, EX004, FEAT, wait_past
 
 
-def test_the_worker_completes_what_succeeds_and_fails_what_raises(use_spec):
+def test_the_worker_completes_what_succeeds_and_fails_what_raises(use_spec, caplog):
+    caplog.set_level(logging.WARNING, logger="qgen.worker")
     env = use_spec(EX004)  # batch_size 5
     events = env.client("rainfall_events")
     ids = [r.id for r in events.enqueue_many([{"rainfall_id": n} for n in range(1, 8)])]
@@ -30,6 +32,11 @@ def test_the_worker_completes_what_succeeds_and_fails_what_raises(use_spec):
                    ids[2]) == [("ValueError: no gauge 3",)]
     metrics = events.metrics()
     assert (metrics["processed"], metrics["scheduled"], metrics["in_flight"]) == (6, 1, 0)
+    # the handler's exception is logged by qgen.worker, with its traceback, as the README says
+    raised, = [r for r in caplog.records if r.name == "qgen.worker" and "handler raised" in r.getMessage()]
+    assert raised.levelno == logging.WARNING and f"job {ids[2]}:" in raised.getMessage()
+    assert "ValueError: no gauge 3" in raised.getMessage() and "retried after its backoff" in raised.getMessage()
+    assert raised.exc_info and raised.exc_info[0] is ValueError
 
 
 def test_the_worker_corrects_a_watermark_that_hides_jobs(use_spec):

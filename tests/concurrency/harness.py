@@ -64,10 +64,10 @@ class Fleet:
                         except queue_module.Empty:
                             pass
                         if name not in {n for n, _, *_ in self.reports["done"]}:
-                            raise AssertionError(f"{name} exited with {process.exitcode} without reporting")
+                            raise AssertionError(f"{name} exited with {process.exitcode} without reporting") from None
                 if time.monotonic() > give_up:
                     raise AssertionError(f"waited {timeout}s for {count} {kind!r} reports, got "
-                                         f"{len(self.reports[kind])}: {dict(self.reports)}")
+                                         f"{len(self.reports[kind])}: {dict(self.reports)}") from None
                 continue
             self._file(report)
         return self.reports[kind]

@@ -18,8 +18,7 @@ class Calls:
     its Outcome on the scheduler's), or None when the step has nothing to act on."""
 
     def _plan(self, step: Step, session: Session) -> Optional[tuple[Callable[[], Any], Callable[[Outcome], str]]]:
-        op, args, s = step.op, step.args, session.index
-        client, model = session.client, self.model
+        op, args = step.op, step.args
         in_tx = session.tx is not None
         if op in ("commit", "rollback"):
             if not in_tx:

@@ -137,7 +137,6 @@ class TableChecks:
 
     def reconcile(self, queue_rows: dict[int, dict], dead_rows: list[dict], archive_ids: list[int], t: float) -> None:
         """Hold the committed tables to the model; accept the transitions no call reports."""
-        f = self.facts
         dead: dict[int, dict] = {}
         for row in dead_rows:
             if row["id"] in dead:

@@ -8,6 +8,7 @@ import datetime as dt
 import queue as queue_module
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 

@@ -4,8 +4,6 @@ import datetime as dt
 import json
 import threading
 
-import psycopg
-import pytest
 from tests.support.sql import one
 
 SPEC = "delete_archive"
@@ -37,8 +35,8 @@ def test_watermark_in_delete_mode(installed, db):
     db.execute(f"UPDATE {S}.events_watermark SET id = 0")
     db.execute(f"SELECT * FROM {S}.events_enqueue_batch(%s::jsonb)", (json.dumps([{"name": f"n{i}"} for i in range(40)]),))
     with installed.connect(autocommit=False) as conn:
-        rows = conn.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 3)").fetchall()  # 1..3
-        rows = conn.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 9)").fetchall()  # 4..12: 12 above it
+        assert len(conn.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 3)").fetchall()) == 3  # 1..3
+        assert len(conn.execute(f"SELECT * FROM {S}.events_dequeue(batch_size => 9)").fetchall()) == 9  # 4..12: 12 above it
         assert one(conn, f"SELECT id FROM {S}.events_watermark")[0] == 10  # 12 - slack 2: nothing unclaimed below
         conn.rollback()  # the move goes with the claim
     assert one(db, f"SELECT id FROM {S}.events_watermark")[0] == 0

@@ -117,7 +117,7 @@ def test_fail_backoff_custom(db):
     reset(db)
     one(db, f"SELECT * FROM {S}.tasks_enqueue('a', 1, 'i1')")
     delays = []
-    for attempt in (1, 2):
+    for _attempt in (1, 2):
         db.execute(f"UPDATE {S}.tasks SET available_at = now()")
         job = db.execute(f"SELECT * FROM {S}.tasks_dequeue()").fetchone()
         assert one(db, f"SELECT {S}.tasks_fail(%s, %s, 'x')", job[8], job[0])[0] == 0

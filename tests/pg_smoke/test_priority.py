@@ -2,8 +2,6 @@
 
 import json
 
-import psycopg
-import pytest
 from tests.support.sql import one
 
 SPEC = "priority"

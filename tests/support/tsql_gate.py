@@ -208,8 +208,8 @@ def own_findings(text: str, name: str = "") -> list[Finding]:
     for first_line, batch in batch_spans(text):
 
         def add(tok: Tok, message: str) -> None:
-            line, column = line_col(batch, tok.pos)
-            found.append(Finding(name, first_line + line - 1, column, "own", message))
+            line, column = line_col(batch, tok.pos)  # noqa: B023 (called within this iteration only)
+            found.append(Finding(name, first_line + line - 1, column, "own", message))  # noqa: B023
 
         toks = tokens(batch)
         first_module: str | None = None

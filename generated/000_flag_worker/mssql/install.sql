@@ -19,7 +19,7 @@ BEGIN
 END;
 GO
 
--- qgen 0.1.0: roles four_admin, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- qgen 0.1.0: roles four_producer, four_consumer, four_admin (server-wide), rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
 -- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):
@@ -1220,7 +1220,7 @@ BEGIN
 END;
 GO
 
--- qgen 0.1.0: grants four_consumer, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- qgen 0.1.0: grants to roles four_producer, four_consumer, four_admin, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
 -- change a queue table directly.

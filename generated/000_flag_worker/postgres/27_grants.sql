@@ -1,4 +1,4 @@
--- qgen 0.1.0: grants four_consumer, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- qgen 0.1.0: grants to roles four_producer, four_consumer, four_admin, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
 -- a queue table directly. USAGE on the schema lets the roles name the functions.

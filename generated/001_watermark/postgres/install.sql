@@ -29,7 +29,7 @@ END
 $qgen$;
 GRANT USAGE, CREATE ON SCHEMA "ghosts" TO "ghosts_owner";
 
--- qgen 0.1.0: roles ghosts_admin, rendered for PostgreSQL from 001_watermark.yaml.
+-- qgen 0.1.0: roles ghosts_producer, ghosts_consumer, ghosts_admin (server-wide), rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
 -- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
@@ -692,7 +692,7 @@ $qgen$;
 ALTER FUNCTION "ghosts"."testq_maintain" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_maintain" FROM PUBLIC;
 
--- qgen 0.1.0: grants ghosts_consumer, rendered for PostgreSQL from 001_watermark.yaml.
+-- qgen 0.1.0: grants to roles ghosts_producer, ghosts_consumer, ghosts_admin, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
 -- a queue table directly. USAGE on the schema lets the roles name the functions.

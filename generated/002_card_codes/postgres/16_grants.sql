@@ -1,4 +1,4 @@
--- qgen 0.1.0: grants cards_consumer, rendered for PostgreSQL from 002_card_codes.yaml.
+-- qgen 0.1.0: grants to roles cards_producer, cards_consumer, cards_admin, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
 -- a queue table directly. USAGE on the schema lets the roles name the functions.

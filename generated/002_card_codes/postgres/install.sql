@@ -29,7 +29,7 @@ END
 $qgen$;
 GRANT USAGE, CREATE ON SCHEMA "cards" TO "cards_owner";
 
--- qgen 0.1.0: roles cards_admin, rendered for PostgreSQL from 002_card_codes.yaml.
+-- qgen 0.1.0: roles cards_producer, cards_consumer, cards_admin (server-wide), rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
 -- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
@@ -657,7 +657,7 @@ $qgen$;
 ALTER FUNCTION "cards"."card_codes_maintain" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_maintain" FROM PUBLIC;
 
--- qgen 0.1.0: grants cards_consumer, rendered for PostgreSQL from 002_card_codes.yaml.
+-- qgen 0.1.0: grants to roles cards_producer, cards_consumer, cards_admin, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
 -- a queue table directly. USAGE on the schema lets the roles name the functions.

@@ -1,4 +1,4 @@
--- qgen 0.1.0: grants QueueSample_consumer, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- qgen 0.1.0: grants to roles QueueSample_producer, QueueSample_consumer, QueueSample_admin, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
 -- a queue table directly. USAGE on the schema lets the roles name the functions.

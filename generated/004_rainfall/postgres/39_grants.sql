@@ -1,4 +1,4 @@
--- qgen 0.1.0: grants rainfall_consumer, rendered for PostgreSQL from 004_rainfall.yaml.
+-- qgen 0.1.0: grants to roles rainfall_producer, rainfall_consumer, rainfall_admin, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
 -- a queue table directly. USAGE on the schema lets the roles name the functions.

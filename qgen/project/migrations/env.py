@@ -15,6 +15,7 @@ from logging.config import fileConfig
 
 from alembic import context
 from sqlalchemy import create_engine, pool
+from sqlalchemy.exc import DBAPIError
 
 URL_VARIABLE = "QGEN_DATABASE_URL"
 
@@ -44,9 +45,21 @@ def run_migrations_offline() -> None:
         context.run_migrations()
 
 
+def connect(engine):
+    """The engine's connection; a server that cannot be reached (down, no such database, login refused)
+    ends the command with one line naming the URL (password hidden) and the server's answer."""
+    try:
+        return engine.connect()
+    except DBAPIError as exc:
+        answer = " ".join(str(exc.orig).split()) if exc.orig is not None else type(exc).__name__
+        raise SystemExit(f"qgen migrations: cannot connect to {engine.url.render_as_string(hide_password=True)}: "
+                         f"{answer}\n(create the database first, or point {URL_VARIABLE} / -x url=... at one "
+                         "that exists)") from None
+
+
 def run_migrations_online() -> None:
     engine = create_engine(database_url(), poolclass=pool.NullPool)
-    with engine.connect() as connection:
+    with connect(engine) as connection:
         context.configure(connection=connection)
         with context.begin_transaction():
             context.run_migrations()

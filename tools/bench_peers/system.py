@@ -1,7 +1,7 @@
 """What every system of the peers bench provides, and the child processes the systems share.
 
 A system's module (qgen_system, pgqueuer_system, procrastinate_system) provides, for the child
-processes (spawn imports them by name, see qgen.bench.peers.module):
+processes (spawn imports them by name, see tools.bench_peers.module):
 - `async open_producer(target, name)`, `async enqueue(handle, payloads) -> ids`,
   `async close_producer(handle)`: its own enqueue (one job, or a batch through its batch API);
 - peers only: `async open_consumer(target, name, batch, processed, completed)` and
@@ -21,7 +21,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional
 
-from qgen.bench import peers
+import tools.bench_peers as peers
 from qgen.bench.fleet import Fleet
 from qgen.bench.procs import Signals, Target, _add, _ledger, _record, _run_child, sample_payload
 from qgen.spec import Spec

@@ -22,15 +22,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
-from qgen.bench import peers
+import tools.bench_peers as peers
 from qgen.bench.database import BenchDatabase, BenchError
 from qgen.bench.fleet import Fleet, ledger_lines, percentile, verdict, write_ledger
 from qgen.bench.load import _AllSet
-from qgen.bench.peers.system import QUEUE, System
+from tools.bench_peers.system import QUEUE, System
 from qgen.bench.procs import Target
 from qgen.specload import load_spec
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "001_watermark.yaml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "001_watermark.yaml"  # tools/bench_peers/run.py
 MIXED_PRODUCERS = MIXED_WORKERS = 2
 MIXED_BATCH = 10
 ENQUEUE_BATCH = 100
@@ -105,8 +105,9 @@ def run_peers(options: PeerOptions, stream: Optional[TextIO]) -> dict[str, Any]:
 def versions() -> dict[str, Optional[str]]:
     found: dict[str, Optional[str]] = {}
     for name in VERSIONED:
+        distribution = "qgen-queues" if name == "qgen" else name  # qgen's distribution name (pyproject)
         try:
-            found[name] = importlib.metadata.version(name)
+            found[name] = importlib.metadata.version(distribution)
         except importlib.metadata.PackageNotFoundError:
             found[name] = None
     return found
@@ -122,7 +123,7 @@ class scratch_databases:
 
     def __enter__(self) -> dict[str, str]:
         parts = urllib.parse.urlsplit(self.admin.url)
-        for name, database in self.names.items():
+        for database in self.names.values():
             self.admin.execute(f'CREATE DATABASE "{database}"')
             self.made.append(database)
         return {n: urllib.parse.urlunsplit(parts._replace(path="/" + d)) for n, d in self.names.items()}

@@ -1,12 +1,12 @@
 """qgen next to the queues users already know: PgQueuer and procrastinate, on the same PostgreSQL
-server, payload and process counts (`python -m qgen.bench.peers`, or scripts/bench_peers.sh).
+server, payload and process counts (`python -m tools.bench_peers`, or scripts/bench_peers.sh).
 
-Each system is one module behind the same small interface (qgen/bench/peers/system.py):
+Each system is one module behind the same small interface (tools/bench_peers/system.py):
 - qgen_system: qgen itself, three ways (lease, delete claims that commit at once, delete claims
   inside a transaction), through qgen.bench.procs' own workers;
 - pgqueuer_system, procrastinate_system: each peer through its own public API.
 The peers are not qgen's dependencies: their modules import them only when a run asks for that
-system, so `import qgen.bench.peers` works without them (the test suite runs the qgen half).
+system, so `import tools.bench_peers` works without them (the test suite runs the qgen half).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from qgen.bench.database import BenchError
 
 # name -> (module, what it needs installed)
 SYSTEMS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "qgen-lease": ("qgen.bench.peers.qgen_system", ()),
-    "qgen-delete": ("qgen.bench.peers.qgen_system", ()),
-    "qgen-delete-tx": ("qgen.bench.peers.qgen_system", ()),
-    "pgqueuer": ("qgen.bench.peers.pgqueuer_system", ("pgqueuer", "asyncpg")),
-    "procrastinate": ("qgen.bench.peers.procrastinate_system", ("procrastinate", "psycopg_pool")),
+    "qgen-lease": ("tools.bench_peers.qgen_system", ()),
+    "qgen-delete": ("tools.bench_peers.qgen_system", ()),
+    "qgen-delete-tx": ("tools.bench_peers.qgen_system", ()),
+    "pgqueuer": ("tools.bench_peers.pgqueuer_system", ("pgqueuer", "asyncpg")),
+    "procrastinate": ("tools.bench_peers.procrastinate_system", ("procrastinate", "psycopg_pool")),
 }
 QGEN_SYSTEMS = ("qgen-lease", "qgen-delete", "qgen-delete-tx")
 PEERS = ("pgqueuer", "procrastinate")

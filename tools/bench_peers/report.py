@@ -11,7 +11,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Optional
 
-from qgen.bench import peers
+import tools.bench_peers as peers
 from qgen.bench.database import BenchError
 from qgen.bench.report import table
 
@@ -155,7 +155,7 @@ def plot_ratios(report: dict[str, Any], path: Path) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise BenchError("--plot needs matplotlib: pip install 'qgen[bench]'") from None
+        raise BenchError("--plot needs matplotlib: pip install 'qgen-queues[bench]'") from None
     ratios = [r for r in report["ratios"] if r["what"] == "jobs/s" and r["base"] != "qgen-delete-tx"]
     measures = list(dict.fromkeys(r["measure"] for r in ratios))
     pairs = list(dict.fromkeys((r["peer"], r["base"]) for r in ratios))

@@ -23,7 +23,7 @@ import asyncpg
 from pgqueuer import AsyncpgDriver, Queries, QueueManager
 from pgqueuer.types import QueueExecutionMode
 
-from qgen.bench.peers.system import PeerSystem, System, stop_when_done
+from tools.bench_peers.system import PeerSystem, System, stop_when_done
 from qgen.bench.procs import Target
 
 ENTRYPOINT = "bench"

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from qgen.bench.database import BenchDatabase, queue_variant
 from qgen.bench.fleet import Fleet
-from qgen.bench.peers.system import QUEUE, Installed, System
+from tools.bench_peers.system import QUEUE, Installed, System
 from qgen.bench.procs import Target, _client, worker
 from qgen.spec import Spec
 
@@ -65,7 +65,7 @@ def system(name: str, token: str) -> System:
     return QgenSystem(name, token)
 
 
-# The producer side, in the child (qgen.bench.peers.system._producer): the client is synchronous.
+# The producer side, in the child (tools.bench_peers.system._producer): the client is synchronous.
 async def open_producer(target: Target, name: str) -> Any:
     return _client(target, name)
 

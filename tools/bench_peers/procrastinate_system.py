@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional
 
 import procrastinate
 
-from qgen.bench.peers.system import PeerSystem, System, stop_when_done
+from tools.bench_peers.system import PeerSystem, System, stop_when_done
 from qgen.bench.procs import Target
 
 TASK, QUEUE_NAME = "bench", "bench"

@@ -1,4 +1,4 @@
-"""python -m qgen.bench.peers: qgen next to PgQueuer and procrastinate (scripts/bench_peers.sh runs it
+"""python -m tools.bench_peers: qgen next to PgQueuer and procrastinate (scripts/bench_peers.sh runs it
 from a venv of its own that holds the peers)."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ import json
 import sys
 from pathlib import Path
 
-from qgen.bench import peers
+import tools.bench_peers as peers
 from qgen.bench.database import BenchError
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m qgen.bench.peers", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m tools.bench_peers", description=__doc__)
     parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/postgres",
                         help="maintenance database: each system's scratch database is created (and dropped) from it")
     parser.add_argument("--rounds", type=int, help="rounds; every system runs every measure once a round (3)")
@@ -31,7 +31,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def options_from(args: argparse.Namespace):
-    from qgen.bench.peers.run import PeerOptions
+    from tools.bench_peers.run import PeerOptions
 
     given = {}
     if args.rounds is not None:
@@ -55,15 +55,15 @@ def options_from(args: argparse.Namespace):
 def main(argv: list[str]) -> int:
     args = parse(argv)
     try:
-        from qgen.bench.peers.report import peers_text, summarise
-        from qgen.bench.peers.run import run_peers
+        from tools.bench_peers.report import peers_text, summarise
+        from tools.bench_peers.run import run_peers
 
         report = summarise(run_peers(options_from(args), None if args.quiet else sys.stderr))
         print(peers_text(report))
         if args.json:
             args.json.write_text(json.dumps(report, indent=2) + "\n")
         if args.plot:
-            from qgen.bench.peers.report import plot_ratios
+            from tools.bench_peers.report import plot_ratios
 
             plot_ratios(report, args.plot)
     except BenchError as exc:

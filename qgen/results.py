@@ -1,0 +1,92 @@
+"""What the Python client's calls and the worker loop return (qgen.client and qgen.worker re-export each)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Optional
+
+__all__ = [
+    "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection", "MaintainResult",
+    "RedriveResult", "Job", "WorkerStats",
+]
+
+
+class EnqueueResult(NamedTuple):
+    id: int
+    enqueued: bool  # False: dedupe found the job already queued and returned its id
+
+
+class BatchResult(NamedTuple):
+    ordinal: int  # 1-based position of the job in the list given to enqueue_many
+    id: int
+    enqueued: bool
+
+
+class ReapResult(NamedTuple):
+    released: int
+    dead_lettered: int
+
+
+class PurgeResult(NamedTuple):
+    archived: int
+    processed: int
+    dead: int
+
+
+class WatermarkCorrection(NamedTuple):
+    old: Optional[int]
+    new: Optional[int]
+
+
+class MaintainResult(NamedTuple):
+    """What one maintain call did (docs/api.md, maintain)."""
+
+    skipped: bool                  # another maintain was running on this queue: nothing done
+    released: int                  # expired leases released (reap)
+    dead_lettered: int             # expired leases on their last attempt, dead-lettered (reap)
+    old_watermark: Optional[int]
+    new_watermark: Optional[int]
+    archived: int                  # purged from the archive
+    processed: int                 # purged processed rows (on_complete: mark)
+    dead: int                      # purged dead letters
+    more: bool                     # a step filled its batch: call again for the rest
+
+
+class RedriveResult(NamedTuple):
+    redriven: int            # dead jobs put back into the queue as new jobs
+    skipped_duplicates: int  # left dead: their dedupe key is queued again
+
+
+@dataclass(frozen=True)
+class Job:
+    """One claimed job. Lease mode fills lease_token and lease_expires_at; delete mode enqueued_at."""
+
+    id: int
+    payload: dict[str, Any]
+    job_type: Any = None
+    attempts: Optional[int] = None
+    lease_token: Optional[uuid.UUID] = None
+    lease_expires_at: Optional[dt.datetime] = None
+    priority: Optional[int] = None
+    enqueued_at: Optional[dt.datetime] = None
+
+
+@dataclass
+class WorkerStats:
+    processed: int = 0       # handler returned and the job was completed
+    failed: int = 0          # handler raised and the job was failed (retry or dead letter)
+    dead_lettered: int = 0   # of the failed, those dead-lettered
+    lease_lost: int = 0      # complete or fail refused: the lease was lost (reaped and taken over)
+    given_up: int = 0        # jobs of a batch not started because the allotted time was over
+    batches: int = 0         # non-empty dequeues
+    watermark_corrections: int = 0
+    deadlock_retries: int = 0
+    connection_lost: int = 0  # calls that raised ConnectionLost (the loop waited and went on)
+    outcome_unknown: int = 0  # completions or failures whose commit could not be confirmed
+    reconnects: int = 0       # new connections the client made after a loss
+    maintenance_runs: int = 0     # maintain calls that did their work
+    maintenance_skipped: int = 0  # maintain calls that found another one running on the queue
+    reaped: int = 0               # expired leases those calls released (or dead-lettered)
+    overran: bool = False    # the allotted time ran out before the queue was empty
