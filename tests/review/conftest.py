@@ -1,3 +1,4 @@
-"""Review findings pinned as strict xfails: each test fails on today's code and must pass once fixed."""
+"""Findings of a sceptical DBA's review of issue 15's changes, each a test: the fixed ones plain
+(they failed on the code reviewed), the open ones strict xfails naming what is wrong."""
 
 from tests.support.backends import backend, dialect, use_spec  # noqa: F401  (fixtures)

@@ -28,8 +28,6 @@ def env(use_spec):
     return env
 
 
-@pytest.mark.xfail(strict=True, reason="watermark_correct returns unchanged when the row is held, and "
-                   "run_worker(stop_when_empty) then stops with a released job below the watermark")
 def test_a_draining_worker_does_not_stop_while_a_released_job_sits_below_a_held_watermark(env):
     client = env.client(QUEUE)
     client.enqueue_many([{"n": n} for n in range(10)])

@@ -577,7 +577,10 @@ BEGIN
     IF NOT FOUND THEN
         v$from := 0;
         INSERT INTO "four"."four_queue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
-    ELSIF v$rescan THEN
+    ELSIF v$rescan AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- Only at READ COMMITTED: at REPEATABLE READ or SERIALIZABLE the search would read the
+        -- transaction's first snapshot, and locking a row another worker changed since fails the
+        -- caller's whole transaction (40001); a READ COMMITTED dequeue or maintain rescans instead.
         SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
         FROM "four"."four_queue_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
         IF FOUND THEN
@@ -1398,7 +1401,7 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dequeue', '79afdf097417169210dfcc5e0948c4fd'),
+            ('four_queue_dequeue', '218a5388201b87001635af1a634a310a'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),

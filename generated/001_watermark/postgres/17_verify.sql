@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('testq_dequeue', '039959b63d6acc556efe7a595dde219e'),
+            ('testq_dequeue', '15f3b85c14d92cb02807b8dbe9d4ea8e'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
             ('testq_enqueue', '6cf4a1f5533c24082ede757abb9cfd51'),
             ('testq_enqueue_batch', '43ad98386c121bd083adf9f4cf15c3e4'),

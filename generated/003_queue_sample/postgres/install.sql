@@ -492,7 +492,10 @@ BEGIN
     IF NOT FOUND THEN
         v$from := 0;
         INSERT INTO "QueueSample"."WorkQueue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
-    ELSIF v$rescan THEN
+    ELSIF v$rescan AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- Only at READ COMMITTED: at REPEATABLE READ or SERIALIZABLE the search would read the
+        -- transaction's first snapshot, and locking a row another worker changed since fails the
+        -- caller's whole transaction (40001); a READ COMMITTED dequeue or maintain rescans instead.
         SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
         FROM "QueueSample"."WorkQueue_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
         IF FOUND THEN
@@ -1308,7 +1311,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '11057bbf48f1e8b96bb51e43aa25468f'),
+            ('GetNextJob', '256a1cfa83701d6df8e2a47af998f791'),
             ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
             ('ViewQueue', 'd550c9d312eeb75bc746d02f38d9a79a'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),

@@ -79,7 +79,10 @@ BEGIN
     IF NOT FOUND THEN
         v$from := 0;
         INSERT INTO "rainfall"."rainfall_events_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
-    ELSIF v$rescan THEN
+    ELSIF v$rescan AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- Only at READ COMMITTED: at REPEATABLE READ or SERIALIZABLE the search would read the
+        -- transaction's first snapshot, and locking a row another worker changed since fails the
+        -- caller's whole transaction (40001); a READ COMMITTED dequeue or maintain rescans instead.
         SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
         FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
         IF FOUND THEN

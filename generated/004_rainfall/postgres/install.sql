@@ -461,7 +461,10 @@ BEGIN
     IF NOT FOUND THEN
         v$from := 0;
         INSERT INTO "rainfall"."rainfall_events_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
-    ELSIF v$rescan THEN
+    ELSIF v$rescan AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- Only at READ COMMITTED: at REPEATABLE READ or SERIALIZABLE the search would read the
+        -- transaction's first snapshot, and locking a row another worker changed since fails the
+        -- caller's whole transaction (40001); a READ COMMITTED dequeue or maintain rescans instead.
         SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
         FROM "rainfall"."rainfall_events_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
         IF FOUND THEN
@@ -1505,7 +1508,10 @@ BEGIN
     IF NOT FOUND THEN
         v$from := 0;
         INSERT INTO "rainfall"."rainfall_transfer_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
-    ELSIF v$rescan THEN
+    ELSIF v$rescan AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- Only at READ COMMITTED: at REPEATABLE READ or SERIALIZABLE the search would read the
+        -- transaction's first snapshot, and locking a row another worker changed since fails the
+        -- caller's whole transaction (40001); a READ COMMITTED dequeue or maintain rescans instead.
         SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
         FROM "rainfall"."rainfall_transfer_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
         IF FOUND THEN
@@ -1874,7 +1880,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', 'fbfabbbf5951f06feaae323e6ffbf1f3'),
-            ('rainfall_events_dequeue', '108dd1dd39594d2c00a143aead3617ce'),
+            ('rainfall_events_dequeue', '499090817ef393084d56d097dc20bf16'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
@@ -1888,7 +1894,7 @@ BEGIN
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
             ('rainfall_events_watermark_correct', '3509f88d21caff82f980f1855af5e00a'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
-            ('rainfall_transfer_dequeue', '6bf259a91f31cce740f156f8af10a310'),
+            ('rainfall_transfer_dequeue', '757aefa31955d98d13293f6d0fa88a79'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
             ('rainfall_transfer_enqueue', '576d4ab3b0b78ee4e25325322c734f48'),
             ('rainfall_transfer_enqueue_batch', 'bd4d16174ef4fffed8ef372199906857'),
