@@ -50,8 +50,6 @@ def psql_file(url: str, script: str, stop_on_error: bool) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-@pytest.mark.xfail(strict=True, reason="a refused queue part is followed (no ON_ERROR_STOP) by the drop of its "
-                   "downstream queue and REVOKE ALL ON SCHEMA from the owner role: the kept queue is unusable")
 def test_a_queue_kept_by_a_refused_uninstall_part_still_works():
     require(server_problem())
     schema = f"rv_{TOKEN}"

@@ -8,7 +8,13 @@
 -- ACCESS EXCLUSIVE and looks again before it drops them: a producer, hand-off or dead-lettering
 -- that committed after the first check is waited for and seen, and the part is refused with its
 -- row kept (the queues dropped before it held no rows; run install.sql to put back the grants).
+-- A refused part stops every part after it, even under psql without ON_ERROR_STOP: it counts on a
+-- temporary sequence of this session (nextval is not undone by the refusal's rollback), which each
+-- part looks at first. So the queues a refused one hands off to, and the owner role's rights on the
+-- schema, stay: the queue kept keeps working.
 SET qgen.uninstall_checked = '';
+DROP SEQUENCE IF EXISTS pg_temp.qgen_uninstall_refused;
+CREATE TEMPORARY SEQUENCE qgen_uninstall_refused;
 -- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
 -- archived jobs, outbox rows) unless this session has said so first:
 --     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
@@ -51,6 +57,11 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall of schema cards not run: the check at the start of uninstall.sql refused it (see its error)';
     END IF;
+    IF pg_catalog.to_regclass('pg_temp.qgen_uninstall_refused') IS NULL
+       OR (SELECT "is_called" FROM pg_temp.qgen_uninstall_refused) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema cards not run: an earlier part of uninstall.sql was refused (see its error)';
+    END IF;
 END
 $qgen$;
 -- The objects take their own grants with them; what stays is the schema's and anything left over.
@@ -83,6 +94,11 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall of schema cards queue card_codes not run: the check at the start of uninstall.sql refused it (see its error)';
     END IF;
+    IF pg_catalog.to_regclass('pg_temp.qgen_uninstall_refused') IS NULL
+       OR (SELECT "is_called" FROM pg_temp.qgen_uninstall_refused) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema cards queue card_codes not run: an earlier part of uninstall.sql was refused (see its error)';
+    END IF;
 END
 $qgen$;
 DO $qgen$
@@ -102,6 +118,7 @@ BEGIN
         END IF;
     END IF;
     IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
+        PERFORM pg_catalog.nextval('pg_temp.qgen_uninstall_refused');  -- outlives the rollback: no later part runs
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall refused: rows were added while it ran:' || v$holding,
             HINT = 'Nothing of queue card_codes was dropped. To drop its tables with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
@@ -133,6 +150,11 @@ BEGIN
     IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'cards' THEN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall of schema cards not run: the check at the start of uninstall.sql refused it (see its error)';
+    END IF;
+    IF pg_catalog.to_regclass('pg_temp.qgen_uninstall_refused') IS NULL
+       OR (SELECT "is_called" FROM pg_temp.qgen_uninstall_refused) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG021',
+            MESSAGE = 'qgen: uninstall of schema cards not run: an earlier part of uninstall.sql was refused (see its error)';
     END IF;
 END
 $qgen$;
@@ -203,3 +225,4 @@ END
 $qgen$;
 COMMIT;
 RESET qgen.uninstall_checked;
+DROP SEQUENCE IF EXISTS pg_temp.qgen_uninstall_refused;
