@@ -189,8 +189,9 @@ def test_install_run_again_replaces_a_claim_index_that_holds_deferred_jobs(postg
     spec = run_spec(load_spec(ROOT / "examples" / "000_flag_worker.yaml"))
     rendering = render_spec(spec, "000_flag_worker.yaml", "postgres")
     install = rendering.install
-    with scratch_database("qgen_due_again") as url:
+    with scratch_database("qgen_due_again") as url, uninstalled_at_the_end(url) as installs:
         run_script(url, HANDLER["000_flag_worker"])
+        installs.append(rendering)
         run_script(url, install)
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute('DROP INDEX four."four_queue_claim_ix"')
