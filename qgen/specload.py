@@ -315,7 +315,12 @@ def load_spec_text(text: str, file: str = "<spec>") -> Spec:
         data = yaml.load(text, Loader=_PositionedLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        last = max(1, len(text.splitlines()))
+        if mark and mark.line + 1 > last and exc.context_mark:  # found at the end of the file: name where it began
+            mark = exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        if line > last:
+            line, column = last, 1
         problem = " ".join(part for part in (exc.context, exc.problem) if part)
         raise SpecInvalid([SpecError(file, line, column, "", f"not valid YAML: {problem}")]) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL byte, a control character)

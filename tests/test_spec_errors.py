@@ -235,7 +235,7 @@ MISTAKES = {
         queues:
           q:
             payload: [a: int
-        """, 4, 1, "", ["not valid YAML"]),
+        """, 3, 14, "", ["not valid YAML"]),  # where the unclosed [ opened, not past the file's end
     "bad dialect": (
         """\
         dialects: [mssql, oracle]
@@ -624,7 +624,7 @@ def test_cli_unreadable_spec_is_a_clear_error(tmp_path):
 @pytest.mark.parametrize("text, found", [
     ("queues:\n  q:\n    payload:\n", "got nothing (an empty value)"),
     ("queues:\n  q:\n    payload: [a, b]\n", "got a list"),
-    ("queues:\n  q: 7\n", "got a number (7)"),
+    ("queues:\n  q: 7\n", "got a whole number (7)"),
     ("queues:\n  q:\n    payload: {a: int}\n    retry: often\n", "got text ('often')"),
 ])
 def test_a_value_of_the_wrong_kind_is_named_in_yaml_words(text, found):

@@ -202,5 +202,5 @@ def test_enqueue_json_refuses_a_missing_or_misspelt_key_instead_of_writing_null(
         jobs._run("enqueue_json", [("jobs", json.dumps([good, {**{k: v for k, v in good.items() if k != "note"},
                                                                "customer_id": 2, "note_": "lost"}]))], "rows")
     assert env.count("jobs") == 0
-    assert [r[2] for r in jobs._run("enqueue_json", [("jobs", json.dumps([good]))], "rows")] == [True]
+    assert [bool(r["enqueued"]) for r in jobs._run("enqueue_json", [("jobs", json.dumps([good]))], "rows")] == [True]
     assert env.scalar(f"SELECT {env.col('note')} FROM {env.name('jobs')}") is None

@@ -16,7 +16,6 @@ import tempfile
 import time
 
 import psycopg
-import pytest
 
 from qgen.render import render_spec
 from qgen.specload import load_spec_text
