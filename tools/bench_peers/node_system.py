@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import shutil
 import subprocess
@@ -80,8 +81,12 @@ class NodePeerSystem(PeerSystem):
         fleet.start(node_consumer, name, target, system=self.name, batch=batch, producers_done=producers_done)
 
     def fill(self, target: Target, rows: int) -> list[int]:
-        found = node(self.name, "fill", **_common(target, "fill"), rows=rows, chunk=FILL_CHUNK)
-        return [int(i) for i in found["ids"]]
+        ids_file = os.path.join(target.ledger_dir, "fill.ids")
+        node(self.name, "fill", **_common(target, "fill"), rows=rows, chunk=FILL_CHUNK, ids_file=ids_file)
+        with open(ids_file) as f:
+            ids = [int(line) for line in f if line.strip()]
+        os.remove(ids_file)
+        return ids
 
 
 class GraphileWorkerSystem(NodePeerSystem):

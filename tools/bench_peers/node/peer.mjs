@@ -206,7 +206,9 @@ async function fill(system) {
     ids.push(...(await producer.enqueue(numbers)));
   }
   await producer.close();
-  say("ids", { ids });
+  // Thousands of ids: to a file the parent names, not stdout (a pipe, written asynchronously).
+  fs.writeFileSync(config.ids_file, ids.join("\n") + "\n");
+  say("filled", { count: ids.length });
 }
 
 async function consume(system) {
@@ -235,8 +237,13 @@ async function unfinished(system) {
 const roles = { install: (s) => s.install().then(() => say("installed")), produce, fill, consume, unfinished };
 try {
   await roles[config.role](systems[config.system]);
-  process.exit(0);
+  exit(0);
 } catch (error) {
   say("error", { message: String(error && error.stack || error) });
-  process.exit(1);
+  exit(1);
+}
+
+// stdout is a pipe, written asynchronously: exit once what was said has been flushed.
+function exit(code) {
+  process.stdout.write("", () => process.exit(code));
 }
