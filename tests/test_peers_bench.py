@@ -94,3 +94,22 @@ def test_node_peer_drains_every_job_exactly_once_through_its_own_api(postgres_se
         run = measure_once(system, urls[peer], load_spec(EXAMPLE), Measure("drain-10", 10, "drain"), options)
     assert (run["jobs"], run["exactly_once"], run["duplicates"], run["lost"], run["unknown"], run["left"]) == \
         (300, True, 0, 0, 0, 0), run
+
+
+@pytest.mark.skipif(bool(MISSING_NODE), reason=f"the Node peers are not installed here ({', '.join(MISSING_NODE)}): "
+                                                f"{peers.INSTALL_HINT}")
+def test_node_peer_fill_returns_every_id_of_a_fill_larger_than_a_pipe_buffer(postgres_server, tmp_path):
+    """The bench fills 10,000 jobs before a batch-100 drain: their ids (over 64 KB of text) once
+    came back on one stdout line that the Node process's exit cut at the pipe's buffer."""
+    from tools.bench_peers.run import EXAMPLE, scratch_databases
+    from qgen.bench.procs import Target
+    from qgen.specload import load_spec
+
+    token = f"{TOKEN}{secrets.token_hex(2)}"
+    system = peers.module("graphile-worker").system("graphile-worker", token)
+    spec = load_spec(EXAMPLE)
+    with scratch_databases(ADMIN_URL, ["graphile-worker"], token) as urls, \
+            system.installed(urls["graphile-worker"], spec, 100) as installed:
+        ids = system.fill(Target(urls["graphile-worker"], spec, "testq", str(tmp_path)), 15_000)
+        assert installed.left() == 15_000
+    assert len(ids) == len(set(ids)) == 15_000
