@@ -110,7 +110,9 @@ def versions() -> dict[str, Optional[str]]:
             found[name] = importlib.metadata.version(distribution)
         except importlib.metadata.PackageNotFoundError:
             found[name] = None
-    return found
+    from tools.bench_peers.node_system import versions as node_versions
+
+    return {**found, **node_versions()}
 
 
 class scratch_databases:
