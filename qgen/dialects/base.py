@@ -81,6 +81,22 @@ def parenthesised(text: str, start: int) -> tuple[str, int]:
     raise ValueError(f"unbalanced parenthesis at {start}")
 
 
+def index_after_keys(match: "re.Match[str]", code: str, plain: Callable[[str], str], unquote: Callable[[str], str],
+                     where_end: str) -> Index:
+    """The Index a CREATE INDEX match names (group 1: UNIQUE, 2: the index, 3: its table), read from
+    the key list that follows the match, an INCLUDE list, and a WHERE clause ending at where_end (a
+    regex); plain and unquote are the dialect's way of showing and unquoting identifiers."""
+    keys, after = parenthesised(code, match.end())
+    include: tuple[str, ...] = ()
+    rest = code[after:]
+    if rest.lstrip().startswith("INCLUDE"):
+        cols, used = parenthesised(rest, rest.index("("))
+        include, rest = split_top_level(plain(cols)), rest[used:]
+    where = re.match(rf"\s*WHERE\s+(.*?)\s*{where_end}", rest, re.S)
+    return Index(unquote(match.group(2)), unquote(match.group(3)), split_top_level(plain(keys)),
+                 bool(match.group(1)), include, " ".join(plain(where.group(1)).split()) if where else None)
+
+
 def split_top_level(text: str) -> tuple[str, ...]:
     """Comma-separated items outside parentheses, stripped and joined to one line each."""
     items: list[str] = []

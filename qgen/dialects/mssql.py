@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from qgen.dialects.base import (
-    CreatedName, Dialect, Grant, Index, Routine, code_only, find_created, parenthesised, register, split_top_level,
+    CreatedName, Dialect, Grant, Index, Routine, code_only, find_created, index_after_keys, parenthesised, register,
+    split_top_level,
 )
 
 # GO alone on its line (optionally followed by a repeat count, which qgen never emits), any case.
@@ -102,15 +103,7 @@ def routines(script: str) -> list[Routine]:
 def indexes(script: str) -> list[Index]:
     code, found = code_only(script), []
     for match in re.finditer(rf"CREATE (UNIQUE )?(?:CLUSTERED |NONCLUSTERED )?INDEX ({_QUOTED})\s+ON {_NAME}\s*(?=\()", code):
-        keys, after = parenthesised(code, match.end())
-        include: tuple[str, ...] = ()
-        rest = code[after:]
-        if rest.lstrip().startswith("INCLUDE"):
-            cols, used = parenthesised(rest, rest.index("("))
-            include, rest = split_top_level(_plain(cols)), rest[used:]
-        where = re.match(r"\s*WHERE\s+(.*?)\s*(?:;|\bWITH\s*\()", rest, re.S)
-        found.append(Index(_unquote(match.group(2)), _unquote(match.group(3)), split_top_level(_plain(keys)),
-                           bool(match.group(1)), include, " ".join(_plain(where.group(1)).split()) if where else None))
+        found.append(index_after_keys(match, code, _plain, _unquote, r"(?:;|\bWITH\s*\()"))
     for match in re.finditer(rf"CREATE TABLE {_NAME}", code):
         body = parenthesised(code, code.index("(", match.end()))[0]
         key = re.search(rf"CONSTRAINT ({_QUOTED}) PRIMARY KEY (?:CLUSTERED |NONCLUSTERED )?\(([^)]*)\)", body)

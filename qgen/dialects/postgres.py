@@ -6,7 +6,8 @@ import hashlib
 import re
 
 from qgen.dialects.base import (
-    CreatedName, Dialect, Grant, Index, Routine, code_only, find_created, parenthesised, register, split_top_level,
+    CreatedName, Dialect, Grant, Index, Routine, code_only, find_created, index_after_keys, parenthesised, register,
+    split_top_level,
 )
 
 NAMEDATALEN = 64  # identifiers are cut to NAMEDATALEN - 1 bytes
@@ -127,15 +128,7 @@ def indexes(script: str) -> list[Index]:
     code, found = code_only(script), []
     for match in re.finditer(rf"CREATE (UNIQUE )?INDEX (?:IF NOT EXISTS )?({_QUOTED})\s+ON (?:ONLY )?{_NAME}"
                              r"(?: USING \w+)?\s*(?=\()", code):
-        keys, after = parenthesised(code, match.end())
-        include: tuple[str, ...] = ()
-        rest = code[after:]
-        if rest.lstrip().startswith("INCLUDE"):
-            cols, used = parenthesised(rest, rest.index("("))
-            include, rest = split_top_level(_plain(cols)), rest[used:]
-        where = re.match(r"\s*WHERE\s+(.*?)\s*;", rest, re.S)
-        found.append(Index(_unquote(match.group(2)), _unquote(match.group(3)), split_top_level(_plain(keys)),
-                           bool(match.group(1)), include, " ".join(_plain(where.group(1)).split()) if where else None))
+        found.append(index_after_keys(match, code, _plain, _unquote, ";"))
     for match in re.finditer(rf"CREATE (?:UNLOGGED )?TABLE (?:IF NOT EXISTS )?{_NAME}", code):
         table = _unquote(match.group(1))
         body = parenthesised(code, code.index("(", match.end()))[0]
