@@ -299,7 +299,7 @@ class QueueClient(MaintenanceCalls):
         params: list[tuple[str, Any]] = [("owner", owner if owner is not None else self.owner)]
         if batch_size is not None:
             params.append(("batch_size", int(batch_size)))
-        if job_type is not None:
+        if job_type is not None and self.job_type_column:  # _check_claim refused a job type without the column
             params.append(("job_type", self._in(self.job_type_column, job_type)))
         if lease_seconds is not None:
             params.append(("lease_seconds", int(lease_seconds)))
@@ -432,6 +432,7 @@ class QueueClient(MaintenanceCalls):
         """Extend a lease to lease_seconds from now (the spec's lease by default): one job, or with a
         bare token every job of the lease. Returns how many; raises LeaseLost when none."""
         self._need_lease("extend_lease")
+        job_id: Optional[int]
         if isinstance(job, Job):
             token, job_id = job.lease_token, job.id if id is None else id
         else:

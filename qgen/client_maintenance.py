@@ -115,7 +115,7 @@ class MaintenanceCalls(ClientSession):
 
     def watermark_correct(self) -> WatermarkCorrection:
         """Reset the watermark from the table (after a dequeue that found nothing, or periodically)."""
-        if not self.queue.watermark.enabled:
+        if self.queue.watermark is None or not self.queue.watermark.enabled:
             raise QueueUsageError(f"watermark_correct: queue {self.queue_name} has no watermark")
         row = self._run("watermark_correct", [], "rows")[0]
         old, new = row["old_watermark"], row["new_watermark"]

@@ -35,6 +35,13 @@ ENQUEUES = frozenset({"enqueue", "enqueue_batch", "enqueue_json"})
 class ClientSession(QueueValues):
     """The connection, its transactions and the procedure calls of one QueueClient."""
 
+    # Set by QueueClient.__init__ (its arguments of the same names).
+    max_deadlock_retries: int
+    deadlock_backoff: float
+    deadlock_backoff_max: float
+    deadlock_retries: int
+    reconnect_timeout: float
+
     def _setup_session(self, connection: Any, dialect: Optional[str], batch_via: str, reconnect_backoff: float,
                        reconnect_backoff_max: float) -> None:
         """connection: a DB-API connection, a callable that opens one, or a URL / DSN."""

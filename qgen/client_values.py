@@ -78,7 +78,7 @@ class QueueValues:
         if queue.outbox is not None and queue.outbox.columns is not None:
             self.outbox_columns = list(queue.outbox.columns)
             self._outbox_kinds = {n: c.type for n, c in queue.outbox.columns.items()}
-        elif queue.outbox is not None:
+        elif queue.outbox is not None and queue.outbox.queue is not None:
             target = spec.queues[queue.outbox.queue]
             self.outbox_columns = list(target.payload)
             self._outbox_kinds = {n: c.type for n, c in target.payload.items()}

@@ -74,7 +74,7 @@ _PYODBC_FIRST_TRAILER = re.compile(r" \((-?[0-9]+)\) \(SQL\w+\)(?=; \[[0-9A-Z]{5
 def pyodbc_codes(exc: BaseException) -> tuple[Optional[str], set[int]]:
     """(SQLSTATE, SQL Server native error numbers) of a pyodbc error: the first record's SQLSTATE
     (pyodbc's args[0]) and the numbers of the records whose bounds no server text can forge."""
-    args = getattr(exc, "args", ())
+    args: tuple = getattr(exc, "args", ())
     state = args[0] if args and isinstance(args[0], str) and len(args[0]) == 5 else None
     text = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
     if not _PYODBC_START.match(text):
@@ -209,7 +209,7 @@ def mssql_connection_string(url: str, database: Optional[str] = None) -> str:
     else:
         parts.update(SERVER=host, PORT=port)
     if database or parsed.database:
-        parts["DATABASE"] = database or parsed.database
+        parts["DATABASE"] = str(database or parsed.database)
     if parsed.username:
         parts["UID"] = parsed.username
     if parsed.password:
