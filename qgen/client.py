@@ -71,7 +71,6 @@ from typing import Any, Literal, Mapping, Optional, Sequence, Union
 from qgen import dialects
 from qgen.client_maintenance import MaintenanceCalls
 from qgen.client_values import ERROR_MAX, LABEL_MAX, check_text
-from qgen.connection import LeaseBook
 from qgen.errors import (
     CannotReconnect, ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
     QueueUsageError,
@@ -79,8 +78,8 @@ from qgen.errors import (
 from qgen.results import (
     BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
 )
-from qgen.spec import MAX_WAIT_MS, Spec, wakeup_channel
-from qgen.wakeup import STOP_CHECK, Listener
+from qgen.spec import MAX_WAIT_MS, Spec
+from qgen.wakeup import STOP_CHECK
 from qgen.worker import WorkerStats, run_worker
 
 __all__ = [
@@ -146,17 +145,7 @@ class QueueClient(MaintenanceCalls):
         self.deadlock_backoff_max = deadlock_backoff_max
         self.deadlock_retries = 0
         self.reconnect_timeout = reconnect_timeout
-        self._listener: Optional[Listener] = None  # wakeup: notify on PostgreSQL: made at the first wait
         self._setup_session(connection, dialect, batch_via, reconnect_backoff, reconnect_backoff_max)
-
-    def close(self) -> None:
-        """Close the connection (a later call opens a new one when the client has a factory or URL)."""
-        with self._lock:
-            old, self.connection = self.connection, None
-            if old is not None:
-                old.close()
-        if self._listener is not None:
-            self._listener.close()
 
     # -----------------------------------------------------------------------------------------
     # Enqueue
@@ -283,14 +272,6 @@ class QueueClient(MaintenanceCalls):
             stop.wait(timeout) if stop is not None else time.sleep(timeout)
         return False
 
-    def _wakeups(self) -> Optional[Listener]:
-        """The LISTEN side of `wakeup: notify`, when this queue, database and client have one."""
-        if self._listener is None and self._factory is not None and not self._waits_in_dequeue:
-            channel = wakeup_channel(self.spec, self.queue_name)
-            if channel is not None:
-                self._listener = Listener(self._factory, channel, self.queue_name)
-        return self._listener
-
     def _claim(self, batch_size: Optional[int] = None, job_type: Any = None, owner: Optional[str] = None,
                lease_seconds: Optional[int] = None, complete: Union[Job, uuid.UUID, str, None] = None,
                at_most_once: bool = False, wait_ms: Optional[int] = None) -> list[Job]:
@@ -332,39 +313,6 @@ class QueueClient(MaintenanceCalls):
             seconds = lease_seconds if lease_seconds is not None else self.queue.lease
             self._leases.claimed(jobs[0].lease_token, started, seconds, {job.id: job.attempts for job in jobs})
         return jobs
-
-    def _check_claim(self, job_type: Any, owner: Optional[str], lease_seconds: Optional[int],
-                     complete: Any, at_most_once: bool) -> None:
-        """Refuse a claim the queue's options or the client's transaction do not allow."""
-        if complete is not None:
-            self._need_lease("complete")
-        if at_most_once and (self.lease_mode or self._tx_depth):
-            raise QueueUsageError(f"dequeue: at_most_once commits a delete-mode claim at once; queue {self.queue_name} "
-                                  + ("has claim: lease" if self.lease_mode else "is inside client.transaction()"))
-        if not self.lease_mode and not self._tx_depth and not at_most_once:
-            raise QueueUsageError(f"dequeue: queue {self.queue_name} has claim: delete: call dequeue inside "
-                                  "`with client.transaction():` and commit when the work is done "
-                                  "(or pass at_most_once=True to take the jobs with a claim that commits at once)")
-        if lease_seconds is not None:
-            self._need_lease("lease_seconds")
-        if job_type is not None and not self.job_type_column:
-            raise QueueUsageError(f"dequeue: queue {self.queue_name} has no job types")
-        check_text("dequeue", "owner", owner, LABEL_MAX)
-        check_text("dequeue", "job_type", job_type, None)
-
-    def _lease_ids(self, parameter: str, token: Any) -> list[tuple[str, Any]]:
-        """The ids of the jobs this client holds under a lease, as the parameter that names them to
-        complete, extend_lease or dequeue (found by primary key); none when this client does not
-        know the lease (then the procedure searches for the token)."""
-        if not self._by_id:
-            return []
-        ids = self._leases.ids(token)
-        if not ids:
-            log.warning("queue %s: lease %s is not one this client took (or it expired over %.0fs ago): the "
-                        "database searches the whole table for its jobs; pass the jobs (or id=) instead",
-                        self.queue_name, token, LeaseBook.KEEP_EXPIRED)
-            return []
-        return [(parameter, self._database.id_list(ids))]
 
     def complete(self, job: Union[Job, uuid.UUID, str], /, id: Optional[int] = None, **outbox: Any) -> int:
         """Finish a job (a Job, or a lease token with id=; a token alone finishes the whole lease).

@@ -20,6 +20,8 @@ from qgen.dialects.client_base import ClientDriver
 from qgen.dialects.error_codes import message, queue_error
 from qgen.errors import CannotReconnect, ConnectionLost
 from qgen.locks import limits
+from qgen.spec import wakeup_channel
+from qgen.wakeup import Listener
 
 log = logging.getLogger("qgen.client")
 
@@ -60,6 +62,7 @@ class ClientSession(QueueValues):
         self._lost = False
         self._lock = threading.RLock()
         self._tx_depth = 0
+        self._listener: Optional[Listener] = None  # wakeup: notify on PostgreSQL: made at the first wait
         # Without a connection (dialect given) the client still names objects and parameters; a
         # factory's first connection tells the dialect when it was not given.
         driver: Optional[type[ClientDriver]] = dialects.client_driver(dialect) if dialect else None
@@ -160,6 +163,23 @@ class ClientSession(QueueValues):
                     self.queue_name, attempt, describe(exc), delay)
         time.sleep(max(0.0, delay))
 
+    def close(self) -> None:
+        """Close the connection (a later call opens a new one when the client has a factory or URL)."""
+        with self._lock:
+            old, self.connection = self.connection, None
+            if old is not None:
+                old.close()
+        if self._listener is not None:
+            self._listener.close()
+
+    def _wakeups(self) -> Optional[Listener]:
+        """The LISTEN side of `wakeup: notify`, when this queue, database and client have one."""
+        if self._listener is None and self._factory is not None and not self._waits_in_dequeue:
+            channel = wakeup_channel(self.spec, self.queue_name)
+            if channel is not None:
+                self._listener = Listener(self._factory, channel, self.queue_name)
+        return self._listener
+
     def _drop_connection(self, exc: BaseException, during: str) -> None:
         """Forget a connection that is lost (closing what is left of it); the next call makes another."""
         log.warning("queue %s: connection lost during %s: %s", self.queue_name, during, self._driver.describe(exc))
@@ -224,6 +244,20 @@ class ClientSession(QueueValues):
                         attempt += 1
                         wait = self._deadlock_wait(attempt)
             time.sleep(wait)  # outside the lock: a heartbeat may run meanwhile
+
+    def _lease_ids(self, parameter: str, token: Any) -> list[tuple[str, Any]]:
+        """The ids of the jobs this client holds under a lease, as the parameter that names them to
+        complete, extend_lease or dequeue (found by primary key); none when this client does not
+        know the lease (then the procedure searches for the token)."""
+        if not self._by_id:
+            return []
+        ids = self._leases.ids(token)
+        if not ids:
+            log.warning("queue %s: lease %s is not one this client took (or it expired over %.0fs ago): the "
+                        "database searches the whole table for its jobs; pass the jobs (or id=) instead",
+                        self.queue_name, token, LeaseBook.KEEP_EXPIRED)
+            return []
+        return [(parameter, self._database.id_list(ids))]
 
     def _deadlock_wait(self, attempt: int) -> float:
         self.deadlock_retries += 1

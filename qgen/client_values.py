@@ -60,6 +60,8 @@ class QueueValues:
     _database: "Dialect"
     _by_id: bool
     _waits_in_dequeue: bool
+    _tx_depth: int
+    owner: Optional[str]
 
     def _setup_queue(self, spec: Spec, queue_name: str) -> None:
         if queue_name not in spec.queues:
@@ -208,6 +210,25 @@ class QueueValues:
         if not self.lease_mode:
             raise QueueUsageError(f"{what}: queue {self.queue_name} has claim: delete, which has no {what} "
                                   "(commit or roll back the transaction of the dequeue instead)")
+
+    def _check_claim(self, job_type: Any, owner: Optional[str], lease_seconds: Optional[int],
+                     complete: Any, at_most_once: bool) -> None:
+        """Refuse a claim the queue's options or the client's transaction do not allow."""
+        if complete is not None:
+            self._need_lease("complete")
+        if at_most_once and (self.lease_mode or self._tx_depth):
+            raise QueueUsageError(f"dequeue: at_most_once commits a delete-mode claim at once; queue {self.queue_name} "
+                                  + ("has claim: lease" if self.lease_mode else "is inside client.transaction()"))
+        if not self.lease_mode and not self._tx_depth and not at_most_once:
+            raise QueueUsageError(f"dequeue: queue {self.queue_name} has claim: delete: call dequeue inside "
+                                  "`with client.transaction():` and commit when the work is done "
+                                  "(or pass at_most_once=True to take the jobs with a claim that commits at once)")
+        if lease_seconds is not None:
+            self._need_lease("lease_seconds")
+        if job_type is not None and not self.job_type_column:
+            raise QueueUsageError(f"dequeue: queue {self.queue_name} has no job types")
+        check_text("dequeue", "owner", owner, LABEL_MAX)
+        check_text("dequeue", "job_type", job_type, None)
 
     @staticmethod
     def _token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[Any, Optional[int]]:
