@@ -166,13 +166,24 @@ def test_qgens_own_sql_server_errors_raised_for_real_are_classified(mssql, numbe
     assert error_kind("mssql", caught.value) == MSSQL.entry(number).kind, str(caught.value)
 
 
-def test_real_sql_server_errors_are_classified(mssql):
-    """RAISERROR with a message (error 50000: uninstall's guard) and a procedure that is not there (2812)."""
+def test_raiserror_with_a_message_is_classified(mssql):
+    """RAISERROR with a message text: error 50000 (uninstall's guard)."""
     import pyodbc
 
     with pytest.raises(pyodbc.Error) as caught:
         mssql.cursor().execute("RAISERROR(N'%s', 16, 1, N'qgen test');")
     assert error_kind("mssql", caught.value) == "uninstall_refused", str(caught.value)
+
+
+def test_a_procedure_that_is_not_there_is_missing(mssql):
+    """EXEC of a procedure that does not exist: error 2812."""
+    import pyodbc
+
+    from tests.support.babelfish import is_babelfish
+
+    if is_babelfish(mssql):
+        pytest.skip("Babelfish gap B18 (its errors come as 33557097, not SQL Server's numbers): a missing procedure "
+                    "too; runs on a real SQL Server (QGEN_TEST_MSSQL_URL)")
     with pytest.raises(pyodbc.Error) as caught:
         mssql.cursor().execute(f"EXEC dbo.qgen_no_such_procedure_{uuid.uuid4().hex[:8]};")
     assert error_kind("mssql", caught.value) == "missing", str(caught.value)
