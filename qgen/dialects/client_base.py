@@ -63,9 +63,8 @@ class ClientDriver:
     driver_module: ClassVar[str] = ""   # the DB-API module whose connections are this database's
     errors: ClassVar[ErrorTable] = ErrorTable({})
 
-    # Capabilities.
-    waits_in_dequeue: ClassVar[bool] = False     # the dequeue procedure takes wait_ms and waits itself
-    has_listener: ClassVar[bool] = False         # a second connection can LISTEN for wake-ups
+    # Capabilities. (How a dequeue waits for work is the Dialect's wait_for_work, qgen/dialects/base.py.)
+    autocommit_calls: ClassVar[bool] = False     # each call runs in autocommit mode; transaction() is explicit
     has_enqueue_json: ClassVar[bool] = False     # enqueue_many may send its jobs as one JSON document
     reads_every_result_set: ClassVar[bool] = False  # a call's results come in several sets: read to the last
 
@@ -148,7 +147,9 @@ class ClientDriver:
         raise NotImplementedError
 
     def prepare(self, connection: Any) -> None:
-        """Make a new connection fit for the client (nothing by default)."""
+        """Make a new connection fit for the client: autocommit where the calls need it."""
+        if self.autocommit_calls:
+            connection.autocommit = True
 
     @contextlib.contextmanager
     def transaction(self, connection: Any) -> Iterator[None]:
@@ -171,7 +172,17 @@ class ClientDriver:
         raise NotImplementedError
 
     def batch_as_json(self, connection: Callable[[], Any]) -> bool:
-        """Does enqueue_many send its jobs as one JSON document (enqueue_json)? Not by default."""
+        """Does enqueue_many send its jobs as one JSON document (enqueue_json) rather than as a
+        table-valued parameter? Only where the database has enqueue_json; then batch_via says, and
+        'auto' asks whether the connection's driver sends table-valued parameters."""
+        if not self.has_enqueue_json:
+            return False
+        if self.batch_via != "auto":
+            return self.batch_via == "json"
+        return not self.sends_table_valued_parameters(connection)
+
+    def sends_table_valued_parameters(self, connection: Callable[[], Any]) -> bool:
+        """Can the connection (connection() returns it) send a table-valued parameter? No by default."""
         return False
 
     def run_worker(self, run: Callable[..., Any], params: Params) -> int:

@@ -95,7 +95,11 @@ class SqlServerClient(ClientDriver):
     name = "mssql"
     driver_module = "pyodbc"
     errors = ERRORS
-    waits_in_dequeue = True
+    # The procedures manage their own transactions (BEGIN/COMMIT, and ROLLBACK + THROW on error).
+    # Under ODBC's implicit transactions (autocommit off) their first SELECT would open an outer
+    # transaction they do not commit (error 266), so calls run in autocommit mode and transaction()
+    # opens an explicit one.
+    autocommit_calls = True
     has_enqueue_json = True
     reads_every_result_set = True
 
@@ -130,16 +134,9 @@ class SqlServerClient(ClientDriver):
 
         return connect_mssql
 
-    def prepare(self, connection: Any) -> None:
-        # The procedures manage their own transactions (BEGIN/COMMIT, and ROLLBACK + THROW on
-        # error). Under ODBC's implicit transactions (autocommit off) their first SELECT would
-        # open an outer transaction they do not commit (error 266), so calls run in autocommit
-        # mode and transaction() opens an explicit one.
-        connection.autocommit = True
-
     @contextlib.contextmanager
     def transaction(self, connection: Any) -> Iterator[None]:
-        """An explicit transaction on the autocommit connection (see prepare)."""
+        """An explicit transaction on the autocommit connection (see autocommit_calls)."""
         self.execute_batch(connection, "BEGIN TRANSACTION;")
         try:
             yield
@@ -149,16 +146,13 @@ class SqlServerClient(ClientDriver):
             raise
         self.execute_batch(connection, "COMMIT TRANSACTION;")
 
-    def batch_as_json(self, connection: Callable[[], Any]) -> bool:
-        """Send enqueue_many's jobs as JSON (enqueue_json) rather than as a table-valued parameter?
-        batch_via says; 'auto' asks the ODBC driver (qgen.dialects.mssql.ODBC_DRIVERS)."""
-        if self.batch_via != "auto":
-            return self.batch_via == "json"
+    def sends_table_valued_parameters(self, connection: Callable[[], Any]) -> bool:
+        """What the ODBC driver can (qgen.dialects.mssql.ODBC_DRIVERS): asked once."""
         if self._tvp is None:
             import pyodbc
 
             self._tvp = odbc_driver(str(connection().getinfo(pyodbc.SQL_DRIVER_NAME))).sends_table_valued_parameters
-        return not self._tvp
+        return self._tvp
 
     def batch_call(self, client: "QueueClient", records: list[Record]) -> tuple[str, list[tuple[str, Any]]]:
         if self.batch_as_json(client._connected):

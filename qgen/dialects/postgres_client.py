@@ -46,7 +46,6 @@ class PostgresClient(ClientDriver):
     name = "postgres"
     driver_module = "psycopg"
     errors = ERRORS
-    has_listener = True
 
     def statement(self, routine: str, params: Params, shape: str) -> str:
         args = ", ".join(f"{self.quote(p)} => %s" for p, _ in params)
