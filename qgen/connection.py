@@ -6,8 +6,9 @@ making another, and tells, after a retry, whether a lost call had committed.
   autocommit; `mssql+pyodbc://USER:PASS@HOST:PORT/DB[?driver=...&Key=value]` (SQLAlchemy's form;
   without driver, Microsoft's ODBC Driver 18 from qgen[mssql], else FreeTDS) or an ODBC connection
   string `DRIVER=...;SERVER=...`: pyodbc.
-- `connection_lost(dialect, exc, connection)`: the error means the session is gone or the server
-  asked for a retry on a new one. Decided by the driver's codes, never by message text:
+- `connection_lost(dialect, state, native, exc, connection)`: the error means the session is gone or the
+  server asked for a retry on a new one. Decided by the codes of kind 'connection' in the dialect's
+  error table (qgen/dialects/postgres_client.py, mssql_client.py), never by message text:
   PostgreSQL SQLSTATE class 08 (connection exception), 57P01/57P02/57P03 (admin shutdown, crash
   shutdown, cannot connect now), or a psycopg OperationalError without SQLSTATE (the socket closed),
   or a connection psycopg itself marks broken; SQL Server native errors 233, 10053, 10054 (the
@@ -29,10 +30,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-# SQL Server native errors after which the session must be replaced (or the call retried on a new one).
-MSSQL_TRANSIENT = frozenset({233, 10053, 10054, 40613, 40197, 40501})
-# PostgreSQL SQLSTATEs, besides class 08, that end the session.
-POSTGRES_SESSION_ENDED = frozenset({"57P01", "57P02", "57P03"})
+from qgen import dialects
+from qgen.dialects.mssql_client import default_mssql_driver, mssql_connection_string
+
+__all__ = ["connection_lost", "dialect_of_target", "connection_factory", "mssql_connection_string",
+           "default_mssql_driver", "tvp_capable", "Backoff", "LeaseBook"]
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://", "postgresql+psycopg://")
 _MSSQL_SCHEMES = ("mssql+pyodbc://", "mssql://")
@@ -40,20 +42,9 @@ _MSSQL_SCHEMES = ("mssql+pyodbc://", "mssql://")
 
 def connection_lost(dialect: str, state: Optional[str], native: set[int], exc: BaseException,
                     connection: Any = None) -> bool:
-    """Does this driver error (its SQLSTATE and SQL Server native numbers) mean the connection is lost?"""
-    if state is not None and state.startswith("08"):
-        return True
-    if dialect == "postgres":
-        if state in POSTGRES_SESSION_ENDED:
-            return True
-        try:
-            import psycopg
-        except ImportError:  # pragma: no cover - a postgres client always has psycopg
-            return False
-        if state is None and isinstance(exc, psycopg.OperationalError):
-            return True
-        return isinstance(exc, psycopg.Error) and bool(getattr(connection, "broken", False))
-    return bool(native & MSSQL_TRANSIENT)
+    """Does this driver error (its SQLSTATE and SQL Server native numbers) mean the connection is lost?
+    The dialect's error table says (qgen/dialects/*_client.py: the codes of kind 'connection')."""
+    return dialects.client_driver(dialect)().connection_lost(state, native, exc, connection)
 
 
 def dialect_of_target(target: str) -> str:
@@ -71,67 +62,7 @@ def dialect_of_target(target: str) -> str:
 
 def connection_factory(target: str) -> Callable[[], Any]:
     """A callable that opens a new connection to the database a URL or DSN names."""
-    dialect = dialect_of_target(target)
-    if dialect == "postgres":
-        url = target
-        if url.startswith("postgresql+psycopg://"):
-            url = "postgresql://" + url[len("postgresql+psycopg://"):]
-
-        def connect_postgres() -> Any:
-            import psycopg
-
-            return psycopg.connect(url, autocommit=True)
-
-        return connect_postgres
-    odbc = mssql_connection_string(target) if "://" in target else target
-
-    def connect_mssql() -> Any:
-        import pyodbc
-
-        return pyodbc.connect(odbc, autocommit=True)
-
-    return connect_mssql
-
-
-def mssql_connection_string(url: str, database: Optional[str] = None) -> str:
-    """An ODBC connection string for pyodbc from mssql+pyodbc://user:pass@host:port/db?driver=...&Key=value
-    (every query key other than driver is passed on). Without driver: Microsoft's ODBC Driver 18 when
-    qgen[mssql] installed it (mssql-python-odbc, loaded by path), else FreeTDS (Debian's tdsodbc)."""
-    from sqlalchemy.engine import make_url
-
-    from qgen.dialects.mssql import odbc_driver
-
-    parsed = make_url(url)
-    if not parsed.drivername.startswith("mssql"):
-        raise ValueError("expected mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4")
-
-    def value(text: Any) -> str:
-        text = str(text)
-        return "{" + text.replace("}", "}}") + "}" if re.search(r"[;{}\s]", text) else text
-
-    query = {k: (v[-1] if isinstance(v, tuple) else v) for k, v in parsed.query.items()}
-    driver = query.pop("driver", None) or default_mssql_driver()
-    host, port = parsed.host or "127.0.0.1", str(parsed.port or 1433)
-    parts = {"DRIVER": "{" + driver + "}"}
-    if odbc_driver(driver).port_in_server:
-        parts["SERVER"] = f"{host},{port}"
-    else:
-        parts.update(SERVER=host, PORT=port)
-    if database or parsed.database:
-        parts["DATABASE"] = database or parsed.database
-    if parsed.username:
-        parts["UID"] = parsed.username
-    if parsed.password:
-        parts["PWD"] = parsed.password
-    parts.update(query)
-    return ";".join(f"{k}={v if k == 'DRIVER' else value(v)}" for k, v in parts.items())
-
-
-def default_mssql_driver() -> str:
-    """The ODBC driver a URL without driver= gets: Microsoft's by path, else FreeTDS."""
-    from qgen.dialects.mssql import microsoft_odbc_path
-
-    return microsoft_odbc_path() or "FreeTDS"
+    return dialects.client_driver(dialect_of_target(target))().connector(target)
 
 
 def _redacted(target: str) -> str:

@@ -588,7 +588,7 @@ def _plan_kept_tables(dialect: str, spec: Spec, rendering: Rendering, previous: 
     if previous.spec.sqlserver_version != spec.sqlserver_version:
         retargeted = {i.obj.key: i for i in render_spec(
             previous.spec.model_copy(update={"sqlserver_version": spec.sqlserver_version}), "previous", dialect).objects}
-        if dialect == "mssql":
+        if dialect_registry.get(dialect).follows_sqlserver_version:
             plan.changes.append(f"sqlserver_version {previous.spec.sqlserver_version} -> {spec.sqlserver_version}: "
                                 "tables already there keep the key options they were created with")
     bridged = {i.obj.key: i for i in render_spec(bridge_spec(previous.spec, spec), "bridge", dialect).objects}

@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Any, Callable, Iterator, NoReturn, Optional
 
-from qgen.client import NotInstalled, PermissionDenied, QueueClient, QueueError
+from qgen.client import ConnectionLost, NotInstalled, PermissionDenied, QueueClient, QueueError
 from qgen.dburl import URL_ENV, DatabaseUnavailable, connect, shown
 from qgen.spec import Spec, _parse_duration, object_name
 from qgen.specload import load_spec
@@ -56,7 +56,7 @@ def _explain(session: Session, queue: str, kind: str, exc: BaseException) -> str
     routine = f"{session.spec.schema}.{object_name(session.spec, queue, kind)}"
     if isinstance(exc, PermissionDenied):
         return f"{name}: this login may not run {routine} ({exc})"
-    if isinstance(exc, NotInstalled):  # classified by its code (qgen.client.error_kind)
+    if isinstance(exc, NotInstalled):  # classified by its code (the dialect's error table, qgen/dialects)
         return (f"{name}: not installed in this database ({routine} does not exist, or takes other arguments): "
                 "install the spec first (install.sql, or alembic upgrade head)")
     text = str(getattr(getattr(exc, "diag", None), "message_primary", None) or exc).strip()
@@ -64,18 +64,26 @@ def _explain(session: Session, queue: str, kind: str, exc: BaseException) -> str
 
 
 def _call(session: Session, queue: str, kind: str, call: Callable[[QueueClient], Any], command: str) -> Any:
-    """Run one call; on failure print why and return None (the connection is dropped unless the
-    failure was the queue's own, so the next round reconnects). A database that cannot be reached
-    raises DatabaseUnavailable: the round ends there (_each_queue), said once, not once per queue."""
+    """Run one call; on failure print why and return None (the connection is dropped unless it is
+    still good, so the next round reconnects). A database that cannot be reached raises
+    DatabaseUnavailable: the round ends there (_each_queue), said once, not once per queue."""
     try:
         return call(session.client(queue))
     except DatabaseUnavailable:
         raise
     except Exception as exc:  # a driver error: not installed, denied, connection lost, ...
         print(f"qgen {command}: {_explain(session, queue, kind, exc)}", file=sys.stderr)
-        if not isinstance(exc, QueueError):
+        if not _connection_still_good(exc):
             session.reset()
     return None
+
+
+def _connection_still_good(exc: BaseException) -> bool:
+    """After a failed call: is the session's connection still usable? Only after an error a queue
+    defines (the QueueError the client raised for its code in the dialect's error table), and not
+    one saying the connection is lost: the client was given a ready connection, so after
+    ConnectionLost (CannotReconnect) only a new session connects again."""
+    return isinstance(exc, QueueError) and not isinstance(exc, ConnectionLost)
 
 
 def _each_queue(command: str, queues: list[str], run: Callable[[str], bool]) -> bool:

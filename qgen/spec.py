@@ -19,6 +19,8 @@ from pydantic import (
     model_validator,
 )
 
+from qgen import dialects
+
 # Identifiers are emitted quoted, but qgen still only accepts names that need no quoting in
 # either database, so a spec can never smuggle SQL into a rendered script. Every pattern here is
 # used with fullmatch: `$` would also match before a trailing newline.
@@ -586,7 +588,7 @@ class Spec(_Strict):
         """Cross-field mistakes in the whole spec, each with the path of the field to point at."""
         found: list[tuple[tuple, str]] = []
         for name, queue in self.queues.items():
-            if queue.wakeup == "notify" and "postgres" not in self.dialects:
+            if queue.wakeup == "notify" and not any(dialects.get(d).wait_for_work == "listen" for d in self.dialects):
                 found.append((("queues", name, "wakeup"), "wakeup: notify is PostgreSQL's LISTEN/NOTIFY, and this spec "
                               "renders for SQL Server only, whose dequeue waits for work itself (@wait_ms); accepted: "
                               "wakeup: poll, or postgres in dialects"))

@@ -32,10 +32,12 @@ CASES = {
     "a handler quoting (1205) at the end of its text": (driver_error(pyodbc.ProgrammingError, ("42000", "retry after (1205)", 50100)), None),
     "lease lost in a further record": (driver_error(pyodbc.ProgrammingError, ("01000", "Warning: (50002)", 0), ("42000", "qgen: lease lost", 50001)), "lease_lost"),
     # Issue 15, item 17: a value the server quotes in a second record, shaped like a record's end.
+    # 2601 is a duplicate key (issue 18: in the error table, as PostgreSQL's 23505); the quoted 50001,
+    # were it read, would make it lease_lost (the stronger kind).
     "a quoted key value in a second record": (driver_error(
         pyodbc.IntegrityError, ("01000", "Changed database context to 'd'.", 5701),
         ("23000", "Cannot insert duplicate key row in object 's.q' with unique index 'q_dedupe_ux'. "
-                  "The duplicate key value is (x (50001); [42000] y).", 2601)), None),
+                  "The duplicate key value is (x (50001); [42000] y).", 2601)), "duplicate"),
     "a quoted value shaped like a first record's end, in a later record": (driver_error(
         pyodbc.ProgrammingError, ("01000", "note", 0),
         ("22018", "Conversion failed when converting the nvarchar value 'a (1205) (SQLExecDirectW); [40001] b' "

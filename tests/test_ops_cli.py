@@ -184,3 +184,23 @@ def test_the_client_on_a_queue_not_installed_raises_not_installed(installed):
         assert "install the spec first" in str(raised.value)
         assert isinstance(raised.value.__cause__, psycopg.Error)
         assert raised.value.__cause__.sqlstate in ("3F000", "42883")
+
+
+def test_a_round_after_the_connection_was_lost_connects_again(installed, capsys):
+    """`maintain --every` and `status --watch` keep one session across rounds. A connection the server
+    dropped made the client raise CannotReconnect (a QueueError: the session was kept), and every later
+    round raised it again, for ever. Which errors drop the session is the error table's: a lost
+    connection does."""
+    from qgen.ops import Session, _call
+
+    url, spec = installed
+    session = Session(url, spec)
+    assert _call(session, "jobs", "metrics", lambda c: c.metrics(), "status") is not None
+    pid = session.connection.info.backend_pid
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+    assert _call(session, "jobs", "metrics", lambda c: c.metrics(), "status") is None
+    assert "connection was lost" in capsys.readouterr().err
+    metrics = _call(session, "jobs", "metrics", lambda c: c.metrics(), "status")
+    assert metrics is not None, capsys.readouterr().err
+    session.reset()

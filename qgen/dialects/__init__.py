@@ -13,7 +13,9 @@ from qgen.dialects.base import (
     split_top_level,
 )
 
-__all__ = ["CreatedName", "Dialect", "Grant", "Index", "Routine", "code_only", "find_created", "parenthesised",
+from qgen.dialects.client_base import _CLIENTS, ClientDriver
+
+__all__ = ["ClientDriver", "client_driver", "CreatedName", "Dialect", "Grant", "Index", "Routine", "code_only", "find_created", "parenthesised",
            "register", "split_top_level", "get", "names"]
 
 
@@ -25,10 +27,31 @@ def get(name: str) -> Dialect:
         raise KeyError(f"unknown dialect {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
 
 
+def client_driver(name: str) -> type[ClientDriver]:
+    """The client driver class of a dialect (qgen/dialects/client_base.py): how QueueClient talks to it."""
+    _load_builtin()
+    try:
+        return _CLIENTS[name]
+    except KeyError:
+        raise ValueError(f"unknown dialect {name!r}; accepted: {', '.join(sorted(_CLIENTS))}") from None
+
+
+def client_for_connection(connection: object) -> type[ClientDriver]:
+    """The client driver whose DB-API module made this connection (psycopg 3, pyodbc)."""
+    _load_builtin()
+    module = type(connection).__module__.split(".")[0]
+    for driver in _CLIENTS.values():
+        if driver.driver_module == module:
+            return driver
+    accepted = " or ".join(f"dialect={d.name!r} ({d.driver_module})" for d in _CLIENTS.values())
+    raise ValueError(f"cannot tell the database of a {type(connection).__module__}.{type(connection).__name__} "
+                     f"connection; pass {accepted}")
+
+
 def names() -> list[str]:
     _load_builtin()
     return sorted(_REGISTRY)
 
 
 def _load_builtin() -> None:
-    from qgen.dialects import mssql, postgres  # noqa: F401  (import registers them)
+    from qgen.dialects import mssql, mssql_client, postgres, postgres_client  # noqa: F401  (import registers them)

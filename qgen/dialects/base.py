@@ -148,6 +148,9 @@ class Dialect:
     # Whether one statement holding many row and page locks on an index is escalated to a table
     # lock (SQL Server, at 5,000): then qgen caps the rows per statement (qgen/locks.py).
     escalates_locks: bool = False
+    # Whether what it renders depends on the spec's sqlserver_version (SQL Server: a table's key
+    # options; a revision that changes the version says tables already there keep theirs).
+    follows_sqlserver_version: bool = False
     # What verify compares with what is installed, from the rendered scripts: {module: fingerprint}
     # and {(table, index): shape} (SQL Server: qgen/dialects/mssql.py). None: verify checks only
     # that each object exists.

@@ -255,6 +255,7 @@ MSSQL = register(
         id_list=lambda ids: json.dumps([int(i) for i in ids]),
         wait_for_work="dequeue",
         escalates_locks=True,
+        follows_sqlserver_version=True,
         routines=routines,
         indexes=indexes,
         grants=grants,

@@ -1,0 +1,239 @@
+"""What QueueClient knows of its queue from the spec alone: the names of its objects, the parameters
+of each procedure, and the checks and conversions of the values it passes and reads back. The
+database's part of a conversion (json, datetimes, quoting) is its client driver's
+(qgen/dialects/client_base.py); this module only looks up the column's kind."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
+
+from qgen.errors import InvalidArgument, QueueUsageError
+from qgen.results import Job
+from qgen.spec import ColumnType, Spec, object_name
+
+if TYPE_CHECKING:
+    from qgen.dialects.base import Dialect
+    from qgen.dialects.client_base import ClientDriver
+
+# lease_owner and enqueued_by are varchar(128) / nvarchar(128), last_error 4000 (templates/*/table.sql.j2).
+LABEL_MAX = 128
+ERROR_MAX = 4000
+
+# Columns qgen adds, by the kind their values come back as.
+SYSTEM_KINDS = {
+    "id": "bigint", "attempts": "int", "priority": "int", "lease_token": "uuid",
+    "lease_expires_at": "datetime", "enqueued_at": "datetime", "available_at": "datetime",
+    "claimed_at": "datetime", "processed_at": "datetime", "completed_at": "datetime", "dead_at": "datetime",
+    "enqueued": "bool", "processed": "bool", "ordinal": "int",
+}
+_JOB_SYSTEM = frozenset({"id", "attempts", "lease_token", "lease_expires_at", "priority", "enqueued_at"})
+
+
+def check_text(where: str, name: str, value: Any, limit: Optional[int]) -> None:
+    """Refuse, before it is sent, a value both databases would not take the same way: text holding a
+    NUL (PostgreSQL refuses it with a driver error; in a json value too), text longer than its column."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise InvalidArgument(f"{where}: {name} holds a NUL character (at {value.index(chr(0))}); accepted: text "
+                                  "without NUL characters (PostgreSQL cannot store one)")
+        if limit is not None and len(value) > limit:
+            raise InvalidArgument(f"{where}: {name} is {len(value)} characters long; accepted: at most {limit}")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            check_text(where, f"{name}.{key}" if isinstance(key, str) and "\x00" not in key else name, key, None)
+            check_text(where, f"{name}.{key}", item, None)
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            check_text(where, f"{name}[{index}]", item, None)
+
+
+class QueueValues:
+    """The queue's shape (from the spec) and its values in and out. Set up by _setup_queue; the
+    client driver (self._driver) and the dialect (self._database) by the session."""
+
+    spec: Spec
+    queue_name: str
+    dialect: str
+    _driver: "ClientDriver"
+    _database: "Dialect"
+    _by_id: bool
+    _waits_in_dequeue: bool
+    _tx_depth: int
+    owner: Optional[str]
+
+    def _setup_queue(self, spec: Spec, queue_name: str) -> None:
+        if queue_name not in spec.queues:
+            raise ValueError(f"{queue_name!r} is not a queue of this spec; known: {', '.join(spec.queues)}")
+        self.spec, self.queue_name = spec, queue_name
+        self.queue = queue = spec.queues[queue_name]
+        self.lease_mode = queue.claim == "lease"
+        self.job_type_column = queue.job_type.column if queue.job_type else None
+        self.payload_columns = list(queue.payload)
+        self._kinds: dict[str, ColumnType] = {n: c.type for n, c in queue.payload.items()}
+        if queue.job_type:
+            self._kinds[queue.job_type.column] = queue.job_type.type
+        self._required = {n for n, c in queue.payload.items() if not c.nullable}
+        self._outbox_kinds: dict[str, ColumnType] = {}
+        self.outbox_columns: list[str] = []
+        if queue.outbox is not None and queue.outbox.columns is not None:
+            self.outbox_columns = list(queue.outbox.columns)
+            self._outbox_kinds = {n: c.type for n, c in queue.outbox.columns.items()}
+        elif queue.outbox is not None and queue.outbox.queue is not None:
+            target = spec.queues[queue.outbox.queue]
+            self.outbox_columns = list(target.payload)
+            self._outbox_kinds = {n: c.type for n, c in target.payload.items()}
+
+    # -- names -------------------------------------------------------------------------------
+
+    def object_name(self, kind: str) -> str:
+        return object_name(self.spec, self.queue_name, kind)
+
+    def qualified(self, kind: str) -> str:
+        """The quoted, schema-qualified name of one of this queue's objects."""
+        return f"{self._driver.quote(self.spec.schema)}.{self._driver.quote(self.object_name(kind))}"
+
+    def parameters(self, kind: str) -> list[str]:
+        """Every parameter the client may pass to one of the queue's procedures, in the procedure's
+        own order (docs/api.md; tests/behaviour/test_client_contract.py holds it to the templates)."""
+        queue = self.queue
+        job_type = [self.job_type_column] if self.job_type_column else []
+        lease = ["lease_seconds"] if self.lease_mode else []
+        by_id = self._by_id
+        outputs = self._database.step_outputs  # maintain's way to read a step (never passed by the client)
+        audit = ["enqueued_by"] if queue.audit else []
+        return {
+            "enqueue": job_type + self.payload_columns + (["priority"] if queue.ordering == "priority" else [])
+            + (["run_at"] if queue.scheduling else []) + audit,
+            "enqueue_batch": ["jobs"] + audit,
+            "enqueue_json": ["jobs"] + audit,
+            "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease
+            + ((["complete_lease_token"] + (["complete_ids"] if by_id else [])) if self.lease_mode else ["at_most_once"])
+            + (["wait_ms"] if self._waits_in_dequeue else []),
+            "complete": ["lease_token", "id"] + (["ids"] if by_id else []) + self.outbox_columns,
+            "fail": ["lease_token", "id", "error", "retry"],
+            "extend_lease": ["lease_token", "lease_seconds", "id"] + (["ids"] if by_id else []),
+            "reap": ["batch_size"] + (["released", "dead_lettered", "result_set"] if outputs else []),
+            "worker": ["max_items", "max_seconds", "owner", "lease_seconds"],
+            "watermark_correct": ["old_watermark", "new_watermark", "result_set"] if outputs else [],
+            "metrics": [],
+            "peek": (["job_type"] if job_type else []) + ["limit"],
+            "purge": ["older_than_seconds", "batch_size"],
+            "purge_batch": ["older_than_seconds", "batch_size"] + (["archived", "processed", "dead", "result_set"]
+                                                                 if outputs else []),
+            "maintain": ["batch_size"],
+            "redrive": ["ids", "redrive_all", "after_id", "batch_size"],
+        }[kind]
+
+    def batch_columns(self) -> list[str]:
+        """The columns of one job in enqueue_batch: the SQL Server table type's columns in order, the
+        keys of a job object in PostgreSQL's JSON array and in SQL Server's enqueue_json document."""
+        queue = self.queue
+        return (["ordinal"] + ([self.job_type_column] if self.job_type_column else []) + self.payload_columns
+                + (["priority"] if queue.ordering == "priority" else []) + (["run_at"] if queue.scheduling else []))
+
+    # -- values in and out -------------------------------------------------------------------
+
+    def column_kind(self, column: str) -> Optional[str]:
+        """The kind (qgen.spec.ColumnType.kind) of a payload or job-type column; None for others."""
+        kind = self._kinds.get(column)
+        return kind.kind if kind is not None else None
+
+    def _in(self, column: str, value: Any, kinds: Mapping[str, ColumnType] | None = None) -> Any:
+        kind = (self._kinds if kinds is None else kinds).get(column)
+        return self._driver.value_in(kind.kind if kind is not None else None, value)
+
+    def _in_plain(self, value: Any) -> Any:
+        return self._driver.plain_in(value)
+
+    def _out(self, column: str, value: Any) -> Any:
+        kind = self._kinds[column].kind if column in self._kinds else SYSTEM_KINDS.get(column)
+        return self._driver.value_out(kind, value)
+
+    def _row(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        return {column: self._out(column, value) for column, value in row.items()}
+
+    def _job(self, row: Mapping[str, Any]) -> Job:
+        row = self._row(row)
+        return Job(
+            id=row["id"],
+            payload={k: v for k, v in row.items() if k not in _JOB_SYSTEM and k != self.job_type_column},
+            job_type=row.get(self.job_type_column) if self.job_type_column else None,
+            attempts=row.get("attempts"),
+            lease_token=row.get("lease_token"),
+            lease_expires_at=row.get("lease_expires_at"),
+            priority=row.get("priority"),
+            enqueued_at=row.get("enqueued_at"),
+        )
+
+    # -- checks ------------------------------------------------------------------------------
+
+    def _job_values(self, payload: Mapping[str, Any], job_type: Any, *, where: str) -> list[tuple[str, Any]]:
+        """The job-type column and payload columns, checked against the spec, in procedure order."""
+        payload = dict(payload)
+        if self.job_type_column:
+            if self.job_type_column in payload and self.job_type_column != "job_type":
+                if job_type is not None:
+                    raise TypeError(f"{where}: give the job type once, as job_type or {self.job_type_column}")
+                job_type = payload.pop(self.job_type_column)
+            if job_type is None:
+                raise TypeError(f"{where}: queue {self.queue_name} has job types: give job_type")
+        elif job_type is not None:
+            raise QueueUsageError(f"{where}: queue {self.queue_name} has no job types")
+        unknown = set(payload) - set(self.payload_columns)
+        if unknown:
+            raise TypeError(f"{where}: unknown payload column(s) {', '.join(sorted(unknown))}; "
+                            f"accepted: {', '.join(self.payload_columns)}")
+        missing = {c for c in self._required if payload.get(c) is None}
+        if missing:
+            raise TypeError(f"{where}: missing payload column(s) {', '.join(sorted(missing))}")
+        values: list[tuple[str, Any]] = []
+        if self.job_type_column:
+            values.append((self.job_type_column, job_type))
+        values += [(column, payload.get(column)) for column in self.payload_columns]
+        for column, value in values:
+            kind = self._kinds.get(column)
+            check_text(where, column, value, kind.length if kind is not None and kind.kind == "string" else None)
+        return values
+
+    def _check_options(self, where: str, priority: Any, run_at: Optional[dt.datetime], enqueued_by: Any) -> None:
+        if priority is not None and self.queue.ordering != "priority":
+            raise QueueUsageError(f"{where}: queue {self.queue_name} has ordering: fifo; priority needs ordering: priority")
+        if run_at is not None and not self.queue.scheduling:
+            raise QueueUsageError(f"{where}: queue {self.queue_name} has no scheduling; run_at needs scheduling: true")
+        if enqueued_by is not None and not self.queue.audit:
+            raise QueueUsageError(f"{where}: queue {self.queue_name} has no audit; enqueued_by needs audit: true")
+        check_text(where, "enqueued_by", enqueued_by, LABEL_MAX)
+
+    def _need_lease(self, what: str) -> None:
+        if not self.lease_mode:
+            raise QueueUsageError(f"{what}: queue {self.queue_name} has claim: delete, which has no {what} "
+                                  "(commit or roll back the transaction of the dequeue instead)")
+
+    def _check_claim(self, job_type: Any, owner: Optional[str], lease_seconds: Optional[int],
+                     complete: Any, at_most_once: bool) -> None:
+        """Refuse a claim the queue's options or the client's transaction do not allow."""
+        if complete is not None:
+            self._need_lease("complete")
+        if at_most_once and (self.lease_mode or self._tx_depth):
+            raise QueueUsageError(f"dequeue: at_most_once commits a delete-mode claim at once; queue {self.queue_name} "
+                                  + ("has claim: lease" if self.lease_mode else "is inside client.transaction()"))
+        if not self.lease_mode and not self._tx_depth and not at_most_once:
+            raise QueueUsageError(f"dequeue: queue {self.queue_name} has claim: delete: call dequeue inside "
+                                  "`with client.transaction():` and commit when the work is done "
+                                  "(or pass at_most_once=True to take the jobs with a claim that commits at once)")
+        if lease_seconds is not None:
+            self._need_lease("lease_seconds")
+        if job_type is not None and not self.job_type_column:
+            raise QueueUsageError(f"dequeue: queue {self.queue_name} has no job types")
+        check_text("dequeue", "owner", owner, LABEL_MAX)
+        check_text("dequeue", "job_type", job_type, None)
+
+    @staticmethod
+    def _token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[Any, Optional[int]]:
+        if isinstance(job, Job):
+            if job.lease_token is None:
+                raise QueueUsageError("this job was not claimed under a lease")
+            return job.lease_token, job.id if id is None else id
+        return (job if isinstance(job, uuid.UUID) else uuid.UUID(str(job))), id

@@ -1,0 +1,248 @@
+"""The client side of a database: how QueueClient (qgen/client.py) talks to it, as alembic's
+ddl/impl.py does for DDL and River's driver interface for its queue. ClientDriver holds the
+defaults; each database's module (postgres_client.py, mssql_client.py) subclasses it, overriding
+only what differs, and registers the subclass under its dialect's name (qgen.dialects.client_driver).
+
+What a driver decides:
+- statement text: how a procedure call with named parameters is written (`statement`), and how its
+  result sets are read (`fetch`);
+- values in and out: json, datetimes (`value_in`, `datetime_in`, `value_out`);
+- the connection: making one from a URL (`connector`), preparing one (`prepare`), the caller's
+  transaction (`transaction`);
+- enqueue_many's batch encoding (`batch_call`), the in-database worker's call (`run_worker`);
+- errors: one ErrorTable (qgen/dialects/error_codes.py), the codes of a driver error (`codes`), and
+  from them what it means (`error_kind`, `connection_lost`).
+Capabilities are boolean class attributes (like River's SupportsListener()): a client asks them,
+never the dialect's name.
+
+A database-specific fast path of the client (a cheaper way to make a call on one database) belongs
+in that database's subclass, as an override of the method whose work it does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import uuid
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Optional, Sequence
+
+from qgen.dialects.error_codes import CONNECTION, ErrorCode, ErrorTable, message
+
+if TYPE_CHECKING:  # annotations only: the client imports this module, never the other way round
+    from qgen.client import QueueClient
+
+UTC = dt.timezone.utc
+Params = Sequence[tuple[str, Any]]
+Record = tuple[int, list[tuple[str, Any]], Any, Any]  # enqueue_many's (ordinal, values, priority, run_at)
+
+
+def utc(value: Any) -> Any:
+    """A datetime as an aware UTC datetime (a naive one is taken as UTC); anything else as it is."""
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return value
+
+
+def json_default(value: Any) -> Any:
+    """json.dumps's fallback for the values a payload may hold."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (dt.datetime, dt.date)):
+        return utc(value).isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+class ClientDriver:
+    """The defaults; a database's subclass sets `name`, its ErrorTable and its capabilities."""
+
+    name: ClassVar[str] = ""
+    driver_module: ClassVar[str] = ""   # the DB-API module whose connections are this database's
+    errors: ClassVar[ErrorTable] = ErrorTable({})
+
+    # Capabilities. (How a dequeue waits for work is the Dialect's wait_for_work, qgen/dialects/base.py.)
+    autocommit_calls: ClassVar[bool] = False     # each call runs in autocommit mode; transaction() is explicit
+    has_enqueue_json: ClassVar[bool] = False     # enqueue_many may send its jobs as one JSON document
+    reads_every_result_set: ClassVar[bool] = False  # a call's results come in several sets: read to the last
+
+    def __init__(self, batch_via: str = "auto"):
+        self.batch_via = batch_via
+
+    # -- names and statements ----------------------------------------------------------------
+
+    def quote(self, name: str) -> str:
+        return '"' + name.replace('"', '""') + '"'
+
+    def statement(self, routine: str, params: Params, shape: str) -> str:
+        """The text that calls a routine (its quoted, qualified name) with these named parameters.
+        shape: 'rows' (its result rows), 'scalar' (its one value), 'call' (a procedure's CALL)."""
+        raise NotImplementedError
+
+    def fetch(self, cursor: Any, shape: str) -> Any:
+        """The result of an executed call: 'rows' as dicts, else the first value (None without one)."""
+        sets: list[tuple[list[str], list[Any]]] = []
+        while True:
+            if cursor.description is not None:
+                sets.append(([d[0] for d in cursor.description], cursor.fetchall()))
+            if not self.reads_every_result_set or not cursor.nextset():
+                break
+        if not sets:
+            return [] if shape == "rows" else None
+        columns, rows = sets[-1]
+        if shape == "rows":
+            return [dict(zip(columns, row)) for row in rows]
+        return rows[0][0] if rows else None
+
+    # -- values in and out -------------------------------------------------------------------
+
+    def json_in(self, value: Any) -> Any:
+        """A json column's value as a parameter."""
+        return json.dumps(value, default=json_default)
+
+    def datetime_in(self, value: dt.datetime) -> Any:
+        """A datetime as a parameter: aware UTC by default."""
+        return utc(value)
+
+    def value_in(self, kind: Optional[str], value: Any) -> Any:
+        """A payload value of a column of this kind (qgen.spec.ColumnType.kind) as a parameter."""
+        if value is None:
+            return None
+        if kind == "json":
+            return self.json_in(value)
+        if kind == "decimal" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            # One Python type per column: pyodbc types a TVP column by its first row, and refuses an
+            # int where that was a Decimal ("Expected Decimal but got int").
+            return Decimal(str(value))
+        return self.plain_in(value)
+
+    def plain_in(self, value: Any) -> Any:
+        return self.datetime_in(value) if isinstance(value, dt.datetime) else value
+
+    def json_out(self, value: Any) -> Any:
+        return value
+
+    def value_out(self, kind: Optional[str], value: Any) -> Any:
+        """A value read back, as the client hands it on: aware UTC datetimes, uuid.UUID, parsed JSON."""
+        if value is None:
+            return None
+        if kind == "uuid" and not isinstance(value, uuid.UUID):
+            return uuid.UUID(str(value))
+        if kind == "json":
+            return self.json_out(value)
+        if kind == "datetime" or isinstance(value, dt.datetime):
+            return utc(value)
+        if kind == "bool":
+            return bool(value)
+        if kind in ("int", "bigint") and not isinstance(value, bool):
+            return int(value)
+        return value
+
+    # -- the connection ----------------------------------------------------------------------
+
+    def connector(self, target: str) -> Callable[[], Any]:
+        """A callable that opens a new connection to the database a URL or DSN names."""
+        raise NotImplementedError
+
+    def prepare(self, connection: Any) -> None:
+        """Make a new connection fit for the client: autocommit where the calls need it."""
+        if self.autocommit_calls:
+            connection.autocommit = True
+
+    @contextlib.contextmanager
+    def transaction(self, connection: Any) -> Iterator[None]:
+        """The caller's transaction (client.transaction()): begun, committed at the end, rolled back
+        when the block raises."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    def execute_batch(self, connection: Any, sql: str) -> None:
+        cursor = connection.cursor()
+        try:
+            cursor.execute(sql)
+        finally:
+            cursor.close()
+
+    # -- calls that differ -------------------------------------------------------------------
+
+    def batch_call(self, client: "QueueClient", records: list[Record]) -> tuple[str, list[tuple[str, Any]]]:
+        """enqueue_many's jobs as one call: the procedure's kind and its jobs parameter."""
+        raise NotImplementedError
+
+    def batch_as_json(self, connection: Callable[[], Any]) -> bool:
+        """Does enqueue_many send its jobs as one JSON document (enqueue_json) rather than as a
+        table-valued parameter? Only where the database has enqueue_json; then batch_via says, and
+        'auto' asks whether the connection's driver sends table-valued parameters."""
+        if not self.has_enqueue_json:
+            return False
+        if self.batch_via != "auto":
+            return self.batch_via == "json"
+        return not self.sends_table_valued_parameters(connection)
+
+    def sends_table_valued_parameters(self, connection: Callable[[], Any]) -> bool:
+        """Can the connection (connection() returns it) send a table-valued parameter? No by default."""
+        return False
+
+    def run_worker(self, run: Callable[..., Any], params: Params) -> int:
+        """Call the in-database worker; the number of jobs it handled."""
+        return int(run("worker", params, "call"))
+
+    @staticmethod
+    def json_jobs(records: list[Record], value: Callable[[str, Any], Any]) -> list[dict[str, Any]]:
+        """enqueue_many's jobs as JSON objects keyed by batch column (value(column, v) encodes each)."""
+        array = []
+        for ordinal, values, priority, run_at in records:
+            item: dict[str, Any] = {"ordinal": ordinal}
+            item.update({c: value(c, v) for c, v in values})
+            if priority is not None:
+                item["priority"] = int(priority)
+            if run_at is not None:
+                item["run_at"] = utc(run_at).isoformat()
+            array.append(item)
+        return array
+
+    # -- errors ------------------------------------------------------------------------------
+
+    def codes(self, exc: BaseException) -> tuple[Optional[str], set[int]]:
+        """(SQLSTATE, SQL Server error numbers) of a driver error."""
+        return getattr(exc, "sqlstate", None), set()
+
+    def session_ended(self, exc: BaseException, state: Optional[str], connection: Any) -> bool:
+        """The driver says the session is gone where no code says so (none by default)."""
+        return False
+
+    def classify(self, exc: BaseException, connection: Any = None) -> Optional[ErrorCode]:
+        """The error table's entry for a driver error: by its codes; CONNECTION when the driver
+        itself reports the session gone."""
+        state, native = self.codes(exc)
+        if self.session_ended(exc, state, connection):
+            return CONNECTION
+        return self.errors.classify([state, *sorted(native)])
+
+    def error_kind(self, exc: BaseException, connection: Any = None) -> Optional[str]:
+        entry = self.classify(exc, connection)
+        return entry.kind if entry is not None else None
+
+    def connection_lost(self, state: Optional[str], native: set[int], exc: BaseException,
+                        connection: Any = None) -> bool:
+        if self.session_ended(exc, state, connection):
+            return True
+        entry = self.errors.classify([state, *sorted(native)])
+        return entry is not None and entry.kind == "connection"
+
+    def describe(self, exc: BaseException) -> str:
+        """An error for the log: its type, its codes, its message."""
+        state, native = self.codes(exc)
+        codes = ", ".join(([f"SQLSTATE {state}"] if state else []) + [f"error {n}" for n in sorted(native)])
+        return f"{type(exc).__name__}{f' ({codes})' if codes else ''}: {message(exc).strip()}"
+
+
+_CLIENTS: dict[str, type[ClientDriver]] = {}
+
+
+def register_client(driver: type[ClientDriver]) -> type[ClientDriver]:
+    """Register a database's client driver under its dialect's name (a class decorator)."""
+    _CLIENTS[driver.name] = driver
+    return driver

@@ -1,0 +1,101 @@
+"""PostgreSQL's client driver (psycopg 3): functions called with SELECT, the worker with CALL, named
+arguments (name => value), jsonb parameters, a wake-up LISTEN connection, SQLSTATEs."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
+
+from qgen.dialects.client_base import ClientDriver, Params, Record, json_default, register_client
+from qgen.dialects.error_codes import (
+    CONNECTION, DEADLOCK, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MISSING, NOT_VERIFIED, REFUSED,
+    UNINSTALL_REFUSED, ErrorCode, ErrorTable,
+)
+
+if TYPE_CHECKING:
+    from qgen.client import QueueClient
+
+ERRORS = ErrorTable(
+    {
+        "QG001": LEASE_LOST,
+        "QG002": REFUSED,
+        "QG003": INVALID,
+        "2D000": ErrorCode("refused", REFUSED.raises, "invalid transaction termination: purge's COMMIT inside the "
+                           "caller's transaction"),
+        "23505": ErrorCode("duplicate", DUPLICATE.raises, DUPLICATE.about, condition="unique_violation"),
+        "42501": ErrorCode("denied", DENIED.raises, DENIED.about, condition="insufficient_privilege"),
+        "40P01": ErrorCode("deadlock", None, "deadlock detected: retried", condition="deadlock_detected"),
+        "40001": ErrorCode("deadlock", None, DEADLOCK.about, condition="serialization_failure"),
+        "42883": ErrorCode("missing", MISSING.raises, "undefined function: not installed, or other parameters",
+                           condition="undefined_function"),
+        "3F000": ErrorCode("missing", MISSING.raises, "invalid schema name: not installed",
+                           condition="invalid_schema_name"),
+        "57P01": ErrorCode("connection", CONNECTION.raises, "admin shutdown", condition="admin_shutdown"),
+        "57P02": ErrorCode("connection", CONNECTION.raises, "crash shutdown", condition="crash_shutdown"),
+        "57P03": ErrorCode("connection", CONNECTION.raises, "cannot connect now", condition="cannot_connect_now"),
+        "QG020": NOT_VERIFIED,
+        "QG021": UNINSTALL_REFUSED,
+        "QG022": INSTALL_REFUSED,
+    },
+    classes={"08": ErrorCode("connection", CONNECTION.raises, "connection exception (SQLSTATE class 08)")},
+)
+
+
+@register_client
+class PostgresClient(ClientDriver):
+    name = "postgres"
+    driver_module = "psycopg"
+    errors = ERRORS
+
+    def statement(self, routine: str, params: Params, shape: str) -> str:
+        args = ", ".join(f"{self.quote(p)} => %s" for p, _ in params)
+        if shape == "rows":
+            return f"SELECT * FROM {routine}({args})"
+        if shape == "call":
+            return f"CALL {routine}({args})"
+        return f"SELECT {routine}({args})"
+
+    def json_in(self, value: Any) -> Any:
+        from psycopg.types.json import Jsonb
+
+        return Jsonb(value)
+
+    def connector(self, target: str) -> Callable[[], Any]:
+        url = target
+        if url.startswith("postgresql+psycopg://"):
+            url = "postgresql://" + url[len("postgresql+psycopg://"):]
+
+        def connect_postgres() -> Any:
+            import psycopg
+
+            return psycopg.connect(url, autocommit=True)
+
+        return connect_postgres
+
+    @contextlib.contextmanager
+    def transaction(self, connection: Any) -> Iterator[None]:
+        with connection.transaction():
+            yield
+
+    def batch_call(self, client: "QueueClient", records: list[Record]) -> tuple[str, list[tuple[str, Any]]]:
+        """enqueue_batch takes the jobs as one jsonb array (read by jsonb_populate_recordset)."""
+        from psycopg.types.json import Jsonb
+
+        def jsonable(column: str, value: Any) -> Any:
+            kind = client.column_kind(column)
+            if value is None or kind == "json" or isinstance(value, (bool, int, str, float)):
+                return value
+            return json_default(value)
+
+        return "enqueue_batch", [("jobs", Jsonb(self.json_jobs(records, jsonable)))]
+
+    def session_ended(self, exc: BaseException, state: Optional[str], connection: Any) -> bool:
+        """psycopg reports a closed socket as an OperationalError without SQLSTATE, and marks a
+        connection it found broken."""
+        try:
+            import psycopg
+        except ImportError:  # pragma: no cover - a postgres client always has psycopg
+            return False
+        if state is None and isinstance(exc, psycopg.OperationalError):
+            return True
+        return isinstance(exc, psycopg.Error) and bool(getattr(connection, "broken", False))
