@@ -62,6 +62,8 @@ class Calls:
                 return None  # its transaction ended early (an error rolled it back)
             return self._claim(session, args, at_most_once=op == "claim_at_most_once")
         if op == "set_constraints_immediate":
+            if not in_tx:
+                return None  # its transaction ended early: outside one, SET would begin a transaction
             def work() -> None:
                 with client.connection.cursor() as cur:
                     cur.execute("SET CONSTRAINTS ALL IMMEDIATE")

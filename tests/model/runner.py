@@ -202,6 +202,20 @@ class Runner(Calls, Observer):
             self._log(step, f"VIOLATION at [{outcome.t0:.3f}, {outcome.t1:.3f}]")
             raise
         self._log(step, f"[{outcome.t0:.3f}, {outcome.t1:.3f}] {text}")
+        self._check_idle(session, step)
+
+    def _check_idle(self, session: Session, step: Step) -> None:
+        """A session outside a caller's transaction must be left with none open: every call outside
+        client.transaction() is its own transaction. One left open would hold its locks and snapshot
+        (and on PostgreSQL refuse the next isolation level) while the model takes it for finished."""
+        if not self.postgres or session.tx is not None:
+            return
+        import psycopg
+
+        status = session.client.connection.info.transaction_status
+        if status != psycopg.pq.TransactionStatus.IDLE:
+            self._log(step, f"VIOLATION: session left {status.name}")
+            raise Violation("idle", f"s{session.index} left a transaction open ({status.name}) after {step.op}")
 
     def _collect(self) -> None:
         done = [s for s in self.sessions if s.busy and s.wait(0)]
