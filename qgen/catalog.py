@@ -94,6 +94,9 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     # purge deletes by age: processed rows by processed_at, dead letters by dead_at, the archive by completed_at.
     Kind("processed_index", lambda q, p: q.on_complete == "mark", ("table",)),
     Kind("watermark_table", _watermark),
+    # A priority queue's claim marks: per priority, the id below which claims do not look (see
+    # templates/postgres/priority_marks.sql.j2). SQL Server's claim keeps its old shape.
+    Kind("priority_marks", lambda q, p: q.ordering == "priority", dialects=("postgres",)),
     Kind("dead_letter_table", lambda q, p: q.dead_letter),
     Kind("dead_letter_index", lambda q, p: q.dead_letter, ("dead_letter_table",)),
     Kind("archive_table", lambda q, p: q.on_complete == "archive"),
@@ -109,11 +112,11 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("watermark_move", _watermark, ("table", "watermark_table")),
     Kind("watermark_correct", _watermark, ("table", "watermark_table")),
     Kind("dequeue", lambda q, p: True, ("table", "claim_index", "claim_order_index", "watermark_table", "watermark_move",
-                                     "archive_table")),
+                                     "archive_table", "priority_marks")),
     Kind("complete", _lease, ("table", "lease_index", "archive_table", "outbox_table", "watermark_table")),
-    Kind("fail", _lease, ("table", "dead_letter_table", "watermark_table")),
+    Kind("fail", _lease, ("table", "dead_letter_table", "watermark_table", "priority_marks")),
     Kind("extend_lease", _lease, ("table", "lease_index")),
-    Kind("reap", _lease, ("table", "lease_index", "dead_letter_table", "watermark_table")),
+    Kind("reap", _lease, ("table", "lease_index", "dead_letter_table", "watermark_table", "priority_marks")),
     Kind("worker", lambda q, p: q.worker is not None, ("dequeue", "complete", "fail")),
     Kind("metrics", lambda q, p: True, ("table", "watermark_table", "dead_letter_table", "archive_table")),
     Kind("peek", lambda q, p: True, ("pending_view",)),

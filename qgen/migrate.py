@@ -84,7 +84,8 @@ DATA_TABLES = ("table", "dead_letter_table", "archive_table", "outbox_table")
 # Left alone while their SQL is unchanged; otherwise dropped and created like code. (The watermark
 # table holds only a position: created again it starts at 0, which is always safe.)
 KEPT_WHEN_UNCHANGED = ("schema", "roles", "claim_index", "claim_order_index", "dedupe_index", "lease_index",
-                       "processed_index", "dead_letter_index", "archive_index", "watermark_table")
+                       "processed_index", "dead_letter_index", "archive_index", "watermark_table",
+                       "priority_marks")
 # Run by every revision that creates objects (install ends with it); their drop block is uninstall's
 # guard against dropping tables with jobs, so only the teardown runs it, never a revision that follows.
 CHECKS = ("verify",)

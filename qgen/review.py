@@ -26,6 +26,7 @@ PAGE_NAME = "REVIEW.md"
 TABLE_KINDS = {
     "table": "the jobs: pending, scheduled and in flight{finished}",
     "watermark_table": "one row: the id below which claims do not look",
+    "priority_marks": "one row: per priority, the id below which claims do not look",
     "dead_letter_table": "jobs that ran out of attempts (redrive puts them back)",
     "archive_table": "completed jobs, until purge removes them after the retention",
     "outbox_table": "the result rows complete writes, in the completing transaction",

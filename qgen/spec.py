@@ -293,7 +293,7 @@ class Grants(_Strict):
 
 OBJECT_KINDS = (
     "table", "claim_index", "claim_order_index", "dedupe_index", "lease_index", "processed_index",
-    "pending_view", "watermark_table", "dead_letter_table", "dead_letter_index", "archive_table",
+    "pending_view", "watermark_table", "priority_marks", "dead_letter_table", "dead_letter_index", "archive_table",
     "archive_index", "outbox_table", "batch_type", "enqueue", "enqueue_batch", "enqueue_json",
     "dequeue", "complete", "fail", "extend_lease", "reap", "worker", "watermark_move",
     "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive",
@@ -646,7 +646,7 @@ class Spec(_Strict):
 NAME_SUFFIX = {
     "table": None, "claim_index": "claim_ix", "claim_order_index": "claim_order_ix", "dedupe_index": "dedupe_ux",
     "lease_index": "lease_ix", "processed_index": "processed_ix", "pending_view": "pending",
-    "watermark_table": "watermark", "dead_letter_table": "dead", "dead_letter_index": "dead_ix",
+    "watermark_table": "watermark", "priority_marks": "marks", "dead_letter_table": "dead", "dead_letter_index": "dead_ix",
     "archive_table": "archive", "archive_index": "archive_ix",
     "outbox_table": "outbox", "batch_type": "batch", "wakeup_channel": "wakeup",
 }

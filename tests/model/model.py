@@ -58,7 +58,7 @@ Invariants (each Violation names one)
   without a lease, archived twice, purged before its time).
 - stranded: a claim that found fewer jobs than it asked for, with no other transaction open,
   left a job that was claimable for longer than the documented bound (watermark.rescan on a queue
-  with a watermark, else at once).
+  with a watermark or claim marks, else at once).
 - lost (at the end): after every worker finished and the queue was drained, a job is neither done
   nor dead.
 """
@@ -91,7 +91,7 @@ class Facts:
     max_attempts: int
     backoff: tuple[int, int, int]   # base, factor, max (seconds)
     in_place: bool              # a claim takes over an expired lease itself (else only reap releases it)
-    watermark: bool
+    watermark: bool             # claims start at a watermark or claim marks: a passed job waits up to rescan
     rescan: int
     retention: int
     dedupe: bool

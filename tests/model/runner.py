@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from qgen.catalog import claims_in_place
+from qgen.catalog import claims_in_place, queue_objects
 from qgen.client import LeaseLost
 from tests.model.calls import Calls
 from tests.model.model import EPS, Facts, Model, Violation
@@ -53,7 +53,9 @@ def shape_of(env: QueueEnv, queue: str) -> tuple[Shape, Facts]:
         lease=lease, on_complete=q.on_complete, dead_letter=bool(q.dead_letter),
         max_attempts=q.retry.max_attempts,
         backoff=(int(q.retry.backoff.base), int(q.retry.backoff.factor), int(q.retry.backoff.max)),
-        in_place=claims_in_place(q, env.dialect), watermark=watermark, rescan=int(q.watermark.rescan),
+        in_place=claims_in_place(q, env.dialect), rescan=int(q.watermark.rescan),
+        # A priority queue's claim marks (PostgreSQL) can pass a job as a watermark can: the same bound.
+        watermark=watermark or any(o.kind == "priority_marks" for o in queue_objects(env.spec, queue, env.dialect)),
         retention=int(q.retention), dedupe=bool(q.dedupe))
     return shape, facts
 

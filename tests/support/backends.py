@@ -274,9 +274,13 @@ class InstalledSpec:
         tables = [f"{quote(d, s)}.{quote(d, n)}" for s, n in names]
         watermarks = [f"{quote(d, self.spec.schema)}.{quote(d, obj.obj.name)}" for obj in self.rendering.objects
                       if obj.obj.kind == "watermark_table"]
+        # A priority queue's claim marks (PostgreSQL): emptied too, or marks above the restarted ids hide jobs.
+        marks = [f"{quote(d, self.spec.schema)}.{quote(d, obj.obj.name)}" for obj in self.rendering.objects
+                 if obj.obj.kind == "priority_marks"]
         if d == "postgres":
-            script = f"TRUNCATE {', '.join(tables + watermarks)} RESTART IDENTITY;\n"
+            script = f"TRUNCATE {', '.join(tables + watermarks + marks)} RESTART IDENTITY;\n"
             script += "".join(f"INSERT INTO {w} (id) VALUES (0);\n" for w in watermarks)
+            script += "".join(f"INSERT INTO {w} (one_row) VALUES (TRUE);\n" for w in marks)
         else:
             script = "".join(f"TRUNCATE TABLE {t};\n" for t in tables)
             script += "".join(f"DELETE FROM {w};\nINSERT INTO {w} ([id]) VALUES (0);\n" for w in watermarks)
