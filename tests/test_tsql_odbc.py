@@ -14,7 +14,7 @@ from qgen.client import QueueClient
 from qgen.connection import mssql_connection_string, tvp_capable
 from qgen.dialects.mssql import FREETDS, MICROSOFT_ODBC, microsoft_odbc_path, odbc_driver
 from tests.conftest import EXAMPLES
-from tests.support.backends import MSSQL_MISSING, MSSQL_URL_ENV, MssqlBackend
+from tests.support.backends import mssql_server as server  # noqa: F401 (a fixture)
 
 RAINFALL = next(p for p in EXAMPLES if p.stem == "004_rainfall")
 
@@ -40,18 +40,6 @@ def test_each_driver_is_known_with_what_it_can_do(name, driver):
 
 def test_an_unknown_driver_is_not_trusted_with_a_tvp():
     assert not tvp_capable("sqlsrv32.dll") and not odbc_driver("sqlsrv32.dll").port_in_server
-
-
-@pytest.fixture(scope="module")
-def server():
-    url = os.environ.get(MSSQL_URL_ENV)
-    if not url:
-        pytest.skip(MSSQL_MISSING)
-    made = MssqlBackend(url)
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def test_the_tests_connect_through_microsofts_driver(server):

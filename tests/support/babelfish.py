@@ -260,6 +260,29 @@ def _b6_index_names(batch: str) -> Optional[list[str]]:
                                batch)]
 
 
+_VERIFY_INDEXES = re.compile(r"\)\s*AS\s*\[(\w+)\]\(\[table\],\s*\[name\],\s*\[shape\]\)\s*INNER\s+JOIN\s+sys\.indexes\s+AS\s+"
+                             r"\[(\w+)\]\s+ON\s+[^\n]*?\[\2\]\.\[name\]\s*=\s*\[\1\]\.\[name\]", re.IGNORECASE)
+_HAS_FILTER = re.compile(r"\[(\w+)\]\.\[has_filter\]\s*=\s*1", re.IGNORECASE)
+
+
+def _b6_verify_index_shapes(batch: str) -> Optional[list[str]]:
+    """B6: verify's index-shape check joins the rendered (table, name, shape) rows to sys.indexes by
+    name, and reads has_filter: on Babelfish the join finds nothing (internal names), so the check
+    passed whatever the index was. The join takes the internal name instead (as _b6_index_names), and
+    has_filter becomes whether PostgreSQL's own catalog holds a predicate for that index (sys.indexes
+    says 0 for every index there), so the check compares the real uniqueness, keys, INCLUDE and filter."""
+    match = _VERIFY_INDEXES.search(batch)
+    if not match:
+        return None
+    rows, index = match.group(1), match.group(2)
+    join = re.compile(r"\[" + index + r"\]\.\[name\]\s*=\s*\[" + rows + r"\]\.\[name\]", re.IGNORECASE)
+    batch = join.sub(f"[{index}].[name] LIKE LEFT([{rows}].[name] + [{rows}].[table], 31) + REPLICATE(N'_', 32)", batch)
+    return [_HAS_FILTER.sub(lambda m: (
+        f"EXISTS (SELECT 1 FROM pg_catalog.pg_index AS [bbf$px] INNER JOIN pg_catalog.pg_class AS [bbf$pc] "
+        f"ON [bbf$pc].[oid] = [bbf$px].[indexrelid] WHERE [bbf$px].[indrelid] = [{m.group(1)}].[object_id] "
+        f"AND [bbf$pc].[relname] = [{m.group(1)}].[name] AND [bbf$px].[indpred] IS NOT NULL)"), batch)]
+
+
 _IDENTITY_LOOKUP = re.compile(r"CONVERT\(bigint,\s*\[last_value\]\)(?P<rest>[^()]*?)\s*FROM\s+sys\.identity_columns\s+WHERE\s+"
                               r"\[object_id\]\s*=\s*OBJECT_ID\((?P<table>N'[^']+')\)\s+AND\s+\[name\]\s*=\s*N'[^']+'",
                               re.IGNORECASE)
@@ -324,6 +347,7 @@ REWRITES = (
     Rewrite("B4", _b4_assigning_update),
     Rewrite("B5", _b5_grants),
     Rewrite("B6", _b6_index_names),
+    Rewrite("B6", _b6_verify_index_shapes),
     Rewrite("B8", _b8_identity_columns),
     Rewrite("B13", _b13_single_user),
     Rewrite("B16", _b16_check_policy),
