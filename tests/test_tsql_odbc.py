@@ -90,3 +90,31 @@ def test_a_decimal_column_gets_a_decimal_whatever_number_is_given(server):
         client = QueueClient(conn, installed.spec, "jobs")
         values = [client._in("amount", v) for v in (Decimal("1234.5"), 0, 2.5)]
     assert [type(v) for v in values] == [Decimal] * 3 and values[1:] == [Decimal(0), Decimal("2.5")]
+
+
+def test_a_batch_goes_as_a_table_valued_parameter_through_python_tds(server):
+    """enqueue_batch takes its jobs as a table-valued parameter. Microsoft's driver cannot send one to
+    Babelfish (gap B12), so that path runs there through python-tds, which sends TVPs that Babelfish
+    and SQL Server take: the jobs in ordinal order, one id each, ids rising with the ordinals.
+    (qgen's client speaks pyodbc only; python-tds here calls the procedure itself.)"""
+    import pytds
+    from sqlalchemy.engine import make_url
+
+    from qgen.spec import object_name
+
+    installed = server.install(RAINFALL)
+    installed.reset()
+    spec, queue = installed.spec, "rainfall_events"
+    url = make_url(server.url)
+    batch_type = f"{spec.schema}.{object_name(spec, queue, 'batch_type')}"
+    procedure = f"[{spec.schema}].[{object_name(spec, queue, 'enqueue_batch')}]"
+    with contextlib.closing(pytds.connect(server=url.host or "127.0.0.1", port=url.port or 1433, database=server.database,
+                                          user=url.username, password=url.password, autocommit=True)) as conn:
+        cursor = conn.cursor()
+        jobs = pytds.TableValuedParam(type_name=batch_type, rows=[(1, 30), (2, 10), (3, 20)])
+        cursor.execute(f"EXEC {procedure} @jobs = %s", (jobs,))
+        results = [tuple(row) for row in cursor.fetchall()]
+        assert [r[0] for r in results] == [1, 2, 3] and all(r[2] for r in results), results
+        assert [r[1] for r in results] == sorted(r[1] for r in results)
+        cursor.execute(f"SELECT [id], [rainfall_id] FROM [{spec.schema}].[{object_name(spec, queue, 'table')}] ORDER BY [id]")
+        assert [tuple(row) for row in cursor.fetchall()] == [(r[1], n) for r, n in zip(results, (30, 10, 20))]
