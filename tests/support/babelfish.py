@@ -326,6 +326,23 @@ def _b16_check_policy(batch: str) -> Optional[list[str]]:
     return [_CHECK_POLICY.sub("", batch)]
 
 
+_CURRENT_TRANSACTION_ID = re.compile(r"\bCURRENT_TRANSACTION_ID\(\s*\)", re.IGNORECASE)
+
+
+def _b22_current_transaction_id(batch: str) -> Optional[list[str]]:
+    """B22: CURRENT_TRANSACTION_ID() -> CONVERT(bigint, txid_current()), PostgreSQL's id of the same
+    transaction (one value per transaction, as SQL Server's; what a test compares is only which
+    statements shared one)."""
+    if not _CURRENT_TRANSACTION_ID.search(_code_mask(batch)):
+        return None
+    mask = _code_mask(batch)
+    out, last = [], 0
+    for match in _CURRENT_TRANSACTION_ID.finditer(mask):
+        out += [batch[last:match.start()], "CONVERT(bigint, txid_current())"]
+        last = match.end()
+    return ["".join(out + [batch[last:]])]
+
+
 _MODULE_FINGERPRINT = re.compile(r"WHERE\s+HASHBYTES\('SHA2_256',.*?<>\s*\[r\]\.\[fingerprint\]\s*;", re.S | re.IGNORECASE)
 
 
@@ -351,6 +368,7 @@ REWRITES = (
     Rewrite("B8", _b8_identity_columns),
     Rewrite("B13", _b13_single_user),
     Rewrite("B16", _b16_check_policy),
+    Rewrite("B22", _b22_current_transaction_id),
     Rewrite("B24", _b24_module_fingerprints),
 )
 
