@@ -108,7 +108,7 @@ def test_a_batch_goes_as_a_table_valued_parameter_through_python_tds(server):
     url = make_url(server.url)
     batch_type = f"{spec.schema}.{object_name(spec, queue, 'batch_type')}"
     procedure = f"[{spec.schema}].[{object_name(spec, queue, 'enqueue_batch')}]"
-    with contextlib.closing(pytds.connect(server=url.host or "127.0.0.1", port=url.port or 1433, database=server.database,
+    with contextlib.closing(pytds.connect(dsn=url.host or "127.0.0.1", port=url.port or 1433, database=server.database,
                                           user=url.username, password=url.password, autocommit=True)) as conn:
         cursor = conn.cursor()
         jobs = pytds.TableValuedParam(type_name=batch_type, rows=[(1, 30), (2, 10), (3, 20)])
