@@ -145,6 +145,20 @@ def test_the_commands_from_another_folder_with_c(migrations, database, schema, t
     assert missing.returncode != 0 and "set QGEN_DATABASE_URL or pass -x url=" in missing.stderr
 
 
+def test_a_sql_server_url_without_a_driver_gets_microsofts_and_its_password_stays_hidden(migrations, tmp_path):
+    """qgen's own commands give a mssql+pyodbc URL without driver= Microsoft's ODBC driver (qgen[mssql]);
+    env.py handed it to SQLAlchemy as it was, which asked the ODBC manager for a default driver: IM002
+    ("Data source name not found") before any server was tried. Now the server itself answers (nothing
+    listens on port 1 here), and the password, inside odbc_connect=, is not printed."""
+    bindir = Path(sys.executable).parent
+    alembic = [str(bindir / "alembic")] if (bindir / "alembic").exists() else [sys.executable, "-m", "alembic"]
+    url = "mssql+pyodbc://sa:Sekrit-42@127.0.0.1:1/app?Encrypt=no&LoginTimeout=5"
+    done = subprocess.run(alembic + ["-c", str(migrations), "-x", f"url={url}", "current"], cwd=ROOT, capture_output=True,
+                          text=True, env={k: v for k, v in os.environ.items() if k != "QGEN_DATABASE_URL"})
+    assert done.returncode != 0 and "qgen migrations: cannot connect to mssql+pyodbc:///?odbc_connect=" in done.stderr, done.stderr
+    assert "IM002" not in done.stderr and "Sekrit-42" not in done.stderr and "PWD%3D***" in done.stderr, done.stderr
+
+
 def test_spec_change_with_jobs_pending_and_leased(migrations, database, schema, tmp_path):
     config = alembic_config(migrations, database)
     first = make_revision(spec_file(tmp_path, V1, schema), "mail queue", migrations)
