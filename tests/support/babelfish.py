@@ -47,6 +47,8 @@ GAPS = {
     "B22": "CURRENT_TRANSACTION_ID() is missing",
     "B23": "each call takes far longer than on SQL Server (tens to hundreds of ms), too slow for a test's sub-second timing",
     "B24": "HASHBYTES over an nvarchar hashes its UTF-8 bytes, not UTF-16LE as SQL Server does",
+    "B25": "SET TRANSACTION ISOLATION LEVEL to another level inside an open transaction, after its first statement, "
+           "fails and aborts the transaction (PostgreSQL's rule)",
 }
 
 REWRITTEN: Counter = Counter()
