@@ -392,6 +392,15 @@ def _plan_install(dialect: str, revision: str, label: str, spec: Spec, rendering
                                    rendering.session) + rendering.force_uninstall
         plan.downgrade.append(path)
     plan.downgrade += [entry["drop"] for entry in reversed(plan.objects) if entry["drop"]]
+    # ... and it ends as uninstall.sql ends: on SQL Server the guard began a transaction that holds its
+    # table locks through every drop, and uninstall's ending commits it. Without it the teardown's
+    # drops stayed in an open transaction that the connection's close rolled back.
+    ending = rendering.uninstall_end
+    if _has_sql(ending):
+        path = f"{dialect}/drop/uninstall_end.sql"
+        plan.files[path] = _header("ends the teardown as uninstall.sql ends", dialect, revision, label,
+                                   rendering.session) + ending
+        plan.downgrade.append(path)
     plan.downgrade_notes.append(f"drops every object of schema {spec.schema}, tables and the jobs in them included "
                                 "(the teardown)")
     return plan

@@ -262,6 +262,9 @@ class Rendering:
     # the current objects replace: functions under an older parameter list, indexes over the lease,
     # a column a table lacked). A fresh install, and a qgen revision, never need it.
     upgrade: str = ""
+    # How uninstall.sql ends (SQL Server: the COMMIT of the transaction its check began): a revision's
+    # teardown, which runs the objects' drops one file each, ends with it too.
+    uninstall_end: str = ""
 
     def files(self) -> dict[str, str]:
         files = {item.filename: item.create for item in self.objects}
@@ -328,7 +331,8 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
                    f"{dialect.title}: drops or adds what the objects of this version replace.\n"
                    "-- A fresh install and a qgen revision do not need it. Do not edit: change the spec or the templates, "
                    "then run `qgen render`.\n" + session + "".join(item.upgrade for item in rendered if _has_code(item.upgrade)))
-    return Rendering(dialect_name, rendered, install, uninstall, session, parts.force_uninstall, schedule, upgrade)
+    return Rendering(dialect_name, rendered, install, uninstall, session, parts.force_uninstall, schedule, upgrade,
+                     uninstall_end=parts.uninstall_end)
 
 
 def _has_code(text: str) -> bool:

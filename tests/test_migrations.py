@@ -145,6 +145,20 @@ def test_the_commands_from_another_folder_with_c(migrations, database, schema, t
     assert missing.returncode != 0 and "set QGEN_DATABASE_URL or pass -x url=" in missing.stderr
 
 
+def test_a_sql_server_url_without_a_driver_gets_microsofts_and_its_password_stays_hidden(migrations, tmp_path):
+    """qgen's own commands give a mssql+pyodbc URL without driver= Microsoft's ODBC driver (qgen[mssql]);
+    env.py handed it to SQLAlchemy as it was, which asked the ODBC manager for a default driver: IM002
+    ("Data source name not found") before any server was tried. Now the server itself answers (nothing
+    listens on port 1 here), and the password, inside odbc_connect=, is not printed."""
+    bindir = Path(sys.executable).parent
+    alembic = [str(bindir / "alembic")] if (bindir / "alembic").exists() else [sys.executable, "-m", "alembic"]
+    url = "mssql+pyodbc://sa:Sekrit-42@127.0.0.1:1/app?Encrypt=no&LoginTimeout=5"
+    done = subprocess.run(alembic + ["-c", str(migrations), "-x", f"url={url}", "current"], cwd=ROOT, capture_output=True,
+                          text=True, env={k: v for k, v in os.environ.items() if k != "QGEN_DATABASE_URL"})
+    assert done.returncode != 0 and "qgen migrations: cannot connect to mssql+pyodbc:///?odbc_connect=" in done.stderr, done.stderr
+    assert "IM002" not in done.stderr and "Sekrit-42" not in done.stderr and "PWD%3D***" in done.stderr, done.stderr
+
+
 def test_spec_change_with_jobs_pending_and_leased(migrations, database, schema, tmp_path):
     config = alembic_config(migrations, database)
     first = make_revision(spec_file(tmp_path, V1, schema), "mail queue", migrations)
@@ -461,39 +475,42 @@ def test_a_spec_change_that_adds_and_removes_indexes(migrations, database, schem
 MSSQL_URL = os.environ.get("QGEN_TEST_MSSQL_URL")
 
 
-def skip_on_babelfish(why: str) -> None:
-    """Skip this SQL Server migration test when QGEN_TEST_MSSQL_URL is Babelfish, naming why."""
-    import pyodbc
+def sql_server_engine():
+    """The test's own SQLAlchemy engine on that server, through the ODBC connection string qgen makes
+    (Microsoft's driver unless the URL names one)."""
+    from urllib.parse import quote_plus
+
+    import sqlalchemy as sa
 
     from qgen.connection import mssql_connection_string
-    from tests.support.babelfish import is_babelfish
 
-    conn = pyodbc.connect(mssql_connection_string(MSSQL_URL), autocommit=True)
-    try:
-        if is_babelfish(conn):
-            pytest.skip(f"on Babelfish: {why}; runs on a real SQL Server (QGEN_TEST_MSSQL_URL)")
-    finally:
-        conn.close()
+    return sa.create_engine("mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(MSSQL_URL)))
+
+
+def test_the_sql_server_teardown_ends_the_transaction_its_guard_begins(migrations, schema, tmp_path):
+    """downgrade base on SQL Server runs uninstall's guard (verify's drop), which begins a transaction
+    that uninstall.sql's ending commits: the teardown must end with it too, or every drop stays in an
+    open transaction that closing the connection rolls back (on Babelfish the schema was all still
+    there; tests below show it live)."""
+    made = make_revision(spec_file(tmp_path, V1, schema), "v1", migrations, dialect="mssql")
+    steps = [(made.folder / step).read_text(encoding="utf-8") for step in made.plans["mssql"].downgrade]
+    began = next(i for i, text in enumerate(steps) if "BEGIN TRANSACTION;" in text)
+    assert any("COMMIT TRANSACTION;" in text for text in steps[began + 1:]), made.plans["mssql"].downgrade
+    assert "SET NOEXEC OFF;" in steps[-1], "a refused teardown's NOEXEC is switched off at the end"
 
 
 @pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate "
                     "(e.g. mssql+pyodbc://sa:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4)")
 def test_sql_server_spec_change_with_jobs(migrations, schema, tmp_path):
     """The same scenario on SQL Server through pyodbc and Microsoft's ODBC driver; the database in the URL is used
-    as it is, and everything the revisions create is removed by downgrade base at the end."""
-    import sqlalchemy as sa
-
-    skip_on_babelfish("downgrade base leaves the schema there (not yet triaged: a Babelfish difference or qgen's)")
-
-    from urllib.parse import quote_plus
-
-    from qgen.connection import mssql_connection_string
+    as it is, and everything the revisions create is removed by downgrade base at the end (it was not:
+    the teardown ran uninstall's guard, which begins the transaction uninstall.sql's ending commits,
+    without that ending, so the drops were rolled back with the connection)."""
     from tests.support.babelfish import rewriting_sqlalchemy
 
-    # SQLAlchemy through the ODBC connection string qgen makes: Microsoft's driver unless the URL names one.
-    url = "mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(MSSQL_URL))
-    config = alembic_config(migrations, url)
-    engine = sa.create_engine(url)
+    # The URL as a user gives it to Alembic (without driver=, qgen's env.py takes Microsoft's driver).
+    config = alembic_config(migrations, MSSQL_URL)
+    engine = sql_server_engine()
     make_revision(spec_file(tmp_path, V1, schema), "v1", migrations, dialect="mssql")
     with rewriting_sqlalchemy(MSSQL_URL):
         sql_server_spec_change(config, engine, schema, migrations, tmp_path)
@@ -529,6 +546,7 @@ def sql_server_spec_change(config, engine, schema, migrations, tmp_path):
         assert len(rest) == 1
     finally:
         command.downgrade(config, "base")
+    engine.dispose()  # a session of its own, opened after the downgrade
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
 
@@ -649,12 +667,10 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
 def test_sql_server_revision_leaves_the_unchanged_queue_alone(migrations, schema, tmp_path):
     """Issue 17 on SQL Server: a column added to one queue of two; the other queue's procedures keep
     their object_id and modify_date through upgrade and downgrade, and the jobs of both are kept."""
-    import sqlalchemy as sa
+    from tests.support.babelfish import rewriting_sqlalchemy
 
-    skip_on_babelfish("the revision's scripts run through Alembic without the harness's rewrites (B1: CREATE OR ALTER)")
-
-    config = alembic_config(migrations, MSSQL_URL)
-    engine = sa.create_engine(MSSQL_URL)
+    config = alembic_config(migrations, MSSQL_URL)  # without driver=: env.py takes Microsoft's driver (was IM002)
+    engine = sql_server_engine()
 
     def procedures(prefix: str):
         with engine.connect() as conn:
@@ -666,6 +682,13 @@ def test_sql_server_revision_leaves_the_unchanged_queue_alone(migrations, schema
             return conn.exec_driver_sql(f"SELECT * FROM [{schema}].[{table}] ORDER BY id").fetchall()
 
     make_revision(spec_file(tmp_path, TWO_QUEUES, schema), "v1", migrations, dialect="mssql")
+    with rewriting_sqlalchemy(MSSQL_URL):
+        unchanged_queue_alone(config, engine, schema, migrations, tmp_path, procedures, rows)
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
+
+
+def unchanged_queue_alone(config, engine, schema, migrations, tmp_path, procedures, rows):
     try:
         command.upgrade(config, "head")
         with engine.begin() as conn:
@@ -688,6 +711,7 @@ def test_sql_server_revision_leaves_the_unchanged_queue_alone(migrations, schema
         assert [r.address for r in rows("mail")] == ["a@example.com"]
     finally:
         command.downgrade(config, "base")
+    engine.dispose()  # a session of its own, opened after the downgrade
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
 

@@ -8,27 +8,15 @@ itself.)"""
 from __future__ import annotations
 
 import contextlib
-import os
 
 import pytest
 
 from qgen.render import render_spec
 from qgen.specload import load_spec
 from tests.conftest import COVERAGE_SPECS, EXAMPLES
-from tests.support.backends import BEFORE_INSTALL, MSSQL_MISSING, MSSQL_URL_ENV, MssqlBackend
+from tests.support.backends import BEFORE_INSTALL, MssqlBackend
+from tests.support.backends import mssql_server as server  # noqa: F401 (a fixture)
 from tests.support.run import run_spec
-
-
-@pytest.fixture(scope="module")
-def server():
-    url = os.environ.get(MSSQL_URL_ENV)
-    if not url:
-        pytest.skip(MSSQL_MISSING)
-    made = MssqlBackend(url)
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def objects_in(server: MssqlBackend, schema: str) -> int:

@@ -86,13 +86,11 @@ def test_enqueue_many_assigns_ids_in_list_order(use_spec):
     assert events.enqueue_many([]) == []
 
 
-@pytest.mark.babelfish_gap("B14", "the payload's datetime keeps its milliseconds")
-@pytest.mark.parametrize("how", ["enqueue", "enqueue_many"])
-def test_every_portable_type_round_trips(use_spec, how):
-    env = use_spec(FEAT)
+def round_trip(env, how, due):
+    """Enqueue a job with every portable type (due as given) and one leaving every nullable column out;
+    dequeue both; the first job's payload as it came back."""
     jobs = env.client("jobs")
     ref = uuid.uuid4()
-    due = dt.datetime(2031, 2, 3, 4, 5, 6, 789000, tzinfo=dt.timezone.utc)
     payload = {"customer_id": 2**40, "amount": Decimal("1234567890.12"), "note": "naïve ✓ text",
                "doc": {"a": [1, 2.5, None, "x"], "b": {"c": True}}, "due": due, "flag": False, "ref": ref}
     if how == "enqueue":
@@ -102,9 +100,25 @@ def test_every_portable_type_round_trips(use_spec, how):
     jobs.enqueue(job_type="t", customer_id=1, amount=0)  # every nullable column left out
     first, second = jobs.dequeue()
     assert first.job_type == "t"
-    assert first.payload == payload
     assert second.payload == {"customer_id": 1, "amount": Decimal("0.00"), "note": None, "doc": None,
                               "due": None, "flag": None, "ref": None}
+    return payload, first.payload
+
+
+@pytest.mark.babelfish_gap("B15", "enqueue_many goes as JSON there (B12), and OPENJSON leaves the json value escaped "
+                           "(the table's ISJSON check refuses it)", only=["enqueue_many"])
+@pytest.mark.parametrize("how", ["enqueue", "enqueue_many"])
+def test_every_portable_type_round_trips(use_spec, how):
+    """Every portable type, a datetime among them (at a whole second: its fraction is the test below)."""
+    sent, back = round_trip(use_spec(FEAT), how, dt.datetime(2031, 2, 3, 4, 5, 6, tzinfo=dt.timezone.utc))
+    assert back == sent
+
+
+@pytest.mark.babelfish_gap("B14", "the payload's datetime keeps its milliseconds")
+@pytest.mark.parametrize("how", ["enqueue", "enqueue_many"])
+def test_a_datetime_keeps_its_milliseconds(use_spec, how):
+    sent, back = round_trip(use_spec(FEAT), how, dt.datetime(2031, 2, 3, 4, 5, 6, 789000, tzinfo=dt.timezone.utc))
+    assert back == sent
 
 
 def test_the_client_checks_a_job_against_the_spec(use_spec):

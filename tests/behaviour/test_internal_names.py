@@ -62,7 +62,6 @@ def test_purge_keeps_fresh_rows_whatever_their_columns_are_called(use_spec):
     assert env.count("archived", "archive_table") == 1
 
 
-@pytest.mark.babelfish_gap("B19", "it expects the identity value SQL Server burns on a skipped duplicate")
 def test_enqueue_many_and_dedupe_whatever_the_columns_are_called(use_spec):
     env = use_spec(NAMES)
     queue = env.client("batched")
@@ -70,7 +69,9 @@ def test_enqueue_many_and_dedupe_whatever_the_columns_are_called(use_spec):
     first = queue.enqueue_many([{**others, "existing": n} for n in (1, 2, 3)])
     assert [(r.ordinal, r.id, r.enqueued) for r in first] == [(1, 1, True), (2, 2, True), (3, 3, True)]
     again = queue.enqueue_many([{**others, "existing": n} for n in (3, 4)])
-    assert [(r.id, r.enqueued) for r in again] == [(3, False), (5, True)]
+    # The new job's id is the table's next identity value: 5 on SQL Server and PostgreSQL, which burn
+    # one on the skipped duplicate, 4 on Babelfish (B19); which one is the engine's, not qgen's.
+    assert [(r.id, r.enqueued) for r in again][0] == (3, False) and again[1].enqueued and again[1].id > 3
     assert tuple(queue.enqueue(**others, existing=2)) == (2, False)
     assert [j.payload["existing"] for j in queue.dequeue()] == [1, 2, 3, 4]
 

@@ -101,7 +101,6 @@ def purge_by_client(env):
     return tuple(env.client("jobs").purge(older_than_seconds=DAY, batch_size=BATCH))
 
 
-@pytest.mark.babelfish_gap("B22", "its trigger logs each purge batch's transaction id")
 @pytest.mark.parametrize("how", [purge_by_procedure, purge_by_client], ids=["procedure", "client"])
 def test_purge_commits_every_batch_and_no_batch_exceeds_its_size(logged_archive, how):
     env = logged_archive

@@ -47,9 +47,14 @@ GAPS = {
     "B22": "CURRENT_TRANSACTION_ID() is missing",
     "B23": "each call takes far longer than on SQL Server (tens to hundreds of ms), too slow for a test's sub-second timing",
     "B24": "HASHBYTES over an nvarchar hashes its UTF-8 bytes, not UTF-16LE as SQL Server does",
+    "B25": "SET TRANSACTION ISOLATION LEVEL to another level inside an open transaction, after its first statement, "
+           "fails and aborts the transaction (PostgreSQL's rule)",
 }
 
 REWRITTEN: Counter = Counter()
+# B18: the error number Babelfish gives every PostgreSQL error it has no T-SQL number for (a permission
+# refusal among them): tests/behaviour/helpers.py tells a refusal there by PostgreSQL's words.
+BABELFISH_UNMAPPED = 33557097
 
 
 def is_babelfish(connection: Any) -> bool:
@@ -260,6 +265,29 @@ def _b6_index_names(batch: str) -> Optional[list[str]]:
                                batch)]
 
 
+_VERIFY_INDEXES = re.compile(r"\)\s*AS\s*\[(\w+)\]\(\[table\],\s*\[name\],\s*\[shape\]\)\s*INNER\s+JOIN\s+sys\.indexes\s+AS\s+"
+                             r"\[(\w+)\]\s+ON\s+[^\n]*?\[\2\]\.\[name\]\s*=\s*\[\1\]\.\[name\]", re.IGNORECASE)
+_HAS_FILTER = re.compile(r"\[(\w+)\]\.\[has_filter\]\s*=\s*1", re.IGNORECASE)
+
+
+def _b6_verify_index_shapes(batch: str) -> Optional[list[str]]:
+    """B6: verify's index-shape check joins the rendered (table, name, shape) rows to sys.indexes by
+    name, and reads has_filter: on Babelfish the join finds nothing (internal names), so the check
+    passed whatever the index was. The join takes the internal name instead (as _b6_index_names), and
+    has_filter becomes whether PostgreSQL's own catalog holds a predicate for that index (sys.indexes
+    says 0 for every index there), so the check compares the real uniqueness, keys, INCLUDE and filter."""
+    match = _VERIFY_INDEXES.search(batch)
+    if not match:
+        return None
+    rows, index = match.group(1), match.group(2)
+    join = re.compile(r"\[" + index + r"\]\.\[name\]\s*=\s*\[" + rows + r"\]\.\[name\]", re.IGNORECASE)
+    batch = join.sub(f"[{index}].[name] LIKE LEFT([{rows}].[name] + [{rows}].[table], 31) + REPLICATE(N'_', 32)", batch)
+    return [_HAS_FILTER.sub(lambda m: (
+        f"EXISTS (SELECT 1 FROM pg_catalog.pg_index AS [bbf$px] INNER JOIN pg_catalog.pg_class AS [bbf$pc] "
+        f"ON [bbf$pc].[oid] = [bbf$px].[indexrelid] WHERE [bbf$px].[indrelid] = [{m.group(1)}].[object_id] "
+        f"AND [bbf$pc].[relname] = [{m.group(1)}].[name] AND [bbf$px].[indpred] IS NOT NULL)"), batch)]
+
+
 _IDENTITY_LOOKUP = re.compile(r"CONVERT\(bigint,\s*\[last_value\]\)(?P<rest>[^()]*?)\s*FROM\s+sys\.identity_columns\s+WHERE\s+"
                               r"\[object_id\]\s*=\s*OBJECT_ID\((?P<table>N'[^']+')\)\s+AND\s+\[name\]\s*=\s*N'[^']+'",
                               re.IGNORECASE)
@@ -303,6 +331,23 @@ def _b16_check_policy(batch: str) -> Optional[list[str]]:
     return [_CHECK_POLICY.sub("", batch)]
 
 
+_CURRENT_TRANSACTION_ID = re.compile(r"\bCURRENT_TRANSACTION_ID\(\s*\)", re.IGNORECASE)
+
+
+def _b22_current_transaction_id(batch: str) -> Optional[list[str]]:
+    """B22: CURRENT_TRANSACTION_ID() -> CONVERT(bigint, txid_current()), PostgreSQL's id of the same
+    transaction (one value per transaction, as SQL Server's; what a test compares is only which
+    statements shared one)."""
+    if not _CURRENT_TRANSACTION_ID.search(_code_mask(batch)):
+        return None
+    mask = _code_mask(batch)
+    out, last = [], 0
+    for match in _CURRENT_TRANSACTION_ID.finditer(mask):
+        out += [batch[last:match.start()], "CONVERT(bigint, txid_current())"]
+        last = match.end()
+    return ["".join(out + [batch[last:]])]
+
+
 _MODULE_FINGERPRINT = re.compile(r"WHERE\s+HASHBYTES\('SHA2_256',.*?<>\s*\[r\]\.\[fingerprint\]\s*;", re.S | re.IGNORECASE)
 
 
@@ -324,9 +369,11 @@ REWRITES = (
     Rewrite("B4", _b4_assigning_update),
     Rewrite("B5", _b5_grants),
     Rewrite("B6", _b6_index_names),
+    Rewrite("B6", _b6_verify_index_shapes),
     Rewrite("B8", _b8_identity_columns),
     Rewrite("B13", _b13_single_user),
     Rewrite("B16", _b16_check_policy),
+    Rewrite("B22", _b22_current_transaction_id),
     Rewrite("B24", _b24_module_fingerprints),
 )
 

@@ -431,6 +431,22 @@ def backend(request) -> Iterator[Backend]:
         made.close()
 
 
+@pytest.fixture(scope="module")
+def mssql_server() -> Iterator[MssqlBackend]:
+    """A database of the module's own on the T-SQL engine QGEN_TEST_MSSQL_URL names (SQL Server, or
+    Babelfish in CI), dropped at the end; without the variable the module's tests skip, saying why.
+    For tests of the install scripts and drivers themselves (tests/test_tsql_*.py); the behavioural
+    suites take the `backend` fixture instead."""
+    url = os.environ.get(MSSQL_URL_ENV)
+    if not url:
+        pytest.skip(MSSQL_MISSING)
+    made = MssqlBackend(url)
+    try:
+        yield made
+    finally:
+        made.close()
+
+
 @pytest.fixture(autouse=True)
 def babelfish_gap(request) -> None:
     """A test marked @pytest.mark.babelfish_gap("Bn", "why"[, only=[param ids]]) skips on Babelfish (its

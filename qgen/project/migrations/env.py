@@ -4,17 +4,19 @@
 The database URL comes from `-x url=...` or, without it, from the QGEN_DATABASE_URL environment
 variable (sqlalchemy.url in alembic.ini is the last resort). Both databases qgen renders for work:
   PostgreSQL, psycopg 3:  postgresql+psycopg://user:pass@host:5432/db
-  SQL Server, FreeTDS:    mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4
+  SQL Server:             mssql+pyodbc://user:pass@host:1433/db (Microsoft's ODBC Driver 18, which
+                          qgen[mssql] installs; ?driver=FreeTDS&TDS_Version=7.4 for FreeTDS)
 A qgen revision picks its SQL by the connection's dialect at run time (qgen/migrate.py).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from logging.config import fileConfig
 
 from alembic import context
-from sqlalchemy import create_engine, pool
+from sqlalchemy import create_engine, make_url, pool
 from sqlalchemy.exc import DBAPIError
 
 URL_VARIABLE = "QGEN_DATABASE_URL"
@@ -35,6 +37,16 @@ def database_url() -> str:
     for plain in ("postgresql://", "postgres://"):
         if url.startswith(plain):
             url = "postgresql+psycopg://" + url[len(plain):]
+    # A SQL Server URL without driver= gets the driver qgen's own commands take (Microsoft's ODBC
+    # Driver 18, loaded by path, else FreeTDS): SQLAlchemy alone would ask the ODBC manager for a
+    # driver by name and fail with IM002.
+    parsed = make_url(url)
+    if parsed.drivername in ("mssql", "mssql+pyodbc") and not {"driver", "odbc_connect"} & {k.lower() for k in parsed.query}:
+        from urllib.parse import quote_plus
+
+        from qgen.connection import mssql_connection_string
+
+        url = "mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(url))
     return url
 
 
@@ -52,7 +64,9 @@ def connect(engine):
         return engine.connect()
     except DBAPIError as exc:
         answer = " ".join(str(exc.orig).split()) if exc.orig is not None else type(exc).__name__
-        raise SystemExit(f"qgen migrations: cannot connect to {engine.url.render_as_string(hide_password=True)}: "
+        # A password inside odbc_connect= (a SQL Server URL without driver=) is hidden too.
+        shown = re.sub(r"(?i)(PWD%3D).*?(?=%3B|&|$)", r"\1***", engine.url.render_as_string(hide_password=True))
+        raise SystemExit(f"qgen migrations: cannot connect to {shown}: "
                          f"{answer}\n(create the database first, or point {URL_VARIABLE} / -x url=... at one "
                          "that exists)") from None
 
