@@ -58,8 +58,8 @@ def compare_table(runs: dict[str, dict[int, dict[str, Any]]], labels: list[str])
         # runs (the same for every measure of a run, to a first approximation) does not move.
         relative = []
         for label in labels:
-            values = [(rate(r, measure), rate(r, REFERENCE)) for r in runs[label].values()]
-            known = [v / ref for v, ref in values if v and ref]
+            pairs = [(rate(r, measure), rate(r, REFERENCE)) for r in runs[label].values()]
+            known = [v / ref for v, ref in pairs if v and ref]
             relative.append(mean(known) if known else None)
         cells.append(f"{relative[-1] / relative[0]:.2f}" if relative[0] and relative[-1] else "-")
         rows.append(cells)
@@ -78,9 +78,9 @@ def compare_table(runs: dict[str, dict[int, dict[str, Any]]], labels: list[str])
     for measure in measures:
         if measure.startswith("R"):
             for label in labels:
-                values = [v for v in (rate(r, measure) for r in runs[label].values()) if v]
-                if len(values) > 1:
-                    spread.append([measure, label, f"{max(values) / min(values):.2f}"])
+                seen = [v for v in (rate(r, measure) for r in runs[label].values()) if v]
+                if len(seen) > 1:
+                    spread.append([measure, label, f"{max(seen) / min(seen):.2f}"])
     if spread:
         text += "\n\n" + table(["reference", "label", "highest / lowest run"], spread)
     return text
