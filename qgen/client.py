@@ -296,7 +296,7 @@ class QueueClient(MaintenanceCalls):
             params.append(("wait_ms", int(wait_ms)))
         started = time.monotonic()
         try:
-            jobs = [self._job(row) for row in self._run("dequeue", params, "rows")]
+            jobs = self._jobs(*self._run("dequeue", params, "tuples"))
         except OutcomeUnknown:
             if token is None or self._leases.holds(token, None) is None:
                 raise

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
 from qgen.errors import InvalidArgument, QueueUsageError
 from qgen.results import Job
@@ -28,7 +28,10 @@ SYSTEM_KINDS = {
     "claimed_at": "datetime", "processed_at": "datetime", "completed_at": "datetime", "dead_at": "datetime",
     "enqueued": "bool", "processed": "bool", "ordinal": "int",
 }
-_JOB_SYSTEM = frozenset({"id", "attempts", "lease_token", "lease_expires_at", "priority", "enqueued_at"})
+_JOB_FIELDS = ("id", "attempts", "lease_token", "lease_expires_at", "priority", "enqueued_at")
+_JOB_SYSTEM = frozenset(_JOB_FIELDS)
+# Values already of the type value_out makes are handed on (ids and tokens, as psycopg gives them).
+_READY_TYPES: dict[str, type] = {"int": int, "bigint": int, "uuid": uuid.UUID}
 
 
 def check_text(where: str, name: str, value: Any, limit: Optional[int]) -> None:
@@ -76,6 +79,7 @@ class QueueValues:
             self._kinds[queue.job_type.column] = queue.job_type.type
         self._required = {n for n, c in queue.payload.items() if not c.nullable}
         self._outbox_kinds: dict[str, ColumnType] = {}
+        self._job_makers: dict[tuple[str, ...], Callable[[Sequence[Any]], Job]] = {}  # by a claim's result columns
         self.outbox_columns: list[str] = []
         if queue.outbox is not None and queue.outbox.columns is not None:
             self.outbox_columns = list(queue.outbox.columns)
@@ -166,6 +170,41 @@ class QueueValues:
             priority=row.get("priority"),
             enqueued_at=row.get("enqueued_at"),
         )
+
+    def _jobs(self, columns: tuple[str, ...], rows: Sequence[Sequence[Any]]) -> list[Job]:
+        """Jobs straight from a claim's result rows ('tuples'), as _job makes them but without a dict
+        per row: each column converted as _out does, those whose values the driver's value_out hands
+        back unchanged left alone (a claim of 100 rows spent more in _job than in the database call)."""
+        make = self._job_makers.get(columns)
+        if make is None:
+            make = self._job_makers[columns] = self._job_maker(columns)
+        return [make(row) for row in rows]
+
+    def _job_maker(self, columns: tuple[str, ...]) -> Callable[[Sequence[Any]], Job]:
+        out, driver = self._out, self._driver
+
+        def getter(name: Optional[str]) -> Callable[[Sequence[Any]], Any]:
+            if name is None or name not in columns:
+                return lambda row: None
+            i = columns.index(name)
+            kind = self._kinds[name].kind if name in self._kinds else SYSTEM_KINDS.get(name)
+            if driver.passes_unchanged(kind):
+                return lambda row: row[i]
+            ready = _READY_TYPES.get(kind or "")
+            if ready is not None:
+                return lambda row: row[i] if type(row[i]) is ready else out(name, row[i])
+            return lambda row: out(name, row[i])
+
+        payload = [(name, getter(name)) for name in columns if name not in _JOB_SYSTEM and name != self.job_type_column]
+        job_type = getter(self.job_type_column)
+        id_, attempts, token, expires, priority, enqueued = (getter(name) for name in _JOB_FIELDS)
+
+        def make(row: Sequence[Any]) -> Job:
+            return Job(id=id_(row), payload={name: get(row) for name, get in payload}, job_type=job_type(row),
+                       attempts=attempts(row), lease_token=token(row), lease_expires_at=expires(row),
+                       priority=priority(row), enqueued_at=enqueued(row))
+
+        return make
 
     # -- checks ------------------------------------------------------------------------------
 

@@ -254,3 +254,44 @@ def test_the_latency_experiment_measures_polling_and_wakeups(bench_url, tmp_path
         assert words in result.stdout
     assert not plotting or plot.stat().st_size > 0
     assert leftovers(bench_url, SMOKE) == (0, 0)
+
+
+def test_a_lease_only_throughput_run_measures_the_lease_targets_and_their_references(bench_url, tmp_path):
+    out = tmp_path / "throughput.json"
+    result = bench(bench_url, "examples/001_watermark.yaml", "--experiment", "throughput", "--batches", "1,10",
+                   "--seconds", "0.3", "--workers", "2", "--refill-rows", "0", "--lease-only", "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    measured = {m["measure"]: m for m in report["measured"]}
+    assert list(measured) == ["R1: single-row UPDATE", "R2(1): naive delete", "lease claim + complete, one call (1)",
+                              "R2(10): naive delete", "lease claim + complete, one call (10)"]
+    for name, m in measured.items():
+        assert m["rows"] > 0, name
+        if "exactly_once" in m:
+            assert m["exactly_once"] and m["duplicates"] == m["lost"] == 0, name
+    targets = {t["target"]: t["reference"] for t in report["targets"]}
+    assert targets == {"lease claim + complete (1)": "R1", "lease claim + complete (10)": "R2(10)"}
+    assert leftovers(bench_url, SMOKE) == (0, 0)
+
+
+def test_the_comparison_of_interleaved_runs_takes_means_and_ratios_within_each_run(tmp_path):
+    from qgen.bench.compare import compare_table, load_runs
+
+    def run(label, number, r1, lease, load):
+        measured = [{"measure": "R1: single-row UPDATE", "rows_per_second": r1},
+                    {"measure": "lease claim + complete, one call (1)", "rows_per_second": lease}]
+        targets = [{"target": "lease claim + complete (1)", "ratio": round(lease / r1, 2), "needed": 0.8}]
+        (tmp_path / f"{label}-{number}.json").write_text(json.dumps({"measured": measured, "targets": targets}))
+        (tmp_path / f"{label}-{number}.load").write_text(f"{load}\n{load + 1}\n")
+
+    run("before", 1, 1000, 400, 2.0)
+    run("before", 2, 500, 200, 3.0)
+    run("after", 1, 1000, 600, 2.5)
+    run("after", 2, 500, 300, 3.5)
+    text = compare_table(load_runs(tmp_path), ["before", "after"])
+    lease = next(line for line in text.splitlines() if line.startswith("| lease claim + complete, one call (1)"))
+    # means 300 and 450; each run over its R1: 0.4 and 0.6
+    assert [c.strip() for c in lease.split("|")[2:6]] == ["400 / 200", "600 / 300", "1.50", "1.50"]
+    assert "| after 2 " in text and "0.60" in text and "3.5 / 4.5" in text
+    spread = [line for line in text.splitlines() if line.startswith("| R1: single-row UPDATE") and "| before" in line]
+    assert len(spread) == 1 and "2.00" in spread[0], text

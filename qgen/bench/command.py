@@ -91,7 +91,7 @@ def _bench(args: argparse.Namespace) -> int:
 
         report = run_throughput(db, spec, queue, ThroughputOptions(
             workers=args.workers, batches=tuple(args.batches or (1, 10, 100)), seconds=args.seconds, schema=args.schema,
-            keep=args.keep, replace=args.replace, refill_rows=args.refill_rows), stream)
+            keep=args.keep, replace=args.replace, refill_rows=args.refill_rows, lease_only=args.lease_only), stream)
         text = throughput_table(report)
     else:
         chaos = None
@@ -196,6 +196,9 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument("--refill-rows", type=_count, default=100_000,
                        help="throughput: jobs in the drain-and-refill cycle that measures table growth "
                        "(default 100000; 0 skips it)")
+    bench.add_argument("--lease-only", action="store_true",
+                       help="throughput: only R1, R2(b) and the lease claim + complete in one call, per batch size "
+                       "(the lease targets; what scripts/bench_compare.sh runs before and after a change)")
     bench.add_argument("--plot", metavar="PNG", help="ghosts: plot drain time against rows; latency: the latency "
                        "distributions; claim-cost: buffers per claim against rows behind it (needs matplotlib)")
     bench.set_defaults(func=cmd_bench)

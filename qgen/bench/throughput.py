@@ -48,6 +48,7 @@ class ThroughputOptions:
     keep: bool = False
     replace: bool = False
     refill_rows: int = 100_000  # the drain-and-refill cycle's size (0: skip it)
+    lease_only: bool = False    # only R1, R2(b) and the lease claim + complete in one call
 
 
 def drain_rows(batch: int, seconds: float) -> int:
@@ -107,6 +108,18 @@ def run_throughput(db: BenchDatabase, spec: Spec, queue: str, options: Throughpu
     measure("R1: single-row UPDATE", lease_spec,
             lambda f, t, w: f.start(updater, f"updater-{w + 1}", t, rows=COUNTER_ROWS, seconds=seconds),
             prepare=fill_counter)
+    if options.lease_only:
+        for b in options.batches:
+            rows = drain_rows(b, seconds)
+            measure(f"R2({b}): naive delete", queue_variant(spec, queue, options.schema, "delete", b),
+                    lambda f, t, w, b=b: f.start(worker, f"worker-{w + 1}", t, mode="naive", batch=b),
+                    total=rows, prepare=prefill_naive(rows))
+            measure(f"lease claim + complete, one call ({b})", queue_variant(spec, queue, options.schema, "lease", b),
+                    lambda f, t, w, b=b: f.start(worker, f"worker-{w + 1}", t, mode="lease", batch=b),
+                    total=rows, prepare=prefill_queue(rows), footprint=True)
+        autovacuum = db.execute(db.sql.autovacuum_setting(), {})[0][0]
+        return {"experiment": "throughput", "workers": options.workers, "autovacuum": autovacuum,
+                "measured": measured, "targets": _targets(measured, options.batches)}
     measure("plain INSERT", lease_spec,
             lambda f, t, w: f.start(inserter, f"inserter-{w + 1}", t, first=w * 10_000_000 + 1, seconds=seconds))
     measure("enqueue (one job per call)", lease_spec,

@@ -67,6 +67,10 @@ class ClientDriver:
     autocommit_calls: ClassVar[bool] = False     # each call runs in autocommit mode; transaction() is explicit
     has_enqueue_json: ClassVar[bool] = False     # enqueue_many may send its jobs as one JSON document
     reads_every_result_set: ClassVar[bool] = False  # a call's results come in several sets: read to the last
+    json_comes_parsed: ClassVar[bool] = True     # the driver hands json columns back parsed (json_out is a no-op)
+
+    # Value kinds value_out hands back unchanged: a claim's fast path (QueueValues._jobs) leaves them alone.
+    PLAIN_KINDS: ClassVar[frozenset[str]] = frozenset({"string", "text", "decimal", "xml"})
 
     def __init__(self, batch_via: str = "auto"):
         self.batch_via = batch_via
@@ -78,11 +82,13 @@ class ClientDriver:
 
     def statement(self, routine: str, params: Params, shape: str) -> str:
         """The text that calls a routine (its quoted, qualified name) with these named parameters.
-        shape: 'rows' (its result rows), 'scalar' (its one value), 'call' (a procedure's CALL)."""
+        shape: 'rows' (its result rows), 'tuples' (the same rows, as the driver gives them),
+        'scalar' (its one value), 'call' (a procedure's CALL)."""
         raise NotImplementedError
 
     def fetch(self, cursor: Any, shape: str) -> Any:
-        """The result of an executed call: 'rows' as dicts, else the first value (None without one)."""
+        """The result of an executed call: 'rows' as dicts, 'tuples' as (columns, rows) the way the
+        driver gave them (a claim's fast path), else the first value (None without one)."""
         sets: list[tuple[list[str], list[Any]]] = []
         while True:
             if cursor.description is not None:
@@ -90,8 +96,10 @@ class ClientDriver:
             if not self.reads_every_result_set or not cursor.nextset():
                 break
         if not sets:
-            return [] if shape == "rows" else None
+            return ((), []) if shape == "tuples" else [] if shape == "rows" else None
         columns, rows = sets[-1]
+        if shape == "tuples":
+            return tuple(columns), rows
         if shape == "rows":
             return [dict(zip(columns, row)) for row in rows]
         return rows[0][0] if rows else None
@@ -124,6 +132,10 @@ class ClientDriver:
     def json_out(self, value: Any) -> Any:
         return value
 
+    def passes_unchanged(self, kind: Optional[str]) -> bool:
+        """Whether value_out hands a value of this kind back as the driver gave it."""
+        return kind in self.PLAIN_KINDS or (kind == "json" and self.json_comes_parsed)
+
     def value_out(self, kind: Optional[str], value: Any) -> Any:
         """A value read back, as the client hands it on: aware UTC datetimes, uuid.UUID, parsed JSON."""
         if value is None:
@@ -141,6 +153,10 @@ class ClientDriver:
         return value
 
     # -- the connection ----------------------------------------------------------------------
+
+    def sqlalchemy_url(self, url: str) -> str:
+        """A URL of this database as SQLAlchemy (Alembic's env.py) must get it to connect as qgen does."""
+        return url
 
     def connector(self, target: str) -> Callable[[], Any]:
         """A callable that opens a new connection to the database a URL or DSN names."""

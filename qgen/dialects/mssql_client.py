@@ -121,8 +121,23 @@ class SqlServerClient(ClientDriver):
         """datetime2 holds no zone: UTC, naive."""
         return utc(value).replace(tzinfo=None)
 
+    json_comes_parsed = False  # nvarchar JSON: json_out parses it
+
     def json_out(self, value: Any) -> Any:
         return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+    def sqlalchemy_url(self, url: str) -> str:
+        """A SQL Server URL without driver= gets the driver qgen's own commands take (Microsoft's ODBC
+        Driver 18, loaded by path, else FreeTDS): SQLAlchemy alone would ask the ODBC manager for a
+        driver by name and fail with IM002."""
+        from urllib.parse import quote_plus
+
+        from sqlalchemy import make_url
+
+        parsed = make_url(url)
+        if parsed.drivername in ("mssql", "mssql+pyodbc") and not {"driver", "odbc_connect"} & {k.lower() for k in parsed.query}:
+            return "mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(url))
+        return url
 
     def connector(self, target: str) -> Callable[[], Any]:
         odbc = mssql_connection_string(target) if "://" in target else target

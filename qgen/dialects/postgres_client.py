@@ -49,7 +49,7 @@ class PostgresClient(ClientDriver):
 
     def statement(self, routine: str, params: Params, shape: str) -> str:
         args = ", ".join(f"{self.quote(p)} => %s" for p, _ in params)
-        if shape == "rows":
+        if shape in ("rows", "tuples"):
             return f"SELECT * FROM {routine}({args})"
         if shape == "call":
             return f"CALL {routine}({args})"
@@ -59,6 +59,13 @@ class PostgresClient(ClientDriver):
         from psycopg.types.json import Jsonb
 
         return Jsonb(value)
+
+    def sqlalchemy_url(self, url: str) -> str:
+        """A plain postgresql:// URL would make SQLAlchemy look for psycopg2; qgen uses psycopg 3."""
+        for plain in ("postgresql://", "postgres://"):
+            if url.startswith(plain):
+                return "postgresql+psycopg://" + url[len(plain):]
+        return url
 
     def connector(self, target: str) -> Callable[[], Any]:
         url = target

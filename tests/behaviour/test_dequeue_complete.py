@@ -126,3 +126,18 @@ def test_a_delete_queue_claim_can_commit_at_once(use_spec):
     lease_env = use_spec(EX004)
     with pytest.raises(QueueUsageError, match="has claim: lease"):
         lease_env.client("rainfall_events").dequeue(at_most_once=True)
+
+
+def test_an_expired_lease_its_worker_completes_is_not_claimed_again_by_the_same_call(use_spec):
+    # The completion and the claim are one statement (claims in place): the jobs it completes must
+    # not also be picked, though an expired lease makes them takeable. Their token still holds them
+    # (no one took them over), so they are completed, and the claim takes the next job instead.
+    env = use_spec(BEHAVE)
+    queue = env.client("wm")
+    queue.enqueue_many([{"n": n} for n in range(3)])
+    first = queue.dequeue(batch_size=2, lease_seconds=1)
+    wait_past(env, first[0].lease_expires_at)
+    second = queue.dequeue(batch_size=3, complete=first[0])
+    assert [j.id for j in second] == [first[-1].id + 1]
+    assert [j.attempts for j in second] == [1]
+    assert env.count("wm") == 1, "the first lease's jobs are deleted, not handed out again"

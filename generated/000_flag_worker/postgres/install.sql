@@ -536,9 +536,13 @@ DECLARE
     v$completed integer;
     v$want integer := "four_queue_dequeue"."batch_size";
     v$exhausted bigint[];
+    -- The previous lease's jobs this call completes by id (in its first claim statement).
+    v$ids bigint[];
+    v$start bigint;
+    v$top bigint;
+    v$rows "four"."four_queue_dequeue_row"[];
     -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
     v$spent uuid := gen_random_uuid();
-    v$job "four"."four_queue_dequeue_row";
     v$highest bigint;
     v$from bigint;
     v$rescan boolean;
@@ -556,104 +560,128 @@ BEGIN
             MESSAGE = 'qgen: lease_seconds ' || coalesce("four_queue_dequeue"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
     END IF;
     IF "four_queue_dequeue"."complete_lease_token" IS NOT NULL THEN
-        IF "four_queue_dequeue"."complete_ids" IS NULL THEN
+        -- Named by id: completed by the claim statement below. Otherwise: a search for the token.
+        v$ids := "four_queue_dequeue"."complete_ids";
+        IF v$ids IS NULL THEN
             UPDATE "four"."four_queue" AS "job"
             SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
             WHERE "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
             GET DIAGNOSTICS v$completed = ROW_COUNT;
-        ELSE
-            UPDATE "four"."four_queue" AS "job"
-            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
-            WHERE "job"."id" = ANY ("four_queue_dequeue"."complete_ids") AND "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
-            GET DIAGNOSTICS v$completed = ROW_COUNT;
-        END IF;
-        IF v$completed = 0 THEN
-            RAISE EXCEPTION USING ERRCODE = 'QG001',
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
-        END IF;
-    END IF;
-    -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
-    SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "four"."four_queue_watermark" AS "w";
-    IF NOT FOUND THEN
-        v$from := 0;
-        INSERT INTO "four"."four_queue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
-    ELSIF v$rescan AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
-        -- Only at READ COMMITTED: at REPEATABLE READ or SERIALIZABLE the search would read the
-        -- transaction's first snapshot, and locking a row another worker changed since fails the
-        -- caller's whole transaction (40001); a READ COMMITTED dequeue or maintain rescans instead.
-        SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
-        FROM "four"."four_queue_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
-        IF FOUND THEN
-            -- A statement of its own: its snapshot is taken after the lock, so it sees every release
-            -- committed before; one that commits later waits for this row and lowers the watermark itself.
-            -- corrected_at gets the time before the search, so a job committed after it is left to the next.
-            SELECT min("job"."id") INTO v$stranded
-            FROM "four"."four_queue" AS "job"
-            WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
-            UPDATE "four"."four_queue_watermark" AS "w"
-            SET "corrected_at" = v$searched,
-                "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
-            RETURNING "w"."id" INTO v$from;
+            END IF;
         END IF;
     END IF;
     LOOP
-        FOR v$job IN
-            WITH "due" AS MATERIALIZED
-            (
-                -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
-                -- in the claim index, and the watermark passes them. The due index holds only those not yet
-                -- claimed, by available_at: while none is due this reads one page.
-                SELECT "d"."id"
-                FROM "four"."four_queue" AS "d"
-                -- now(), not the clock: what a claim may take is judged as of its transaction's start, which
-                -- can only make it take less (never a job before its time, never a live lease); the leases it
-                -- grants are timed from the clock. A stable now() also keeps the planner's estimates, and with
-                -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
-                -- walked 142 buffers where it walks 11).
-                WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
-                ORDER BY "d"."available_at", "d"."id"
-                LIMIT v$want
-                FOR UPDATE SKIP LOCKED
-            ),
-            "ready" AS MATERIALIZED
-            (
-                SELECT "next"."id"
-                FROM "four"."four_queue" AS "next"
-                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
-                  AND "next"."available_at" <= "next"."enqueued_at"
-                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
-                  AND "next"."id" >= v$from
-                ORDER BY "next"."id"
-                LIMIT v$want - (SELECT count(*) FROM "due")
-                FOR UPDATE SKIP LOCKED
-            ),
-            "claimed" AS
-            (
-                UPDATE "four"."four_queue" AS "job"
-                SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
-                    "lease_owner" = "four_queue_dequeue"."owner",
-                    "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
-                    -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
-                    "available_at" = least("job"."available_at", "job"."enqueued_at"),
-                    "attempts" = "job"."attempts" + 1,
-                    -- A job taken over from an expired lease says so (the old token no longer holds it).
-                    "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
-                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
-                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
-                WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
-                RETURNING "job"."id", "job"."reputation", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
-            )
-            SELECT "c"."id", "c"."reputation", "c"."attempts", "c"."lease_token", "c"."lease_expires_at"
-            FROM "claimed" AS "c"
-            ORDER BY "c"."id"
-        LOOP
-            v$highest := greatest(v$highest, v$job."id");
-            IF v$job."lease_token" = v$spent THEN
-                v$exhausted := v$exhausted || v$job."id";
-                CONTINUE;
+        WITH "mark" AS MATERIALIZED
+        (
+            -- The watermark, unless a rescan is due (see watermark_start): then NULL, and the claim takes
+            -- nothing; the body rescans and claims again from v$start.
+            SELECT coalesce(v$start, (SELECT "w"."id" FROM "four"."four_queue_watermark" AS "w"
+                                      WHERE ("w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10)) IS NOT TRUE)) AS "from"
+        ),
+        "done" AS
+        (
+            UPDATE "four"."four_queue" AS "job"
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "four_queue_dequeue"."complete_lease_token"
+            RETURNING "job"."id"
+        ),
+        "due" AS MATERIALIZED
+        (
+            -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+            -- in the claim index, and the watermark passes them. The due index holds only those not yet
+            -- claimed, by available_at: while none is due this reads one page.
+            SELECT "d"."id"
+            FROM "four"."four_queue" AS "d"
+            -- now(), not the clock: what a claim may take is judged as of its transaction's start, which
+            -- can only make it take less (never a job before its time, never a live lease); the leases it
+            -- grants are timed from the clock. A stable now() also keeps the planner's estimates, and with
+            -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
+            -- walked 142 buffers where it walks 11).
+            WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+            ORDER BY "d"."available_at", "d"."id"
+            LIMIT (SELECT CASE WHEN "m"."from" IS NULL THEN 0 ELSE v$want END FROM "mark" AS "m")
+            FOR UPDATE SKIP LOCKED
+        ),
+        "ready" AS MATERIALIZED
+        (
+            SELECT "next"."id"
+            FROM "four"."four_queue" AS "next"
+            WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+              AND "next"."available_at" <= "next"."enqueued_at"
+              -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+              AND "next"."id" >= (SELECT "m"."from" FROM "mark" AS "m")
+              -- Not a job this statement completes (its lease may be over, which makes it takeable).
+              AND "next"."id" <> ALL (coalesce(v$ids, '{}'))
+            ORDER BY "next"."id"
+            LIMIT (SELECT CASE WHEN "m"."from" IS NULL THEN 0 ELSE v$want END FROM "mark" AS "m") - (SELECT count(*) FROM "due")
+            FOR UPDATE SKIP LOCKED
+        ),
+        "claimed" AS
+        (
+            UPDATE "four"."four_queue" AS "job"
+            SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
+                "lease_owner" = "four_queue_dequeue"."owner",
+                "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "four_queue_dequeue"."lease_seconds"),
+                -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                "available_at" = least("job"."available_at", "job"."enqueued_at"),
+                "attempts" = "job"."attempts" + 1,
+                -- A job taken over from an expired lease says so (the old token no longer holds it).
+                "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
+            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+            WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
+            RETURNING "job"."id", "job"."reputation", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+        )
+        SELECT (SELECT count(*) FROM "done"), (SELECT "m"."from" FROM "mark" AS "m"), max("c"."id"),
+               array_agg(ROW("c"."id", "c"."reputation", "c"."attempts", "c"."lease_token", "c"."lease_expires_at")::"four"."four_queue_dequeue_row" ORDER BY "c"."id") FILTER (WHERE "c"."lease_token" = v$token),
+               array_agg("c"."id") FILTER (WHERE "c"."lease_token" = v$spent)
+        INTO v$completed, v$from, v$top, v$rows, v$exhausted
+        FROM "claimed" AS "c";
+        IF v$ids IS NOT NULL THEN
+            -- The previous lease: a token that held none of its jobs claims nothing (this rolls back).
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+                    MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
             END IF;
-            RETURN NEXT v$job;
-        END LOOP;
+            v$ids := NULL;
+        END IF;
+        IF v$from IS NULL THEN
+            -- A rescan is due, or the watermark row is missing: every 10 s, look below the
+            -- watermark first for jobs it passed (see the macro watermark_start), then claim from there.
+            SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "four"."four_queue_watermark" AS "w";
+            IF NOT FOUND THEN
+                v$from := 0;
+                INSERT INTO "four"."four_queue_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+            ELSIF v$rescan AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                -- Only at READ COMMITTED: at REPEATABLE READ or SERIALIZABLE the search would read the
+                -- transaction's first snapshot, and locking a row another worker changed since fails the
+                -- caller's whole transaction (40001); a READ COMMITTED dequeue or maintain rescans instead.
+                SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
+                FROM "four"."four_queue_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    -- A statement of its own: its snapshot is taken after the lock, so it sees every release
+                    -- committed before; one that commits later waits for this row and lowers the watermark itself.
+                    -- corrected_at gets the time before the search, so a job committed after it is left to the next.
+                    SELECT min("job"."id") INTO v$stranded
+                    FROM "four"."four_queue" AS "job"
+                    WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
+                    UPDATE "four"."four_queue_watermark" AS "w"
+                    SET "corrected_at" = v$searched,
+                        "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
+                    RETURNING "w"."id" INTO v$from;
+                END IF;
+            END IF;
+            v$start := v$from;
+            CONTINUE;
+        END IF;
+        v$start := v$from;
+        v$highest := greatest(v$highest, v$top);
+        IF v$rows IS NOT NULL THEN
+            RETURN QUERY SELECT * FROM pg_catalog.unnest(v$rows);
+        END IF;
         EXIT WHEN v$exhausted IS NULL;
         -- Jobs taken over with no attempt left are not handed out: they leave, and as many again
         -- are claimed in their place (each round takes rows out of the table, so it ends).
@@ -1401,7 +1429,7 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dequeue', '218a5388201b87001635af1a634a310a'),
+            ('four_queue_dequeue', 'bc25c1cda2a569b8998ef7cd810a4da2'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),

@@ -16,8 +16,11 @@ import re
 from logging.config import fileConfig
 
 from alembic import context
-from sqlalchemy import create_engine, make_url, pool
+from sqlalchemy import create_engine, pool
 from sqlalchemy.exc import DBAPIError
+
+from qgen import dialects
+from qgen.connection import dialect_of_target
 
 URL_VARIABLE = "QGEN_DATABASE_URL"
 
@@ -33,21 +36,14 @@ def database_url() -> str:
         raise SystemExit(f"qgen migrations: no database; set {URL_VARIABLE} or pass -x url=..., e.g. "
                          "postgresql+psycopg://user@host:5432/db or "
                          "mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4")
-    # A plain postgresql:// URL would make SQLAlchemy look for psycopg2; qgen uses psycopg 3.
-    for plain in ("postgresql://", "postgres://"):
-        if url.startswith(plain):
-            url = "postgresql+psycopg://" + url[len(plain):]
-    # A SQL Server URL without driver= gets the driver qgen's own commands take (Microsoft's ODBC
-    # Driver 18, loaded by path, else FreeTDS): SQLAlchemy alone would ask the ODBC manager for a
-    # driver by name and fail with IM002.
-    parsed = make_url(url)
-    if parsed.drivername in ("mssql", "mssql+pyodbc") and not {"driver", "odbc_connect"} & {k.lower() for k in parsed.query}:
-        from urllib.parse import quote_plus
-
-        from qgen.connection import mssql_connection_string
-
-        url = "mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(url))
-    return url
+    # The URL as SQLAlchemy must see it to connect the way qgen's own commands do (the database's
+    # client driver knows: psycopg 3 for a plain postgresql://, Microsoft's ODBC driver when a SQL
+    # Server URL names none).
+    try:
+        dialect = dialect_of_target(url)
+    except ValueError as exc:
+        raise SystemExit(f"qgen migrations: {exc}") from None
+    return dialects.client_driver(dialect)().sqlalchemy_url(url)
 
 
 def run_migrations_offline() -> None:
