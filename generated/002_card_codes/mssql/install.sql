@@ -354,6 +354,10 @@ BEGIN
         INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- A key the archive already holds was handed out already: that job is dropped, not handed out again.
+        DELETE [c] FROM @q$claimed AS [c]
+        WHERE EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [a] WITH (UPDLOCK, HOLDLOCK)
+                      WHERE [a].[card_number] = [c].[card_number]);
         INSERT INTO [cards].[card_codes_archive] ([id], [card_number], [card_secret], [enqueued_at], [completed_at])
         SELECT [id], [card_number], [card_secret], [enqueued_at], @q$now FROM @q$claimed;
         COMMIT TRANSACTION;
@@ -701,7 +705,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
-        (N'card_codes_dequeue', 0x0705539DCCE3FE0D31D853F8BA7D0AEF6E0D90BB14A652D3E3E5A2007203755D),
+        (N'card_codes_dequeue', 0xDF7FF697B5DAEAB8CD4ED53E17531766C9A3F3232596C621444EAF6C1C405E31),
         (N'card_codes_enqueue', 0x5BDB5CABF41965BBBBCC81F7B39F24637A6352FFE24934806441D2F98DAB7543),
         (N'card_codes_enqueue_batch', 0x8B3086906645F5D653DF5E55A7CE4505CB1415CBE9C196C98616A63A4793A2D3),
         (N'card_codes_enqueue_json', 0xC752B50FADD5F4E1FF844E2BDCA4B1F4A8D89AEB8248448D2DD513D70436AB44),
