@@ -47,6 +47,9 @@ GAPS = {
     "B22": "CURRENT_TRANSACTION_ID() is missing",
     "B23": "each call takes far longer than on SQL Server (tens to hundreds of ms), too slow for a test's sub-second timing",
     "B24": "HASHBYTES over an nvarchar hashes its UTF-8 bytes, not UTF-16LE as SQL Server does",
+    "B25": "a module's EXECUTE AS OWNER (SELF, a user) is 'not currently supported'",
+    "B26": "sp_getapplock ignores @DbPrincipal (a lock taken as one principal blocks another's) and returns -999, "
+           "not -1, for a lock not granted within @LockTimeout",
 }
 
 REWRITTEN: Counter = Counter()
@@ -303,6 +306,18 @@ def _b16_check_policy(batch: str) -> Optional[list[str]]:
     return [_CHECK_POLICY.sub("", batch)]
 
 
+_EXECUTE_AS_OWNER = re.compile(r"\bWITH\s+EXECUTE\s+AS\s+OWNER\s*\n", re.IGNORECASE)
+
+
+def _b25_execute_as_owner(batch: str) -> Optional[list[str]]:
+    """B25: CREATE PROCEDURE ... WITH EXECUTE AS OWNER AS -> without the clause: the procedure runs as
+    its caller (the tests' callers are dbo, or logins whose tests B21 already marks)."""
+    match = _EXECUTE_AS_OWNER.search(_code_mask(batch))
+    if not match:
+        return None
+    return [batch[:match.start()] + batch[match.end():]]
+
+
 _MODULE_FINGERPRINT = re.compile(r"WHERE\s+HASHBYTES\('SHA2_256',.*?<>\s*\[r\]\.\[fingerprint\]\s*;", re.S | re.IGNORECASE)
 
 
@@ -328,6 +343,7 @@ REWRITES = (
     Rewrite("B13", _b13_single_user),
     Rewrite("B16", _b16_check_policy),
     Rewrite("B24", _b24_module_fingerprints),
+    Rewrite("B25", _b25_execute_as_owner),
 )
 
 
