@@ -510,6 +510,29 @@ RULES_PASS = {
         "CREATE PROCEDURE dbo.p @x int OUTPUT AS SET @x = 1;",
         "MERGE dbo.q AS t USING @s AS s ON t.id = s.id\nWHEN MATCHED THEN DELETE\nOUTPUT $action, deleted.id INTO @log (act, id);",
     ],
+    "watermark wait": [
+        # fail's lowering skips a held watermark row.
+        "CREATE PROCEDURE dbo.q_fail @id bigint AS\nBEGIN\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
+        "    UPDATE [w] SET [id] = @id FROM dbo.q_watermark AS [w] WITH (ROWLOCK, READPAST, UPDLOCK) WHERE [w].[id] > @id;\nEND",
+        # Not a worker's path: dequeue's rescan and claims have their own rules.
+        "CREATE PROCEDURE dbo.q_dequeue AS\nBEGIN\n    UPDATE dbo.q_watermark SET [id] = 0;\nEND",
+        "CREATE PROCEDURE dbo.q_complete @id bigint AS\nBEGIN\n    SELECT [id] FROM dbo.q_watermark WITH (NOLOCK);\nEND",
+    ],
+    "blind watermark": [
+        "CREATE PROCEDURE dbo.q_watermark_correct AS\nBEGIN\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
+        "    DECLARE @o bigint, @h bigint;\n"
+        "    SELECT @o = [id] FROM dbo.q_watermark WITH (ROWLOCK, READPAST, UPDLOCK);\n"
+        "    IF @o IS NULL SET @o = (SELECT [id] FROM dbo.q_watermark WITH (UPDLOCK, HOLDLOCK));\n"
+        "    SET @h = (SELECT MIN(j.id) FROM dbo.q AS j WITH (NOLOCK) WHERE j.lease_token IS NOT NULL\n"
+        "              AND NOT EXISTS (SELECT 1 FROM dbo.q AS s WITH (READCOMMITTEDLOCK, READPAST) WHERE s.id = j.id));\nEND",
+        # delete mode: no lease state to judge.
+        "CREATE PROCEDURE dbo.q_watermark_correct AS\nBEGIN\n    SELECT MIN(j.id) FROM dbo.q AS j WITH (NOLOCK);\nEND",
+    ],
+    "applock principal": [
+        "EXEC @r = sys.sp_getapplock @Resource = N'x', @LockMode = 'Exclusive', @LockOwner = 'Transaction',\n"
+        "    @LockTimeout = 0, @DbPrincipal = @p;",
+        "EXEC sp_getapplock N'x', 'Exclusive', 'Transaction', 0, @DbPrincipal = N'dbo';",
+    ],
     "plan pinning": [
         "SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id OPTION (OPTIMIZE FOR (@n = 1));",
         "SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id OPTION (RECOMPILE);",
@@ -558,6 +581,25 @@ RULES_REPORT = {
         ("MERGE dbo.q AS t USING @s AS s ON t.id = s.id\nWHEN MATCHED THEN DELETE\nOUTPUT $action, deleted.id;", "OUTPUT", "error 334"),
         (";WITH c AS (SELECT TOP (1) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id)\nDELETE FROM c OUTPUT deleted.id;",
          "OUTPUT", "error 334"),
+    ],
+    "watermark wait": [
+        ("CREATE PROCEDURE dbo.q_fail @id bigint AS\nBEGIN\n    UPDATE dbo.q_watermark SET [id] = @id WHERE [id] > @id;\nEND",
+         "dbo.q_watermark", "waits on the watermark row"),
+        ("CREATE PROCEDURE [s].[q_reap] AS\nBEGIN\n    UPDATE [w] SET [id] = 1\n"
+         "    FROM [s].[q_watermark] AS [w] WITH (UPDLOCK, ROWLOCK) WHERE [w].[id] > 1;\nEND", "[s].[q_watermark]", "READPAST"),
+        ("CREATE PROCEDURE dbo.q_extend_lease AS\nBEGIN\n    SELECT [id] FROM dbo.q_watermark WITH (UPDLOCK);\nEND",
+         "dbo.q_watermark", "watermark wait"),
+    ],
+    "blind watermark": [
+        ("CREATE PROCEDURE dbo.q_watermark_correct AS\nBEGIN\n    DECLARE @o bigint;\n"
+         "    SELECT @o = [id] FROM dbo.q_watermark WITH (UPDLOCK, HOLDLOCK, ROWLOCK);\nEND", "dbo.q_watermark WITH", "READPAST"),
+        ("CREATE PROCEDURE dbo.q_watermark_correct AS\nBEGIN\n"
+         "    SELECT MIN(j.id) FROM dbo.q AS j WITH (NOLOCK) WHERE j.lease_token IS NULL;\nEND", "dbo.q AS", "still there"),
+    ],
+    "applock principal": [
+        ("EXEC @r = sys.sp_getapplock @Resource = N'x', @LockMode = 'Exclusive', @LockOwner = 'Transaction',\n"
+         "    @LockTimeout = 0;", "sp_getapplock", "public"),
+        ("BEGIN TRAN;\nEXEC sp_getapplock N'x', 'Exclusive';\nSELECT 1;", "sp_getapplock", "@DbPrincipal"),
     ],
     "plan pinning": [
         ("SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id;", "TOP", "OPTIMIZE FOR (@n = 1)"),

@@ -113,6 +113,19 @@ BREAKAGES = {
     "READPAST read of row versions": ("watermark_move.sql.j2", "WITH (READCOMMITTEDLOCK, READPAST)", "WITH (READPAST)",
                                       "own", "READ_COMMITTED_SNAPSHOT", 4),  # 004: a lease queue's mover
     "a variable used but not declared": ("worker.sql.j2", "FROM @q$claimed;", "FROM @claimed;", "own", "error 137", 0),
+    # issue 15: no worker's path waits on the watermark row; the watermark is not raised past a held row;
+    # maintain's applock is not public's (the templates as they were before the fix)
+    "a release that waits on the watermark row": (
+        "macros.sql.j2", "            FROM {{ m.qualified(q.names.watermark_table) }} AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)",
+        "            FROM {{ m.qualified(q.names.watermark_table) }} AS [w]", "own", "watermark wait", 0),
+    "a correction that waits on the watermark row": (
+        "watermark_correct.sql.j2", "SELECT @q$old = [id] FROM {{ w }} WITH (ROWLOCK, READPAST, UPDLOCK);",
+        "SELECT @q$old = [id] FROM {{ w }} WITH (UPDLOCK, HOLDLOCK, ROWLOCK);", "own", "blind watermark", 0),
+    "a correction blind to claims in open transactions": (
+        "watermark_correct.sql.j2", "[settled] WITH (READCOMMITTEDLOCK, READPAST)", "[settled] WITH (READCOMMITTEDLOCK)",
+        "own", "still there", 0),
+    "maintain's applock taken as public": ("maintain.sql.j2", ", @DbPrincipal = @q$principal;", ";", "own",
+                                          "applock principal"),
     # deployment rules (tests/support/tsql_gate.deploy_findings)
     "a procedure that leaves IMPLICIT_TRANSACTIONS to the caller": (
         "purge.sql.j2", "    {{ m.procedure_start() }}\n",

@@ -47,3 +47,20 @@ def test_the_worker_procedure_refuses_a_lease_of_no_time(use_spec):
         with pytest.raises(InvalidArgument):
             queue.run_procedure_worker(lease_seconds=lease)
     assert queue.metrics()["ready"] == 1 and handled(env) == []
+
+
+def test_the_worker_procedure_claims_through_the_watermark_as_dequeue_does(use_spec):
+    """The worker claims where dequeue claims: from the watermark, after the rescan when it is due
+    (SQL Server's worker claimed on its own and ignored the watermark: it neither started there nor
+    moved it, so claims walked every ghost below). A job below the watermark waits for the rescan,
+    as it does for dequeue; once the rescan is due the worker finds it."""
+    env = use_spec(EX000)
+    queue = env.client()
+    ids = [queue.enqueue(reputation=r).id for r in (1, 2, 3)]
+    env.set_watermark("four_queue", ids[1])                    # a watermark a move left past job 1
+    assert queue.run_procedure_worker() == 2
+    assert [r for _, r in handled(env)] == [2, 3], "the claims started at the watermark"
+    env.set_watermark("four_queue", ids[1], rescan_due=True)
+    assert queue.run_procedure_worker() == 1
+    assert [r for _, r in handled(env)] == [1, 2, 3], "the rescan found the job below the watermark"
+    assert env.watermark("four_queue") < ids[0]

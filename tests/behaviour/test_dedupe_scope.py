@@ -130,3 +130,24 @@ def test_a_key_enqueued_while_its_job_is_being_sold_is_not_queued_again(use_spec
     thread.join(10)
     assert result == [(a.id, False)], result
     assert env.count("card_codes") == 0 and env.count("card_codes", "archive_table") == 1
+
+
+def test_a_queued_code_the_archive_already_holds_does_not_wedge_the_sale(use_spec):
+    """A code can be queued while the archive already holds it (an import that raced with the sale
+    of the same code, a row written by hand). Moving it to the archive would break the archive's
+    unique key (Msg 2601 / SQLSTATE 23505) on every claim that meets it: every sale would fail until
+    someone intervened. The claim that meets it drops it instead (selling it would sell the code
+    twice), and sells the next code; the archive keeps its one record of the code."""
+    env = use_spec(EX002)
+    codes = env.client("card_codes")
+    sold_before = codes.enqueue(card_number="5000-1", card_secret="again")
+    fresh = codes.enqueue(card_number="5000-2", card_secret="t")
+    c = env.col
+    env.execute(f"INSERT INTO {env.name('card_codes', 'archive_table')} ({c('id')}, {c('card_number')}, {c('card_secret')}, "
+                f"{c('enqueued_at')}, {c('completed_at')}) VALUES (?, ?, ?, {env.now}, {env.now})",
+                sold_before.id, "5000-1", "first")
+    assert sell(codes) == [fresh.id], "the code already sold is not sold again; the next one is"
+    assert env.count("card_codes") == 0, "the duplicate left the queue with the claim that met it"
+    assert env.sql(f"SELECT {c('card_secret')} FROM {env.name('card_codes', 'archive_table')} "
+                   f"WHERE {c('card_number')} = ?", "5000-1") == [("first",)]
+    assert sell(codes) == []

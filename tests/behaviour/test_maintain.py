@@ -76,6 +76,29 @@ def test_one_maintain_at_a_time_per_queue(use_spec):
     assert not env.client("jobs").maintain().skipped
 
 
+@pytest.mark.babelfish_gap("B27", "sp_getapplock ignores @DbPrincipal there: the public lock blocks every principal's")
+def test_a_user_with_no_maintenance_rights_cannot_stop_maintain(use_spec):
+    """SQL Server (issue 15, the analogue of item 11): an application lock is taken as a principal,
+    public by default, which every user of the database is a member of. A login that may not run
+    maintain (a producer) takes maintain's lock name as public and keeps its transaction open;
+    maintain, which takes the lock as the owner of qgen's objects, is not held up. (PostgreSQL:
+    tests/behaviour/test_maintain_lock.py.)"""
+    env = use_spec(FEAT)
+    if env.dialect != "mssql":
+        pytest.skip("sp_getapplock is SQL Server's; PostgreSQL's maintain lock: test_maintain_lock.py")
+    with env.login("producer") as login:
+        squatter = env.connect(autocommit=False, login=login)
+        cursor = squatter.cursor()
+        cursor.execute("SET NOCOUNT ON; DECLARE @r int; EXEC @r = sys.sp_getapplock "
+                       f"@Resource = N'qgen.maintain:{env.name('jobs')}', @LockMode = 'Exclusive', "
+                       "@LockOwner = 'Transaction', @LockTimeout = 0; SELECT @r;")
+        assert cursor.fetchone()[0] == 0, "the squatter holds the lock name as public"
+        try:
+            assert not env.client("jobs").maintain().skipped, "a user with no rights stopped maintenance"
+        finally:
+            squatter.rollback()
+
+
 @pytest.mark.babelfish_gap("B21", "a consumer runs maintain, which calls purge_batch it may not call itself")
 def test_a_consumer_runs_maintain_but_not_purge_or_redrive(use_spec):
     env = use_spec(FEAT)

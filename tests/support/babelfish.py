@@ -49,6 +49,10 @@ GAPS = {
     "B24": "HASHBYTES over an nvarchar hashes its UTF-8 bytes, not UTF-16LE as SQL Server does",
     "B25": "SET TRANSACTION ISOLATION LEVEL to another level inside an open transaction, after its first statement, "
            "fails and aborts the transaction (PostgreSQL's rule)",
+    "B26": "a module's EXECUTE AS OWNER (SELF, a user) is 'not currently supported'",
+    "B27": "sp_getapplock ignores @DbPrincipal (a lock taken as one principal blocks another's) and returns -999, "
+           "not -1, for a lock not granted within @LockTimeout",
+    "B28": "a named default constraint cannot be dropped by its name (ALTER TABLE ... DROP CONSTRAINT [name]: 3728)",
 }
 
 REWRITTEN: Counter = Counter()
@@ -348,6 +352,18 @@ def _b22_current_transaction_id(batch: str) -> Optional[list[str]]:
     return ["".join(out + [batch[last:]])]
 
 
+_EXECUTE_AS_OWNER = re.compile(r"\bWITH\s+EXECUTE\s+AS\s+OWNER\s*\n", re.IGNORECASE)
+
+
+def _b26_execute_as_owner(batch: str) -> Optional[list[str]]:
+    """B26: CREATE PROCEDURE ... WITH EXECUTE AS OWNER AS -> without the clause: the procedure runs as
+    its caller (the tests' callers are dbo, or logins whose tests B21 already marks)."""
+    match = _EXECUTE_AS_OWNER.search(_code_mask(batch))
+    if not match:
+        return None
+    return [batch[:match.start()] + batch[match.end():]]
+
+
 _MODULE_FINGERPRINT = re.compile(r"WHERE\s+HASHBYTES\('SHA2_256',.*?<>\s*\[r\]\.\[fingerprint\]\s*;", re.S | re.IGNORECASE)
 
 
@@ -375,6 +391,7 @@ REWRITES = (
     Rewrite("B16", _b16_check_policy),
     Rewrite("B22", _b22_current_transaction_id),
     Rewrite("B24", _b24_module_fingerprints),
+    Rewrite("B26", _b26_execute_as_owner),
 )
 
 

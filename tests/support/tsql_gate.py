@@ -478,7 +478,9 @@ def procedure_session_findings(text: str, name: str = "") -> list[Finding]:
         module = module_statement(toks, 0) if toks else None
         if not (module and module.endswith(("PROCEDURE", "PROC"))):
             continue
-        body = next((i + 1 for i, tok in enumerate(toks) if is_word(tok, "AS")), len(toks))
+        # The AS that opens the body, not the one of WITH EXECUTE AS OWNER.
+        body = next((i + 1 for i, tok in enumerate(toks) if is_word(tok, "AS") and not is_word(at(toks, i - 1), "EXECUTE")),
+                    len(toks))
         settings = _leading_settings(toks, body)
         missing = [f"{o} {v}" for o, v in PROCEDURE_OPTIONS.items() if settings.get(o) != v]
         if missing:

@@ -14,6 +14,20 @@ turns them into findings at the token's line:column.
   or #temp table) fails once the table has a trigger (error 334).
 * ``wait in transaction``: a WAITFOR between a BEGIN TRANSACTION and its COMMIT holds that
   transaction's locks for the whole sleep (dequeue's @wait_ms sleeps between its attempts).
+* ``watermark wait``: a procedure on a worker's path (fail, reap, complete, extend_lease: its name
+  ends so) reads or writes a watermark table (its name ends in ``watermark``) without READPAST or
+  NOLOCK: that read waits on the watermark row for as long as another transaction holds it (a
+  caller's transaction whose dequeue moved it, an uncommitted watermark_correct or maintain), and
+  the worker's job row stays locked meanwhile.
+* ``blind watermark``: in watermark_correct or watermark_move (the procedures that raise the
+  watermark), (a) a SELECT that takes the watermark row's lock (UPDLOCK, XLOCK, HOLDLOCK) without
+  READPAST, at the statement's own level (a subquery that locks the empty range to put a missing
+  row back is not this), waits on it; (b) a NOLOCK read of a table that judges lease state
+  (LEASE_TOKEN) with no READPAST read of that table anywhere in the procedure cannot tell a job
+  claimed by another open transaction, which may still roll back, from a settled one, so it raises
+  the watermark past a job that can come back.
+* ``applock principal``: sp_getapplock without @DbPrincipal takes the lock as `public`: any user
+  of the database can take the same lock first and stop whatever it guards (maintain).
 * ``plan pinning``: TOP (@variable) in a statement that reads WITH (READPAST) needs OPTION
   (RECOMPILE) or OPTION (OPTIMIZE FOR (@variable = ... | UNKNOWN)): otherwise the first call's
   value is sniffed, and a large one can cache a scan plan that locks every row it passes.
@@ -394,11 +408,98 @@ def _wait_in_transaction(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
                         "sleep; commit (or roll back) before waiting")
 
 
+_NOT_WAITING = {"READPAST", "NOLOCK", "READUNCOMMITTED"}
+_WORKER_PATH = ("FAIL", "REAP", "COMPLETE", "EXTEND_LEASE")
+_RAISERS = ("WATERMARK_CORRECT", "WATERMARK_MOVE")
+
+
+def _procedure_name(toks: list[Tok]) -> str | None:
+    """The (upper-cased) last part of the name of the procedure the batch creates, if it creates one."""
+    module = module_statement(toks, 0) if toks else None
+    if not (module and module.endswith(("PROCEDURE", "PROC"))):
+        return None
+    i = next(i for i, t in enumerate(toks) if is_word(t, "PROCEDURE", "PROC")) + 1
+    name = None
+    while (tok := at(toks, i)) is not None and tok.kind in ("word", "ident"):
+        name = tok.value.upper()
+        if at(toks, i + 1) is None or toks[i + 1].value != ".":
+            break
+        i += 2
+    return name
+
+
+def _is_watermark(ref: Ref) -> bool:
+    return not ref.variable and ref.table[-1].upper().endswith("WATERMARK")
+
+
+def _watermark_wait(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
+    name = _procedure_name(toks)
+    if name is None or not name.endswith(_WORKER_PATH):
+        return
+    for stmt in statements(toks):
+        tgt = target(stmt)
+        refs = references(stmt)
+        aliases = {r.alias for r in refs if r.alias}
+        if tgt is not None and not (len(tgt.table) == 1 and tgt.table[0] in aliases):
+            refs.append(tgt)
+        for ref in refs:
+            if _is_watermark(ref) and not ref.hints & _NOT_WAITING:
+                yield stmt.toks[ref.at], (
+                    f"watermark wait: {name.lower()} reads {ref.shown} without READPAST: it waits on the watermark "
+                    "row for as long as another transaction holds it (a caller's transaction whose dequeue moved "
+                    "it, an uncommitted watermark_correct or maintain), with the worker's job row locked "
+                    "meanwhile; skip a held row (READPAST) and leave the lowering to the rescan")
+
+
+def _blind_watermark(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
+    name = _procedure_name(toks)
+    if name is None or not name.endswith(_RAISERS):
+        return
+    stmts = statements(toks)
+    probed = {ref.table[-1].upper() for stmt in stmts for ref in references(stmt) if "READPAST" in ref.hints}
+    for stmt in stmts:
+        judges_leases = any(is_word(t, "LEASE_TOKEN") or (t.kind == "ident" and t.value.upper() == "LEASE_TOKEN")
+                            for t in stmt.toks[stmt.start:stmt.end])
+        for ref in references(stmt):
+            if (stmt.kind == "SELECT" and ref.depth == 0 and _is_watermark(ref)
+                    and ref.hints & {"UPDLOCK", "XLOCK", "HOLDLOCK"} and "READPAST" not in ref.hints):
+                yield stmt.toks[ref.at], (
+                    f"blind watermark: {name.lower()} takes the watermark row's lock waiting for it: another "
+                    "transaction may hold it for as long as it stays open; take it WITH (READPAST, UPDLOCK) "
+                    "and change nothing when it is held")
+            elif (judges_leases and "NOLOCK" in ref.hints and not _is_watermark(ref)
+                    and ref.table[-1].upper() not in probed):
+                yield stmt.toks[ref.at], (
+                    f"blind watermark: {name.lower()} judges lease state of {ref.shown} WITH (NOLOCK) and never "
+                    "asks which rows another transaction holds: a job claimed in a caller's open transaction "
+                    "looks taken, the watermark passes it, and a rollback leaves it below the watermark; count "
+                    "a row READPAST skips (READCOMMITTEDLOCK, READPAST) as still there")
+
+
+def _applock_principal(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
+    for i, tok in enumerate(toks):
+        if tok.value.upper() != "SP_GETAPPLOCK" or tok.kind not in ("word", "ident"):
+            continue
+        j, named = i + 1, False
+        while (arg := at(toks, j)) is not None and not (arg.kind == "punct" and arg.value == ";") \
+                and not is_word(arg, "IF", "BEGIN", "END", "SET", "SELECT", "EXEC", "EXECUTE", "ELSE", "DECLARE"):
+            if arg.kind == "var" and arg.value.upper() == "@DBPRINCIPAL":
+                named = True
+            j += 1
+        if not named:
+            yield tok, ("applock principal: sp_getapplock without @DbPrincipal locks as public: any user of the "
+                        "database can take the same lock first and stop what it guards; name a principal only "
+                        "qgen's roles are members of (@DbPrincipal)")
+
+
 def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     """Every rule over one GO batch's tokens."""
     yield from _procedure_isolation(toks)
     yield from _undeclared_variables(toks)
     yield from _wait_in_transaction(toks)
+    yield from _watermark_wait(toks)
+    yield from _blind_watermark(toks)
+    yield from _applock_principal(toks)
     for stmt in statements(toks):
         yield from _locking_readpast(stmt)
         yield from _second_reference(stmt)

@@ -37,6 +37,7 @@ BEGIN
         [lease_token] uniqueidentifier NOT NULL,
         [lease_expires_at] datetime2(3) NOT NULL
     );
+    DECLARE @q$from bigint;
     SET @owner = COALESCE(@owner, N'four_queue_worker:' + CAST(@@SPID AS nvarchar(10)));
     WHILE (@max_items = 0 OR @q$processed < @max_items)
       AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)
@@ -44,12 +45,42 @@ BEGIN
         DELETE FROM @q$claimed;
         SET @q$now = SYSUTCDATETIME();
         SET @q$token = NEWID();
+        -- The claim takes the path dequeue takes: from the watermark, after the rescan when it is due,
+        -- moving the watermark as a dequeue's claim does, in one short transaction of its own.
+        BEGIN TRANSACTION;
+        IF EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
+        BEGIN
+            DECLARE @q$mark bigint, @q$stranded bigint;
+            UPDATE [four].[four_queue_watermark] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SET @q$mark = [id], [corrected_at] = SYSUTCDATETIME(), [version] = [version] + 1
+            WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME());
+            IF @@ROWCOUNT = 1
+            BEGIN
+                SELECT @q$stranded = MIN([job].[id])
+                FROM [four].[four_queue] AS [job] WITH (NOLOCK)
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                IF @q$stranded IS NOT NULL
+                    UPDATE [four].[four_queue_watermark]
+                    SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
+                        [version] = [version] + 1
+                    WHERE [id] > CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END;
+            END;
+        END
+        ELSE IF NOT EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (NOLOCK))
+            INSERT INTO [four].[four_queue_watermark] ([id])
+            SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- Start at the watermark: below it every row is claimed or gone, and only ghosts remain.
+        -- NOLOCK: a mover inside another caller's open transaction must not block every claim; its
+        -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
+        -- A missing row reads as 0.
+        SET @q$from = COALESCE((SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK)), 0);
         ;WITH [next_job] AS
         (
             SELECT TOP (1) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
             -- The one reference to the table: these hints hold for every row the claim reads.
             FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
             WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
+              AND [id] >= @q$from
             ORDER BY [id]
         )
         UPDATE [next_job]
@@ -59,6 +90,12 @@ BEGIN
             [attempts] = [attempts] + 1
         OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
         INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at]);
+        IF (SELECT MAX([id]) FROM @q$claimed) - @q$from >= 150
+        BEGIN
+            SET @q$job_id = (SELECT MAX([id]) FROM @q$claimed);
+            EXEC [four].[four_queue_watermark_move] @claimed_from = @q$job_id;
+        END;
+        COMMIT TRANSACTION;
         IF NOT EXISTS (SELECT 1 FROM @q$claimed)
             BREAK;
         SELECT @q$job_id = [id], @q$c$reputation = [reputation] FROM @q$claimed;

@@ -419,7 +419,8 @@ GO
 -- id when every row is claimed or gone (the table's highest id, or its identity when it is empty;
 -- unchanged only when no id was ever generated), never below 0. It repairs a watermark that is wrong
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
--- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
+-- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand. It
+-- never waits on the watermark row, and never passes a job another transaction holds.
 CREATE OR ALTER PROCEDURE [four].[four_queue_watermark_correct]
     -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
     @old_watermark bigint = NULL OUTPUT,
@@ -432,16 +433,50 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$old bigint, @q$new bigint;
+    DECLARE @q$old bigint, @q$new bigint, @q$searched datetime2(3);
+    DECLARE @q$held bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- Take the watermark row first and keep it (HOLDLOCK: also the empty range when the row was
-        -- deleted by hand): a mover skips it meanwhile, and a release (fail, reap), which locks its
-        -- job row and then this row, waits and lowers the watermark after this write. The scan below
-        -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
-        SELECT @q$old = [id] FROM [four].[four_queue_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
-        -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([id]) FROM [four].[four_queue] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
+        -- The watermark row first and kept, so that the scan below starts after whatever held it
+        -- committed; but never waiting for it (READPAST): workers run this (after an empty dequeue,
+        -- and through maintain), and another transaction may hold the row for as long as it stays
+        -- open (a caller's transaction whose dequeue moved the watermark or rescanned, another
+        -- uncommitted correction or maintain). Then nothing changes, corrected_at included: the
+        -- call returns the watermark it reads, as old and new. UPDLOCK: a locking read of the
+        -- current row, also under READ_COMMITTED_SNAPSHOT.
+        SELECT @q$old = [id] FROM [four].[four_queue_watermark] WITH (ROWLOCK, READPAST, UPDLOCK);
+        IF @q$old IS NULL AND EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (NOLOCK))
+        BEGIN
+            COMMIT TRANSACTION;
+            SET @q$old = (SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK));
+            SELECT @old_watermark = @q$old, @new_watermark = @q$old;
+            IF @result_set = 1
+                SELECT @q$old AS [old_watermark], @q$old AS [new_watermark];
+            RETURN;
+        END;
+        -- No row (deleted by hand): lock the empty range (HOLDLOCK) so that one session puts it back.
+        IF @q$old IS NULL
+            SET @q$old = (SELECT [id] FROM [four].[four_queue_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- corrected_at gets the time before the search (it counts as a dequeue's rescan): a job that
+        -- becomes claimable below the watermark after this moment may be missed here, and the next
+        -- rescan is due watermark.rescan seconds after this moment, so within the bound.
+        SET @q$searched = SYSUTCDATETIME();
+        -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
+        -- committed, so the watermark does not pass it.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [four].[four_queue] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0);
+        -- A row NOLOCK shows leased but another transaction holds (READPAST skips it) counts as
+        -- unclaimed, as in the mover: a lease claim inside a caller's transaction that may still roll
+        -- back (the job is then unclaimed again, below a watermark passed on the strength of a claim
+        -- that never was), or a release in flight. Only leased rows can be such a row (the lease
+        -- index holds them). Rows this transaction holds itself are not skipped: a rollback of those
+        -- rolls this correction back too.
+        SET @q$held = (SELECT MIN([job].[id]) FROM [four].[four_queue] AS [job] WITH (NOLOCK)
+                       WHERE [job].[lease_token] IS NOT NULL
+                         AND NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                         WHERE [settled].[id] = [job].[id]));
+        IF @q$held < @q$new OR (@q$new IS NULL AND @q$held IS NOT NULL)
+            SET @q$new = @q$held;
+        SET @q$new = @q$new - 50;
         IF @q$new IS NULL
             SET @q$new = (SELECT MAX([id]) + 1 FROM [four].[four_queue] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
@@ -459,11 +494,10 @@ BEGIN
             SET @q$new = COALESCE(@q$old, 0);
         IF @q$new < 0
             SET @q$new = 0;
-        -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
         IF @q$old IS NULL
-            INSERT INTO [four].[four_queue_watermark] ([id], [corrected_at]) VALUES (@q$new, SYSUTCDATETIME());
+            INSERT INTO [four].[four_queue_watermark] ([id], [corrected_at]) VALUES (@q$new, @q$searched);
         ELSE
-            UPDATE [four].[four_queue_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
+            UPDATE [four].[four_queue_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = @q$searched;
         COMMIT TRANSACTION;
         SELECT @old_watermark = @q$old, @new_watermark = @q$new;
         IF @result_set = 1
@@ -693,9 +727,12 @@ BEGIN
             SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
                 [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
             WHERE [id] = @id;
-            -- The job is claimable again: the watermark must not stay above it.
-            UPDATE [four].[four_queue_watermark]
-            SET [id] = CASE WHEN [id] > @id THEN @id ELSE [id] END, [version] = [version] + 1;
+            -- The job is claimable again: the watermark must not stay above it (unless another
+            -- transaction holds the watermark row: then the rescan finds the job; never a wait).
+            UPDATE [w]
+            SET [id] = @id, [version] = [w].[version] + 1
+            FROM [four].[four_queue_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @id;
             COMMIT TRANSACTION;
             RETURN 0;
         END;
@@ -808,11 +845,14 @@ BEGIN
         OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
         SET @q$dead_lettered = @@ROWCOUNT;
 
-        -- Released jobs are claimable again: the watermark must not stay above them.
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
         SELECT @q$lowest = MIN([id]) FROM @q$freed;
         IF @q$lowest IS NOT NULL
-            UPDATE [four].[four_queue_watermark]
-            SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
+            UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [four].[four_queue_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
         COMMIT TRANSACTION;
         SELECT @released = @q$released, @dead_lettered = @q$dead_lettered;
         IF @result_set = 1
@@ -857,6 +897,7 @@ BEGIN
         [lease_token] uniqueidentifier NOT NULL,
         [lease_expires_at] datetime2(3) NOT NULL
     );
+    DECLARE @q$from bigint;
     SET @owner = COALESCE(@owner, N'four_queue_worker:' + CAST(@@SPID AS nvarchar(10)));
     WHILE (@max_items = 0 OR @q$processed < @max_items)
       AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)
@@ -864,12 +905,42 @@ BEGIN
         DELETE FROM @q$claimed;
         SET @q$now = SYSUTCDATETIME();
         SET @q$token = NEWID();
+        -- The claim takes the path dequeue takes: from the watermark, after the rescan when it is due,
+        -- moving the watermark as a dequeue's claim does, in one short transaction of its own.
+        BEGIN TRANSACTION;
+        IF EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
+        BEGIN
+            DECLARE @q$mark bigint, @q$stranded bigint;
+            UPDATE [four].[four_queue_watermark] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SET @q$mark = [id], [corrected_at] = SYSUTCDATETIME(), [version] = [version] + 1
+            WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME());
+            IF @@ROWCOUNT = 1
+            BEGIN
+                SELECT @q$stranded = MIN([job].[id])
+                FROM [four].[four_queue] AS [job] WITH (NOLOCK)
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                IF @q$stranded IS NOT NULL
+                    UPDATE [four].[four_queue_watermark]
+                    SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
+                        [version] = [version] + 1
+                    WHERE [id] > CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END;
+            END;
+        END
+        ELSE IF NOT EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (NOLOCK))
+            INSERT INTO [four].[four_queue_watermark] ([id])
+            SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- Start at the watermark: below it every row is claimed or gone, and only ghosts remain.
+        -- NOLOCK: a mover inside another caller's open transaction must not block every claim; its
+        -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
+        -- A missing row reads as 0.
+        SET @q$from = COALESCE((SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK)), 0);
         ;WITH [next_job] AS
         (
             SELECT TOP (1) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
             -- The one reference to the table: these hints hold for every row the claim reads.
             FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
             WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
+              AND [id] >= @q$from
             ORDER BY [id]
         )
         UPDATE [next_job]
@@ -879,6 +950,12 @@ BEGIN
             [attempts] = [attempts] + 1
         OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
         INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at]);
+        IF (SELECT MAX([id]) FROM @q$claimed) - @q$from >= 150
+        BEGIN
+            SET @q$job_id = (SELECT MAX([id]) FROM @q$claimed);
+            EXEC [four].[four_queue_watermark_move] @claimed_from = @q$job_id;
+        END;
+        COMMIT TRANSACTION;
         IF NOT EXISTS (SELECT 1 FROM @q$claimed)
             BREAK;
         SELECT @q$job_id = [id], @q$c$reputation = [reputation] FROM @q$claimed;
@@ -1086,9 +1163,11 @@ GO
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
 -- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
 -- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
--- error. Granted to the consumer role, so any worker can run it.
+-- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
+-- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [four].[four_queue_maintain]
     @batch_size int = 1000
+WITH EXECUTE AS OWNER
 AS
 BEGIN
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
@@ -1105,13 +1184,27 @@ BEGIN
     DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    -- An application lock belongs to the principal named in @DbPrincipal (with the resource and the
+    -- database), and only a member of that principal, dbo or db_owner may take it. The default,
+    -- public, would let any user of the database take this lock first and stop maintenance for as
+    -- long as it held it. It is taken as the owner of qgen's objects (this procedure runs as that
+    -- owner): no other login can take it, except dbo and members of db_owner.
+    DECLARE @q$principal sysname = USER_NAME();
     BEGIN TRY
         BEGIN TRANSACTION;
         EXEC @q$lock = sys.sp_getapplock
             @Resource = N'qgen.maintain:[four].[four_queue]',
-            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
-        IF @q$lock < 0
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = @q$principal;
+        -- -1: not granted at once, another maintain holds it. -2 (cancelled), -3 (deadlock victim)
+        -- and -999 (a call error) are not "someone else is maintaining": refused with the code.
+        IF @q$lock = -1
             SET @q$skipped = 1;
+        ELSE IF @q$lock < 0
+        BEGIN
+            DECLARE @q$why nvarchar(2048) = CONCAT(N'qgen: refused on four.four_queue: maintain could not take its application lock (sp_getapplock returned ',
+                @q$lock, N' for principal ', @q$principal, N').');
+            THROW 50005, @q$why, 1;
+        END
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
@@ -1395,18 +1488,18 @@ FROM
         (N'four_queue_enqueue_batch', 0x0D869F7C01AF8FBE9174EF39C31C765FE43764A4BB2915DF10B410F2C3A4A684),
         (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
         (N'four_queue_extend_lease', 0x6ECB35D5C1523FDDB33CE45305232151DC80313BC30F84E67FB347B90A31147C),
-        (N'four_queue_fail', 0x4EBBA6D19CB1732805880F266373381DE624C9768B64676CC3ED7E585EA311EC),
-        (N'four_queue_maintain', 0xC1ABF11E71C349FB01A4694EF53B873273D2F242ACE6889F9A909E07D0F9D7EF),
+        (N'four_queue_fail', 0x41B4A1DD509C2024564D2E2DCF4CA7331A7B5E82A3B69813E36D8C0760F8F632),
+        (N'four_queue_maintain', 0xBB079DAFB3958230ED923D75151DC88E697470F0BED4B6A1CAD6EED7C0FE51A6),
         (N'four_queue_metrics', 0x3C6609E284190845B3998DDBD68080E5A54D62D7D43B8748B500209F3AE02E10),
         (N'four_queue_peek', 0xBA4985FBD74D910AB47C3BA6442D79C5AD9D638E06791136B372824825229F1C),
         (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),
         (N'four_queue_purge', 0x6D787816534829DFCEA5353AF3FE1EC0528010F8A6A17F26868345A93404A5A7),
         (N'four_queue_purge_batch', 0x90391FC451F27B25F5C166EDC6558649BBADADAACAED17A1BE653374A3C7337B),
-        (N'four_queue_reap', 0x55F82D544885E1E89375EB2D177F411F2AA42561EACD07F6F212CFE189E5AD99),
+        (N'four_queue_reap', 0x1FEDEAE7FDB6B0E405EE437B2960C9F29AD9303773E98E7713BA60DC568A0967),
         (N'four_queue_redrive', 0x6677ACFE498BDAB00C793120E47836AA1DB120DE36F6CFFAB1ECE2DD892E2121),
-        (N'four_queue_watermark_correct', 0x9781189D5FCCACDE0AEFEB04595A4B5B143100F35188CBED3722A0B5262ABC3C),
+        (N'four_queue_watermark_correct', 0x0A8F01DEF1FEF8285DD9086821F67A4F4B0C1538A0CDE2F8FBCD537C7476743F),
         (N'four_queue_watermark_move', 0xBCE2CE92DB850AEFA616253B0F5729488E3226B2C74A62793A7FB586B7E0E538),
-        (N'four_queue_worker', 0x894E98A8D25AB5B63113B68B698090C371D9D23A5265C396A368BA841732D9A5)
+        (N'four_queue_worker', 0xFCE51202F0DFA27F9A618820D49D0806BC377E0D37ECECE2BCDB9A116E5CBB0C)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'four.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

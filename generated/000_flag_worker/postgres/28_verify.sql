@@ -52,7 +52,7 @@ BEGIN
             ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
             ('four_queue_reap', 'f96dcc05b25666491bada8d5c1b1099e'),
             ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
-            ('four_queue_watermark_correct', 'dec6e27724b1e17947d858e169a5ee21'),
+            ('four_queue_watermark_correct', '2649fc42075c7adfcfd2eaaeab3db5aa'),
             ('four_queue_watermark_move', 'ea938a13a08b9c07963d9bcb42975f93'),
             ('four_queue_worker', '20ee81ec2180b28bd3bc2721b8cf4337')
     ) AS r (name, fingerprint)

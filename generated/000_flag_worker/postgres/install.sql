@@ -438,6 +438,7 @@ AS $qgen$
 DECLARE
     v$new bigint;
     v$held boolean;
+    v$searched timestamptz;
 BEGIN
     -- The row first, so that the scan below starts after whatever held it committed; but never
     -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
@@ -455,6 +456,14 @@ BEGIN
         SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "four"."four_queue_watermark" AS "w";
         RETURN NEXT;
         RETURN;
+    END IF;
+    -- corrected_at gets the time before the search (it counts as a dequeue's rescan): the search's
+    -- snapshot is taken after it, so a job that becomes claimable below the watermark later may be
+    -- missed here, and the next rescan is due watermark.rescan seconds after this moment, within the
+    -- bound. A REPEATABLE READ or SERIALIZABLE caller searches its transaction's first snapshot,
+    -- older than any clock reading here: its search does not count (corrected_at is left as it is).
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        v$searched := pg_catalog.clock_timestamp();
     END IF;
     SELECT min("job"."id") INTO v$new FROM "four"."four_queue" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     IF v$new IS NULL THEN
@@ -474,13 +483,12 @@ BEGIN
         -- for a READ COMMITTED call.
         "new_watermark" := "old_watermark";
     END IF;
-    -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
-        INSERT INTO "four"."four_queue_watermark" ("id", "corrected_at") VALUES ("four_queue_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        INSERT INTO "four"."four_queue_watermark" ("id", "corrected_at") VALUES ("four_queue_watermark_correct"."new_watermark", coalesce(v$searched, '-infinity'))
         ON CONFLICT DO NOTHING;
     ELSE
-        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
+        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at");
     END IF;
     RETURN NEXT;
 END
@@ -1441,7 +1449,7 @@ BEGIN
             ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
             ('four_queue_reap', 'f96dcc05b25666491bada8d5c1b1099e'),
             ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
-            ('four_queue_watermark_correct', 'dec6e27724b1e17947d858e169a5ee21'),
+            ('four_queue_watermark_correct', '2649fc42075c7adfcfd2eaaeab3db5aa'),
             ('four_queue_watermark_move', 'ea938a13a08b9c07963d9bcb42975f93'),
             ('four_queue_worker', '20ee81ec2180b28bd3bc2721b8cf4337')
     ) AS r (name, fingerprint)

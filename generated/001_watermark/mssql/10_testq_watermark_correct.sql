@@ -11,7 +11,8 @@ GO
 -- id when every row is claimed or gone (the table's highest id, or its identity when it is empty;
 -- unchanged only when no id was ever generated), never below 0. It repairs a watermark that is wrong
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
--- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
+-- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand. It
+-- never waits on the watermark row.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_watermark_correct]
     -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
     @old_watermark bigint = NULL OUTPUT,
@@ -24,16 +25,40 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$old bigint, @q$new bigint;
+    DECLARE @q$old bigint, @q$new bigint, @q$searched datetime2(3);
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- Take the watermark row first and keep it (HOLDLOCK: also the empty range when the row was
-        -- deleted by hand): a mover skips it meanwhile, and a release (fail, reap), which locks its
-        -- job row and then this row, waits and lowers the watermark after this write. The scan below
-        -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
-        SELECT @q$old = [id] FROM [ghosts].[testq_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
-        -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([id]) FROM [ghosts].[testq] WITH (NOLOCK) WHERE 1 = 1) - 50;
+        -- The watermark row first and kept, so that the scan below starts after whatever held it
+        -- committed; but never waiting for it (READPAST): workers run this (after an empty dequeue,
+        -- and through maintain), and another transaction may hold the row for as long as it stays
+        -- open (a caller's transaction whose dequeue moved the watermark or rescanned, another
+        -- uncommitted correction or maintain). Then nothing changes, corrected_at included: the
+        -- call returns the watermark it reads, as old and new. UPDLOCK: a locking read of the
+        -- current row, also under READ_COMMITTED_SNAPSHOT.
+        SELECT @q$old = [id] FROM [ghosts].[testq_watermark] WITH (ROWLOCK, READPAST, UPDLOCK);
+        IF @q$old IS NULL AND EXISTS (SELECT 1 FROM [ghosts].[testq_watermark] WITH (NOLOCK))
+        BEGIN
+            COMMIT TRANSACTION;
+            SET @q$old = (SELECT [id] FROM [ghosts].[testq_watermark] WITH (NOLOCK));
+            SELECT @old_watermark = @q$old, @new_watermark = @q$old;
+            IF @result_set = 1
+                SELECT @q$old AS [old_watermark], @q$old AS [new_watermark];
+            RETURN;
+        END;
+        -- No row (deleted by hand): lock the empty range (HOLDLOCK) so that one session puts it back.
+        IF @q$old IS NULL
+            SET @q$old = (SELECT [id] FROM [ghosts].[testq_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- corrected_at gets the time before the search (it counts as a dequeue's rescan): a job that
+        -- becomes claimable below the watermark after this moment may be missed here, and the next
+        -- rescan is due watermark.rescan seconds after this moment, so within the bound.
+        SET @q$searched = SYSUTCDATETIME();
+        -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
+        -- committed, so the watermark does not pass it.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [ghosts].[testq] AS [job] WITH (NOLOCK) WHERE 1 = 1);
+        -- A row an open delete-mode claim holds is invisible to NOLOCK and skipped by READPAST (only
+        -- a locking read, which would wait for the claimer, could see it): the correction can pass
+        -- it, as the mover can; if that claim rolls back, the rescan finds the job (docs/api.md).
+        SET @q$new = @q$new - 50;
         IF @q$new IS NULL
             SET @q$new = (SELECT MAX([id]) + 1 FROM [ghosts].[testq] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
@@ -51,11 +76,10 @@ BEGIN
             SET @q$new = COALESCE(@q$old, 0);
         IF @q$new < 0
             SET @q$new = 0;
-        -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
         IF @q$old IS NULL
-            INSERT INTO [ghosts].[testq_watermark] ([id], [corrected_at]) VALUES (@q$new, SYSUTCDATETIME());
+            INSERT INTO [ghosts].[testq_watermark] ([id], [corrected_at]) VALUES (@q$new, @q$searched);
         ELSE
-            UPDATE [ghosts].[testq_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
+            UPDATE [ghosts].[testq_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = @q$searched;
         COMMIT TRANSACTION;
         SELECT @old_watermark = @q$old, @new_watermark = @q$new;
         IF @result_set = 1

@@ -288,7 +288,8 @@ GO
 -- id when every row is claimed or gone (the table's highest id, or its identity when it is empty;
 -- unchanged only when no id was ever generated), never below 0. It repairs a watermark that is wrong
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
--- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
+-- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand. It
+-- never waits on the watermark row.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_watermark_correct]
     -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
     @old_watermark bigint = NULL OUTPUT,
@@ -301,16 +302,40 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$old bigint, @q$new bigint;
+    DECLARE @q$old bigint, @q$new bigint, @q$searched datetime2(3);
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- Take the watermark row first and keep it (HOLDLOCK: also the empty range when the row was
-        -- deleted by hand): a mover skips it meanwhile, and a release (fail, reap), which locks its
-        -- job row and then this row, waits and lowers the watermark after this write. The scan below
-        -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
-        SELECT @q$old = [id] FROM [ghosts].[testq_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
-        -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([id]) FROM [ghosts].[testq] WITH (NOLOCK) WHERE 1 = 1) - 50;
+        -- The watermark row first and kept, so that the scan below starts after whatever held it
+        -- committed; but never waiting for it (READPAST): workers run this (after an empty dequeue,
+        -- and through maintain), and another transaction may hold the row for as long as it stays
+        -- open (a caller's transaction whose dequeue moved the watermark or rescanned, another
+        -- uncommitted correction or maintain). Then nothing changes, corrected_at included: the
+        -- call returns the watermark it reads, as old and new. UPDLOCK: a locking read of the
+        -- current row, also under READ_COMMITTED_SNAPSHOT.
+        SELECT @q$old = [id] FROM [ghosts].[testq_watermark] WITH (ROWLOCK, READPAST, UPDLOCK);
+        IF @q$old IS NULL AND EXISTS (SELECT 1 FROM [ghosts].[testq_watermark] WITH (NOLOCK))
+        BEGIN
+            COMMIT TRANSACTION;
+            SET @q$old = (SELECT [id] FROM [ghosts].[testq_watermark] WITH (NOLOCK));
+            SELECT @old_watermark = @q$old, @new_watermark = @q$old;
+            IF @result_set = 1
+                SELECT @q$old AS [old_watermark], @q$old AS [new_watermark];
+            RETURN;
+        END;
+        -- No row (deleted by hand): lock the empty range (HOLDLOCK) so that one session puts it back.
+        IF @q$old IS NULL
+            SET @q$old = (SELECT [id] FROM [ghosts].[testq_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- corrected_at gets the time before the search (it counts as a dequeue's rescan): a job that
+        -- becomes claimable below the watermark after this moment may be missed here, and the next
+        -- rescan is due watermark.rescan seconds after this moment, so within the bound.
+        SET @q$searched = SYSUTCDATETIME();
+        -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
+        -- committed, so the watermark does not pass it.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [ghosts].[testq] AS [job] WITH (NOLOCK) WHERE 1 = 1);
+        -- A row an open delete-mode claim holds is invisible to NOLOCK and skipped by READPAST (only
+        -- a locking read, which would wait for the claimer, could see it): the correction can pass
+        -- it, as the mover can; if that claim rolls back, the rescan finds the job (docs/api.md).
+        SET @q$new = @q$new - 50;
         IF @q$new IS NULL
             SET @q$new = (SELECT MAX([id]) + 1 FROM [ghosts].[testq] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
@@ -328,11 +353,10 @@ BEGIN
             SET @q$new = COALESCE(@q$old, 0);
         IF @q$new < 0
             SET @q$new = 0;
-        -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
         IF @q$old IS NULL
-            INSERT INTO [ghosts].[testq_watermark] ([id], [corrected_at]) VALUES (@q$new, SYSUTCDATETIME());
+            INSERT INTO [ghosts].[testq_watermark] ([id], [corrected_at]) VALUES (@q$new, @q$searched);
         ELSE
-            UPDATE [ghosts].[testq_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
+            UPDATE [ghosts].[testq_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = @q$searched;
         COMMIT TRANSACTION;
         SELECT @old_watermark = @q$old, @new_watermark = @q$new;
         IF @result_set = 1
@@ -595,9 +619,11 @@ GO
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
 -- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
 -- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
--- error. Granted to the consumer role, so any worker can run it.
+-- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
+-- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_maintain]
     @batch_size int = 1000
+WITH EXECUTE AS OWNER
 AS
 BEGIN
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
@@ -614,13 +640,27 @@ BEGIN
     DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    -- An application lock belongs to the principal named in @DbPrincipal (with the resource and the
+    -- database), and only a member of that principal, dbo or db_owner may take it. The default,
+    -- public, would let any user of the database take this lock first and stop maintenance for as
+    -- long as it held it. It is taken as the owner of qgen's objects (this procedure runs as that
+    -- owner): no other login can take it, except dbo and members of db_owner.
+    DECLARE @q$principal sysname = USER_NAME();
     BEGIN TRY
         BEGIN TRANSACTION;
         EXEC @q$lock = sys.sp_getapplock
             @Resource = N'qgen.maintain:[ghosts].[testq]',
-            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
-        IF @q$lock < 0
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = @q$principal;
+        -- -1: not granted at once, another maintain holds it. -2 (cancelled), -3 (deadlock victim)
+        -- and -999 (a call error) are not "someone else is maintaining": refused with the code.
+        IF @q$lock = -1
             SET @q$skipped = 1;
+        ELSE IF @q$lock < 0
+        BEGIN
+            DECLARE @q$why nvarchar(2048) = CONCAT(N'qgen: refused on ghosts.testq: maintain could not take its application lock (sp_getapplock returned ',
+                @q$lock, N' for principal ', @q$principal, N').');
+            THROW 50005, @q$why, 1;
+        END
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
@@ -778,13 +818,13 @@ FROM
         (N'testq_enqueue', 0xF31E4714C145B90AFEA3E4ABB8B340F7C54FCC06A568EB1CADA6D50FAF59F1FF),
         (N'testq_enqueue_batch', 0x2D719A1C597CDAC771B199A30E704020314B022ABE2BC90DCADB385F4B256AEF),
         (N'testq_enqueue_json', 0x9256A59FE6DBCDA33FD7E7DD6380AB58FBE25C66D3CE255F58A6B2B96A843C26),
-        (N'testq_maintain', 0x8856EA1C72EC11112A97E29D5DC2DEF2E0B38E927CC8702AAB31CAF91120A695),
+        (N'testq_maintain', 0x3F52A32361A056606B2D7195A636D896343BE9E4C2CA85951A662A4B41AC4CFF),
         (N'testq_metrics', 0xC110EB7129B3F2169232F8BCD826EDFC0DB1B2035916888AB69AC800C248F7D7),
         (N'testq_peek', 0x7C3802274AE4E37076B12886CB5E05217FB5C07EE8E4D7515D1A331AA3686F33),
         (N'testq_pending', 0x391E7FAD831E24CA1CBE89AB1E4666E1DE0D7ADF80A03EB7D3E92BB7917CCEE4),
         (N'testq_purge', 0x2D7BA223F9EF8F92A16086ABDFFBA0819F0DE7E79C76B3D05580389A9F552719),
         (N'testq_purge_batch', 0x4329596FF4670789F5F382C2F8C768C903045C2A54A5CFC3A3BB68DA0ABF8757),
-        (N'testq_watermark_correct', 0x03D97131223E69EE66A0DC7D48D9F794C6FB72E68B69C02ED980E48D6A7159A0),
+        (N'testq_watermark_correct', 0x0669F35D5F164F72FAE0501B6FB808AB2ACDD9BB0AF594FDDBF5C5FCD11283CD),
         (N'testq_watermark_move', 0xE962EABCE4FA73C7B204F25CD40B050585779975AB695C19EC7AF5163C0D9E97)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'ghosts.' + [r].[name])

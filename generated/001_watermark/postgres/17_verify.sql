@@ -48,7 +48,7 @@ BEGIN
             ('testq_peek', 'ee4dee5173e123823a9424935ca63063'),
             ('testq_purge', '1f267331f210ca4bfb818d69455228f4'),
             ('testq_purge_batch', '0a0214fd0eb7326f01264e5b340ef671'),
-            ('testq_watermark_correct', '171c68e9bd7b89a23546cc29a4e6f9e5'),
+            ('testq_watermark_correct', '98ab134a5dda6292254bf92f6476ed44'),
             ('testq_watermark_move', 'b8f6eeb462acd15867df7f0b75b98fa0')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name

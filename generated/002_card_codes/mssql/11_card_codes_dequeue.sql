@@ -61,6 +61,10 @@ BEGIN
         INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- A key the archive already holds was handed out already: that job is dropped, not handed out again.
+        DELETE [c] FROM @q$claimed AS [c]
+        WHERE EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [a] WITH (UPDLOCK, HOLDLOCK)
+                      WHERE [a].[card_number] = [c].[card_number]);
         INSERT INTO [cards].[card_codes_archive] ([id], [card_number], [card_secret], [enqueued_at], [completed_at])
         SELECT [id], [card_number], [card_secret], [enqueued_at], @q$now FROM @q$claimed;
         COMMIT TRANSACTION;

@@ -15,9 +15,11 @@ GO
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
 -- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
 -- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
--- error. Granted to the consumer role, so any worker can run it.
+-- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
+-- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_maintain]
     @batch_size int = 1000
+WITH EXECUTE AS OWNER
 AS
 BEGIN
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
@@ -34,13 +36,27 @@ BEGIN
     DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    -- An application lock belongs to the principal named in @DbPrincipal (with the resource and the
+    -- database), and only a member of that principal, dbo or db_owner may take it. The default,
+    -- public, would let any user of the database take this lock first and stop maintenance for as
+    -- long as it held it. It is taken as the owner of qgen's objects (this procedure runs as that
+    -- owner): no other login can take it, except dbo and members of db_owner.
+    DECLARE @q$principal sysname = USER_NAME();
     BEGIN TRY
         BEGIN TRANSACTION;
         EXEC @q$lock = sys.sp_getapplock
             @Resource = N'qgen.maintain:[cards].[card_codes]',
-            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
-        IF @q$lock < 0
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = @q$principal;
+        -- -1: not granted at once, another maintain holds it. -2 (cancelled), -3 (deadlock victim)
+        -- and -999 (a call error) are not "someone else is maintaining": refused with the code.
+        IF @q$lock = -1
             SET @q$skipped = 1;
+        ELSE IF @q$lock < 0
+        BEGIN
+            DECLARE @q$why nvarchar(2048) = CONCAT(N'qgen: refused on cards.card_codes: maintain could not take its application lock (sp_getapplock returned ',
+                @q$lock, N' for principal ', @q$principal, N').');
+            THROW 50005, @q$why, 1;
+        END
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.

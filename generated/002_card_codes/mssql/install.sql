@@ -354,6 +354,10 @@ BEGIN
         INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- A key the archive already holds was handed out already: that job is dropped, not handed out again.
+        DELETE [c] FROM @q$claimed AS [c]
+        WHERE EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [a] WITH (UPDLOCK, HOLDLOCK)
+                      WHERE [a].[card_number] = [c].[card_number]);
         INSERT INTO [cards].[card_codes_archive] ([id], [card_number], [card_secret], [enqueued_at], [completed_at])
         SELECT [id], [card_number], [card_secret], [enqueued_at], @q$now FROM @q$claimed;
         COMMIT TRANSACTION;
@@ -532,9 +536,11 @@ GO
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
 -- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
 -- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
--- error. Granted to the consumer role, so any worker can run it.
+-- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
+-- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_maintain]
     @batch_size int = 1000
+WITH EXECUTE AS OWNER
 AS
 BEGIN
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
@@ -551,13 +557,27 @@ BEGIN
     DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    -- An application lock belongs to the principal named in @DbPrincipal (with the resource and the
+    -- database), and only a member of that principal, dbo or db_owner may take it. The default,
+    -- public, would let any user of the database take this lock first and stop maintenance for as
+    -- long as it held it. It is taken as the owner of qgen's objects (this procedure runs as that
+    -- owner): no other login can take it, except dbo and members of db_owner.
+    DECLARE @q$principal sysname = USER_NAME();
     BEGIN TRY
         BEGIN TRANSACTION;
         EXEC @q$lock = sys.sp_getapplock
             @Resource = N'qgen.maintain:[cards].[card_codes]',
-            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
-        IF @q$lock < 0
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = @q$principal;
+        -- -1: not granted at once, another maintain holds it. -2 (cancelled), -3 (deadlock victim)
+        -- and -999 (a call error) are not "someone else is maintaining": refused with the code.
+        IF @q$lock = -1
             SET @q$skipped = 1;
+        ELSE IF @q$lock < 0
+        BEGIN
+            DECLARE @q$why nvarchar(2048) = CONCAT(N'qgen: refused on cards.card_codes: maintain could not take its application lock (sp_getapplock returned ',
+                @q$lock, N' for principal ', @q$principal, N').');
+            THROW 50005, @q$why, 1;
+        END
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
@@ -701,11 +721,11 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
-        (N'card_codes_dequeue', 0x0705539DCCE3FE0D31D853F8BA7D0AEF6E0D90BB14A652D3E3E5A2007203755D),
+        (N'card_codes_dequeue', 0xDF7FF697B5DAEAB8CD4ED53E17531766C9A3F3232596C621444EAF6C1C405E31),
         (N'card_codes_enqueue', 0x5BDB5CABF41965BBBBCC81F7B39F24637A6352FFE24934806441D2F98DAB7543),
         (N'card_codes_enqueue_batch', 0x8B3086906645F5D653DF5E55A7CE4505CB1415CBE9C196C98616A63A4793A2D3),
         (N'card_codes_enqueue_json', 0xC752B50FADD5F4E1FF844E2BDCA4B1F4A8D89AEB8248448D2DD513D70436AB44),
-        (N'card_codes_maintain', 0x3D17FD5E581FBBFD168EACF1AA91516682C6814F105DFF2CA739A4130E4DF14C),
+        (N'card_codes_maintain', 0x864FEAF61AFCBF2C6997182DB79FA95633378FAFDF00D91F5964EFDC999E766B),
         (N'card_codes_metrics', 0x6B0E182A6847C5AE819C6360D74D443ABEB71B89615CB08DB530CC87CDFB3023),
         (N'card_codes_peek', 0xA6C397E814881892A937CE50BA507EA9A7D1113563CBD82735B830848446E0AA),
         (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),

@@ -103,12 +103,19 @@ BEGIN
         ),
         "archived" AS
         (
-            INSERT INTO "cards"."card_codes_archive" ("id", "card_number", "card_secret", "enqueued_at", "completed_at")
+            INSERT INTO "cards"."card_codes_archive" AS "kept" ("id", "card_number", "card_secret", "enqueued_at", "completed_at")
             SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", pg_catalog.clock_timestamp()
             FROM "claimed" AS "c"
+            -- dedupe.scope: ever: a job whose key the archive already holds (an enqueue that raced with the
+            -- claim archiving that key, a row written by hand) was handed out already. It leaves the queue
+            -- with this claim but is neither archived (a unique violation would fail every claim that
+            -- meets it, wedging the queue) nor handed out (the key would be handed out twice).
+            ON CONFLICT DO NOTHING
+            RETURNING "kept"."id"
         )
         SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at"
         FROM "claimed" AS "c"
+        WHERE "c"."id" IN (SELECT "a"."id" FROM "archived" AS "a")
         ORDER BY "c"."id";
 END
 $qgen$;

@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_dequeue', 'b3bee90c5d126c57256c794e1b7b8343'),
+            ('card_codes_dequeue', 'bf25c97488783ad9cc228b68229846bc'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', 'd97e250430535ce65ee5a3c0e12c4cdd'),
             ('card_codes_enqueue_batch', 'f56d361e34551ef6ac764e22e0842159'),

@@ -416,12 +416,19 @@ BEGIN
         ),
         "archived" AS
         (
-            INSERT INTO "cards"."card_codes_archive" ("id", "card_number", "card_secret", "enqueued_at", "completed_at")
+            INSERT INTO "cards"."card_codes_archive" AS "kept" ("id", "card_number", "card_secret", "enqueued_at", "completed_at")
             SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", pg_catalog.clock_timestamp()
             FROM "claimed" AS "c"
+            -- dedupe.scope: ever: a job whose key the archive already holds (an enqueue that raced with the
+            -- claim archiving that key, a row written by hand) was handed out already. It leaves the queue
+            -- with this claim but is neither archived (a unique violation would fail every claim that
+            -- meets it, wedging the queue) nor handed out (the key would be handed out twice).
+            ON CONFLICT DO NOTHING
+            RETURNING "kept"."id"
         )
         SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at"
         FROM "claimed" AS "c"
+        WHERE "c"."id" IN (SELECT "a"."id" FROM "archived" AS "a")
         ORDER BY "c"."id";
 END
 $qgen$;
@@ -721,7 +728,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_dequeue', 'b3bee90c5d126c57256c794e1b7b8343'),
+            ('card_codes_dequeue', 'bf25c97488783ad9cc228b68229846bc'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', 'd97e250430535ce65ee5a3c0e12c4cdd'),
             ('card_codes_enqueue_batch', 'f56d361e34551ef6ac764e22e0842159'),

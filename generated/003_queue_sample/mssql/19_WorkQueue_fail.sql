@@ -41,9 +41,12 @@ BEGIN
             SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
                 [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
             WHERE [id] = @id;
-            -- The job is claimable again: the watermark must not stay above it.
-            UPDATE [QueueSample].[WorkQueue_watermark]
-            SET [id] = CASE WHEN [id] > @id THEN @id ELSE [id] END, [version] = [version] + 1;
+            -- The job is claimable again: the watermark must not stay above it (unless another
+            -- transaction holds the watermark row: then the rescan finds the job; never a wait).
+            UPDATE [w]
+            SET [id] = @id, [version] = [w].[version] + 1
+            FROM [QueueSample].[WorkQueue_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @id;
             COMMIT TRANSACTION;
             RETURN 0;
         END;

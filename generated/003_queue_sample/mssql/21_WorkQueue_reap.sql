@@ -65,11 +65,14 @@ BEGIN
         OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
         SET @q$dead_lettered = @@ROWCOUNT;
 
-        -- Released jobs are claimable again: the watermark must not stay above them.
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
         SELECT @q$lowest = MIN([id]) FROM @q$freed;
         IF @q$lowest IS NOT NULL
-            UPDATE [QueueSample].[WorkQueue_watermark]
-            SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
+            UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [QueueSample].[WorkQueue_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
         COMMIT TRANSACTION;
         SELECT @released = @q$released, @dead_lettered = @q$dead_lettered;
         IF @result_set = 1

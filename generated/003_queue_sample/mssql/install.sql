@@ -391,7 +391,8 @@ GO
 -- id when every row is claimed or gone (the table's highest id, or its identity when it is empty;
 -- unchanged only when no id was ever generated), never below 0. It repairs a watermark that is wrong
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
--- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
+-- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand. It
+-- never waits on the watermark row, and never passes a job another transaction holds.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_watermark_correct]
     -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
     @old_watermark bigint = NULL OUTPUT,
@@ -404,16 +405,50 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$old bigint, @q$new bigint;
+    DECLARE @q$old bigint, @q$new bigint, @q$searched datetime2(3);
+    DECLARE @q$held bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- Take the watermark row first and keep it (HOLDLOCK: also the empty range when the row was
-        -- deleted by hand): a mover skips it meanwhile, and a release (fail, reap), which locks its
-        -- job row and then this row, waits and lowers the watermark after this write. The scan below
-        -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
-        SELECT @q$old = [id] FROM [QueueSample].[WorkQueue_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
-        -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([id]) FROM [QueueSample].[WorkQueue] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
+        -- The watermark row first and kept, so that the scan below starts after whatever held it
+        -- committed; but never waiting for it (READPAST): workers run this (after an empty dequeue,
+        -- and through maintain), and another transaction may hold the row for as long as it stays
+        -- open (a caller's transaction whose dequeue moved the watermark or rescanned, another
+        -- uncommitted correction or maintain). Then nothing changes, corrected_at included: the
+        -- call returns the watermark it reads, as old and new. UPDLOCK: a locking read of the
+        -- current row, also under READ_COMMITTED_SNAPSHOT.
+        SELECT @q$old = [id] FROM [QueueSample].[WorkQueue_watermark] WITH (ROWLOCK, READPAST, UPDLOCK);
+        IF @q$old IS NULL AND EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK))
+        BEGIN
+            COMMIT TRANSACTION;
+            SET @q$old = (SELECT [id] FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK));
+            SELECT @old_watermark = @q$old, @new_watermark = @q$old;
+            IF @result_set = 1
+                SELECT @q$old AS [old_watermark], @q$old AS [new_watermark];
+            RETURN;
+        END;
+        -- No row (deleted by hand): lock the empty range (HOLDLOCK) so that one session puts it back.
+        IF @q$old IS NULL
+            SET @q$old = (SELECT [id] FROM [QueueSample].[WorkQueue_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- corrected_at gets the time before the search (it counts as a dequeue's rescan): a job that
+        -- becomes claimable below the watermark after this moment may be missed here, and the next
+        -- rescan is due watermark.rescan seconds after this moment, so within the bound.
+        SET @q$searched = SYSUTCDATETIME();
+        -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
+        -- committed, so the watermark does not pass it.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0);
+        -- A row NOLOCK shows leased but another transaction holds (READPAST skips it) counts as
+        -- unclaimed, as in the mover: a lease claim inside a caller's transaction that may still roll
+        -- back (the job is then unclaimed again, below a watermark passed on the strength of a claim
+        -- that never was), or a release in flight. Only leased rows can be such a row (the lease
+        -- index holds them). Rows this transaction holds itself are not skipped: a rollback of those
+        -- rolls this correction back too.
+        SET @q$held = (SELECT MIN([job].[id]) FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK)
+                       WHERE [job].[lease_token] IS NOT NULL
+                         AND NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                         WHERE [settled].[id] = [job].[id]));
+        IF @q$held < @q$new OR (@q$new IS NULL AND @q$held IS NOT NULL)
+            SET @q$new = @q$held;
+        SET @q$new = @q$new - 50;
         IF @q$new IS NULL
             SET @q$new = (SELECT MAX([id]) + 1 FROM [QueueSample].[WorkQueue] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
@@ -431,11 +466,10 @@ BEGIN
             SET @q$new = COALESCE(@q$old, 0);
         IF @q$new < 0
             SET @q$new = 0;
-        -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
         IF @q$old IS NULL
-            INSERT INTO [QueueSample].[WorkQueue_watermark] ([id], [corrected_at]) VALUES (@q$new, SYSUTCDATETIME());
+            INSERT INTO [QueueSample].[WorkQueue_watermark] ([id], [corrected_at]) VALUES (@q$new, @q$searched);
         ELSE
-            UPDATE [QueueSample].[WorkQueue_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
+            UPDATE [QueueSample].[WorkQueue_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = @q$searched;
         COMMIT TRANSACTION;
         SELECT @old_watermark = @q$old, @new_watermark = @q$new;
         IF @result_set = 1
@@ -696,9 +730,12 @@ BEGIN
             SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
                 [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
             WHERE [id] = @id;
-            -- The job is claimable again: the watermark must not stay above it.
-            UPDATE [QueueSample].[WorkQueue_watermark]
-            SET [id] = CASE WHEN [id] > @id THEN @id ELSE [id] END, [version] = [version] + 1;
+            -- The job is claimable again: the watermark must not stay above it (unless another
+            -- transaction holds the watermark row: then the rescan finds the job; never a wait).
+            UPDATE [w]
+            SET [id] = @id, [version] = [w].[version] + 1
+            FROM [QueueSample].[WorkQueue_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @id;
             COMMIT TRANSACTION;
             RETURN 0;
         END;
@@ -811,11 +848,14 @@ BEGIN
         OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
         SET @q$dead_lettered = @@ROWCOUNT;
 
-        -- Released jobs are claimable again: the watermark must not stay above them.
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
         SELECT @q$lowest = MIN([id]) FROM @q$freed;
         IF @q$lowest IS NOT NULL
-            UPDATE [QueueSample].[WorkQueue_watermark]
-            SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
+            UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [QueueSample].[WorkQueue_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
         COMMIT TRANSACTION;
         SELECT @released = @q$released, @dead_lettered = @q$dead_lettered;
         IF @result_set = 1
@@ -1004,9 +1044,11 @@ GO
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
 -- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
 -- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
--- error. Granted to the consumer role, so any worker can run it.
+-- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
+-- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_maintain]
     @batch_size int = 1000
+WITH EXECUTE AS OWNER
 AS
 BEGIN
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
@@ -1023,13 +1065,27 @@ BEGIN
     DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    -- An application lock belongs to the principal named in @DbPrincipal (with the resource and the
+    -- database), and only a member of that principal, dbo or db_owner may take it. The default,
+    -- public, would let any user of the database take this lock first and stop maintenance for as
+    -- long as it held it. It is taken as the owner of qgen's objects (this procedure runs as that
+    -- owner): no other login can take it, except dbo and members of db_owner.
+    DECLARE @q$principal sysname = USER_NAME();
     BEGIN TRY
         BEGIN TRANSACTION;
         EXEC @q$lock = sys.sp_getapplock
             @Resource = N'qgen.maintain:[QueueSample].[WorkQueue]',
-            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
-        IF @q$lock < 0
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = @q$principal;
+        -- -1: not granted at once, another maintain holds it. -2 (cancelled), -3 (deadlock victim)
+        -- and -999 (a call error) are not "someone else is maintaining": refused with the code.
+        IF @q$lock = -1
             SET @q$skipped = 1;
+        ELSE IF @q$lock < 0
+        BEGIN
+            DECLARE @q$why nvarchar(2048) = CONCAT(N'qgen: refused on QueueSample.WorkQueue: maintain could not take its application lock (sp_getapplock returned ',
+                @q$lock, N' for principal ', @q$principal, N').');
+            THROW 50005, @q$why, 1;
+        END
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
@@ -1299,15 +1355,15 @@ FROM
         (N'WorkQueue_enqueue_batch', 0xACEC4F82029EA62D08E8496BBFE8C2206A314B01FA50F189246891E9FAD65BFE),
         (N'WorkQueue_enqueue_json', 0x49FA9258AC5950949DA53DC51A4F4E1DF3A2D3BF5E320EE4C0F5111C3A8555A2),
         (N'WorkQueue_extend_lease', 0x79B990B964F89A89EAD939FAD98608848797A19D6984B27D4F39B43488EEA340),
-        (N'WorkQueue_fail', 0xC801F8811AE3D806283012CAFF86A92A2BC4A347A50DAF068538184ECDB50404),
-        (N'WorkQueue_maintain', 0x28C480794E8D9EC90B22DA5D76F380582049AE57E3E3603D6621E0292B828675),
+        (N'WorkQueue_fail', 0xC8624441C1B0C9BCFABE4BB1A05C90C15C9EA601586099452705DCD46B89E9F2),
+        (N'WorkQueue_maintain', 0x7C0FFD6C47A2A4D325C0379F701F6BD3258B2B3D8F12D3848376CE2E81B14792),
         (N'WorkQueue_metrics', 0x5BB1E87001B028DD65452A2964812B53DD773017B6F1571C7644275E0DBF6398),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),
         (N'WorkQueue_purge', 0x32171A0FC1FA8F86B611006580239F65ED633F557268F373CB0F210F4625CD40),
         (N'WorkQueue_purge_batch', 0xFD970425CB8DD5F28E317E185E93FCCB640A7EC68F7755E9F33A917B34F6361E),
-        (N'WorkQueue_reap', 0x97FE3FACC0111BB67DA83CD0888612C2DC929A9D195D4D88409270B699DB2D6A),
+        (N'WorkQueue_reap', 0x853795297E5A4C9FA50334E8B50D9B190D774FFFECD6955272B8E32CCBEFEA34),
         (N'WorkQueue_redrive', 0x96FFC6A1B8BD26E39FBEDCA1C329EB7100611CBE3BB65CEAABC457E9CE27EA41),
-        (N'WorkQueue_watermark_correct', 0xDA2EBAB809CEB44DEBC63F468BEA36ECD972785A1CE1AD18ED262C36611A858D),
+        (N'WorkQueue_watermark_correct', 0xF890DE7F88267B07D8B8AF9EC8F6FEE2460A4C16F701F93E05292F9BBA90A6F6),
         (N'WorkQueue_watermark_move', 0x2DDA99B5006F772332AC0A2958CBF43A91B73D8562F706C896492D00B3C0C040)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'QueueSample.' + [r].[name])

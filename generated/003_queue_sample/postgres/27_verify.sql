@@ -52,7 +52,7 @@ BEGIN
             ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
             ('WorkQueue_reap', '24ea3e65329ec44e5948db53c6ab3ff1'),
             ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
-            ('WorkQueue_watermark_correct', '213e5304971ee61e94974391b1cc19bb'),
+            ('WorkQueue_watermark_correct', '60d5acd9401b171f088708d4163623b0'),
             ('WorkQueue_watermark_move', '78a3d9a8f2cb6483ff343b96118bb342')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name

@@ -365,7 +365,8 @@ GO
 -- id when every row is claimed or gone (the table's highest id, or its identity when it is empty;
 -- unchanged only when no id was ever generated), never below 0. It repairs a watermark that is wrong
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
--- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
+-- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand. It
+-- never waits on the watermark row, and never passes a job another transaction holds.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_watermark_correct]
     -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
     @old_watermark bigint = NULL OUTPUT,
@@ -378,16 +379,50 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$old bigint, @q$new bigint;
+    DECLARE @q$old bigint, @q$new bigint, @q$searched datetime2(3);
+    DECLARE @q$held bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- Take the watermark row first and keep it (HOLDLOCK: also the empty range when the row was
-        -- deleted by hand): a mover skips it meanwhile, and a release (fail, reap), which locks its
-        -- job row and then this row, waits and lowers the watermark after this write. The scan below
-        -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
-        SELECT @q$old = [id] FROM [rainfall].[rainfall_events_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
-        -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([id]) FROM [rainfall].[rainfall_events] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
+        -- The watermark row first and kept, so that the scan below starts after whatever held it
+        -- committed; but never waiting for it (READPAST): workers run this (after an empty dequeue,
+        -- and through maintain), and another transaction may hold the row for as long as it stays
+        -- open (a caller's transaction whose dequeue moved the watermark or rescanned, another
+        -- uncommitted correction or maintain). Then nothing changes, corrected_at included: the
+        -- call returns the watermark it reads, as old and new. UPDLOCK: a locking read of the
+        -- current row, also under READ_COMMITTED_SNAPSHOT.
+        SELECT @q$old = [id] FROM [rainfall].[rainfall_events_watermark] WITH (ROWLOCK, READPAST, UPDLOCK);
+        IF @q$old IS NULL AND EXISTS (SELECT 1 FROM [rainfall].[rainfall_events_watermark] WITH (NOLOCK))
+        BEGIN
+            COMMIT TRANSACTION;
+            SET @q$old = (SELECT [id] FROM [rainfall].[rainfall_events_watermark] WITH (NOLOCK));
+            SELECT @old_watermark = @q$old, @new_watermark = @q$old;
+            IF @result_set = 1
+                SELECT @q$old AS [old_watermark], @q$old AS [new_watermark];
+            RETURN;
+        END;
+        -- No row (deleted by hand): lock the empty range (HOLDLOCK) so that one session puts it back.
+        IF @q$old IS NULL
+            SET @q$old = (SELECT [id] FROM [rainfall].[rainfall_events_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- corrected_at gets the time before the search (it counts as a dequeue's rescan): a job that
+        -- becomes claimable below the watermark after this moment may be missed here, and the next
+        -- rescan is due watermark.rescan seconds after this moment, so within the bound.
+        SET @q$searched = SYSUTCDATETIME();
+        -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
+        -- committed, so the watermark does not pass it.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [rainfall].[rainfall_events] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0);
+        -- A row NOLOCK shows leased but another transaction holds (READPAST skips it) counts as
+        -- unclaimed, as in the mover: a lease claim inside a caller's transaction that may still roll
+        -- back (the job is then unclaimed again, below a watermark passed on the strength of a claim
+        -- that never was), or a release in flight. Only leased rows can be such a row (the lease
+        -- index holds them). Rows this transaction holds itself are not skipped: a rollback of those
+        -- rolls this correction back too.
+        SET @q$held = (SELECT MIN([job].[id]) FROM [rainfall].[rainfall_events] AS [job] WITH (NOLOCK)
+                       WHERE [job].[lease_token] IS NOT NULL
+                         AND NOT EXISTS (SELECT 1 FROM [rainfall].[rainfall_events] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                         WHERE [settled].[id] = [job].[id]));
+        IF @q$held < @q$new OR (@q$new IS NULL AND @q$held IS NOT NULL)
+            SET @q$new = @q$held;
+        SET @q$new = @q$new - 50;
         IF @q$new IS NULL
             SET @q$new = (SELECT MAX([id]) + 1 FROM [rainfall].[rainfall_events] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
@@ -405,11 +440,10 @@ BEGIN
             SET @q$new = COALESCE(@q$old, 0);
         IF @q$new < 0
             SET @q$new = 0;
-        -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
         IF @q$old IS NULL
-            INSERT INTO [rainfall].[rainfall_events_watermark] ([id], [corrected_at]) VALUES (@q$new, SYSUTCDATETIME());
+            INSERT INTO [rainfall].[rainfall_events_watermark] ([id], [corrected_at]) VALUES (@q$new, @q$searched);
         ELSE
-            UPDATE [rainfall].[rainfall_events_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
+            UPDATE [rainfall].[rainfall_events_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = @q$searched;
         COMMIT TRANSACTION;
         SELECT @old_watermark = @q$old, @new_watermark = @q$new;
         IF @result_set = 1
@@ -651,9 +685,12 @@ BEGIN
             SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
                 [available_at] = DATEADD(second, CAST(CASE WHEN 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 600 THEN 600 ELSE 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
             WHERE [id] = @id;
-            -- The job is claimable again: the watermark must not stay above it.
-            UPDATE [rainfall].[rainfall_events_watermark]
-            SET [id] = CASE WHEN [id] > @id THEN @id ELSE [id] END, [version] = [version] + 1;
+            -- The job is claimable again: the watermark must not stay above it (unless another
+            -- transaction holds the watermark row: then the rescan finds the job; never a wait).
+            UPDATE [w]
+            SET [id] = @id, [version] = [w].[version] + 1
+            FROM [rainfall].[rainfall_events_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @id;
             COMMIT TRANSACTION;
             RETURN 0;
         END;
@@ -766,11 +803,14 @@ BEGIN
         OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
         SET @q$dead_lettered = @@ROWCOUNT;
 
-        -- Released jobs are claimable again: the watermark must not stay above them.
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
         SELECT @q$lowest = MIN([id]) FROM @q$freed;
         IF @q$lowest IS NOT NULL
-            UPDATE [rainfall].[rainfall_events_watermark]
-            SET [id] = CASE WHEN [id] > @q$lowest THEN @q$lowest ELSE [id] END, [version] = [version] + 1;
+            UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [rainfall].[rainfall_events_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
         COMMIT TRANSACTION;
         SELECT @released = @q$released, @dead_lettered = @q$dead_lettered;
         IF @result_set = 1
@@ -957,9 +997,11 @@ GO
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
 -- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
 -- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
--- error. Granted to the consumer role, so any worker can run it.
+-- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
+-- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_maintain]
     @batch_size int = 1000
+WITH EXECUTE AS OWNER
 AS
 BEGIN
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
@@ -976,13 +1018,27 @@ BEGIN
     DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    -- An application lock belongs to the principal named in @DbPrincipal (with the resource and the
+    -- database), and only a member of that principal, dbo or db_owner may take it. The default,
+    -- public, would let any user of the database take this lock first and stop maintenance for as
+    -- long as it held it. It is taken as the owner of qgen's objects (this procedure runs as that
+    -- owner): no other login can take it, except dbo and members of db_owner.
+    DECLARE @q$principal sysname = USER_NAME();
     BEGIN TRY
         BEGIN TRANSACTION;
         EXEC @q$lock = sys.sp_getapplock
             @Resource = N'qgen.maintain:[rainfall].[rainfall_events]',
-            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
-        IF @q$lock < 0
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = @q$principal;
+        -- -1: not granted at once, another maintain holds it. -2 (cancelled), -3 (deadlock victim)
+        -- and -999 (a call error) are not "someone else is maintaining": refused with the code.
+        IF @q$lock = -1
             SET @q$skipped = 1;
+        ELSE IF @q$lock < 0
+        BEGIN
+            DECLARE @q$why nvarchar(2048) = CONCAT(N'qgen: refused on rainfall.rainfall_events: maintain could not take its application lock (sp_getapplock returned ',
+                @q$lock, N' for principal ', @q$principal, N').');
+            THROW 50005, @q$why, 1;
+        END
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
@@ -1310,7 +1366,8 @@ GO
 -- id when every row is claimed or gone (the table's highest id, or its identity when it is empty;
 -- unchanged only when no id was ever generated), never below 0. It repairs a watermark that is wrong
 -- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
--- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand.
+-- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand. It
+-- never waits on the watermark row.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_watermark_correct]
     -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
     @old_watermark bigint = NULL OUTPUT,
@@ -1323,16 +1380,40 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$old bigint, @q$new bigint;
+    DECLARE @q$old bigint, @q$new bigint, @q$searched datetime2(3);
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- Take the watermark row first and keep it (HOLDLOCK: also the empty range when the row was
-        -- deleted by hand): a mover skips it meanwhile, and a release (fail, reap), which locks its
-        -- job row and then this row, waits and lowers the watermark after this write. The scan below
-        -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
-        SELECT @q$old = [id] FROM [rainfall].[rainfall_transfer_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
-        -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([id]) FROM [rainfall].[rainfall_transfer] WITH (NOLOCK) WHERE 1 = 1) - 50;
+        -- The watermark row first and kept, so that the scan below starts after whatever held it
+        -- committed; but never waiting for it (READPAST): workers run this (after an empty dequeue,
+        -- and through maintain), and another transaction may hold the row for as long as it stays
+        -- open (a caller's transaction whose dequeue moved the watermark or rescanned, another
+        -- uncommitted correction or maintain). Then nothing changes, corrected_at included: the
+        -- call returns the watermark it reads, as old and new. UPDLOCK: a locking read of the
+        -- current row, also under READ_COMMITTED_SNAPSHOT.
+        SELECT @q$old = [id] FROM [rainfall].[rainfall_transfer_watermark] WITH (ROWLOCK, READPAST, UPDLOCK);
+        IF @q$old IS NULL AND EXISTS (SELECT 1 FROM [rainfall].[rainfall_transfer_watermark] WITH (NOLOCK))
+        BEGIN
+            COMMIT TRANSACTION;
+            SET @q$old = (SELECT [id] FROM [rainfall].[rainfall_transfer_watermark] WITH (NOLOCK));
+            SELECT @old_watermark = @q$old, @new_watermark = @q$old;
+            IF @result_set = 1
+                SELECT @q$old AS [old_watermark], @q$old AS [new_watermark];
+            RETURN;
+        END;
+        -- No row (deleted by hand): lock the empty range (HOLDLOCK) so that one session puts it back.
+        IF @q$old IS NULL
+            SET @q$old = (SELECT [id] FROM [rainfall].[rainfall_transfer_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- corrected_at gets the time before the search (it counts as a dequeue's rescan): a job that
+        -- becomes claimable below the watermark after this moment may be missed here, and the next
+        -- rescan is due watermark.rescan seconds after this moment, so within the bound.
+        SET @q$searched = SYSUTCDATETIME();
+        -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
+        -- committed, so the watermark does not pass it.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [rainfall].[rainfall_transfer] AS [job] WITH (NOLOCK) WHERE 1 = 1);
+        -- A row an open delete-mode claim holds is invisible to NOLOCK and skipped by READPAST (only
+        -- a locking read, which would wait for the claimer, could see it): the correction can pass
+        -- it, as the mover can; if that claim rolls back, the rescan finds the job (docs/api.md).
+        SET @q$new = @q$new - 50;
         IF @q$new IS NULL
             SET @q$new = (SELECT MAX([id]) + 1 FROM [rainfall].[rainfall_transfer] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
@@ -1350,11 +1431,10 @@ BEGIN
             SET @q$new = COALESCE(@q$old, 0);
         IF @q$new < 0
             SET @q$new = 0;
-        -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
         IF @q$old IS NULL
-            INSERT INTO [rainfall].[rainfall_transfer_watermark] ([id], [corrected_at]) VALUES (@q$new, SYSUTCDATETIME());
+            INSERT INTO [rainfall].[rainfall_transfer_watermark] ([id], [corrected_at]) VALUES (@q$new, @q$searched);
         ELSE
-            UPDATE [rainfall].[rainfall_transfer_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = SYSUTCDATETIME();
+            UPDATE [rainfall].[rainfall_transfer_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = @q$searched;
         COMMIT TRANSACTION;
         SELECT @old_watermark = @q$old, @new_watermark = @q$new;
         IF @result_set = 1
@@ -1618,9 +1698,11 @@ GO
 -- Inside a caller's transaction its work commits with that transaction, and the lock is held
 -- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
 -- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
--- error. Granted to the consumer role, so any worker can run it.
+-- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
+-- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_maintain]
     @batch_size int = 1000
+WITH EXECUTE AS OWNER
 AS
 BEGIN
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
@@ -1637,13 +1719,27 @@ BEGIN
     DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
     -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
     DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    -- An application lock belongs to the principal named in @DbPrincipal (with the resource and the
+    -- database), and only a member of that principal, dbo or db_owner may take it. The default,
+    -- public, would let any user of the database take this lock first and stop maintenance for as
+    -- long as it held it. It is taken as the owner of qgen's objects (this procedure runs as that
+    -- owner): no other login can take it, except dbo and members of db_owner.
+    DECLARE @q$principal sysname = USER_NAME();
     BEGIN TRY
         BEGIN TRANSACTION;
         EXEC @q$lock = sys.sp_getapplock
             @Resource = N'qgen.maintain:[rainfall].[rainfall_transfer]',
-            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0;
-        IF @q$lock < 0
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = @q$principal;
+        -- -1: not granted at once, another maintain holds it. -2 (cancelled), -3 (deadlock victim)
+        -- and -999 (a call error) are not "someone else is maintaining": refused with the code.
+        IF @q$lock = -1
             SET @q$skipped = 1;
+        ELSE IF @q$lock < 0
+        BEGIN
+            DECLARE @q$why nvarchar(2048) = CONCAT(N'qgen: refused on rainfall.rainfall_transfer: maintain could not take its application lock (sp_getapplock returned ',
+                @q$lock, N' for principal ', @q$principal, N').');
+            THROW 50005, @q$why, 1;
+        END
         ELSE
         BEGIN
             -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
@@ -1912,28 +2008,28 @@ FROM
         (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
         (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
         (N'rainfall_events_extend_lease', 0x9EBFA616010E51FBF7D317E8FCC8FB208797CF96F9BF33159AC608AE83875518),
-        (N'rainfall_events_fail', 0xA43D2E04B3F0C09EFFB7636325B8A89191BB3110F2911740438DC6DECE6A2589),
-        (N'rainfall_events_maintain', 0x45C232FCB1770D68A03E0DFEC9344824EBB1108686B899E2787824BDE99C4B09),
+        (N'rainfall_events_fail', 0xF6BFD174ECC1D587A29BFEE6FCD29DFBB07055EB46CBF0ED4D8D6FB3C305AFB9),
+        (N'rainfall_events_maintain', 0x2AA430D166CB0D143239DBB99103D07F85C80B4F2131E872156F305773F10F8E),
         (N'rainfall_events_metrics', 0xD1F34735DD98D2FF0EDA0F8E4A18BF9EA39E595A3274AE9845AEAA454353EC0D),
         (N'rainfall_events_peek', 0x81A4B6C9E421E2B0B486D7C432C19CB610A9FFC176DDD926501345ADC746F0F4),
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
         (N'rainfall_events_purge', 0x229A838AB8BEB59C777119F397FE1A53E3E007C021CD34E344FAF6E42EAFAE12),
         (N'rainfall_events_purge_batch', 0x2C87AF9D0E4B65ADBFC0A6EDF89A49F8A78F0408012C84E5A445EC31107BB35A),
-        (N'rainfall_events_reap', 0xFD3D5D9F18CADA0663653ED69FB751F7804A10655BC0B4C9C485651099AEF940),
+        (N'rainfall_events_reap', 0xD9284F2C3484C3F4506A30AA43B6264AD61A1A9EE839C39F52753A0DE350AD44),
         (N'rainfall_events_redrive', 0xFD0BC2E51D50DA32B432481DD2194ED9B126942FAD8E440D8911B4A370712F7A),
-        (N'rainfall_events_watermark_correct', 0x308F78E2FC0FF85AA51E646B3A9E1FF45FC9423642F44C8A338355ADFFCE6EA3),
+        (N'rainfall_events_watermark_correct', 0xE3F69B30660B13D6F483F2593CA38962778BE9DBFB4E7DDC4A8F7ED03A9E6115),
         (N'rainfall_events_watermark_move', 0xF9613DCA72610B0FA4141EBB5AFA56B808B57CA15D64E7336EA9D9D02C061132),
         (N'rainfall_transfer_dequeue', 0x15AC541F51B4CB24C08E5A4D3245C23B2D622438FA375BF401AB9E5E0ECCD54A),
         (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
         (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
         (N'rainfall_transfer_enqueue_json', 0x8D3654F7F149D046A3566707341CA3C821DF715062A4297D994E6A34911C6954),
-        (N'rainfall_transfer_maintain', 0xC4937B07F3DC979AC94DB5B14A504FD8E6583A3F098BC1E1893541AC2B92BF6A),
+        (N'rainfall_transfer_maintain', 0xD302F62C1099A456FDD50FC447835EFA7F99CB17FC46469BA56A0E580DCE7538),
         (N'rainfall_transfer_metrics', 0xAA14EFFB7DC47E922EA9E285B65B7697136DE0AC87B3C33C92B5311E166E268C),
         (N'rainfall_transfer_peek', 0x9B2AB8A324CE2DD08F9583BE03908D039CCDEC26287AC36FBADE89F5FD629107),
         (N'rainfall_transfer_pending', 0x2B907C1747578186799C5DC23885950914028F807232A3F7E1C58B18BF8D1D71),
         (N'rainfall_transfer_purge', 0xA0443AEC5A2A8C001CF08854FC78E5D01205D40EACBC2F0AFAEE013AD4649C58),
         (N'rainfall_transfer_purge_batch', 0xF25BD36EDD03B55D7DBE1F07D3F08DCC9B022F0A31FFE09F5C673A9245B36893),
-        (N'rainfall_transfer_watermark_correct', 0x1B97B3C7D76C5DEDBE86AC5E0C7145EEDFE03A07B1EB0842C891C827A2D3749B),
+        (N'rainfall_transfer_watermark_correct', 0xBB8E1100EBCF92247A73A0E525E226A992981A8DC6799B5AA77802DAB459F2DE),
         (N'rainfall_transfer_watermark_move', 0xEFEC1A2E82DC312EE27BEFAD4D80D53D0A70C17DC786772B99B94D99AF8087AE)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'rainfall.' + [r].[name])

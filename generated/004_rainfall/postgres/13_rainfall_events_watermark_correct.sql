@@ -15,6 +15,7 @@ AS $qgen$
 DECLARE
     v$new bigint;
     v$held boolean;
+    v$searched timestamptz;
 BEGIN
     -- The row first, so that the scan below starts after whatever held it committed; but never
     -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
@@ -32,6 +33,14 @@ BEGIN
         SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "rainfall"."rainfall_events_watermark" AS "w";
         RETURN NEXT;
         RETURN;
+    END IF;
+    -- corrected_at gets the time before the search (it counts as a dequeue's rescan): the search's
+    -- snapshot is taken after it, so a job that becomes claimable below the watermark later may be
+    -- missed here, and the next rescan is due watermark.rescan seconds after this moment, within the
+    -- bound. A REPEATABLE READ or SERIALIZABLE caller searches its transaction's first snapshot,
+    -- older than any clock reading here: its search does not count (corrected_at is left as it is).
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        v$searched := pg_catalog.clock_timestamp();
     END IF;
     SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_events" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     IF v$new IS NULL THEN
@@ -51,13 +60,12 @@ BEGIN
         -- for a READ COMMITTED call.
         "new_watermark" := "old_watermark";
     END IF;
-    -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
-        INSERT INTO "rainfall"."rainfall_events_watermark" ("id", "corrected_at") VALUES ("rainfall_events_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        INSERT INTO "rainfall"."rainfall_events_watermark" ("id", "corrected_at") VALUES ("rainfall_events_watermark_correct"."new_watermark", coalesce(v$searched, '-infinity'))
         ON CONFLICT DO NOTHING;
     ELSE
-        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
+        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at");
     END IF;
     RETURN NEXT;
 END

@@ -52,7 +52,7 @@ BEGIN
             ('rainfall_events_purge_batch', '752504cc0f1d675a87a8b4aed0c1d3cb'),
             ('rainfall_events_reap', '3758fdc4f3abed20e30e2ac7b144eb20'),
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
-            ('rainfall_events_watermark_correct', '3509f88d21caff82f980f1855af5e00a'),
+            ('rainfall_events_watermark_correct', 'e4d04772e9eed986fd66825df81b87fd'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
             ('rainfall_transfer_dequeue', '757aefa31955d98d13293f6d0fa88a79'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
@@ -63,7 +63,7 @@ BEGIN
             ('rainfall_transfer_peek', '1846abfa1179a3507e5caf7476352bbd'),
             ('rainfall_transfer_purge', '92f7e5bb8e39dc8433d3ee334cddee0f'),
             ('rainfall_transfer_purge_batch', '7203286b38f9aa544fbe6f7c5fc98f75'),
-            ('rainfall_transfer_watermark_correct', '9096b95571c7ca5b2bc5909b58e4126b'),
+            ('rainfall_transfer_watermark_correct', 'cbafd5fb7516bf9ce9786e38274f4d13'),
             ('rainfall_transfer_watermark_move', '8f88d05db6f0a5804997218708396dbb')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name

@@ -330,6 +330,7 @@ AS $qgen$
 DECLARE
     v$new bigint;
     v$held boolean;
+    v$searched timestamptz;
 BEGIN
     -- The row first, so that the scan below starts after whatever held it committed; but never
     -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
@@ -347,6 +348,14 @@ BEGIN
         SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "rainfall"."rainfall_events_watermark" AS "w";
         RETURN NEXT;
         RETURN;
+    END IF;
+    -- corrected_at gets the time before the search (it counts as a dequeue's rescan): the search's
+    -- snapshot is taken after it, so a job that becomes claimable below the watermark later may be
+    -- missed here, and the next rescan is due watermark.rescan seconds after this moment, within the
+    -- bound. A REPEATABLE READ or SERIALIZABLE caller searches its transaction's first snapshot,
+    -- older than any clock reading here: its search does not count (corrected_at is left as it is).
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        v$searched := pg_catalog.clock_timestamp();
     END IF;
     SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_events" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
     IF v$new IS NULL THEN
@@ -366,13 +375,12 @@ BEGIN
         -- for a READ COMMITTED call.
         "new_watermark" := "old_watermark";
     END IF;
-    -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
-        INSERT INTO "rainfall"."rainfall_events_watermark" ("id", "corrected_at") VALUES ("rainfall_events_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        INSERT INTO "rainfall"."rainfall_events_watermark" ("id", "corrected_at") VALUES ("rainfall_events_watermark_correct"."new_watermark", coalesce(v$searched, '-infinity'))
         ON CONFLICT DO NOTHING;
     ELSE
-        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
+        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at");
     END IF;
     RETURN NEXT;
 END
@@ -1386,6 +1394,7 @@ AS $qgen$
 DECLARE
     v$new bigint;
     v$held boolean;
+    v$searched timestamptz;
 BEGIN
     -- The row first, so that the scan below starts after whatever held it committed; but never
     -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
@@ -1403,6 +1412,14 @@ BEGIN
         SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "rainfall"."rainfall_transfer_watermark" AS "w";
         RETURN NEXT;
         RETURN;
+    END IF;
+    -- corrected_at gets the time before the search (it counts as a dequeue's rescan): the search's
+    -- snapshot is taken after it, so a job that becomes claimable below the watermark later may be
+    -- missed here, and the next rescan is due watermark.rescan seconds after this moment, within the
+    -- bound. A REPEATABLE READ or SERIALIZABLE caller searches its transaction's first snapshot,
+    -- older than any clock reading here: its search does not count (corrected_at is left as it is).
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        v$searched := pg_catalog.clock_timestamp();
     END IF;
     SELECT min("job"."id") INTO v$new FROM "rainfall"."rainfall_transfer" AS "job" WHERE 1 = 1;
     IF v$new IS NULL THEN
@@ -1422,13 +1439,12 @@ BEGIN
         -- for a READ COMMITTED call.
         "new_watermark" := "old_watermark";
     END IF;
-    -- corrected_at: this search counts as a dequeue's rescan (watermark.rescan).
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
-        INSERT INTO "rainfall"."rainfall_transfer_watermark" ("id", "corrected_at") VALUES ("rainfall_transfer_watermark_correct"."new_watermark", pg_catalog.clock_timestamp())
+        INSERT INTO "rainfall"."rainfall_transfer_watermark" ("id", "corrected_at") VALUES ("rainfall_transfer_watermark_correct"."new_watermark", coalesce(v$searched, '-infinity'))
         ON CONFLICT DO NOTHING;
     ELSE
-        UPDATE "rainfall"."rainfall_transfer_watermark" AS "w" SET "id" = "rainfall_transfer_watermark_correct"."new_watermark", "corrected_at" = pg_catalog.clock_timestamp();
+        UPDATE "rainfall"."rainfall_transfer_watermark" AS "w" SET "id" = "rainfall_transfer_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at");
     END IF;
     RETURN NEXT;
 END
@@ -1919,7 +1935,7 @@ BEGIN
             ('rainfall_events_purge_batch', '752504cc0f1d675a87a8b4aed0c1d3cb'),
             ('rainfall_events_reap', '3758fdc4f3abed20e30e2ac7b144eb20'),
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
-            ('rainfall_events_watermark_correct', '3509f88d21caff82f980f1855af5e00a'),
+            ('rainfall_events_watermark_correct', 'e4d04772e9eed986fd66825df81b87fd'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
             ('rainfall_transfer_dequeue', '757aefa31955d98d13293f6d0fa88a79'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
@@ -1930,7 +1946,7 @@ BEGIN
             ('rainfall_transfer_peek', '1846abfa1179a3507e5caf7476352bbd'),
             ('rainfall_transfer_purge', '92f7e5bb8e39dc8433d3ee334cddee0f'),
             ('rainfall_transfer_purge_batch', '7203286b38f9aa544fbe6f7c5fc98f75'),
-            ('rainfall_transfer_watermark_correct', '9096b95571c7ca5b2bc5909b58e4126b'),
+            ('rainfall_transfer_watermark_correct', 'cbafd5fb7516bf9ce9786e38274f4d13'),
             ('rainfall_transfer_watermark_move', '8f88d05db6f0a5804997218708396dbb')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
