@@ -44,21 +44,41 @@ BEGIN
         DELETE FROM @q$claimed;
         SET @q$now = SYSUTCDATETIME();
         SET @q$token = NEWID();
-        ;WITH [next_job] AS
+        ;WITH [due_job] AS
         (
-            SELECT TOP (1) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
-            -- The one reference to the table: these hints hold for every row the claim reads.
+            SELECT TOP (1) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at], [deferred]
+            -- The one reference to the table (see the claim below); it seeks the due index.
             FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
-            ORDER BY [id]
+            WHERE [deferred] = 1 AND [available_at] <= @q$now
+            ORDER BY [available_at], [id]
         )
-        UPDATE [next_job]
+        UPDATE [due_job]
         SET [lease_token] = @q$token,
             [lease_owner] = @owner,
             [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [deferred] = 0,
             [attempts] = [attempts] + 1
         OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
         INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at]);
+        -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+        IF NOT EXISTS (SELECT 1 FROM @q$claimed)
+        BEGIN
+            ;WITH [next_job] AS
+            (
+                SELECT TOP (1) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+                -- The one reference to the table: these hints hold for every row the claim reads.
+                FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND [deferred] = 0
+                ORDER BY [id]
+            )
+            UPDATE [next_job]
+            SET [lease_token] = @q$token,
+                [lease_owner] = @owner,
+                [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                [attempts] = [attempts] + 1
+            OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+            INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at]);
+        END;
         IF NOT EXISTS (SELECT 1 FROM @q$claimed)
             BREAK;
         SELECT @q$job_id = [id], @q$c$reputation = [reputation] FROM @q$claimed;

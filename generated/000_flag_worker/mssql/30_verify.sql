@@ -131,23 +131,23 @@ FROM
 (
     VALUES
         (N'four_queue_complete', 0x9C95FBD9A3E865BC661F1A5660E502373A7911E7EBB290288E18EEE9E067489D),
-        (N'four_queue_dequeue', 0x7553FFFE3438059AA50F26349838E2036AB4F5BE52A47B09218BB4E532763AF7),
+        (N'four_queue_dequeue', 0xE60FBBC13CADEA45B6AC00D987CDE73E54435C69D06DD82DFDB6A688DFF71916),
         (N'four_queue_enqueue', 0x059231E3467807E474897CF29957C5C42A7AA559DD6DBD01695F37C5111B3D29),
         (N'four_queue_enqueue_batch', 0x0D869F7C01AF8FBE9174EF39C31C765FE43764A4BB2915DF10B410F2C3A4A684),
         (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
         (N'four_queue_extend_lease', 0x6ECB35D5C1523FDDB33CE45305232151DC80313BC30F84E67FB347B90A31147C),
-        (N'four_queue_fail', 0x4EBBA6D19CB1732805880F266373381DE624C9768B64676CC3ED7E585EA311EC),
+        (N'four_queue_fail', 0x9144ECA81B235D22D797B79BAA33D22929982967E8EC9C604C071AFF612F6026),
         (N'four_queue_maintain', 0xC1ABF11E71C349FB01A4694EF53B873273D2F242ACE6889F9A909E07D0F9D7EF),
         (N'four_queue_metrics', 0x3C6609E284190845B3998DDBD68080E5A54D62D7D43B8748B500209F3AE02E10),
         (N'four_queue_peek', 0xBA4985FBD74D910AB47C3BA6442D79C5AD9D638E06791136B372824825229F1C),
         (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),
         (N'four_queue_purge', 0x6D787816534829DFCEA5353AF3FE1EC0528010F8A6A17F26868345A93404A5A7),
         (N'four_queue_purge_batch', 0x90391FC451F27B25F5C166EDC6558649BBADADAACAED17A1BE653374A3C7337B),
-        (N'four_queue_reap', 0x55F82D544885E1E89375EB2D177F411F2AA42561EACD07F6F212CFE189E5AD99),
+        (N'four_queue_reap', 0x3AB1AC324D85A1FA4A9168FE343D36CA397723803F06D06D8E4412C173576682),
         (N'four_queue_redrive', 0x6677ACFE498BDAB00C793120E47836AA1DB120DE36F6CFFAB1ECE2DD892E2121),
         (N'four_queue_watermark_correct', 0x9781189D5FCCACDE0AEFEB04595A4B5B143100F35188CBED3722A0B5262ABC3C),
-        (N'four_queue_watermark_move', 0xBCE2CE92DB850AEFA616253B0F5729488E3226B2C74A62793A7FB586B7E0E538),
-        (N'four_queue_worker', 0x894E98A8D25AB5B63113B68B698090C371D9D23A5265C396A368BA841732D9A5)
+        (N'four_queue_watermark_move', 0xFDB5ADD0638ED2F97D1303C795DDBD1AE9A81E8428AC8642B0B50AFF5F5CBCE1),
+        (N'four_queue_worker', 0x334B2808C460B4A6DD1B4EF3912BE84E30A56BBCAE72C812E9DEE53127ACEEE6)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'four.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
@@ -159,7 +159,8 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'fo
 FROM
 (
     VALUES
-        (N'four_queue', N'four_queue_claim_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'four_queue', N'four_queue_claim_ix', N'(id) include (available_at, deferred, lease_token, processed) where'),
+        (N'four_queue', N'four_queue_claim_ix_due', N'(available_at, id) include (deferred) where'),
         (N'four_queue', N'four_queue_dedupe_ux', N'unique (reputation)'),
         (N'four_queue', N'four_queue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'four_queue', N'four_queue_processed_ix', N'(processed_at) include (processed) where'),

@@ -7,6 +7,19 @@
 SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
 SET NUMERIC_ROUNDABORT OFF;
 GO
+IF OBJECT_ID(N'QueueSample.WorkQueue', N'U') IS NOT NULL
+    AND COL_LENGTH(N'QueueSample.WorkQueue', N'deferred') IS NULL
+    ALTER TABLE [QueueSample].[WorkQueue] ADD [deferred] bit NOT NULL CONSTRAINT [WorkQueue_deferred_df] DEFAULT (0);
+IF EXISTS (SELECT 1 FROM sys.indexes
+           WHERE [name] = N'WorkQueue_claim_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue')
+             AND ([filter_definition] IS NULL OR [filter_definition] NOT LIKE N'%deferred%'))
+    DROP INDEX [WorkQueue_claim_ix] ON [QueueSample].[WorkQueue];
+IF EXISTS (SELECT 1 FROM sys.indexes
+           WHERE [name] = N'WorkQueue_claim_order_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue')
+             AND ([filter_definition] IS NULL OR [filter_definition] NOT LIKE N'%deferred%'))
+    DROP INDEX [WorkQueue_claim_order_ix] ON [QueueSample].[WorkQueue];
+
+GO
 -- A watermark table an earlier qgen made has no corrected_at.
 IF OBJECT_ID(N'QueueSample.WorkQueue_watermark', N'U') IS NOT NULL
     AND COL_LENGTH(N'QueueSample.WorkQueue_watermark', N'corrected_at') IS NULL

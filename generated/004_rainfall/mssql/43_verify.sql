@@ -170,22 +170,22 @@ FROM
 (
     VALUES
         (N'rainfall_events_complete', 0x731AFC28A02CEE7415F6ECDD2E769211A562BC5E811E49F6C5C417E086A439B4),
-        (N'rainfall_events_dequeue', 0x870255657025FE139A22815C4025D87E3131EE6D85F840CE978F1996F69CC1ED),
+        (N'rainfall_events_dequeue', 0x3FD391C2A4E4853461CD74FE09F8A0A310AFDECDACB091977FDF2067A44DA8FE),
         (N'rainfall_events_enqueue', 0xC69D6A3F1D22F98C1FBF70255F10398D86EA4A0C5C41176BFD01FDF35368413A),
         (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
         (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
         (N'rainfall_events_extend_lease', 0x9EBFA616010E51FBF7D317E8FCC8FB208797CF96F9BF33159AC608AE83875518),
-        (N'rainfall_events_fail', 0xA43D2E04B3F0C09EFFB7636325B8A89191BB3110F2911740438DC6DECE6A2589),
+        (N'rainfall_events_fail', 0xEE415089031B5D82BF380390017B648D682A815CFD9A17BBF8A9A9DC351625C2),
         (N'rainfall_events_maintain', 0x45C232FCB1770D68A03E0DFEC9344824EBB1108686B899E2787824BDE99C4B09),
         (N'rainfall_events_metrics', 0xD1F34735DD98D2FF0EDA0F8E4A18BF9EA39E595A3274AE9845AEAA454353EC0D),
         (N'rainfall_events_peek', 0x81A4B6C9E421E2B0B486D7C432C19CB610A9FFC176DDD926501345ADC746F0F4),
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
         (N'rainfall_events_purge', 0x229A838AB8BEB59C777119F397FE1A53E3E007C021CD34E344FAF6E42EAFAE12),
         (N'rainfall_events_purge_batch', 0x2C87AF9D0E4B65ADBFC0A6EDF89A49F8A78F0408012C84E5A445EC31107BB35A),
-        (N'rainfall_events_reap', 0xFD3D5D9F18CADA0663653ED69FB751F7804A10655BC0B4C9C485651099AEF940),
+        (N'rainfall_events_reap', 0x5FF5E8A9D305D7E3EF5962D0561FB4EEB2D837D66A11A8386C90D03FC015556F),
         (N'rainfall_events_redrive', 0xFD0BC2E51D50DA32B432481DD2194ED9B126942FAD8E440D8911B4A370712F7A),
         (N'rainfall_events_watermark_correct', 0x308F78E2FC0FF85AA51E646B3A9E1FF45FC9423642F44C8A338355ADFFCE6EA3),
-        (N'rainfall_events_watermark_move', 0xF9613DCA72610B0FA4141EBB5AFA56B808B57CA15D64E7336EA9D9D02C061132),
+        (N'rainfall_events_watermark_move', 0xD60E28BA65531236D1F43891E78B33292337A81D481CA9D1DC80A8E29E9FF498),
         (N'rainfall_transfer_dequeue', 0x15AC541F51B4CB24C08E5A4D3245C23B2D622438FA375BF401AB9E5E0ECCD54A),
         (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
         (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
@@ -209,7 +209,8 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ra
 FROM
 (
     VALUES
-        (N'rainfall_events', N'rainfall_events_claim_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'rainfall_events', N'rainfall_events_claim_ix', N'(id) include (available_at, deferred, lease_token, processed) where'),
+        (N'rainfall_events', N'rainfall_events_claim_ix_due', N'(available_at, id) include (deferred) where'),
         (N'rainfall_events', N'rainfall_events_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'rainfall_events', N'rainfall_events_processed_ix', N'(processed_at) include (processed) where'),
         (N'rainfall_events_dead', N'rainfall_events_dead_id_ix', N'(id)'),
