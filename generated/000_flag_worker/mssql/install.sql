@@ -455,7 +455,7 @@ BEGIN
         -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
         SELECT @q$old = [id] FROM [four].[four_queue_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
         -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([id]) FROM [four].[four_queue] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
+        SET @q$new = (SELECT MIN([id]) FROM [four].[four_queue] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0) - 50;
         IF @q$new IS NULL
             SET @q$new = (SELECT MAX([id]) + 1 FROM [four].[four_queue] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
@@ -1466,7 +1466,7 @@ FROM
         (N'four_queue_purge_batch', 0x90391FC451F27B25F5C166EDC6558649BBADADAACAED17A1BE653374A3C7337B),
         (N'four_queue_reap', 0x3AB1AC324D85A1FA4A9168FE343D36CA397723803F06D06D8E4412C173576682),
         (N'four_queue_redrive', 0x6677ACFE498BDAB00C793120E47836AA1DB120DE36F6CFFAB1ECE2DD892E2121),
-        (N'four_queue_watermark_correct', 0x9781189D5FCCACDE0AEFEB04595A4B5B143100F35188CBED3722A0B5262ABC3C),
+        (N'four_queue_watermark_correct', 0x41214EA69CCB16907132CF758E874D5B3A78ADF4DE52ABEDB57976BD07C65DDA),
         (N'four_queue_watermark_move', 0xFDB5ADD0638ED2F97D1303C795DDBD1AE9A81E8428AC8642B0B50AFF5F5CBCE1),
         (N'four_queue_worker', 0x334B2808C460B4A6DD1B4EF3912BE84E30A56BBCAE72C812E9DEE53127ACEEE6)
 ) AS [r]([name], [fingerprint])

@@ -427,7 +427,7 @@ BEGIN
         -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
         SELECT @q$old = [id] FROM [QueueSample].[WorkQueue_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
         -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([id]) FROM [QueueSample].[WorkQueue] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
+        SET @q$new = (SELECT MIN([id]) FROM [QueueSample].[WorkQueue] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0) - 50;
         IF @q$new IS NULL
             SET @q$new = (SELECT MAX([id]) + 1 FROM [QueueSample].[WorkQueue] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
@@ -1377,7 +1377,7 @@ FROM
         (N'WorkQueue_purge_batch', 0xFD970425CB8DD5F28E317E185E93FCCB640A7EC68F7755E9F33A917B34F6361E),
         (N'WorkQueue_reap', 0xBB7BD5620B5FDC2CB4B08BE92CD05D46BFA15F39CB124C5076B6D20B405DBDE4),
         (N'WorkQueue_redrive', 0x96FFC6A1B8BD26E39FBEDCA1C329EB7100611CBE3BB65CEAABC457E9CE27EA41),
-        (N'WorkQueue_watermark_correct', 0xDA2EBAB809CEB44DEBC63F468BEA36ECD972785A1CE1AD18ED262C36611A858D),
+        (N'WorkQueue_watermark_correct', 0x6DF50938733FA4667033190C54E40933E356E6101723A3991BD90725D2598499),
         (N'WorkQueue_watermark_move', 0xD7A4518D81C4B106E6F0318D3F415830B2EDB57321DD412CB31CE99C259B06F8)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'QueueSample.' + [r].[name])

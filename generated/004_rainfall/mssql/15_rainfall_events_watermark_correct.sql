@@ -33,7 +33,7 @@ BEGIN
         -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
         SELECT @q$old = [id] FROM [rainfall].[rainfall_events_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
         -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([id]) FROM [rainfall].[rainfall_events] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
+        SET @q$new = (SELECT MIN([id]) FROM [rainfall].[rainfall_events] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0) - 50;
         IF @q$new IS NULL
             SET @q$new = (SELECT MAX([id]) + 1 FROM [rainfall].[rainfall_events] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where

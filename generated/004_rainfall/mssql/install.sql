@@ -401,7 +401,7 @@ BEGIN
         -- never waits on a job row (NOLOCK), so there is no cycle, and nothing to retry.
         SELECT @q$old = [id] FROM [rainfall].[rainfall_events_watermark] WITH (UPDLOCK, HOLDLOCK, ROWLOCK);
         -- NOLOCK also sees a job whose insert is not yet committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([id]) FROM [rainfall].[rainfall_events] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0) - 50;
+        SET @q$new = (SELECT MIN([id]) FROM [rainfall].[rainfall_events] WITH (NOLOCK) WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0) - 50;
         IF @q$new IS NULL
             SET @q$new = (SELECT MAX([id]) + 1 FROM [rainfall].[rainfall_events] WITH (NOLOCK)) - 50;
         -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
@@ -1963,7 +1963,7 @@ FROM
         (N'rainfall_events_purge_batch', 0x2C87AF9D0E4B65ADBFC0A6EDF89A49F8A78F0408012C84E5A445EC31107BB35A),
         (N'rainfall_events_reap', 0x5FF5E8A9D305D7E3EF5962D0561FB4EEB2D837D66A11A8386C90D03FC015556F),
         (N'rainfall_events_redrive', 0xFD0BC2E51D50DA32B432481DD2194ED9B126942FAD8E440D8911B4A370712F7A),
-        (N'rainfall_events_watermark_correct', 0x308F78E2FC0FF85AA51E646B3A9E1FF45FC9423642F44C8A338355ADFFCE6EA3),
+        (N'rainfall_events_watermark_correct', 0x648DB6BEBAA8F199FDE75BFAE1FD05A1E0673D4F91E8CF2BFF7EF4A34BB22360),
         (N'rainfall_events_watermark_move', 0xD60E28BA65531236D1F43891E78B33292337A81D481CA9D1DC80A8E29E9FF498),
         (N'rainfall_transfer_dequeue', 0x15AC541F51B4CB24C08E5A4D3245C23B2D622438FA375BF401AB9E5E0ECCD54A),
         (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
