@@ -18,7 +18,10 @@ Three gates, each returning ``Finding``s with script line/column (1-based):
   creates anything first sets ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT,
   CONCAT_NULL_YIELDS_NULL ON and NUMERIC_ROUNDABORT OFF in a batch of its own, and never flips one;
   (d) every filtered index keys or INCLUDEs each column its WHERE names; (e) every CREATE that is not
-  CREATE OR ALTER is guarded by an IF that tests the object is missing, so a script runs twice.
+  CREATE OR ALTER is guarded by an IF that tests the object is missing, so a script runs twice;
+  (f) "filtered claim": a claim (a TOP read WITH (READPAST, UPDLOCK)) of a table that has filtered
+  indexes names, literally, every predicate of one of their filters in its WHERE, so that a cached
+  plan can seek it.
 
 Command line, from the repo root: ``python -m tests.support.tsql_gate FILE.sql...``
 """
