@@ -13,6 +13,11 @@ behind that statement. For each index a statement writes or reads with locks, qg
   the widest its columns allow: a row that may hold nvarchar(max), xml, or a 4,000-character
   last_error counts as filling a page alone;
 - one more page, as a batch of consecutive ids may start mid-page.
+Counting per index, a claim of a fifo queue with available_at is two statements (the due jobs from
+the due index, then the rest from the claim index), each of at most batch_size rows; a row it
+claims leaves the index it was found in and enters none of the claim indexes (a leased row is in
+the lease index only), so no index of the table takes more than one lock per claimed row, as
+before. The due index, like the claim, lease and processed indexes, is narrow.
 and keeps every index under LOCK_BUDGET, a fifth below the threshold for what it does not count
 (upper index levels, the recheck at every 1,250 locks). PostgreSQL never escalates: there the limits
 are the plain maxima.
@@ -24,6 +29,7 @@ import math
 from dataclasses import dataclass
 
 from qgen import dialects
+from qgen.catalog import splits_deferred
 from qgen.spec import MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_CLAIM, ColumnType, Queue, Spec
 
 ESCALATION_LOCKS = 5000
@@ -77,6 +83,7 @@ def _job_bytes(queue: Queue) -> int:
     size += column_bytes(queue.job_type.type) if queue.job_type else 0
     size += 4 if queue.ordering == "priority" else 0
     size += 8 if queue.claim == "lease" or queue.scheduling else 0   # available_at
+    size += 1 if splits_deferred(queue) else 0                          # deferred (SQL Server's bit)
     size += 2 * 128 + 2 if queue.audit else 0                           # enqueued_by
     if queue.claim == "lease":
         size += 4 + 16 + (2 * 128 + 2) + 8 + 2 * 4000 + 2                # attempts, token, owner, expiry, last_error

@@ -64,6 +64,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jinja2 import TemplateNotFound
+
 from qgen import __version__
 from qgen import dialects as dialect_registry
 from qgen.catalog import DbObject
@@ -609,7 +611,8 @@ def _plan_kept_tables(dialect: str, spec: Spec, rendering: Rendering, previous: 
         table = f"{spec.schema}.{obj.name}"
         stored, before, bridge, after = (_body(old_by_key[key].create), _body(prev_now[key].create),
                                          _body(bridged[key].create), _body(item.create))
-        if stored != before and not _storage_step(dialect, spec, obj, stored, before, plan, steps):
+        if stored != before and not _storage_step(dialect, spec, obj, stored, before, plan, steps) \
+                and not _shape_step(dialect, spec, obj, stored, before, plan, steps):
             plan.problems.append(
                 f"table {table}: the templates now render it differently from revision {previous.revision}, for the same "
                 f"spec, so the table in the database is not what this qgen expects ({dialect}):\n"
@@ -630,6 +633,38 @@ def _plan_kept_tables(dialect: str, spec: Spec, rendering: Rendering, previous: 
                                  "write an Alembic revision by hand for it.")
             continue
         _column_steps(dialect, spec, obj, diff, plan, steps)
+
+
+# Columns of their own that the templates give a queue table and an older qgen's table may lack,
+# each with its change template (templates/<dialect>/<name>.sql.j2: create adds it, drop removes it).
+OWN_COLUMNS = {"deferred": "deferred_column"}
+
+
+def _shape_step(dialect: str, spec: Spec, obj: DbObject, stored: str, before: str, plan: DialectPlan,
+                steps: _Steps) -> bool:
+    """When what differs between the SQL the previous revision ran (stored) and what the templates
+    render now for its spec (before) is only lines added, and those name one of qgen's own columns
+    (OWN_COLUMNS) that the dialect has a change template for: the step that adds it in place, and
+    its reversal. False otherwise (the revision is refused, saying so)."""
+    diff = [line for line in difflib.ndiff(stored.splitlines(), before.splitlines()) if line[:2] in ("+ ", "- ")]
+    if not diff or any(line.startswith("- ") for line in diff):
+        return False
+    code = [line[2:] for line in diff if not line[2:].lstrip().startswith("--")]  # comments aside
+    added = {name for name in OWN_COLUMNS if any(f"[{name}]" in line or f'"{name}"' in line for line in code)}
+    if not added or len(code) != len(added):
+        return False
+    table = f"{spec.schema}.{obj.name}"
+    for name in sorted(added):
+        try:
+            up, down = render_change(dialect, spec, OWN_COLUMNS[name], obj)
+        except TemplateNotFound:
+            return False
+        steps.add(f"{obj.name}_{name}", f"adds qgen's column {name} to table {table}", up,
+                  f"drops qgen's column {name} from table {table}", down)
+        plan.changes.append(f"add column {table}.{name} (qgen's own, which this qgen's templates keep: in place, "
+                            "metadata only, every row 0)")
+        plan.downgrade_notes.append(f"drops qgen's column {name} from table {table}; no job is touched")
+    return True
 
 
 def _storage_step(dialect: str, spec: Spec, obj: DbObject, stored: str, before: str, plan: DialectPlan,

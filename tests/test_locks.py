@@ -45,3 +45,15 @@ def test_a_dedupe_key_halves_what_one_insert_may_write():
     plain = load_spec_text("queues:\n  q:\n    payload: {a: int}\n    claim: delete\n", "s.yaml")
     keyed = load_spec_text("queues:\n  q:\n    payload: {a: int}\n    claim: delete\n    dedupe: [a]\n", "s.yaml")
     assert limits(keyed, "q", "mssql").enqueue_rows <= LOCK_BUDGET // 2 < limits(plain, "q", "mssql").enqueue_rows
+
+
+def test_the_deferred_bit_of_a_fifo_queue_with_available_at_is_counted_in_its_row():
+    """SQL Server's [deferred] bit (issue 19) widens each row of a fifo queue with available_at by a
+    byte; a priority queue has none (its deferred jobs stay in its claim index)."""
+    from qgen.locks import _job_bytes
+
+    def width(ordering: str) -> int:
+        spec = load_spec_text(f"queues:\n  q:\n    payload: {{a: int}}\n    ordering: {ordering}\n", "s.yaml")
+        return _job_bytes(spec.queues["q"])
+
+    assert width("fifo") - width("priority") == 1 - 4  # the bit, and priority's int

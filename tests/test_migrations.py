@@ -739,3 +739,31 @@ def test_every_example_takes_a_new_column_by_recreating_only_what_changed(migrat
     command.downgrade(config, "base")
     with psycopg.connect(database, autocommit=True) as conn:
         assert gone(conn, schema) == (0, 0)
+
+
+def test_a_sql_server_table_an_older_qgen_made_without_the_deferred_bit_gets_it_in_place(migrations, schema, tmp_path):
+    """Revision 1 as a qgen before issue 19 made it: its SQL Server queue table has no [deferred] bit.
+    A revision of the same spec adds the bit in place (a change step, reverted by dropping it), and
+    creates the claim index again (its filter changed); the table is never re-created. Any other
+    difference in the table is still refused (test_a_table_difference_beyond_storage_is_still_refused)."""
+    first = make_revision(spec_file(tmp_path, V1, schema), "v1", migrations)
+    stored = first.folder / "mssql" / "create" / "02_mail_table.sql"
+    text = stored.read_text()
+    older = "\n".join(line for line in text.splitlines()
+                      if "[deferred]" not in line and not line.lstrip().startswith("-- ")) + "\n"
+    assert older != text
+    stored.write_text(older)
+    claim_index = next((first.folder / "mssql" / "create").glob("*_mail_claim_index.sql"))
+    claim_index.write_text(claim_index.read_text().replace(" AND [deferred] = 0", ""))
+    made = make_revision(spec_file(tmp_path, V1, schema, "same.yaml"), "deferred bit", migrations)
+    plan = made.plans["mssql"]
+    assert [c.split(" (")[0] for c in plan.changes] == [f"add column {schema}.mail.deferred"], plan.changes
+    change = [step for step in plan.upgrade if "/change/" in step]
+    assert [Path(step).name for step in change] == ["01_mail_deferred.sql"]
+    up = (made.folder / change[0]).read_text()
+    assert f"ALTER TABLE [{schema}].[mail] ADD [deferred] bit NOT NULL" in up
+    assert "DROP COLUMN [deferred]" in (made.folder / change[0].replace("/change/", "/revert/")).read_text()
+    assert not any(step.endswith("_table.sql") for step in plan.upgrade), "the table is altered, never re-created"
+    created = [i for i, step in enumerate(plan.upgrade) if "/create/" in step and step.endswith("_claim_index.sql")]
+    assert created and plan.upgrade.index(change[0]) < created[0], "the bit is there before the index that names it"
+    assert made.plans["postgres"].changes == []

@@ -12,6 +12,7 @@ from tests.support.tsql_gate import (
     ParserUnavailable,
     check_scripts,
     deploy_findings,
+    filtered_claim_findings,
     ensure_parser,
     filtered_index_findings,
     own_findings,
@@ -742,6 +743,42 @@ def test_filtered_index_without_its_filter_columns_is_reported(sql, missing):
     findings = filtered_index_findings(sql, "ix.sql")
     assert where(findings, "own") == [at(sql, "WHERE", sql.count("WHERE"))]
     assert f"filters on {missing} but" in findings[0].message
+
+
+CLAIM_INDEX = ("CREATE NONCLUSTERED INDEX [t_claim_ix] ON [dbo].[t] ([id]) INCLUDE ([lease_token], [deferred])\n"
+               "    WHERE [lease_token] IS NULL AND [deferred] = 0;\nGO\n")
+
+
+def claim_sql(where: str) -> str:
+    return ("CREATE OR ALTER PROCEDURE dbo.c AS\nBEGIN\n    ;WITH [next_job] AS\n    (\n"
+            "        SELECT TOP (@n) [id], [lease_token] FROM [dbo].[t] WITH (ROWLOCK, READPAST, UPDLOCK)\n"
+            f"        WHERE {where}\n        ORDER BY [id]\n    )\n"
+            "    UPDATE [next_job] SET [lease_token] = NEWID() OPTION (OPTIMIZE FOR (@n = 1));\nEND;\n")
+
+
+@pytest.mark.parametrize("where", [
+    "[lease_token] IS NULL AND [deferred] = 0 AND [id] >= @from",
+    "[id] >= @from AND [deferred] = 0 AND [lease_token] IS NULL",  # any order
+    "[t].[deferred] = 0 AND [t].[lease_token] IS NULL",  # an alias prefix
+])
+def test_a_claim_naming_its_filtered_index_filter_passes(where):
+    assert filtered_claim_findings(CLAIM_INDEX + claim_sql(where), "c.sql") == []
+
+
+@pytest.mark.parametrize("where", [
+    "[lease_token] IS NULL AND [id] >= @from",  # the bit left out: the index holds no row it needs to know of
+    "[lease_token] IS NULL AND [deferred] = @deferred",  # a parameter proves nothing to a cached plan
+    "[lease_token] IS NULL AND ([deferred] = 0 OR [id] > 0)",  # not a conjunct
+])
+def test_a_claim_that_does_not_name_its_filtered_index_filter_is_reported(where):
+    sql = CLAIM_INDEX + claim_sql(where)
+    findings = filtered_claim_findings(sql, "c.sql")
+    assert [(f.line, f.column) for f in findings] == [at(sql, "[dbo].[t] WITH")], "\n".join(map(str, findings))
+    assert "names no filtered index's whole filter" in findings[0].message and "t_claim_ix" in findings[0].message
+
+
+def test_a_claim_on_a_table_without_filtered_indexes_is_not_judged():
+    assert filtered_claim_findings(claim_sql("[id] >= @from"), "c.sql") == []
 
 
 @pytest.mark.parametrize(

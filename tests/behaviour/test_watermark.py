@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.behaviour.helpers import BEHAVE, EX001, EX002, EX004, xfail_on
+from tests.behaviour.helpers import BEHAVE, EX001, EX002, EX004
 
 
 def take(client, n):
@@ -59,11 +59,10 @@ def test_a_lease_queue_watermark_moves_but_never_past_an_unclaimed_row(use_spec)
         assert env.watermark("wm") == 1, "stops at the row 1 the open claim holds instead of passing it"
 
 
-def test_a_backed_off_job_does_not_hold_the_watermark_back(use_spec, dialect, request):
+def test_a_backed_off_job_does_not_hold_the_watermark_back(use_spec):
     """A job waiting out its backoff is deferred: the watermark passes it (it used to stop there,
     and every claim walked every job behind it for as long as the backoff ran), and the due index
     hands it to the first claim once its time comes, ahead of jobs that were ready at enqueue."""
-    xfail_on(request, dialect, "mssql", "SQL Server keeps deferred jobs in its claim index (docs/api.md, Claim cost)")
     env = use_spec(BEHAVE)  # wm: batch 5, every 10, slack 3
     queue = env.client("wm")
     queue.enqueue_many([{"n": n} for n in range(1, 31)])

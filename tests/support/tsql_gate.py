@@ -18,7 +18,10 @@ Three gates, each returning ``Finding``s with script line/column (1-based):
   creates anything first sets ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT,
   CONCAT_NULL_YIELDS_NULL ON and NUMERIC_ROUNDABORT OFF in a batch of its own, and never flips one;
   (d) every filtered index keys or INCLUDEs each column its WHERE names; (e) every CREATE that is not
-  CREATE OR ALTER is guarded by an IF that tests the object is missing, so a script runs twice.
+  CREATE OR ALTER is guarded by an IF that tests the object is missing, so a script runs twice;
+  (f) "filtered claim": a claim (a TOP read WITH (READPAST, UPDLOCK)) of a table that has filtered
+  indexes names, literally, every predicate of one of their filters in its WHERE, so that a cached
+  plan can seek it.
 
 Command line, from the repo root: ``python -m tests.support.tsql_gate FILE.sql...``
 """
@@ -35,7 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from qgen.dialects.mssql import batch_spans
-from tests.support.tsql_rules import rule_findings
+from tests.support.tsql_rules import references, rule_findings, statements
 from tests.support.tsql_tokens import Tok, at, is_word, line_col, module_statement, statement_with, tokens
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -372,6 +375,108 @@ def filtered_index_findings(text: str, name: str = "") -> list[Finding]:
     return found
 
 
+# A claim's WHERE ends at these words (or a closing parenthesis, or the statement's end).
+_WHERE_ENDS = {"ORDER", "OPTION", "GROUP", "HAVING", "UNION", "EXCEPT", "INTERSECT", "OUTPUT", "FOR"}
+
+
+def _conjuncts(toks: list[Tok], j: int) -> tuple[set[tuple[str, ...]], int]:
+    """The predicates ANDed at the depth of toks[j] from there to the end of that WHERE, each as its
+    tokens (words and identifiers upper-cased, a leading `alias.` dropped); and where it ends."""
+    found: set[tuple[str, ...]] = set()
+    current: list[str] = []
+    depth = 0
+    while (tok := at(toks, j)) is not None:
+        if tok.kind == "punct" and tok.value == "(":
+            depth += 1
+        elif tok.kind == "punct" and tok.value == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and (tok.value == ";" or is_word(tok, *_WHERE_ENDS) or is_word(tok, "AND")):
+            if current:
+                found.add(tuple(current))
+            current = []
+            if not is_word(tok, "AND"):
+                break
+            j += 1
+            continue
+        if not (depth == 0 and not current and at(toks, j + 1) is not None and toks[j + 1].value == "."
+                and tok.kind in ("word", "ident")):
+            if not (current == [] and tok.value == "." and tok.kind == "punct"):
+                current.append(tok.value.upper() if tok.kind in ("word", "ident") else tok.value)
+        j += 1
+    if current:
+        found.add(tuple(current))
+    return found, j
+
+
+def _filtered_indexes(batches: list[list[Tok]]) -> dict[str, list[tuple[str, set[tuple[str, ...]]]]]:
+    """Per table (its last name part, upper-cased): each filtered index's name and filter predicates."""
+    found: dict[str, list[tuple[str, set[tuple[str, ...]]]]] = {}
+    for toks in batches:
+        for i, tok in enumerate(toks):
+            if not is_word(tok, "CREATE"):
+                continue
+            j = i + 1
+            while is_word(at(toks, j), "UNIQUE", "CLUSTERED", "NONCLUSTERED"):
+                j += 1
+            if not is_word(at(toks, j), "INDEX") or at(toks, j + 1) is None:
+                continue
+            index = toks[j + 1].text or toks[j + 1].value
+            while (on := at(toks, j)) is not None and not is_word(on, "ON"):
+                j += 1
+            j += 1
+            while (part := at(toks, j + 1)) is not None and part.value == ".":
+                j += 2
+            table = at(toks, j)
+            while (tok_j := at(toks, j)) is not None and not (tok_j.kind == "punct" and tok_j.value in ";") \
+                    and not is_word(tok_j, "WHERE"):
+                j += 1
+            if table is not None and is_word(at(toks, j), "WHERE"):
+                found.setdefault(table.value.upper(), []).append((index, _conjuncts(toks, j + 1)[0]))
+    return found
+
+
+def filtered_claim_findings(text: str, name: str = "") -> list[Finding]:
+    """A claim (a TOP read WITH (READPAST, UPDLOCK) of a queue table) on a table with filtered indexes
+    must name, in its own WHERE, every predicate of one of them, as written (a literal, not a
+    parameter): SQL Server matches a filtered index to a query only when the query's predicates
+    prove its filter at compile time, and a cached, parameterized plan proves nothing from a
+    variable. A claim that does not (its WHERE dropped or changed a predicate the index's filter
+    has, say [deferred] = 0) walks the clustered rows or an unfiltered index instead: past jobs in
+    flight, finished, and waiting for their time, and the claim's cost grows with them."""
+    spans = list(batch_spans(text))
+    batches = [tokens(batch) for _, batch in spans]
+    indexes = _filtered_indexes(batches)
+    found: list[Finding] = []
+    for (first_line, batch), toks in zip(spans, batches):
+        for stmt in statements(toks):
+            if not any(is_word(t, "TOP") for t in toks[stmt.start : stmt.end]):
+                continue
+            for ref in references(stmt):
+                candidates = indexes.get(ref.table[-1].upper(), [])
+                if not candidates or not {"READPAST", "UPDLOCK"} <= ref.hints:
+                    continue
+                j = ref.at
+                depth = 0
+                while j < stmt.end and not (depth == 0 and is_word(toks[j], "WHERE")):
+                    if toks[j].kind == "punct" and toks[j].value in "()":
+                        depth += 1 if toks[j].value == "(" else -1
+                        if depth < 0:
+                            break
+                    j += 1
+                where = _conjuncts(toks, j + 1)[0] if j < stmt.end and is_word(toks[j], "WHERE") else set()
+                if any(filt <= where for _, filt in candidates):
+                    continue
+                line, column = line_col(batch, toks[ref.at].pos)
+                shown = "; ".join(f"{ix}: {' AND '.join(' '.join(p) for p in sorted(filt))}" for ix, filt in candidates)
+                found.append(Finding(name, first_line + line - 1, column, "own",
+                                     f"claim on {ref.shown} names no filtered index's whole filter in its WHERE "
+                                     f"(literally: a parameter proves nothing to a cached plan), so it can seek none "
+                                     f"of them ({shown})"))
+    return found
+
+
 # Words that may stand at parenthesis depth 0 in an IF condition; any other word (not a function
 # call) begins the statement the IF guards.
 _CONDITION_WORDS = {"AND", "OR", "NOT", "IS", "NULL", "EXISTS", "IN", "LIKE", "BETWEEN"}
@@ -497,7 +602,7 @@ def deploy_findings(text: str, name: str = "") -> list[Finding]:
     """The rules a rendered qgen script must pass to deploy on any session and to run twice: SET
     options, filtered indexes, guarded CREATEs, every procedure's own session options."""
     return sorted(session_findings(text, name) + filtered_index_findings(text, name) + rerun_findings(text, name)
-                  + procedure_session_findings(text, name))
+                  + procedure_session_findings(text, name) + filtered_claim_findings(text, name))
 
 
 # --------------------------------------------------------------------------------------------------

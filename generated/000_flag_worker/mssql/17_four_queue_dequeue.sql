@@ -49,6 +49,8 @@ BEGIN
         [lease_expires_at] datetime2(3) NOT NULL
     );
     DECLARE @q$from bigint;
+    -- What the claim index is left to fill once the due deferred jobs are claimed.
+    DECLARE @q$rest int;
     BEGIN TRY
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
@@ -73,7 +75,7 @@ BEGIN
             BEGIN
                 SELECT @q$stranded = MIN([job].[id])
                 FROM [four].[four_queue] AS [job] WITH (NOLOCK)
-                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0;
                 IF @q$stranded IS NOT NULL
                     UPDATE [four].[four_queue_watermark]
                     SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
@@ -89,24 +91,47 @@ BEGIN
         -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
         -- A missing row reads as 0.
         SET @q$from = COALESCE((SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK)), 0);
-        ;WITH [next_job] AS
+        ;WITH [due_job] AS
         (
-            SELECT TOP (@batch_size) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
-            -- The one reference to the table: these hints hold for every row the claim reads.
+            SELECT TOP (@batch_size) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at], [deferred]
+            -- The one reference to the table (see the claim below); it seeks the due index.
             FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
-              AND [id] >= @q$from
-            ORDER BY [id]
+            WHERE [deferred] = 1 AND [available_at] <= @q$now
+            ORDER BY [available_at], [id]
         )
-        UPDATE [next_job]
+        UPDATE [due_job]
         SET [lease_token] = @q$token,
             [lease_owner] = @owner,
             [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [deferred] = 0,
             [attempts] = [attempts] + 1
         OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
         INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+        SET @q$rest = @batch_size - @@ROWCOUNT;
+        IF @q$rest > 0
+        BEGIN
+            ;WITH [next_job] AS
+            (
+                SELECT TOP (@q$rest) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+                -- The one reference to the table: these hints hold for every row the claim reads.
+                FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND [deferred] = 0
+                  AND [id] >= @q$from
+                ORDER BY [id]
+            )
+            UPDATE [next_job]
+            SET [lease_token] = @q$token,
+                [lease_owner] = @owner,
+                [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                [attempts] = [attempts] + 1
+            OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+            INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at])
+            -- Planned for one row, whatever @q$rest the first call sniffed: a seek in queue order.
+            OPTION (OPTIMIZE FOR (@q$rest = 1));
+        END;
         -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
         -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
         -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).

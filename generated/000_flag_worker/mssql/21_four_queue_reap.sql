@@ -40,12 +40,13 @@ BEGIN
         -- (and the statement's own update locks) make these locking reads of current rows.
         ;WITH [expired] AS
         (
-            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error]
-            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
             WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
         )
         UPDATE [expired]
         SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+            -- Released into the due index: the next claim takes it first, whatever its id.
+            [deferred] = 1,
             [last_error] = N'qgen: lease expired before the job was completed'
         OUTPUT inserted.[id] INTO @q$freed ([id])
         -- Planned for one row, whatever @batch_size the first call sniffed.

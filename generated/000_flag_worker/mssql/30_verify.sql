@@ -131,23 +131,23 @@ FROM
 (
     VALUES
         (N'four_queue_complete', 0x9C95FBD9A3E865BC661F1A5660E502373A7911E7EBB290288E18EEE9E067489D),
-        (N'four_queue_dequeue', 0x7553FFFE3438059AA50F26349838E2036AB4F5BE52A47B09218BB4E532763AF7),
+        (N'four_queue_dequeue', 0xE60FBBC13CADEA45B6AC00D987CDE73E54435C69D06DD82DFDB6A688DFF71916),
         (N'four_queue_enqueue', 0x059231E3467807E474897CF29957C5C42A7AA559DD6DBD01695F37C5111B3D29),
         (N'four_queue_enqueue_batch', 0x0D869F7C01AF8FBE9174EF39C31C765FE43764A4BB2915DF10B410F2C3A4A684),
         (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
         (N'four_queue_extend_lease', 0x6ECB35D5C1523FDDB33CE45305232151DC80313BC30F84E67FB347B90A31147C),
-        (N'four_queue_fail', 0x41B4A1DD509C2024564D2E2DCF4CA7331A7B5E82A3B69813E36D8C0760F8F632),
+        (N'four_queue_fail', 0x09ED2C0031D55EE58D7AD35EBB27738C18C58AA42CFC2AB011B2D79F611DD278),
         (N'four_queue_maintain', 0xBB079DAFB3958230ED923D75151DC88E697470F0BED4B6A1CAD6EED7C0FE51A6),
         (N'four_queue_metrics', 0x3C6609E284190845B3998DDBD68080E5A54D62D7D43B8748B500209F3AE02E10),
         (N'four_queue_peek', 0xBA4985FBD74D910AB47C3BA6442D79C5AD9D638E06791136B372824825229F1C),
         (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),
         (N'four_queue_purge', 0x6D787816534829DFCEA5353AF3FE1EC0528010F8A6A17F26868345A93404A5A7),
         (N'four_queue_purge_batch', 0x90391FC451F27B25F5C166EDC6558649BBADADAACAED17A1BE653374A3C7337B),
-        (N'four_queue_reap', 0x1FEDEAE7FDB6B0E405EE437B2960C9F29AD9303773E98E7713BA60DC568A0967),
+        (N'four_queue_reap', 0xE82D6CA01FEE68F3E17D9B287181146D35177E06A6EEB51C4F227C60EC55421F),
         (N'four_queue_redrive', 0x6677ACFE498BDAB00C793120E47836AA1DB120DE36F6CFFAB1ECE2DD892E2121),
-        (N'four_queue_watermark_correct', 0x0A8F01DEF1FEF8285DD9086821F67A4F4B0C1538A0CDE2F8FBCD537C7476743F),
-        (N'four_queue_watermark_move', 0xBCE2CE92DB850AEFA616253B0F5729488E3226B2C74A62793A7FB586B7E0E538),
-        (N'four_queue_worker', 0xFCE51202F0DFA27F9A618820D49D0806BC377E0D37ECECE2BCDB9A116E5CBB0C)
+        (N'four_queue_watermark_correct', 0x6E8062DC48F2E7BEEAA0326134357631CD6547561C14B6ABB730A25720F54529),
+        (N'four_queue_watermark_move', 0xFDB5ADD0638ED2F97D1303C795DDBD1AE9A81E8428AC8642B0B50AFF5F5CBCE1),
+        (N'four_queue_worker', 0x35914525737F1194714A5ECCA0EB9FB2C57CDA12C0270585B76B52220945586E)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'four.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
@@ -159,7 +159,8 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'fo
 FROM
 (
     VALUES
-        (N'four_queue', N'four_queue_claim_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'four_queue', N'four_queue_claim_ix', N'(id) include (available_at, deferred, lease_token, processed) where'),
+        (N'four_queue', N'four_queue_claim_ix_due', N'(available_at, id) include (deferred) where'),
         (N'four_queue', N'four_queue_dedupe_ux', N'unique (reputation)'),
         (N'four_queue', N'four_queue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'four_queue', N'four_queue_processed_ix', N'(processed_at) include (processed) where'),

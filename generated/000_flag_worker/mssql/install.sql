@@ -56,6 +56,10 @@ BEGIN
         [id] bigint IDENTITY(1, 1) NOT NULL,
         [reputation] int NOT NULL,
         [available_at] datetime2(3) NOT NULL CONSTRAINT [four_queue_available_at_df] DEFAULT (SYSUTCDATETIME()),
+        -- 1 while the job waits for its time (delayed by run_at, or released by fail or reap) and no
+        -- claim holds it: such a job is in the due index, not the claim index (a filtered index
+        -- cannot compare available_at with enqueued_at, so enqueue, fail, reap and dequeue keep it).
+        [deferred] bit NOT NULL CONSTRAINT [four_queue_deferred_df] DEFAULT (0),
         [enqueued_at] datetime2(3) NOT NULL CONSTRAINT [four_queue_enqueued_at_df] DEFAULT (SYSUTCDATETIME()),
         [attempts] int NOT NULL CONSTRAINT [four_queue_attempts_df] DEFAULT (0),
         [lease_token] uniqueidentifier NULL,
@@ -73,11 +77,20 @@ GO
 -- qgen 0.1.0: claim_index four.four_queue_claim_ix, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
+-- Deferred jobs (delayed, or released with a backoff: [deferred] = 1) are left out of it: see the due index below.
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_claim_ix' AND object_id = OBJECT_ID(N'four.four_queue'))
     CREATE NONCLUSTERED INDEX [four_queue_claim_ix]
     ON [four].[four_queue] ([id])
-    INCLUDE ([available_at], [lease_token], [processed])
-    WHERE [lease_token] IS NULL AND [processed] = 0;
+    INCLUDE ([available_at], [lease_token], [processed], [deferred])
+    WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0;
+-- The due index: deferred jobs, by the time they become available ([deferred] = 1 only while no
+-- claim holds the job: a claim clears it). A claim takes the due ones from here first, so however
+-- many wait for their time, no claim and no watermark steps over them.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_claim_ix_due' AND object_id = OBJECT_ID(N'four.four_queue'))
+    CREATE NONCLUSTERED INDEX [four_queue_claim_ix_due]
+    ON [four].[four_queue] ([available_at], [id])
+    INCLUDE ([deferred])
+    WHERE [deferred] = 1;
 GO
 
 -- qgen 0.1.0: dead_letter_table four.four_queue_dead, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
@@ -364,6 +377,7 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Moves the watermark up to 50 ids below the claim that called it (the slack covers claims and inserts
 -- still in flight), but never past a row that is still unclaimed, and never down.
+-- Deferred jobs ([deferred] = 1) do not stop it: claims find them through the due index, whatever their id.
 CREATE OR ALTER PROCEDURE [four].[four_queue_watermark_move]
     @claimed_from bigint
 AS
@@ -392,7 +406,7 @@ BEGIN
         RETURN;
     IF EXISTS (SELECT 1 FROM [four].[four_queue] AS [job] WITH (NOLOCK)
                WHERE [job].[id] = @q$current
-                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0
                       OR NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
                                      WHERE [settled].[id] = [job].[id]))
               )
@@ -403,7 +417,7 @@ BEGIN
                 SELECT MIN([job].[id])
                 FROM [four].[four_queue] AS [job] WITH (NOLOCK)
                 WHERE [job].[id] >= [w].[id] AND [job].[id] < @q$target
-                  AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                  AND ([job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0
                        OR NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
                                       WHERE [settled].[id] = [job].[id]))
             ), @q$target),
@@ -462,8 +476,9 @@ BEGIN
         -- rescan is due watermark.rescan seconds after this moment, so within the bound.
         SET @q$searched = SYSUTCDATETIME();
         -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
-        -- committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([job].[id]) FROM [four].[four_queue] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0);
+        -- committed, so the watermark does not pass it. Deferred jobs (the [deferred] bit) do not hold
+        -- it back: the due index hands them to claims.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [four].[four_queue] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0);
         -- A row NOLOCK shows leased but another transaction holds (READPAST skips it) counts as
         -- unclaimed, as in the mover: a lease claim inside a caller's transaction that may still roll
         -- back (the job is then unclaimed again, below a watermark passed on the strength of a claim
@@ -554,6 +569,8 @@ BEGIN
         [lease_expires_at] datetime2(3) NOT NULL
     );
     DECLARE @q$from bigint;
+    -- What the claim index is left to fill once the due deferred jobs are claimed.
+    DECLARE @q$rest int;
     BEGIN TRY
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
@@ -578,7 +595,7 @@ BEGIN
             BEGIN
                 SELECT @q$stranded = MIN([job].[id])
                 FROM [four].[four_queue] AS [job] WITH (NOLOCK)
-                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0;
                 IF @q$stranded IS NOT NULL
                     UPDATE [four].[four_queue_watermark]
                     SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
@@ -594,24 +611,47 @@ BEGIN
         -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
         -- A missing row reads as 0.
         SET @q$from = COALESCE((SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK)), 0);
-        ;WITH [next_job] AS
+        ;WITH [due_job] AS
         (
-            SELECT TOP (@batch_size) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
-            -- The one reference to the table: these hints hold for every row the claim reads.
+            SELECT TOP (@batch_size) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at], [deferred]
+            -- The one reference to the table (see the claim below); it seeks the due index.
             FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
-              AND [id] >= @q$from
-            ORDER BY [id]
+            WHERE [deferred] = 1 AND [available_at] <= @q$now
+            ORDER BY [available_at], [id]
         )
-        UPDATE [next_job]
+        UPDATE [due_job]
         SET [lease_token] = @q$token,
             [lease_owner] = @owner,
             [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [deferred] = 0,
             [attempts] = [attempts] + 1
         OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
         INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+        SET @q$rest = @batch_size - @@ROWCOUNT;
+        IF @q$rest > 0
+        BEGIN
+            ;WITH [next_job] AS
+            (
+                SELECT TOP (@q$rest) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+                -- The one reference to the table: these hints hold for every row the claim reads.
+                FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND [deferred] = 0
+                  AND [id] >= @q$from
+                ORDER BY [id]
+            )
+            UPDATE [next_job]
+            SET [lease_token] = @q$token,
+                [lease_owner] = @owner,
+                [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                [attempts] = [attempts] + 1
+            OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+            INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at])
+            -- Planned for one row, whatever @q$rest the first call sniffed: a seek in queue order.
+            OPTION (OPTIMIZE FOR (@q$rest = 1));
+        END;
         -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
         -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
         -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
@@ -725,7 +765,9 @@ BEGIN
         BEGIN
             UPDATE [four].[four_queue]
             SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
-                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
+                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now),
+                -- Into the due index for its backoff, off the claim index and the watermark's way.
+                [deferred] = 1
             WHERE [id] = @id;
             -- The job is claimable again: the watermark must not stay above it (unless another
             -- transaction holds the watermark row: then the rescan finds the job; never a wait).
@@ -820,12 +862,13 @@ BEGIN
         -- (and the statement's own update locks) make these locking reads of current rows.
         ;WITH [expired] AS
         (
-            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error]
-            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
             WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
         )
         UPDATE [expired]
         SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+            -- Released into the due index: the next claim takes it first, whatever its id.
+            [deferred] = 1,
             [last_error] = N'qgen: lease expired before the job was completed'
         OUTPUT inserted.[id] INTO @q$freed ([id])
         -- Planned for one row, whatever @batch_size the first call sniffed.
@@ -918,7 +961,7 @@ BEGIN
             BEGIN
                 SELECT @q$stranded = MIN([job].[id])
                 FROM [four].[four_queue] AS [job] WITH (NOLOCK)
-                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0;
                 IF @q$stranded IS NOT NULL
                     UPDATE [four].[four_queue_watermark]
                     SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
@@ -934,22 +977,42 @@ BEGIN
         -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
         -- A missing row reads as 0.
         SET @q$from = COALESCE((SELECT [id] FROM [four].[four_queue_watermark] WITH (NOLOCK)), 0);
-        ;WITH [next_job] AS
+        ;WITH [due_job] AS
         (
-            SELECT TOP (1) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
-            -- The one reference to the table: these hints hold for every row the claim reads.
+            SELECT TOP (1) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at], [deferred]
+            -- The one reference to the table (see the claim below); it seeks the due index.
             FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
-              AND [id] >= @q$from
-            ORDER BY [id]
+            WHERE [deferred] = 1 AND [available_at] <= @q$now
+            ORDER BY [available_at], [id]
         )
-        UPDATE [next_job]
+        UPDATE [due_job]
         SET [lease_token] = @q$token,
             [lease_owner] = @owner,
             [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [deferred] = 0,
             [attempts] = [attempts] + 1
         OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
         INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at]);
+        -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+        IF NOT EXISTS (SELECT 1 FROM @q$claimed)
+        BEGIN
+            ;WITH [next_job] AS
+            (
+                SELECT TOP (1) [id], [reputation], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+                -- The one reference to the table: these hints hold for every row the claim reads.
+                FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
+                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND [deferred] = 0
+                  AND [id] >= @q$from
+                ORDER BY [id]
+            )
+            UPDATE [next_job]
+            SET [lease_token] = @q$token,
+                [lease_owner] = @owner,
+                [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                [attempts] = [attempts] + 1
+            OUTPUT inserted.[id], inserted.[reputation], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+            INTO @q$claimed ([id], [reputation], [attempts], [lease_token], [lease_expires_at]);
+        END;
         IF (SELECT MAX([id]) FROM @q$claimed) - @q$from >= 150
         BEGIN
             SET @q$job_id = (SELECT MAX([id]) FROM @q$claimed);
@@ -1483,23 +1546,23 @@ FROM
 (
     VALUES
         (N'four_queue_complete', 0x9C95FBD9A3E865BC661F1A5660E502373A7911E7EBB290288E18EEE9E067489D),
-        (N'four_queue_dequeue', 0x7553FFFE3438059AA50F26349838E2036AB4F5BE52A47B09218BB4E532763AF7),
+        (N'four_queue_dequeue', 0xE60FBBC13CADEA45B6AC00D987CDE73E54435C69D06DD82DFDB6A688DFF71916),
         (N'four_queue_enqueue', 0x059231E3467807E474897CF29957C5C42A7AA559DD6DBD01695F37C5111B3D29),
         (N'four_queue_enqueue_batch', 0x0D869F7C01AF8FBE9174EF39C31C765FE43764A4BB2915DF10B410F2C3A4A684),
         (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
         (N'four_queue_extend_lease', 0x6ECB35D5C1523FDDB33CE45305232151DC80313BC30F84E67FB347B90A31147C),
-        (N'four_queue_fail', 0x41B4A1DD509C2024564D2E2DCF4CA7331A7B5E82A3B69813E36D8C0760F8F632),
+        (N'four_queue_fail', 0x09ED2C0031D55EE58D7AD35EBB27738C18C58AA42CFC2AB011B2D79F611DD278),
         (N'four_queue_maintain', 0xBB079DAFB3958230ED923D75151DC88E697470F0BED4B6A1CAD6EED7C0FE51A6),
         (N'four_queue_metrics', 0x3C6609E284190845B3998DDBD68080E5A54D62D7D43B8748B500209F3AE02E10),
         (N'four_queue_peek', 0xBA4985FBD74D910AB47C3BA6442D79C5AD9D638E06791136B372824825229F1C),
         (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),
         (N'four_queue_purge', 0x6D787816534829DFCEA5353AF3FE1EC0528010F8A6A17F26868345A93404A5A7),
         (N'four_queue_purge_batch', 0x90391FC451F27B25F5C166EDC6558649BBADADAACAED17A1BE653374A3C7337B),
-        (N'four_queue_reap', 0x1FEDEAE7FDB6B0E405EE437B2960C9F29AD9303773E98E7713BA60DC568A0967),
+        (N'four_queue_reap', 0xE82D6CA01FEE68F3E17D9B287181146D35177E06A6EEB51C4F227C60EC55421F),
         (N'four_queue_redrive', 0x6677ACFE498BDAB00C793120E47836AA1DB120DE36F6CFFAB1ECE2DD892E2121),
-        (N'four_queue_watermark_correct', 0x0A8F01DEF1FEF8285DD9086821F67A4F4B0C1538A0CDE2F8FBCD537C7476743F),
-        (N'four_queue_watermark_move', 0xBCE2CE92DB850AEFA616253B0F5729488E3226B2C74A62793A7FB586B7E0E538),
-        (N'four_queue_worker', 0xFCE51202F0DFA27F9A618820D49D0806BC377E0D37ECECE2BCDB9A116E5CBB0C)
+        (N'four_queue_watermark_correct', 0x6E8062DC48F2E7BEEAA0326134357631CD6547561C14B6ABB730A25720F54529),
+        (N'four_queue_watermark_move', 0xFDB5ADD0638ED2F97D1303C795DDBD1AE9A81E8428AC8642B0B50AFF5F5CBCE1),
+        (N'four_queue_worker', 0x35914525737F1194714A5ECCA0EB9FB2C57CDA12C0270585B76B52220945586E)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'four.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
@@ -1511,7 +1574,8 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'fo
 FROM
 (
     VALUES
-        (N'four_queue', N'four_queue_claim_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'four_queue', N'four_queue_claim_ix', N'(id) include (available_at, deferred, lease_token, processed) where'),
+        (N'four_queue', N'four_queue_claim_ix_due', N'(available_at, id) include (deferred) where'),
         (N'four_queue', N'four_queue_dedupe_ux', N'unique (reputation)'),
         (N'four_queue', N'four_queue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'four_queue', N'four_queue_processed_ix', N'(processed_at) include (processed) where'),

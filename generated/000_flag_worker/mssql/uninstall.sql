@@ -99,6 +99,8 @@ IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_dedupe_ux' AND ob
 GO
 DROP TABLE IF EXISTS [four].[four_queue_dead];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_claim_ix_due' AND object_id = OBJECT_ID(N'four.four_queue'))
+    DROP INDEX [four_queue_claim_ix_due] ON [four].[four_queue];
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'four_queue_claim_ix' AND object_id = OBJECT_ID(N'four.four_queue'))
     DROP INDEX [four_queue_claim_ix] ON [four].[four_queue];
 GO

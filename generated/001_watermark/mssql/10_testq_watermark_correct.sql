@@ -53,7 +53,8 @@ BEGIN
         -- rescan is due watermark.rescan seconds after this moment, so within the bound.
         SET @q$searched = SYSUTCDATETIME();
         -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
-        -- committed, so the watermark does not pass it.
+        -- committed, so the watermark does not pass it. Deferred jobs (the [deferred] bit) do not hold
+        -- it back: the due index hands them to claims.
         SET @q$new = (SELECT MIN([job].[id]) FROM [ghosts].[testq] AS [job] WITH (NOLOCK) WHERE 1 = 1);
         -- A row an open delete-mode claim holds is invisible to NOLOCK and skipped by READPAST (only
         -- a locking read, which would wait for the claimer, could see it): the correction can pass

@@ -15,6 +15,10 @@ BEGIN
         [JobType] uniqueidentifier NOT NULL,
         [JobInfo] xml NULL,
         [available_at] datetime2(3) NOT NULL CONSTRAINT [WorkQueue_available_at_df] DEFAULT (SYSUTCDATETIME()),
+        -- 1 while the job waits for its time (delayed by run_at, or released by fail or reap) and no
+        -- claim holds it: such a job is in the due index, not the claim index (a filtered index
+        -- cannot compare available_at with enqueued_at, so enqueue, fail, reap and dequeue keep it).
+        [deferred] bit NOT NULL CONSTRAINT [WorkQueue_deferred_df] DEFAULT (0),
         [enqueued_at] datetime2(3) NOT NULL CONSTRAINT [WorkQueue_enqueued_at_df] DEFAULT (SYSUTCDATETIME()),
         [enqueued_by] nvarchar(128) NULL,
         [attempts] int NOT NULL CONSTRAINT [WorkQueue_attempts_df] DEFAULT (0),

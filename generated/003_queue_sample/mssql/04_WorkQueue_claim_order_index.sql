@@ -12,6 +12,6 @@ GO
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_order_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
     CREATE NONCLUSTERED INDEX [WorkQueue_claim_order_ix]
     ON [QueueSample].[WorkQueue] ([id])
-    INCLUDE ([available_at], [lease_token], [processed])
-    WHERE [lease_token] IS NULL AND [processed] = 0;
+    INCLUDE ([available_at], [lease_token], [processed], [deferred])
+    WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0;
 GO

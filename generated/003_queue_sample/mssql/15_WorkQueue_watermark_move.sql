@@ -9,6 +9,7 @@ SET NUMERIC_ROUNDABORT OFF;
 GO
 -- Moves the watermark up to 50 ids below the claim that called it (the slack covers claims and inserts
 -- still in flight), but never past a row that is still unclaimed, and never down.
+-- Deferred jobs ([deferred] = 1) do not stop it: claims find them through the due index, whatever their id.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_watermark_move]
     @claimed_from bigint
 AS
@@ -37,7 +38,7 @@ BEGIN
         RETURN;
     IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK)
                WHERE [job].[id] = @q$current
-                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0
                       OR NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
                                      WHERE [settled].[id] = [job].[id]))
               )
@@ -48,7 +49,7 @@ BEGIN
                 SELECT MIN([job].[id])
                 FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK)
                 WHERE [job].[id] >= [w].[id] AND [job].[id] < @q$target
-                  AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                  AND ([job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0
                        OR NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
                                       WHERE [settled].[id] = [job].[id]))
             ), @q$target),

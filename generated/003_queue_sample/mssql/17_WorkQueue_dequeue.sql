@@ -51,6 +51,8 @@ BEGIN
         [lease_expires_at] datetime2(3) NOT NULL
     );
     DECLARE @q$from bigint;
+    -- What the claim index is left to fill once the due deferred jobs are claimed.
+    DECLARE @q$rest int;
     BEGIN TRY
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
@@ -75,7 +77,7 @@ BEGIN
             BEGIN
                 SELECT @q$stranded = MIN([job].[id])
                 FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK)
-                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0;
                 IF @q$stranded IS NOT NULL
                     UPDATE [QueueSample].[WorkQueue_watermark]
                     SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
@@ -93,50 +95,101 @@ BEGIN
         SET @q$from = COALESCE((SELECT [id] FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK)), 0);
         IF @job_type IS NULL
         BEGIN
-            ;WITH [next_job] AS
+            ;WITH [due_job] AS
             (
-                SELECT TOP (@batch_size) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by]
-                -- The one reference to the table: these hints hold for every row the claim reads.
+                SELECT TOP (@batch_size) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by], [deferred]
+                -- The one reference to the table (see the claim below); it seeks the due index.
                 FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
-                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
-                  AND [id] >= @q$from
-                ORDER BY [id]
+                WHERE [deferred] = 1 AND [available_at] <= @q$now
+                ORDER BY [available_at], [id]
             )
-            UPDATE [next_job]
+            UPDATE [due_job]
             SET [lease_token] = @q$token,
                 [lease_owner] = @owner,
                 [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
                 [claimed_at] = @q$now,
                 [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
+                [deferred] = 0,
                 [attempts] = [attempts] + 1
             OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
             INTO @q$claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
             -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
             OPTION (OPTIMIZE FOR (@batch_size = 1));
+            -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+            SET @q$rest = @batch_size - @@ROWCOUNT;
+            IF @q$rest > 0
+            BEGIN
+                ;WITH [next_job] AS
+                (
+                    SELECT TOP (@q$rest) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by]
+                    -- The one reference to the table: these hints hold for every row the claim reads.
+                    FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
+                    WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND [deferred] = 0
+                      AND [id] >= @q$from
+                    ORDER BY [id]
+                )
+                UPDATE [next_job]
+                SET [lease_token] = @q$token,
+                    [lease_owner] = @owner,
+                    [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                    [claimed_at] = @q$now,
+                    [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
+                    [attempts] = [attempts] + 1
+                OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+                INTO @q$claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
+                -- Planned for one row, whatever @q$rest the first call sniffed: a seek in queue order.
+                OPTION (OPTIMIZE FOR (@q$rest = 1));
+            END;
         END
         ELSE
         BEGIN
-            ;WITH [next_job] AS
+            ;WITH [due_job] AS
             (
-                SELECT TOP (@batch_size) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by]
-                -- The one reference to the table: these hints hold for every row the claim reads.
+                SELECT TOP (@batch_size) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by], [deferred]
+                -- The one reference to the table (see the claim below); it seeks the due index.
                 FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
-                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
-                  AND [id] >= @q$from
+                WHERE [deferred] = 1 AND [available_at] <= @q$now
                   AND [JobType] = @job_type
-                ORDER BY [id]
+                ORDER BY [available_at], [id]
             )
-            UPDATE [next_job]
+            UPDATE [due_job]
             SET [lease_token] = @q$token,
                 [lease_owner] = @owner,
                 [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
                 [claimed_at] = @q$now,
                 [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
+                [deferred] = 0,
                 [attempts] = [attempts] + 1
             OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
             INTO @q$claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
             -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
             OPTION (OPTIMIZE FOR (@batch_size = 1));
+            -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+            SET @q$rest = @batch_size - @@ROWCOUNT;
+            IF @q$rest > 0
+            BEGIN
+                ;WITH [next_job] AS
+                (
+                    SELECT TOP (@q$rest) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by]
+                    -- The one reference to the table: these hints hold for every row the claim reads.
+                    FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
+                    WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND [deferred] = 0
+                      AND [id] >= @q$from
+                      AND [JobType] = @job_type
+                    ORDER BY [id]
+                )
+                UPDATE [next_job]
+                SET [lease_token] = @q$token,
+                    [lease_owner] = @owner,
+                    [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                    [claimed_at] = @q$now,
+                    [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
+                    [attempts] = [attempts] + 1
+                OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+                INTO @q$claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
+                -- Planned for one row, whatever @q$rest the first call sniffed: a seek in queue order.
+                OPTION (OPTIMIZE FOR (@q$rest = 1));
+            END;
         END;
         -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
         -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of

@@ -127,23 +127,23 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'Qu
 FROM
 (
     VALUES
-        (N'GetNextJob', 0xB95D0BECA3197305ED372130F748227844557041FDF95B9968931D38E0F1821E),
+        (N'GetNextJob', 0xDE83487009799C6F30690DBD22B98FEAB630C82CDC16806D92DCA023DA86A03C),
         (N'QueueJob', 0x2342114A2E90E6125695F6B4C80E5F73E9969F2268DCFE35A2E6FC768F2276B7),
         (N'ViewQueue', 0x743BF7D927674A4FFE6D2E5ADAC99AEC5058154186E63161F659E4B63BB946CA),
         (N'WorkQueue_complete', 0xEF10D6E8AAD5FDB71CE7DCD624A115577C396DC51486D211420AB548C93C4A98),
         (N'WorkQueue_enqueue_batch', 0xACEC4F82029EA62D08E8496BBFE8C2206A314B01FA50F189246891E9FAD65BFE),
         (N'WorkQueue_enqueue_json', 0x49FA9258AC5950949DA53DC51A4F4E1DF3A2D3BF5E320EE4C0F5111C3A8555A2),
         (N'WorkQueue_extend_lease', 0x79B990B964F89A89EAD939FAD98608848797A19D6984B27D4F39B43488EEA340),
-        (N'WorkQueue_fail', 0xC8624441C1B0C9BCFABE4BB1A05C90C15C9EA601586099452705DCD46B89E9F2),
+        (N'WorkQueue_fail', 0x12B238F49FEB4A2AA991FEDAA08D12FF51357DAFE5A70410DEE58D9903BB9903),
         (N'WorkQueue_maintain', 0x7C0FFD6C47A2A4D325C0379F701F6BD3258B2B3D8F12D3848376CE2E81B14792),
         (N'WorkQueue_metrics', 0x5BB1E87001B028DD65452A2964812B53DD773017B6F1571C7644275E0DBF6398),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),
         (N'WorkQueue_purge', 0x32171A0FC1FA8F86B611006580239F65ED633F557268F373CB0F210F4625CD40),
         (N'WorkQueue_purge_batch', 0xFD970425CB8DD5F28E317E185E93FCCB640A7EC68F7755E9F33A917B34F6361E),
-        (N'WorkQueue_reap', 0x853795297E5A4C9FA50334E8B50D9B190D774FFFECD6955272B8E32CCBEFEA34),
+        (N'WorkQueue_reap', 0x23CDCD458F2F4441E25E40E229B560271F871B3EF397E86811BB94A5DA982150),
         (N'WorkQueue_redrive', 0x96FFC6A1B8BD26E39FBEDCA1C329EB7100611CBE3BB65CEAABC457E9CE27EA41),
-        (N'WorkQueue_watermark_correct', 0xF890DE7F88267B07D8B8AF9EC8F6FEE2460A4C16F701F93E05292F9BBA90A6F6),
-        (N'WorkQueue_watermark_move', 0x2DDA99B5006F772332AC0A2958CBF43A91B73D8562F706C896492D00B3C0C040)
+        (N'WorkQueue_watermark_correct', 0x32FF889D4F08189C40CB972602A3924397410DDC60A366B4C7A177AB99C1F130),
+        (N'WorkQueue_watermark_move', 0xD7A4518D81C4B106E6F0318D3F415830B2EDB57321DD412CB31CE99C259B06F8)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'QueueSample.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
@@ -155,8 +155,9 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'Qu
 FROM
 (
     VALUES
-        (N'WorkQueue', N'WorkQueue_claim_ix', N'(JobType, id) include (available_at, lease_token, processed) where'),
-        (N'WorkQueue', N'WorkQueue_claim_order_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'WorkQueue', N'WorkQueue_claim_ix', N'(JobType, id) include (available_at, deferred, lease_token, processed) where'),
+        (N'WorkQueue', N'WorkQueue_claim_ix_due', N'(available_at, id) include (JobType, deferred) where'),
+        (N'WorkQueue', N'WorkQueue_claim_order_ix', N'(id) include (available_at, deferred, lease_token, processed) where'),
         (N'WorkQueue', N'WorkQueue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'WorkQueue', N'WorkQueue_processed_ix', N'(processed_at) include (processed) where'),
         (N'WorkQueue_dead', N'WorkQueue_dead_id_ix', N'(id)'),

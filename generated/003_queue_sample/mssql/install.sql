@@ -57,6 +57,10 @@ BEGIN
         [JobType] uniqueidentifier NOT NULL,
         [JobInfo] xml NULL,
         [available_at] datetime2(3) NOT NULL CONSTRAINT [WorkQueue_available_at_df] DEFAULT (SYSUTCDATETIME()),
+        -- 1 while the job waits for its time (delayed by run_at, or released by fail or reap) and no
+        -- claim holds it: such a job is in the due index, not the claim index (a filtered index
+        -- cannot compare available_at with enqueued_at, so enqueue, fail, reap and dequeue keep it).
+        [deferred] bit NOT NULL CONSTRAINT [WorkQueue_deferred_df] DEFAULT (0),
         [enqueued_at] datetime2(3) NOT NULL CONSTRAINT [WorkQueue_enqueued_at_df] DEFAULT (SYSUTCDATETIME()),
         [enqueued_by] nvarchar(128) NULL,
         [attempts] int NOT NULL CONSTRAINT [WorkQueue_attempts_df] DEFAULT (0),
@@ -77,11 +81,20 @@ GO
 -- qgen 0.1.0: claim_index QueueSample.WorkQueue_claim_ix, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
+-- Deferred jobs (delayed, or released with a backoff: [deferred] = 1) are left out of it: see the due index below.
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
     CREATE NONCLUSTERED INDEX [WorkQueue_claim_ix]
     ON [QueueSample].[WorkQueue] ([JobType], [id])
-    INCLUDE ([available_at], [lease_token], [processed])
-    WHERE [lease_token] IS NULL AND [processed] = 0;
+    INCLUDE ([available_at], [lease_token], [processed], [deferred])
+    WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0;
+-- The due index: deferred jobs, by the time they become available ([deferred] = 1 only while no
+-- claim holds the job: a claim clears it). A claim takes the due ones from here first, so however
+-- many wait for their time, no claim and no watermark steps over them.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_ix_due' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
+    CREATE NONCLUSTERED INDEX [WorkQueue_claim_ix_due]
+    ON [QueueSample].[WorkQueue] ([available_at], [id])
+    INCLUDE ([deferred], [JobType])
+    WHERE [deferred] = 1;
 GO
 
 -- qgen 0.1.0: claim_order_index QueueSample.WorkQueue_claim_order_ix, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
@@ -91,8 +104,8 @@ GO
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_order_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
     CREATE NONCLUSTERED INDEX [WorkQueue_claim_order_ix]
     ON [QueueSample].[WorkQueue] ([id])
-    INCLUDE ([available_at], [lease_token], [processed])
-    WHERE [lease_token] IS NULL AND [processed] = 0;
+    INCLUDE ([available_at], [lease_token], [processed], [deferred])
+    WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0;
 GO
 
 -- qgen 0.1.0: lease_index QueueSample.WorkQueue_lease_ix, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
@@ -336,6 +349,7 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Moves the watermark up to 50 ids below the claim that called it (the slack covers claims and inserts
 -- still in flight), but never past a row that is still unclaimed, and never down.
+-- Deferred jobs ([deferred] = 1) do not stop it: claims find them through the due index, whatever their id.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_watermark_move]
     @claimed_from bigint
 AS
@@ -364,7 +378,7 @@ BEGIN
         RETURN;
     IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK)
                WHERE [job].[id] = @q$current
-                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0
                       OR NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
                                      WHERE [settled].[id] = [job].[id]))
               )
@@ -375,7 +389,7 @@ BEGIN
                 SELECT MIN([job].[id])
                 FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK)
                 WHERE [job].[id] >= [w].[id] AND [job].[id] < @q$target
-                  AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                  AND ([job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0
                        OR NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
                                       WHERE [settled].[id] = [job].[id]))
             ), @q$target),
@@ -434,8 +448,9 @@ BEGIN
         -- rescan is due watermark.rescan seconds after this moment, so within the bound.
         SET @q$searched = SYSUTCDATETIME();
         -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
-        -- committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([job].[id]) FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0);
+        -- committed, so the watermark does not pass it. Deferred jobs (the [deferred] bit) do not hold
+        -- it back: the due index hands them to claims.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0);
         -- A row NOLOCK shows leased but another transaction holds (READPAST skips it) counts as
         -- unclaimed, as in the mover: a lease claim inside a caller's transaction that may still roll
         -- back (the job is then unclaimed again, below a watermark passed on the strength of a claim
@@ -528,6 +543,8 @@ BEGIN
         [lease_expires_at] datetime2(3) NOT NULL
     );
     DECLARE @q$from bigint;
+    -- What the claim index is left to fill once the due deferred jobs are claimed.
+    DECLARE @q$rest int;
     BEGIN TRY
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
@@ -552,7 +569,7 @@ BEGIN
             BEGIN
                 SELECT @q$stranded = MIN([job].[id])
                 FROM [QueueSample].[WorkQueue] AS [job] WITH (NOLOCK)
-                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0;
                 IF @q$stranded IS NOT NULL
                     UPDATE [QueueSample].[WorkQueue_watermark]
                     SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
@@ -570,50 +587,101 @@ BEGIN
         SET @q$from = COALESCE((SELECT [id] FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK)), 0);
         IF @job_type IS NULL
         BEGIN
-            ;WITH [next_job] AS
+            ;WITH [due_job] AS
             (
-                SELECT TOP (@batch_size) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by]
-                -- The one reference to the table: these hints hold for every row the claim reads.
+                SELECT TOP (@batch_size) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by], [deferred]
+                -- The one reference to the table (see the claim below); it seeks the due index.
                 FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
-                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
-                  AND [id] >= @q$from
-                ORDER BY [id]
+                WHERE [deferred] = 1 AND [available_at] <= @q$now
+                ORDER BY [available_at], [id]
             )
-            UPDATE [next_job]
+            UPDATE [due_job]
             SET [lease_token] = @q$token,
                 [lease_owner] = @owner,
                 [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
                 [claimed_at] = @q$now,
                 [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
+                [deferred] = 0,
                 [attempts] = [attempts] + 1
             OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
             INTO @q$claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
             -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
             OPTION (OPTIMIZE FOR (@batch_size = 1));
+            -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+            SET @q$rest = @batch_size - @@ROWCOUNT;
+            IF @q$rest > 0
+            BEGIN
+                ;WITH [next_job] AS
+                (
+                    SELECT TOP (@q$rest) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by]
+                    -- The one reference to the table: these hints hold for every row the claim reads.
+                    FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
+                    WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND [deferred] = 0
+                      AND [id] >= @q$from
+                    ORDER BY [id]
+                )
+                UPDATE [next_job]
+                SET [lease_token] = @q$token,
+                    [lease_owner] = @owner,
+                    [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                    [claimed_at] = @q$now,
+                    [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
+                    [attempts] = [attempts] + 1
+                OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+                INTO @q$claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
+                -- Planned for one row, whatever @q$rest the first call sniffed: a seek in queue order.
+                OPTION (OPTIMIZE FOR (@q$rest = 1));
+            END;
         END
         ELSE
         BEGIN
-            ;WITH [next_job] AS
+            ;WITH [due_job] AS
             (
-                SELECT TOP (@batch_size) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by]
-                -- The one reference to the table: these hints hold for every row the claim reads.
+                SELECT TOP (@batch_size) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by], [deferred]
+                -- The one reference to the table (see the claim below); it seeks the due index.
                 FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
-                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
-                  AND [id] >= @q$from
+                WHERE [deferred] = 1 AND [available_at] <= @q$now
                   AND [JobType] = @job_type
-                ORDER BY [id]
+                ORDER BY [available_at], [id]
             )
-            UPDATE [next_job]
+            UPDATE [due_job]
             SET [lease_token] = @q$token,
                 [lease_owner] = @owner,
                 [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
                 [claimed_at] = @q$now,
                 [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
+                [deferred] = 0,
                 [attempts] = [attempts] + 1
             OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
             INTO @q$claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
             -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
             OPTION (OPTIMIZE FOR (@batch_size = 1));
+            -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+            SET @q$rest = @batch_size - @@ROWCOUNT;
+            IF @q$rest > 0
+            BEGIN
+                ;WITH [next_job] AS
+                (
+                    SELECT TOP (@q$rest) [id], [JobType], [JobInfo], [attempts], [lease_token], [lease_owner], [lease_expires_at], [claimed_at], [claimed_by]
+                    -- The one reference to the table: these hints hold for every row the claim reads.
+                    FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
+                    WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND [deferred] = 0
+                      AND [id] >= @q$from
+                      AND [JobType] = @job_type
+                    ORDER BY [id]
+                )
+                UPDATE [next_job]
+                SET [lease_token] = @q$token,
+                    [lease_owner] = @owner,
+                    [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                    [claimed_at] = @q$now,
+                    [claimed_by] = COALESCE(@owner, ORIGINAL_LOGIN()),
+                    [attempts] = [attempts] + 1
+                OUTPUT inserted.[id], inserted.[JobType], inserted.[JobInfo], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+                INTO @q$claimed ([id], [JobType], [JobInfo], [attempts], [lease_token], [lease_expires_at])
+                -- Planned for one row, whatever @q$rest the first call sniffed: a seek in queue order.
+                OPTION (OPTIMIZE FOR (@q$rest = 1));
+            END;
         END;
         -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
         -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
@@ -728,7 +796,9 @@ BEGIN
         BEGIN
             UPDATE [QueueSample].[WorkQueue]
             SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
-                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
+                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now),
+                -- Into the due index for its backoff, off the claim index and the watermark's way.
+                [deferred] = 1
             WHERE [id] = @id;
             -- The job is claimable again: the watermark must not stay above it (unless another
             -- transaction holds the watermark row: then the rescan finds the job; never a wait).
@@ -823,12 +893,13 @@ BEGIN
         -- (and the statement's own update locks) make these locking reads of current rows.
         ;WITH [expired] AS
         (
-            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error]
-            FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
             WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
         )
         UPDATE [expired]
         SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+            -- Released into the due index: the next claim takes it first, whatever its id.
+            [deferred] = 1,
             [last_error] = N'qgen: lease expired before the job was completed'
         OUTPUT inserted.[id] INTO @q$freed ([id])
         -- Planned for one row, whatever @batch_size the first call sniffed.
@@ -1348,23 +1419,23 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'Qu
 FROM
 (
     VALUES
-        (N'GetNextJob', 0xB95D0BECA3197305ED372130F748227844557041FDF95B9968931D38E0F1821E),
+        (N'GetNextJob', 0xDE83487009799C6F30690DBD22B98FEAB630C82CDC16806D92DCA023DA86A03C),
         (N'QueueJob', 0x2342114A2E90E6125695F6B4C80E5F73E9969F2268DCFE35A2E6FC768F2276B7),
         (N'ViewQueue', 0x743BF7D927674A4FFE6D2E5ADAC99AEC5058154186E63161F659E4B63BB946CA),
         (N'WorkQueue_complete', 0xEF10D6E8AAD5FDB71CE7DCD624A115577C396DC51486D211420AB548C93C4A98),
         (N'WorkQueue_enqueue_batch', 0xACEC4F82029EA62D08E8496BBFE8C2206A314B01FA50F189246891E9FAD65BFE),
         (N'WorkQueue_enqueue_json', 0x49FA9258AC5950949DA53DC51A4F4E1DF3A2D3BF5E320EE4C0F5111C3A8555A2),
         (N'WorkQueue_extend_lease', 0x79B990B964F89A89EAD939FAD98608848797A19D6984B27D4F39B43488EEA340),
-        (N'WorkQueue_fail', 0xC8624441C1B0C9BCFABE4BB1A05C90C15C9EA601586099452705DCD46B89E9F2),
+        (N'WorkQueue_fail', 0x12B238F49FEB4A2AA991FEDAA08D12FF51357DAFE5A70410DEE58D9903BB9903),
         (N'WorkQueue_maintain', 0x7C0FFD6C47A2A4D325C0379F701F6BD3258B2B3D8F12D3848376CE2E81B14792),
         (N'WorkQueue_metrics', 0x5BB1E87001B028DD65452A2964812B53DD773017B6F1571C7644275E0DBF6398),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),
         (N'WorkQueue_purge', 0x32171A0FC1FA8F86B611006580239F65ED633F557268F373CB0F210F4625CD40),
         (N'WorkQueue_purge_batch', 0xFD970425CB8DD5F28E317E185E93FCCB640A7EC68F7755E9F33A917B34F6361E),
-        (N'WorkQueue_reap', 0x853795297E5A4C9FA50334E8B50D9B190D774FFFECD6955272B8E32CCBEFEA34),
+        (N'WorkQueue_reap', 0x23CDCD458F2F4441E25E40E229B560271F871B3EF397E86811BB94A5DA982150),
         (N'WorkQueue_redrive', 0x96FFC6A1B8BD26E39FBEDCA1C329EB7100611CBE3BB65CEAABC457E9CE27EA41),
-        (N'WorkQueue_watermark_correct', 0xF890DE7F88267B07D8B8AF9EC8F6FEE2460A4C16F701F93E05292F9BBA90A6F6),
-        (N'WorkQueue_watermark_move', 0x2DDA99B5006F772332AC0A2958CBF43A91B73D8562F706C896492D00B3C0C040)
+        (N'WorkQueue_watermark_correct', 0x32FF889D4F08189C40CB972602A3924397410DDC60A366B4C7A177AB99C1F130),
+        (N'WorkQueue_watermark_move', 0xD7A4518D81C4B106E6F0318D3F415830B2EDB57321DD412CB31CE99C259B06F8)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'QueueSample.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
@@ -1376,8 +1447,9 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'Qu
 FROM
 (
     VALUES
-        (N'WorkQueue', N'WorkQueue_claim_ix', N'(JobType, id) include (available_at, lease_token, processed) where'),
-        (N'WorkQueue', N'WorkQueue_claim_order_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'WorkQueue', N'WorkQueue_claim_ix', N'(JobType, id) include (available_at, deferred, lease_token, processed) where'),
+        (N'WorkQueue', N'WorkQueue_claim_ix_due', N'(available_at, id) include (JobType, deferred) where'),
+        (N'WorkQueue', N'WorkQueue_claim_order_ix', N'(id) include (available_at, deferred, lease_token, processed) where'),
         (N'WorkQueue', N'WorkQueue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'WorkQueue', N'WorkQueue_processed_ix', N'(processed_at) include (processed) where'),
         (N'WorkQueue_dead', N'WorkQueue_dead_id_ix', N'(id)'),

@@ -95,6 +95,8 @@ GO
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_order_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
     DROP INDEX [WorkQueue_claim_order_ix] ON [QueueSample].[WorkQueue];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_ix_due' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
+    DROP INDEX [WorkQueue_claim_ix_due] ON [QueueSample].[WorkQueue];
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'WorkQueue_claim_ix' AND object_id = OBJECT_ID(N'QueueSample.WorkQueue'))
     DROP INDEX [WorkQueue_claim_ix] ON [QueueSample].[WorkQueue];
 GO

@@ -7,6 +7,21 @@
 SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
 SET NUMERIC_ROUNDABORT OFF;
 GO
+-- Adds the [deferred] bit this qgen keeps (delayed, backed-off and released jobs wait in the due
+-- index, off the claim index). NOT NULL with a constant default: metadata only, no row is rewritten.
+IF OBJECT_ID(N'QueueSample.WorkQueue', N'U') IS NOT NULL
+    AND COL_LENGTH(N'QueueSample.WorkQueue', N'deferred') IS NULL
+    ALTER TABLE [QueueSample].[WorkQueue] ADD [deferred] bit NOT NULL CONSTRAINT [WorkQueue_deferred_df] DEFAULT (0);
+GO
+IF EXISTS (SELECT 1 FROM sys.indexes
+           WHERE [name] = N'WorkQueue_claim_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue')
+             AND ([filter_definition] IS NULL OR [filter_definition] NOT LIKE N'%deferred%'))
+    DROP INDEX [WorkQueue_claim_ix] ON [QueueSample].[WorkQueue];
+IF EXISTS (SELECT 1 FROM sys.indexes
+           WHERE [name] = N'WorkQueue_claim_order_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue')
+             AND ([filter_definition] IS NULL OR [filter_definition] NOT LIKE N'%deferred%'))
+    DROP INDEX [WorkQueue_claim_order_ix] ON [QueueSample].[WorkQueue];
+GO
 -- A watermark table an earlier qgen made has no corrected_at.
 IF OBJECT_ID(N'QueueSample.WorkQueue_watermark', N'U') IS NOT NULL
     AND COL_LENGTH(N'QueueSample.WorkQueue_watermark', N'corrected_at') IS NULL

@@ -14,6 +14,10 @@ BEGIN
         [id] bigint IDENTITY(1, 1) NOT NULL,
         [rainfall_id] bigint NOT NULL,
         [available_at] datetime2(3) NOT NULL CONSTRAINT [rainfall_events_available_at_df] DEFAULT (SYSUTCDATETIME()),
+        -- 1 while the job waits for its time (delayed by run_at, or released by fail or reap) and no
+        -- claim holds it: such a job is in the due index, not the claim index (a filtered index
+        -- cannot compare available_at with enqueued_at, so enqueue, fail, reap and dequeue keep it).
+        [deferred] bit NOT NULL CONSTRAINT [rainfall_events_deferred_df] DEFAULT (0),
         [enqueued_at] datetime2(3) NOT NULL CONSTRAINT [rainfall_events_enqueued_at_df] DEFAULT (SYSUTCDATETIME()),
         [attempts] int NOT NULL CONSTRAINT [rainfall_events_attempts_df] DEFAULT (0),
         [lease_token] uniqueidentifier NULL,

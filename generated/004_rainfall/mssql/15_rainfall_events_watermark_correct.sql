@@ -54,8 +54,9 @@ BEGIN
         -- rescan is due watermark.rescan seconds after this moment, so within the bound.
         SET @q$searched = SYSUTCDATETIME();
         -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
-        -- committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([job].[id]) FROM [rainfall].[rainfall_events] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0);
+        -- committed, so the watermark does not pass it. Deferred jobs (the [deferred] bit) do not hold
+        -- it back: the due index hands them to claims.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [rainfall].[rainfall_events] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0);
         -- A row NOLOCK shows leased but another transaction holds (READPAST skips it) counts as
         -- unclaimed, as in the mover: a lease claim inside a caller's transaction that may still roll
         -- back (the job is then unclaimed again, below a watermark passed on the strength of a claim

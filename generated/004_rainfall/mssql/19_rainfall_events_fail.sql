@@ -39,7 +39,9 @@ BEGIN
         BEGIN
             UPDATE [rainfall].[rainfall_events]
             SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
-                [available_at] = DATEADD(second, CAST(CASE WHEN 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 600 THEN 600 ELSE 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
+                [available_at] = DATEADD(second, CAST(CASE WHEN 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 600 THEN 600 ELSE 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now),
+                -- Into the due index for its backoff, off the claim index and the watermark's way.
+                [deferred] = 1
             WHERE [id] = @id;
             -- The job is claimable again: the watermark must not stay above it (unless another
             -- transaction holds the watermark row: then the rescan finds the job; never a wait).

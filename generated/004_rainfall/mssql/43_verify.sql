@@ -170,22 +170,22 @@ FROM
 (
     VALUES
         (N'rainfall_events_complete', 0x731AFC28A02CEE7415F6ECDD2E769211A562BC5E811E49F6C5C417E086A439B4),
-        (N'rainfall_events_dequeue', 0x870255657025FE139A22815C4025D87E3131EE6D85F840CE978F1996F69CC1ED),
+        (N'rainfall_events_dequeue', 0x3FD391C2A4E4853461CD74FE09F8A0A310AFDECDACB091977FDF2067A44DA8FE),
         (N'rainfall_events_enqueue', 0xC69D6A3F1D22F98C1FBF70255F10398D86EA4A0C5C41176BFD01FDF35368413A),
         (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
         (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
         (N'rainfall_events_extend_lease', 0x9EBFA616010E51FBF7D317E8FCC8FB208797CF96F9BF33159AC608AE83875518),
-        (N'rainfall_events_fail', 0xF6BFD174ECC1D587A29BFEE6FCD29DFBB07055EB46CBF0ED4D8D6FB3C305AFB9),
+        (N'rainfall_events_fail', 0x6D4D7FA21E8B18016FDBFBBBA06AE8C96313D62977160502B217BD5EAF3E7121),
         (N'rainfall_events_maintain', 0x2AA430D166CB0D143239DBB99103D07F85C80B4F2131E872156F305773F10F8E),
         (N'rainfall_events_metrics', 0xD1F34735DD98D2FF0EDA0F8E4A18BF9EA39E595A3274AE9845AEAA454353EC0D),
         (N'rainfall_events_peek', 0x81A4B6C9E421E2B0B486D7C432C19CB610A9FFC176DDD926501345ADC746F0F4),
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
         (N'rainfall_events_purge', 0x229A838AB8BEB59C777119F397FE1A53E3E007C021CD34E344FAF6E42EAFAE12),
         (N'rainfall_events_purge_batch', 0x2C87AF9D0E4B65ADBFC0A6EDF89A49F8A78F0408012C84E5A445EC31107BB35A),
-        (N'rainfall_events_reap', 0xD9284F2C3484C3F4506A30AA43B6264AD61A1A9EE839C39F52753A0DE350AD44),
+        (N'rainfall_events_reap', 0xEAA319DD381F2A3477BF96C018C34C1BAC3BBE55BF7ECA775796C790C211A095),
         (N'rainfall_events_redrive', 0xFD0BC2E51D50DA32B432481DD2194ED9B126942FAD8E440D8911B4A370712F7A),
-        (N'rainfall_events_watermark_correct', 0xE3F69B30660B13D6F483F2593CA38962778BE9DBFB4E7DDC4A8F7ED03A9E6115),
-        (N'rainfall_events_watermark_move', 0xF9613DCA72610B0FA4141EBB5AFA56B808B57CA15D64E7336EA9D9D02C061132),
+        (N'rainfall_events_watermark_correct', 0x252D2E5A42156A7046C869B27044736C5B6BE309D238BB408C11E1B0222F3CD3),
+        (N'rainfall_events_watermark_move', 0xD60E28BA65531236D1F43891E78B33292337A81D481CA9D1DC80A8E29E9FF498),
         (N'rainfall_transfer_dequeue', 0x15AC541F51B4CB24C08E5A4D3245C23B2D622438FA375BF401AB9E5E0ECCD54A),
         (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
         (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
@@ -196,7 +196,7 @@ FROM
         (N'rainfall_transfer_pending', 0x2B907C1747578186799C5DC23885950914028F807232A3F7E1C58B18BF8D1D71),
         (N'rainfall_transfer_purge', 0xA0443AEC5A2A8C001CF08854FC78E5D01205D40EACBC2F0AFAEE013AD4649C58),
         (N'rainfall_transfer_purge_batch', 0xF25BD36EDD03B55D7DBE1F07D3F08DCC9B022F0A31FFE09F5C673A9245B36893),
-        (N'rainfall_transfer_watermark_correct', 0xBB8E1100EBCF92247A73A0E525E226A992981A8DC6799B5AA77802DAB459F2DE),
+        (N'rainfall_transfer_watermark_correct', 0x20A6B1A6DF4FF21FD8775F3EAC16C138978A0A4C37E083F9829CD5B1BF6DF49E),
         (N'rainfall_transfer_watermark_move', 0xEFEC1A2E82DC312EE27BEFAD4D80D53D0A70C17DC786772B99B94D99AF8087AE)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'rainfall.' + [r].[name])
@@ -209,7 +209,8 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ra
 FROM
 (
     VALUES
-        (N'rainfall_events', N'rainfall_events_claim_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'rainfall_events', N'rainfall_events_claim_ix', N'(id) include (available_at, deferred, lease_token, processed) where'),
+        (N'rainfall_events', N'rainfall_events_claim_ix_due', N'(available_at, id) include (deferred) where'),
         (N'rainfall_events', N'rainfall_events_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'rainfall_events', N'rainfall_events_processed_ix', N'(processed_at) include (processed) where'),
         (N'rainfall_events_dead', N'rainfall_events_dead_id_ix', N'(id)'),

@@ -56,6 +56,10 @@ BEGIN
         [id] bigint IDENTITY(1, 1) NOT NULL,
         [rainfall_id] bigint NOT NULL,
         [available_at] datetime2(3) NOT NULL CONSTRAINT [rainfall_events_available_at_df] DEFAULT (SYSUTCDATETIME()),
+        -- 1 while the job waits for its time (delayed by run_at, or released by fail or reap) and no
+        -- claim holds it: such a job is in the due index, not the claim index (a filtered index
+        -- cannot compare available_at with enqueued_at, so enqueue, fail, reap and dequeue keep it).
+        [deferred] bit NOT NULL CONSTRAINT [rainfall_events_deferred_df] DEFAULT (0),
         [enqueued_at] datetime2(3) NOT NULL CONSTRAINT [rainfall_events_enqueued_at_df] DEFAULT (SYSUTCDATETIME()),
         [attempts] int NOT NULL CONSTRAINT [rainfall_events_attempts_df] DEFAULT (0),
         [lease_token] uniqueidentifier NULL,
@@ -73,11 +77,20 @@ GO
 -- qgen 0.1.0: claim_index rainfall.rainfall_events_claim_ix, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
+-- Deferred jobs (delayed, or released with a backoff: [deferred] = 1) are left out of it: see the due index below.
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_claim_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events'))
     CREATE NONCLUSTERED INDEX [rainfall_events_claim_ix]
     ON [rainfall].[rainfall_events] ([id])
-    INCLUDE ([available_at], [lease_token], [processed])
-    WHERE [lease_token] IS NULL AND [processed] = 0;
+    INCLUDE ([available_at], [lease_token], [processed], [deferred])
+    WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0;
+-- The due index: deferred jobs, by the time they become available ([deferred] = 1 only while no
+-- claim holds the job: a claim clears it). A claim takes the due ones from here first, so however
+-- many wait for their time, no claim and no watermark steps over them.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_claim_ix_due' AND object_id = OBJECT_ID(N'rainfall.rainfall_events'))
+    CREATE NONCLUSTERED INDEX [rainfall_events_claim_ix_due]
+    ON [rainfall].[rainfall_events] ([available_at], [id])
+    INCLUDE ([deferred])
+    WHERE [deferred] = 1;
 GO
 
 -- qgen 0.1.0: lease_index rainfall.rainfall_events_lease_ix, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
@@ -310,6 +323,7 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Moves the watermark up to 50 ids below the claim that called it (the slack covers claims and inserts
 -- still in flight), but never past a row that is still unclaimed, and never down.
+-- Deferred jobs ([deferred] = 1) do not stop it: claims find them through the due index, whatever their id.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_watermark_move]
     @claimed_from bigint
 AS
@@ -338,7 +352,7 @@ BEGIN
         RETURN;
     IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_events] AS [job] WITH (NOLOCK)
                WHERE [job].[id] = @q$current
-                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                 AND ([job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0
                       OR NOT EXISTS (SELECT 1 FROM [rainfall].[rainfall_events] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
                                      WHERE [settled].[id] = [job].[id]))
               )
@@ -349,7 +363,7 @@ BEGIN
                 SELECT MIN([job].[id])
                 FROM [rainfall].[rainfall_events] AS [job] WITH (NOLOCK)
                 WHERE [job].[id] >= [w].[id] AND [job].[id] < @q$target
-                  AND ([job].[lease_token] IS NULL AND [job].[processed] = 0
+                  AND ([job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0
                        OR NOT EXISTS (SELECT 1 FROM [rainfall].[rainfall_events] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
                                       WHERE [settled].[id] = [job].[id]))
             ), @q$target),
@@ -408,8 +422,9 @@ BEGIN
         -- rescan is due watermark.rescan seconds after this moment, so within the bound.
         SET @q$searched = SYSUTCDATETIME();
         -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
-        -- committed, so the watermark does not pass it.
-        SET @q$new = (SELECT MIN([job].[id]) FROM [rainfall].[rainfall_events] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0);
+        -- committed, so the watermark does not pass it. Deferred jobs (the [deferred] bit) do not hold
+        -- it back: the due index hands them to claims.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [rainfall].[rainfall_events] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0);
         -- A row NOLOCK shows leased but another transaction holds (READPAST skips it) counts as
         -- unclaimed, as in the mover: a lease claim inside a caller's transaction that may still roll
         -- back (the job is then unclaimed again, below a watermark passed on the strength of a claim
@@ -500,6 +515,8 @@ BEGIN
         [lease_expires_at] datetime2(3) NOT NULL
     );
     DECLARE @q$from bigint;
+    -- What the claim index is left to fill once the due deferred jobs are claimed.
+    DECLARE @q$rest int;
     BEGIN TRY
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
@@ -518,7 +535,7 @@ BEGIN
             BEGIN
                 SELECT @q$stranded = MIN([job].[id])
                 FROM [rainfall].[rainfall_events] AS [job] WITH (NOLOCK)
-                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0;
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[processed] = 0 AND [job].[deferred] = 0;
                 IF @q$stranded IS NOT NULL
                     UPDATE [rainfall].[rainfall_events_watermark]
                     SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
@@ -534,24 +551,47 @@ BEGIN
         -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
         -- A missing row reads as 0.
         SET @q$from = COALESCE((SELECT [id] FROM [rainfall].[rainfall_events_watermark] WITH (NOLOCK)), 0);
-        ;WITH [next_job] AS
+        ;WITH [due_job] AS
         (
-            SELECT TOP (@batch_size) [id], [rainfall_id], [attempts], [lease_token], [lease_owner], [lease_expires_at]
-            -- The one reference to the table: these hints hold for every row the claim reads.
+            SELECT TOP (@batch_size) [id], [rainfall_id], [attempts], [lease_token], [lease_owner], [lease_expires_at], [deferred]
+            -- The one reference to the table (see the claim below); it seeks the due index.
             FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now
-              AND [id] >= @q$from
-            ORDER BY [id]
+            WHERE [deferred] = 1 AND [available_at] <= @q$now
+            ORDER BY [available_at], [id]
         )
-        UPDATE [next_job]
+        UPDATE [due_job]
         SET [lease_token] = @q$token,
             [lease_owner] = @owner,
             [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [deferred] = 0,
             [attempts] = [attempts] + 1
         OUTPUT inserted.[id], inserted.[rainfall_id], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
         INTO @q$claimed ([id], [rainfall_id], [attempts], [lease_token], [lease_expires_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+        SET @q$rest = @batch_size - @@ROWCOUNT;
+        IF @q$rest > 0
+        BEGIN
+            ;WITH [next_job] AS
+            (
+                SELECT TOP (@q$rest) [id], [rainfall_id], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+                -- The one reference to the table: these hints hold for every row the claim reads.
+                FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK)
+                WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND [deferred] = 0
+                  AND [id] >= @q$from
+                ORDER BY [id]
+            )
+            UPDATE [next_job]
+            SET [lease_token] = @q$token,
+                [lease_owner] = @owner,
+                [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                [attempts] = [attempts] + 1
+            OUTPUT inserted.[id], inserted.[rainfall_id], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+            INTO @q$claimed ([id], [rainfall_id], [attempts], [lease_token], [lease_expires_at])
+            -- Planned for one row, whatever @q$rest the first call sniffed: a seek in queue order.
+            OPTION (OPTIMIZE FOR (@q$rest = 1));
+        END;
         -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
         -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
         -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
@@ -683,7 +723,9 @@ BEGIN
         BEGIN
             UPDATE [rainfall].[rainfall_events]
             SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
-                [available_at] = DATEADD(second, CAST(CASE WHEN 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 600 THEN 600 ELSE 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
+                [available_at] = DATEADD(second, CAST(CASE WHEN 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 600 THEN 600 ELSE 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now),
+                -- Into the due index for its backoff, off the claim index and the watermark's way.
+                [deferred] = 1
             WHERE [id] = @id;
             -- The job is claimable again: the watermark must not stay above it (unless another
             -- transaction holds the watermark row: then the rescan finds the job; never a wait).
@@ -778,12 +820,13 @@ BEGIN
         -- (and the statement's own update locks) make these locking reads of current rows.
         ;WITH [expired] AS
         (
-            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error]
-            FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK)
             WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 3
         )
         UPDATE [expired]
         SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+            -- Released into the due index: the next claim takes it first, whatever its id.
+            [deferred] = 1,
             [last_error] = N'qgen: lease expired before the job was completed'
         OUTPUT inserted.[id] INTO @q$freed ([id])
         -- Planned for one row, whatever @batch_size the first call sniffed.
@@ -1408,7 +1451,8 @@ BEGIN
         -- rescan is due watermark.rescan seconds after this moment, so within the bound.
         SET @q$searched = SYSUTCDATETIME();
         -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
-        -- committed, so the watermark does not pass it.
+        -- committed, so the watermark does not pass it. Deferred jobs (the [deferred] bit) do not hold
+        -- it back: the due index hands them to claims.
         SET @q$new = (SELECT MIN([job].[id]) FROM [rainfall].[rainfall_transfer] AS [job] WITH (NOLOCK) WHERE 1 = 1);
         -- A row an open delete-mode claim holds is invisible to NOLOCK and skipped by READPAST (only
         -- a locking read, which would wait for the claimer, could see it): the correction can pass
@@ -2003,22 +2047,22 @@ FROM
 (
     VALUES
         (N'rainfall_events_complete', 0x731AFC28A02CEE7415F6ECDD2E769211A562BC5E811E49F6C5C417E086A439B4),
-        (N'rainfall_events_dequeue', 0x870255657025FE139A22815C4025D87E3131EE6D85F840CE978F1996F69CC1ED),
+        (N'rainfall_events_dequeue', 0x3FD391C2A4E4853461CD74FE09F8A0A310AFDECDACB091977FDF2067A44DA8FE),
         (N'rainfall_events_enqueue', 0xC69D6A3F1D22F98C1FBF70255F10398D86EA4A0C5C41176BFD01FDF35368413A),
         (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
         (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
         (N'rainfall_events_extend_lease', 0x9EBFA616010E51FBF7D317E8FCC8FB208797CF96F9BF33159AC608AE83875518),
-        (N'rainfall_events_fail', 0xF6BFD174ECC1D587A29BFEE6FCD29DFBB07055EB46CBF0ED4D8D6FB3C305AFB9),
+        (N'rainfall_events_fail', 0x6D4D7FA21E8B18016FDBFBBBA06AE8C96313D62977160502B217BD5EAF3E7121),
         (N'rainfall_events_maintain', 0x2AA430D166CB0D143239DBB99103D07F85C80B4F2131E872156F305773F10F8E),
         (N'rainfall_events_metrics', 0xD1F34735DD98D2FF0EDA0F8E4A18BF9EA39E595A3274AE9845AEAA454353EC0D),
         (N'rainfall_events_peek', 0x81A4B6C9E421E2B0B486D7C432C19CB610A9FFC176DDD926501345ADC746F0F4),
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
         (N'rainfall_events_purge', 0x229A838AB8BEB59C777119F397FE1A53E3E007C021CD34E344FAF6E42EAFAE12),
         (N'rainfall_events_purge_batch', 0x2C87AF9D0E4B65ADBFC0A6EDF89A49F8A78F0408012C84E5A445EC31107BB35A),
-        (N'rainfall_events_reap', 0xD9284F2C3484C3F4506A30AA43B6264AD61A1A9EE839C39F52753A0DE350AD44),
+        (N'rainfall_events_reap', 0xEAA319DD381F2A3477BF96C018C34C1BAC3BBE55BF7ECA775796C790C211A095),
         (N'rainfall_events_redrive', 0xFD0BC2E51D50DA32B432481DD2194ED9B126942FAD8E440D8911B4A370712F7A),
-        (N'rainfall_events_watermark_correct', 0xE3F69B30660B13D6F483F2593CA38962778BE9DBFB4E7DDC4A8F7ED03A9E6115),
-        (N'rainfall_events_watermark_move', 0xF9613DCA72610B0FA4141EBB5AFA56B808B57CA15D64E7336EA9D9D02C061132),
+        (N'rainfall_events_watermark_correct', 0x252D2E5A42156A7046C869B27044736C5B6BE309D238BB408C11E1B0222F3CD3),
+        (N'rainfall_events_watermark_move', 0xD60E28BA65531236D1F43891E78B33292337A81D481CA9D1DC80A8E29E9FF498),
         (N'rainfall_transfer_dequeue', 0x15AC541F51B4CB24C08E5A4D3245C23B2D622438FA375BF401AB9E5E0ECCD54A),
         (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
         (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
@@ -2029,7 +2073,7 @@ FROM
         (N'rainfall_transfer_pending', 0x2B907C1747578186799C5DC23885950914028F807232A3F7E1C58B18BF8D1D71),
         (N'rainfall_transfer_purge', 0xA0443AEC5A2A8C001CF08854FC78E5D01205D40EACBC2F0AFAEE013AD4649C58),
         (N'rainfall_transfer_purge_batch', 0xF25BD36EDD03B55D7DBE1F07D3F08DCC9B022F0A31FFE09F5C673A9245B36893),
-        (N'rainfall_transfer_watermark_correct', 0xBB8E1100EBCF92247A73A0E525E226A992981A8DC6799B5AA77802DAB459F2DE),
+        (N'rainfall_transfer_watermark_correct', 0x20A6B1A6DF4FF21FD8775F3EAC16C138978A0A4C37E083F9829CD5B1BF6DF49E),
         (N'rainfall_transfer_watermark_move', 0xEFEC1A2E82DC312EE27BEFAD4D80D53D0A70C17DC786772B99B94D99AF8087AE)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'rainfall.' + [r].[name])
@@ -2042,7 +2086,8 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ra
 FROM
 (
     VALUES
-        (N'rainfall_events', N'rainfall_events_claim_ix', N'(id) include (available_at, lease_token, processed) where'),
+        (N'rainfall_events', N'rainfall_events_claim_ix', N'(id) include (available_at, deferred, lease_token, processed) where'),
+        (N'rainfall_events', N'rainfall_events_claim_ix_due', N'(available_at, id) include (deferred) where'),
         (N'rainfall_events', N'rainfall_events_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'rainfall_events', N'rainfall_events_processed_ix', N'(processed_at) include (processed) where'),
         (N'rainfall_events_dead', N'rainfall_events_dead_id_ix', N'(id)'),

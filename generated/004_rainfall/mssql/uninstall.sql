@@ -95,6 +95,8 @@ GO
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_lease_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events'))
     DROP INDEX [rainfall_events_lease_ix] ON [rainfall].[rainfall_events];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_claim_ix_due' AND object_id = OBJECT_ID(N'rainfall.rainfall_events'))
+    DROP INDEX [rainfall_events_claim_ix_due] ON [rainfall].[rainfall_events];
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'rainfall_events_claim_ix' AND object_id = OBJECT_ID(N'rainfall.rainfall_events'))
     DROP INDEX [rainfall_events_claim_ix] ON [rainfall].[rainfall_events];
 GO

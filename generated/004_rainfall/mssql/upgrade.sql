@@ -7,6 +7,17 @@
 SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
 SET NUMERIC_ROUNDABORT OFF;
 GO
+-- Adds the [deferred] bit this qgen keeps (delayed, backed-off and released jobs wait in the due
+-- index, off the claim index). NOT NULL with a constant default: metadata only, no row is rewritten.
+IF OBJECT_ID(N'rainfall.rainfall_events', N'U') IS NOT NULL
+    AND COL_LENGTH(N'rainfall.rainfall_events', N'deferred') IS NULL
+    ALTER TABLE [rainfall].[rainfall_events] ADD [deferred] bit NOT NULL CONSTRAINT [rainfall_events_deferred_df] DEFAULT (0);
+GO
+IF EXISTS (SELECT 1 FROM sys.indexes
+           WHERE [name] = N'rainfall_events_claim_ix' AND [object_id] = OBJECT_ID(N'rainfall.rainfall_events')
+             AND ([filter_definition] IS NULL OR [filter_definition] NOT LIKE N'%deferred%'))
+    DROP INDEX [rainfall_events_claim_ix] ON [rainfall].[rainfall_events];
+GO
 -- A watermark table an earlier qgen made has no corrected_at.
 IF OBJECT_ID(N'rainfall.rainfall_events_watermark', N'U') IS NOT NULL
     AND COL_LENGTH(N'rainfall.rainfall_events_watermark', N'corrected_at') IS NULL
