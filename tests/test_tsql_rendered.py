@@ -322,6 +322,20 @@ def test_verify_compares_each_module_and_index_with_what_this_install_rendered(s
     assert "qgen: installed, but not as this install rendered it:" in verify and "THROW 50020, @q$older" in verify
 
 
+def test_an_index_shape_lists_included_columns_in_the_order_verify_reads_them():
+    """verify aggregates an index's included columns ORDER BY UPPER(name) COLLATE Latin1_General_BIN2,
+    the same order on every database collation: the rendered shape must list them so. Sorted by plain
+    code point, (JobType, deferred) became "JobType, deferred" while SQL Server (case-insensitive
+    collation) read "deferred, JobType", and every install of example 003 failed verify (50020)."""
+    from qgen.dialects.mssql import index_shapes
+
+    script = ("CREATE NONCLUSTERED INDEX [ix] ON [s].[t] ([available_at], [id]) "
+              "INCLUDE ([JobType], [deferred], [a_1], [a1]) WHERE [deferred] = 1;\n")
+    assert index_shapes(script) == {("t", "ix"): "(available_at, id) include (a1, a_1, deferred, JobType) where"}
+    verify = (templates_dir() / "mssql" / "verify.sql.j2").read_text()
+    assert "WITHIN GROUP (ORDER BY UPPER([c].[name]) COLLATE Latin1_General_BIN2)" in verify
+
+
 def test_a_module_fingerprint_ignores_what_engines_and_clients_change_and_nothing_else():
     from qgen.dialects.mssql import module_fingerprints
 

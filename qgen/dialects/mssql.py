@@ -145,13 +145,16 @@ def module_fingerprints(script: str) -> dict[str, str]:
 def index_shapes(script: str) -> dict[tuple[str, str], str]:
     """{(table, index): shape} for each nonclustered index the script creates, in the form verify
     builds from sys.indexes and sys.index_columns: "unique (a, b desc) include (x, y) where" (the
-    unique, include and where parts only when there; included columns by name; the filter's text is
+    unique, include and where parts only when there; included columns by upper-cased name, in code point order; the filter's text is
     not compared, as SQL Server stores it rewritten)."""
     found: dict[tuple[str, str], str] = {}
     for match in _INDEX.finditer(script):
         keys = [k.strip() for k in match.group("keys").split(",")]
         keys = [(_unquote(k.split()[0]) + (" desc" if k.upper().endswith(" DESC") else "")) for k in keys]
-        include = sorted(_unquote(c.strip()) for c in (match.group("include") or "").split(",") if c.strip())
+        # Included columns in the order verify reads them: by upper-cased name, code point by code point
+        # (UPPER(name) COLLATE Latin1_General_BIN2), whatever the database's collation.
+        include = sorted((_unquote(c.strip()) for c in (match.group("include") or "").split(",") if c.strip()),
+                         key=lambda c: (c.upper(), c))
         shape = ("unique " if match.group("unique") else "") + f"({', '.join(keys)})"
         shape += f" include ({', '.join(include)})" if include else ""
         shape += " where" if match.group("where") else ""

@@ -1448,7 +1448,7 @@ FROM
 (
     VALUES
         (N'WorkQueue', N'WorkQueue_claim_ix', N'(JobType, id) include (available_at, deferred, lease_token, processed) where'),
-        (N'WorkQueue', N'WorkQueue_claim_ix_due', N'(available_at, id) include (JobType, deferred) where'),
+        (N'WorkQueue', N'WorkQueue_claim_ix_due', N'(available_at, id) include (deferred, JobType) where'),
         (N'WorkQueue', N'WorkQueue_claim_order_ix', N'(id) include (available_at, deferred, lease_token, processed) where'),
         (N'WorkQueue', N'WorkQueue_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
         (N'WorkQueue', N'WorkQueue_processed_ix', N'(processed_at) include (processed) where'),
@@ -1464,7 +1464,7 @@ CROSS APPLY
                FROM sys.index_columns AS [ic]
                INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
                WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[key_ordinal] > 0), N')',
-        (SELECT N' include (' + STRING_AGG([c].[name], N', ') WITHIN GROUP (ORDER BY [c].[name]) + N')'
+        (SELECT N' include (' + STRING_AGG([c].[name], N', ') WITHIN GROUP (ORDER BY UPPER([c].[name]) COLLATE Latin1_General_BIN2) + N')'
                FROM sys.index_columns AS [ic]
                INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
                WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[is_included_column] = 1),
