@@ -31,7 +31,6 @@ def env(use_spec):
     return env
 
 
-@pytest.mark.xfail(strict=True, reason="review: dequeue judges availability by the caller's now(), not the clock")
 def test_a_committed_ready_job_is_claimed_inside_a_transaction_that_began_before_it(env):
     queue = "wm"                                                # lease, in place
     caller = env.connect()
