@@ -4,6 +4,8 @@ arguments (name => value), jsonb parameters, a wake-up LISTEN connection, SQLSTA
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from qgen.dialects.client_base import ClientDriver, Params, Record, json_default, register_client
@@ -14,6 +16,10 @@ from qgen.dialects.error_codes import (
 
 if TYPE_CHECKING:
     from qgen.client import QueueClient
+
+# psycopg's own dumps knows no Decimal, datetime or UUID inside a json value: the same serialiser
+# as SQL Server's driver (json_default), so a payload is taken alike on both databases.
+_DUMPS = functools.partial(json.dumps, default=json_default)
 
 ERRORS = ErrorTable(
     {
@@ -58,7 +64,7 @@ class PostgresClient(ClientDriver):
     def json_in(self, value: Any) -> Any:
         from psycopg.types.json import Jsonb
 
-        return Jsonb(value)
+        return Jsonb(value, dumps=_DUMPS)
 
     def sqlalchemy_url(self, url: str) -> str:
         """A plain postgresql:// URL would make SQLAlchemy look for psycopg2; qgen uses psycopg 3."""
@@ -94,7 +100,7 @@ class PostgresClient(ClientDriver):
                 return value
             return json_default(value)
 
-        return "enqueue_batch", [("jobs", Jsonb(self.json_jobs(records, jsonable)))]
+        return "enqueue_batch", [("jobs", Jsonb(self.json_jobs(records, jsonable), dumps=_DUMPS))]
 
     def session_ended(self, exc: BaseException, state: Optional[str], connection: Any) -> bool:
         """psycopg reports a closed socket as an OperationalError without SQLSTATE, and marks a

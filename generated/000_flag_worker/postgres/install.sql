@@ -617,7 +617,9 @@ BEGIN
         (
             SELECT "next"."id"
             FROM "four"."four_queue" AS "next"
-            WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+            WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE
+              -- Available since its enqueue, hence now that a snapshot shows it: not compared with now()
+              -- (the caller's transaction may have begun before the job was enqueued).
               AND "next"."available_at" <= "next"."enqueued_at"
               -- Below the watermark every row is claimed, gone or deferred: start the index range there.
               AND "next"."id" >= (SELECT "m"."from" FROM "mark" AS "m")
@@ -1437,7 +1439,7 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dequeue', 'bc25c1cda2a569b8998ef7cd810a4da2'),
+            ('four_queue_dequeue', '8e0172dc71667dd7b23b8b02b8fd7da8'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),

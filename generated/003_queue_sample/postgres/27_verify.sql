@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '7a97d880c8021311e128ffed7293db81'),
+            ('GetNextJob', '5a557425141aa3137611c09bd997af9c'),
             ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
             ('ViewQueue', 'd550c9d312eeb75bc746d02f38d9a79a'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),

@@ -534,7 +534,9 @@ BEGIN
             (
                 SELECT "next"."id"
                 FROM "QueueSample"."WorkQueue" AS "next"
-                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE
+                  -- Available since its enqueue, hence now that a snapshot shows it: not compared with now()
+                  -- (the caller's transaction may have begun before the job was enqueued).
                   AND "next"."available_at" <= "next"."enqueued_at"
                   -- Below the watermark every row is claimed, gone or deferred: start the index range there.
                   AND "next"."id" >= (SELECT "m"."from" FROM "mark" AS "m")
@@ -604,7 +606,9 @@ BEGIN
             (
                 SELECT "next"."id"
                 FROM "QueueSample"."WorkQueue" AS "next"
-                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE
+                  -- Available since its enqueue, hence now that a snapshot shows it: not compared with now()
+                  -- (the caller's transaction may have begun before the job was enqueued).
                   AND "next"."available_at" <= "next"."enqueued_at"
                   -- Below the watermark every row is claimed, gone or deferred: start the index range there.
                   AND "next"."id" >= (SELECT "m"."from" FROM "mark" AS "m")
@@ -1356,7 +1360,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '7a97d880c8021311e128ffed7293db81'),
+            ('GetNextJob', '5a557425141aa3137611c09bd997af9c'),
             ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
             ('ViewQueue', 'd550c9d312eeb75bc746d02f38d9a79a'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),

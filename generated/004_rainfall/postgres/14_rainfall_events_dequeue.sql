@@ -110,7 +110,9 @@ BEGIN
         (
             SELECT "next"."id"
             FROM "rainfall"."rainfall_events" AS "next"
-            WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+            WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE
+              -- Available since its enqueue, hence now that a snapshot shows it: not compared with now()
+              -- (the caller's transaction may have begun before the job was enqueued).
               AND "next"."available_at" <= "next"."enqueued_at"
               -- Below the watermark every row is claimed, gone or deferred: start the index range there.
               AND "next"."id" >= (SELECT "m"."from" FROM "mark" AS "m")

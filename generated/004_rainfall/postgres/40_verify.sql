@@ -40,7 +40,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', 'fbfabbbf5951f06feaae323e6ffbf1f3'),
-            ('rainfall_events_dequeue', 'dc9db8284165b64598e40a0d7c4d73d8'),
+            ('rainfall_events_dequeue', '4f18541424f1d6374ffb8d878e4fd6ff'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),

@@ -500,7 +500,9 @@ BEGIN
         (
             SELECT "next"."id"
             FROM "rainfall"."rainfall_events" AS "next"
-            WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE AND "next"."available_at" <= now()
+            WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE
+              -- Available since its enqueue, hence now that a snapshot shows it: not compared with now()
+              -- (the caller's transaction may have begun before the job was enqueued).
               AND "next"."available_at" <= "next"."enqueued_at"
               -- Below the watermark every row is claimed, gone or deferred: start the index range there.
               AND "next"."id" >= (SELECT "m"."from" FROM "mark" AS "m")
@@ -1923,7 +1925,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', 'fbfabbbf5951f06feaae323e6ffbf1f3'),
-            ('rainfall_events_dequeue', 'dc9db8284165b64598e40a0d7c4d73d8'),
+            ('rainfall_events_dequeue', '4f18541424f1d6374ffb8d878e4fd6ff'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
