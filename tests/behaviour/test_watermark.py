@@ -206,3 +206,22 @@ def test_a_queue_without_a_watermark_reports_none(use_spec):
     assert transfer.metrics()["watermark"] == 0
     codes = use_spec(EX002).client("card_codes")  # watermark: false
     assert codes.metrics()["watermark"] is None
+
+
+def test_a_claim_rolled_back_in_one_session_is_found_again_without_correct(use_spec):
+    """The half of test_a_rolled_back_claim_is_found_again_after_correct one session shows: the
+    rolled-back claim of 60 takes the watermark's move with it, so the claims after it hand out
+    every job exactly once, in id order, with no correction needed."""
+    env = use_spec(EX001)
+    queue = env.client("testq")
+    queue.enqueue_many([{"filler": "x"} for _ in range(130)])
+    with pytest.raises(RuntimeError):
+        with queue.transaction():
+            assert [j.id for j in queue.dequeue(batch_size=60)] == list(range(1, 61))
+            raise RuntimeError("roll back")
+    assert env.watermark("testq") == 0
+    seen: list[int] = []
+    while got := take(queue, 50):
+        seen += got
+    assert seen == list(range(1, 131))
+    assert env.count("testq") == 0
