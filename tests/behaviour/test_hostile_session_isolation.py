@@ -149,6 +149,24 @@ def test_a_delete_claim_after_another_buyers_commit_never_repeats_a_job(use_spec
         assert not refused, "SQL Server claims at READ COMMITTED whatever the caller's level"
 
 
+def test_a_read_committed_claim_after_another_buyers_commit_gets_the_other_codes(use_spec):
+    """The half of test_a_delete_claim_after_another_buyers_commit_never_repeats_a_job that needs no
+    lock and no strict level (B17 on Babelfish): the buyer's transaction is open when another buyer
+    claims and commits; its claim gets the codes left, never the sold ones, and its session stays
+    at READ COMMITTED."""
+    env = use_spec(HOSTILE_ISOLATION)
+    ids = [r.id for r in env.client("codes").enqueue_many([{"code": f"c{n}"} for n in range(4)])]
+    buyer, other = env.client("codes"), env.client("codes")
+    with buyer.transaction():
+        assert current_isolation(env, buyer) == "read committed"
+        with other.transaction():
+            sold = [j.id for j in other.dequeue(batch_size=2)]
+        got = [j.id for j in buyer.dequeue(batch_size=4)]
+        assert current_isolation(env, buyer) == "read committed", "the procedure changed the caller's level"
+    assert (sold, got) == (ids[:2], ids[2:])
+    assert env.count("codes") == 0
+
+
 @pytest.mark.babelfish_gap("B10", "two sessions at once: what it shows is SQL Server's locking (READPAST, UPDLOCK, isolation levels)")
 @pytest.mark.parametrize("level", LEVELS)
 def test_concurrent_delete_claims_at_the_callers_level_hand_each_job_out_once(use_spec, level):
