@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 
 from qgen.client import PermissionDenied, error_kind
-from qgen.dialects import client_driver
+from qgen.dialects.mssql_client import pyodbc_codes
 from tests.conftest import ROOT
 from tests.support.babelfish import BABELFISH_UNMAPPED, REWRITTEN
 from tests.support.backends import QueueEnv
@@ -60,7 +60,7 @@ def babelfish_refusal(exc: BaseException) -> bool:
     33557097, a permission refusal among them (SQL Server: 229/230): there only PostgreSQL's own words
     tell a refusal. Counted as a B18 rewrite of what the harness reads."""
     for one in (exc, exc.__cause__, exc.__context__):
-        if one is not None and client_driver("mssql")().codes(one)[1] == {BABELFISH_UNMAPPED} and "permission denied for " in str(one):
+        if one is not None and pyodbc_codes(one)[1] == {BABELFISH_UNMAPPED} and "permission denied for " in str(one):
             REWRITTEN["B18"] += 1
             return True
     return False

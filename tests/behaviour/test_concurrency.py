@@ -30,6 +30,36 @@ def test_buyers_never_get_the_same_code(use_spec):
     assert pool.metrics()["ready"] == 1
 
 
+@pytest.mark.parametrize("outcome", ["rollback", "commit"])
+def test_a_code_the_buyer_puts_back_is_sold_again_and_a_sold_one_is_archived(use_spec, outcome):
+    """The half of test_buyers_never_get_the_same_code one session shows: a buyer whose payment
+    fails (rollback) puts the code back, the next claim hands it out; a committed sale moves it to
+    the archive and it is never handed out again."""
+    env = use_spec(EX002)  # claim-and-delete inside the buyer's transaction, archive on delete
+    buyer = env.client("card_codes")
+    buyer.enqueue_many([{"card_number": f"4000-{n}", "card_secret": "s"} for n in (1, 2)])
+    archive = env.name("card_codes", "archive_table")
+    try:
+        with buyer.transaction():
+            a, = buyer.dequeue()
+            if outcome == "rollback":
+                raise RuntimeError("the buyer's payment fails")
+    except RuntimeError:
+        pass
+    if outcome == "rollback":
+        assert env.count("card_codes") == 2 and env.count("card_codes", "archive_table") == 0
+        with buyer.transaction():
+            again, = buyer.dequeue()
+        assert again.id == a.id, "the code put back is handed out again"
+        assert env.sql(f"SELECT {env.col('id')} FROM {archive}") == [(a.id,)]
+    else:
+        assert env.sql(f"SELECT {env.col('id')} FROM {archive}") == [(a.id,)]
+        with buyer.transaction():
+            other, = buyer.dequeue()
+        assert other.id != a.id, "a sold code is never handed out again"
+    assert buyer.metrics()["ready"] == (1 if outcome == "rollback" else 0), "each code sold once, the rest waits"
+
+
 def session_id(env, conn):
     cursor = conn.cursor()
     cursor.execute("SELECT pg_backend_pid()" if env.dialect == "postgres" else "SELECT @@SPID")

@@ -151,3 +151,27 @@ def test_a_queued_code_the_archive_already_holds_does_not_wedge_the_sale(use_spe
     assert env.sql(f"SELECT {c('card_secret')} FROM {env.name('card_codes', 'archive_table')} "
                    f"WHERE {c('card_number')} = ?", "5000-1") == [("first",)]
     assert sell(codes) == []
+
+
+@pytest.mark.parametrize("outcome", ["commit", "rollback"])
+def test_a_key_enqueued_by_the_buyer_that_holds_its_job_is_not_queued_again(use_spec, outcome):
+    """The half of test_a_key_enqueued_while_its_job_is_being_sold_is_not_queued_again one session
+    shows: the buyer's own transaction has claimed the code (deleted from the queue, in the archive)
+    when it enqueues the same code; `ever` finds it in the archive, and whether the sale commits or
+    rolls back the code exists once."""
+    env = use_spec(EX002)
+    buyer = env.client("card_codes")
+    a = buyer.enqueue(card_number="4000-9", card_secret="s")
+    try:
+        with buyer.transaction():
+            assert [job.id for job in buyer.dequeue()] == [a.id]
+            assert buyer.enqueue(card_number="4000-9", card_secret="again") == (a.id, False)
+            if outcome == "rollback":
+                raise RuntimeError("the sale is called off")
+    except RuntimeError:
+        pass
+    if outcome == "commit":
+        assert env.count("card_codes") == 0 and env.count("card_codes", "archive_table") == 1
+    else:
+        assert env.count("card_codes") == 1 and env.count("card_codes", "archive_table") == 0
+    assert buyer.enqueue(card_number="4000-9", card_secret="later") == (a.id, False)

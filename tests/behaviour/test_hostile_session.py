@@ -252,3 +252,67 @@ def test_delete_claims_in_a_strict_callers_transaction_hand_out_each_job_once(us
     assert rolled_back, "some claims were rolled back"
     assert set(rolled_back) <= set(committed), "a rolled-back job was put back and handed out again"
     assert env.count(name) == 0
+
+
+# --------------------------------------------------------------------------------------------
+# The single-session halves of the tests above (they run on Babelfish too): what one caller's own
+# transaction does to its claims, without another session racing it.
+
+
+@pytest.mark.parametrize("mode", sorted(QUEUES))
+def test_a_claim_the_callers_transaction_rolls_back_is_claimed_again(use_spec, mode):
+    """The half of test_a_claim_rolled_back_by_the_callers_transaction_is_delivered_again that one
+    session shows: the rollback puts the claimed jobs back (not leased, attempts as before, the
+    watermark not left above them) and the next claim hands them out again."""
+    env = use_spec(BEHAVE)
+    name = QUEUES[mode]
+    holder = env.client(name)
+    holder.enqueue_many([{"n": n} for n in range(8)])
+    with pytest.raises(Rollback):
+        with holder.transaction():
+            held = [job.id for job in holder.dequeue(batch_size=3)]
+            assert held == [1, 2, 3]
+            raise Rollback
+    assert env.count(name) == 8, "the rolled-back claim took nothing"
+    assert env.watermark(name) < min(held), "the watermark moved by the rolled-back claim went back with it"
+    if mode == "lease":
+        assert holder.metrics()["in_flight"] == 0, "no lease survives the rollback"
+    with holder.transaction():
+        again = holder.dequeue(batch_size=3)
+    assert [job.id for job in again] == held
+    if mode == "lease":
+        assert {job.attempts for job in again} == {1}, "the rolled-back claim counted no attempt"
+
+
+@pytest.mark.parametrize("mode", sorted(QUEUES))
+def test_claims_a_caller_rolls_back_now_and_then_hand_out_each_job_once(use_spec, mode):
+    """The half of test_delete_claims_in_a_strict_callers_transaction_hand_out_each_job_once that one
+    session shows (at its default level: the strict levels are B17 on Babelfish): every job is
+    handed out and committed exactly once, and each rolled-back claim's jobs come back."""
+    env = use_spec(BEHAVE)
+    name = QUEUES[mode]
+    total = 30
+    client = env.client(name)
+    client.enqueue_many([{"n": n} for n in range(total)])
+    committed: list[int] = []
+    rolled_back: list[int] = []
+    for attempt in range(1, 4 * total):
+        ids: list[int] = []
+        try:
+            with client.transaction():
+                jobs = client.dequeue(batch_size=4)
+                ids = [job.id for job in jobs]
+                if not ids:
+                    break
+                if attempt % 3 == 0:
+                    raise Rollback
+                if mode == "lease":
+                    for job in jobs:
+                        client.complete(job)
+        except Rollback:
+            rolled_back.extend(ids)
+            continue
+        committed.extend(ids)
+    assert sorted(committed) == list(range(1, total + 1)), "every job committed exactly once"
+    assert rolled_back and set(rolled_back) <= set(committed), "a rolled-back job came back and was handed out"
+    assert client.metrics()["ready"] == 0 and client.metrics()["in_flight"] == 0

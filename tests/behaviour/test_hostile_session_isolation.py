@@ -149,6 +149,24 @@ def test_a_delete_claim_after_another_buyers_commit_never_repeats_a_job(use_spec
         assert not refused, "SQL Server claims at READ COMMITTED whatever the caller's level"
 
 
+def test_a_read_committed_claim_after_another_buyers_commit_gets_the_other_codes(use_spec):
+    """The half of test_a_delete_claim_after_another_buyers_commit_never_repeats_a_job that needs no
+    lock and no strict level (B17 on Babelfish): the buyer's transaction is open when another buyer
+    claims and commits; its claim gets the codes left, never the sold ones, and its session stays
+    at READ COMMITTED."""
+    env = use_spec(HOSTILE_ISOLATION)
+    ids = [r.id for r in env.client("codes").enqueue_many([{"code": f"c{n}"} for n in range(4)])]
+    buyer, other = env.client("codes"), env.client("codes")
+    with buyer.transaction():
+        assert current_isolation(env, buyer) == "read committed"
+        with other.transaction():
+            sold = [j.id for j in other.dequeue(batch_size=2)]
+        got = [j.id for j in buyer.dequeue(batch_size=4)]
+        assert current_isolation(env, buyer) == "read committed", "the procedure changed the caller's level"
+    assert (sold, got) == (ids[:2], ids[2:])
+    assert env.count("codes") == 0
+
+
 @pytest.mark.babelfish_gap("B10", "two sessions at once: what it shows is SQL Server's locking (READPAST, UPDLOCK, isolation levels)")
 @pytest.mark.parametrize("level", LEVELS)
 def test_concurrent_delete_claims_at_the_callers_level_hand_each_job_out_once(use_spec, level):
@@ -229,6 +247,28 @@ def test_a_repeatable_read_caller_never_raises_the_watermark_past_a_job_released
             caller.watermark_correct()
     env.backdate("leases", "available_at", 3600, ids=[released.id])  # its backoff is over
     assert env.watermark("leases") <= released.id
+    assert released.id in [j.id for j in leases.dequeue(batch_size=50)], "the released job is stranded below the watermark"
+
+
+@pytest.mark.parametrize("mover", ["dequeue", "watermark_correct"])
+def test_a_mover_after_a_release_never_raises_the_watermark_past_the_released_job(use_spec, mover):
+    """The half of test_a_repeatable_read_caller_never_raises_the_watermark_past_a_job_released_meanwhile
+    one session shows (at READ COMMITTED: the strict levels are B17 on Babelfish): job 1 of a lease
+    of 1..5 is released; a claim of 6..25 (crossing a multiple of 10) or a correction then leaves
+    the watermark at or below it, and job 1 is claimed again once its backoff is over."""
+    env = use_spec(HOSTILE_ISOLATION)  # watermark every 10, slack 3
+    leases = env.client("leases")
+    leases.enqueue_many([{"n": n} for n in range(30)])
+    released = leases.dequeue(batch_size=5)[0]
+    assert leases.fail(released, "released before the mover runs") == "retry"
+    if mover == "dequeue":
+        assert [j.id for j in leases.dequeue(batch_size=20)] == list(range(6, 26))
+    else:
+        leases.watermark_correct()
+    if env.dialect == "mssql":  # PostgreSQL passes a job waiting out its backoff; its due index finds it
+        assert env.watermark("leases") <= released.id, "SQL Server's mover stops at the released job"
+    env.backdate("leases", "enqueued_at", 3600, ids=[released.id])  # its enqueue and its backoff an hour ago
+    env.backdate("leases", "available_at", 3600, ids=[released.id])
     assert released.id in [j.id for j in leases.dequeue(batch_size=50)], "the released job is stranded below the watermark"
 
 

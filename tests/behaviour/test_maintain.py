@@ -54,7 +54,6 @@ def test_maintain_on_delete_queues_purges_and_corrects(use_spec):
     assert (result.old_watermark, result.new_watermark, result.released) == (500, 0, 0)
 
 
-@pytest.mark.babelfish_gap("B10", "two sessions contending for maintain's applock")
 def test_one_maintain_at_a_time_per_queue(use_spec):
     """While one maintain's transaction is open, a second on the same queue returns at once with
     skipped; other queues, and a queue of the same name in another schema, are not held up."""

@@ -100,7 +100,7 @@ def test_a_late_insert_a_mark_passed_is_found_by_the_rescan(use_spec, dialect):
     assert marks(env, "pl")[0] <= 21
 
 
-@pytest.mark.babelfish_gap("B10", "a second session's claim past rows an open claim holds needs SQL Server's READPAST")
+@pytest.mark.babelfish_gap("B10", "a second session's claim skips the row an open delete claim holds: SQL Server's READPAST")
 def test_a_delete_claim_held_open_keeps_the_mark_below_it_and_its_rollback_loses_nothing(use_spec):
     env = use_spec(PRIO)  # pd: claim delete
     queue, holder = env.client("pd"), env.client("pd")
@@ -123,3 +123,28 @@ def test_a_delete_claim_held_open_keeps_the_mark_below_it_and_its_rollback_loses
             expect_marks(env, "pd", {0: 1})   # stops at the row the open claim holds
             raise RolledBack
     assert take(2) == [1, 27]
+
+
+def test_delete_claims_one_session_rolls_back_lose_nothing(use_spec):
+    """The half of test_a_delete_claim_held_open_keeps_the_mark_below_it_and_its_rollback_loses_nothing
+    one session shows: claims of 1 and then 20 more in one caller transaction, rolled back, put every
+    job back, and the next claims hand them out again in order (PostgreSQL: the mark the rolled-back
+    claims moved goes back with them)."""
+    env = use_spec(PRIO)  # pd: claim delete
+    queue = env.client("pd")
+    queue.enqueue_many([{"n": n} for n in range(40)])   # ids 1..40
+
+    class RolledBack(Exception):
+        pass
+
+    with pytest.raises(RolledBack):
+        with queue.transaction():
+            assert [j.id for j in queue.dequeue(batch_size=1)] == [1]
+            assert [j.id for j in queue.dequeue(batch_size=20)] == list(range(2, 22))
+            raise RolledBack
+    assert env.count("pd") == 40
+    with queue.transaction():
+        assert [j.id for j in queue.dequeue(batch_size=25)] == list(range(1, 26))
+    with queue.transaction():
+        assert [j.id for j in queue.dequeue(batch_size=25)] == list(range(26, 41))
+    assert env.count("pd") == 0

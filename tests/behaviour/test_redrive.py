@@ -69,6 +69,9 @@ def test_a_rolled_back_redrive_moves_nothing(use_spec):
     assert env.count("retrying") == 0
 
 
+@pytest.mark.babelfish_gap("B10", "the second redrive waits on the first's lock of the dead row: SQL Server's locking (on "
+                           "Babelfish it passed only while each session's first call compiled for a second, B23, "
+                           "so the two never raced; racing, both move the job)")
 def test_two_redrives_of_one_job_move_it_once(use_spec):
     env = use_spec(BEHAVE)
     first, second = env.client("retrying"), env.client("retrying")

@@ -205,3 +205,38 @@ def test_a_queue_without_a_watermark_reports_none(use_spec):
     assert transfer.metrics()["watermark"] == 0
     codes = use_spec(EX002).client("card_codes")  # watermark: false
     assert codes.metrics()["watermark"] is None
+
+
+def test_a_claim_rolled_back_in_one_session_is_found_again_without_correct(use_spec):
+    """The half of test_a_rolled_back_claim_is_found_again_after_correct one session shows: the
+    rolled-back claim of 60 takes the watermark's move with it, so the claims after it hand out
+    every job exactly once, in id order, with no correction needed."""
+    env = use_spec(EX001)
+    queue = env.client("testq")
+    queue.enqueue_many([{"filler": "x"} for _ in range(130)])
+    with pytest.raises(RuntimeError):
+        with queue.transaction():
+            assert [j.id for j in queue.dequeue(batch_size=60)] == list(range(1, 61))
+            raise RuntimeError("roll back")
+    assert env.watermark("testq") == 0
+    seen: list[int] = []
+    while got := take(queue, 50):
+        seen += got
+    assert seen == list(range(1, 131))
+    assert env.count("testq") == 0
+
+
+def test_a_lease_queue_watermark_moves_past_its_leased_rows(use_spec):
+    """The half of test_a_lease_queue_watermark_moves_but_never_past_an_unclaimed_row one session
+    shows: committed lease claims do not hold the watermark; it moves once a claim is every + slack
+    above it, to slack below that claim's highest id, and a claim of less leaves it."""
+    env = use_spec(BEHAVE)  # wm: batch 5, every 10, slack 3
+    queue = env.client("wm")
+    queue.enqueue_many([{"n": n} for n in range(1, 31)])
+    env.set_watermark("wm", 0)                 # searched just now: no rescan takes the watermark row
+    assert [j.id for j in queue.dequeue()] == [1, 2, 3, 4, 5]
+    assert [j.id for j in queue.dequeue()] == [6, 7, 8, 9, 10]    # 10 is not yet every + slack (13) above 0
+    assert env.watermark("wm") == 0
+    assert [j.id for j in queue.dequeue()] == [11, 12, 13, 14, 15]  # 15 is: target 15 - 3 = 12
+    assert env.watermark("wm") == 12, "the leased rows 1..11 do not hold it back"
+    assert queue.metrics()["in_flight"] == 15

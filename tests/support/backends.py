@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
@@ -112,6 +113,11 @@ class Backend:
     def drop_login(self, login: tuple[str, str]) -> None: ...
     def _uninstall(self, installed: "InstalledSpec") -> None: ...
 
+    def release(self, conn: Any, login: Optional[tuple[str, str]] = None) -> None:
+        """A test is done with a connection connect() gave it."""
+        with contextlib.suppress(Exception):
+            conn.close()
+
     def install(self, path: Path) -> "InstalledSpec":
         path = Path(path).resolve()
         if path not in self._installed:
@@ -184,6 +190,12 @@ class MssqlBackend(Backend):
         self.url = url
         self.database = f"qgen_behaviour_{os.getpid()}_{uuid.uuid4().hex[:8]}"
         self._logins: list[str] = []
+        # B23 (Babelfish): a session's first call of a procedure compiles it (about a second); later
+        # calls take milliseconds. The owner's sessions a test leaves as it found them are kept here
+        # and handed to the next test (release); anything else a test did to one closes it.
+        self._idle: list[tuple[Any, tuple]] = []
+        self._idle_lock = threading.Lock()
+        self._fresh: dict[int, tuple] = {}
         with self._server() as conn:
             # Babelfish (tests/support/babelfish.py): the harness rewrites what it sends around its gaps.
             self.babelfish = is_babelfish(conn)
@@ -206,7 +218,61 @@ class MssqlBackend(Backend):
             for login in self._logins:
                 cursor.execute(self._drop_login_sql(login))
 
+    _STATE = ("SELECT @@TRANCOUNT, @@OPTIONS, @@LOCK_TIMEOUT, DB_NAME(), USER_NAME(), transaction_isolation_level "
+              "FROM sys.dm_exec_sessions WHERE session_id = @@SPID")
+
+    def _state(self, conn: Any) -> tuple:
+        """What a test may leave changed on a session, read in autocommit mode (ODBC's implicit
+        transactions would show in @@OPTIONS and keep the SELECT's transaction open)."""
+        conn.autocommit = True
+        cursor = conn.cursor()
+        try:
+            cursor.execute(self._STATE)
+            return tuple(cursor.fetchone())
+        finally:
+            cursor.close()
+
     def connect(self, autocommit: bool = False, login: Optional[tuple[str, str]] = None) -> Any:
+        if self.babelfish and login is None:
+            with self._idle_lock:
+                reused = self._idle.pop() if self._idle else None
+            if reused is not None:
+                reused[0].autocommit = autocommit
+                return reused[0]
+        conn = self._open(autocommit, login)
+        if self.babelfish and login is None:
+            self._fresh[id(conn)] = self._state(conn)
+            conn.autocommit = autocommit
+        return conn
+
+    def release(self, conn: Any, login: Optional[tuple[str, str]] = None) -> None:
+        """A test is done with conn: kept for the next test if it is in the state it was opened in
+        (no transaction, the same SET options, lock timeout, database, user and isolation level),
+        else closed. B23: on Babelfish only."""
+        fresh = self._fresh.pop(id(conn), None) if login is None else None
+        if fresh is not None:
+            try:
+                conn.rollback()
+                conn.cursor().execute("SET NOCOUNT OFF")  # what every qgen call sets
+                if self._state(conn) == fresh:
+                    with self._idle_lock:
+                        self._idle.append((conn, fresh))
+                        self._fresh[id(conn)] = fresh
+                    return
+            except Exception:  # noqa: BLE001 - a killed or broken session is closed, not reused
+                pass
+        with contextlib.suppress(Exception):
+            conn.close()
+
+    def close(self) -> None:
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for conn, _ in idle:
+            with contextlib.suppress(Exception):
+                conn.close()
+        super().close()
+
+    def _open(self, autocommit: bool, login: Optional[tuple[str, str]]) -> Any:
         import pyodbc
 
         text = mssql_connection_string(self.url, self.database)
@@ -221,13 +287,17 @@ class MssqlBackend(Backend):
         return conn
 
     def run_script(self, script: str) -> None:
-        with contextlib.closing(self.connect(autocommit=True)) as conn:
+        conn = self.connect(autocommit=True)
+        try:
             cursor = conn.cursor()
             for batch in split_batches(script):
                 for sent in (rewrite(batch) if self.babelfish else [batch]):
                     cursor.execute(sent)
                     while cursor.nextset():
                         pass
+            cursor.close()
+        finally:
+            self.release(conn)
 
     def _uninstall(self, installed: "InstalledSpec") -> None:
         pass  # everything, database roles included, goes with the database
@@ -330,9 +400,8 @@ class QueueEnv:
             self.backend.drop_login(login)
 
     def close(self) -> None:
-        for conn in [c for c, _ in self._connections] + ([self._admin] if self._admin is not None else []):
-            with contextlib.suppress(Exception):
-                conn.close()
+        for conn, login in self._connections + ([(self._admin, None)] if self._admin is not None else []):
+            self.backend.release(conn, login)
         self._connections, self._admin = [], None
 
     # Inspection and arrangement, as the owner
