@@ -343,19 +343,25 @@ def _filter_columns(toks: list[Tok], j: int) -> set[str]:
     return columns
 
 
+def _create_index_at(toks: list[Tok], i: int) -> int | None:
+    """Where toks[i] starts CREATE [UNIQUE] [[NON]CLUSTERED] INDEX: the position of INDEX; else None."""
+    if not is_word(toks[i], "CREATE"):
+        return None
+    j = i + 1
+    while is_word(at(toks, j), "UNIQUE", "CLUSTERED", "NONCLUSTERED"):
+        j += 1
+    return j if is_word(at(toks, j), "INDEX") else None
+
+
 def filtered_index_findings(text: str, name: str = "") -> list[Finding]:
     """Every filtered index (CREATE ... INDEX ... WHERE) keys or INCLUDEs each column its filter names:
     otherwise the optimizer can match a query to it only with lookups, or not at all."""
     found: list[Finding] = []
     for first_line, batch in batch_spans(text):
         toks = tokens(batch)
-        for i, tok in enumerate(toks):
-            if not is_word(tok, "CREATE"):
-                continue
-            j = i + 1
-            while is_word(at(toks, j), "UNIQUE", "CLUSTERED", "NONCLUSTERED"):
-                j += 1
-            if not is_word(at(toks, j), "INDEX"):
+        for i in range(len(toks)):
+            j = _create_index_at(toks, i)
+            if j is None:
                 continue
             index = at(toks, j + 1)
             while (tok_j := at(toks, j)) is not None and tok_j.value != "(":
@@ -414,13 +420,9 @@ def _filtered_indexes(batches: list[list[Tok]]) -> dict[str, list[tuple[str, set
     """Per table (its last name part, upper-cased): each filtered index's name and filter predicates."""
     found: dict[str, list[tuple[str, set[tuple[str, ...]]]]] = {}
     for toks in batches:
-        for i, tok in enumerate(toks):
-            if not is_word(tok, "CREATE"):
-                continue
-            j = i + 1
-            while is_word(at(toks, j), "UNIQUE", "CLUSTERED", "NONCLUSTERED"):
-                j += 1
-            if not is_word(at(toks, j), "INDEX") or at(toks, j + 1) is None:
+        for i in range(len(toks)):
+            j = _create_index_at(toks, i)
+            if j is None or at(toks, j + 1) is None:
                 continue
             index = toks[j + 1].text or toks[j + 1].value
             while (on := at(toks, j)) is not None and not is_word(on, "ON"):
