@@ -534,6 +534,11 @@ RULES_PASS = {
         "    @LockTimeout = 0, @DbPrincipal = @p;",
         "EXEC sp_getapplock N'x', 'Exclusive', 'Transaction', 0, @DbPrincipal = N'dbo';",
     ],
+    "broken chain": [
+        "CREATE PROCEDURE dbo.q_maintain AS\nBEGIN\n    EXEC [dbo].[q_reap] @batch_size = 10;\n    EXECUTE dbo.q_purge;\nEND",
+        # Outside a procedure (an install script's guarded CREATE SCHEMA) the caller is the installer.
+        "IF SCHEMA_ID(N'q') IS NULL EXEC(N'CREATE SCHEMA [q] AUTHORIZATION [dbo];');",
+    ],
     "plan pinning": [
         "SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id OPTION (OPTIMIZE FOR (@n = 1));",
         "SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id OPTION (RECOMPILE);",
@@ -601,6 +606,12 @@ RULES_REPORT = {
         ("EXEC @r = sys.sp_getapplock @Resource = N'x', @LockMode = 'Exclusive', @LockOwner = 'Transaction',\n"
          "    @LockTimeout = 0;", "sp_getapplock", "public"),
         ("BEGIN TRAN;\nEXEC sp_getapplock N'x', 'Exclusive';\nSELECT 1;", "sp_getapplock", "@DbPrincipal"),
+    ],
+    "broken chain": [
+        ("CREATE PROCEDURE dbo.q_purge AS\nBEGIN\n    DECLARE @s nvarchar(200) = N'DELETE FROM dbo.q';\n    EXEC (@s);\nEND",
+         "EXEC (@s)", "caller's permissions"),
+        ("CREATE PROCEDURE dbo.q_peek AS\nBEGIN\n    EXEC sys.sp_executesql N'SELECT id FROM dbo.q';\nEND",
+         "sp_executesql", "EXECUTE alone"),
     ],
     "plan pinning": [
         ("SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id;", "TOP", "OPTIMIZE FOR (@n = 1)"),

@@ -28,6 +28,10 @@ turns them into findings at the token's line:column.
   the watermark past a job that can come back.
 * ``applock principal``: sp_getapplock without @DbPrincipal takes the lock as `public`: any user
   of the database can take the same lock first and stop whatever it guards (maintain).
+* ``broken chain``: a procedure that runs dynamic SQL (EXEC (...), sp_executesql): SQL Server's
+  ownership chain stops there, the dynamic batch runs with the caller's permissions, so a role
+  granted EXECUTE alone (qgen's producer, consumer and admin) is refused every table it names.
+  Babelfish's emulation of the chain (tests/support/babelfish.py, B21) relies on this rule too.
 * ``plan pinning``: TOP (@variable) in a statement that reads WITH (READPAST) needs OPTION
   (RECOMPILE) or OPTION (OPTIMIZE FOR (@variable = ... | UNKNOWN)): otherwise the first call's
   value is sniffed, and a large one can cache a scan plan that locks every row it passes.
@@ -492,6 +496,20 @@ def _applock_principal(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
                         "qgen's roles are members of (@DbPrincipal)")
 
 
+def _broken_chain(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
+    name = _procedure_name(toks)
+    if name is None:
+        return
+    for i, tok in enumerate(toks):
+        following = at(toks, i + 1)
+        dynamic = (is_word(tok, "EXEC", "EXECUTE") and following is not None and following.value == "(") or (
+            tok.kind in ("word", "ident") and tok.value.upper() == "SP_EXECUTESQL")
+        if dynamic:
+            yield tok, (f"broken chain: {name.lower()} runs dynamic SQL, which SQL Server runs with its caller's "
+                        "permissions (the ownership chain stops there): a role granted EXECUTE alone is refused every "
+                        "table it names; write the statement into the procedure")
+
+
 def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     """Every rule over one GO batch's tokens."""
     yield from _procedure_isolation(toks)
@@ -500,6 +518,7 @@ def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     yield from _watermark_wait(toks)
     yield from _blind_watermark(toks)
     yield from _applock_principal(toks)
+    yield from _broken_chain(toks)
     for stmt in statements(toks):
         yield from _locking_readpast(stmt)
         yield from _second_reference(stmt)
