@@ -114,7 +114,8 @@ def test_every_portable_type_round_trips(use_spec, how):
     assert back == sent
 
 
-@pytest.mark.babelfish_gap("B14", "the payload's datetime keeps its milliseconds")
+@pytest.mark.babelfish_gap("B15", "enqueue_many goes as JSON there (B12), and OPENJSON leaves the json value escaped "
+                           "(the table's ISJSON check refuses it)", only=["enqueue_many"])
 @pytest.mark.parametrize("how", ["enqueue", "enqueue_many"])
 def test_a_datetime_keeps_its_milliseconds(use_spec, how):
     sent, back = round_trip(use_spec(FEAT), how, dt.datetime(2031, 2, 3, 4, 5, 6, 789000, tzinfo=dt.timezone.utc))

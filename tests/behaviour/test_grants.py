@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from qgen.client import QueueClient
 from tests.behaviour.helpers import FEAT, assert_denied, denied
 
 
@@ -20,8 +19,6 @@ def table_statements(env):
     }
 
 
-@pytest.mark.babelfish_gap("B21", "its login runs procedures that reach tables it has no grant on (no ownership chaining); "
-                           "the refusals alone run there: test_no_role_touches_a_queue_table")
 def test_a_consumer_works_the_queue_but_cannot_touch_its_table(use_spec):
     env = use_spec(FEAT)
     owner = env.client("jobs")
@@ -30,7 +27,7 @@ def test_a_consumer_works_the_queue_but_cannot_touch_its_table(use_spec):
         raw = env.connect(autocommit=True, login=login)
         for sql in table_statements(env).values():
             assert_denied(env, raw, sql)
-        consumer = QueueClient(env.connect(login=login), env.spec, "jobs")
+        consumer = env.client("jobs", login=login)
         job, = consumer.dequeue(owner="consumer")
         assert consumer.extend_lease(job) == 1
         assert consumer.complete(job, summary_text="done") == 1
@@ -44,15 +41,13 @@ def test_a_consumer_works_the_queue_but_cannot_touch_its_table(use_spec):
     assert owner.metrics()["archived"] == 1
 
 
-@pytest.mark.babelfish_gap("B21", "its login runs procedures that reach tables it has no grant on (no ownership chaining); "
-                           "the refusals alone run there: test_no_role_touches_a_queue_table")
 def test_a_producer_can_only_enqueue(use_spec):
     env = use_spec(FEAT)
     with env.login("producer") as login:
         raw = env.connect(autocommit=True, login=login)
         for sql in table_statements(env).values():
             assert_denied(env, raw, sql)
-        producer = QueueClient(env.connect(login=login), env.spec, "jobs")
+        producer = env.client("jobs", login=login)
         assert producer.enqueue(job_type="t", customer_id=1, amount=1).enqueued
         assert len(producer.enqueue_many([{"job_type": "t", "customer_id": n, "amount": 1} for n in (2, 3)])) == 2
         with denied(env):
@@ -62,8 +57,6 @@ def test_a_producer_can_only_enqueue(use_spec):
     assert env.client("jobs").metrics()["ready"] == 3
 
 
-@pytest.mark.babelfish_gap("B21", "its login runs procedures that reach tables it has no grant on (no ownership chaining); "
-                           "the refusals alone run there: test_no_role_touches_a_queue_table")
 def test_an_admin_runs_maintenance_but_reads_only_the_pending_view(use_spec):
     env = use_spec(FEAT)
     env.client("jobs").enqueue(job_type="t", customer_id=1, amount=1)
@@ -73,7 +66,7 @@ def test_an_admin_runs_maintenance_but_reads_only_the_pending_view(use_spec):
         assert raw.cursor().execute(statements.pop("select_pending")).fetchall()[0][0] == 1
         for sql in statements.values():
             assert_denied(env, raw, sql)
-        admin = QueueClient(env.connect(login=login), env.spec, "jobs")
+        admin = env.client("jobs", login=login)
         assert admin.metrics()["ready"] == 1
         assert [p["customer_id"] for p in admin.peek()] == [1]
         assert admin.reap() == (0, 0)
@@ -81,8 +74,6 @@ def test_an_admin_runs_maintenance_but_reads_only_the_pending_view(use_spec):
         assert admin.watermark_correct().old == 0
 
 
-@pytest.mark.babelfish_gap("B21", "its login runs procedures that reach tables it has no grant on (no ownership chaining); "
-                           "the refusals alone run there: test_no_role_touches_a_queue_table")
 def test_an_admin_runs_qgen_procedures_only_not_the_applications_in_the_same_schema(use_spec):
     """A schema qgen shares with an application (schema: dbo, or a shared one): the admin role runs
     qgen's own procedures, each granted by name, and not the application's, neither one there when
@@ -106,7 +97,7 @@ def test_an_admin_runs_qgen_procedures_only_not_the_applications_in_the_same_sch
         with env.login("admin") as login:
             raw = env.connect(autocommit=True, login=login)
             assert_denied(env, raw, call)
-            admin = QueueClient(env.connect(login=login), env.spec, "jobs")
+            admin = env.client("jobs", login=login)
             assert admin.metrics()["ready"] == 0, "qgen's own procedures still run"
     finally:
         env.backend.run_script(f"DROP {'FUNCTION' if env.dialect == 'postgres' else 'PROCEDURE'} {app};")

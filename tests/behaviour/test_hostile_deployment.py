@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from qgen.client import QueueClient
 from tests.behaviour.helpers import HOSTILE_ISOLATION
 
 
@@ -74,7 +73,6 @@ def test_a_retry_after_hundreds_of_attempts_waits_the_backoff_max(use_spec):
     assert 3600 - 5 < wait <= 3600
 
 
-@pytest.mark.babelfish_gap("B21", "a consumer login runs procedures that reach tables and procedures it has no grant on")
 def test_a_consumer_login_corrects_the_watermark_of_a_drained_queue(use_spec):
     """A drained queue's next id comes from the table's identity. A login that may only EXECUTE
     sees no metadata of a table it has no permission on (ownership chaining covers rows, not
@@ -86,11 +84,10 @@ def test_a_consumer_login_corrects_the_watermark_of_a_drained_queue(use_spec):
         owner.complete(job)
     env.set_watermark("leases", 0)  # as a release had lowered it before the queue drained
     with env.login("consumer") as login:
-        consumer = QueueClient(env.connect(login=login), env.spec, "leases")
+        consumer = env.client("leases", login=login)
         assert consumer.watermark_correct() == (0, 13 - 3)
 
 
-@pytest.mark.babelfish_gap("B24", "verify's module fingerprints (SQL Server hashes nvarchar as UTF-16LE)")
 def test_verify_names_a_procedure_left_at_an_older_version(use_spec):
     """A CREATE OR ALTER that failed (sqlcmd without -b, psql without ON_ERROR_STOP, go on) keeps the
     older procedure: verify, install's last batch, names it (50020 / QG020) instead of passing because

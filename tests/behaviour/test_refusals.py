@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from qgen.client import QueueClient, QueueUsageError, error_kind
+from qgen.client import QueueUsageError, error_kind
 from tests.behaviour.helpers import EX001, EX004, FEAT
 
 
@@ -114,14 +114,13 @@ def test_a_whole_lease_cannot_complete_past_an_outbox_table(use_spec):
     assert env.count("jobs", "outbox_table") == 2
 
 
-@pytest.mark.babelfish_gap("B21", "a consumer login runs procedures that reach tables and procedures it has no grant on")
 def test_a_consumer_login_claims_and_commits_past_the_guard(use_spec):
     """The commit-time check runs as whoever commits: a consumer, who may touch no table, still
     commits its claim, and is still refused outside a transaction."""
     env = use_spec(EX001)
     env.client("testq").enqueue_many([{"filler": f"row {n}"} for n in range(3)])
     with env.login("consumer") as login:
-        consumer = QueueClient(env.connect(login=login), env.spec, "testq")
+        consumer = env.client("testq", login=login)
         with consumer.transaction():
             assert [job.id for job in consumer.dequeue(batch_size=2)] == [1, 2]
         refused(env, call(env, "dequeue", "testq", batch_size=1), conn=env.connect(autocommit=True, login=login))

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from qgen.client import QueueClient, QueueUsageError
+from qgen.client import QueueUsageError
 from qgen.worker import OVERRUN_ERROR, run_worker
 from tests.behaviour.helpers import EX002, EX004, FEAT, wait_past
 
@@ -127,7 +127,6 @@ def test_the_worker_needs_a_lease_queue(use_spec):
         run_worker(env.client("card_codes"), lambda job: None)
 
 
-@pytest.mark.babelfish_gap("B21", "a consumer login runs procedures that reach tables and procedures it has no grant on")
 def test_a_worker_in_the_consumer_role_corrects_the_watermark(use_spec):
     env = use_spec(FEAT)
     owner = env.client("jobs")
@@ -135,7 +134,7 @@ def test_a_worker_in_the_consumer_role_corrects_the_watermark(use_spec):
     late = owner.enqueue(job_type="t", customer_id=2, amount=1).id
     env.set_watermark("jobs", late + 1000)  # wrong on purpose
     with env.login("consumer") as login:
-        consumer = QueueClient(env.connect(login=login), env.spec, "jobs")
+        consumer = env.client("jobs", login=login)
         stats = run_worker(consumer, lambda job: None)
     # both jobs were found although the watermark stood above them: the consumer may correct it
     assert stats.processed == 2 and stats.watermark_corrections >= 1

@@ -15,6 +15,7 @@ what was rewritten, per gap (tests/conftest.py prints it at the end of a run).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -43,10 +44,10 @@ GAPS = {
     "B18": "permission denied comes as error 33557097, not 229/230",
     "B19": "an INSERT that a unique index refuses for one row does not burn identity values as SQL Server's does",
     "B20": "sys.dm_tran_session_transactions, sys.dm_exec_requests and other DMVs are missing",
-    "B21": "no ownership chaining: a procedure calling another needs EXECUTE on it for the caller",
+    "B21": "no ownership chaining: a procedure's caller needs rights on what it reaches (tables, other procedures)",
     "B22": "CURRENT_TRANSACTION_ID() is missing",
     "B23": "each call takes far longer than on SQL Server (tens to hundreds of ms), too slow for a test's sub-second timing",
-    "B24": "HASHBYTES over an nvarchar hashes its UTF-8 bytes, not UTF-16LE as SQL Server does",
+    "B24": "HASHBYTES over an nvarchar hashes its UTF-8 bytes, not UTF-16LE as SQL Server does (and CAST AS varbinary gives one byte a character)",
     "B25": "SET TRANSACTION ISOLATION LEVEL to another level inside an open transaction, after its first statement, "
            "fails and aborts the transaction (PostgreSQL's rule)",
     "B26": "a module's EXECUTE AS OWNER (SELF, a user) is 'not currently supported'",
@@ -353,29 +354,65 @@ def _b22_current_transaction_id(batch: str) -> Optional[list[str]]:
 
 
 _EXECUTE_AS_OWNER = re.compile(r"\bWITH\s+EXECUTE\s+AS\s+OWNER\s*\n", re.IGNORECASE)
+# What the B26 rewrite leaves in a procedure's text in place of its clause: chain_ownership (B21) reads
+# it back from sys.sql_modules and lets that procedure ask who it runs as (it runs as its owner).
+RUNS_AS_OWNER = "/* bbf$B26: WITH EXECUTE AS OWNER */"
 
 
 def _b26_execute_as_owner(batch: str) -> Optional[list[str]]:
-    """B26: CREATE PROCEDURE ... WITH EXECUTE AS OWNER AS -> without the clause: the procedure runs as
-    its caller (the tests' callers are dbo, or logins whose tests B21 already marks)."""
+    """B26: CREATE PROCEDURE ... WITH EXECUTE AS OWNER AS -> the same with the clause a comment
+    (RUNS_AS_OWNER). Babelfish refuses the clause; chain_ownership (B21), run after every install,
+    then makes the procedure run as its owner, as the clause says."""
     match = _EXECUTE_AS_OWNER.search(_code_mask(batch))
     if not match:
         return None
-    return [batch[:match.start()] + batch[match.end():]]
+    return [batch[:match.start()] + RUNS_AS_OWNER + "\n" + batch[match.end():]]
 
 
 _MODULE_FINGERPRINT = re.compile(r"WHERE\s+HASHBYTES\('SHA2_256',.*?<>\s*\[r\]\.\[fingerprint\]\s*;", re.S | re.IGNORECASE)
+_FINGERPRINT_ROW = re.compile(r"(\(N'(?:[^']|'')+',\s*)0x([0-9A-Fa-f]{64})(\))")
+_CREATED_MODULE = re.compile(r"\bCREATE\s+(?:OR\s+ALTER\s+)?(?:PROCEDURE|VIEW|FUNCTION)\s+(\[(?:[^\]]|\]\])+\]\.\[)", re.IGNORECASE)
+_BLANKS = re.compile(r"[ \t\r\n]")
+# Babelfish keeps a module's text as sent, but for a table type's name in a declaration or a
+# READONLY parameter: DECLARE @b [s].[t]; is held as DECLARE @b [s]. t ; (its brackets dropped).
+_TABLE_TYPE_USE = re.compile(r"(@[\w$]+\s+\[(?:[^\]]|\]\])+\]\.)\[((?:[^\]]|\]\])+)\](?=\s*(?:;|READONLY\b))", re.IGNORECASE)
+# B24: {fingerprint qgen rendered (UTF-16LE): Babelfish's fingerprint (UTF-8) of the text the harness
+# sent in its place}, for every module the harness created (remember_fingerprints, from rewrite).
+SENT_FINGERPRINTS: dict[str, str] = {}
+
+
+def remember_fingerprints(original: str, sent: list[str]) -> None:
+    """B24: a batch that creates a module, and what the harness sent instead: the module's rendered
+    fingerprint now stands for the fingerprint Babelfish computes over the text it holds (from the
+    module's qualified name on, without blanks, as verify reads it: qgen.dialects.mssql)."""
+    from qgen.dialects.mssql import module_fingerprints
+
+    rendered = module_fingerprints(original)
+    created = [one for one in sent if _CREATED_MODULE.search(_code_mask(one))]
+    if len(rendered) != 1 or len(created) != 1:
+        return
+    at = _CREATED_MODULE.search(_code_mask(created[0])).start(1)
+    text = _TABLE_TYPE_USE.sub(lambda m: f"{m.group(1)} {m.group(2)} ", created[0][at:])
+    held = hashlib.sha256(_BLANKS.sub("", text).encode("utf-8")).hexdigest().upper()
+    SENT_FINGERPRINTS[next(iter(rendered.values()))] = held
 
 
 def _b24_module_fingerprints(batch: str) -> Optional[list[str]]:
-    """B24: verify compares SHA2_256 of each module's text (as SQL Server hashes an nvarchar: UTF-16LE)
-    with the fingerprint qgen rendered. Babelfish hashes the UTF-8 bytes, and the harness's own
-    rewrites (B2-B4) change module texts, so every module would differ: the comparison becomes
-    WHERE 1 = 0 (verify's existence and ownership checks stay). tests/behaviour shows the comparison
-    itself on PostgreSQL; on SQL Server it needs a real server."""
-    if not _MODULE_FINGERPRINT.search(batch):
+    """B24: verify compares SHA2_256 of each module's text with the fingerprint qgen rendered, which
+    hashes the text as SQL Server hashes an nvarchar (UTF-16LE). Babelfish hashes its UTF-8 bytes,
+    and the harness's own rewrites (B2-B4, B26) change some modules' texts. Each rendered fingerprint
+    in verify's list becomes the one Babelfish computes over the text the harness sent for that
+    rendering (SENT_FINGERPRINTS): a module left at another text (an older version, a hand edit)
+    still differs, and verify names it. A fingerprint the harness never sent stays as rendered."""
+    match = _MODULE_FINGERPRINT.search(batch)
+    if not match:
         return None
-    return [_MODULE_FINGERPRINT.sub("WHERE 1 = 0;", batch)]
+    head_end = batch.rfind("[fingerprint]", 0, match.start())
+    if head_end < 0:
+        return None
+    head = _FINGERPRINT_ROW.sub(lambda m: f"{m.group(1)}0x{SENT_FINGERPRINTS.get(m.group(2).upper(), m.group(2))}{m.group(3)}",
+                                batch[:head_end])
+    return [head + batch[head_end:]]
 
 
 REWRITES = (
@@ -408,7 +445,85 @@ def rewrite(batch: str) -> list[str]:
                 REWRITTEN[item.gap] += 1
                 out.extend(new)
         batches = out
+    remember_fingerprints(batch, batches)
     return batches
+
+
+# ---------------------------------------------------------------------------------------------
+# B14: what a client sends
+
+
+def send_datetimes_as_text(client: Any) -> None:
+    """B14: Microsoft's ODBC driver binds a datetime parameter as SQL_TYPE_TIMESTAMP, and Babelfish
+    drops its fraction (with or without setinputsizes' precision 27, scale 7), where SQL Server keeps
+    it to the 100 ns. The client's datetime parameters go as text instead (ISO 8601, microseconds),
+    which the procedures' datetime2 parameters convert exactly; the client's own conversion (to UTC,
+    naive) runs first, unchanged. Counted once per client."""
+    driver = client._driver
+    plain = driver.datetime_in
+    driver.datetime_in = lambda value: plain(value).isoformat(sep=" ", timespec="microseconds")
+    REWRITTEN["B14"] += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# B21: ownership chaining, emulated after the batches that create procedures
+
+_CREATES_PROCEDURE = re.compile(r"\bCREATE\s+(?:OR\s+ALTER\s+)?PROC(?:EDURE)?\b", re.IGNORECASE)
+# Where SQL Server itself breaks the chain (dynamic SQL runs with the caller's rights) ...
+_DYNAMIC_SQL = re.compile(r"\bEXEC(?:UTE)?\s*\(|\bsp_executesql\b", re.IGNORECASE)
+# ... and where running as the owner would answer differently from SQL Server's chain, which keeps the
+# caller's identity: a procedure that asks who runs it (unless it says EXECUTE AS OWNER: B26).
+_ASKS_WHO = re.compile(r"\b(?:USER_NAME|USER_ID|SUSER_ID|DATABASE_PRINCIPAL_ID|IS_MEMBER|IS_ROLEMEMBER|"
+                       r"HAS_PERMS_BY_NAME)\s*\(|\b(?:CURRENT_USER|SESSION_USER)\b", re.IGNORECASE)
+
+
+def creates_procedure(batch: str) -> bool:
+    """Does this batch create a procedure (so that chain_ownership must run after it)?"""
+    return bool(_CREATES_PROCEDURE.search(_code_mask(batch)))
+
+
+def chained(definition: str) -> bool:
+    """Would SQL Server's ownership chain let a caller with EXECUTE alone run this procedure's body
+    with its owner's rights, and answer the same as SECURITY DEFINER does? Not when its body runs
+    dynamic SQL (the chain breaks there) or asks who runs it without EXECUTE AS OWNER."""
+    code = _code_mask(definition)
+    if _DYNAMIC_SQL.search(code):
+        return False
+    return RUNS_AS_OWNER in definition or not _ASKS_WHO.search(code)
+
+
+def chain_ownership(connection: Any, url: str) -> int:
+    """B21: Babelfish has no ownership chaining. A login that may only EXECUTE a procedure is refused
+    the tables the procedure reads and the procedures it calls, where SQL Server checks no permission
+    past the procedure its caller called, all of them having one owner. Emulated: every procedure of
+    the connection's database that SQL Server would chain (`chained`) is made SECURITY DEFINER
+    through Babelfish's PostgreSQL port (its number read from the server; host, login and password
+    from the T-SQL url: Babelfish's login is a PostgreSQL role of the same name), so it runs with its
+    owner's rights. The caller still needs EXECUTE on the procedure it calls, and a table or view it
+    reads itself is still refused: the grants under test are exactly what they are on SQL Server.
+    Returns how many procedures it changed (each counted as a B21 rewrite)."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    cursor = connection.cursor()
+    try:
+        rows = cursor.execute("SELECT [p].[object_id], [m].[definition] FROM sys.procedures AS [p] "
+                              "INNER JOIN sys.sql_modules AS [m] ON [m].[object_id] = [p].[object_id]").fetchall()
+        port = int(cursor.execute("SELECT current_setting('port')").fetchone()[0])
+    finally:
+        cursor.close()
+    oids = [int(oid) for oid, definition in rows if chained(definition or "")]
+    if not oids:
+        return 0
+    parsed = make_url(url)
+    with psycopg.connect(host=parsed.host or "127.0.0.1", port=port, user=parsed.username, password=parsed.password,
+                         dbname="babelfish_db", autocommit=True, connect_timeout=10) as pg:
+        routines = [row[0] for row in pg.execute("SELECT oid::regprocedure::text FROM pg_catalog.pg_proc "
+                                                 "WHERE oid = ANY(%s) AND NOT prosecdef", (oids,))]
+        for routine in routines:
+            pg.execute(f"ALTER ROUTINE {routine} SECURITY DEFINER")
+    REWRITTEN["B21"] += len(routines)
+    return len(routines)
 
 
 def rewrite_as_one(batch: str) -> str:

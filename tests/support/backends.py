@@ -44,7 +44,8 @@ from qgen.dialects.mssql import split_batches
 from qgen.render import Rendering, render_spec
 from qgen.spec import Spec, object_name
 from qgen.specload import load_spec
-from tests.support.babelfish import GAPS, REWRITTEN, is_babelfish, rewrite
+from tests.support.babelfish import (GAPS, REWRITTEN, chain_ownership, creates_procedure, is_babelfish, rewrite,
+                                     send_datetimes_as_text)
 from tests.support.run import named, run_spec
 
 MSSQL_URL_ENV = "QGEN_TEST_MSSQL_URL"
@@ -290,12 +291,16 @@ class MssqlBackend(Backend):
         conn = self.connect(autocommit=True)
         try:
             cursor = conn.cursor()
+            created_procedures = False
             for batch in split_batches(script):
                 for sent in (rewrite(batch) if self.babelfish else [batch]):
                     cursor.execute(sent)
                     while cursor.nextset():
                         pass
+                created_procedures = created_procedures or creates_procedure(batch)
             cursor.close()
+            if self.babelfish and created_procedures:
+                chain_ownership(conn, self.url)  # B21
         finally:
             self.release(conn)
 
@@ -382,8 +387,11 @@ class QueueEnv:
             # B12: Microsoft's driver cannot send Babelfish a TVP; enqueue_many goes as JSON instead.
             REWRITTEN["B12"] += 1
             kwargs["batch_via"] = "json"
-        return QueueClient(self.connect(autocommit=autocommit, login=login), self.spec,
-                           queue or next(iter(self.spec.queues)), **kwargs)
+        client = QueueClient(self.connect(autocommit=autocommit, login=login), self.spec,
+                             queue or next(iter(self.spec.queues)), **kwargs)
+        if self.backend.babelfish:
+            send_datetimes_as_text(client)  # B14
+        return client
 
     @contextlib.contextmanager
     def login(self, role_kind: str) -> Iterator[tuple[str, str]]:

@@ -1,0 +1,84 @@
+"""The Babelfish harness's own rules (tests/support/babelfish.py), where they decide what a SQL Server
+test shows there: no database needed.
+
+B21's emulation of ownership chaining makes a procedure SECURITY DEFINER only where SQL Server would
+chain it and answer the same; a procedure it leaves alone runs with its caller's rights, so a test
+of it fails on Babelfish instead of passing for the wrong reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from qgen.dialects.mssql import module_fingerprints, split_batches
+from qgen.render import render_spec
+from qgen.specload import load_spec
+from tests.conftest import EXAMPLES
+from tests.support.babelfish import REWRITTEN, RUNS_AS_OWNER, SENT_FINGERPRINTS, chained, creates_procedure, rewrite
+
+
+@pytest.fixture(autouse=True)
+def _uncounted():
+    """The rewrites run here on text alone: the end-of-run count of rewrites sent to Babelfish stays
+    what the SQL Server tests sent."""
+    before, sent = REWRITTEN.copy(), SENT_FINGERPRINTS.copy()
+    yield
+    REWRITTEN.clear()
+    REWRITTEN.update(before)
+    SENT_FINGERPRINTS.clear()
+    SENT_FINGERPRINTS.update(sent)
+
+
+@pytest.mark.parametrize("body", [
+    "CREATE PROCEDURE dbo.p AS BEGIN DECLARE @s nvarchar(99) = N'SELECT 1 FROM dbo.t'; EXEC (@s); END",
+    "CREATE PROCEDURE dbo.p AS EXEC sys.sp_executesql N'SELECT 1 FROM dbo.t';",
+    "CREATE PROCEDURE dbo.p AS INSERT INTO dbo.t (who) VALUES (USER_NAME());",
+    "CREATE PROCEDURE dbo.p AS SELECT CURRENT_USER;",
+    "CREATE PROCEDURE dbo.p AS IF IS_ROLEMEMBER(N'r') = 1 SELECT 1;",
+])
+def test_a_procedure_sql_server_would_not_chain_or_would_answer_differently_is_left_to_its_callers_rights(body):
+    assert not chained(body)
+
+
+@pytest.mark.parametrize("body", [
+    "CREATE PROCEDURE dbo.p AS BEGIN EXEC dbo.q @x = 1; SELECT count(*) FROM dbo.t; END",
+    "CREATE PROCEDURE dbo.p AS INSERT INTO dbo.t (who) VALUES (ORIGINAL_LOGIN()); -- not USER_NAME()",
+    "CREATE PROCEDURE dbo.p AS SELECT N'EXEC (@s) and USER_NAME() in a string';",
+    f"CREATE PROCEDURE dbo.p\n{RUNS_AS_OWNER}\nAS SELECT USER_NAME();",
+])
+def test_a_procedure_sql_server_chains_is_emulated(body):
+    assert chained(body)
+
+
+def test_execute_as_owner_leaves_the_mark_the_chain_reads():
+    created = rewrite("CREATE PROCEDURE dbo.p\nWITH EXECUTE AS OWNER\nAS\nSELECT USER_NAME();")
+    assert len(created) == 1 and RUNS_AS_OWNER in created[0] and "WITH EXECUTE" not in created[0].replace(RUNS_AS_OWNER, "")
+    assert chained(created[0])
+
+
+@pytest.mark.parametrize("spec_path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_procedure_qgen_renders_is_chained_on_babelfish(spec_path):
+    """qgen's roles are granted EXECUTE alone: on Babelfish every one of its procedures must run as its
+    owner (B21), or the grants tests would fail there for the harness's sake, not the product's."""
+    install = render_spec(load_spec(spec_path), spec_path.name, "mssql").install
+    procedures = [sent for batch in split_batches(install) if creates_procedure(batch) for sent in rewrite(batch)
+                  if creates_procedure(sent)]
+    assert procedures
+    assert [p.split("\n", 3)[:3] for p in procedures if not chained(p)] == []
+
+
+@pytest.mark.parametrize("spec_path", EXAMPLES, ids=lambda p: p.stem)
+def test_verify_compares_each_module_with_the_text_the_harness_sent_for_it(spec_path):
+    """B24: once an install's batches went through the harness, verify's list holds, for every module,
+    the fingerprint Babelfish computes over the text sent for it (none left as rendered, which could
+    only differ there), and a module never sent keeps its rendered fingerprint (so verify names it)."""
+    rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")
+    rendered = module_fingerprints(rendering.install)
+    verify = next(item.create for item in rendering.objects if item.obj.kind == "verify")
+    SENT_FINGERPRINTS.clear()
+    before = rewrite(verify)
+    assert all(fingerprint in before[0] for fingerprint in rendered.values())
+    for batch in split_batches(rendering.install):
+        rewrite(batch)
+    after, = rewrite(verify)
+    assert [name for name, fingerprint in rendered.items() if fingerprint in after] == []
+    assert len(SENT_FINGERPRINTS) == len(rendered)
