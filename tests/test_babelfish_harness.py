@@ -33,6 +33,8 @@ def _uncounted():
     "CREATE PROCEDURE dbo.p AS EXEC sys.sp_executesql N'SELECT 1 FROM dbo.t';",
     "CREATE PROCEDURE dbo.p AS INSERT INTO dbo.t (who) VALUES (USER_NAME());",
     "CREATE PROCEDURE dbo.p AS SELECT CURRENT_USER;",
+    # USER, without parentheses, is USER_NAME(): under SECURITY DEFINER Babelfish answers dbo (live).
+    "CREATE PROCEDURE dbo.p AS INSERT INTO dbo.t (who) VALUES (USER);",
     "CREATE PROCEDURE dbo.p AS IF IS_ROLEMEMBER(N'r') = 1 SELECT 1;",
 ])
 def test_a_procedure_sql_server_would_not_chain_or_would_answer_differently_is_left_to_its_callers_rights(body):
@@ -43,6 +45,8 @@ def test_a_procedure_sql_server_would_not_chain_or_would_answer_differently_is_l
     "CREATE PROCEDURE dbo.p AS BEGIN EXEC dbo.q @x = 1; SELECT count(*) FROM dbo.t; END",
     "CREATE PROCEDURE dbo.p AS INSERT INTO dbo.t (who) VALUES (ORIGINAL_LOGIN()); -- not USER_NAME()",
     "CREATE PROCEDURE dbo.p AS SELECT N'EXEC (@s) and USER_NAME() in a string';",
+    # A login's own names, which Babelfish answers the same under SECURITY DEFINER (checked live).
+    "CREATE PROCEDURE dbo.p AS SELECT SUSER_SNAME(), SUSER_NAME(), SYSTEM_USER, [user] FROM dbo.t;",
     f"CREATE PROCEDURE dbo.p\n{RUNS_AS_OWNER}\nAS SELECT USER_NAME();",
 ])
 def test_a_procedure_sql_server_chains_is_emulated(body):

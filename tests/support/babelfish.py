@@ -472,9 +472,12 @@ _CREATES_PROCEDURE = re.compile(r"\bCREATE\s+(?:OR\s+ALTER\s+)?PROC(?:EDURE)?\b"
 # Where SQL Server itself breaks the chain (dynamic SQL runs with the caller's rights) ...
 _DYNAMIC_SQL = re.compile(r"\bEXEC(?:UTE)?\s*\(|\bsp_executesql\b", re.IGNORECASE)
 # ... and where running as the owner would answer differently from SQL Server's chain, which keeps the
-# caller's identity: a procedure that asks who runs it (unless it says EXECUTE AS OWNER: B26).
+# caller's identity: a procedure that asks who runs it (unless it says EXECUTE AS OWNER: B26). Checked
+# live under SECURITY DEFINER: USER_NAME(), USER, CURRENT_USER and SESSION_USER answer dbo there, where
+# ORIGINAL_LOGIN(), SUSER_SNAME(), SUSER_NAME() and SYSTEM_USER still answer the caller's login (as on
+# SQL Server's chain: qgen's audit columns hold the login either way).
 _ASKS_WHO = re.compile(r"\b(?:USER_NAME|USER_ID|SUSER_ID|DATABASE_PRINCIPAL_ID|IS_MEMBER|IS_ROLEMEMBER|"
-                       r"HAS_PERMS_BY_NAME)\s*\(|\b(?:CURRENT_USER|SESSION_USER)\b", re.IGNORECASE)
+                       r"HAS_PERMS_BY_NAME)\s*\(|\b(?:CURRENT_USER|SESSION_USER|USER)\b", re.IGNORECASE)
 
 
 def creates_procedure(batch: str) -> bool:
