@@ -73,6 +73,9 @@ def test_a_retry_after_hundreds_of_attempts_waits_the_backoff_max(use_spec):
     assert 3600 - 5 < wait <= 3600
 
 
+@pytest.mark.babelfish_gap("B5", "the consumer's VIEW DEFINITION on the table, which this test is about, is left out "
+                           "there, and B21's emulation runs watermark_correct's catalog lookup as its owner: it "
+                           "passed with the grant removed from grants.sql.j2")
 def test_a_consumer_login_corrects_the_watermark_of_a_drained_queue(use_spec):
     """A drained queue's next id comes from the table's identity. A login that may only EXECUTE
     sees no metadata of a table it has no permission on (ownership chaining covers rows, not

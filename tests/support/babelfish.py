@@ -503,8 +503,11 @@ def chain_ownership(connection: Any, url: str) -> int:
     through Babelfish's PostgreSQL port (its number read from the server; host, login and password
     from the T-SQL url: Babelfish's login is a PostgreSQL role of the same name), so it runs with its
     owner's rights. The caller still needs EXECUTE on the procedure it calls, and a table or view it
-    reads itself is still refused: the grants under test are exactly what they are on SQL Server.
-    Returns how many procedures it changed (each counted as a B21 rewrite)."""
+    reads itself is still refused. One thing differs: SQL Server's chain covers rows, not metadata
+    (OBJECT_ID, IDENT_CURRENT, sys.tables, sys.identity_columns answer NULL or nothing to a caller with
+    no permission on the object), where a SECURITY DEFINER procedure reads the catalog as its owner
+    (checked live), so a test of a metadata grant (VIEW DEFINITION, which B5 leaves out anyway)
+    shows nothing here and stays marked. Returns how many procedures it changed (each counted as a B21 rewrite)."""
     import psycopg
     from sqlalchemy.engine import make_url
 
