@@ -48,6 +48,8 @@ def test_a_procedure_sql_server_would_not_chain_or_would_answer_differently_is_l
     # A login's own names, which Babelfish answers the same under SECURITY DEFINER (checked live).
     "CREATE PROCEDURE dbo.p AS SELECT SUSER_SNAME(), SUSER_NAME(), SYSTEM_USER, [user] FROM dbo.t;",
     f"CREATE PROCEDURE dbo.p\n{RUNS_AS_OWNER}\nAS SELECT USER_NAME();",
+    # EXECUTE AS OWNER: SQL Server runs the dynamic batch as the owner too, as SECURITY DEFINER does.
+    f"CREATE PROCEDURE dbo.p\n{RUNS_AS_OWNER}\nAS EXEC sys.sp_executesql N'SELECT 1 FROM dbo.t';",
 ])
 def test_a_procedure_sql_server_chains_is_emulated(body):
     assert chained(body)

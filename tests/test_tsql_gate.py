@@ -538,6 +538,9 @@ RULES_PASS = {
         "CREATE PROCEDURE dbo.q_maintain AS\nBEGIN\n    EXEC [dbo].[q_reap] @batch_size = 10;\n    EXECUTE dbo.q_purge;\nEND",
         # Outside a procedure (an install script's guarded CREATE SCHEMA) the caller is the installer.
         "IF SCHEMA_ID(N'q') IS NULL EXEC(N'CREATE SCHEMA [q] AUTHORIZATION [dbo];');",
+        # A module that runs as its owner runs its dynamic SQL as that owner too: no chain to break.
+        "CREATE PROCEDURE dbo.q_peek\nWITH EXECUTE AS OWNER\nAS\nBEGIN\n    EXEC sys.sp_executesql N'SELECT id FROM dbo.q';\nEND",
+        "CREATE PROCEDURE dbo.q_peek @n int\nWITH RECOMPILE, EXECUTE AS N'qowner'\nAS\nEXEC (N'SELECT id FROM dbo.q');",
     ],
     "plan pinning": [
         "SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id OPTION (OPTIMIZE FOR (@n = 1));",
@@ -612,6 +615,9 @@ RULES_REPORT = {
          "EXEC (@s)", "caller's permissions"),
         ("CREATE PROCEDURE dbo.q_peek AS\nBEGIN\n    EXEC sys.sp_executesql N'SELECT id FROM dbo.q';\nEND",
          "sp_executesql", "EXECUTE alone"),
+        # EXECUTE AS CALLER is the default: the chain still breaks.
+        ("CREATE PROCEDURE dbo.q_peek\nWITH EXECUTE AS CALLER\nAS\nEXEC (N'SELECT id FROM dbo.q');",
+         "EXEC (N'SELECT", "caller's permissions"),
     ],
     "plan pinning": [
         ("SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id;", "TOP", "OPTIMIZE FOR (@n = 1)"),

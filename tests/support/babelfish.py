@@ -488,11 +488,11 @@ def creates_procedure(batch: str) -> bool:
 def chained(definition: str) -> bool:
     """Would SQL Server's ownership chain let a caller with EXECUTE alone run this procedure's body
     with its owner's rights, and answer the same as SECURITY DEFINER does? Not when its body runs
-    dynamic SQL (the chain breaks there) or asks who runs it without EXECUTE AS OWNER."""
+    dynamic SQL (the chain breaks there) or asks who runs it, unless it says EXECUTE AS OWNER."""
     code = _code_mask(definition)
-    if _DYNAMIC_SQL.search(code):
-        return False
-    return RUNS_AS_OWNER in definition or not _ASKS_WHO.search(code)
+    if RUNS_AS_OWNER in definition:
+        return True  # EXECUTE AS OWNER: SQL Server runs all of it as the owner, dynamic SQL included
+    return not _DYNAMIC_SQL.search(code) and not _ASKS_WHO.search(code)
 
 
 def chain_ownership(connection: Any, url: str) -> int:

@@ -31,6 +31,7 @@ turns them into findings at the token's line:column.
 * ``broken chain``: a procedure that runs dynamic SQL (EXEC (...), sp_executesql): SQL Server's
   ownership chain stops there, the dynamic batch runs with the caller's permissions, so a role
   granted EXECUTE alone (qgen's producer, consumer and admin) is refused every table it names.
+  Not in a procedure WITH EXECUTE AS OWNER (SELF, a user): its dynamic SQL runs as that principal.
   Babelfish's emulation of the chain (tests/support/babelfish.py, B21) relies on this rule too.
 * ``plan pinning``: TOP (@variable) in a statement that reads WITH (READPAST) needs OPTION
   (RECOMPILE) or OPTION (OPTIMIZE FOR (@variable = ... | UNKNOWN)): otherwise the first call's
@@ -496,9 +497,21 @@ def _applock_principal(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
                         "qgen's roles are members of (@DbPrincipal)")
 
 
+def _runs_as_owner(toks: list[Tok]) -> bool:
+    """Does the procedure say WITH EXECUTE AS OWNER, SELF or a user (a module option: after WITH or a
+    comma), so that its dynamic SQL runs as that principal too? EXECUTE AS CALLER is the default."""
+    for i, tok in enumerate(toks):
+        before, following, principal = at(toks, i - 1), at(toks, i + 1), at(toks, i + 2)
+        if (is_word(tok, "EXEC", "EXECUTE") and before is not None and (is_word(before, "WITH") or before.value == ",")
+                and following is not None and is_word(following, "AS") and principal is not None
+                and (is_word(principal, "OWNER", "SELF") or principal.kind == "str")):
+            return True
+    return False
+
+
 def _broken_chain(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     name = _procedure_name(toks)
-    if name is None:
+    if name is None or _runs_as_owner(toks):
         return
     for i, tok in enumerate(toks):
         following = at(toks, i + 1)
