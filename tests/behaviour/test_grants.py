@@ -23,14 +23,17 @@ def test_a_consumer_works_the_queue_but_cannot_touch_its_table(use_spec):
     env = use_spec(FEAT)
     owner = env.client("jobs")
     owner.enqueue(job_type="t", customer_id=1, amount=1)
+    owner.enqueue(job_type="t", customer_id=2, amount=1)
     with env.login("consumer") as login:
         raw = env.connect(autocommit=True, login=login)
         for sql in table_statements(env).values():
             assert_denied(env, raw, sql)
         consumer = env.client("jobs", login=login)
-        job, = consumer.dequeue(owner="consumer")
+        job, failing = consumer.dequeue(owner="consumer", batch_size=2)
         assert consumer.extend_lease(job) == 1
         assert consumer.complete(job, summary_text="done") == 1
+        # fail is the consumer's too: a worker gives back what it could not do (here to the dead letters).
+        assert consumer.fail(failing, "could not", retry=False) == "dead"
         with denied(env):
             consumer.enqueue(job_type="t", customer_id=2, amount=1)
         # A worker whose dequeue finds nothing corrects the watermark: consumers may (FEAT's jobs has one).
@@ -39,6 +42,7 @@ def test_a_consumer_works_the_queue_but_cannot_touch_its_table(use_spec):
             with denied(env):
                 admin_only()
     assert owner.metrics()["archived"] == 1
+    assert env.count("jobs", "dead_letter_table") == 1
 
 
 def test_a_producer_can_only_enqueue(use_spec):
