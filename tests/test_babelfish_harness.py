@@ -36,6 +36,12 @@ def _uncounted():
     # USER, without parentheses, is USER_NAME(): under SECURITY DEFINER Babelfish answers dbo (live).
     "CREATE PROCEDURE dbo.p AS INSERT INTO dbo.t (who) VALUES (USER);",
     "CREATE PROCEDURE dbo.p AS IF IS_ROLEMEMBER(N'r') = 1 SELECT 1;",
+    # SQL Server's chain covers SELECT, INSERT, UPDATE, DELETE and EXECUTE, not what needs ALTER.
+    "CREATE PROCEDURE dbo.p AS TRUNCATE TABLE dbo.t;",
+    "CREATE PROCEDURE dbo.p AS BEGIN SET IDENTITY_INSERT [dbo].[t] ON; INSERT INTO dbo.t (id) VALUES (1); END",
+    "CREATE PROCEDURE dbo.p AS DBCC CHECKIDENT (N'dbo.t', RESEED, 0);",
+    "CREATE PROCEDURE dbo.p AS ALTER INDEX ALL ON dbo.t REBUILD;",
+    "CREATE PROCEDURE dbo.p AS UPDATE STATISTICS dbo.t;",
 ])
 def test_a_procedure_sql_server_would_not_chain_or_would_answer_differently_is_left_to_its_callers_rights(body):
     assert not chained(body)
@@ -50,6 +56,7 @@ def test_a_procedure_sql_server_would_not_chain_or_would_answer_differently_is_l
     f"CREATE PROCEDURE dbo.p\n{RUNS_AS_OWNER}\nAS SELECT USER_NAME();",
     # EXECUTE AS OWNER: SQL Server runs the dynamic batch as the owner too, as SECURITY DEFINER does.
     f"CREATE PROCEDURE dbo.p\n{RUNS_AS_OWNER}\nAS EXEC sys.sp_executesql N'SELECT 1 FROM dbo.t';",
+    "CREATE PROCEDURE dbo.p AS BEGIN CREATE TABLE #t (id int); TRUNCATE TABLE  #t; UPDATE dbo.t SET n = 1; END",
 ])
 def test_a_procedure_sql_server_chains_is_emulated(body):
     assert chained(body)

@@ -541,6 +541,9 @@ RULES_PASS = {
         # A module that runs as its owner runs its dynamic SQL as that owner too: no chain to break.
         "CREATE PROCEDURE dbo.q_peek\nWITH EXECUTE AS OWNER\nAS\nBEGIN\n    EXEC sys.sp_executesql N'SELECT id FROM dbo.q';\nEND",
         "CREATE PROCEDURE dbo.q_peek @n int\nWITH RECOMPILE, EXECUTE AS N'qowner'\nAS\nEXEC (N'SELECT id FROM dbo.q');",
+        # A session's own temporary table needs no permission.
+        "CREATE PROCEDURE dbo.q_x AS\nBEGIN\n    CREATE TABLE #t (id int);\n    TRUNCATE TABLE #t;\nEND",
+        "CREATE PROCEDURE dbo.q_purge\nWITH EXECUTE AS OWNER\nAS\nTRUNCATE TABLE dbo.q;",
     ],
     "plan pinning": [
         "SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id OPTION (OPTIMIZE FOR (@n = 1));",
@@ -615,6 +618,12 @@ RULES_REPORT = {
          "EXEC (@s)", "caller's permissions"),
         ("CREATE PROCEDURE dbo.q_peek AS\nBEGIN\n    EXEC sys.sp_executesql N'SELECT id FROM dbo.q';\nEND",
          "sp_executesql", "EXECUTE alone"),
+        # The chain covers SELECT, INSERT, UPDATE, DELETE and EXECUTE: not what needs ALTER on a table.
+        ("CREATE PROCEDURE dbo.q_purge AS\nBEGIN\n    TRUNCATE TABLE dbo.q;\nEND", "TRUNCATE", "ALTER"),
+        ("CREATE PROCEDURE dbo.q_load AS\nBEGIN\n    SET IDENTITY_INSERT dbo.q ON;\nEND", "SET", "IDENTITY_INSERT"),
+        ("CREATE PROCEDURE dbo.q_reseed AS\nDBCC CHECKIDENT (N'dbo.q', RESEED, 0);", "DBCC", "ALTER"),
+        ("CREATE PROCEDURE dbo.q_tidy AS\nALTER INDEX ALL ON dbo.q REBUILD;", "ALTER", "ALTER"),
+        ("CREATE PROCEDURE dbo.q_tidy AS\nUPDATE STATISTICS dbo.q;", "UPDATE", "ALTER"),
         # EXECUTE AS CALLER is the default: the chain still breaks.
         ("CREATE PROCEDURE dbo.q_peek\nWITH EXECUTE AS CALLER\nAS\nEXEC (N'SELECT id FROM dbo.q');",
          "EXEC (N'SELECT", "caller's permissions"),

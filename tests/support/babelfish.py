@@ -471,6 +471,10 @@ def send_datetimes_as_text(client: Any) -> None:
 _CREATES_PROCEDURE = re.compile(r"\bCREATE\s+(?:OR\s+ALTER\s+)?PROC(?:EDURE)?\b", re.IGNORECASE)
 # Where SQL Server itself breaks the chain (dynamic SQL runs with the caller's rights) ...
 _DYNAMIC_SQL = re.compile(r"\bEXEC(?:UTE)?\s*\(|\bsp_executesql\b", re.IGNORECASE)
+# ... and where it never reaches: it covers SELECT, INSERT, UPDATE, DELETE and EXECUTE, not a statement
+# that needs ALTER on a table (but on a #temporary one) or DBCC (the gate's rule 'broken chain' too) ...
+_NEEDS_ALTER = re.compile(r"\b(?:TRUNCATE\s+TABLE|SET\s+IDENTITY_INSERT|ALTER\s+(?:TABLE|INDEX)|UPDATE\s+STATISTICS)\s+(?![\s#])"
+                          r"|\bDBCC\b", re.IGNORECASE)
 # ... and where running as the owner would answer differently from SQL Server's chain, which keeps the
 # caller's identity: a procedure that asks who runs it (unless it says EXECUTE AS OWNER: B26). Checked
 # live under SECURITY DEFINER: USER_NAME(), USER, CURRENT_USER and SESSION_USER answer dbo there, where
@@ -488,11 +492,12 @@ def creates_procedure(batch: str) -> bool:
 def chained(definition: str) -> bool:
     """Would SQL Server's ownership chain let a caller with EXECUTE alone run this procedure's body
     with its owner's rights, and answer the same as SECURITY DEFINER does? Not when its body runs
-    dynamic SQL (the chain breaks there) or asks who runs it, unless it says EXECUTE AS OWNER."""
+    dynamic SQL (the chain breaks there), runs what the chain does not cover (TRUNCATE TABLE, SET
+    IDENTITY_INSERT, ...) or asks who runs it, unless it says EXECUTE AS OWNER."""
     code = _code_mask(definition)
     if RUNS_AS_OWNER in definition:
         return True  # EXECUTE AS OWNER: SQL Server runs all of it as the owner, dynamic SQL included
-    return not _DYNAMIC_SQL.search(code) and not _ASKS_WHO.search(code)
+    return not _DYNAMIC_SQL.search(code) and not _NEEDS_ALTER.search(code) and not _ASKS_WHO.search(code)
 
 
 def chain_ownership(connection: Any, url: str) -> int:

@@ -31,7 +31,9 @@ turns them into findings at the token's line:column.
 * ``broken chain``: a procedure that runs dynamic SQL (EXEC (...), sp_executesql): SQL Server's
   ownership chain stops there, the dynamic batch runs with the caller's permissions, so a role
   granted EXECUTE alone (qgen's producer, consumer and admin) is refused every table it names.
-  Not in a procedure WITH EXECUTE AS OWNER (SELF, a user): its dynamic SQL runs as that principal.
+  Nor does the chain cover what needs ALTER on a table (TRUNCATE TABLE, SET IDENTITY_INSERT, ALTER
+  TABLE/INDEX, UPDATE STATISTICS) or DBCC: reported too, but on a #temporary table.
+  Not in a procedure WITH EXECUTE AS OWNER (SELF, a user): it all runs as that principal.
   Babelfish's emulation of the chain (tests/support/babelfish.py, B21) relies on this rule too.
 * ``plan pinning``: TOP (@variable) in a statement that reads WITH (READPAST) needs OPTION
   (RECOMPILE) or OPTION (OPTIMIZE FOR (@variable = ... | UNKNOWN)): otherwise the first call's
@@ -521,6 +523,34 @@ def _broken_chain(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
             yield tok, (f"broken chain: {name.lower()} runs dynamic SQL, which SQL Server runs with its caller's "
                         "permissions (the ownership chain stops there): a role granted EXECUTE alone is refused every "
                         "table it names; write the statement into the procedure")
+        statement = _needs_alter(toks, i)
+        if statement:
+            yield tok, (f"broken chain: {name.lower()} runs {statement}, which needs ALTER on the table (or more): "
+                        "SQL Server's ownership chain covers SELECT, INSERT, UPDATE, DELETE and EXECUTE only, so a role "
+                        "granted EXECUTE alone is refused it; use DML, or EXECUTE AS OWNER")
+
+
+def _needs_alter(toks: list[Tok], i: int) -> str | None:
+    """The statement starting at toks[i], if it is one the ownership chain does not cover (it needs
+    ALTER on a table, or a server permission) and does not act on a #temporary table."""
+    tok, following, target = at(toks, i), at(toks, i + 1), at(toks, i + 2)
+    if following is None:
+        return None
+    if is_word(tok, "TRUNCATE") and is_word(following, "TABLE"):
+        statement = "TRUNCATE TABLE"
+    elif is_word(tok, "SET") and is_word(following, "IDENTITY_INSERT"):
+        statement = "SET IDENTITY_INSERT"
+    elif is_word(tok, "DBCC"):
+        statement = "DBCC " + following.value
+    elif is_word(tok, "ALTER") and is_word(following, "TABLE", "INDEX"):
+        statement = "ALTER " + following.value
+    elif is_word(tok, "UPDATE") and is_word(following, "STATISTICS"):
+        statement = "UPDATE STATISTICS"
+    else:
+        return None
+    if target is not None and target.kind == "var" and target.value.startswith("#"):
+        return None  # the session's own temporary table
+    return statement
 
 
 def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
