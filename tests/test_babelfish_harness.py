@@ -42,6 +42,8 @@ def _uncounted():
     "CREATE PROCEDURE dbo.p AS DBCC CHECKIDENT (N'dbo.t', RESEED, 0);",
     "CREATE PROCEDURE dbo.p AS ALTER INDEX ALL ON dbo.t REBUILD;",
     "CREATE PROCEDURE dbo.p AS UPDATE STATISTICS dbo.t;",
+    # Run as the owner, SQL Server answers the owner's login; SECURITY DEFINER the caller's (live).
+    f"CREATE PROCEDURE dbo.p\n{RUNS_AS_OWNER}\nAS INSERT INTO dbo.t (who) VALUES (SUSER_SNAME());",
 ])
 def test_a_procedure_sql_server_would_not_chain_or_would_answer_differently_is_left_to_its_callers_rights(body):
     assert not chained(body)

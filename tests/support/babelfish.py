@@ -484,6 +484,9 @@ _ASKS_WHO = re.compile(r"\b(?:USER_NAME|USER_ID|SUSER_ID|DATABASE_PRINCIPAL_ID|I
                        r"HAS_PERMS_BY_NAME)\s*\(|\b(?:CURRENT_USER|SESSION_USER|USER)\b", re.IGNORECASE)
 
 
+_ASKS_LOGIN = re.compile(r"\b(?:SUSER_SNAME|SUSER_NAME|SUSER_SID)\s*\(|\bSYSTEM_USER\b", re.IGNORECASE)
+
+
 def creates_procedure(batch: str) -> bool:
     """Does this batch create a procedure (so that chain_ownership must run after it)?"""
     return bool(_CREATES_PROCEDURE.search(_code_mask(batch)))
@@ -496,7 +499,9 @@ def chained(definition: str) -> bool:
     IDENTITY_INSERT, ...) or asks who runs it, unless it says EXECUTE AS OWNER."""
     code = _code_mask(definition)
     if RUNS_AS_OWNER in definition:
-        return True  # EXECUTE AS OWNER: SQL Server runs all of it as the owner, dynamic SQL included
+        # EXECUTE AS OWNER: SQL Server runs all of it as the owner, dynamic SQL included, and answers the
+        # owner's login to SUSER_SNAME() etc., which Babelfish's SECURITY DEFINER leaves the caller's.
+        return not _ASKS_LOGIN.search(code)
     return not _DYNAMIC_SQL.search(code) and not _NEEDS_ALTER.search(code) and not _ASKS_WHO.search(code)
 
 
