@@ -14,10 +14,10 @@ import pytest
 from qgen.render import render_spec
 from qgen.spec import object_name
 from qgen.specload import load_spec
-from tests.conftest import COVERAGE_SPECS, EXAMPLES
+from tests.conftest import COVERAGE_SPECS, EXAMPLES, ROOT
 from tests.support.backends import BEFORE_INSTALL, MssqlBackend
 from tests.support.backends import mssql_server as server  # noqa: F401 (a fixture)
-from tests.support.run import run_spec
+from tests.support.run import named, run_spec
 
 
 def objects_in(server: MssqlBackend, schema: str) -> int:
@@ -77,8 +77,6 @@ def test_upgrade_sql_moves_an_older_install_to_the_deferred_shape(server):
     upgrade.sql adds the bit and drops that index, install.sql then creates the new ones and its
     verify passes; the jobs already queued are kept and claimed (a delayed one still not before its
     time)."""
-    from tests.conftest import ROOT
-
     path = ROOT / "tests" / "behaviour" / "specs" / "deferred.yaml"
     spec = run_spec(load_spec(path))
     rendering = render_spec(spec, path.name, "mssql")
@@ -104,3 +102,78 @@ def test_upgrade_sql_moves_an_older_install_to_the_deferred_shape(server):
             extra = ", @at_most_once = 1" if name == "laterd" else ""
             rows = cur.execute(f"EXEC [{spec.schema}].[{object_name(spec, name, 'dequeue')}] @batch_size = 10{extra}").fetchall()
             assert [row[1] for row in rows] == [2], "the ready job; the delayed one waits for its time"
+
+
+# A schema a DBA made and gave to a database role (CREATE SCHEMA s AUTHORIZATION some_role): qgen's
+# procedures there are owned by the role, and maintain, which runs WITH EXECUTE AS OWNER, fails on
+# every call on SQL Server (a role cannot be impersonated: error 15517). Babelfish shows the owner as
+# SQL Server does (sys.schemas.principal_id, sys.database_principals.type 'R'), though it runs no
+# EXECUTE AS at all (B26), so the refusal, not maintain's failure, is what it can show.
+
+ROLE_OWNED_EXAMPLE = ROOT / "examples" / "000_flag_worker.yaml"
+
+
+@contextlib.contextmanager
+def role_owned_schema(server: MssqlBackend):
+    """A spec of 000_flag_worker.yaml under a schema of this run's own, that schema made beforehand and
+    owned by a database role; the spec's rendering, the schema and the role's name. Both go afterwards
+    (with anything qgen left there)."""
+    schema = named("qgroleown")
+    role = f"{schema}_dbas"
+    spec = run_spec(load_spec(ROLE_OWNED_EXAMPLE).model_copy(update={"schema_": schema}))
+    rendering = render_spec(spec, ROLE_OWNED_EXAMPLE.name, "mssql")
+    server.run_script(f"CREATE ROLE [{role}];\nGO\nCREATE SCHEMA [{schema}] AUTHORIZATION [{role}];\n")
+    try:
+        yield spec, rendering, role
+    finally:
+        server.run_script(rendering.force_uninstall + rendering.uninstall)  # the schema is not qgen's: kept
+        server.run_script(f"DROP SCHEMA [{schema}];\nGO\nDROP ROLE [{role}];\n")
+
+
+def test_install_refuses_a_schema_owned_by_a_role_before_creating_anything(server):
+    import pyodbc
+
+    from qgen.client import error_kind
+    from qgen.spec import role_name
+
+    with role_owned_schema(server) as (spec, rendering, role):
+        with contextlib.closing(server.connect(autocommit=True)) as conn:  # as on SQL Server
+            owner = conn.cursor().execute(
+                "SELECT p.[name], p.[type] FROM sys.schemas AS s INNER JOIN sys.database_principals AS p "
+                "ON p.principal_id = s.principal_id WHERE s.[name] = ?", spec.schema).fetchall()
+            assert [tuple(row) for row in owner] == [(role, "R")]
+        with pytest.raises(pyodbc.Error) as refused:
+            server.run_script(rendering.install)
+        message = str(refused.value)
+        assert "(50022)" in message and error_kind("mssql", refused.value) == "install_refused", message
+        assert f"qgen: install refused: schema [{spec.schema}] is owned by [{role}] (DATABASE_ROLE)" in message, message
+        assert "EXECUTE AS OWNER cannot impersonate" in message, message
+        assert f"ALTER AUTHORIZATION ON SCHEMA::[{spec.schema}] TO [dbo];" in message, message
+        assert objects_in(server, spec.schema) == 0, "install created objects in the schema before refusing"
+        with contextlib.closing(server.connect(autocommit=True)) as conn:
+            cursor = conn.cursor()
+            for kind in ("producer", "consumer", "admin"):
+                name = role_name(spec, kind)
+                assert cursor.execute("SELECT DATABASE_PRINCIPAL_ID(?)", name).fetchone()[0] is None, f"role {name} created"
+            assert cursor.execute("SELECT count(*) FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(?)",
+                                  spec.schema).fetchone()[0] == 0, "the schema was marked as install's own"
+
+
+def test_verify_names_a_maintain_owned_by_a_role(server):
+    """A schema given to a role after install (ALTER AUTHORIZATION, which Babelfish cannot run), or
+    installed into by a qgen that did not refuse one: verify, install's last batch and every
+    revision's, names each maintain procedure, its owner and what to do (50020). Shown here with every
+    object but the schema's batch installed into the role's schema, as such a qgen did."""
+    import pyodbc
+
+    with role_owned_schema(server) as (spec, rendering, role):
+        server.run_script(rendering.session + "".join(item.section for item in rendering.objects
+                                                      if item.obj.kind not in ("schema", "verify")))
+        verify = next(item.create for item in rendering.objects if item.obj.kind == "verify")
+        with pytest.raises(pyodbc.Error) as unusable:
+            server.run_script(verify)
+        message = str(unusable.value)
+        maintain = next(item.obj.name for item in rendering.objects if item.obj.kind == "maintain")
+        assert "(50020)" in message and "EXECUTE AS OWNER, which cannot impersonate its owner" in message, message
+        assert f"[{spec.schema}].[{maintain}] (owned by [{role}], DATABASE_ROLE)" in message, message
+        assert f"ALTER AUTHORIZATION ON SCHEMA::[{spec.schema}] TO [dbo];" in message, message

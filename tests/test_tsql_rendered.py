@@ -250,6 +250,26 @@ def test_install_ends_by_checking_that_every_object_exists(spec_path):
 
 
 @pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
+def test_install_refuses_a_schema_owned_by_a_role_before_any_batch_that_creates(spec_path):
+    """maintain runs WITH EXECUTE AS OWNER, which cannot impersonate a role: install refuses (50022) a
+    schema whose owner is not a user, in its first batch after the session's, before anything is made.
+    sqlcmd without -b and SSMS go on after an error: the next batch sets NOEXEC ON on the same
+    condition, so no later batch runs, and verify, install's last batch, sets it OFF again. (Babelfish
+    ignores NOEXEC, B7: this order is what shows it; tests/test_tsql_install.py runs the refusal.)"""
+    from qgen.dialects.mssql import split_batches
+
+    rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")
+    batches = split_batches(rendering.install)
+    refusal, stop, create = batches[1], batches[2], batches[3]
+    code = re.sub(r"N?'(?:[^']|'')*'", "''", "\n".join(line for line in refusal.splitlines() if not line.lstrip().startswith("--")))
+    assert "THROW 50022, @q$refused, 1;" in code and not re.search(r"\b(CREATE|ALTER|EXEC)\b", code), code
+    owner_check = "[p].[type] NOT IN ('S', 'U', 'E')"
+    assert owner_check in refusal and owner_check in stop and stop.rstrip().endswith("SET NOEXEC ON;")
+    assert "CREATE SCHEMA" in create and not any("50022" in b or "SET NOEXEC ON" in b for b in batches[3:])
+    assert batches[-1].splitlines()[-1] == "SET NOEXEC OFF;" and "THROW 50020" in batches[-2]
+
+
+@pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
 def test_a_waiting_dequeue_is_bounded_and_sleeps_between_its_transactions(parser, spec_path):
     """dequeue's @wait_ms: refused outside 0..MAX_WAIT_MS (50003), which stays well under a 30 s
     client command timeout, and inside the caller's transaction (50005) before anything runs; each

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from qgen.dialects.client_base import ClientDriver, Params, Record, json_default, register_client, utc
 from qgen.dialects.error_codes import (
-    CONNECTION, DEADLOCK, DENIED, DUPLICATE, INVALID, LEASE_LOST, MAINTAIN_FAILED, MISSING, NOT_VERIFIED, REFUSED,
-    UNINSTALL_REFUSED, ErrorCode, ErrorTable,
+    CONNECTION, DEADLOCK, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MAINTAIN_FAILED, MISSING,
+    NOT_VERIFIED, REFUSED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
 )
 from qgen.dialects.mssql import microsoft_odbc_path, odbc_driver
 
@@ -35,6 +35,8 @@ ERRORS = ErrorTable(
         50004: ErrorCode("refused", REFUSED.raises, "qgen: purge inside the caller's transaction"),
         50005: REFUSED,
         50020: NOT_VERIFIED,
+        50022: ErrorCode("install_refused", INSTALL_REFUSED.raises,
+                         "qgen install refused: the schema's owner is not a user (maintain's EXECUTE AS OWNER cannot impersonate it)"),
         50030: MAINTAIN_FAILED,
         2601: ErrorCode("duplicate", DUPLICATE.raises, "duplicate key row in a unique index"),
         2627: ErrorCode("duplicate", DUPLICATE.raises, "violation of a PRIMARY KEY or UNIQUE constraint"),

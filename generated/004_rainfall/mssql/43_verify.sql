@@ -157,6 +157,31 @@ BEGIN
         + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
     THROW 50020, @q$absent, 1;
 END;
+-- And maintain can run: it runs WITH EXECUTE AS OWNER, as its owner (its schema's, unless it was given
+-- one of its own), and only a user can be impersonated. A schema given to a role after install (or
+-- installed into by a qgen that did not refuse one, see the schema's batch) fails every call of
+-- maintain (error 15517) while every other procedure works.
+DECLARE @q$owners nvarchar(max) = N'';
+SELECT @q$owners = @q$owners + N' ' + QUOTENAME([s].[name]) + N'.' + QUOTENAME([o].[name]) + N' (owned by '
+    + QUOTENAME([p].[name]) + N', ' + [p].[type_desc] + N')'
+FROM sys.objects AS [o]
+INNER JOIN sys.schemas AS [s] ON [s].[schema_id] = [o].[schema_id]
+INNER JOIN sys.database_principals AS [p] ON [p].[principal_id] = COALESCE([o].[principal_id], [s].[principal_id])
+WHERE [s].[name] = N'rainfall'
+  AND [o].[name] IN
+  (
+      N'rainfall_events_maintain',
+      N'rainfall_transfer_maintain'
+  )
+  AND [p].[type] NOT IN ('S', 'U', 'E');
+IF @q$owners <> N''
+BEGIN
+    DECLARE @q$impersonate nvarchar(2048) = LEFT(N'qgen: maintain runs WITH EXECUTE AS OWNER, which cannot impersonate its owner, '
+        + N'so every call of it fails:' + @q$owners + N'. Give schema [rainfall] to a user, ALTER AUTHORIZATION ON SCHEMA::'
+        + N'[rainfall] TO [dbo]; (a procedure given an owner of its own: ALTER AUTHORIZATION ON OBJECT::... TO SCHEMA OWNER;), '
+        + N'then run install.sql again.', 2048);
+    THROW 50020, @q$impersonate, 1;
+END;
 -- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
 -- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
 -- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
@@ -239,4 +264,9 @@ BEGIN
         + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
     THROW 50020, @q$older, 1;
 END;
+GO
+
+-- An install the schema's batch refused set NOEXEC ON, so that sqlcmd and SSMS, which go on to the
+-- next batch after an error, ran nothing more: give the session back as it was.
+SET NOEXEC OFF;
 GO

@@ -9,6 +9,26 @@ SET NUMERIC_ROUNDABORT OFF;
 GO
 -- qgen 0.1.0: schema rainfall, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Refused before anything is created: a schema that exists and is owned by a database role (or an
+-- application role, a group, a user mapped to a certificate or key). Its procedures are owned by
+-- that owner, and maintain runs WITH EXECUTE AS OWNER, which can impersonate only a user: every
+-- call of maintain would fail (error 15517) long after install succeeded. sqlcmd and SSMS go on to
+-- the next batch after an error: the batch after the refusal sets NOEXEC ON, so no later batch runs
+-- (verify, install's last batch, sets it OFF again).
+DECLARE @q$refused nvarchar(2048);
+SELECT @q$refused = CONCAT(N'qgen: install refused: schema [rainfall] is owned by ', QUOTENAME([p].[name]), N' (',
+    [p].[type_desc], N'), which EXECUTE AS OWNER cannot impersonate: qgen''s maintain procedures run as the schema''s owner, ',
+    N'so every call of maintain would fail. Give the schema to a user, ALTER AUTHORIZATION ON SCHEMA::[rainfall] TO [dbo]; ',
+    N'(or to another user), then run install.sql again.')
+FROM sys.schemas AS [s] INNER JOIN sys.database_principals AS [p] ON [p].[principal_id] = [s].[principal_id] WHERE [s].[name] = N'rainfall' AND [p].[type] NOT IN ('S', 'U', 'E');
+IF @q$refused IS NOT NULL
+    THROW 50022, @q$refused, 1;
+GO
+
+IF EXISTS (SELECT 1 FROM sys.schemas AS [s] INNER JOIN sys.database_principals AS [p] ON [p].[principal_id] = [s].[principal_id] WHERE [s].[name] = N'rainfall' AND [p].[type] NOT IN ('S', 'U', 'E'))
+    SET NOEXEC ON;
+GO
+
 -- CREATE SCHEMA must be alone in its batch, so it runs through EXEC; the name is a checked identifier.
 -- A schema install creates is marked (extended property qgen.created): uninstall drops only such a one.
 IF SCHEMA_ID(N'rainfall') IS NULL
@@ -2034,6 +2054,31 @@ BEGIN
         + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
     THROW 50020, @q$absent, 1;
 END;
+-- And maintain can run: it runs WITH EXECUTE AS OWNER, as its owner (its schema's, unless it was given
+-- one of its own), and only a user can be impersonated. A schema given to a role after install (or
+-- installed into by a qgen that did not refuse one, see the schema's batch) fails every call of
+-- maintain (error 15517) while every other procedure works.
+DECLARE @q$owners nvarchar(max) = N'';
+SELECT @q$owners = @q$owners + N' ' + QUOTENAME([s].[name]) + N'.' + QUOTENAME([o].[name]) + N' (owned by '
+    + QUOTENAME([p].[name]) + N', ' + [p].[type_desc] + N')'
+FROM sys.objects AS [o]
+INNER JOIN sys.schemas AS [s] ON [s].[schema_id] = [o].[schema_id]
+INNER JOIN sys.database_principals AS [p] ON [p].[principal_id] = COALESCE([o].[principal_id], [s].[principal_id])
+WHERE [s].[name] = N'rainfall'
+  AND [o].[name] IN
+  (
+      N'rainfall_events_maintain',
+      N'rainfall_transfer_maintain'
+  )
+  AND [p].[type] NOT IN ('S', 'U', 'E');
+IF @q$owners <> N''
+BEGIN
+    DECLARE @q$impersonate nvarchar(2048) = LEFT(N'qgen: maintain runs WITH EXECUTE AS OWNER, which cannot impersonate its owner, '
+        + N'so every call of it fails:' + @q$owners + N'. Give schema [rainfall] to a user, ALTER AUTHORIZATION ON SCHEMA::'
+        + N'[rainfall] TO [dbo]; (a procedure given an owner of its own: ALTER AUTHORIZATION ON OBJECT::... TO SCHEMA OWNER;), '
+        + N'then run install.sql again.', 2048);
+    THROW 50020, @q$impersonate, 1;
+END;
 -- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
 -- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
 -- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
@@ -2116,4 +2161,9 @@ BEGIN
         + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
     THROW 50020, @q$older, 1;
 END;
+GO
+
+-- An install the schema's batch refused set NOEXEC ON, so that sqlcmd and SSMS, which go on to the
+-- next batch after an error, ran nothing more: give the session back as it was.
+SET NOEXEC OFF;
 GO
