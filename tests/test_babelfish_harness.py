@@ -97,3 +97,11 @@ def test_verify_compares_each_module_with_the_text_the_harness_sent_for_it(spec_
     after, = rewrite(verify)
     assert [name for name, fingerprint in rendered.items() if fingerprint in after] == []
     assert len(SENT_FINGERPRINTS) == len(rendered)
+
+
+def test_an_applock_not_granted_reads_as_sql_server_answers_it():
+    """B27: the -999 Babelfish answers for a lock another session holds becomes SQL Server's -1 right
+    after the call (the caller's own test of -1 then runs), not inside its argument list."""
+    sent, = rewrite("BEGIN\n    EXEC @q$lock = sys.sp_getapplock\n        @Resource = N'x;y', @LockMode = 'Exclusive', "
+                    "@LockTimeout = 0, @DbPrincipal = @p;\n    IF @q$lock = -1 SET @skipped = 1;\nEND")
+    assert "@DbPrincipal = @p; IF @q$lock = -999 SET @q$lock = -1;\n    IF @q$lock = -1" in sent

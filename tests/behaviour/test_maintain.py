@@ -53,8 +53,6 @@ def test_maintain_on_delete_queues_purges_and_corrects(use_spec):
     assert (result.old_watermark, result.new_watermark, result.released) == (500, 0, 0)
 
 
-@pytest.mark.babelfish_gap("B27", "sp_getapplock answers -999, not -1, for a lock another session holds: maintain "
-                           "refuses (50005) where SQL Server says skipped")
 def test_one_maintain_at_a_time_per_queue(use_spec):
     """While one maintain's transaction is open, a second on the same queue returns at once with
     skipped; other queues, and a queue of the same name in another schema, are not held up."""

@@ -64,8 +64,6 @@ def test_a_role_without_grants_cannot_make_maintain_skip(nobody, queue):
 
 
 @pytest.mark.parametrize("queue", QUEUES)
-@pytest.mark.babelfish_gap("B27", "sp_getapplock answers -999, not -1, for a lock another session holds: maintain "
-                           "refuses (50005) where SQL Server says skipped")
 def test_maintain_still_runs_one_at_a_time(use_spec, queue):
     env = use_spec(BEHAVE)
     holder = env.connect(autocommit=False)

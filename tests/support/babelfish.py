@@ -353,6 +353,29 @@ def _b22_current_transaction_id(batch: str) -> Optional[list[str]]:
     return ["".join(out + [batch[last:]])]
 
 
+_APPLOCK_CALL = re.compile(r"\bEXEC(?:UTE)?\s+(@[\w$]+)\s*=\s*(?:sys\.)?sp_getapplock\b", re.IGNORECASE)
+
+
+def _b27_applock_answer(batch: str) -> Optional[list[str]]:
+    """B27: sp_getapplock answers -999 where SQL Server answers -1 (the lock was not granted within
+    @LockTimeout: another session holds it). EXEC @r = sp_getapplock ...; -> the same, then
+    IF @r = -999 SET @r = -1; so the caller's own handling of -1 (maintain: skipped) is what runs.
+    Babelfish's application locks are PostgreSQL's advisory locks, real across sessions, so a test of
+    one maintain at a time shows qgen's logic there; @DbPrincipal stays ignored (a lock taken as
+    public still blocks the owner's: that test stays marked)."""
+    mask = _code_mask(batch)
+    found = list(_APPLOCK_CALL.finditer(mask))
+    if not found:
+        return None
+    for match in reversed(found):
+        end = _statement_end(mask, match.start())
+        if end >= len(batch):
+            raise ValueError("B27: an sp_getapplock call without its closing ;")
+        var = match.group(1)
+        batch = batch[:end + 1] + f" IF {var} = -999 SET {var} = -1;" + batch[end + 1:]
+    return [batch]
+
+
 _EXECUTE_AS_OWNER = re.compile(r"\bWITH\s+EXECUTE\s+AS\s+OWNER\s*\n", re.IGNORECASE)
 # What the B26 rewrite leaves in a procedure's text in place of its clause: chain_ownership (B21) reads
 # it back from sys.sql_modules and lets that procedure ask who it runs as (it runs as its owner).
@@ -429,6 +452,7 @@ REWRITES = (
     Rewrite("B22", _b22_current_transaction_id),
     Rewrite("B24", _b24_module_fingerprints),
     Rewrite("B26", _b26_execute_as_owner),
+    Rewrite("B27", _b27_applock_answer),
 )
 
 
