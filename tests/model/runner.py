@@ -210,14 +210,25 @@ class Runner(Calls, Observer):
         """A session outside a caller's transaction must be left with none open: every call outside
         client.transaction() is its own transaction. One left open would hold its locks and snapshot
         (and on PostgreSQL refuse the next isolation level) while the model takes it for finished."""
-        if not self.postgres or session.tx is not None:
+        if session.tx is not None:
             return
-        import psycopg
+        if self.postgres:
+            import psycopg
 
-        status = session.client.connection.info.transaction_status
-        if status != psycopg.pq.TransactionStatus.IDLE:
-            self._log(step, f"VIOLATION: session left {status.name}")
-            raise Violation("idle", f"s{session.index} left a transaction open ({status.name}) after {step.op}")
+            status = session.client.connection.info.transaction_status
+            left = None if status == psycopg.pq.TransactionStatus.IDLE else status.name
+        else:
+            # T-SQL: the client calls in autocommit mode, so a procedure that returns with a
+            # transaction of its own still open (a BEGIN without its COMMIT on some path) shows here.
+            cursor = session.client.connection.cursor()
+            try:
+                count = cursor.execute("SELECT @@TRANCOUNT").fetchone()[0]
+            finally:
+                cursor.close()
+            left = f"@@TRANCOUNT {count}" if count else None
+        if left is not None:
+            self._log(step, f"VIOLATION: session left {left}")
+            raise Violation("idle", f"s{session.index} left a transaction open ({left}) after {step.op}")
 
     def _collect(self) -> None:
         done = [s for s in self.sessions if s.busy and s.wait(0)]
