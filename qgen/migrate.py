@@ -113,6 +113,7 @@ def run_revision(module_file: str, direction: str) -> None:
     """Run the files manifest.json lists for this direction and the connection's database, in order.
     T-SQL is cut into batches on GO (qgen.dialects.mssql); a PostgreSQL script runs whole."""
     from alembic import op
+    from sqlalchemy import event
 
     folder = Path(module_file).with_suffix("")
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
@@ -126,15 +127,32 @@ def run_revision(module_file: str, direction: str) -> None:
     dialect = dialect_registry.get(name)
     if direction == "downgrade":
         _say_what_downgrade_does(manifest, name, context)
-    for relative in manifest["dialects"][name][direction]:
-        for batch in dialect.split_batches((folder / relative).read_text(encoding="utf-8")):
-            if not _has_sql(batch):
-                continue
-            if context.as_sql:  # alembic upgrade --sql: print the script instead
-                context.impl.static_output(batch.rstrip("\n") + ("\n" + dialect.batch_separator.rstrip("\n")
-                                                                if dialect.batch_separator else ""))
-            else:
-                op.get_bind().exec_driver_sql(batch, execution_options={"no_parameters": True})
+    bind = None if context.as_sql else op.get_bind()
+    drain = bind is not None and name == "mssql"
+    if drain:
+        event.listen(bind, "after_cursor_execute", _read_every_result)
+    try:
+        for relative in manifest["dialects"][name][direction]:
+            for batch in dialect.split_batches((folder / relative).read_text(encoding="utf-8")):
+                if not _has_sql(batch):
+                    continue
+                if bind is None:  # alembic upgrade --sql: print the script instead
+                    context.impl.static_output(batch.rstrip("\n") + ("\n" + dialect.batch_separator.rstrip("\n")
+                                                                    if dialect.batch_separator else ""))
+                else:
+                    bind.exec_driver_sql(batch, execution_options={"no_parameters": True})
+    finally:
+        if drain:
+            event.remove(bind, "after_cursor_execute", _read_every_result)
+
+
+def _read_every_result(conn, cursor, statement, parameters, context, executemany) -> None:
+    """A T-SQL batch answers with one result per statement, and pyodbc raises a batch's error only
+    when it reaches the result that carries it: through FreeTDS a THROW after a statement that counted
+    rows (install's refusal, 50022, after its SELECT @q$refused = ...; verify's 50020) is in a later
+    result, and without reading on the revision went on and was stamped as applied."""
+    while cursor.nextset():
+        pass
 
 
 def _say_what_downgrade_does(manifest: dict, dialect: str, context) -> None:

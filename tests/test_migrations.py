@@ -767,3 +767,81 @@ def test_a_sql_server_table_an_older_qgen_made_without_the_deferred_bit_gets_it_
     created = [i for i, step in enumerate(plan.upgrade) if "/create/" in step and step.endswith("_claim_index.sql")]
     assert created and plan.upgrade.index(change[0]) < created[0], "the bit is there before the index that names it"
     assert made.plans["postgres"].changes == []
+
+
+
+def freetds_url() -> str | None:
+    """MSSQL_URL's server, database and login through FreeTDS (an odbc_connect= URL: SQLAlchemy's own
+    FreeTDS string puts the port after a comma, which FreeTDS does not read), None without FreeTDS."""
+    from urllib.parse import quote_plus
+
+    import pyodbc
+    from sqlalchemy import make_url
+
+    if not MSSQL_URL or "FreeTDS" not in pyodbc.drivers():
+        return None
+    url = make_url(MSSQL_URL)
+    odbc = (f"DRIVER={{FreeTDS}};SERVER={url.host};PORT={url.port or 1433};DATABASE={url.database};"
+            f"UID={url.username};PWD={{{url.password}}};TDS_Version=7.4")
+    return "mssql+pyodbc:///?odbc_connect=" + quote_plus(odbc)
+
+
+@pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate")
+def test_an_upgrade_into_a_schema_owned_by_a_role_is_refused(migrations, schema, tmp_path):
+    """install refuses (50022) a schema owned by a database role before it creates anything; an Alembic
+    upgrade runs the same batches on one connection and must stop there too, with that error, create
+    nothing and stamp nothing, through either driver. The refusal's batch assigns a variable first:
+    through FreeTDS pyodbc raises the THROW only on reading the next result, and run_revision read
+    none: the upgrade created every object in the role's schema and was stamped as applied."""
+    from tests.support.babelfish import rewriting_sqlalchemy
+
+    engine = sql_server_engine()
+    role = f"{schema}_dbas"
+    with engine.begin() as conn:
+        conn.exec_driver_sql(f"CREATE ROLE [{role}]")
+        conn.exec_driver_sql(f"CREATE SCHEMA [{schema}] AUTHORIZATION [{role}]")
+    make_revision(spec_file(tmp_path, V1, schema), "v1", migrations, dialect="mssql")
+    urls = {"Microsoft's driver": MSSQL_URL, "FreeTDS": freetds_url()}
+    try:
+        for driver, url in urls.items():
+            if url is None:
+                continue
+            with rewriting_sqlalchemy(MSSQL_URL), pytest.raises(Exception, match="50022") as refused:
+                command.upgrade(alembic_config(migrations, url), "head")
+            assert "install refused" in str(refused.value), driver
+            with engine.connect() as conn:
+                made = conn.exec_driver_sql("SELECT count(*) FROM sys.objects WHERE schema_id = SCHEMA_ID(?)",
+                                            (schema,)).scalar()
+                assert made == 0, f"{driver}: the upgrade created {made} objects in the role's schema"
+                stamped = conn.exec_driver_sql("SELECT OBJECT_ID(N'alembic_version')").scalar()
+                if stamped is not None:
+                    assert conn.exec_driver_sql("SELECT count(*) FROM alembic_version").scalar() == 0, driver
+    finally:
+        remove_sql_server_install(spec_file(tmp_path, V1, schema))
+        with engine.begin() as conn:
+            conn.exec_driver_sql(f"DROP SCHEMA [{schema}]")
+            conn.exec_driver_sql(f"DROP ROLE [{role}]")
+        engine.dispose()
+
+
+def remove_sql_server_install(spec_path: Path) -> None:
+    """What an install of spec_path left (even one it made in a schema not its own: kept), by its
+    rendered uninstall, forced, each batch as the harness sends it."""
+    import contextlib
+
+    import pyodbc
+
+    from qgen.connection import mssql_connection_string
+    from qgen.dialects.mssql import split_batches
+    from qgen.render import render_spec
+    from qgen.specload import load_spec
+    from tests.support.babelfish import is_babelfish, rewrite
+
+    rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")
+    with contextlib.closing(pyodbc.connect(mssql_connection_string(MSSQL_URL), autocommit=True)) as conn:
+        babelfish, cursor = is_babelfish(conn), conn.cursor()
+        for batch in split_batches(rendering.force_uninstall + rendering.uninstall):
+            for sent in (rewrite(batch) if babelfish else [batch]):
+                cursor.execute(sent)
+                while cursor.nextset():
+                    pass
