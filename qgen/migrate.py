@@ -128,7 +128,7 @@ def run_revision(module_file: str, direction: str) -> None:
     if direction == "downgrade":
         _say_what_downgrade_does(manifest, name, context)
     bind = None if context.as_sql else op.get_bind()
-    drain = bind is not None and name == "mssql"
+    drain = bind is not None and dialect.errors_in_later_results
     if drain:
         event.listen(bind, "after_cursor_execute", _read_every_result)
     try:

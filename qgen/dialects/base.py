@@ -145,6 +145,11 @@ class Dialect:
     # LISTENs on the queue's wake-up channel, which enqueue notifies with `wakeup: notify`, and
     # claims again when woken; without it, it sleeps and polls).
     wait_for_work: str
+    # Whether a batch answers with one result per statement, an error arriving only with the result
+    # that carries it (T-SQL through pyodbc: a THROW after a statement that counted rows is in a later
+    # result, FreeTDS raising it only when read): then whoever runs a script's batches reads every
+    # result of each (qgen/migrate.py), or the error is lost and the script goes on.
+    errors_in_later_results: bool = False
     # Whether one statement holding many row and page locks on an index is escalated to a table
     # lock (SQL Server, at 5,000): then qgen caps the rows per statement (qgen/locks.py).
     escalates_locks: bool = False
