@@ -127,19 +127,24 @@ _INDEX = re.compile(rf"CREATE (?P<unique>UNIQUE )?NONCLUSTERED INDEX (?P<name>{_
 _BLANK = re.compile(r"[ \t\r\n]")
 
 
-def module_fingerprints(script: str) -> dict[str, str]:
-    """{module name: fingerprint} for each procedure, view or function the script creates, as verify
-    computes it from sys.sql_modules.definition: SHA2_256 over the UTF-16 text from the module's
-    qualified name to the end of its batch, without spaces, tabs or line breaks (so neither the
-    comments before CREATE, which SQL Server keeps and other engines drop, nor CREATE vs CREATE OR
-    ALTER, nor a client's line endings count), as an upper-case hex string."""
+def module_texts(script: str) -> dict[str, str]:
+    """{module name: the text verify hashes} for each procedure, view or function the script creates:
+    its batch from the module's qualified name to the end, without spaces, tabs or line breaks (so
+    neither the comments before CREATE, which SQL Server keeps and other engines drop, nor CREATE vs
+    CREATE OR ALTER, nor a client's line endings count)."""
     found: dict[str, str] = {}
     for batch in split_batches(script):
         match = _MODULE.search(batch)
         if match:
-            text = _BLANK.sub("", batch[match.start("qualified"):])
-            found[_unquote(match.group("name"))] = hashlib.sha256(text.encode("utf-16-le")).hexdigest().upper()
+            found[_unquote(match.group("name"))] = _BLANK.sub("", batch[match.start("qualified"):])
     return found
+
+
+def module_fingerprints(script: str) -> dict[str, str]:
+    """{module name: fingerprint} for each module the script creates, as verify computes it from
+    sys.sql_modules.definition: SHA2_256 over module_texts' text in UTF-16 (as SQL Server hashes an
+    nvarchar), as an upper-case hex string."""
+    return {name: hashlib.sha256(text.encode("utf-16-le")).hexdigest().upper() for name, text in module_texts(script).items()}
 
 
 def index_shapes(script: str) -> dict[tuple[str, str], str]:

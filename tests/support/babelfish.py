@@ -395,8 +395,6 @@ def _b26_execute_as_owner(batch: str) -> Optional[list[str]]:
 
 _MODULE_FINGERPRINT = re.compile(r"WHERE\s+HASHBYTES\('SHA2_256',.*?<>\s*\[r\]\.\[fingerprint\]\s*;", re.S | re.IGNORECASE)
 _FINGERPRINT_ROW = re.compile(r"(\(N'(?:[^']|'')+',\s*)0x([0-9A-Fa-f]{64})(\))")
-_CREATED_MODULE = re.compile(r"\bCREATE\s+(?:OR\s+ALTER\s+)?(?:PROCEDURE|VIEW|FUNCTION)\s+(\[(?:[^\]]|\]\])+\]\.\[)", re.IGNORECASE)
-_BLANKS = re.compile(r"[ \t\r\n]")
 # Babelfish keeps a module's text as sent, but for a table type's name in a declaration or a
 # READONLY parameter: DECLARE @b [s].[t]; is held as DECLARE @b [s]. t ; (its brackets dropped).
 _TABLE_TYPE_USE = re.compile(r"(@[\w$]+\s+\[(?:[^\]]|\]\])+\]\.)\[((?:[^\]]|\]\])+)\](?=\s*(?:;|READONLY\b))", re.IGNORECASE)
@@ -407,18 +405,17 @@ SENT_FINGERPRINTS: dict[str, str] = {}
 
 def remember_fingerprints(original: str, sent: list[str]) -> None:
     """B24: a batch that creates a module, and what the harness sent instead: the module's rendered
-    fingerprint now stands for the fingerprint Babelfish computes over the text it holds (from the
-    module's qualified name on, without blanks, as verify reads it: qgen.dialects.mssql)."""
-    from qgen.dialects.mssql import module_fingerprints
+    fingerprint now stands for the fingerprint Babelfish computes over the text it holds (the text
+    verify hashes, qgen.dialects.mssql.module_texts, of the batch sent, as Babelfish keeps it), in
+    UTF-8 as Babelfish hashes an nvarchar."""
+    from qgen.dialects.mssql import module_fingerprints, module_texts
 
     rendered = module_fingerprints(original)
-    created = [one for one in sent if _CREATED_MODULE.search(_code_mask(one))]
-    if len(rendered) != 1 or len(created) != 1:
+    held = [text for one in sent
+            for text in module_texts(_TABLE_TYPE_USE.sub(lambda m: f"{m.group(1)} {m.group(2)} ", one)).values()]
+    if len(rendered) != 1 or len(held) != 1:
         return
-    at = _CREATED_MODULE.search(_code_mask(created[0])).start(1)
-    text = _TABLE_TYPE_USE.sub(lambda m: f"{m.group(1)} {m.group(2)} ", created[0][at:])
-    held = hashlib.sha256(_BLANKS.sub("", text).encode("utf-8")).hexdigest().upper()
-    SENT_FINGERPRINTS[next(iter(rendered.values()))] = held
+    SENT_FINGERPRINTS[next(iter(rendered.values()))] = hashlib.sha256(held[0].encode("utf-8")).hexdigest().upper()
 
 
 def _b24_module_fingerprints(batch: str) -> Optional[list[str]]:
