@@ -194,7 +194,7 @@ class MssqlBackend(Backend):
         # B23 (Babelfish): a session's first call of a procedure compiles it (about a second); later
         # calls take milliseconds. The owner's sessions a test leaves as it found them are kept here
         # and handed to the next test (release); anything else a test did to one closes it.
-        self._idle: list[tuple[Any, tuple]] = []
+        self._idle: list[Any] = []  # their states stay in _fresh
         self._idle_lock = threading.Lock()
         self._fresh: dict[int, tuple] = {}
         with self._server() as conn:
@@ -238,8 +238,8 @@ class MssqlBackend(Backend):
             with self._idle_lock:
                 reused = self._idle.pop() if self._idle else None
             if reused is not None:
-                reused[0].autocommit = autocommit
-                return reused[0]
+                reused.autocommit = autocommit
+                return reused
         conn = self._open(autocommit, login)
         if self.babelfish and login is None:
             self._fresh[id(conn)] = self._state(conn)
@@ -257,7 +257,7 @@ class MssqlBackend(Backend):
                 conn.cursor().execute("SET NOCOUNT OFF")  # what every qgen call sets
                 if self._state(conn) == fresh:
                     with self._idle_lock:
-                        self._idle.append((conn, fresh))
+                        self._idle.append(conn)
                         self._fresh[id(conn)] = fresh
                     return
             except Exception:  # noqa: BLE001 - a killed or broken session is closed, not reused
@@ -268,7 +268,7 @@ class MssqlBackend(Backend):
     def close(self) -> None:
         with self._idle_lock:
             idle, self._idle = self._idle, []
-        for conn, _ in idle:
+        for conn in idle:
             with contextlib.suppress(Exception):
                 conn.close()
         super().close()
