@@ -166,7 +166,7 @@ def _fail_once_then_complete(client, cell: _Cell, jobs: int) -> None:
 def test_a_held_snapshot_does_not_make_claims_walk_the_work_done_since(db):
     """One REPEATABLE READ reader open while jobs fail once and then complete: a claim's buffers
     must not grow with the number of such jobs (500, then 3,000). Measured without a bound:
-    about 300 and 1,075 (29 with nothing behind the claim)."""
+    148 and 828 buffers per claim."""
 
     from qgen.bench.database import scratch_spec, variant_queue
     from qgen.client import QueueClient
