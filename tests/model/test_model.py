@@ -116,7 +116,8 @@ def test_model_schedules(use_spec, dialect, tmp_path):
         buffers += report.claim_buffers
         print(f"{dialect} {queue} seed {seed}: {report.steps} steps, {report.calls} calls, "
               f"{report.skipped_busy} skipped (busy), waits {report.waits}, final {report.counts}, "
-              f"claim buffers {report.claim_buffers}, {report.seconds:.1f}s")
+              f"claim buffers {report.claim_buffers} ({sum('not judged' in line for line in report.log)} not "
+              f"judged: a held horizon), {report.seconds:.1f}s")
     print(f"model-based test on {dialect}: {totals}, claim buffers max {max(buffers, default=None)}, "
           f"{time.time() - started:.1f}s")
     assert totals["schedules"] == len(plan)
