@@ -27,6 +27,7 @@ from qgen.spec import Spec, _parse_duration, object_name
 from qgen.specload import load_spec
 
 MAX_ROUNDS = 50  # maintain calls per queue per run while it reports more to do
+HORIZON_WARN_SECONDS = 300.0  # qgen status warns of a snapshot held open this long (--horizon-warn)
 
 
 class Session:
@@ -207,7 +208,67 @@ def _status_table(rows: list[dict[str, Any]]) -> str:
     return table(headers, [[row[k] for k in keys] for row in rows])
 
 
-def _status_once(session: Session, queues: list[str], as_json: bool, watching: bool) -> bool:
+def _horizon_sql(dialect: str) -> Optional[str]:
+    """The dialect's query for the oldest snapshot another session holds (templates/<dialect>/ops/
+    status.sql.j2), or None where it has none."""
+    import jinja2
+
+    from qgen.render import make_environment
+
+    try:
+        module = make_environment(dialect).get_template(f"{dialect}/ops/status.sql.j2").module
+    except jinja2.TemplateNotFound:
+        return None
+    return str(module.oldest_snapshot())  # type: ignore[attr-defined]
+
+
+def oldest_snapshot(session: Session) -> Optional[dict[str, Any]]:
+    """The oldest snapshot another session of the database holds open: {pid, xid_age, seconds}
+    (seconds None where this login may not see that session's start), {} when none is held, None
+    where the dialect has no query for it or it could not be read (said on stderr)."""
+    from qgen.connection import dialect_of_target
+
+    sql = _horizon_sql(dialect_of_target(session.url))
+    if sql is None or session.connection is None:
+        return None
+    try:
+        cursor = session.connection.cursor()
+        try:
+            cursor.execute(sql)
+            found = dict(zip([d[0] for d in cursor.description], cursor.fetchone()))
+        finally:
+            cursor.close()
+    except Exception as exc:  # a driver error: said, and the queues' status is still shown
+        print(f"qgen status: the oldest open snapshot could not be read: {str(exc).strip()}", file=sys.stderr)
+        return None
+    if found["xid_age"] is None:
+        return {}
+    seconds = None if found["seconds"] is None else round(float(found["seconds"]), 1)
+    return {"pid": int(found["pid"]), "xid_age": int(found["xid_age"]), "seconds": seconds}
+
+
+def _snapshot_line(snapshot: Optional[dict[str, Any]]) -> str:
+    if snapshot is None:
+        return ""
+    if not snapshot:
+        return "oldest open snapshot: none held by another session"
+    held = "for an unknown time (this login cannot see its start)" if snapshot["seconds"] is None \
+        else f"for {snapshot['seconds']:g} s"
+    return (f"oldest open snapshot: session pid {snapshot['pid']}, held {held}, "
+            f"{snapshot['xid_age']:,} transactions old")
+
+
+def _warn_horizon(snapshot: Optional[dict[str, Any]], threshold: float) -> None:
+    if snapshot and snapshot["seconds"] is not None and snapshot["seconds"] >= threshold:
+        print(f"qgen status: warning: session pid {snapshot['pid']} has held a snapshot open for "
+              f"{snapshot['seconds']:g} s (over {threshold:g} s): until it ends, no row version left behind since "
+              "can be cleaned up, and every claim and watermark rescan walks more of them (docs/api.md, "
+              "\"A held snapshot\"). End that transaction (pg_terminate_backend, or a report run on a replica).",
+              file=sys.stderr)
+
+
+def _status_once(session: Session, queues: list[str], as_json: bool, watching: bool,
+                 horizon_warn: float = HORIZON_WARN_SECONDS) -> bool:
     rows: list[dict[str, Any]] = []
 
     def one(queue: str) -> bool:
@@ -217,17 +278,21 @@ def _status_once(session: Session, queues: list[str], as_json: bool, watching: b
         return metrics is not None
 
     ok = _each_queue("status", queues, one)
+    snapshot = oldest_snapshot(session) if rows else None
     at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     if as_json:
-        print(json.dumps({"at": at, "queues": rows}, indent=None if watching else 2))
+        print(json.dumps({"at": at, "queues": rows, "oldest_snapshot": snapshot}, indent=None if watching else 2))
     elif rows:
         if watching and sys.stdout.isatty():
             print("\033[2J\033[H", end="")  # redraw in place
         print(f"{at}  {shown(session.url)}")
         print(_status_table(rows))
+        if snapshot is not None:
+            print(_snapshot_line(snapshot))
         print("done last min: '-' when on_complete: delete (nothing records a completion); "
               "a negative watermark lag: pending jobs below the watermark\n" if not watching else "")
     sys.stdout.flush()
+    _warn_horizon(snapshot, horizon_warn)
     return ok
 
 
@@ -235,12 +300,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     spec, queues, url = _setup(args)
     session = Session(url, spec)
     if args.watch is None:
-        ok = _status_once(session, queues, args.json, False)
+        ok = _status_once(session, queues, args.json, False, args.horizon_warn)
         session.reset()
         return 0 if ok else 1
     with _until_interrupted() as stop:
         while not stop.is_set():
-            _status_once(session, queues, args.json, True)
+            _status_once(session, queues, args.json, True, args.horizon_warn)
             stop.wait(args.watch)
     session.reset()
     return 0
@@ -321,12 +386,16 @@ def add_commands(commands: Any) -> None:
         "status", help="each queue's depth, in flight, oldest pending age, dead, rate, watermark lag",
         description="Print, per queue, what its metrics procedure reports: pending jobs (ready and scheduled), in "
         "flight, expired leases, the oldest pending job's age, dead letters, completions over the last minute and "
-        "the watermark lag; as a table or --json, once or --watch. The login needs the admin role.")
+        "the watermark lag; as a table or --json, once or --watch; and (PostgreSQL) the oldest snapshot another session "
+        "holds open, with a warning past --horizon-warn. The login needs the admin role.")
     _common(status)
     status.add_argument("--queue", help="only this queue (default: every queue of the spec)")
     status.add_argument("--watch", type=float, nargs="?", const=2.0, metavar="SECONDS",
                         help="refresh every SECONDS (default 2) until interrupted")
     status.add_argument("--json", action="store_true", help="JSON for scripts (one line per refresh with --watch)")
+    status.add_argument("--horizon-warn", type=_seconds, default=HORIZON_WARN_SECONDS, metavar="DURATION",
+                        help="warn when another session has held a snapshot open this long (default 5m): claims "
+                        "cost more the longer it stays (PostgreSQL)")
     status.set_defaults(func=cmd_status)
 
     redrive = commands.add_parser(

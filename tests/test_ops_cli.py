@@ -122,6 +122,31 @@ def test_status_json_and_table(db):
     assert "| feat.jobs |       2 |         1 |" in table.stdout, table.stdout
 
 
+
+def test_status_shows_the_oldest_open_snapshot_and_warns_past_the_threshold(db):
+    """Issue 24 item 14: a session holding a snapshot open (a REPEATABLE READ report, pg_dump, a
+    forgotten BEGIN) keeps every row version claims leave behind, so claims cost more the longer it
+    stays: status names it (pid, transactions, seconds) and warns past --horizon-warn."""
+    url, jobs = db
+    jobs.enqueue(job_type="t", customer_id=1, amount=1)
+    reader = psycopg.connect(url)
+    try:
+        reader.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        reader.execute("SELECT count(*) FROM feat.jobs").fetchone()   # the snapshot is taken here
+        pid = reader.info.backend_pid
+        time.sleep(1.1)   # a lower bound on its age, whatever the load
+        done = qgen("status", SPEC, "--url", url, "--json", "--horizon-warn", "1s")
+        assert done.returncode == 0, done.stderr
+        snapshot = json.loads(done.stdout)["oldest_snapshot"]
+        assert snapshot["pid"] == pid and snapshot["seconds"] >= 1.0 and snapshot["xid_age"] >= 0, snapshot
+        assert f"warning: session pid {pid} has held a snapshot open for" in done.stderr, done.stderr
+        table = qgen("status", SPEC, "--url", url, "--queue", "jobs")
+        assert f"oldest open snapshot: session pid {pid}, held for " in table.stdout, table.stdout
+        assert "warning" not in table.stderr, "under the default threshold (5 minutes): no warning"
+    finally:
+        reader.close()
+
+
 def test_status_watch_refreshes_until_interrupted(db):
     url, _ = db
     process = subprocess.Popen([sys.executable, "-m", "qgen.cli", "status", str(SPEC), "--url", url, "--json",

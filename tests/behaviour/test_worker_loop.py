@@ -146,12 +146,23 @@ def test_an_idle_worker_corrects_the_watermark_once_and_leaves_the_rest_to_maint
     import threading
 
     env = use_spec(EX004)
-    stop, found = threading.Event(), {}
+    stop, found, polled = threading.Event(), {}, threading.Event()
+    worker = env.client("rainfall_events")
+    claim, polls = worker.dequeue, []
+
+    def counted(*args, **kwargs):  # the worker's polls, counted: ten of them, however slow the machine
+        try:
+            return claim(*args, **kwargs)
+        finally:
+            polls.append(1)
+            if len(polls) >= 10:
+                polled.set()
+    worker.dequeue = counted  # type: ignore[method-assign]
     thread = threading.Thread(target=lambda: found.update(stats=run_worker(
-        env.client("rainfall_events"), lambda job: None, stop_when_empty=False, poll_interval=0.2, stop=stop)))
+        worker, lambda job: None, stop_when_empty=False, poll_interval=0.2, stop=stop)))
     thread.start()
-    time.sleep(2.0)  # ten polls
+    assert polled.wait(120), f"{len(polls)} polls in 120 s"
     stop.set()
-    thread.join(10)
+    thread.join(30)
     stats = found["stats"]
     assert stats.watermark_corrections == 1 and stats.maintenance_runs + stats.maintenance_skipped >= 1

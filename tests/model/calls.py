@@ -157,10 +157,10 @@ class Calls:
                     tx.__exit__(RuntimeError, error, None)
             finally:
                 self._reset_isolation(session)
-        session._done.clear()
-        session._inbox.put(work)
-        if not session._done.wait(10):
-            raise Violation("hang", f"s{session.index}: ROLLBACK did not return within 10 s")
+        try:
+            session.run_here(work)
+        except TimeoutError as exc:
+            raise Violation("hang", f"ROLLBACK: {exc}") from exc
         self.model.rollback(session.index, time.time())
 
     def _reset_isolation(self, session: Session) -> None:

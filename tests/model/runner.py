@@ -35,7 +35,7 @@ from tests.model.sessions import Session, _epoch
 from tests.support.backends import QueueEnv
 
 STEP_WAIT = 0.4        # seconds the scheduler waits for a step before it counts as in flight
-HANG_BOUND = 20.0      # a call still in flight this long after every transaction ended: a hang
+HANG_BOUND = 60.0      # a call neither returning nor blocked by another session this long: a hang
 SAMPLE_EVERY = 15      # steps between two measured claims (PostgreSQL)
 
 
@@ -124,10 +124,26 @@ class Runner(Calls, Observer):
             self._admin_step(step)
             return
         session = self.sessions[step.session]
-        if session.busy:
+        if session.busy and not self._await_call(session):
+            # Blocked behind another session's transaction: this step waits its turn, skipped. A
+            # commit or rollback is not dropped: the session's later steps were generated for a
+            # session outside a transaction, so it ends the transaction once the call returns.
+            if step.op in ("commit", "rollback") and session.tx is not None:
+                session.owed = step
             self.report.skipped_busy += 1
-            self._log(step, "skipped: the session's last call is still in flight")
+            self._log(step, "skipped: the session's last call is in flight, blocked by another session")
             return
+        if session.owed is not None:
+            owed, session.owed = session.owed, None
+            self._log(step, f"first the {owed.op} of step {owed.index}, deferred while blocked")
+            self._call(owed, session)
+            if session.busy:
+                self.report.skipped_busy += 1
+                self._log(step, "skipped: the deferred end is in flight")
+                return
+        self._call(step, session)
+
+    def _call(self, step: Step, session: Session) -> None:
         planned = self._plan(step, session)
         if planned is None:
             self._log(step, "nothing to do")
@@ -139,6 +155,33 @@ class Runner(Calls, Observer):
             self._finish(session)
         else:
             self._log(step, "in flight")
+
+    def _await_call(self, session: Session) -> bool:
+        """Wait for a session's call in flight to return (True), unless a lock another session
+        holds blocks it (False: it waits for that session's later steps). A slow call (a loaded
+        machine, a first call that compiles) is waited for, not taken for a blocked one: skipping
+        its session's steps would leave the schedule untested, and its commit undone."""
+        give_up = time.time() + HANG_BOUND
+        while not session.wait(0.05):
+            self._collect()
+            self._watch()
+            if not session.busy:
+                return True
+            if self._blocked(session):
+                return False
+            if time.time() > give_up:
+                step = session.pending[0]
+                raise Violation("hang", f"s{session.index} step {step.index} {step.op} neither returned nor "
+                                        f"waited on another session for {HANG_BOUND:g}s")
+        self._collect()
+        return True
+
+    def _blocked(self, session: Session) -> bool:
+        """Does a lock another session holds block this session's call? PostgreSQL tells
+        (pg_blocking_pids); a T-SQL engine runs one session, which nothing else blocks."""
+        if not self.postgres:
+            return len(self.sessions) > 1
+        return bool(self.env.scalar("SELECT cardinality(pg_blocking_pids(?)) > 0", session.pid))
 
     def _admin_step(self, step: Step) -> None:
         if step.op == "sleep":
@@ -220,11 +263,13 @@ class Runner(Calls, Observer):
         else:
             # T-SQL: the client calls in autocommit mode, so a procedure that returns with a
             # transaction of its own still open (a BEGIN without its COMMIT on some path) shows here.
-            cursor = session.client.connection.cursor()
-            try:
-                count = cursor.execute("SELECT @@TRANCOUNT").fetchone()[0]
-            finally:
-                cursor.close()
+            def trancount() -> int:
+                cursor = session.client.connection.cursor()
+                try:
+                    return int(cursor.execute("SELECT @@TRANCOUNT").fetchone()[0])
+                finally:
+                    cursor.close()
+            count = session.run_here(trancount)  # on the session's thread: its connection is its own
             left = f"@@TRANCOUNT {count}" if count else None
         if left is not None:
             self._log(step, f"VIOLATION: session left {left}")
@@ -275,11 +320,15 @@ class Runner(Calls, Observer):
     def _drain(self) -> None:
         """Every transaction has ended (the schedule's last steps): let the calls in flight return,
         have each worker finish what it holds, let leases and backoffs run out, and empty the queue."""
-        for session in self.sessions:
-            if session.tx is not None:
-                self._rollback_now(session, "the schedule ended")
         give_up = time.time() + HANG_BOUND
-        while self._in_flight():
+        while True:
+            # A transaction ends on its session's thread once no call of it is in flight: a
+            # ROLLBACK queued behind a call would run while the scheduler reads that session.
+            for session in self.sessions:
+                if session.tx is not None and not session.busy:
+                    self._rollback_now(session, "the schedule ended")
+            if not self._in_flight():
+                break
             self._collect()
             self._watch()
             if time.time() > give_up:

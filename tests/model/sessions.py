@@ -17,6 +17,7 @@ from tests.model.schedule import Step
 from tests.support.backends import QueueEnv
 
 LAZY = "lazy"  # Session.tx of a transaction begun without a statement yet
+TASK_BOUND = 60.0  # seconds a statement the scheduler runs on a session's thread may take (a hang past it)
 
 
 def _epoch(value: Any) -> float:
@@ -46,11 +47,12 @@ class Session:
         self.pid = self._pid()
         self.tx: Any = None            # the open client.transaction() context, entered by this thread
         self.leases: list[tuple[uuid.UUID, int]] = []   # every (token, job id) it was handed
-        self._inbox: "queue_module.Queue[Optional[Callable[[], Any]]]" = queue_module.Queue()
+        self._inbox: "queue_module.Queue[Optional[tuple[str, Callable[[], Any]]]]" = queue_module.Queue()
         self._done = threading.Event()
         self.outcome: Optional[Outcome] = None
         self.pending: Optional[tuple[Step, Callable[[Outcome], None], float]] = None
         self.classified = False
+        self.owed: Optional[Step] = None   # a commit or rollback deferred while a call was blocked
         self._thread = threading.Thread(target=self._loop, name=f"model-s{index}", daemon=True)
         self._thread.start()
 
@@ -61,9 +63,13 @@ class Session:
 
     def _loop(self) -> None:
         while True:
-            work = self._inbox.get()
-            if work is None:
+            item = self._inbox.get()
+            if item is None:
                 return
+            kind, work = item
+            if kind == "task":  # the scheduler's own use of the connection (run_here)
+                work()
+                continue
             t0 = time.time()
             try:
                 value, error = work(), None
@@ -73,14 +79,45 @@ class Session:
             self._done.set()
 
     def submit(self, step: Step, work: Callable[[], Any], on_result: Callable[[Outcome], None]) -> None:
+        if self.busy:  # a second call would run on the connection as soon as the first returns, unseen
+            raise AssertionError(f"harness: s{self.index} was handed step {step.index} while step "
+                                 f"{self.pending[0].index} is in flight")
         self._done.clear()
         self.outcome = None
         self.pending = (step, on_result, time.time())
         self.classified = False
-        self._inbox.put(work)
+        self._inbox.put(("call", work))
 
     def wait(self, timeout: float) -> bool:
         return self._done.wait(timeout)
+
+    def run_here(self, work: Callable[[], Any], timeout: float = TASK_BOUND) -> Any:
+        """Run work on this session's thread, after whatever it runs now, and return its value.
+
+        Every use of the session's connection goes through its thread: one connection serves one
+        statement at a time (on SQL Server a second statement while the first's results are being
+        read fails with "Connection is busy with results for another command"), and a transaction
+        must end on the thread that entered client.transaction() (it holds the client's lock). A
+        call in flight is the scheduler's to collect first: refused here."""
+        if self.busy:
+            raise AssertionError(f"harness: s{self.index}'s connection was used while step "
+                                 f"{self.pending[0].index} is in flight")
+        done = threading.Event()
+        box: dict[str, Any] = {}
+
+        def task() -> None:
+            try:
+                box["value"] = work()
+            except BaseException as exc:  # noqa: BLE001 - raised on the scheduler's thread
+                box["error"] = exc
+            finally:
+                done.set()
+        self._inbox.put(("task", task))
+        if not done.wait(timeout):
+            raise TimeoutError(f"s{self.index}: the scheduler's statement did not return within {timeout:g}s")
+        if "error" in box:
+            raise box["error"]
+        return box.get("value")
 
     @property
     def busy(self) -> bool:
@@ -97,7 +134,7 @@ class Session:
             def leave() -> None:
                 with contextlib.suppress(BaseException):
                     tx.__exit__(RuntimeError, RuntimeError("the run ended"), None)
-            self._inbox.put(leave)
+            self._inbox.put(("task", leave))
         self._inbox.put(None)
         self._thread.join(5)
         with contextlib.suppress(Exception):

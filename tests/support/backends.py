@@ -32,6 +32,7 @@ import contextlib
 import os
 import re
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
@@ -228,8 +229,16 @@ class MssqlBackend(Backend):
         conn.autocommit = True
         cursor = conn.cursor()
         try:
-            cursor.execute(self._STATE)
-            return tuple(cursor.fetchone())
+            # A new session's row can be missing from sys.dm_exec_sessions for a moment on Babelfish
+            # (seen at a machine load of 6): wait for it to appear, up to a bound no load reaches.
+            give_up = time.monotonic() + 30
+            while True:
+                row = cursor.execute(self._STATE).fetchone()
+                if row is not None:
+                    return tuple(row)
+                if time.monotonic() > give_up:
+                    raise RuntimeError("the session's own row never appeared in sys.dm_exec_sessions")
+                time.sleep(0.05)
         finally:
             cursor.close()
 
