@@ -226,8 +226,18 @@ def _run_with_lock_retries(bind, dialect, manifest: dict, batches: list[tuple[st
                 savepoint.commit()
                 return
             except Exception as exc:  # DBAPIError; a T-SQL error read from a later result comes as the driver's own
-                savepoint.rollback()
-                if errors.error_kind(getattr(exc, "orig", None) or exc) != "lock_timeout":
+                timed_out = errors.error_kind(getattr(exc, "orig", None) or exc) == "lock_timeout"
+                try:
+                    savepoint.rollback()
+                except Exception as lost:  # the server ended the whole transaction with the error: no retry in it
+                    if not timed_out:
+                        raise exc from lost
+                    raise RevisionLockTimeout(
+                        f"qgen revision {manifest['revision']} ({manifest['schema']}): waited {policy.timeout_ms} ms for "
+                        f"a lock ({at}); the server rolled back the whole transaction with the timeout, so it is not "
+                        "tried again in it. Nothing of the revision was applied: run it again when the sessions "
+                        "holding the schema's objects are done") from exc
+                if not timed_out:
                     raise
                 held = _holders(bind, locks)
                 _execute(bind, locks["reset"])
