@@ -255,6 +255,7 @@ class Fleet:
         self.outcomes: list[tuple[int, str]] = []
         self.done = collections.Counter()  # completions per worker
         self.errors: list[BaseException] = []
+        self.shapes: set[tuple[str, ...]] = set()  # the payload columns of the jobs handled
         self.workers = site.workers
         self.clients = [site.client(spec) for _ in range(self.workers + 1)]
         self.threads = [threading.Thread(target=self._work, args=(i,), daemon=True) for i in range(self.workers)]
@@ -272,7 +273,7 @@ class Fleet:
                     self.done[i] += 1
 
         try:
-            run_worker(self.clients[i], lambda job: None, stop_when_empty=False, stop=self.stop, poll_interval=0.2,
+            run_worker(self.clients[i], lambda job: self.shapes.add(tuple(sorted(job.payload))), stop_when_empty=False, stop=self.stop, poll_interval=0.2,
                        maintain_every=None, on_done=on_done)
         except BaseException as exc:  # a worker that died: the test fails with it
             self.errors.append(exc)
@@ -408,6 +409,8 @@ def test_a_revision_under_live_workers_and_an_open_report(kind, site, tmp_path):
     assert [job for job, n in completions.items() if n > 1] == [], "jobs done twice"
     assert set(completions) == set(fleet.enqueued), "jobs lost (or completed without being enqueued)"
     assert site.count("mail") == 0 and site.count("mail_dead") == 0
+    if kind == "add_nullable_column":  # the old clients read the new shape by column name
+        assert ("address", "note") in fleet.shapes, fleet.shapes
     # No teardown: the database is dropped whole (the roles PostgreSQL made with it by the fixture).
 
 
