@@ -55,6 +55,7 @@ class ClientSession(QueueValues):
             self._factory, connection = connection, None
         self.connection = connection
         self.reconnects = 0  # new connections made after a loss
+        self.replanned = 0  # calls run again after a revision replaced their routine (error kind 'replaced')
         self._backoff = Backoff(reconnect_backoff, reconnect_backoff_max)
         self._leases = LeaseBook()
         self._statements: dict[tuple, str] = {}  # call text by (kind, shape, parameter names)
@@ -213,7 +214,7 @@ class ClientSession(QueueValues):
         """Call one procedure with named parameters. shape: 'rows' (the last result set, as dicts),
         'scalar' (the function's value / the procedure's RETURN value), 'call' (PostgreSQL CALL)."""
         sql, values = self._statement(kind, params, shape)
-        attempt, losses = 0, 0
+        attempt, losses, replaced = 0, 0, False
         lost_since: Optional[float] = None  # when this call first lost its connection
         while True:
             with self._lock:
@@ -237,6 +238,9 @@ class ClientSession(QueueValues):
                         wait = self._backoff.delay(losses)
                     else:
                         self._finish(commit=False)
+                        if self._replaced_again(entry, exc, kind, replaced):
+                            replaced = True
+                            continue
                         if entry is None or entry.kind != "deadlock" or self._tx_depth \
                                 or attempt >= self.max_deadlock_retries:
                             raise queue_error(entry, exc, retried=lost_since is not None,  # noqa: B904 (it sets __cause__)
@@ -244,6 +248,20 @@ class ClientSession(QueueValues):
                         attempt += 1
                         wait = self._deadlock_wait(attempt)
             time.sleep(wait)  # outside the lock: a heartbeat may run meanwhile
+
+    def _replaced_again(self, entry: Any, exc: BaseException, kind: str, replaced: bool) -> bool:
+        """Whether to run a call again at once because a revision replaced the routine under the
+        session (an error of kind 'replaced'): the session forgets what it prepared, and the call runs
+        once more. Safe for every call: it failed before it did anything, in a transaction of its own
+        that was rolled back. Not inside client.transaction() (the caller's transaction is aborted:
+        the caller retries the block), and only once per call."""
+        if entry is None or entry.kind != "replaced" or self._tx_depth or replaced or self.connection is None:
+            return False
+        log.info("queue %s: %s: the routine was replaced under this session (a revision); its prepared statements "
+                 "are dropped and the call runs again: %s", self.queue_name, kind, self._driver.describe(exc))
+        self.replanned += 1
+        self._driver.forget_plans(self.connection)
+        return True
 
     def _lease_ids(self, parameter: str, token: Any) -> list[tuple[str, Any]]:
         """The ids of the jobs this client holds under a lease, as the parameter that names them to

@@ -181,6 +181,10 @@ class ClientDriver:
         finally:
             cursor.close()
 
+    def forget_plans(self, connection: Any) -> None:
+        """Forget what the session prepared or resolved of the routines it called, after one was
+        replaced under it (an error of kind 'replaced'). Nothing by default."""
+
     # -- calls that differ -------------------------------------------------------------------
 
     def batch_call(self, client: "QueueClient", records: list[Record]) -> tuple[str, list[tuple[str, Any]]]:

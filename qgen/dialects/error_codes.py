@@ -20,7 +20,8 @@ Code = Union[int, str]  # a SQL Server error number, or a SQLSTATE
 
 # The kinds, strongest first: when one error carries several codes (SQL Server reports a record per
 # message), the first kind in this order is the error's.
-KINDS = ("connection", "lease_lost", "duplicate", "invalid", "refused", "denied", "missing", "deadlock",
+KINDS = ("connection", "lease_lost", "duplicate", "invalid", "refused", "denied", "missing", "deadlock", "replaced",
+         "lock_timeout",
          "not_verified", "install_refused", "uninstall_refused", "maintain_failed")
 
 
@@ -48,6 +49,12 @@ REFUSED = ErrorCode("refused", QueueUsageError, "qgen: a call the queue's option
 DENIED = ErrorCode("denied", PermissionDenied, "the login may not run the procedure")
 MISSING = ErrorCode("missing", NotInstalled, "the procedure, its schema, type or parameters are not installed")
 DEADLOCK = ErrorCode("deadlock", None, "chosen as a deadlock victim or a serialization failure: retried")
+# A routine the session had prepared (or resolved) was replaced under it by a revision: the call did
+# nothing; the client forgets its prepared statements and runs it again once (outside a transaction).
+REPLACED = ErrorCode("replaced", None, "a routine the session prepared was replaced (qgen revision): retried once")
+# A lock not granted within the session's lock timeout: a revision (qgen/migrate.py) rolls back to
+# its savepoint and tries again later; a client call raises the driver's error.
+LOCK_TIMEOUT = ErrorCode("lock_timeout", None, "a lock not granted within the lock timeout: a revision tries again")
 CONNECTION = ErrorCode("connection", ConnectionLost, "the session is gone: the client connects again")
 NOT_VERIFIED = ErrorCode("not_verified", None, "qgen install's check: an object is missing or stored wrongly")
 INSTALL_REFUSED = ErrorCode("install_refused", None, "qgen install refused: the owner role can log in")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from qgen.dialects.client_base import ClientDriver, Params, Record, json_default, register_client, utc
 from qgen.dialects.error_codes import (
-    CONNECTION, DEADLOCK, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MAINTAIN_FAILED, MISSING,
+    CONNECTION, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MAINTAIN_FAILED, MISSING,
     NOT_VERIFIED, REFUSED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
 )
 from qgen.dialects.mssql import microsoft_odbc_path, odbc_driver
@@ -46,6 +46,7 @@ ERRORS = ErrorTable(
         2715: ErrorCode("missing", MISSING.raises, "no such type (the batch table type)"),
         8144: ErrorCode("missing", MISSING.raises, "too many arguments: an older install"),
         8145: ErrorCode("missing", MISSING.raises, "no such parameter: an older install"),
+        1222: ErrorCode("lock_timeout", LOCK_TIMEOUT.raises, "lock request time out period exceeded (SET LOCK_TIMEOUT)"),
         1205: ErrorCode("deadlock", None, "chosen as the deadlock victim: retried"),
         "40001": DEADLOCK,  # the SQLSTATE a deadlock victim's record carries
         233: _lost("no process on the other end of the pipe"),

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from qgen.dialects.client_base import ClientDriver, Params, Record, json_default, register_client
 from qgen.dialects.error_codes import (
-    CONNECTION, DEADLOCK, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MISSING, NOT_VERIFIED, REFUSED,
-    UNINSTALL_REFUSED, ErrorCode, ErrorTable,
+    CONNECTION, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MISSING, NOT_VERIFIED, REFUSED,
+    REPLACED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
 )
 
 if TYPE_CHECKING:
@@ -32,6 +32,12 @@ ERRORS = ErrorTable(
         "42501": ErrorCode("denied", DENIED.raises, DENIED.about, condition="insufficient_privilege"),
         "40P01": ErrorCode("deadlock", None, "deadlock detected: retried", condition="deadlock_detected"),
         "40001": ErrorCode("deadlock", None, DEADLOCK.about, condition="serialization_failure"),
+        # psycopg prepares a statement it ran 5 times; once a revision changes the row type of the
+        # function it selects from, every run of it fails with this, on a live connection, forever.
+        "0A000": ErrorCode("replaced", REPLACED.raises, "cached plan must not change result type: the function's row type "
+                           "changed under a prepared statement (a revision): prepared statements forgotten, retried once",
+                           condition="feature_not_supported"),
+        "55P03": ErrorCode("lock_timeout", LOCK_TIMEOUT.raises, LOCK_TIMEOUT.about, condition="lock_not_available"),
         "42883": ErrorCode("missing", MISSING.raises, "undefined function: not installed, or other parameters",
                            condition="undefined_function"),
         "3F000": ErrorCode("missing", MISSING.raises, "invalid schema name: not installed",
@@ -101,6 +107,11 @@ class PostgresClient(ClientDriver):
             return json_default(value)
 
         return "enqueue_batch", [("jobs", Jsonb(self.json_jobs(records, jsonable), dumps=_DUMPS))]
+
+    def forget_plans(self, connection: Any) -> None:
+        """Drop the session's prepared statements, on the server and in psycopg's cache: psycopg
+        clears its own when it runs DEALLOCATE ALL (not prepared itself: prepare=False)."""
+        connection.execute("DEALLOCATE ALL", prepare=False)
 
     def session_ended(self, exc: BaseException, state: Optional[str], connection: Any) -> bool:
         """psycopg reports a closed socket as an OperationalError without SQLSTATE, and marks a
