@@ -74,6 +74,9 @@ CHANGES: dict[str, tuple[str, Callable[[dict], None]]] = {
     "add_queue": ("", lambda q: None),  # the spec gains a second queue (see spec_after)
     "replace_procedures": ("", lambda q: None),  # the templates changed: same spec, new dequeue SQL (see revise)
 }
+# On Babelfish CI runs these (a case takes minutes there): a claim's new shape, new procedure text, a
+# new queue; every kind with QGEN_LIVE_REVISIONS=all. PostgreSQL and a real SQL Server run every kind.
+BABELFISH_CI_KINDS = {"add_nullable_column", "replace_procedures", "add_queue"}
 # Changes that are one database's only: the other renders the same SQL, and `qgen revision` refuses an
 # empty revision.
 ONLY = {"wakeup": ("postgres", "wakeup: notify is PostgreSQL's LISTEN/NOTIFY; SQL Server's dequeue waits by itself")}
@@ -118,6 +121,7 @@ class Site:
         self.url, self.schema = url, schema
         self.workers = WORKERS
         self.prepared_after = PREPARED_AFTER
+        self.babelfish = False
 
     def client(self, spec) -> QueueClient:
         return QueueClient(self.url, spec, "mail")
@@ -134,7 +138,7 @@ class Site:
         raise NotImplementedError
 
     def lock_timeout_is_unmapped(self, error: BaseException) -> bool:
-        """B30 (Babelfish): the lock timeout comes with no T-SQL number, so the revision cannot tell it
+        """B32 (Babelfish): the lock timeout comes with no T-SQL number, so the revision cannot tell it
         from any other error and gives up with the driver's error (still rolled back whole)."""
         return False
 
@@ -184,7 +188,7 @@ class SqlServerSite(Site):
 
         unmapped = BABELFISH_UNMAPPED in pyodbc_codes(getattr(error, "orig", error))[1]
         if unmapped:
-            REWRITTEN["B30"] += 1
+            REWRITTEN["B32"] += 1
         return unmapped
 
     def report(self):
@@ -235,6 +239,7 @@ def site(request, tmp_path) -> Iterator[Site]:
         # B10: Babelfish ignores READPAST / UPDLOCK, so two workers claim the same job now and then (one
         # of them then finds its lease lost): one worker there, which still meets every revision live.
         made.workers = 1
+        made.babelfish = True
     made.prepared_after = 2  # psycopg's preparing is PostgreSQL's: a few claims are enough to be live
     yield made
 
@@ -364,6 +369,9 @@ def upgrade_in_thread(site: Site, config: Config) -> tuple[threading.Thread, lis
 
 @pytest.mark.parametrize("kind", sorted(CHANGES))
 def test_a_revision_under_live_workers_and_an_open_report(kind, site, tmp_path):
+    if site.babelfish and kind not in BABELFISH_CI_KINDS and os.environ.get("QGEN_LIVE_REVISIONS") != "all":
+        pytest.skip(f"{kind} on Babelfish runs with QGEN_LIVE_REVISIONS=all: a case takes minutes there (B23: each "
+                    f"session compiles every procedure on its first call), so CI runs {sorted(BABELFISH_CI_KINDS)}")
     if kind in ONLY and ONLY[kind][0] != site.dialect:
         pytest.skip(ONLY[kind][1])
     assert qgen_main(["init", str(tmp_path / "project"), "--no-spec"]) == 0

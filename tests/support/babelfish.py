@@ -54,7 +54,7 @@ GAPS = {
     "B27": "sp_getapplock ignores @DbPrincipal (a lock taken as one principal blocks another's) and returns -999, "
            "not -1, for a lock not granted within @LockTimeout",
     "B28": "a named default constraint cannot be dropped by its name (ALTER TABLE ... DROP CONSTRAINT [name]: 3728)",
-    "B30": "a lock not granted within SET LOCK_TIMEOUT raises 33557097 ('canceling statement due to lock timeout'), "
+    "B32": "a lock not granted within SET LOCK_TIMEOUT raises 33557097 ('canceling statement due to lock timeout'), "
            "not 1222, and ends the whole transaction (SQL Server ends the statement only)",
     "B29": "the dbo schema is owned by the db_owner role (SQL Server: the dbo user), so install refuses schema: dbo (50022)",
 }
