@@ -702,7 +702,6 @@ CREATE OR ALTER PROCEDURE dbo.job_take
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -831,7 +830,7 @@ def test_deploy_findings_runs_every_rule():
     assert sorted(f.message.split(" ")[0] for f in deploy_findings(text)) == ["CREATE", "CREATE", "filtered"]
 
 
-PROCEDURE_START = ("    SET NOCOUNT, XACT_ABORT ON;\n    SET IMPLICIT_TRANSACTIONS OFF;\n"
+PROCEDURE_START = ("    SET NOCOUNT, XACT_ABORT ON;\n"
                    "    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n"
                    "    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;\n"
                    "    SET NUMERIC_ROUNDABORT OFF;\n")
@@ -846,14 +845,12 @@ def test_a_procedure_opening_with_every_session_option_passes():
 @pytest.mark.parametrize(
     ("start", "missing"),
     [
-        # purge, purge_batch, maintain and redrive before issue 15: the isolation level only
-        ("    SET NOCOUNT, XACT_ABORT ON;\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n", "IMPLICIT_TRANSACTIONS OFF"),
-        (PROCEDURE_START.replace("    SET IMPLICIT_TRANSACTIONS OFF;\n", ""), "IMPLICIT_TRANSACTIONS OFF"),
         (PROCEDURE_START.replace("XACT_ABORT ON", "XACT_ABORT OFF"), "XACT_ABORT ON"),
         (PROCEDURE_START.replace("READ COMMITTED", "SERIALIZABLE"), "TRANSACTION ISOLATION LEVEL READ COMMITTED"),
+        (PROCEDURE_START.replace("    SET NUMERIC_ROUNDABORT OFF;\n", ""), "NUMERIC_ROUNDABORT OFF"),
         # a SET after the first other statement is too late: that statement already ran without it
-        (PROCEDURE_START.replace("    SET IMPLICIT_TRANSACTIONS OFF;\n", "") + "    DELETE FROM dbo.t;\n"
-         "    SET IMPLICIT_TRANSACTIONS OFF;\n", "IMPLICIT_TRANSACTIONS OFF"),
+        (PROCEDURE_START.replace("    SET NUMERIC_ROUNDABORT OFF;\n", "") + "    DELETE FROM dbo.t;\n"
+         "    SET NUMERIC_ROUNDABORT OFF;\n", "NUMERIC_ROUNDABORT OFF"),
     ],
 )
 def test_a_procedure_without_the_same_session_options_is_reported_at_its_create(start, missing):
@@ -861,3 +858,29 @@ def test_a_procedure_without_the_same_session_options_is_reported_at_its_create(
     findings = procedure_session_findings(text, "p.sql")
     assert [(f.line, f.column) for f in findings] == [at(text, "CREATE")], "\n".join(map(str, findings))
     assert missing in findings[0].message and "procedure session" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        # every qgen procedure before issue 24: its work escaped a caller with implicit transactions
+        ("    SET IMPLICIT_TRANSACTIONS OFF;\n    INSERT INTO dbo.t VALUES (1);\n", "SET IMPLICIT_TRANSACTIONS"),
+        ("    SET IMPLICIT_TRANSACTIONS ON;\n    INSERT INTO dbo.t VALUES (1);\n", "SET IMPLICIT_TRANSACTIONS"),
+        ("    SET ANSI_NULL_DFLT_ON, IMPLICIT_TRANSACTIONS OFF;\n", "SET ANSI_NULL_DFLT_ON"),
+        # delete-mode dequeue's and purge's tests before issue 24: @@TRANCOUNT 0 read as "commits by itself"
+        ("    IF @@TRANCOUNT = 0 AND @at_most_once = 0\n        THROW 50005, N'x', 1;\n", "@@TRANCOUNT"),
+        ("    IF @@TRANCOUNT > 0\n        THROW 50004, N'x', 1;\n", "@@TRANCOUNT"),
+    ],
+)
+def test_a_procedure_that_misreads_or_switches_off_the_callers_transaction_is_reported(body, needle):
+    text = "CREATE PROCEDURE dbo.p\nAS\nBEGIN\n" + PROCEDURE_START + body + "END;\n"
+    findings = procedure_session_findings(text, "p.sql")
+    assert [(f.line, f.column) for f in findings] == [at(text, needle)], "\n".join(map(str, findings))
+    assert "caller transaction" in findings[0].message
+
+
+def test_the_callers_transaction_asked_with_implicit_transactions_passes():
+    body = ("    IF NOT (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2) AND @at_most_once = 0\n        THROW 50005, N'x', 1;\n"
+            "    BEGIN TRANSACTION;\n    INSERT INTO dbo.t VALUES (1);\n    COMMIT TRANSACTION;\n")
+    text = "CREATE PROCEDURE dbo.p\nAS\nBEGIN\n" + PROCEDURE_START + body + "END;\n"
+    assert procedure_session_findings(text, "p.sql") == []

@@ -58,7 +58,8 @@ def maintenance_problems(rendering, spec) -> list[str]:
             if cap < 0 or cap > deletes[0]:
                 problems.append(f"{where}: @batch_size is not refused above {most} before the first delete")
             if kind == "purge":
-                guard = re.search(r"IF @@TRANCOUNT > 0\s+THROW", body)
+                # inside a transaction or with IMPLICIT_TRANSACTIONS ON (issue 24): the caller's
+                guard = re.search(r"IF \(@@TRANCOUNT > 0 OR \(@@OPTIONS & 2\) = 2\)\s+THROW", body)
                 if not guard or guard.start() > deletes[0]:
                     problems.append(f"{where}: purge does not refuse to run inside the caller's transaction before deleting")
         if kind == "maintain":
@@ -100,7 +101,7 @@ BREAKAGES = {
     # Before issue 15: one cap for every table, 4000 rows, whatever their width.
     "a cap that ignores wide rows": ("mssql/macros.sql.j2", "@batch_size > {{ q.limits.maintenance_max }}",
                                      "@batch_size > {{ maintenance.max_batch_size }}"),
-    "purge in a caller's transaction": ("mssql/purge.sql.j2", "IF @@TRANCOUNT > 0", "IF 1 = 0"),
+    "purge in a caller's transaction": ("mssql/purge.sql.j2", "IF {{ m.caller_transaction() }}", "IF 1 = 0"),
     "session-owned lock": ("mssql/maintain.sql.j2", "@LockOwner = 'Transaction'", "@LockOwner = 'Session'"),
     "reap has another OUTPUT": ("mssql/reap.sql.j2", "    @dead_lettered int = NULL OUTPUT,\n",
                                 "    @dead_lettered int = NULL OUTPUT,\n    @at datetime2 = NULL OUTPUT,\n"),

@@ -127,10 +127,17 @@ BREAKAGES = {
     "maintain's applock taken as public": ("maintain.sql.j2", ", @DbPrincipal = @q$principal;", ";", "own",
                                           "applock principal"),
     # deployment rules (tests/support/tsql_gate.deploy_findings)
-    "a procedure that leaves IMPLICIT_TRANSACTIONS to the caller": (
+    "a procedure that leaves a session option to the caller": (
         "purge.sql.j2", "    {{ m.procedure_start() }}\n",
         "    SET NOCOUNT, XACT_ABORT ON;\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n",
-        "own", "IMPLICIT_TRANSACTIONS OFF", 2),
+        "own", "ANSI_WARNINGS ON", 2),
+    # issue 24: the procedures as they were (enqueue escaped a caller with implicit transactions)
+    "a procedure that switches implicit transactions off": (
+        "macros.sql.j2", "SET NOCOUNT, XACT_ABORT ON;\n    SET TRANSACTION", "SET NOCOUNT, XACT_ABORT ON;\n    SET IMPLICIT_TRANSACTIONS OFF;\n    SET TRANSACTION",
+        "own", "caller transaction: a procedure sets IMPLICIT_TRANSACTIONS"),
+    "a caller's transaction read from @@TRANCOUNT alone": (
+        "purge.sql.j2", "    IF {{ m.caller_transaction() }}\n", "    IF @@TRANCOUNT > 0\n",
+        "own", "caller transaction: @@TRANCOUNT alone", 2),
     "a session option not set": ("script.sql.j2", "QUOTED_IDENTIFIER, ", "", "own", "QUOTED_IDENTIFIER ON"),
     "the session options in the batch of a CREATE": ("script.sql.j2", "{{ batch }}", "", "own", "in a GO batch before this one"),
     "a filtered index without its filter column": ("macros.sql.j2", '+ (["lease_token"] if q.lease else [])', "",
@@ -285,7 +292,7 @@ def test_a_waiting_dequeue_is_bounded_and_sleeps_between_its_transactions(parser
         text = item.create
         assert "    @wait_ms int = 0\nAS\n" in text
         checks = text.index(f"IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > {MAX_WAIT_MS}\n        THROW 50003,")
-        refusal = text.index("IF @wait_ms > 0 AND @@TRANCOUNT > 0\n        THROW 50005,")
+        refusal = text.index("IF @wait_ms > 0 AND (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)\n        THROW 50005,")
         label = text.index("    q$attempt:\n        BEGIN TRANSACTION;")
         commit = text.index("COMMIT TRANSACTION;", label)
         fits = text.index(f"AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) + {WAIT_STEP_MS} < @wait_ms\n", commit)

@@ -32,7 +32,7 @@ ERRORS = ErrorTable(
         50001: LEASE_LOST,
         50002: DUPLICATE,
         50003: INVALID,
-        50004: ErrorCode("refused", REFUSED.raises, "qgen: purge inside the caller's transaction"),
+        50004: ErrorCode("refused", REFUSED.raises, "qgen: purge inside the caller's transaction or implicit transactions"),
         50005: REFUSED,
         50020: NOT_VERIFIED,
         50022: ErrorCode("install_refused", INSTALL_REFUSED.raises,

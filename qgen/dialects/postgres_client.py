@@ -26,8 +26,8 @@ ERRORS = ErrorTable(
         "QG001": LEASE_LOST,
         "QG002": REFUSED,
         "QG003": INVALID,
-        "2D000": ErrorCode("refused", REFUSED.raises, "invalid transaction termination: purge's COMMIT inside the "
-                           "caller's transaction"),
+        "2D000": ErrorCode("refused", REFUSED.raises, "invalid transaction termination: purge's or the worker's "
+                           "COMMIT inside the caller's transaction"),
         "23505": ErrorCode("duplicate", DUPLICATE.raises, DUPLICATE.about, condition="unique_violation"),
         "42501": ErrorCode("denied", DENIED.raises, DENIED.about, condition="insufficient_privilege"),
         "40P01": ErrorCode("deadlock", None, "deadlock detected: retried", condition="deadlock_detected"),

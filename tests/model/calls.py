@@ -9,8 +9,8 @@ from typing import Any, Callable, Optional
 
 from qgen.client import LeaseLost
 from tests.model.model import Violation
-from tests.model.schedule import Step
-from tests.model.sessions import LAZY, Outcome, Session, _epoch, _Rollback, _serialization
+from tests.model.schedule import IMPLICIT, Step
+from tests.model.sessions import LAZY, ImplicitTransaction, Outcome, Session, _epoch, _Rollback, _serialization
 
 
 class Calls:
@@ -174,9 +174,15 @@ class Calls:
                 cur.close()
 
     def _enter(self, session: Session, isolation: str) -> None:
-        """On the session's thread: set the isolation level and enter client.transaction()."""
+        """On the session's thread: set the isolation level and enter client.transaction() (or the
+        autocommit-off mode's transaction, ImplicitTransaction)."""
         client = session.client
         conn = client.connection
+        if isolation == IMPLICIT:
+            implicit = ImplicitTransaction(client, self.postgres)
+            implicit.__enter__()
+            session.tx = implicit
+            return
         if self.postgres:
             import psycopg
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 ISOLATIONS = ("read committed", "repeatable read", "serializable")
+IMPLICIT = "implicit"  # a caller transaction in the autocommit-off mode (tests/model/sessions.ImplicitTransaction)
 KNOWN_DEFECT_OPTIONS = ("early_tx_lease", "tx_watermark", "lowered_attempts", "constraints_immediate")
 
 
@@ -54,6 +55,7 @@ class Options:
     lowered_attempts: bool = False
     constraints_immediate: bool = False
     strict_levels: bool = True    # caller transactions may run at REPEATABLE READ and SERIALIZABLE too
+    implicit: bool = True         # some READ COMMITTED callers are in autocommit-off mode (IMPLICIT_TRANSACTIONS ON)
 
     def known_defects_on(self) -> list[str]:
         return [o for o in KNOWN_DEFECT_OPTIONS if getattr(self, o)]
@@ -148,6 +150,13 @@ def generate(seed: int, shape: Shape, options: Options) -> list[Step]:
             args = {"all": rng.random() < 0.4, "pick": rng.randrange(1000)}
         elif op == "begin":
             session.isolation = rng.choice(ISOLATIONS if options.strict_levels else ISOLATIONS[:1])
+            # A third of READ COMMITTED callers are in autocommit-off mode (issue 24): SQL Server's
+            # IMPLICIT_TRANSACTIONS ON, where the transaction begins at the first call's first data
+            # statement; psycopg with autocommit off. Drawn apart from rng, so each seed's steps stay
+            # as they were but for this word.
+            if (options.implicit and session.isolation == "read committed"
+                    and random.Random(f"{seed}:{shape.name}:implicit:{len(steps)}").random() < 1 / 3):
+                session.isolation = IMPLICIT
             early = rng.random() < 0.6
             args = {"isolation": session.isolation, "early": early}
             session.in_tx, session.statements = True, int(early)

@@ -153,3 +153,43 @@ def _serialization(error: BaseException) -> bool:
 class _Rollback(Exception):
     pass
 
+
+class ImplicitTransaction:
+    """A caller's transaction in the autocommit-off mode (issue 24), entered and left on the session's
+    thread like client.transaction(): SQL Server's IMPLICIT_TRANSACTIONS ON, where nothing is open
+    until the first statement that reads or writes a table (a procedure's own, since the caller
+    runs none), and the caller ends it with COMMIT or ROLLBACK; PostgreSQL's psycopg with autocommit
+    off, in a transaction from its first statement. The client is told it runs inside the caller's
+    transaction (its transaction depth, as client.transaction() sets it), so that it neither commits
+    after each call nor retries one, as it would not inside client.transaction()."""
+
+    def __init__(self, client: QueueClient, postgres: bool):
+        self.client, self.postgres = client, postgres
+
+    def _batch(self, sql: str) -> None:
+        cursor = self.client.connection.cursor()
+        try:
+            cursor.execute(sql)
+        finally:
+            cursor.close()
+
+    def __enter__(self) -> "ImplicitTransaction":
+        if self.postgres:
+            self.client.connection.autocommit = False
+        else:
+            self._batch("SET IMPLICIT_TRANSACTIONS ON")
+        self.client._tx_depth = 1
+        return self
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> bool:
+        self.client._tx_depth = 0
+        conn = self.client.connection
+        if self.postgres:
+            conn.commit() if kind is None else conn.rollback()
+            return False
+        try:
+            self._batch("IF @@TRANCOUNT > 0 COMMIT TRANSACTION" if kind is None else "IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION")
+        finally:
+            self._batch("SET IMPLICIT_TRANSACTIONS OFF")
+        return False
+

@@ -190,3 +190,37 @@ def test_model_known_defects(use_spec, dialect, tmp_path, item):
     steps = [Step(i, session, op, args) for i, (session, op, args) in enumerate(plan)]
     report = run_schedule(env, queue, 0, Options(sessions=3, steps=len(steps)), tmp_path, steps)
     assert report.steps == len(steps)
+
+
+# Issue 24: callers in the autocommit-off mode (SQL Server's IMPLICIT_TRANSACTIONS ON, psycopg with
+# autocommit off): an enqueue and a claim rolled back with the caller's transaction, and committed
+# with it. One session, each step waited for (a T-SQL session's first call of a procedure compiles
+# it on Babelfish for a second or more, B23: a shorter wait would skip the next steps as busy).
+# Before issue 24 SQL Server's enqueue committed by itself (the rolled-back job stayed) and its
+# delete-mode claim was refused.
+_IMPLICIT = {"isolation": "implicit", "early": False}
+IMPLICIT_PLANS = {
+    "lease": ("lprio", [(0, "begin", _IMPLICIT), (0, "enqueue", {"n": 1}), (0, "rollback", {}),
+                        (0, "begin", _IMPLICIT), (0, "enqueue", {"n": 2}), (0, "commit", {}),
+                        (0, "begin", _IMPLICIT), (0, "claim", {"batch": 1, "lease_seconds": 30}),
+                        (0, "complete", {"pick": 0}), (0, "rollback", {}),
+                        (0, "begin", _IMPLICIT), (0, "claim", {"batch": 1, "lease_seconds": 30}),
+                        (0, "complete", {"pick": 0}), (0, "commit", {})]),
+    "delete": ("dq", [(0, "enqueue", {"n": 1, "job_type": "red"}),
+                      (0, "begin", _IMPLICIT), (0, "claim", {"batch": 1}), (0, "rollback", {}),
+                      (0, "begin", _IMPLICIT), (0, "enqueue", {"n": 2, "job_type": "red"}),
+                      (0, "claim", {"batch": 2}), (0, "commit", {})]),
+}
+
+
+@pytest.mark.parametrize("plan", sorted(IMPLICIT_PLANS))
+def test_model_implicit_callers(use_spec, dialect, tmp_path, monkeypatch, plan):
+    """The model holds for callers in the autocommit-off mode, on both databases, every step run."""
+    import tests.model.runner as runner
+
+    monkeypatch.setattr(runner, "STEP_WAIT", 60.0)  # one session: nothing to be in flight behind
+    queue, steps_of = IMPLICIT_PLANS[plan]
+    env = use_spec(SPEC)
+    steps = [Step(i, session, op, args) for i, (session, op, args) in enumerate(steps_of)]
+    report = run_schedule(env, queue, 0, Options(sessions=1, steps=len(steps)), tmp_path, steps)
+    assert report.skipped_busy == 0 and report.calls == len(steps), "\n".join(report.log)

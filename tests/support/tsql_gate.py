@@ -542,14 +542,19 @@ def rerun_findings(text: str, name: str = "") -> list[Finding]:
 
 
 # What every qgen procedure sets at the top of its body, whatever the caller's session (the template
-# macro procedure_start): IMPLICIT_TRANSACTIONS ON in the caller's session (pyodbc with autocommit
-# off, JDBC autocommit false) would otherwise turn purge into one huge transaction and make maintain
-# return holding its applock; READ COMMITTED is what READPAST and the locking reads need.
+# macro procedure_start): READ COMMITTED is what READPAST and the locking reads need. Not
+# IMPLICIT_TRANSACTIONS: a procedure leaves the caller's setting alone (issue 24: set OFF, an
+# enqueue committed by itself and escaped a caller with implicit transactions; set ON, a caller in
+# autocommit would be left a transaction it never asked for), and a SET of it anywhere in a
+# procedure is reported.
 PROCEDURE_OPTIONS = {
-    "NOCOUNT": "ON", "XACT_ABORT": "ON", "IMPLICIT_TRANSACTIONS": "OFF",
+    "NOCOUNT": "ON", "XACT_ABORT": "ON",
     "ANSI_WARNINGS": "ON", "ANSI_PADDING": "ON", "CONCAT_NULL_YIELDS_NULL": "ON", "ARITHABORT": "ON",
     "NUMERIC_ROUNDABORT": "OFF", "TRANSACTION ISOLATION LEVEL": "READ COMMITTED",
 }
+# How far (in tokens) from an @@TRANCOUNT test the @@OPTIONS test of the same condition must be: the
+# macro caller_transaction renders "(@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)".
+_CALLER_TRANSACTION_REACH = 8
 
 
 def _leading_settings(toks: list[Tok], i: int) -> dict[str, str]:
@@ -578,7 +583,9 @@ def _leading_settings(toks: list[Tok], i: int) -> dict[str, str]:
 def procedure_session_findings(text: str, name: str = "") -> list[Finding]:
     """Every CREATE [OR ALTER] PROCEDURE opens its body with PROCEDURE_OPTIONS, each SET before any
     other statement: the same session options in every procedure, reported at the CREATE with the
-    ones missing."""
+    ones missing. Rule "caller transaction": no procedure sets IMPLICIT_TRANSACTIONS, and none asks
+    @@TRANCOUNT whether its caller is in a transaction without asking @@OPTIONS bit 2 in the same
+    condition (a caller with IMPLICIT_TRANSACTIONS ON has @@TRANCOUNT 0 and is inside one)."""
     found: list[Finding] = []
     for first_line, batch in batch_spans(text):
         toks = tokens(batch)
@@ -595,8 +602,28 @@ def procedure_session_findings(text: str, name: str = "") -> list[Finding]:
             found.append(Finding(name, first_line + line - 1, column, "own",
                                  "procedure session: the body does not open with SET "
                                  f"{', '.join(missing)} (every qgen procedure sets the same options, whatever "
-                                 "the caller's session: IMPLICIT_TRANSACTIONS ON would leave its work in a "
-                                 "transaction nobody commits)"))
+                                 "the caller's session)"))
+        found += [Finding(name, first_line + line - 1, column, "own", message)
+                  for line, column, message in _caller_transaction_findings(batch, toks, body)]
+    return found
+
+
+def _caller_transaction_findings(batch: str, toks: list[Tok], body: int) -> list[tuple[int, int, str]]:
+    found = []
+    for i in range(body, len(toks)):
+        tok = toks[i]
+        if is_word(tok, "SET") and (setting := _set_options(toks, i)) is not None and "IMPLICIT_TRANSACTIONS" in setting[0]:
+            found.append((*line_col(batch, tok.pos),
+                          "caller transaction: a procedure sets IMPLICIT_TRANSACTIONS; leave the caller's setting: "
+                          "OFF makes its work commit by itself and escape a caller with implicit transactions, "
+                          "ON leaves an autocommit caller a transaction it never opened"))
+        elif tok.kind == "var" and tok.value.upper() == "@@TRANCOUNT":
+            near = toks[max(body, i - _CALLER_TRANSACTION_REACH):i + _CALLER_TRANSACTION_REACH + 1]
+            if not any(t.kind == "var" and t.value.upper() == "@@OPTIONS" for t in near):
+                found.append((*line_col(batch, tok.pos),
+                              "caller transaction: @@TRANCOUNT alone decides whether the caller is in a transaction; "
+                              "a caller with IMPLICIT_TRANSACTIONS ON is, at @@TRANCOUNT 0: ask (@@OPTIONS & 2) = 2 "
+                              "too (macro caller_transaction)"))
     return found
 
 

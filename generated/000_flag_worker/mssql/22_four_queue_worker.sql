@@ -20,12 +20,17 @@ AS
 BEGIN
     -- The handler runs at READ COMMITTED too, unless it sets a level of its own.
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    -- Each job commits on its own (the handler's work with its completion), and a failing handler's
+    -- work is rolled back: inside the caller's transaction, or with the caller's
+    -- IMPLICIT_TRANSACTIONS ON, nothing would commit until the caller does, and that rollback would
+    -- take the caller's own work with it. Refused there, before anything is claimed.
+    IF (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50005, N'qgen: refused on four.four_queue: the worker commits after every job, which it cannot do inside a transaction of the caller (or with IMPLICIT_TRANSACTIONS ON); call it outside a transaction in autocommit mode', 1;
     DECLARE @q$started datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$now datetime2(3), @q$token uniqueidentifier, @q$processed int = 0, @q$job_id bigint, @q$error nvarchar(4000);
     DECLARE @q$c$reputation int;

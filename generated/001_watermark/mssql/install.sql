@@ -139,7 +139,6 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -168,7 +167,6 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -213,7 +211,6 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue_json]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -264,7 +261,6 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_watermark_move]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -318,7 +314,6 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_watermark_correct]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -395,7 +390,8 @@ GO
 -- Claims up to @batch_size jobs by deleting them, and returns them. It runs inside the
 -- caller's transaction: commit once the jobs are handled; a rollback puts them back in the queue.
 -- Outside a transaction the claim would commit at once (at-most-once delivery): refused unless
--- the caller says so with @at_most_once = 1.
+-- the caller says so with @at_most_once = 1. A caller with IMPLICIT_TRANSACTIONS ON is inside one:
+-- the claim opens it, and the caller's COMMIT or ROLLBACK ends it.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_dequeue]
     @owner nvarchar(128) = NULL,
     @batch_size int = 1,
@@ -404,7 +400,6 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_dequeue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -414,12 +409,12 @@ BEGIN
             N' is out of range for ghosts.testq_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
-    IF @@TRANCOUNT = 0 AND ISNULL(@at_most_once, 0) = 0
+    IF NOT (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2) AND ISNULL(@at_most_once, 0) = 0
         THROW 50005, N'qgen: refused on ghosts.testq: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
         THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 20000 milliseconds.', 1;
-    IF @wait_ms > 0 AND @@TRANCOUNT > 0
-        THROW 50005, N'qgen: refused on ghosts.testq: dequeue waits for work (@wait_ms) only outside a transaction: inside one it would hold that transaction open while it waits; pass @wait_ms = 0, or claim with @at_most_once = 1', 1;
+    IF @wait_ms > 0 AND (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50005, N'qgen: refused on ghosts.testq: dequeue waits for work (@wait_ms) only outside a transaction, with IMPLICIT_TRANSACTIONS OFF: inside one it would hold that transaction open while it waits; pass @wait_ms = 0, or claim with @at_most_once = 1', 1;
     DECLARE @q$began datetime2(7) = SYSUTCDATETIME();
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$claimed TABLE
@@ -513,7 +508,6 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -546,7 +540,6 @@ CREATE OR ALTER PROCEDURE [ghosts].[testq_peek]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -574,7 +567,6 @@ AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -614,7 +606,6 @@ AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -622,8 +613,8 @@ BEGIN
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
-    IF @@TRANCOUNT > 0
-        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction; call it outside a transaction, or call testq_purge_batch (one batch) there.', 1;
+    IF (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction (or with IMPLICIT_TRANSACTIONS ON, where its first statement would open one); call it outside a transaction in autocommit mode, or call testq_purge_batch (one batch) there.', 1;
     DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
     DECLARE @q$archived bigint = 0, @q$processed bigint = 0, @q$dead bigint = 0, @q$deleted int;
     SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
@@ -649,7 +640,6 @@ AS
 BEGIN
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -859,18 +849,18 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'gh
 FROM
 (
     VALUES
-        (N'testq_dequeue', 0x53FAAD37C2A6B8581A655F9BE2965A02EA9C711681ACAEFBF65C543F4682AEAE),
-        (N'testq_enqueue', 0xF31E4714C145B90AFEA3E4ABB8B340F7C54FCC06A568EB1CADA6D50FAF59F1FF),
-        (N'testq_enqueue_batch', 0x2D719A1C597CDAC771B199A30E704020314B022ABE2BC90DCADB385F4B256AEF),
-        (N'testq_enqueue_json', 0x9256A59FE6DBCDA33FD7E7DD6380AB58FBE25C66D3CE255F58A6B2B96A843C26),
-        (N'testq_maintain', 0x3F52A32361A056606B2D7195A636D896343BE9E4C2CA85951A662A4B41AC4CFF),
-        (N'testq_metrics', 0xC110EB7129B3F2169232F8BCD826EDFC0DB1B2035916888AB69AC800C248F7D7),
-        (N'testq_peek', 0x7C3802274AE4E37076B12886CB5E05217FB5C07EE8E4D7515D1A331AA3686F33),
+        (N'testq_dequeue', 0x8440699C0670516131655011E1F60BA6E3C14A5CC5CDBB46F013CAB2EA849447),
+        (N'testq_enqueue', 0x78126C397616D03ABA6FDF2FD83118C5918BF1B430186CCF9BA2BF7C4D78B049),
+        (N'testq_enqueue_batch', 0x7894190E6F1C599412FD0496AD06D94C331846931E19497131FADA8149E76DF8),
+        (N'testq_enqueue_json', 0xF9E9E3E5EB1E0994FE055FB58EC7F32ECF2A9005F7E8CDCCA97A4DF1ECB5D6B1),
+        (N'testq_maintain', 0xD98A93BFE7CC90341DDE99B4FD05E676BB95C16B04C6CB26ADBBE4EAF1693BF8),
+        (N'testq_metrics', 0x15D14C5BDDC71BAE76C2F7EAE0BA60F448645DE033448329A029DAAD38CB9C35),
+        (N'testq_peek', 0xA16AA32B045220391D65702A0446ED5E929F1AAC3A243BEB73DE8130BE1A17A1),
         (N'testq_pending', 0x391E7FAD831E24CA1CBE89AB1E4666E1DE0D7ADF80A03EB7D3E92BB7917CCEE4),
-        (N'testq_purge', 0x2D7BA223F9EF8F92A16086ABDFFBA0819F0DE7E79C76B3D05580389A9F552719),
-        (N'testq_purge_batch', 0x4329596FF4670789F5F382C2F8C768C903045C2A54A5CFC3A3BB68DA0ABF8757),
-        (N'testq_watermark_correct', 0x438A5EB26C0157655705D5DFBB27C82D4775CE601D353230DDFA981B1BB56DD9),
-        (N'testq_watermark_move', 0xE962EABCE4FA73C7B204F25CD40B050585779975AB695C19EC7AF5163C0D9E97)
+        (N'testq_purge', 0xDFC495F7023C12884C725F6AA08BB18C8E54E530A9A014D4718852427AE4A23C),
+        (N'testq_purge_batch', 0xF58C8090A17B368F66F71160CE8F53B45A7E037E123FFEA9CC460130F8AAA1EE),
+        (N'testq_watermark_correct', 0x36B4801DE45561D04F7554C50BE3ECABC381A908D5EE0E301490BDA99396FC4C),
+        (N'testq_watermark_move', 0x2602A2672D1D9F968C47993477498E39E71B1C85DF0C1B8BE674ACE7CC0C0986)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'ghosts.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

@@ -223,7 +223,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -252,7 +251,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -297,7 +295,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue_json]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -349,7 +346,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_watermark_move]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -409,7 +405,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_watermark_correct]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -507,7 +502,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_dequeue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -521,8 +515,8 @@ BEGIN
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
         THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 20000 milliseconds.', 1;
-    IF @wait_ms > 0 AND @@TRANCOUNT > 0
-        THROW 50005, N'qgen: refused on rainfall.rainfall_events: dequeue waits for work (@wait_ms) only outside a transaction: inside one it would hold that transaction open while it waits; pass @wait_ms = 0', 1;
+    IF @wait_ms > 0 AND (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50005, N'qgen: refused on rainfall.rainfall_events: dequeue waits for work (@wait_ms) only outside a transaction, with IMPLICIT_TRANSACTIONS OFF: inside one it would hold that transaction open while it waits; pass @wait_ms = 0', 1;
     DECLARE @q$began datetime2(7) = SYSUTCDATETIME();
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$token uniqueidentifier = NEWID();
@@ -673,7 +667,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_complete]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -721,7 +714,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_fail]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -780,7 +772,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_extend_lease]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -820,7 +811,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_reap]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -893,7 +883,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -925,7 +914,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_peek]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -953,7 +941,6 @@ AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1011,7 +998,6 @@ AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1019,8 +1005,8 @@ BEGIN
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
-    IF @@TRANCOUNT > 0
-        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction; call it outside a transaction, or call rainfall_events_purge_batch (one batch) there.', 1;
+    IF (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction (or with IMPLICIT_TRANSACTIONS ON, where its first statement would open one); call it outside a transaction in autocommit mode, or call rainfall_events_purge_batch (one batch) there.', 1;
     DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
     DECLARE @q$archived bigint = 0, @q$processed bigint = 0, @q$dead bigint = 0, @q$deleted int;
     SET @q$deleted = @batch_size;
@@ -1069,7 +1055,6 @@ AS
 BEGIN
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1151,7 +1136,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_redrive]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1258,7 +1242,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1287,7 +1270,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue_batch]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1332,7 +1314,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue_json]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1385,7 +1366,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_watermark_move]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1439,7 +1419,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_watermark_correct]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1516,7 +1495,8 @@ GO
 -- Claims up to @batch_size jobs by deleting them, and returns them. It runs inside the
 -- caller's transaction: commit once the jobs are handled; a rollback puts them back in the queue.
 -- Outside a transaction the claim would commit at once (at-most-once delivery): refused unless
--- the caller says so with @at_most_once = 1.
+-- the caller says so with @at_most_once = 1. A caller with IMPLICIT_TRANSACTIONS ON is inside one:
+-- the claim opens it, and the caller's COMMIT or ROLLBACK ends it.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_dequeue]
     @owner nvarchar(128) = NULL,
     @batch_size int = 100,
@@ -1525,7 +1505,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_dequeue]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1535,12 +1514,12 @@ BEGIN
             N' is out of range for rainfall.rainfall_transfer_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
-    IF @@TRANCOUNT = 0 AND ISNULL(@at_most_once, 0) = 0
+    IF NOT (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2) AND ISNULL(@at_most_once, 0) = 0
         THROW 50005, N'qgen: refused on rainfall.rainfall_transfer: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
         THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 20000 milliseconds.', 1;
-    IF @wait_ms > 0 AND @@TRANCOUNT > 0
-        THROW 50005, N'qgen: refused on rainfall.rainfall_transfer: dequeue waits for work (@wait_ms) only outside a transaction: inside one it would hold that transaction open while it waits; pass @wait_ms = 0, or claim with @at_most_once = 1', 1;
+    IF @wait_ms > 0 AND (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50005, N'qgen: refused on rainfall.rainfall_transfer: dequeue waits for work (@wait_ms) only outside a transaction, with IMPLICIT_TRANSACTIONS OFF: inside one it would hold that transaction open while it waits; pass @wait_ms = 0, or claim with @at_most_once = 1', 1;
     DECLARE @q$began datetime2(7) = SYSUTCDATETIME();
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$claimed TABLE
@@ -1635,7 +1614,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_metrics]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1668,7 +1646,6 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_peek]
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1696,7 +1673,6 @@ AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1736,7 +1712,6 @@ AS
 BEGIN
     -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -1744,8 +1719,8 @@ BEGIN
         THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 3599 (a batch stays well under lock escalation).', 1;
     IF @older_than_seconds IS NULL OR @older_than_seconds < 0
         THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
-    IF @@TRANCOUNT > 0
-        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction; call it outside a transaction, or call rainfall_transfer_purge_batch (one batch) there.', 1;
+    IF (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction (or with IMPLICIT_TRANSACTIONS ON, where its first statement would open one); call it outside a transaction in autocommit mode, or call rainfall_transfer_purge_batch (one batch) there.', 1;
     DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
     DECLARE @q$archived bigint = 0, @q$processed bigint = 0, @q$dead bigint = 0, @q$deleted int;
     SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
@@ -1771,7 +1746,6 @@ AS
 BEGIN
     -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
     SET NOCOUNT, XACT_ABORT ON;
-    SET IMPLICIT_TRANSACTIONS OFF;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
@@ -2091,35 +2065,35 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ra
 FROM
 (
     VALUES
-        (N'rainfall_events_complete', 0x731AFC28A02CEE7415F6ECDD2E769211A562BC5E811E49F6C5C417E086A439B4),
-        (N'rainfall_events_dequeue', 0x3FD391C2A4E4853461CD74FE09F8A0A310AFDECDACB091977FDF2067A44DA8FE),
-        (N'rainfall_events_enqueue', 0xC69D6A3F1D22F98C1FBF70255F10398D86EA4A0C5C41176BFD01FDF35368413A),
-        (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
-        (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
-        (N'rainfall_events_extend_lease', 0x9EBFA616010E51FBF7D317E8FCC8FB208797CF96F9BF33159AC608AE83875518),
-        (N'rainfall_events_fail', 0x6D4D7FA21E8B18016FDBFBBBA06AE8C96313D62977160502B217BD5EAF3E7121),
-        (N'rainfall_events_maintain', 0x2AA430D166CB0D143239DBB99103D07F85C80B4F2131E872156F305773F10F8E),
-        (N'rainfall_events_metrics', 0xD1F34735DD98D2FF0EDA0F8E4A18BF9EA39E595A3274AE9845AEAA454353EC0D),
-        (N'rainfall_events_peek', 0x81A4B6C9E421E2B0B486D7C432C19CB610A9FFC176DDD926501345ADC746F0F4),
+        (N'rainfall_events_complete', 0xFD715557EDC845A3F95458A1ED47807C372057013A9BB774CC29A1FE4907664A),
+        (N'rainfall_events_dequeue', 0x94BC0FF0944210F75577FCBA47804E71FB3EB2AF9CC238EB45960539A4B4B7B2),
+        (N'rainfall_events_enqueue', 0x39EB463CD90F9397D8920C9628759D4DACED171E1602EE133CFC2250F1F6D8A0),
+        (N'rainfall_events_enqueue_batch', 0x780B67F105E1236820FD858F6C60E36D051FDF6723C7CB9FAE35269F55BCD81F),
+        (N'rainfall_events_enqueue_json', 0xB2C718D9E5D12B6EE2F7849C6E36E4CFA091E0D076DDD513CBBA3A2AC8E00769),
+        (N'rainfall_events_extend_lease', 0xDAE34854A2E49C7C7964170BC17FD3A6F7BB2969C48E8E6DA7880CDE1D324B96),
+        (N'rainfall_events_fail', 0x38C8881EB3C7A88E3026367E92484994DBFB89F2F089A6039CC88D47D14A69AD),
+        (N'rainfall_events_maintain', 0x9FD80252C23A1F21DDCCFED67026B7E17FD636CC7331ADD25B1B0D43CD91AFF0),
+        (N'rainfall_events_metrics', 0x4332C5BEA1643BA53C06F87C03C68F8AA102B8B980A676B26C812403F306BB1C),
+        (N'rainfall_events_peek', 0xB208AE9BE6EBA34BE3093A0D16FBDC7A22A1298E8FC96666AB8C1AD3DD60B961),
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
-        (N'rainfall_events_purge', 0x229A838AB8BEB59C777119F397FE1A53E3E007C021CD34E344FAF6E42EAFAE12),
-        (N'rainfall_events_purge_batch', 0x2C87AF9D0E4B65ADBFC0A6EDF89A49F8A78F0408012C84E5A445EC31107BB35A),
-        (N'rainfall_events_reap', 0xEAA319DD381F2A3477BF96C018C34C1BAC3BBE55BF7ECA775796C790C211A095),
-        (N'rainfall_events_redrive', 0xFD0BC2E51D50DA32B432481DD2194ED9B126942FAD8E440D8911B4A370712F7A),
-        (N'rainfall_events_watermark_correct', 0x252D2E5A42156A7046C869B27044736C5B6BE309D238BB408C11E1B0222F3CD3),
-        (N'rainfall_events_watermark_move', 0xD60E28BA65531236D1F43891E78B33292337A81D481CA9D1DC80A8E29E9FF498),
-        (N'rainfall_transfer_dequeue', 0x15AC541F51B4CB24C08E5A4D3245C23B2D622438FA375BF401AB9E5E0ECCD54A),
-        (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
-        (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
-        (N'rainfall_transfer_enqueue_json', 0x8D3654F7F149D046A3566707341CA3C821DF715062A4297D994E6A34911C6954),
-        (N'rainfall_transfer_maintain', 0xD302F62C1099A456FDD50FC447835EFA7F99CB17FC46469BA56A0E580DCE7538),
-        (N'rainfall_transfer_metrics', 0xAA14EFFB7DC47E922EA9E285B65B7697136DE0AC87B3C33C92B5311E166E268C),
-        (N'rainfall_transfer_peek', 0x9B2AB8A324CE2DD08F9583BE03908D039CCDEC26287AC36FBADE89F5FD629107),
+        (N'rainfall_events_purge', 0x0A2AA955DA8D9227ED5533F8ED1551FC9D1B3510C230EDA03B35240636B9B1F8),
+        (N'rainfall_events_purge_batch', 0xC8CB078914FB4D5A9F5EF73D28EB6FF6867D86132080CEEB0AA875681B40FFC9),
+        (N'rainfall_events_reap', 0xF39213B95D59143982851D14EA216D65DF486F456365BD152A1131D78049482C),
+        (N'rainfall_events_redrive', 0x6D791A1E847FFD6AE16FCA00B071F0383B8692008057E4FE4B1CA548967929A6),
+        (N'rainfall_events_watermark_correct', 0xD1D03D3D300CF4C1B6F3CF873D0B229F4E93A0C963D85A19E7C77A771DCB10C6),
+        (N'rainfall_events_watermark_move', 0xF5869882EB8414873736AE334E2EE03BA5B28C6CFF74A468827E7DB04596F462),
+        (N'rainfall_transfer_dequeue', 0x069D61BABA321D57A07D2AD85E3123175FBCC53E731F52F4ACF24CB62E30DA03),
+        (N'rainfall_transfer_enqueue', 0xB5BFED8A6479C6D048A6F6035CCF57106E9094C5F81C08E98E47E3F09F4A8745),
+        (N'rainfall_transfer_enqueue_batch', 0x295D3675C21B1EB0290ABB804B78768F95154C820E6DE7C862A3CA4F04C5FE5F),
+        (N'rainfall_transfer_enqueue_json', 0xB03492BADC6CB879F4035C3EF1A564665B66923BB16A2F065818B0AAAD73E457),
+        (N'rainfall_transfer_maintain', 0x871DEC8031C766B946688E78167F8645C66008E6AF43FCC491FF10E71E75879A),
+        (N'rainfall_transfer_metrics', 0x9EDD766CBB2E60BD85158CD8CCCEBA02B1872AC676DFAC7FFBCE4C0D82BA4AAA),
+        (N'rainfall_transfer_peek', 0x89CE8D26A99177FC2366BFDDED657A7D841BE0CF5E9DE14C3C044CD9A971844E),
         (N'rainfall_transfer_pending', 0x2B907C1747578186799C5DC23885950914028F807232A3F7E1C58B18BF8D1D71),
-        (N'rainfall_transfer_purge', 0xA0443AEC5A2A8C001CF08854FC78E5D01205D40EACBC2F0AFAEE013AD4649C58),
-        (N'rainfall_transfer_purge_batch', 0xF25BD36EDD03B55D7DBE1F07D3F08DCC9B022F0A31FFE09F5C673A9245B36893),
-        (N'rainfall_transfer_watermark_correct', 0x20A6B1A6DF4FF21FD8775F3EAC16C138978A0A4C37E083F9829CD5B1BF6DF49E),
-        (N'rainfall_transfer_watermark_move', 0xEFEC1A2E82DC312EE27BEFAD4D80D53D0A70C17DC786772B99B94D99AF8087AE)
+        (N'rainfall_transfer_purge', 0x43BF9D0F0B1BBE34F585A91E4FDFAA236858B2379B8C8EFA6D861DD5D2895E45),
+        (N'rainfall_transfer_purge_batch', 0xF5A6E6B3E79F117B55B357EFE8D34DFD16E225DD354C35C32DBDAA43B0C50A7F),
+        (N'rainfall_transfer_watermark_correct', 0xDD95FE9587A01C6DD49E6306429C75EBC0373D144C57496D9DC086CDAB543FD1),
+        (N'rainfall_transfer_watermark_move', 0xBBD6CFBBC32DFAD228537EC2E2AE77D60E4349EC9AA33464C1908A36C65D3741)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'rainfall.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
