@@ -120,12 +120,14 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
 -- A table type cannot be altered: a spec change that touches it goes through a migration that
--- drops and recreates it with the procedures that use it.
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
 IF TYPE_ID(N'ghosts.testq_batch') IS NULL
     CREATE TYPE [ghosts].[testq_batch] AS TABLE
     (
         [ordinal] int NOT NULL,
-        [filler] nvarchar(400) NOT NULL,
+        [filler] nvarchar(401) NOT NULL,
         PRIMARY KEY ([ordinal])
     );
 GO
@@ -133,9 +135,10 @@ GO
 -- qgen 0.1.0: enqueue ghosts.testq_enqueue, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue]
-    @filler nvarchar(400)
+    @filler nvarchar(401)
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -143,6 +146,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@filler) > 800
+        THROW 50010, N'qgen: @filler is past its column''s limit in ghosts.testq_enqueue; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         INSERT INTO [ghosts].[testq] ([filler])
@@ -175,6 +180,17 @@ BEGIN
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     IF (SELECT COUNT(*) FROM @jobs) > 3599
         THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for ghosts.testq: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
+    DECLARE @q$over int, @q$over_column nvarchar(2048);
+    SELECT TOP (1) @q$over = [j].[ordinal],
+           @q$over_column = CASE WHEN DATALENGTH([j].[filler]) > 800 THEN N'filler; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+    FROM @jobs AS [j]
+    WHERE DATALENGTH([j].[filler]) > 800
+    ORDER BY [j].[ordinal];
+    IF @q$over IS NOT NULL
+    BEGIN
+        DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in ghosts.testq_enqueue_batch: column ', @q$over_column, N'.');
+        THROW 50010, @q$over_message, 1;
+    END;
     BEGIN TRY
         BEGIN TRANSACTION;
         INSERT INTO [ghosts].[testq] ([filler])
@@ -228,10 +244,21 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [filler] nvarchar(400) 'strict $.filler'
+            [filler] nvarchar(401) 'strict $.filler'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 3599
             THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for ghosts.testq: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
+        DECLARE @q$over int, @q$over_column nvarchar(2048);
+        SELECT TOP (1) @q$over = [j].[ordinal],
+               @q$over_column = CASE WHEN DATALENGTH([j].[filler]) > 800 THEN N'filler; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+        FROM @q$batch AS [j]
+        WHERE DATALENGTH([j].[filler]) > 800
+        ORDER BY [j].[ordinal];
+        IF @q$over IS NOT NULL
+        BEGIN
+            DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in ghosts.testq_enqueue_json: column ', @q$over_column, N'.');
+            THROW 50010, @q$over_message, 1;
+        END;
         BEGIN TRANSACTION;
         INSERT INTO [ghosts].[testq] ([filler])
         OUTPUT inserted.[id] INTO @q$new ([id])
@@ -860,9 +887,9 @@ FROM
 (
     VALUES
         (N'testq_dequeue', 0x53FAAD37C2A6B8581A655F9BE2965A02EA9C711681ACAEFBF65C543F4682AEAE),
-        (N'testq_enqueue', 0xF31E4714C145B90AFEA3E4ABB8B340F7C54FCC06A568EB1CADA6D50FAF59F1FF),
-        (N'testq_enqueue_batch', 0x2D719A1C597CDAC771B199A30E704020314B022ABE2BC90DCADB385F4B256AEF),
-        (N'testq_enqueue_json', 0x9256A59FE6DBCDA33FD7E7DD6380AB58FBE25C66D3CE255F58A6B2B96A843C26),
+        (N'testq_enqueue', 0x43D80F6424FBFC42ECF4FF682EFCA922CD57EDDD573A9650ADEC036632961002),
+        (N'testq_enqueue_batch', 0x860FDC810A57FD9166718ED038EAFE40029FEB57186F60B1A1DF9C70142551D9),
+        (N'testq_enqueue_json', 0x36844B54AE493ACAD3FA1AFA5DED23FE51884B1CC700AA0B2726C2D8268AA088),
         (N'testq_maintain', 0x3F52A32361A056606B2D7195A636D896343BE9E4C2CA85951A662A4B41AC4CFF),
         (N'testq_metrics', 0xC110EB7129B3F2169232F8BCD826EDFC0DB1B2035916888AB69AC800C248F7D7),
         (N'testq_peek', 0x7C3802274AE4E37076B12886CB5E05217FB5C07EE8E4D7515D1A331AA3686F33),

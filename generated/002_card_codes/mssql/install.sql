@@ -138,13 +138,15 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
 -- A table type cannot be altered: a spec change that touches it goes through a migration that
--- drops and recreates it with the procedures that use it.
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
 IF TYPE_ID(N'cards.card_codes_batch') IS NULL
     CREATE TYPE [cards].[card_codes_batch] AS TABLE
     (
         [ordinal] int NOT NULL,
-        [card_number] nvarchar(32) NOT NULL,
-        [card_secret] nvarchar(64) NOT NULL,
+        [card_number] nvarchar(33) NOT NULL,
+        [card_secret] nvarchar(65) NOT NULL,
         PRIMARY KEY ([ordinal])
     );
 GO
@@ -152,10 +154,11 @@ GO
 -- qgen 0.1.0: enqueue cards.card_codes_enqueue, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue]
-    @card_number nvarchar(32),
-    @card_secret nvarchar(64)
+    @card_number nvarchar(33),
+    @card_secret nvarchar(65)
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -163,6 +166,10 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@card_number) > 64
+        THROW 50010, N'qgen: @card_number is past its column''s limit in cards.card_codes_enqueue; accepted: string(32), at most 32 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
+    IF DATALENGTH(@card_secret) > 128
+        THROW 50010, N'qgen: @card_secret is past its column''s limit in cards.card_codes_enqueue; accepted: string(64), at most 64 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         BEGIN TRANSACTION;
@@ -218,6 +225,17 @@ BEGIN
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     IF (SELECT COUNT(*) FROM @jobs) > 1988
         THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
+    DECLARE @q$over int, @q$over_column nvarchar(2048);
+    SELECT TOP (1) @q$over = [j].[ordinal],
+           @q$over_column = CASE WHEN DATALENGTH([j].[card_number]) > 64 THEN N'card_number; accepted: string(32), at most 32 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' WHEN DATALENGTH([j].[card_secret]) > 128 THEN N'card_secret; accepted: string(64), at most 64 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+    FROM @jobs AS [j]
+    WHERE DATALENGTH([j].[card_number]) > 64 OR DATALENGTH([j].[card_secret]) > 128
+    ORDER BY [j].[ordinal];
+    IF @q$over IS NOT NULL
+    BEGIN
+        DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in cards.card_codes_enqueue_batch: column ', @q$over_column, N'.');
+        THROW 50010, @q$over_message, 1;
+    END;
     BEGIN TRY
         BEGIN TRANSACTION;
         -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
@@ -281,11 +299,22 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [card_number] nvarchar(32) 'strict $.card_number',
-            [card_secret] nvarchar(64) 'strict $.card_secret'
+            [card_number] nvarchar(33) 'strict $.card_number',
+            [card_secret] nvarchar(65) 'strict $.card_secret'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1988
             THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
+        DECLARE @q$over int, @q$over_column nvarchar(2048);
+        SELECT TOP (1) @q$over = [j].[ordinal],
+               @q$over_column = CASE WHEN DATALENGTH([j].[card_number]) > 64 THEN N'card_number; accepted: string(32), at most 32 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' WHEN DATALENGTH([j].[card_secret]) > 128 THEN N'card_secret; accepted: string(64), at most 64 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+        FROM @q$batch AS [j]
+        WHERE DATALENGTH([j].[card_number]) > 64 OR DATALENGTH([j].[card_secret]) > 128
+        ORDER BY [j].[ordinal];
+        IF @q$over IS NOT NULL
+        BEGIN
+            DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in cards.card_codes_enqueue_json: column ', @q$over_column, N'.');
+            THROW 50010, @q$over_message, 1;
+        END;
         BEGIN TRANSACTION;
         -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
         -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
@@ -766,9 +795,9 @@ FROM
 (
     VALUES
         (N'card_codes_dequeue', 0xDF7FF697B5DAEAB8CD4ED53E17531766C9A3F3232596C621444EAF6C1C405E31),
-        (N'card_codes_enqueue', 0x5BDB5CABF41965BBBBCC81F7B39F24637A6352FFE24934806441D2F98DAB7543),
-        (N'card_codes_enqueue_batch', 0x8B3086906645F5D653DF5E55A7CE4505CB1415CBE9C196C98616A63A4793A2D3),
-        (N'card_codes_enqueue_json', 0xC752B50FADD5F4E1FF844E2BDCA4B1F4A8D89AEB8248448D2DD513D70436AB44),
+        (N'card_codes_enqueue', 0x290DA98296D4FBA91014780296988CFF4298CF78F69029232D0AB2644230B23E),
+        (N'card_codes_enqueue_batch', 0x89D6339FE2CF6F4D63177B7C31BD51654DAAA0137885EE8005C15046D985D36E),
+        (N'card_codes_enqueue_json', 0xEABC41977E2F6B2DE44F5169ACBAE28564FD6EEE38F509FE3672F70CAD5DA202),
         (N'card_codes_maintain', 0x864FEAF61AFCBF2C6997182DB79FA95633378FAFDF00D91F5964EFDC999E766B),
         (N'card_codes_metrics', 0x6B0E182A6847C5AE819C6360D74D443ABEB71B89615CB08DB530CC87CDFB3023),
         (N'card_codes_peek', 0xA6C397E814881892A937CE50BA507EA9A7D1113563CBD82735B830848446E0AA),

@@ -204,7 +204,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
 -- A table type cannot be altered: a spec change that touches it goes through a migration that
--- drops and recreates it with the procedures that use it.
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
 IF TYPE_ID(N'rainfall.rainfall_events_batch') IS NULL
     CREATE TYPE [rainfall].[rainfall_events_batch] AS TABLE
     (
@@ -217,7 +219,8 @@ GO
 -- qgen 0.1.0: enqueue rainfall.rainfall_events_enqueue, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue]
     @rainfall_id bigint
 AS
@@ -669,7 +672,7 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_complete]
     @lease_token uniqueidentifier,
     @id bigint = NULL,
     @rainfall_id bigint = NULL,
-    @summary nvarchar(400) = NULL
+    @summary nvarchar(401) = NULL
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -677,6 +680,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@summary) > 800
+        THROW 50010, N'qgen: @summary is past its column''s limit in rainfall.rainfall_events_complete; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$completed int;
     BEGIN TRY
@@ -1237,13 +1242,15 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
 -- A table type cannot be altered: a spec change that touches it goes through a migration that
--- drops and recreates it with the procedures that use it.
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
 IF TYPE_ID(N'rainfall.rainfall_transfer_batch') IS NULL
     CREATE TYPE [rainfall].[rainfall_transfer_batch] AS TABLE
     (
         [ordinal] int NOT NULL,
         [rainfall_id] bigint NOT NULL,
-        [summary] nvarchar(400) NOT NULL,
+        [summary] nvarchar(401) NOT NULL,
         PRIMARY KEY ([ordinal])
     );
 GO
@@ -1251,10 +1258,11 @@ GO
 -- qgen 0.1.0: enqueue rainfall.rainfall_transfer_enqueue, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue]
     @rainfall_id bigint,
-    @summary nvarchar(400)
+    @summary nvarchar(401)
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -1262,6 +1270,8 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@summary) > 800
+        THROW 50010, N'qgen: @summary is past its column''s limit in rainfall.rainfall_transfer_enqueue; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
@@ -1294,6 +1304,17 @@ BEGIN
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     IF (SELECT COUNT(*) FROM @jobs) > 3599
         THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for rainfall.rainfall_transfer: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
+    DECLARE @q$over int, @q$over_column nvarchar(2048);
+    SELECT TOP (1) @q$over = [j].[ordinal],
+           @q$over_column = CASE WHEN DATALENGTH([j].[summary]) > 800 THEN N'summary; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+    FROM @jobs AS [j]
+    WHERE DATALENGTH([j].[summary]) > 800
+    ORDER BY [j].[ordinal];
+    IF @q$over IS NOT NULL
+    BEGIN
+        DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in rainfall.rainfall_transfer_enqueue_batch: column ', @q$over_column, N'.');
+        THROW 50010, @q$over_message, 1;
+    END;
     BEGIN TRY
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
@@ -1349,10 +1370,21 @@ BEGIN
         (
             [ordinal] int '$.ordinal',
             [rainfall_id] bigint 'strict $.rainfall_id',
-            [summary] nvarchar(400) 'strict $.summary'
+            [summary] nvarchar(401) 'strict $.summary'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 3599
             THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for rainfall.rainfall_transfer: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
+        DECLARE @q$over int, @q$over_column nvarchar(2048);
+        SELECT TOP (1) @q$over = [j].[ordinal],
+               @q$over_column = CASE WHEN DATALENGTH([j].[summary]) > 800 THEN N'summary; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+        FROM @q$batch AS [j]
+        WHERE DATALENGTH([j].[summary]) > 800
+        ORDER BY [j].[ordinal];
+        IF @q$over IS NOT NULL
+        BEGIN
+            DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in rainfall.rainfall_transfer_enqueue_json: column ', @q$over_column, N'.');
+            THROW 50010, @q$over_message, 1;
+        END;
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
         OUTPUT inserted.[id] INTO @q$new ([id])
@@ -2091,7 +2123,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ra
 FROM
 (
     VALUES
-        (N'rainfall_events_complete', 0x731AFC28A02CEE7415F6ECDD2E769211A562BC5E811E49F6C5C417E086A439B4),
+        (N'rainfall_events_complete', 0x85A9EE07E0048DE715082E60C2BC730D18DACF1333C687A68ED3641D5B21190C),
         (N'rainfall_events_dequeue', 0x3FD391C2A4E4853461CD74FE09F8A0A310AFDECDACB091977FDF2067A44DA8FE),
         (N'rainfall_events_enqueue', 0xC69D6A3F1D22F98C1FBF70255F10398D86EA4A0C5C41176BFD01FDF35368413A),
         (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
@@ -2109,9 +2141,9 @@ FROM
         (N'rainfall_events_watermark_correct', 0x252D2E5A42156A7046C869B27044736C5B6BE309D238BB408C11E1B0222F3CD3),
         (N'rainfall_events_watermark_move', 0xD60E28BA65531236D1F43891E78B33292337A81D481CA9D1DC80A8E29E9FF498),
         (N'rainfall_transfer_dequeue', 0x15AC541F51B4CB24C08E5A4D3245C23B2D622438FA375BF401AB9E5E0ECCD54A),
-        (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
-        (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
-        (N'rainfall_transfer_enqueue_json', 0x8D3654F7F149D046A3566707341CA3C821DF715062A4297D994E6A34911C6954),
+        (N'rainfall_transfer_enqueue', 0x09E322717A5CB3417F0724BDC54D1BAF024572F95896CFBCA56C1ECF7CD87E85),
+        (N'rainfall_transfer_enqueue_batch', 0x1922538ECC2B9A82C19745EE7CFF76D71AB4B29E8B047F759C9BE3C69B19DD23),
+        (N'rainfall_transfer_enqueue_json', 0x5C68C0C03384BDFE16B88AA08330EF5E61C69C686D999FC4591C459F4FCDA4EF),
         (N'rainfall_transfer_maintain', 0xD302F62C1099A456FDD50FC447835EFA7F99CB17FC46469BA56A0E580DCE7538),
         (N'rainfall_transfer_metrics', 0xAA14EFFB7DC47E922EA9E285B65B7697136DE0AC87B3C33C92B5311E166E268C),
         (N'rainfall_transfer_peek', 0x9B2AB8A324CE2DD08F9583BE03908D039CCDEC26287AC36FBADE89F5FD629107),
