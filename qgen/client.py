@@ -330,6 +330,8 @@ class QueueClient(MaintenanceCalls):
         params: list[tuple[str, Any]] = [("lease_token", token), ("id", job_id)]
         if job_id is None:
             params += self._lease_ids("ids", token)
+        for c, v in outbox.items():
+            self._check_value("complete", c, v, self._outbox_kinds.get(c))
         params += [(c, self._in(c, v, self._outbox_kinds)) for c, v in outbox.items()]
         try:
             done = int(self._run("complete", params, "scalar"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from decimal import ROUND_DOWN, Context, Decimal, localcontext
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
 from qgen.errors import InvalidArgument, QueueUsageError
@@ -34,15 +35,16 @@ _JOB_SYSTEM = frozenset(_JOB_FIELDS)
 _READY_TYPES: dict[str, type] = {"int": int, "bigint": int, "uuid": uuid.UUID}
 
 
-def check_text(where: str, name: str, value: Any, limit: Optional[int]) -> None:
+def check_text(where: str, name: str, value: Any, limit: Optional[int], length: Callable[[str], int] = len) -> None:
     """Refuse, before it is sent, a value both databases would not take the same way: text holding a
-    NUL (PostgreSQL refuses it with a driver error; in a json value too), text longer than its column."""
+    NUL (PostgreSQL refuses it with a driver error; in a json value too), text longer than its column
+    (as the database counts it: `length`, the driver's text_length)."""
     if isinstance(value, str):
         if "\x00" in value:
             raise InvalidArgument(f"{where}: {name} holds a NUL character (at {value.index(chr(0))}); accepted: text "
                                   "without NUL characters (PostgreSQL cannot store one)")
-        if limit is not None and len(value) > limit:
-            raise InvalidArgument(f"{where}: {name} is {len(value)} characters long; accepted: at most {limit}")
+        if limit is not None and length(value) > limit:
+            raise InvalidArgument(f"{where}: {name} is {length(value)} characters long; accepted: at most {limit}")
     elif isinstance(value, Mapping):
         for key, item in value.items():
             check_text(where, f"{name}.{key}" if isinstance(key, str) and "\x00" not in key else name, key, None)
@@ -50,6 +52,36 @@ def check_text(where: str, name: str, value: Any, limit: Optional[int]) -> None:
     elif isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
             check_text(where, f"{name}[{index}]", item, None)
+
+
+def check_decimal(where: str, name: str, value: Any, kind: ColumnType) -> None:
+    """Refuse, before it is sent, a number a decimal(p,s) column would round or cannot hold: more than
+    p-s digits before the point, a nonzero digit past the scale, NaN or infinity. The procedures
+    refuse it too (50010, QG010: templates' over_limit); this is the same rule, said by the client."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        return
+    precision, scale = kind.precision or 0, kind.scale or 0
+    number = value if isinstance(value, Decimal) else Decimal(str(value))
+    with localcontext(Context(prec=80)):  # the default context's 28 digits would round a decimal(36,s)
+        past = (not number.is_finite() or abs(number) >= Decimal(10) ** (precision - scale)
+                or number != number.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_DOWN))
+    if past:
+        raise InvalidArgument(f"{where}: {name} is {value}; accepted: decimal({precision},{scale}), at most "
+                              f"{precision - scale} digits before the point and {scale} after, never rounded")
+
+
+# int and bigint: what a value of the kind may be (a parameter of the type cannot even take one past).
+INTEGER_RANGES = {"int": (-(2**31), 2**31 - 1), "bigint": (-(2**63), 2**63 - 1)}
+
+
+def check_integer(where: str, name: str, value: Any, kind: str) -> None:
+    """Refuse an int or bigint value past its type's range before it is sent: the database's own
+    conversion would refuse it too, but not by name (and PostgreSQL, given a bigint where its
+    function takes an integer, finds no such function)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        low, high = INTEGER_RANGES[kind]
+        if not low <= value <= high:
+            raise InvalidArgument(f"{where}: {name} is {value}; accepted: {kind}, {low} to {high}")
 
 
 class QueueValues:
@@ -220,9 +252,18 @@ class QueueValues:
             values.append((self.job_type_column, job_type))
         values += [(column, payload.get(column)) for column in self.payload_columns]
         for column, value in values:
-            kind = self._kinds.get(column)
-            check_text(where, column, value, kind.length if kind is not None and kind.kind == "string" else None)
+            self._check_value(where, column, value, self._kinds.get(column))
         return values
+
+    def _check_value(self, where: str, column: str, value: Any, kind: Optional[ColumnType]) -> None:
+        """Refuse a value its column would cut, round or not hold alike on both databases (docs/api.md,
+        "Values past a column's limit"): the procedures refuse the same values, with 50010 / QG010."""
+        check_text(where, column, value, kind.length if kind is not None and kind.kind == "string" else None,
+                   self._driver.text_length)
+        if kind is not None and kind.kind == "decimal":
+            check_decimal(where, column, value, kind)
+        if kind is not None and kind.kind in INTEGER_RANGES:
+            check_integer(where, column, value, kind.kind)
 
     def _check_options(self, where: str, priority: Any, run_at: Optional[dt.datetime], enqueued_by: Any) -> None:
         if priority is not None and self.queue.ordering != "priority":

@@ -138,8 +138,13 @@ class ColumnType(BaseModel):
                 raise ValueError(f"string({length}): accepted lengths are 1 to 4000 (use text for longer)")
             return cls(kind="string", length=length)
         precision, scale = int(match.group("precision")), int(match.group("scale"))
-        if not (1 <= precision <= 38 and 0 <= scale <= precision):
-            raise ValueError(f"decimal({precision},{scale}): accepted: 1 <= p <= 38 and 0 <= s <= p")
+        # 36, not SQL Server's 38: a value arrives in a parameter one digit wider on each side
+        # (decimal(38, 37-p+s), templates/mssql/macros.sql.j2 param_type), so that a value past the
+        # column is refused there, never rounded by the parameter's own conversion.
+        if not (1 <= precision <= 36 and 0 <= scale <= precision):
+            raise ValueError(f"decimal({precision},{scale}): accepted: 1 <= p <= 36 and 0 <= s <= p (SQL Server's "
+                             "decimal(38) must hold one digit more on each side, to refuse a value past the column "
+                             "instead of rounding it)")
         return cls(kind="decimal", precision=precision, scale=scale)
 
     def __str__(self) -> str:

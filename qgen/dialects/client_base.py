@@ -126,6 +126,11 @@ class ClientDriver:
             return Decimal(str(value))
         return self.plain_in(value)
 
+    @staticmethod
+    def text_length(value: str) -> int:
+        """A text's length as its database counts it against a string(n) column: characters."""
+        return len(value)
+
     def plain_in(self, value: Any) -> Any:
         return self.datetime_in(value) if isinstance(value, dt.datetime) else value
 

@@ -45,6 +45,8 @@ class ErrorCode:
 LEASE_LOST = ErrorCode("lease_lost", LeaseLost, "qgen: the lease token does not hold the job")
 DUPLICATE = ErrorCode("duplicate", DuplicateJob, "a job with this dedupe key is already queued")
 INVALID = ErrorCode("invalid", InvalidArgument, "qgen: an argument out of range")
+PAST_LIMIT = ErrorCode("invalid", InvalidArgument, "qgen: a value past its column's limit (too long, too precise, out of "
+                       "range): refused, never cut or rounded; the message names the routine, the column and what it accepts")
 REFUSED = ErrorCode("refused", QueueUsageError, "qgen: a call the queue's options or the caller's transaction refuse")
 DENIED = ErrorCode("denied", PermissionDenied, "the login may not run the procedure")
 MISSING = ErrorCode("missing", NotInstalled, "the procedure, its schema, type or parameters are not installed")

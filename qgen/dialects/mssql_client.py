@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 from qgen.dialects.client_base import ClientDriver, Params, Record, json_default, register_client, utc
 from qgen.dialects.error_codes import (
     CONNECTION, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MAINTAIN_FAILED, MISSING,
-    NOT_VERIFIED, REFUSED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
+    NOT_VERIFIED, PAST_LIMIT, REFUSED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
 )
 from qgen.dialects.mssql import microsoft_odbc_path, odbc_driver
 
@@ -34,6 +34,11 @@ ERRORS = ErrorTable(
         50003: INVALID,
         50004: ErrorCode("refused", REFUSED.raises, "qgen: purge inside the caller's transaction or implicit transactions"),
         50005: REFUSED,
+        50010: PAST_LIMIT,
+        8152: ErrorCode("invalid", INVALID.raises, "string or binary data would be truncated (an insert past a column's length)"),
+        2628: ErrorCode("invalid", INVALID.raises, "string or binary data would be truncated in a named column"),
+        8115: ErrorCode("invalid", INVALID.raises, "arithmetic overflow converting a value to a parameter's or column's type "
+                        "(a bigint past its range; a decimal with more digits before the point than its parameter holds)"),
         50020: NOT_VERIFIED,
         50022: ErrorCode("install_refused", INSTALL_REFUSED.raises,
                          "qgen install refused: the schema's owner is not a user (maintain's EXECUTE AS OWNER cannot impersonate it)"),
@@ -119,6 +124,11 @@ class SqlServerClient(ClientDriver):
             return (f"SET NOCOUNT ON; DECLARE @qgen_return int; EXEC @qgen_return = {routine} {args}; "
                     "SELECT @qgen_return AS [return_value];")
         return f"SET NOCOUNT ON; EXEC {routine} {args};"
+
+    @staticmethod
+    def text_length(value: str) -> int:
+        """nvarchar(n) holds n UTF-16 code units: a character outside the Basic Multilingual Plane takes two."""
+        return len(value.encode("utf-16-le", "surrogatepass")) // 2
 
     def datetime_in(self, value: dt.datetime) -> Any:
         """datetime2 holds no zone: UTC, naive."""

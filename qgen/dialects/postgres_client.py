@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from qgen.dialects.client_base import ClientDriver, Params, Record, json_default, register_client
 from qgen.dialects.error_codes import (
-    CONNECTION, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MISSING, NOT_VERIFIED, REFUSED,
-    REPLACED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
+    CONNECTION, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MISSING, NOT_VERIFIED,
+    PAST_LIMIT, REFUSED, REPLACED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
 )
 
 if TYPE_CHECKING:
@@ -26,6 +26,10 @@ ERRORS = ErrorTable(
         "QG001": LEASE_LOST,
         "QG002": REFUSED,
         "QG003": INVALID,
+        "QG010": PAST_LIMIT,
+        "22001": ErrorCode("invalid", INVALID.raises, "a value too long for its column", condition="string_data_right_truncation"),
+        "22003": ErrorCode("invalid", INVALID.raises, "a number out of its type's range (integer, bigint)",
+                           condition="numeric_value_out_of_range"),
         "2D000": ErrorCode("refused", REFUSED.raises, "invalid transaction termination: purge's or the worker's "
                            "COMMIT inside the caller's transaction"),
         "23505": ErrorCode("duplicate", DUPLICATE.raises, DUPLICATE.about, condition="unique_violation"),

@@ -57,6 +57,9 @@ GAPS = {
     "B32": "a lock not granted within SET LOCK_TIMEOUT raises 33557097 ('canceling statement due to lock timeout'), "
            "not 1222, and ends the whole transaction (SQL Server ends the statement only)",
     "B29": "the dbo schema is owned by the db_owner role (SQL Server: the dbo user), so install refuses schema: dbo (50022)",
+    "B30": "DATALENGTH of an nvarchar value counts its UTF-8 bytes, not two per UTF-16 code unit; a conversion's "
+           "refusal (a number past int's range, a string not a time) comes as 33557097",
+    "B31": "OPENJSON ... WITH (c nvarchar(max) '$.k') cuts the value to 4000 characters",
 }
 
 REWRITTEN: Counter = Counter()
@@ -438,6 +441,26 @@ def _b24_module_fingerprints(batch: str) -> Optional[list[str]]:
     return [head + batch[head_end:]]
 
 
+_NVARCHAR_LENGTH_CHECK = re.compile(r"\bDATALENGTH\(([@\w$\[\].]+)\) > (\d+)")
+
+
+def _b30_datalength(batch: str) -> Optional[list[str]]:
+    """B30: qgen's length check of a string(n) value, DATALENGTH(x) > 2n (templates/mssql/macros.sql.j2
+    over_limit: UTF-16 bytes on SQL Server), counts UTF-8 bytes on Babelfish, which lets a value of
+    up to 2n ASCII characters through to be cut by the insert: checked there as LEN(CONCAT(x, N'.')) - 1
+    > n, the characters with trailing spaces (a character outside the BMP counts one here, two on SQL
+    Server)."""
+    mask = _code_mask(batch)
+    if not _NVARCHAR_LENGTH_CHECK.search(mask):
+        return None
+    out, last = [], 0
+    for match in _NVARCHAR_LENGTH_CHECK.finditer(mask):
+        expr = batch[match.start(1):match.end(1)]
+        out += [batch[last:match.start()], f"LEN(CONCAT({expr}, N'.')) - 1 > {int(match.group(2)) // 2}"]
+        last = match.end()
+    return ["".join(out + [batch[last:]])]
+
+
 REWRITES = (
     Rewrite("B1", _b1_create_or_alter),
     Rewrite("B2", _b2_waitfor),
@@ -453,6 +476,7 @@ REWRITES = (
     Rewrite("B24", _b24_module_fingerprints),
     Rewrite("B26", _b26_execute_as_owner),
     Rewrite("B27", _b27_applock_answer),
+    Rewrite("B30", _b30_datalength),
 )
 
 

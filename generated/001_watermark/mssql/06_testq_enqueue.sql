@@ -8,15 +8,18 @@ SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONC
 SET NUMERIC_ROUNDABORT OFF;
 GO
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue]
-    @filler nvarchar(400)
+    @filler nvarchar(401)
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@filler) > 800
+        THROW 50010, N'qgen: @filler is past its column''s limit in ghosts.testq_enqueue; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         INSERT INTO [ghosts].[testq] ([filler])

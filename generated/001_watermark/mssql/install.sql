@@ -120,12 +120,14 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
 -- A table type cannot be altered: a spec change that touches it goes through a migration that
--- drops and recreates it with the procedures that use it.
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
 IF TYPE_ID(N'ghosts.testq_batch') IS NULL
     CREATE TYPE [ghosts].[testq_batch] AS TABLE
     (
         [ordinal] int NOT NULL,
-        [filler] nvarchar(400) NOT NULL,
+        [filler] nvarchar(401) NOT NULL,
         PRIMARY KEY ([ordinal])
     );
 GO
@@ -133,15 +135,18 @@ GO
 -- qgen 0.1.0: enqueue ghosts.testq_enqueue, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [ghosts].[testq_enqueue]
-    @filler nvarchar(400)
+    @filler nvarchar(401)
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@filler) > 800
+        THROW 50010, N'qgen: @filler is past its column''s limit in ghosts.testq_enqueue; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         INSERT INTO [ghosts].[testq] ([filler])
@@ -173,6 +178,17 @@ BEGIN
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     IF (SELECT COUNT(*) FROM @jobs) > 3599
         THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for ghosts.testq: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
+    DECLARE @q$over int, @q$over_column nvarchar(2048);
+    SELECT TOP (1) @q$over = [j].[ordinal],
+           @q$over_column = CASE WHEN DATALENGTH([j].[filler]) > 800 THEN N'filler; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+    FROM @jobs AS [j]
+    WHERE DATALENGTH([j].[filler]) > 800
+    ORDER BY [j].[ordinal];
+    IF @q$over IS NOT NULL
+    BEGIN
+        DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in ghosts.testq_enqueue_batch: column ', @q$over_column, N'.');
+        THROW 50010, @q$over_message, 1;
+    END;
     BEGIN TRY
         BEGIN TRANSACTION;
         INSERT INTO [ghosts].[testq] ([filler])
@@ -225,10 +241,21 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [filler] nvarchar(400) 'strict $.filler'
+            [filler] nvarchar(401) 'strict $.filler'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 3599
             THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for ghosts.testq: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
+        DECLARE @q$over int, @q$over_column nvarchar(2048);
+        SELECT TOP (1) @q$over = [j].[ordinal],
+               @q$over_column = CASE WHEN DATALENGTH([j].[filler]) > 800 THEN N'filler; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+        FROM @q$batch AS [j]
+        WHERE DATALENGTH([j].[filler]) > 800
+        ORDER BY [j].[ordinal];
+        IF @q$over IS NOT NULL
+        BEGIN
+            DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in ghosts.testq_enqueue_json: column ', @q$over_column, N'.');
+            THROW 50010, @q$over_message, 1;
+        END;
         BEGIN TRANSACTION;
         INSERT INTO [ghosts].[testq] ([filler])
         OUTPUT inserted.[id] INTO @q$new ([id])
@@ -850,9 +877,9 @@ FROM
 (
     VALUES
         (N'testq_dequeue', 0x8440699C0670516131655011E1F60BA6E3C14A5CC5CDBB46F013CAB2EA849447),
-        (N'testq_enqueue', 0x78126C397616D03ABA6FDF2FD83118C5918BF1B430186CCF9BA2BF7C4D78B049),
-        (N'testq_enqueue_batch', 0x7894190E6F1C599412FD0496AD06D94C331846931E19497131FADA8149E76DF8),
-        (N'testq_enqueue_json', 0xF9E9E3E5EB1E0994FE055FB58EC7F32ECF2A9005F7E8CDCCA97A4DF1ECB5D6B1),
+        (N'testq_enqueue', 0x2BD195AB033AEE4B7100EFD1394D12ED932AD3D3C463846CDD85540B8A2A1B3C),
+        (N'testq_enqueue_batch', 0x742B9936B3149FB7070360E160C8B18D20A736D5F0EA72AC71E198C2AD5EAFBD),
+        (N'testq_enqueue_json', 0xECD6308E33FD703428EA010A994E211260097CADE8FA7182AAF94D2F50C92010),
         (N'testq_maintain', 0xD98A93BFE7CC90341DDE99B4FD05E676BB95C16B04C6CB26ADBBE4EAF1693BF8),
         (N'testq_metrics', 0x15D14C5BDDC71BAE76C2F7EAE0BA60F448645DE033448329A029DAAD38CB9C35),
         (N'testq_peek', 0xA16AA32B045220391D65702A0446ED5E929F1AAC3A243BEB73DE8130BE1A17A1),

@@ -3,13 +3,16 @@
 -- The shape of one job in enqueue_batch's JSON array (jsonb_populate_recordset reads the array into
 -- it). A composite type has no NOT NULL or defaults: enqueue_batch fills ordinal (the array
 -- position) when missing, and the table rejects a missing required column.
+-- Its string and decimal fields have no length or scale (m.param_type): reading a job into
+-- varchar(n) or numeric(p,s) would cut or round a value past its column before enqueue_batch
+-- could refuse it (QG010).
 DO $qgen$
 BEGIN
     IF pg_catalog.to_regtype('"ghosts"."testq_batch"') IS NULL THEN
         CREATE TYPE "ghosts"."testq_batch" AS
         (
             "ordinal" integer,
-            "filler" varchar(400)
+            "filler" varchar
         );
     END IF;
 END

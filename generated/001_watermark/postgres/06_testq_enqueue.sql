@@ -13,6 +13,10 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    IF pg_catalog.length("testq_enqueue"."filler") > 400 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: filler is past its column''s limit in ghosts.testq_enqueue; accepted: string(400), at most 400 characters';
+    END IF;
     RETURN QUERY
         INSERT INTO "ghosts"."testq" AS "job" ("filler")
         VALUES ("testq_enqueue"."filler")

@@ -41,8 +41,8 @@ BEGIN
         VALUES
             ('testq_dequeue', '15f3b85c14d92cb02807b8dbe9d4ea8e'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
-            ('testq_enqueue', '6cf4a1f5533c24082ede757abb9cfd51'),
-            ('testq_enqueue_batch', '43ad98386c121bd083adf9f4cf15c3e4'),
+            ('testq_enqueue', '0e8974c30dd19a558b7ac27c602ccbd3'),
+            ('testq_enqueue_batch', 'ea2610563d872f37eb2922226fea76e1'),
             ('testq_maintain', '4897190e0a6187786dca8f2e52539b51'),
             ('testq_metrics', '0677e1e62503ff1e063f1dbf6601fa09'),
             ('testq_peek', 'ee4dee5173e123823a9424935ca63063'),

@@ -104,13 +104,16 @@ ALTER VIEW "ghosts"."testq_pending" OWNER TO "ghosts_owner";
 -- The shape of one job in enqueue_batch's JSON array (jsonb_populate_recordset reads the array into
 -- it). A composite type has no NOT NULL or defaults: enqueue_batch fills ordinal (the array
 -- position) when missing, and the table rejects a missing required column.
+-- Its string and decimal fields have no length or scale (m.param_type): reading a job into
+-- varchar(n) or numeric(p,s) would cut or round a value past its column before enqueue_batch
+-- could refuse it (QG010).
 DO $qgen$
 BEGIN
     IF pg_catalog.to_regtype('"ghosts"."testq_batch"') IS NULL THEN
         CREATE TYPE "ghosts"."testq_batch" AS
         (
             "ordinal" integer,
-            "filler" varchar(400)
+            "filler" varchar
         );
     END IF;
 END
@@ -132,6 +135,10 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    IF pg_catalog.length("testq_enqueue"."filler") > 400 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: filler is past its column''s limit in ghosts.testq_enqueue; accepted: string(400), at most 400 characters';
+    END IF;
     RETURN QUERY
         INSERT INTO "ghosts"."testq" AS "job" ("filler")
         VALUES ("testq_enqueue"."filler")
@@ -158,7 +165,21 @@ AS $qgen$
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
     v$sequence regclass := pg_catalog.pg_get_serial_sequence('"ghosts"."testq"', 'id')::regclass;
+    v$over integer;
+    v$over_column text;
 BEGIN
+    SELECT coalesce("j"."ordinal", "e"."position$"::integer),
+           CASE WHEN pg_catalog.length("j"."filler") > 400 THEN 'filler; accepted: string(400), at most 400 characters' END
+    INTO v$over, v$over_column
+    FROM jsonb_array_elements("testq_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::"ghosts"."testq_batch", "e"."job$") AS "j"
+    WHERE pg_catalog.length("j"."filler") > 400
+    ORDER BY "e"."position$"
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = pg_catalog.format('qgen: job %s of the batch has a value past its column''s limit in ghosts.testq_enqueue_batch: column %s', v$over, v$over_column);
+    END IF;
     RETURN QUERY
         WITH "input" AS
         (
@@ -773,8 +794,8 @@ BEGIN
         VALUES
             ('testq_dequeue', '15f3b85c14d92cb02807b8dbe9d4ea8e'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
-            ('testq_enqueue', '6cf4a1f5533c24082ede757abb9cfd51'),
-            ('testq_enqueue_batch', '43ad98386c121bd083adf9f4cf15c3e4'),
+            ('testq_enqueue', '0e8974c30dd19a558b7ac27c602ccbd3'),
+            ('testq_enqueue_batch', 'ea2610563d872f37eb2922226fea76e1'),
             ('testq_maintain', '4897190e0a6187786dca8f2e52539b51'),
             ('testq_metrics', '0677e1e62503ff1e063f1dbf6601fa09'),
             ('testq_peek', 'ee4dee5173e123823a9424935ca63063'),

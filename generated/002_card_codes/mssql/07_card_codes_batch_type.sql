@@ -9,13 +9,15 @@ SET NUMERIC_ROUNDABORT OFF;
 GO
 -- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
 -- A table type cannot be altered: a spec change that touches it goes through a migration that
--- drops and recreates it with the procedures that use it.
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
 IF TYPE_ID(N'cards.card_codes_batch') IS NULL
     CREATE TYPE [cards].[card_codes_batch] AS TABLE
     (
         [ordinal] int NOT NULL,
-        [card_number] nvarchar(32) NOT NULL,
-        [card_secret] nvarchar(64) NOT NULL,
+        [card_number] nvarchar(33) NOT NULL,
+        [card_secret] nvarchar(65) NOT NULL,
         PRIMARY KEY ([ordinal])
     );
 GO

@@ -8,16 +8,21 @@ SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONC
 SET NUMERIC_ROUNDABORT OFF;
 GO
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue]
-    @card_number nvarchar(32),
-    @card_secret nvarchar(64)
+    @card_number nvarchar(33),
+    @card_secret nvarchar(65)
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@card_number) > 64
+        THROW 50010, N'qgen: @card_number is past its column''s limit in cards.card_codes_enqueue; accepted: string(32), at most 32 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
+    IF DATALENGTH(@card_secret) > 128
+        THROW 50010, N'qgen: @card_secret is past its column''s limit in cards.card_codes_enqueue; accepted: string(64), at most 64 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         BEGIN TRANSACTION;

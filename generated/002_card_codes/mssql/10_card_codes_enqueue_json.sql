@@ -34,11 +34,22 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [card_number] nvarchar(32) 'strict $.card_number',
-            [card_secret] nvarchar(64) 'strict $.card_secret'
+            [card_number] nvarchar(33) 'strict $.card_number',
+            [card_secret] nvarchar(65) 'strict $.card_secret'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1988
             THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
+        DECLARE @q$over int, @q$over_column nvarchar(2048);
+        SELECT TOP (1) @q$over = [j].[ordinal],
+               @q$over_column = CASE WHEN DATALENGTH([j].[card_number]) > 64 THEN N'card_number; accepted: string(32), at most 32 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' WHEN DATALENGTH([j].[card_secret]) > 128 THEN N'card_secret; accepted: string(64), at most 64 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+        FROM @q$batch AS [j]
+        WHERE DATALENGTH([j].[card_number]) > 64 OR DATALENGTH([j].[card_secret]) > 128
+        ORDER BY [j].[ordinal];
+        IF @q$over IS NOT NULL
+        BEGIN
+            DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in cards.card_codes_enqueue_json: column ', @q$over_column, N'.');
+            THROW 50010, @q$over_message, 1;
+        END;
         BEGIN TRANSACTION;
         -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
         -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.

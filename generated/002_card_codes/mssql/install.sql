@@ -138,13 +138,15 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
 -- A table type cannot be altered: a spec change that touches it goes through a migration that
--- drops and recreates it with the procedures that use it.
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
 IF TYPE_ID(N'cards.card_codes_batch') IS NULL
     CREATE TYPE [cards].[card_codes_batch] AS TABLE
     (
         [ordinal] int NOT NULL,
-        [card_number] nvarchar(32) NOT NULL,
-        [card_secret] nvarchar(64) NOT NULL,
+        [card_number] nvarchar(33) NOT NULL,
+        [card_secret] nvarchar(65) NOT NULL,
         PRIMARY KEY ([ordinal])
     );
 GO
@@ -152,16 +154,21 @@ GO
 -- qgen 0.1.0: enqueue cards.card_codes_enqueue, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [cards].[card_codes_enqueue]
-    @card_number nvarchar(32),
-    @card_secret nvarchar(64)
+    @card_number nvarchar(33),
+    @card_secret nvarchar(65)
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@card_number) > 64
+        THROW 50010, N'qgen: @card_number is past its column''s limit in cards.card_codes_enqueue; accepted: string(32), at most 32 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
+    IF DATALENGTH(@card_secret) > 128
+        THROW 50010, N'qgen: @card_secret is past its column''s limit in cards.card_codes_enqueue; accepted: string(64), at most 64 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         BEGIN TRANSACTION;
@@ -216,6 +223,17 @@ BEGIN
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     IF (SELECT COUNT(*) FROM @jobs) > 1988
         THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
+    DECLARE @q$over int, @q$over_column nvarchar(2048);
+    SELECT TOP (1) @q$over = [j].[ordinal],
+           @q$over_column = CASE WHEN DATALENGTH([j].[card_number]) > 64 THEN N'card_number; accepted: string(32), at most 32 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' WHEN DATALENGTH([j].[card_secret]) > 128 THEN N'card_secret; accepted: string(64), at most 64 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+    FROM @jobs AS [j]
+    WHERE DATALENGTH([j].[card_number]) > 64 OR DATALENGTH([j].[card_secret]) > 128
+    ORDER BY [j].[ordinal];
+    IF @q$over IS NOT NULL
+    BEGIN
+        DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in cards.card_codes_enqueue_batch: column ', @q$over_column, N'.');
+        THROW 50010, @q$over_message, 1;
+    END;
     BEGIN TRY
         BEGIN TRANSACTION;
         -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
@@ -278,11 +296,22 @@ BEGIN
         WITH
         (
             [ordinal] int '$.ordinal',
-            [card_number] nvarchar(32) 'strict $.card_number',
-            [card_secret] nvarchar(64) 'strict $.card_secret'
+            [card_number] nvarchar(33) 'strict $.card_number',
+            [card_secret] nvarchar(65) 'strict $.card_secret'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 1988
             THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
+        DECLARE @q$over int, @q$over_column nvarchar(2048);
+        SELECT TOP (1) @q$over = [j].[ordinal],
+               @q$over_column = CASE WHEN DATALENGTH([j].[card_number]) > 64 THEN N'card_number; accepted: string(32), at most 32 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' WHEN DATALENGTH([j].[card_secret]) > 128 THEN N'card_secret; accepted: string(64), at most 64 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+        FROM @q$batch AS [j]
+        WHERE DATALENGTH([j].[card_number]) > 64 OR DATALENGTH([j].[card_secret]) > 128
+        ORDER BY [j].[ordinal];
+        IF @q$over IS NOT NULL
+        BEGIN
+            DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in cards.card_codes_enqueue_json: column ', @q$over_column, N'.');
+            THROW 50010, @q$over_message, 1;
+        END;
         BEGIN TRANSACTION;
         -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
         -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
@@ -758,9 +787,9 @@ FROM
 (
     VALUES
         (N'card_codes_dequeue', 0x8642FDAC3F799BA31B55486BBA6857CC98578F88FD2DA1E3572BFB7FD120CD87),
-        (N'card_codes_enqueue', 0x29DBDD084FB24E287692A02DB0AF2F7338AFC981D7A6A6D1CC015FDCA1A96D28),
-        (N'card_codes_enqueue_batch', 0x7968B87F1166C1E666C0E0205588D43C2C8713421BB0BB585D46399DAE2A82D1),
-        (N'card_codes_enqueue_json', 0x63901ED5615DD914DEF14E6F99092EBD3DC7A0B0782607030F8C8B91F050C44E),
+        (N'card_codes_enqueue', 0x8C72A3AF73AF370E893A70DAD540E5C1BB0FBCA2EF41872CFFED0C2D2C44578A),
+        (N'card_codes_enqueue_batch', 0x16105DE590507421D7D01F4A7B06F8700C7BF018B2FFC75EEDEF1FF01B880A78),
+        (N'card_codes_enqueue_json', 0x1AA14C8DF48D7709B4AFDD022C7EB6A551338F7A64B01498C7EAD77371B12144),
         (N'card_codes_maintain', 0xD11DA343D6F182CB394B7BAF7898B3FDDB6A874AB428F8C4C2EF2B2576EF3490),
         (N'card_codes_metrics', 0x4DF1F5B84C9E2F7686E657D9E8EAC16600220C64A060A9C352230443DCE8A01E),
         (N'card_codes_peek', 0x1372014C42C285618602BBADE6D3B4F3519911453A024C318896EC44D5790895),

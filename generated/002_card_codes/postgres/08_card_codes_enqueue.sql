@@ -16,6 +16,14 @@ AS $qgen$
 DECLARE
     v$existing bigint;
 BEGIN
+    IF pg_catalog.length("card_codes_enqueue"."card_number") > 32 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: card_number is past its column''s limit in cards.card_codes_enqueue; accepted: string(32), at most 32 characters';
+    END IF;
+    IF pg_catalog.length("card_codes_enqueue"."card_secret") > 64 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: card_secret is past its column''s limit in cards.card_codes_enqueue; accepted: string(64), at most 64 characters';
+    END IF;
     -- dedupe.scope: ever: a finished job still holds its key until purge removes it.
     "id" := coalesce((SELECT "f"."id" FROM "cards"."card_codes_archive" AS "f" WHERE "f"."card_number" = "card_codes_enqueue"."card_number"));
     IF "id" IS NOT NULL THEN

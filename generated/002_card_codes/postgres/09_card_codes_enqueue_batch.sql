@@ -16,6 +16,8 @@ AS $qgen$
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
     v$sequence regclass := pg_catalog.pg_get_serial_sequence('"cards"."card_codes"', 'id')::regclass;
+    v$over integer;
+    v$over_column text;
     v$ordinal integer;
     v$id bigint;
     v$enqueued boolean;
@@ -25,6 +27,18 @@ DECLARE
     v$withdrawn bigint[] := '{}';
     v$instead bigint[] := '{}';
 BEGIN
+    SELECT coalesce("j"."ordinal", "e"."position$"::integer),
+           CASE WHEN pg_catalog.length("j"."card_number") > 32 THEN 'card_number; accepted: string(32), at most 32 characters' WHEN pg_catalog.length("j"."card_secret") > 64 THEN 'card_secret; accepted: string(64), at most 64 characters' END
+    INTO v$over, v$over_column
+    FROM jsonb_array_elements("card_codes_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::"cards"."card_codes_batch", "e"."job$") AS "j"
+    WHERE pg_catalog.length("j"."card_number") > 32 OR pg_catalog.length("j"."card_secret") > 64
+    ORDER BY "e"."position$"
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = pg_catalog.format('qgen: job %s of the batch has a value past its column''s limit in cards.card_codes_enqueue_batch: column %s', v$over, v$over_column);
+    END IF;
     FOR v$ordinal, v$id, v$enqueued, v$key_1 IN
         WITH "input" AS
         (

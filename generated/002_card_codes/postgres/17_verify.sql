@@ -41,8 +41,8 @@ BEGIN
         VALUES
             ('card_codes_dequeue', 'bf25c97488783ad9cc228b68229846bc'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
-            ('card_codes_enqueue', 'd97e250430535ce65ee5a3c0e12c4cdd'),
-            ('card_codes_enqueue_batch', 'f56d361e34551ef6ac764e22e0842159'),
+            ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),
+            ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
             ('card_codes_metrics', 'eca28a4c0ff8a082d7dea6d2ba576254'),
             ('card_codes_peek', '2e5ad0e68a38e2e1dd77124d54afb7d0'),

@@ -122,14 +122,17 @@ ALTER VIEW "cards"."card_codes_pending" OWNER TO "cards_owner";
 -- The shape of one job in enqueue_batch's JSON array (jsonb_populate_recordset reads the array into
 -- it). A composite type has no NOT NULL or defaults: enqueue_batch fills ordinal (the array
 -- position) when missing, and the table rejects a missing required column.
+-- Its string and decimal fields have no length or scale (m.param_type): reading a job into
+-- varchar(n) or numeric(p,s) would cut or round a value past its column before enqueue_batch
+-- could refuse it (QG010).
 DO $qgen$
 BEGIN
     IF pg_catalog.to_regtype('"cards"."card_codes_batch"') IS NULL THEN
         CREATE TYPE "cards"."card_codes_batch" AS
         (
             "ordinal" integer,
-            "card_number" varchar(32),
-            "card_secret" varchar(64)
+            "card_number" varchar,
+            "card_secret" varchar
         );
     END IF;
 END
@@ -154,6 +157,14 @@ AS $qgen$
 DECLARE
     v$existing bigint;
 BEGIN
+    IF pg_catalog.length("card_codes_enqueue"."card_number") > 32 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: card_number is past its column''s limit in cards.card_codes_enqueue; accepted: string(32), at most 32 characters';
+    END IF;
+    IF pg_catalog.length("card_codes_enqueue"."card_secret") > 64 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: card_secret is past its column''s limit in cards.card_codes_enqueue; accepted: string(64), at most 64 characters';
+    END IF;
     -- dedupe.scope: ever: a finished job still holds its key until purge removes it.
     "id" := coalesce((SELECT "f"."id" FROM "cards"."card_codes_archive" AS "f" WHERE "f"."card_number" = "card_codes_enqueue"."card_number"));
     IF "id" IS NOT NULL THEN
@@ -219,6 +230,8 @@ AS $qgen$
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
     v$sequence regclass := pg_catalog.pg_get_serial_sequence('"cards"."card_codes"', 'id')::regclass;
+    v$over integer;
+    v$over_column text;
     v$ordinal integer;
     v$id bigint;
     v$enqueued boolean;
@@ -228,6 +241,18 @@ DECLARE
     v$withdrawn bigint[] := '{}';
     v$instead bigint[] := '{}';
 BEGIN
+    SELECT coalesce("j"."ordinal", "e"."position$"::integer),
+           CASE WHEN pg_catalog.length("j"."card_number") > 32 THEN 'card_number; accepted: string(32), at most 32 characters' WHEN pg_catalog.length("j"."card_secret") > 64 THEN 'card_secret; accepted: string(64), at most 64 characters' END
+    INTO v$over, v$over_column
+    FROM jsonb_array_elements("card_codes_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::"cards"."card_codes_batch", "e"."job$") AS "j"
+    WHERE pg_catalog.length("j"."card_number") > 32 OR pg_catalog.length("j"."card_secret") > 64
+    ORDER BY "e"."position$"
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = pg_catalog.format('qgen: job %s of the batch has a value past its column''s limit in cards.card_codes_enqueue_batch: column %s', v$over, v$over_column);
+    END IF;
     FOR v$ordinal, v$id, v$enqueued, v$key_1 IN
         WITH "input" AS
         (
@@ -730,8 +755,8 @@ BEGIN
         VALUES
             ('card_codes_dequeue', 'bf25c97488783ad9cc228b68229846bc'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
-            ('card_codes_enqueue', 'd97e250430535ce65ee5a3c0e12c4cdd'),
-            ('card_codes_enqueue_batch', 'f56d361e34551ef6ac764e22e0842159'),
+            ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),
+            ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
             ('card_codes_metrics', 'eca28a4c0ff8a082d7dea6d2ba576254'),
             ('card_codes_peek', '2e5ad0e68a38e2e1dd77124d54afb7d0'),

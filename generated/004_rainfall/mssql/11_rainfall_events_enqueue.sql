@@ -8,7 +8,8 @@ SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONC
 SET NUMERIC_ROUNDABORT OFF;
 GO
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue]
     @rainfall_id bigint
 AS

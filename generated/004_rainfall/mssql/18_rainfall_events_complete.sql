@@ -13,13 +13,15 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_complete]
     @lease_token uniqueidentifier,
     @id bigint = NULL,
     @rainfall_id bigint = NULL,
-    @summary nvarchar(400) = NULL
+    @summary nvarchar(401) = NULL
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@summary) > 800
+        THROW 50010, N'qgen: @summary is past its column''s limit in rainfall.rainfall_events_complete; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$completed int;
     BEGIN TRY

@@ -9,13 +9,15 @@ SET NUMERIC_ROUNDABORT OFF;
 GO
 -- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
 -- A table type cannot be altered: a spec change that touches it goes through a migration that
--- drops and recreates it with the procedures that use it.
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
 IF TYPE_ID(N'rainfall.rainfall_transfer_batch') IS NULL
     CREATE TYPE [rainfall].[rainfall_transfer_batch] AS TABLE
     (
         [ordinal] int NOT NULL,
         [rainfall_id] bigint NOT NULL,
-        [summary] nvarchar(400) NOT NULL,
+        [summary] nvarchar(401) NOT NULL,
         PRIMARY KEY ([ordinal])
     );
 GO

@@ -204,7 +204,9 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
 -- A table type cannot be altered: a spec change that touches it goes through a migration that
--- drops and recreates it with the procedures that use it.
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
 IF TYPE_ID(N'rainfall.rainfall_events_batch') IS NULL
     CREATE TYPE [rainfall].[rainfall_events_batch] AS TABLE
     (
@@ -217,7 +219,8 @@ GO
 -- qgen 0.1.0: enqueue rainfall.rainfall_events_enqueue, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_enqueue]
     @rainfall_id bigint
 AS
@@ -663,13 +666,15 @@ CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_complete]
     @lease_token uniqueidentifier,
     @id bigint = NULL,
     @rainfall_id bigint = NULL,
-    @summary nvarchar(400) = NULL
+    @summary nvarchar(401) = NULL
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@summary) > 800
+        THROW 50010, N'qgen: @summary is past its column''s limit in rainfall.rainfall_events_complete; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$completed int;
     BEGIN TRY
@@ -1221,13 +1226,15 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
 -- A table type cannot be altered: a spec change that touches it goes through a migration that
--- drops and recreates it with the procedures that use it.
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
 IF TYPE_ID(N'rainfall.rainfall_transfer_batch') IS NULL
     CREATE TYPE [rainfall].[rainfall_transfer_batch] AS TABLE
     (
         [ordinal] int NOT NULL,
         [rainfall_id] bigint NOT NULL,
-        [summary] nvarchar(400) NOT NULL,
+        [summary] nvarchar(401) NOT NULL,
         PRIMARY KEY ([ordinal])
     );
 GO
@@ -1235,16 +1242,19 @@ GO
 -- qgen 0.1.0: enqueue rainfall.rainfall_transfer_enqueue, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
--- (enqueued = 0).
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_enqueue]
     @rainfall_id bigint,
-    @summary nvarchar(400)
+    @summary nvarchar(401)
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@summary) > 800
+        THROW 50010, N'qgen: @summary is past its column''s limit in rainfall.rainfall_transfer_enqueue; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
@@ -1276,6 +1286,17 @@ BEGIN
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     IF (SELECT COUNT(*) FROM @jobs) > 3599
         THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for rainfall.rainfall_transfer: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
+    DECLARE @q$over int, @q$over_column nvarchar(2048);
+    SELECT TOP (1) @q$over = [j].[ordinal],
+           @q$over_column = CASE WHEN DATALENGTH([j].[summary]) > 800 THEN N'summary; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+    FROM @jobs AS [j]
+    WHERE DATALENGTH([j].[summary]) > 800
+    ORDER BY [j].[ordinal];
+    IF @q$over IS NOT NULL
+    BEGIN
+        DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in rainfall.rainfall_transfer_enqueue_batch: column ', @q$over_column, N'.');
+        THROW 50010, @q$over_message, 1;
+    END;
     BEGIN TRY
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
@@ -1330,10 +1351,21 @@ BEGIN
         (
             [ordinal] int '$.ordinal',
             [rainfall_id] bigint 'strict $.rainfall_id',
-            [summary] nvarchar(400) 'strict $.summary'
+            [summary] nvarchar(401) 'strict $.summary'
         ) AS [j];
         IF (SELECT COUNT(*) FROM @q$batch) > 3599
             THROW 50003, N'qgen: a batch of more than 3599 jobs is out of range for rainfall.rainfall_transfer: one statement writing more could escalate to a table lock; accepted: 1 to 3599 jobs per call (split the batch; the client does).', 1;
+        DECLARE @q$over int, @q$over_column nvarchar(2048);
+        SELECT TOP (1) @q$over = [j].[ordinal],
+               @q$over_column = CASE WHEN DATALENGTH([j].[summary]) > 800 THEN N'summary; accepted: string(400), at most 400 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+        FROM @q$batch AS [j]
+        WHERE DATALENGTH([j].[summary]) > 800
+        ORDER BY [j].[ordinal];
+        IF @q$over IS NOT NULL
+        BEGIN
+            DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in rainfall.rainfall_transfer_enqueue_json: column ', @q$over_column, N'.');
+            THROW 50010, @q$over_message, 1;
+        END;
         BEGIN TRANSACTION;
         INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
         OUTPUT inserted.[id] INTO @q$new ([id])
@@ -2065,7 +2097,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ra
 FROM
 (
     VALUES
-        (N'rainfall_events_complete', 0xFD715557EDC845A3F95458A1ED47807C372057013A9BB774CC29A1FE4907664A),
+        (N'rainfall_events_complete', 0xACFDB354411C5E046F30B20E7D8EE8A6276DB99ABB58CAB13E1487BC1FE27B13),
         (N'rainfall_events_dequeue', 0x94BC0FF0944210F75577FCBA47804E71FB3EB2AF9CC238EB45960539A4B4B7B2),
         (N'rainfall_events_enqueue', 0x39EB463CD90F9397D8920C9628759D4DACED171E1602EE133CFC2250F1F6D8A0),
         (N'rainfall_events_enqueue_batch', 0x780B67F105E1236820FD858F6C60E36D051FDF6723C7CB9FAE35269F55BCD81F),
@@ -2083,9 +2115,9 @@ FROM
         (N'rainfall_events_watermark_correct', 0xD1D03D3D300CF4C1B6F3CF873D0B229F4E93A0C963D85A19E7C77A771DCB10C6),
         (N'rainfall_events_watermark_move', 0xF5869882EB8414873736AE334E2EE03BA5B28C6CFF74A468827E7DB04596F462),
         (N'rainfall_transfer_dequeue', 0x069D61BABA321D57A07D2AD85E3123175FBCC53E731F52F4ACF24CB62E30DA03),
-        (N'rainfall_transfer_enqueue', 0xB5BFED8A6479C6D048A6F6035CCF57106E9094C5F81C08E98E47E3F09F4A8745),
-        (N'rainfall_transfer_enqueue_batch', 0x295D3675C21B1EB0290ABB804B78768F95154C820E6DE7C862A3CA4F04C5FE5F),
-        (N'rainfall_transfer_enqueue_json', 0xB03492BADC6CB879F4035C3EF1A564665B66923BB16A2F065818B0AAAD73E457),
+        (N'rainfall_transfer_enqueue', 0x4D6FC5912A895AD8CDAFD76A83A05DED7AAB754D145C8E1CE37C2C99AF121015),
+        (N'rainfall_transfer_enqueue_batch', 0x181750DECA8D6EF0F0E4CAE15000C901F0A6C1152D621F99701889FE13E1F24D),
+        (N'rainfall_transfer_enqueue_json', 0x66AE0B4A53B56CB2FD5E7B5279CD2B22DA4A6941FBA6A3B79B9EEE9FFA7C2482),
         (N'rainfall_transfer_maintain', 0x871DEC8031C766B946688E78167F8645C66008E6AF43FCC491FF10E71E75879A),
         (N'rainfall_transfer_metrics', 0x9EDD766CBB2E60BD85158CD8CCCEBA02B1872AC676DFAC7FFBCE4C0D82BA4AAA),
         (N'rainfall_transfer_peek', 0x89CE8D26A99177FC2366BFDDED657A7D841BE0CF5E9DE14C3C044CD9A971844E),

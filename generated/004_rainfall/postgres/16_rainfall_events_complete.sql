@@ -21,6 +21,10 @@ AS $qgen$
 DECLARE
     v$completed integer;
 BEGIN
+    IF pg_catalog.length("rainfall_events_complete"."summary") > 400 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: summary is past its column''s limit in rainfall.rainfall_events_complete; accepted: string(400), at most 400 characters';
+    END IF;
     IF "rainfall_events_complete"."id" IS NULL THEN
         -- Outbox values belong to one job: a whole lease completed at once would skip them silently.
         RAISE EXCEPTION USING ERRCODE = 'QG002',

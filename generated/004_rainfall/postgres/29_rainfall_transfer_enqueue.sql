@@ -14,6 +14,10 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    IF pg_catalog.length("rainfall_transfer_enqueue"."summary") > 400 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: summary is past its column''s limit in rainfall.rainfall_transfer_enqueue; accepted: string(400), at most 400 characters';
+    END IF;
     RETURN QUERY
         INSERT INTO "rainfall"."rainfall_transfer" AS "job" ("rainfall_id", "summary")
         VALUES ("rainfall_transfer_enqueue"."rainfall_id", "rainfall_transfer_enqueue"."summary")

@@ -15,7 +15,21 @@ AS $qgen$
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
     v$sequence regclass := pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_transfer"', 'id')::regclass;
+    v$over integer;
+    v$over_column text;
 BEGIN
+    SELECT coalesce("j"."ordinal", "e"."position$"::integer),
+           CASE WHEN pg_catalog.length("j"."summary") > 400 THEN 'summary; accepted: string(400), at most 400 characters' END
+    INTO v$over, v$over_column
+    FROM jsonb_array_elements("rainfall_transfer_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::"rainfall"."rainfall_transfer_batch", "e"."job$") AS "j"
+    WHERE pg_catalog.length("j"."summary") > 400
+    ORDER BY "e"."position$"
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = pg_catalog.format('qgen: job %s of the batch has a value past its column''s limit in rainfall.rainfall_transfer_enqueue_batch: column %s', v$over, v$over_column);
+    END IF;
     RETURN QUERY
         WITH "input" AS
         (

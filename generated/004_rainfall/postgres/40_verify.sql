@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('rainfall_events_complete', 'fbfabbbf5951f06feaae323e6ffbf1f3'),
+            ('rainfall_events_complete', '9f8dcfc199787083e10fbc98e6adfef1'),
             ('rainfall_events_dequeue', '4f18541424f1d6374ffb8d878e4fd6ff'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
@@ -56,8 +56,8 @@ BEGIN
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
             ('rainfall_transfer_dequeue', '757aefa31955d98d13293f6d0fa88a79'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
-            ('rainfall_transfer_enqueue', '576d4ab3b0b78ee4e25325322c734f48'),
-            ('rainfall_transfer_enqueue_batch', 'bd4d16174ef4fffed8ef372199906857'),
+            ('rainfall_transfer_enqueue', '9e0b36dac3abfdfa685a5ab4c0a82629'),
+            ('rainfall_transfer_enqueue_batch', '93aa3150bad48f811316842da265018f'),
             ('rainfall_transfer_maintain', '03d20d545ad8fd56d928b7665a8b4e7f'),
             ('rainfall_transfer_metrics', '7cc1aaeddced3d443733e77814dcc8be'),
             ('rainfall_transfer_peek', '1846abfa1179a3507e5caf7476352bbd'),

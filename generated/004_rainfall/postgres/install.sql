@@ -166,6 +166,9 @@ ALTER VIEW "rainfall"."rainfall_events_pending" OWNER TO "rainfall_owner";
 -- The shape of one job in enqueue_batch's JSON array (jsonb_populate_recordset reads the array into
 -- it). A composite type has no NOT NULL or defaults: enqueue_batch fills ordinal (the array
 -- position) when missing, and the table rejects a missing required column.
+-- Its string and decimal fields have no length or scale (m.param_type): reading a job into
+-- varchar(n) or numeric(p,s) would cut or round a value past its column before enqueue_batch
+-- could refuse it (QG010).
 DO $qgen$
 BEGIN
     IF pg_catalog.to_regtype('"rainfall"."rainfall_events_batch"') IS NULL THEN
@@ -647,6 +650,10 @@ AS $qgen$
 DECLARE
     v$completed integer;
 BEGIN
+    IF pg_catalog.length("rainfall_events_complete"."summary") > 400 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: summary is past its column''s limit in rainfall.rainfall_events_complete; accepted: string(400), at most 400 characters';
+    END IF;
     IF "rainfall_events_complete"."id" IS NULL THEN
         -- Outbox values belong to one job: a whole lease completed at once would skip them silently.
         RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -1230,6 +1237,9 @@ ALTER VIEW "rainfall"."rainfall_transfer_pending" OWNER TO "rainfall_owner";
 -- The shape of one job in enqueue_batch's JSON array (jsonb_populate_recordset reads the array into
 -- it). A composite type has no NOT NULL or defaults: enqueue_batch fills ordinal (the array
 -- position) when missing, and the table rejects a missing required column.
+-- Its string and decimal fields have no length or scale (m.param_type): reading a job into
+-- varchar(n) or numeric(p,s) would cut or round a value past its column before enqueue_batch
+-- could refuse it (QG010).
 DO $qgen$
 BEGIN
     IF pg_catalog.to_regtype('"rainfall"."rainfall_transfer_batch"') IS NULL THEN
@@ -1237,7 +1247,7 @@ BEGIN
         (
             "ordinal" integer,
             "rainfall_id" bigint,
-            "summary" varchar(400)
+            "summary" varchar
         );
     END IF;
 END
@@ -1260,6 +1270,10 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    IF pg_catalog.length("rainfall_transfer_enqueue"."summary") > 400 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: summary is past its column''s limit in rainfall.rainfall_transfer_enqueue; accepted: string(400), at most 400 characters';
+    END IF;
     RETURN QUERY
         INSERT INTO "rainfall"."rainfall_transfer" AS "job" ("rainfall_id", "summary")
         VALUES ("rainfall_transfer_enqueue"."rainfall_id", "rainfall_transfer_enqueue"."summary")
@@ -1286,7 +1300,21 @@ AS $qgen$
 DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
     v$sequence regclass := pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_transfer"', 'id')::regclass;
+    v$over integer;
+    v$over_column text;
 BEGIN
+    SELECT coalesce("j"."ordinal", "e"."position$"::integer),
+           CASE WHEN pg_catalog.length("j"."summary") > 400 THEN 'summary; accepted: string(400), at most 400 characters' END
+    INTO v$over, v$over_column
+    FROM jsonb_array_elements("rainfall_transfer_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::"rainfall"."rainfall_transfer_batch", "e"."job$") AS "j"
+    WHERE pg_catalog.length("j"."summary") > 400
+    ORDER BY "e"."position$"
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = pg_catalog.format('qgen: job %s of the batch has a value past its column''s limit in rainfall.rainfall_transfer_enqueue_batch: column %s', v$over, v$over_column);
+    END IF;
     RETURN QUERY
         WITH "input" AS
         (
@@ -1924,7 +1952,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('rainfall_events_complete', 'fbfabbbf5951f06feaae323e6ffbf1f3'),
+            ('rainfall_events_complete', '9f8dcfc199787083e10fbc98e6adfef1'),
             ('rainfall_events_dequeue', '4f18541424f1d6374ffb8d878e4fd6ff'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
@@ -1941,8 +1969,8 @@ BEGIN
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
             ('rainfall_transfer_dequeue', '757aefa31955d98d13293f6d0fa88a79'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
-            ('rainfall_transfer_enqueue', '576d4ab3b0b78ee4e25325322c734f48'),
-            ('rainfall_transfer_enqueue_batch', 'bd4d16174ef4fffed8ef372199906857'),
+            ('rainfall_transfer_enqueue', '9e0b36dac3abfdfa685a5ab4c0a82629'),
+            ('rainfall_transfer_enqueue_batch', '93aa3150bad48f811316842da265018f'),
             ('rainfall_transfer_maintain', '03d20d545ad8fd56d928b7665a8b4e7f'),
             ('rainfall_transfer_metrics', '7cc1aaeddced3d443733e77814dcc8be'),
             ('rainfall_transfer_peek', '1846abfa1179a3507e5caf7476352bbd'),
