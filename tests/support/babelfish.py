@@ -55,6 +55,8 @@ GAPS = {
            "not -1, for a lock not granted within @LockTimeout",
     "B28": "a named default constraint cannot be dropped by its name (ALTER TABLE ... DROP CONSTRAINT [name]: 3728)",
     "B29": "the dbo schema is owned by the db_owner role (SQL Server: the dbo user), so install refuses schema: dbo (50022)",
+    "B30": "sys.sql_expression_dependencies is empty (and sys.parameters missing): no module's use of another "
+           "object can be found, and a call of a dropped procedure is not refused",
 }
 
 REWRITTEN: Counter = Counter()
