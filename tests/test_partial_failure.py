@@ -216,11 +216,28 @@ def unit_params() -> list:
             for dialect in ("postgres", "mssql") for index in range(len(uninstall_units(dialect)))]
 
 
+def shape(unit: str) -> str:
+    """A batch's first statement past the guard, by its first two words (DROP PROCEDURE, IF EXISTS ...)."""
+    code = [line.split() for line in unit.splitlines() if line.strip() and not line.strip().startswith("--")]
+    past_guard = next((i + 1 for i, words in enumerate(code) if words[:1] == ["END;"]), 0) \
+        if code and code[0][:2] == ["IF", "@@TRANCOUNT"] else 0
+    return " ".join(code[past_guard][:2]) if past_guard < len(code) else ""
+
+
+def covered_before(dialect: str, index: int) -> bool:
+    """Is an earlier batch of the same shape run already (B23: on Babelfish each one is slow)?"""
+    script = uninstall_units(dialect)
+    return shape(script[index]) in {shape(unit) for unit in script[:index]}
+
+
 @pytest.mark.parametrize("dialect, index", unit_params())
 def test_uninstall_failing_at_each_unit_leaves_all_or_nothing(targets, dialect: str, index: int):
     target = targets(dialect)
+    if target.babelfish and covered_before(dialect, index):
+        pytest.skip(f"Babelfish gap B23 ({GAPS['B23']}): batch {index} is shaped like an earlier one "
+                    f"({shape(uninstall_units(dialect)[index])}), run there; every batch runs on a real SQL Server")
     installed(target)
-    before = target.catalog()
+    before = target.full
     script = uninstall_units(dialect)
     script[index] = failing(dialect, script[index], index)
     marker = 1000 + index
@@ -291,6 +308,8 @@ DEPENDENTS = {
                   f"DROP PROCEDURE [dbo].[{named('pf_calls')}]"),
     },
 }
+DEPENDENT_NAMES = {"foreign key": "child", "view": "view", "table type parameter": "takes",
+                   "procedure calling enqueue": "calls"}
 # Babelfish keeps sys.sql_expression_dependencies empty (B30): it cannot name these, and a call it
 # does not enforce is dropped under the caller as SQL Server would without the check.
 NAMED_ON_BABELFISH = {"foreign key"}
@@ -315,7 +334,7 @@ def test_uninstall_refuses_an_object_of_the_users_that_depends_on_qgen(targets, 
         errors = target.run(uninstall_units(dialect))
         assert target.catalog() == before, f"uninstall dropped part of qgen's objects under {kind}:\n{errors}"
         if dialect == "mssql" and (kind in NAMED_ON_BABELFISH or not target.babelfish):
-            assert "(50024)" in errors and named("pf_") in errors, errors
+            assert "(50024)" in errors and named(f"pf_{DEPENDENT_NAMES[kind]}") in errors, errors
     finally:
         target.execute(drop)
     rerun(target, dialect)

@@ -99,7 +99,8 @@ def run_batches(conn: Any, batches: list[str], babelfish: bool,
 
 
 MSSQL_CATALOG = """
-SELECT N'object ' + [o].[name] + N' ' + RTRIM([o].[type]) FROM sys.objects AS [o] WHERE [o].[schema_id] = SCHEMA_ID(?)
+SELECT N'object ' + [o].[name] + N' ' + RTRIM([o].[type]) FROM sys.objects AS [o]
+WHERE [o].[schema_id] = SCHEMA_ID(?) AND [o].[parent_object_id] = 0 AND [o].[type] <> 'TT'
 UNION ALL SELECT N'type ' + [t].[name] FROM sys.types AS [t] WHERE [t].[schema_id] = SCHEMA_ID(?)
 UNION ALL SELECT N'schema ' + [s].[name] FROM sys.schemas AS [s] WHERE [s].[name] = ?
 UNION ALL SELECT N'role ' + [p].[name] FROM sys.database_principals AS [p] WHERE [p].[name] IN (?, ?, ?)
@@ -118,7 +119,8 @@ UNION ALL SELECT 'grant ' || n.nspname || ' ' || a.privilege_type || ' ' || a.gr
 
 def catalog(dialect: str, conn: Any, schema: str, roles: list[str]) -> frozenset[str]:
     """What a qgen script of this schema creates or drops: the schema's objects and types, the
-    schema, the roles (PostgreSQL: and the grants on the schema)."""
+    schema, the roles (PostgreSQL: and the grants on the schema). SQL Server: top-level objects
+    only (a constraint or a table type's object may carry a generated name, new at each install)."""
     if dialect == "mssql":
         cursor = conn.cursor()
         rows = cursor.execute(MSSQL_CATALOG, schema, schema, schema, *roles[:3]).fetchall()
