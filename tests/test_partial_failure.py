@@ -40,7 +40,7 @@ from tests.support.babelfish import GAPS
 from tests.support.backends import MSSQL_MISSING, MSSQL_URL_ENV, MssqlBackend
 from tests.support.pg import scratch_database, server_problem
 from tests.support.run import TOKEN, named, run_spec
-from tests.support.scripts import catalog, is_code, pg_statements, run_batches, run_psql
+from tests.support.scripts import catalog, failing, is_code, pg_statements, run_batches, run_psql
 
 SCHEMA = f"pf_{TOKEN}"
 SPEC = f"""schema: {SCHEMA}
@@ -58,19 +58,6 @@ RENDERED = {d: render_spec(SPEC_OBJ, "partial.yaml", d) for d in ("mssql", "post
 def units(dialect: str, script: str) -> list[str]:
     """What the operator's client sends one at a time: GO batches, or psql's statements."""
     return split_batches(script) if dialect == "mssql" else [s for s in pg_statements(script) if is_code(s)]
-
-
-def failing(dialect: str, unit: str, index: int) -> str:
-    """The unit as it fails: an error instead of its work (a COMMIT that fails rolls back)."""
-    if dialect == "mssql":
-        return f"THROW 50999, N'qgen test: batch {index} failed', 1;"
-    raised = f"DO $inject$ BEGIN RAISE EXCEPTION 'qgen test: statement {index} failed'; END $inject$;"
-    code = " ".join(line for line in unit.splitlines() if not line.strip().startswith("--")).strip().upper()
-    if code == "COMMIT;":
-        return "ROLLBACK;\n" + raised
-    if code == "BEGIN;":
-        return "BEGIN;\n" + raised  # BEGIN itself cannot fail: the part's first statement does
-    return raised
 
 
 class Target:

@@ -59,6 +59,19 @@ def is_code(statement: str) -> bool:
     return any(line.strip() and not line.strip().startswith("--") for line in statement.splitlines())
 
 
+def failing(dialect: str, unit: str, index: int) -> str:
+    """The unit as it fails: an error instead of its work (a COMMIT that fails rolls back)."""
+    if dialect == "mssql":
+        return f"THROW 50999, N'qgen test: batch {index} failed', 1;"
+    raised = f"DO $inject$ BEGIN RAISE EXCEPTION 'qgen test: statement {index} failed'; END $inject$;"
+    code = " ".join(line for line in unit.splitlines() if not line.strip().startswith("--")).strip().upper()
+    if code == "COMMIT;":
+        return "ROLLBACK;\n" + raised
+    if code == "BEGIN;":
+        return "BEGIN;\n" + raised  # BEGIN itself cannot fail: the part's first statement does
+    return raised
+
+
 def run_psql(url: str, statements: list[str], before: str = "") -> str:
     """Run the statements with psql -f, ON_ERROR_STOP off (psql's default); returns its stderr."""
     with tempfile.NamedTemporaryFile("w", suffix=".sql") as f:
