@@ -179,7 +179,7 @@ class RenderedObject:
     upgrade: str = ""  # its upgrade block: what install.sql over an older qgen's install needs first
 
 
-SCRIPT_PARTS = ("session", "uninstall_begin", "uninstall_end", "force_uninstall")
+SCRIPT_PARTS = ("session", "uninstall_begin", "uninstall_end", "force_uninstall", "batch_guard")
 PART_BLOCKS = ("uninstall_part_begin", "uninstall_part_end")
 
 
@@ -190,18 +190,21 @@ def _script_template(env: jinja2.Environment, dialect_name: str) -> jinja2.Templ
 def render_script_parts(env: jinja2.Environment, dialect_name: str) -> SimpleNamespace:
     """The blocks of templates/<dialect>/script.sql.j2 (else default/script.sql.j2), "" when empty:
     session begins every file; uninstall_begin and uninstall_end wrap uninstall.sql; force_uninstall
-    lets an uninstall that follows it in the same session drop tables that still hold jobs."""
+    lets an uninstall that follows it in the same session drop tables that still hold jobs;
+    batch_guard begins every batch of uninstall.sql's drops."""
     template = _script_template(env, dialect_name)
-    return SimpleNamespace(**dict(zip(SCRIPT_PARTS, _blocks(template, {"q": None}, *SCRIPT_PARTS))))
+    return SimpleNamespace(**dict(zip(SCRIPT_PARTS, _blocks(template, {"q": None, "part": 0}, *SCRIPT_PARTS))))
 
 
 def uninstall_parts(rendered: list["RenderedObject"]) -> list[tuple[Optional[str], list["RenderedObject"]]]:
-    """The drops of uninstall.sql after its check (the verify object's drop), in parts: the
-    schema-wide drops that come before the queues', then each queue's drops (a queue before the
-    queues it depends on, e.g. the downstream queue of its outbox), then the schema-wide drops that
-    come after (roles, schema). Each part is (queue or None, its objects in drop order); a dialect
-    runs each part in a transaction of its own (uninstall_part_begin / _end), so one transaction
-    never locks more than one queue's objects (a spec of hundreds of queues fits a server's lock table)."""
+    """The drops of uninstall.sql after its check (the verify object's drop), in parts: each
+    queue's drops (a queue before the queues it depends on, e.g. the downstream queue of its
+    outbox), then the schema-wide drops (the grants' revokes, roles, schema). Each part is (queue or
+    None, its objects in drop order); a dialect runs each part in a transaction of its own
+    (uninstall_part_begin / _end), so one transaction never locks more than one queue's objects (a
+    spec of hundreds of queues fits a server's lock table). The schema-wide drops that come before
+    the queues' in reverse install order (the grants) go to the last part: a part that fails stops
+    every later one, and what it leaves is whole queues, each still with its grants."""
     drops = [item for item in reversed(rendered) if item.drop.strip() and item.obj.kind != "verify"]
     queue_of = {item.obj.key: item.obj.queue for item in rendered}
     queues = list(dict.fromkeys(item.obj.queue for item in drops if item.obj.queue))
@@ -225,27 +228,32 @@ def uninstall_parts(rendered: list["RenderedObject"]) -> list[tuple[Optional[str
         place(queue)
     first = next((i for i, item in enumerate(drops) if item.obj.queue), len(drops))
     last = max((i for i, item in enumerate(drops) if item.obj.queue), default=first - 1)
-    parts: list[tuple[Optional[str], list[RenderedObject]]] = []
-    if drops[:first]:
-        parts.append((None, drops[:first]))
-    parts += [(q, [item for item in drops if item.obj.queue == q]) for q in order]
-    between = [item for item in drops[first:last + 1] if not item.obj.queue]
-    if between or drops[last + 1:]:
-        parts.append((None, between + drops[last + 1:]))
+    parts: list[tuple[Optional[str], list[RenderedObject]]] = [
+        (q, [item for item in drops if item.obj.queue == q]) for q in order]
+    rest = drops[:first] + [item for item in drops[first:last + 1] if not item.obj.queue] + drops[last + 1:]
+    if rest:
+        parts.append((None, rest))
     return parts
 
 
 def _render_uninstall(env: jinja2.Environment, dialect_name: str, base: dict, rendered: list["RenderedObject"],
                       parts: SimpleNamespace) -> str:
     """uninstall.sql's body: uninstall_begin, the check (verify's drop), each part in its own
-    uninstall_part_begin / uninstall_part_end, uninstall_end."""
+    uninstall_part_begin / uninstall_part_end (rendered with q, its queue, and part, its number from
+    1), uninstall_end. Where the dialect has a batch_guard block, every batch of the parts begins with
+    it (SQL Server: the check's transaction spans the GO batches; a batch that finds it gone refuses)."""
     template = _script_template(env, dialect_name)
     check = "".join(item.drop for item in reversed(rendered) if item.obj.kind == "verify" and item.drop.strip())
-    body = parts.uninstall_begin + check
-    for queue, items in uninstall_parts(rendered):
-        begin, end = _blocks(template, {**base, "q": base["queues"].get(queue) if queue else None}, *PART_BLOCKS)
-        body += begin + "".join(item.drop for item in items) + end
-    return body + parts.uninstall_end
+    drops = ""
+    for number, (queue, items) in enumerate(uninstall_parts(rendered), start=1):
+        variables = {**base, "q": base["queues"].get(queue) if queue else None, "part": number}
+        begin, end = _blocks(template, variables, *PART_BLOCKS)
+        drops += begin + "".join(item.drop for item in items) + end
+    if parts.batch_guard:
+        dialect = dialect_registry.get(dialect_name)
+        drops = "".join(f"{parts.batch_guard}{batch}\n{dialect.batch_separator}"
+                        for batch in dialect.split_batches(drops))
+    return parts.uninstall_begin + check + drops + parts.uninstall_end
 
 
 @dataclass(frozen=True)

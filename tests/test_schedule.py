@@ -18,6 +18,7 @@ from qgen.specload import load_spec
 from tests.conftest import EXAMPLES, ROOT
 from tests.support.pg import run_script, scratch_database
 from tests.support.run import run_spec
+from tests.support.scripts import failing, is_code, pg_statements, run_psql
 
 SPEC = ROOT / "tests" / "specs" / "features_lease.yaml"
 
@@ -77,3 +78,40 @@ def test_the_pg_cron_script_schedules_every_queue_and_its_commands_run(postgres_
                 assert conn.execute("SELECT count(*) FROM cron.job WHERE database = 'elsewhere'").fetchone()[0] == 2
         finally:
             run_script(url, rendering.uninstall)
+
+
+def schedule_statements(script: str) -> list[str]:
+    return [s for s in pg_statements(script) if is_code(s)]
+
+
+FEATURES = run_spec(load_spec(SPEC))
+SCHEDULE = render_spec(FEATURES, SPEC.name, "postgres").files()["schedule.sql"]
+
+
+def is_meta(statement: str) -> bool:
+    """A psql meta-command (\\if, \\set ...), not SQL: it cannot fail as a statement does."""
+    return next(line for line in statement.splitlines() if line.strip() and not line.strip().startswith("--")).startswith("\\")
+
+
+@pytest.mark.parametrize("index", [i for i, s in enumerate(schedule_statements(SCHEDULE)) if not is_meta(s)])
+def test_a_schedule_failing_at_any_statement_leaves_every_queue_its_job(postgres_server, index):
+    """Partial failure (tests/test_partial_failure.py) for schedule.sql: statement k fails under
+    psql without ON_ERROR_STOP; every queue still has exactly the job it had (the unschedules
+    before the failure rolled back), and the script run again schedules every queue."""
+    statements = schedule_statements(SCHEDULE)
+    broken = list(statements)
+    broken[index] = failing("postgres", statements[index], index)
+    with scratch_database("qgen_schedule") as url:
+        run_script(url, PG_CRON_STAND_IN)  # the jobs name maintain functions; they need not exist here
+        run_psql(url, statements)
+        with psycopg.connect(url, autocommit=True) as conn:
+            before = conn.execute("SELECT jobid, jobname FROM cron.job ORDER BY jobname").fetchall()
+        errors = run_psql(url, broken)
+        assert "failed" in errors, errors
+        with psycopg.connect(url, autocommit=True) as conn:
+            after = conn.execute("SELECT jobid, jobname FROM cron.job ORDER BY jobname").fetchall()
+        assert after == before, f"the schedule half replaced: {before} -> {after}"
+        assert "ERROR" not in run_psql(url, statements)
+        with psycopg.connect(url, autocommit=True) as conn:
+            again = conn.execute("SELECT jobname FROM cron.job ORDER BY jobname").fetchall()
+        assert again == [(name,) for _, name in before] and len(again) == len(FEATURES.queues)

@@ -22,6 +22,7 @@ from tests.support.tsql_gate import (
     session_findings,
     sqlfluff_findings,
     sqlparser_findings,
+    transaction_guard_findings,
 )
 
 pytestmark = pytest.mark.tsql_gate
@@ -884,3 +885,36 @@ def test_the_callers_transaction_asked_with_implicit_transactions_passes():
             "    BEGIN TRANSACTION;\n    INSERT INTO dbo.t VALUES (1);\n    COMMIT TRANSACTION;\n")
     text = "CREATE PROCEDURE dbo.p\nAS\nBEGIN\n" + PROCEDURE_START + body + "END;\n"
     assert procedure_session_findings(text, "p.sql") == []
+
+
+GUARD = ("IF @@TRANCOUNT = 0\nBEGIN\n    RAISERROR(N'%s', 16, 1, N'stopped');\n    SET NOEXEC ON;\n    RETURN;\nEND;\n")
+
+
+def test_every_batch_inside_a_transaction_that_spans_batches_opens_with_the_guard():
+    text = ("SET XACT_ABORT ON;\nBEGIN TRANSACTION;\nGO\n" + GUARD + "DROP TABLE dbo.a;\nGO\n"
+            + GUARD + "IF @@TRANCOUNT > 0\n    COMMIT TRANSACTION;\nGO\nSET NOEXEC OFF;\nGO\n")
+    assert transaction_guard_findings(text, "u.sql") == []
+
+
+@pytest.mark.parametrize(
+    "unguarded",
+    [
+        "DROP TABLE dbo.b;",
+        # the guard's block must end the batch: without RETURN the drop after it runs
+        "IF @@TRANCOUNT = 0\nBEGIN\n    RAISERROR(N'%s', 16, 1, N'stopped');\nEND;\nDROP TABLE dbo.b;",
+        # a guard further down does not keep the statements before it from running
+        "DROP TABLE dbo.b;\n" + GUARD,
+    ],
+)
+def test_a_batch_inside_a_transaction_without_the_guard_is_reported(unguarded):
+    before = "SET XACT_ABORT ON;\nBEGIN TRANSACTION;\nGO\n" + GUARD + "DROP TABLE dbo.a;\nGO\n"
+    text = before + unguarded + "\nGO\n" + GUARD + "COMMIT TRANSACTION;\nGO\nDROP TABLE dbo.after_commit;\nGO\n"
+    findings = transaction_guard_findings(text, "u.sql")
+    assert [f.line for f in findings] == [before.count("\n") + 1], findings
+    assert "transaction guard" in findings[0].message and "line 1" in findings[0].message
+
+
+def test_procedures_and_batches_outside_a_spanning_transaction_need_no_guard():
+    text = ("CREATE PROCEDURE dbo.p AS\nBEGIN\n    BEGIN TRANSACTION;\n    COMMIT TRANSACTION;\nEND;\nGO\n"
+            "BEGIN TRANSACTION;\nDROP TABLE dbo.a;\nCOMMIT TRANSACTION;\nGO\nDROP TABLE dbo.b;\nGO\n")
+    assert transaction_guard_findings(text, "u.sql") == []

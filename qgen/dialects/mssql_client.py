@@ -42,6 +42,8 @@ ERRORS = ErrorTable(
         50020: NOT_VERIFIED,
         50022: ErrorCode("install_refused", INSTALL_REFUSED.raises,
                          "qgen install refused: the schema's owner is not a user (maintain's EXECUTE AS OWNER cannot impersonate it)"),
+        50024: ErrorCode("uninstall_refused", UNINSTALL_REFUSED.raises,
+                         "qgen uninstall refused, before dropping anything: objects that are not qgen's use qgen's objects"),
         50030: MAINTAIN_FAILED,
         2601: ErrorCode("duplicate", DUPLICATE.raises, "duplicate key row in a unique index"),
         2627: ErrorCode("duplicate", DUPLICATE.raises, "violation of a PRIMARY KEY or UNIQUE constraint"),

@@ -60,6 +60,8 @@ GAPS = {
     "B30": "DATALENGTH of an nvarchar value counts its UTF-8 bytes, not two per UTF-16 code unit; a conversion's "
            "refusal (a number past int's range, a string not a time) comes as 33557097",
     "B31": "OPENJSON ... WITH (c nvarchar(max) '$.k') cuts the value to 4000 characters",
+    "B33": "sys.sql_expression_dependencies is empty (and sys.parameters missing): no module's use of another "
+           "object can be found, and a call of a dropped procedure is not refused",
 }
 
 REWRITTEN: Counter = Counter()

@@ -627,11 +627,62 @@ def _caller_transaction_findings(batch: str, toks: list[Tok], body: int) -> list
     return found
 
 
+def _transaction_balance(toks: list[Tok]) -> int:
+    """BEGIN TRAN[SACTION]s less COMMITs of a batch (a ROLLBACK is its failure path, not its end)."""
+    begins = sum(1 for i, tok in enumerate(toks) if is_word(tok, "BEGIN") and is_word(at(toks, i + 1), "TRAN", "TRANSACTION"))
+    return begins - sum(1 for tok in toks if is_word(tok, "COMMIT"))
+
+
+def _guarded(toks: list[Tok]) -> bool:
+    """Does the batch open with IF @@TRANCOUNT = 0 and a block that ends the batch (RETURN)?"""
+    if [t.value for t in toks[:4]] != ["IF", "@@TRANCOUNT", "=", "0"]:
+        return False
+    depth, i = 0, 4
+    while i < len(toks):
+        if is_word(toks[i], "BEGIN"):
+            depth += 1
+        elif is_word(toks[i], "END"):
+            depth -= 1
+            if depth == 0:
+                return False
+        elif is_word(toks[i], "RETURN") and depth == 1:
+            return True
+        i += 1
+    return False
+
+
+def transaction_guard_findings(text: str, name: str = "") -> list[Finding]:
+    """A script whose transaction spans GO batches (a batch begins it, a later one commits it): every
+    batch in between opens with IF @@TRANCOUNT = 0 BEGIN ... RETURN; END. sqlcmd without -b and SSMS
+    send the next batch after one failed; XACT_ABORT rolled the transaction back, so without the
+    guard the batch runs in autocommit, without the locks the transaction took (uninstall's drops)."""
+    found: list[Finding] = []
+    opened_at: int | None = None
+    for first_line, batch in batch_spans(text):
+        toks = tokens(batch)
+        if not toks or (module_statement(toks, 0) is not None):
+            continue
+        if opened_at is not None and not _guarded(toks):
+            line, column = line_col(batch, toks[0].pos)
+            found.append(Finding(name, first_line + line - 1, column, "own",
+                                 f"transaction guard: this batch runs inside the transaction begun at line {opened_at} "
+                                 "but does not open with IF @@TRANCOUNT = 0 BEGIN ... RETURN; END: once an earlier "
+                                 "batch failed and rolled it back, sqlcmd and SSMS run it in autocommit"))
+        balance = _transaction_balance(toks)
+        if balance > 0 and opened_at is None:
+            opened_at = first_line
+        elif balance < 0:
+            opened_at = None
+    return found
+
+
 def deploy_findings(text: str, name: str = "") -> list[Finding]:
     """The rules a rendered qgen script must pass to deploy on any session and to run twice: SET
-    options, filtered indexes, guarded CREATEs, every procedure's own session options."""
+    options, filtered indexes, guarded CREATEs, every procedure's own session options, every batch of
+    a transaction that spans batches guarded."""
     return sorted(session_findings(text, name) + filtered_index_findings(text, name) + rerun_findings(text, name)
-                  + procedure_session_findings(text, name) + filtered_claim_findings(text, name))
+                  + procedure_session_findings(text, name) + filtered_claim_findings(text, name)
+                  + transaction_guard_findings(text, name))
 
 
 # --------------------------------------------------------------------------------------------------

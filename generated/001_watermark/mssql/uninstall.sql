@@ -16,7 +16,40 @@ GO
 -- first takes an exclusive lock on each table it checks (TABLOCKX, HOLDLOCK: it waits for the
 -- writers in flight, and no producer, hand-off or dead-lettering can add a row until the tables are
 -- gone). XACT_ABORT ON: an error on the way rolls every drop back (and stays set in this session).
+-- Refused first, before anything is dropped (50024): an object that is not qgen's and uses one of
+-- qgen's (a procedure taking the queue's table type, a view, a foreign key to a queue table, a
+-- procedure or function calling or reading one): it would make a drop fail half way (3732, 3726) or
+-- be left pointing at nothing. Each is named; drop or change it, then run uninstall.sql again.
+-- (Babelfish keeps sys.sql_expression_dependencies empty: there only foreign keys are named, and
+-- the drop the others block fails and rolls back the whole uninstall, see every batch's guard.)
 SET XACT_ABORT ON;
+DECLARE @q$dependents nvarchar(max);
+SELECT @q$dependents = STRING_AGG(CONVERT(nvarchar(max), [d].[what]), N', ') WITHIN GROUP (ORDER BY [d].[what])
+FROM
+(
+    SELECT QUOTENAME(OBJECT_SCHEMA_NAME([e].[referencing_id])) + N'.' + QUOTENAME(OBJECT_NAME([e].[referencing_id]))
+        + N' uses ghosts.' + [e].[referenced_entity_name] AS [what]
+    FROM sys.sql_expression_dependencies AS [e]
+    WHERE [e].[referencing_class] = 1
+      AND COALESCE([e].[referenced_schema_name], OBJECT_SCHEMA_NAME([e].[referencing_id])) = N'ghosts'
+      AND [e].[referenced_entity_name] IN (N'testq', N'testq_watermark', N'testq_pending', N'testq_batch', N'testq_enqueue', N'testq_enqueue_batch', N'testq_enqueue_json', N'testq_watermark_move', N'testq_watermark_correct', N'testq_dequeue', N'testq_metrics', N'testq_peek', N'testq_purge_batch', N'testq_purge', N'testq_maintain')
+      AND NOT (OBJECT_SCHEMA_NAME([e].[referencing_id]) = N'ghosts'
+               AND OBJECT_NAME([e].[referencing_id]) IN (N'testq', N'testq_watermark', N'testq_pending', N'testq_batch', N'testq_enqueue', N'testq_enqueue_batch', N'testq_enqueue_json', N'testq_watermark_move', N'testq_watermark_correct', N'testq_dequeue', N'testq_metrics', N'testq_peek', N'testq_purge_batch', N'testq_purge', N'testq_maintain'))
+    UNION
+    SELECT QUOTENAME(OBJECT_SCHEMA_NAME([f].[parent_object_id])) + N'.' + QUOTENAME(OBJECT_NAME([f].[parent_object_id]))
+        + N' (foreign key ' + QUOTENAME([f].[name]) + N') references ghosts.' + OBJECT_NAME([f].[referenced_object_id])
+    FROM sys.foreign_keys AS [f]
+    WHERE OBJECT_SCHEMA_NAME([f].[referenced_object_id]) = N'ghosts'
+      AND OBJECT_NAME([f].[referenced_object_id]) IN (N'testq', N'testq_watermark')
+      AND NOT (OBJECT_SCHEMA_NAME([f].[parent_object_id]) = N'ghosts'
+               AND OBJECT_NAME([f].[parent_object_id]) IN (N'testq', N'testq_watermark'))
+) AS [d];
+IF @q$dependents IS NOT NULL
+BEGIN
+    DECLARE @q$uses nvarchar(2048) = LEFT(N'qgen: uninstall refused, nothing dropped: these objects are not qgen''s and use its objects: '
+        + @q$dependents + N'. Drop or change them, then run uninstall.sql again.', 2048);
+    THROW 50024, @q$uses, 1;
+END;
 BEGIN TRANSACTION;
 DECLARE @q$holding nvarchar(max) = N'';
 IF OBJECT_ID(N'ghosts.testq', N'U') IS NOT NULL
@@ -32,42 +65,161 @@ BEGIN
     SET NOEXEC ON;
 END;
 GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_maintain];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_purge];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_purge_batch];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_peek];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_metrics];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_dequeue];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_watermark_correct];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_watermark_move];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_enqueue_json];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_enqueue_batch];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_enqueue];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP TYPE IF EXISTS [ghosts].[testq_batch];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP VIEW IF EXISTS [ghosts].[testq_pending];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP TABLE IF EXISTS [ghosts].[testq_watermark];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP TABLE IF EXISTS [ghosts].[testq];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
 -- The objects take their own grants with them. An install by an older qgen granted EXECUTE ON
 -- SCHEMA to the admin role: take that back too (when both are still there).
 IF EXISTS (SELECT 1 FROM sys.database_permissions WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'ghosts')
            AND [grantee_principal_id] = DATABASE_PRINCIPAL_ID(N'ghosts_admin') AND [permission_name] = N'EXECUTE')
     REVOKE EXECUTE ON SCHEMA::[ghosts] FROM [ghosts_admin];
 GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_maintain];
-GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_purge];
-GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_purge_batch];
-GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_peek];
-GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_metrics];
-GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_dequeue];
-GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_watermark_correct];
-GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_watermark_move];
-GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_enqueue_json];
-GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_enqueue_batch];
-GO
-DROP PROCEDURE IF EXISTS [ghosts].[testq_enqueue];
-GO
-DROP TYPE IF EXISTS [ghosts].[testq_batch];
-GO
-DROP VIEW IF EXISTS [ghosts].[testq_pending];
-GO
-DROP TABLE IF EXISTS [ghosts].[testq_watermark];
-GO
-DROP TABLE IF EXISTS [ghosts].[testq];
-GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
 -- Only the roles install created. DROP ROLE fails while a role has members, and the members are
 -- someone else's: a role with members is kept, and said so.
 IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'ghosts') AND [name] = N'qgen.created_role.ghosts_producer')
@@ -104,6 +256,13 @@ BEGIN
     END;
 END;
 GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
 -- Only a schema install created, and only once nothing else is in it (someone else's objects keep it).
 IF EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'ghosts') AND [name] = N'qgen.created')
 BEGIN
@@ -115,8 +274,19 @@ BEGIN
         PRINT N'qgen: schema ghosts kept: it still holds other objects';
 END;
 GO
--- The transaction the check began, holding its table locks through every drop, ends here (a
--- refused uninstall rolled it back and set NOEXEC ON, so this COMMIT does not run then).
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+
+-- The transaction the check began, holding its table locks through every drop, ends here. Each
+-- batch from the check on begins with the guard above: once the transaction is gone (the check
+-- refused and rolled it back, or a batch failed and XACT_ABORT rolled back every drop) the next
+-- batch refuses and sets NOEXEC ON, so that sqlcmd and SSMS, which go on to the next batch after
+-- an error, drop nothing in autocommit and this COMMIT does not run.
 IF @@TRANCOUNT > 0
     COMMIT TRANSACTION;
 GO

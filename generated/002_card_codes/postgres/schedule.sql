@@ -16,6 +16,10 @@
 \else
 \set qgen_database :DBNAME
 \endif
+-- One transaction: a statement that fails (psql without ON_ERROR_STOP goes on) rolls back the
+-- unschedules before it, and every queue keeps the job it had.
+BEGIN;
 SELECT cron.unschedule("j"."jobid") FROM cron.job AS "j" WHERE "j"."jobname" = 'qgen maintain cards card_codes ' || :'qgen_database';
 SELECT cron.schedule_in_database('qgen maintain cards card_codes ' || :'qgen_database', '5 seconds',
     $qgen$SELECT * FROM "cards"."card_codes_maintain"()$qgen$, :'qgen_database');
+COMMIT;

@@ -16,9 +16,13 @@
 \else
 \set qgen_database :DBNAME
 \endif
+-- One transaction: a statement that fails (psql without ON_ERROR_STOP goes on) rolls back the
+-- unschedules before it, and every queue keeps the job it had.
+BEGIN;
 SELECT cron.unschedule("j"."jobid") FROM cron.job AS "j" WHERE "j"."jobname" = 'qgen maintain rainfall rainfall_events ' || :'qgen_database';
 SELECT cron.schedule_in_database('qgen maintain rainfall rainfall_events ' || :'qgen_database', '5 seconds',
     $qgen$SELECT * FROM "rainfall"."rainfall_events_maintain"()$qgen$, :'qgen_database');
 SELECT cron.unschedule("j"."jobid") FROM cron.job AS "j" WHERE "j"."jobname" = 'qgen maintain rainfall rainfall_transfer ' || :'qgen_database';
 SELECT cron.schedule_in_database('qgen maintain rainfall rainfall_transfer ' || :'qgen_database', '5 seconds',
     $qgen$SELECT * FROM "rainfall"."rainfall_transfer_maintain"()$qgen$, :'qgen_database');
+COMMIT;

@@ -1,20 +1,20 @@
 -- qgen 0.1.0: every object of 004_rainfall.yaml, for PostgreSQL, removed in reverse dependency order.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- First the check: it refuses (and drops nothing) while a table holds rows. Then each part (the
--- queue's objects, or the schema-wide ones) is dropped in a transaction of its own: all of it or
--- none of it, and no transaction locks more than one queue's objects, so a spec of any number of
--- queues fits the server's lock table (max_locks_per_transaction). A part runs only once this
--- session's check passed, even under psql without ON_ERROR_STOP. A queue's part locks its tables
--- ACCESS EXCLUSIVE and looks again before it drops them: a producer, hand-off or dead-lettering
--- that committed after the first check is waited for and seen, and the part is refused with its
--- row kept (the queues dropped before it held no rows; run install.sql to put back the grants).
--- A refused part stops every part after it, even under psql without ON_ERROR_STOP: it counts on a
--- temporary sequence of this session (nextval is not undone by the refusal's rollback), which each
--- part looks at first. So the queues a refused one hands off to, and the owner role's rights on the
--- schema, stay: the queue kept keeps working.
+-- First the check: it refuses (and drops nothing) while a table holds rows or an object that is not
+-- qgen's uses one of qgen's. Then each part (a queue's objects, then the schema-wide ones: grants,
+-- roles, schema) is dropped in a transaction of its own: all of it or none of it, and no
+-- transaction locks more than one queue's objects, so a spec of any number of queues fits the
+-- server's lock table (max_locks_per_transaction). A queue's part locks its tables ACCESS EXCLUSIVE
+-- and looks again before it drops them: a producer, hand-off or dead-lettering that committed after
+-- the first check is waited for and seen, and the part is refused with its row kept.
+-- A part runs only once this session's check passed and the part before it committed, even under
+-- psql without ON_ERROR_STOP (which goes on after an error: the failed part's COMMIT is a
+-- ROLLBACK): the check sets qgen.uninstall_checked, and each part's last statement sets
+-- qgen.uninstall_part to its number, a SET that its transaction's rollback undoes. So a part that
+-- fails or is refused stops every part after it: what is left is whole queues, each with its grants,
+-- the queues they hand off to, and the owner role's rights on the schema; run uninstall.sql again.
 SET qgen.uninstall_checked = '';
-DROP SEQUENCE IF EXISTS pg_temp.qgen_uninstall_refused;
-CREATE TEMPORARY SEQUENCE qgen_uninstall_refused;
+SET qgen.uninstall_part = '0';
 -- Uninstall starts here. It refuses to drop tables that still hold rows (jobs, dead letters,
 -- archived jobs, outbox rows) unless this session has said so first:
 --     SET qgen.force_uninstall = 'on';   (psql: PGOPTIONS='-c qgen.force_uninstall=on' psql -f uninstall.sql)
@@ -65,49 +65,11 @@ DO $qgen$
 BEGIN
     IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'rainfall' THEN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
-            MESSAGE = 'qgen: uninstall of schema rainfall not run: the check at the start of uninstall.sql refused it (see its error)';
-    END IF;
-    IF pg_catalog.to_regclass('pg_temp.qgen_uninstall_refused') IS NULL
-       OR (SELECT "is_called" FROM pg_temp.qgen_uninstall_refused) THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG021',
-            MESSAGE = 'qgen: uninstall of schema rainfall not run: an earlier part of uninstall.sql was refused (see its error)';
-    END IF;
-END
-$qgen$;
--- The objects take their own grants with them; what stays is the schema's and anything left over.
-DO $qgen$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'rainfall') THEN
-        IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_producer') THEN
-            REVOKE ALL ON ALL ROUTINES IN SCHEMA "rainfall" FROM "rainfall_producer";
-            REVOKE ALL ON ALL TABLES IN SCHEMA "rainfall" FROM "rainfall_producer";
-            REVOKE ALL ON SCHEMA "rainfall" FROM "rainfall_producer";
-        END IF;
-        IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_consumer') THEN
-            REVOKE ALL ON ALL ROUTINES IN SCHEMA "rainfall" FROM "rainfall_consumer";
-            REVOKE ALL ON ALL TABLES IN SCHEMA "rainfall" FROM "rainfall_consumer";
-            REVOKE ALL ON SCHEMA "rainfall" FROM "rainfall_consumer";
-        END IF;
-        IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_admin') THEN
-            REVOKE ALL ON ALL ROUTINES IN SCHEMA "rainfall" FROM "rainfall_admin";
-            REVOKE ALL ON ALL TABLES IN SCHEMA "rainfall" FROM "rainfall_admin";
-            REVOKE ALL ON SCHEMA "rainfall" FROM "rainfall_admin";
-        END IF;
-    END IF;
-END
-$qgen$;
-COMMIT;
-BEGIN;
-DO $qgen$
-BEGIN
-    IF pg_catalog.current_setting('qgen.uninstall_checked', true) IS DISTINCT FROM 'rainfall' THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall of schema rainfall queue rainfall_events not run: the check at the start of uninstall.sql refused it (see its error)';
     END IF;
-    IF pg_catalog.to_regclass('pg_temp.qgen_uninstall_refused') IS NULL
-       OR (SELECT "is_called" FROM pg_temp.qgen_uninstall_refused) THEN
+    IF pg_catalog.current_setting('qgen.uninstall_part', true) IS DISTINCT FROM '0' THEN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
-            MESSAGE = 'qgen: uninstall of schema rainfall queue rainfall_events not run: an earlier part of uninstall.sql was refused (see its error)';
+            MESSAGE = 'qgen: uninstall of schema rainfall queue rainfall_events not run: an earlier part of uninstall.sql failed or was refused and was rolled back (see its error); run uninstall.sql again';
     END IF;
 END
 $qgen$;
@@ -128,7 +90,6 @@ BEGIN
         END IF;
     END IF;
     IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
-        PERFORM pg_catalog.nextval('pg_temp.qgen_uninstall_refused');  -- outlives the rollback: no later part runs
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall refused: rows were added while it ran:' || v$holding,
             HINT = 'Nothing of queue rainfall_events was dropped. To drop its tables with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
@@ -161,6 +122,7 @@ DROP INDEX IF EXISTS "rainfall"."rainfall_events_processed_ix";
 DROP INDEX IF EXISTS "rainfall"."rainfall_events_claim_ix_due";
 DROP INDEX IF EXISTS "rainfall"."rainfall_events_claim_ix";
 DROP TABLE IF EXISTS "rainfall"."rainfall_events";
+SET qgen.uninstall_part = '1';
 COMMIT;
 BEGIN;
 DO $qgen$
@@ -169,10 +131,9 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall of schema rainfall queue rainfall_transfer not run: the check at the start of uninstall.sql refused it (see its error)';
     END IF;
-    IF pg_catalog.to_regclass('pg_temp.qgen_uninstall_refused') IS NULL
-       OR (SELECT "is_called" FROM pg_temp.qgen_uninstall_refused) THEN
+    IF pg_catalog.current_setting('qgen.uninstall_part', true) IS DISTINCT FROM '1' THEN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
-            MESSAGE = 'qgen: uninstall of schema rainfall queue rainfall_transfer not run: an earlier part of uninstall.sql was refused (see its error)';
+            MESSAGE = 'qgen: uninstall of schema rainfall queue rainfall_transfer not run: an earlier part of uninstall.sql failed or was refused and was rolled back (see its error); run uninstall.sql again';
     END IF;
 END
 $qgen$;
@@ -187,7 +148,6 @@ BEGIN
         END IF;
     END IF;
     IF v$holding <> '' AND pg_catalog.current_setting('qgen.force_uninstall', true) IS DISTINCT FROM 'on' THEN
-        PERFORM pg_catalog.nextval('pg_temp.qgen_uninstall_refused');  -- outlives the rollback: no later part runs
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall refused: rows were added while it ran:' || v$holding,
             HINT = 'Nothing of queue rainfall_transfer was dropped. To drop its tables with their rows, run SET qgen.force_uninstall = ''on''; in the same session first.';
@@ -211,6 +171,7 @@ DROP TYPE IF EXISTS "rainfall"."rainfall_transfer_batch";
 DROP VIEW IF EXISTS "rainfall"."rainfall_transfer_pending";
 DROP TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark";
 DROP TABLE IF EXISTS "rainfall"."rainfall_transfer";
+SET qgen.uninstall_part = '2';
 COMMIT;
 BEGIN;
 DO $qgen$
@@ -219,10 +180,31 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
             MESSAGE = 'qgen: uninstall of schema rainfall not run: the check at the start of uninstall.sql refused it (see its error)';
     END IF;
-    IF pg_catalog.to_regclass('pg_temp.qgen_uninstall_refused') IS NULL
-       OR (SELECT "is_called" FROM pg_temp.qgen_uninstall_refused) THEN
+    IF pg_catalog.current_setting('qgen.uninstall_part', true) IS DISTINCT FROM '2' THEN
         RAISE EXCEPTION USING ERRCODE = 'QG021',
-            MESSAGE = 'qgen: uninstall of schema rainfall not run: an earlier part of uninstall.sql was refused (see its error)';
+            MESSAGE = 'qgen: uninstall of schema rainfall not run: an earlier part of uninstall.sql failed or was refused and was rolled back (see its error); run uninstall.sql again';
+    END IF;
+END
+$qgen$;
+-- The objects take their own grants with them; what stays is the schema's and anything left over.
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'rainfall') THEN
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_producer') THEN
+            REVOKE ALL ON ALL ROUTINES IN SCHEMA "rainfall" FROM "rainfall_producer";
+            REVOKE ALL ON ALL TABLES IN SCHEMA "rainfall" FROM "rainfall_producer";
+            REVOKE ALL ON SCHEMA "rainfall" FROM "rainfall_producer";
+        END IF;
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_consumer') THEN
+            REVOKE ALL ON ALL ROUTINES IN SCHEMA "rainfall" FROM "rainfall_consumer";
+            REVOKE ALL ON ALL TABLES IN SCHEMA "rainfall" FROM "rainfall_consumer";
+            REVOKE ALL ON SCHEMA "rainfall" FROM "rainfall_consumer";
+        END IF;
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'rainfall_admin') THEN
+            REVOKE ALL ON ALL ROUTINES IN SCHEMA "rainfall" FROM "rainfall_admin";
+            REVOKE ALL ON ALL TABLES IN SCHEMA "rainfall" FROM "rainfall_admin";
+            REVOKE ALL ON SCHEMA "rainfall" FROM "rainfall_admin";
+        END IF;
     END IF;
 END
 $qgen$;
@@ -291,6 +273,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+SET qgen.uninstall_part = '3';
 COMMIT;
 RESET qgen.uninstall_checked;
-DROP SEQUENCE IF EXISTS pg_temp.qgen_uninstall_refused;
+RESET qgen.uninstall_part;
