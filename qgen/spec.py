@@ -335,6 +335,7 @@ _OUTBOX_COLUMN_CLASHES = {
     "source_id": "a column qgen adds to the outbox table",
     "created_at": "a column qgen adds to the outbox table",
     "lease_token": "complete's parameter, beside the outbox values",
+    "no_result": "complete's parameter that says a job hands nothing on, beside the outbox values",
     "found": "PL/pgSQL's FOUND: it hides a parameter of this name, so complete would store FOUND instead",
 }
 

@@ -665,11 +665,14 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Finishes jobs held by a lease: marks them processed. With @id, only that job; without, every job of
 -- the lease (refused here with 50005: this queue has an outbox, whose values belong to one job). The token is the fence: a worker whose lease was released or taken over gets error 50001.
+-- A job hands its outbox values on, or the caller says it has none with @no_result = 1: a job
+-- completed with neither is refused (50005), never finished with nothing handed on.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_complete]
     @lease_token uniqueidentifier,
     @id bigint = NULL,
     @rainfall_id bigint = NULL,
-    @summary nvarchar(400) = NULL
+    @summary nvarchar(400) = NULL,
+    @no_result bit = 0
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -684,6 +687,17 @@ BEGIN
         -- Outbox values belong to one job: a whole lease completed at once would skip them silently.
         IF @id IS NULL
             THROW 50005, N'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its @id and its outbox values, not a whole lease by its token', 1;
+        IF @no_result IS NULL
+            THROW 50003, N'qgen: @no_result NULL is out of range; accepted: 0 (the outbox values are given) or 1 (this job hands nothing on).', 1;
+        IF @no_result = 1 AND (@rainfall_id IS NOT NULL OR @summary IS NOT NULL)
+            THROW 50003, N'qgen: complete on rainfall.rainfall_events: @no_result = 1 says this job hands nothing on, yet outbox values were given; pass the values or @no_result = 1, not both.', 1;
+        IF @no_result = 0 AND NOT (@rainfall_id IS NOT NULL OR @summary IS NOT NULL)
+            THROW 50005, N'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its outbox values (rainfall_id, summary), or with @no_result = 1 when the job hands nothing on', 1;
+        IF @no_result = 0 AND @rainfall_id IS NULL
+            THROW 50003, N'qgen: complete on rainfall.rainfall_events: outbox value @rainfall_id is missing (NULL); it is NOT NULL in the outbox; accepted: every NOT NULL outbox value, or @no_result = 1.', 1;
+        IF @no_result = 0 AND @summary IS NULL
+            THROW 50003, N'qgen: complete on rainfall.rainfall_events: outbox value @summary is missing (NULL); it is NOT NULL in the outbox; accepted: every NOT NULL outbox value, or @no_result = 1.', 1;
+
         BEGIN
             UPDATE [rainfall].[rainfall_events]
             SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
@@ -694,7 +708,7 @@ BEGIN
         IF @q$completed = 0
             THROW 50001, N'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         -- The result goes on in the same transaction as the completion (seed 004's local queue table).
-        IF @id IS NOT NULL AND (@rainfall_id IS NOT NULL OR @summary IS NOT NULL)
+        IF @no_result = 0
         BEGIN
             INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
             SELECT @rainfall_id, @summary;
@@ -2091,7 +2105,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ra
 FROM
 (
     VALUES
-        (N'rainfall_events_complete', 0x731AFC28A02CEE7415F6ECDD2E769211A562BC5E811E49F6C5C417E086A439B4),
+        (N'rainfall_events_complete', 0x05B4D68F9F04B76908F10255D0E9D7D849A18749DFEC7013663243C9B863A296),
         (N'rainfall_events_dequeue', 0x3FD391C2A4E4853461CD74FE09F8A0A310AFDECDACB091977FDF2067A44DA8FE),
         (N'rainfall_events_enqueue', 0xC69D6A3F1D22F98C1FBF70255F10398D86EA4A0C5C41176BFD01FDF35368413A),
         (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),

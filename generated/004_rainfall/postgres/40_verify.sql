@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('rainfall_events_complete', 'fbfabbbf5951f06feaae323e6ffbf1f3'),
+            ('rainfall_events_complete', 'c945e4b0e021e872331d2bc5a62bb049'),
             ('rainfall_events_dequeue', '4f18541424f1d6374ffb8d878e4fd6ff'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
