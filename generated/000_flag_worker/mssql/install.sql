@@ -254,9 +254,13 @@ BEGIN
         );
         -- dedupe.scope: ever: a finished job holds its key until purge removes it. Read after the
         -- queue table, the order a completion or dead-lettering locks them in: a job moving there
-        -- now is waited for above, then found here.
+        -- now is waited for above, then found here. A plain locking read of the key, no range lock:
+        -- the queue table's range lock above already keeps every claim, completion and failure of
+        -- this key out until this transaction ends (each moves a queue row of the key there), and a
+        -- range lock held here would stall every claim that archives a key after this one (seed
+        -- 002: an import in one transaction stalled every sale; docs/api.md).
         IF @q$existing IS NULL
-            SET @q$existing = (SELECT [id] FROM [four].[four_queue_dead] WITH (UPDLOCK, HOLDLOCK)
+            SET @q$existing = (SELECT [id] FROM [four].[four_queue_dead] WITH (READCOMMITTEDLOCK)
                              WHERE [reputation] = @reputation);
         IF @q$existing IS NOT NULL
         BEGIN
@@ -297,15 +301,17 @@ BEGIN
         THROW 50003, N'qgen: a batch of more than 1995 jobs is out of range for four.four_queue: one statement writing more could escalate to a table lock; accepted: 1 to 1995 jobs per call (split the batch; the client does).', 1;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
-        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        -- The dedupe checks of the queue table read WITH (UPDLOCK, HOLDLOCK): locking reads of current
+        -- rows (also under READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit. Those
+        -- of the finished tables are plain locking reads by key (READCOMMITTEDLOCK): the queue table's
+        -- range lock keeps every move of the key there out, and a range lock there would stall claims.
         INSERT INTO [four].[four_queue] ([reputation])
         OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[reputation]
         FROM @jobs AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[reputation] = [j].[reputation])
           -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
-          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[reputation] = [j].[reputation])
+          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (READCOMMITTEDLOCK) WHERE [f].[reputation] = [j].[reputation])
           AND NOT EXISTS (SELECT 1 FROM @jobs AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
@@ -362,15 +368,17 @@ BEGIN
         IF (SELECT COUNT(*) FROM @q$batch) > 1995
             THROW 50003, N'qgen: a batch of more than 1995 jobs is out of range for four.four_queue: one statement writing more could escalate to a table lock; accepted: 1 to 1995 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
-        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
-        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        -- The dedupe checks of the queue table read WITH (UPDLOCK, HOLDLOCK): locking reads of current
+        -- rows (also under READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit. Those
+        -- of the finished tables are plain locking reads by key (READCOMMITTEDLOCK): the queue table's
+        -- range lock keeps every move of the key there out, and a range lock there would stall claims.
         INSERT INTO [four].[four_queue] ([reputation])
         OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[reputation]
         FROM @q$batch AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[reputation] = [j].[reputation])
           -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
-          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[reputation] = [j].[reputation])
+          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (READCOMMITTEDLOCK) WHERE [f].[reputation] = [j].[reputation])
           AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
@@ -1591,9 +1599,9 @@ FROM
     VALUES
         (N'four_queue_complete', 0x9C95FBD9A3E865BC661F1A5660E502373A7911E7EBB290288E18EEE9E067489D),
         (N'four_queue_dequeue', 0xE60FBBC13CADEA45B6AC00D987CDE73E54435C69D06DD82DFDB6A688DFF71916),
-        (N'four_queue_enqueue', 0x059231E3467807E474897CF29957C5C42A7AA559DD6DBD01695F37C5111B3D29),
-        (N'four_queue_enqueue_batch', 0x0D869F7C01AF8FBE9174EF39C31C765FE43764A4BB2915DF10B410F2C3A4A684),
-        (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
+        (N'four_queue_enqueue', 0xFC758FB8C06B80AEEBA44D3AD184ACF122F412463971F834C1ED3A341E6E05E4),
+        (N'four_queue_enqueue_batch', 0x5826A94154651CE0FC82B36B1AE23ABBA759F81290BBFFDFF46B28169110DD26),
+        (N'four_queue_enqueue_json', 0xD1ED8FB281DC8BBA24BC770646BD18BBA6EC3A619C046D999BD90939F523D831),
         (N'four_queue_extend_lease', 0x6ECB35D5C1523FDDB33CE45305232151DC80313BC30F84E67FB347B90A31147C),
         (N'four_queue_fail', 0x09ED2C0031D55EE58D7AD35EBB27738C18C58AA42CFC2AB011B2D79F611DD278),
         (N'four_queue_maintain', 0xBB079DAFB3958230ED923D75151DC88E697470F0BED4B6A1CAD6EED7C0FE51A6),

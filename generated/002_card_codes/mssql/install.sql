@@ -83,6 +83,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letter_table cards.card_codes_dead, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: [id] is the job's id, which repeats once the queue's identity is reseeded.
+IF OBJECT_ID(N'cards.card_codes_dead', N'U') IS NULL
+BEGIN
+    CREATE TABLE [cards].[card_codes_dead]
+    (
+        [entry_id] bigint IDENTITY(1, 1) NOT NULL,
+        [id] bigint NOT NULL,
+        [card_number] nvarchar(32) NOT NULL,
+        [card_secret] nvarchar(64) NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL,
+        [last_error] nvarchar(4000) NULL,
+        [dead_at] datetime2(3) NOT NULL CONSTRAINT [card_codes_dead_dead_at_df] DEFAULT (SYSUTCDATETIME()),
+        CONSTRAINT [card_codes_dead_pk] PRIMARY KEY CLUSTERED ([entry_id])
+    );
+END;
+GO
+
 -- qgen 0.1.0: archive_table cards.card_codes_archive, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Completed jobs, moved here by dequeue and removed by purge after the retention period.
@@ -114,6 +135,19 @@ IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dedupe_ux' AN
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_archive_dedupe_ux' AND object_id = OBJECT_ID(N'cards.card_codes_archive'))
     CREATE UNIQUE NONCLUSTERED INDEX [card_codes_archive_dedupe_ux]
     ON [cards].[card_codes_archive] ([card_number]);
+GO
+
+-- qgen 0.1.0: dead_letter_index cards.card_codes_dead_ix, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dead_ix' AND object_id = OBJECT_ID(N'cards.card_codes_dead'))
+    CREATE NONCLUSTERED INDEX [card_codes_dead_ix]
+    ON [cards].[card_codes_dead] ([dead_at]);
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dead_id_ix' AND object_id = OBJECT_ID(N'cards.card_codes_dead'))
+    CREATE NONCLUSTERED INDEX [card_codes_dead_id_ix]
+    ON [cards].[card_codes_dead] ([id]);
 GO
 
 -- qgen 0.1.0: archive_index cards.card_codes_archive_ix, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
@@ -177,9 +211,13 @@ BEGIN
         );
         -- dedupe.scope: ever: a finished job holds its key until purge removes it. Read after the
         -- queue table, the order a completion or dead-lettering locks them in: a job moving there
-        -- now is waited for above, then found here.
+        -- now is waited for above, then found here. A plain locking read of the key, no range lock:
+        -- the queue table's range lock above already keeps every claim, completion and failure of
+        -- this key out until this transaction ends (each moves a queue row of the key there), and a
+        -- range lock held here would stall every claim that archives a key after this one (seed
+        -- 002: an import in one transaction stalled every sale; docs/api.md).
         IF @q$existing IS NULL
-            SET @q$existing = (SELECT [id] FROM [cards].[card_codes_archive] WITH (UPDLOCK, HOLDLOCK)
+            SET @q$existing = (SELECT [id] FROM [cards].[card_codes_archive] WITH (READCOMMITTEDLOCK)
                              WHERE [card_number] = @card_number);
         IF @q$existing IS NOT NULL
         BEGIN
@@ -220,15 +258,17 @@ BEGIN
         THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
-        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        -- The dedupe checks of the queue table read WITH (UPDLOCK, HOLDLOCK): locking reads of current
+        -- rows (also under READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit. Those
+        -- of the finished tables are plain locking reads by key (READCOMMITTEDLOCK): the queue table's
+        -- range lock keeps every move of the key there out, and a range lock there would stall claims.
         INSERT INTO [cards].[card_codes] ([card_number], [card_secret])
         OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[card_number], [j].[card_secret]
         FROM @jobs AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [cards].[card_codes] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[card_number] = [j].[card_number])
           -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
-          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[card_number] = [j].[card_number])
+          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (READCOMMITTEDLOCK) WHERE [f].[card_number] = [j].[card_number])
           AND NOT EXISTS (SELECT 1 FROM @jobs AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
@@ -287,15 +327,17 @@ BEGIN
         IF (SELECT COUNT(*) FROM @q$batch) > 1988
             THROW 50003, N'qgen: a batch of more than 1988 jobs is out of range for cards.card_codes: one statement writing more could escalate to a table lock; accepted: 1 to 1988 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
-        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
-        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        -- The dedupe checks of the queue table read WITH (UPDLOCK, HOLDLOCK): locking reads of current
+        -- rows (also under READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit. Those
+        -- of the finished tables are plain locking reads by key (READCOMMITTEDLOCK): the queue table's
+        -- range lock keeps every move of the key there out, and a range lock there would stall claims.
         INSERT INTO [cards].[card_codes] ([card_number], [card_secret])
         OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[card_number], [j].[card_secret]
         FROM @q$batch AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [cards].[card_codes] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[card_number] = [j].[card_number])
           -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
-          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[card_number] = [j].[card_number])
+          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (READCOMMITTEDLOCK) WHERE [f].[card_number] = [j].[card_number])
           AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
@@ -357,27 +399,49 @@ BEGIN
         [card_secret] nvarchar(64) NOT NULL,
         [enqueued_at] datetime2(3) NOT NULL
     );
+    -- What the claim has left to fill, and the jobs of the last round kept back (see keep_duplicates_back).
+    DECLARE @q$want int, @q$dropped int;
+    DECLARE @q$duplicates TABLE ([id] bigint NOT NULL PRIMARY KEY);
     BEGIN TRY
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
         BEGIN TRANSACTION;
-        ;WITH [next_job] AS
-        (
-            SELECT TOP (@batch_size) [id], [card_number], [card_secret], [enqueued_at]
-            -- The one reference to the table: these hints hold for every row the claim reads.
-            FROM [cards].[card_codes] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE 1 = 1
-            ORDER BY [id]
-        )
-        DELETE FROM [next_job]
-        OUTPUT deleted.[id], deleted.[card_number], deleted.[card_secret], deleted.[enqueued_at]
-        INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
-        -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
-        OPTION (OPTIMIZE FOR (@batch_size = 1));
-        -- A key the archive already holds was handed out already: that job is dropped, not handed out again.
-        DELETE [c] FROM @q$claimed AS [c]
-        WHERE EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [a] WITH (UPDLOCK, HOLDLOCK)
-                      WHERE [a].[card_number] = [c].[card_number]);
+        -- A job the archive already holds is kept back, and as many again are claimed in its place
+        -- (each round takes rows out of the queue, so it ends).
+        SET @q$want = @batch_size;
+        WHILE @q$want > 0
+        BEGIN
+            ;WITH [next_job] AS
+            (
+                SELECT TOP (@q$want) [id], [card_number], [card_secret], [enqueued_at]
+                -- The one reference to the table: these hints hold for every row the claim reads.
+                FROM [cards].[card_codes] WITH (ROWLOCK, READPAST, UPDLOCK)
+                WHERE 1 = 1
+                ORDER BY [id]
+            )
+            DELETE FROM [next_job]
+            OUTPUT deleted.[id], deleted.[card_number], deleted.[card_secret], deleted.[enqueued_at]
+            INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
+            -- Planned for one row, whatever @q$want the first call sniffed: a seek in queue order.
+            OPTION (OPTIMIZE FOR (@q$want = 1));
+            DELETE FROM @q$duplicates;
+            INSERT INTO @q$duplicates ([id])
+            SELECT [c].[id] FROM @q$claimed AS [c]
+            WHERE EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [a] WITH (READCOMMITTEDLOCK)
+                          WHERE [a].[card_number] = [c].[card_number]);
+            SET @q$dropped = @@ROWCOUNT;
+            IF @q$dropped > 0
+            BEGIN
+                INSERT INTO [cards].[card_codes_dead] ([id], [card_number], [card_secret], [enqueued_at], [attempts], [last_error])
+                SELECT [c].[id], [c].[card_number], [c].[card_secret], [c].[enqueued_at], 0,
+                       N'qgen: not handed out: the archive already holds this dedupe key (card_number), so it was handed out before (a row loaded past enqueue?); kept here instead'
+                FROM @q$claimed AS [c]
+                WHERE [c].[id] IN (SELECT [d].[id] FROM @q$duplicates AS [d]);
+                DELETE FROM @q$claimed WHERE [id] IN (SELECT [d].[id] FROM @q$duplicates AS [d]);
+            END;
+            IF @q$dropped = 0 BREAK;
+            SET @q$want = @batch_size - (SELECT COUNT(*) FROM @q$claimed);
+        END;
         INSERT INTO [cards].[card_codes_archive] ([id], [card_number], [card_secret], [enqueued_at], [completed_at])
         SELECT [id], [card_number], [card_secret], [enqueued_at], @q$now FROM @q$claimed;
         COMMIT TRANSACTION;
@@ -423,7 +487,7 @@ BEGIN
         CAST(0 AS bigint) AS [in_flight],
         CAST(0 AS bigint) AS [expired],
         CAST(0 AS bigint) AS [processed],
-        CAST(0 AS bigint) AS [dead],
+        (SELECT COUNT_BIG(*) FROM [cards].[card_codes_dead]) AS [dead],
         (SELECT COUNT_BIG(*) FROM [cards].[card_codes_archive]) AS [archived],
         COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN 1 = 1 THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
         CAST(NULL AS bigint) AS [watermark],
@@ -491,6 +555,15 @@ BEGIN
             SET @q$left -= @q$archived;
         END;
 
+        IF @q$left > 0
+        BEGIN
+            DELETE TOP (@q$left) FROM [cards].[card_codes_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [dead_at] < @q$cutoff
+            OPTION (OPTIMIZE FOR (@q$left = 1));
+            SET @q$dead = @@ROWCOUNT;
+            SET @q$left -= @q$dead;
+        END;
+
         COMMIT TRANSACTION;
         SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
         IF @result_set = 1
@@ -540,6 +613,17 @@ BEGIN
         OPTION (OPTIMIZE FOR (@batch_size = 1));
         SET @q$deleted = @@ROWCOUNT;
         SET @q$archived += @q$deleted;
+    END;
+
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
+    BEGIN
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [cards].[card_codes_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [dead_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$dead += @q$deleted;
     END;
 
     SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
@@ -667,8 +751,10 @@ WHERE [s].[name] = N'cards'
   AND [o].[name] IN
   (
       N'card_codes',
+      N'card_codes_dead',
       N'card_codes_archive',
       N'card_codes_dedupe_ux',
+      N'card_codes_dead_ix',
       N'card_codes_archive_ix',
       N'card_codes_pending',
       N'card_codes_batch',
@@ -695,10 +781,14 @@ END;
 DECLARE @q$missing nvarchar(max) = N'';
 IF OBJECT_ID(N'cards.card_codes') IS NULL
     SET @q$missing += N' cards.card_codes';
+IF OBJECT_ID(N'cards.card_codes_dead') IS NULL
+    SET @q$missing += N' cards.card_codes_dead';
 IF OBJECT_ID(N'cards.card_codes_archive') IS NULL
     SET @q$missing += N' cards.card_codes_archive';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_dedupe_ux' AND [object_id] = OBJECT_ID(N'cards.card_codes'))
     SET @q$missing += N' cards.card_codes_dedupe_ux';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_dead_ix' AND [object_id] = OBJECT_ID(N'cards.card_codes_dead'))
+    SET @q$missing += N' cards.card_codes_dead_ix';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_archive_ix' AND [object_id] = OBJECT_ID(N'cards.card_codes_archive'))
     SET @q$missing += N' cards.card_codes_archive_ix';
 IF OBJECT_ID(N'cards.card_codes_pending') IS NULL
@@ -765,16 +855,16 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
-        (N'card_codes_dequeue', 0xDF7FF697B5DAEAB8CD4ED53E17531766C9A3F3232596C621444EAF6C1C405E31),
-        (N'card_codes_enqueue', 0x5BDB5CABF41965BBBBCC81F7B39F24637A6352FFE24934806441D2F98DAB7543),
-        (N'card_codes_enqueue_batch', 0x8B3086906645F5D653DF5E55A7CE4505CB1415CBE9C196C98616A63A4793A2D3),
-        (N'card_codes_enqueue_json', 0xC752B50FADD5F4E1FF844E2BDCA4B1F4A8D89AEB8248448D2DD513D70436AB44),
+        (N'card_codes_dequeue', 0xA5CDC287C6A0F275654294877C292CE39738779175248DBA56A53C129151F4FA),
+        (N'card_codes_enqueue', 0x5BC06F18232C833A9932C1B4A59D9E33728F0C47C8BA59ED7029D3FD555F1B63),
+        (N'card_codes_enqueue_batch', 0xBCDBB4C05DA83F8D09202BF87AF972D667F5C710C1388F280D39CCF719AD9F1D),
+        (N'card_codes_enqueue_json', 0xE44BC7B5850C256F699E739D4EC26252686E61EB28AC7ADFEDA96FB4750E6D17),
         (N'card_codes_maintain', 0x864FEAF61AFCBF2C6997182DB79FA95633378FAFDF00D91F5964EFDC999E766B),
-        (N'card_codes_metrics', 0x6B0E182A6847C5AE819C6360D74D443ABEB71B89615CB08DB530CC87CDFB3023),
+        (N'card_codes_metrics', 0x4A4886653D4ED01323F97C64C263BBA4D05BC988C2FCB0CFB88BBCDDFD716546),
         (N'card_codes_peek', 0xA6C397E814881892A937CE50BA507EA9A7D1113563CBD82735B830848446E0AA),
         (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),
-        (N'card_codes_purge', 0x690FB41CF3452FBC8BF3A77E35060FD648654CDCC33E475A66D1D08DD4E99987),
-        (N'card_codes_purge_batch', 0x00989806A468531D6248DFCF74012007C28CB4EFF76F483CC7DBFCE4B5766B4D)
+        (N'card_codes_purge', 0x7E708C240595454D405E1973EFE494EE31F914158528E3C256AD907AC3465D29),
+        (N'card_codes_purge_batch', 0x0B9C921F13226C23C5AA1B488725E33582B999BB9485261FAD70A79A291D9E79)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'cards.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
@@ -788,7 +878,9 @@ FROM
     VALUES
         (N'card_codes', N'card_codes_dedupe_ux', N'unique (card_number)'),
         (N'card_codes_archive', N'card_codes_archive_dedupe_ux', N'unique (card_number)'),
-        (N'card_codes_archive', N'card_codes_archive_ix', N'(completed_at)')
+        (N'card_codes_archive', N'card_codes_archive_ix', N'(completed_at)'),
+        (N'card_codes_dead', N'card_codes_dead_id_ix', N'(id)'),
+        (N'card_codes_dead', N'card_codes_dead_ix', N'(dead_at)')
 ) AS [r]([table], [name], [shape])
 INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'cards.' + [r].[table]) AND [i].[name] = [r].[name]
 CROSS APPLY

@@ -22,6 +22,9 @@ DECLARE @q$holding nvarchar(max) = N'';
 IF OBJECT_ID(N'cards.card_codes', N'U') IS NOT NULL
     IF EXISTS (SELECT 1 FROM [cards].[card_codes] WITH (TABLOCKX, HOLDLOCK))
         SET @q$holding += N' cards.card_codes';
+IF OBJECT_ID(N'cards.card_codes_dead', N'U') IS NOT NULL
+    IF EXISTS (SELECT 1 FROM [cards].[card_codes_dead] WITH (TABLOCKX, HOLDLOCK))
+        SET @q$holding += N' cards.card_codes_dead';
 IF OBJECT_ID(N'cards.card_codes_archive', N'U') IS NOT NULL
     IF EXISTS (SELECT 1 FROM [cards].[card_codes_archive] WITH (TABLOCKX, HOLDLOCK))
         SET @q$holding += N' cards.card_codes_archive';
@@ -66,12 +69,19 @@ GO
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_archive_ix' AND object_id = OBJECT_ID(N'cards.card_codes_archive'))
     DROP INDEX [card_codes_archive_ix] ON [cards].[card_codes_archive];
 GO
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dead_id_ix' AND object_id = OBJECT_ID(N'cards.card_codes_dead'))
+    DROP INDEX [card_codes_dead_id_ix] ON [cards].[card_codes_dead];
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dead_ix' AND object_id = OBJECT_ID(N'cards.card_codes_dead'))
+    DROP INDEX [card_codes_dead_ix] ON [cards].[card_codes_dead];
+GO
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_archive_dedupe_ux' AND object_id = OBJECT_ID(N'cards.card_codes_archive'))
     DROP INDEX [card_codes_archive_dedupe_ux] ON [cards].[card_codes_archive];
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dedupe_ux' AND object_id = OBJECT_ID(N'cards.card_codes'))
     DROP INDEX [card_codes_dedupe_ux] ON [cards].[card_codes];
 GO
 DROP TABLE IF EXISTS [cards].[card_codes_archive];
+GO
+DROP TABLE IF EXISTS [cards].[card_codes_dead];
 GO
 DROP TABLE IF EXISTS [cards].[card_codes];
 GO

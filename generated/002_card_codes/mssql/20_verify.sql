@@ -20,8 +20,10 @@ WHERE [s].[name] = N'cards'
   AND [o].[name] IN
   (
       N'card_codes',
+      N'card_codes_dead',
       N'card_codes_archive',
       N'card_codes_dedupe_ux',
+      N'card_codes_dead_ix',
       N'card_codes_archive_ix',
       N'card_codes_pending',
       N'card_codes_batch',
@@ -48,10 +50,14 @@ END;
 DECLARE @q$missing nvarchar(max) = N'';
 IF OBJECT_ID(N'cards.card_codes') IS NULL
     SET @q$missing += N' cards.card_codes';
+IF OBJECT_ID(N'cards.card_codes_dead') IS NULL
+    SET @q$missing += N' cards.card_codes_dead';
 IF OBJECT_ID(N'cards.card_codes_archive') IS NULL
     SET @q$missing += N' cards.card_codes_archive';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_dedupe_ux' AND [object_id] = OBJECT_ID(N'cards.card_codes'))
     SET @q$missing += N' cards.card_codes_dedupe_ux';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_dead_ix' AND [object_id] = OBJECT_ID(N'cards.card_codes_dead'))
+    SET @q$missing += N' cards.card_codes_dead_ix';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_archive_ix' AND [object_id] = OBJECT_ID(N'cards.card_codes_archive'))
     SET @q$missing += N' cards.card_codes_archive_ix';
 IF OBJECT_ID(N'cards.card_codes_pending') IS NULL
@@ -118,16 +124,16 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
-        (N'card_codes_dequeue', 0xDF7FF697B5DAEAB8CD4ED53E17531766C9A3F3232596C621444EAF6C1C405E31),
-        (N'card_codes_enqueue', 0x5BDB5CABF41965BBBBCC81F7B39F24637A6352FFE24934806441D2F98DAB7543),
-        (N'card_codes_enqueue_batch', 0x8B3086906645F5D653DF5E55A7CE4505CB1415CBE9C196C98616A63A4793A2D3),
-        (N'card_codes_enqueue_json', 0xC752B50FADD5F4E1FF844E2BDCA4B1F4A8D89AEB8248448D2DD513D70436AB44),
+        (N'card_codes_dequeue', 0xA5CDC287C6A0F275654294877C292CE39738779175248DBA56A53C129151F4FA),
+        (N'card_codes_enqueue', 0x5BC06F18232C833A9932C1B4A59D9E33728F0C47C8BA59ED7029D3FD555F1B63),
+        (N'card_codes_enqueue_batch', 0xBCDBB4C05DA83F8D09202BF87AF972D667F5C710C1388F280D39CCF719AD9F1D),
+        (N'card_codes_enqueue_json', 0xE44BC7B5850C256F699E739D4EC26252686E61EB28AC7ADFEDA96FB4750E6D17),
         (N'card_codes_maintain', 0x864FEAF61AFCBF2C6997182DB79FA95633378FAFDF00D91F5964EFDC999E766B),
-        (N'card_codes_metrics', 0x6B0E182A6847C5AE819C6360D74D443ABEB71B89615CB08DB530CC87CDFB3023),
+        (N'card_codes_metrics', 0x4A4886653D4ED01323F97C64C263BBA4D05BC988C2FCB0CFB88BBCDDFD716546),
         (N'card_codes_peek', 0xA6C397E814881892A937CE50BA507EA9A7D1113563CBD82735B830848446E0AA),
         (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),
-        (N'card_codes_purge', 0x690FB41CF3452FBC8BF3A77E35060FD648654CDCC33E475A66D1D08DD4E99987),
-        (N'card_codes_purge_batch', 0x00989806A468531D6248DFCF74012007C28CB4EFF76F483CC7DBFCE4B5766B4D)
+        (N'card_codes_purge', 0x7E708C240595454D405E1973EFE494EE31F914158528E3C256AD907AC3465D29),
+        (N'card_codes_purge_batch', 0x0B9C921F13226C23C5AA1B488725E33582B999BB9485261FAD70A79A291D9E79)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'cards.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
@@ -141,7 +147,9 @@ FROM
     VALUES
         (N'card_codes', N'card_codes_dedupe_ux', N'unique (card_number)'),
         (N'card_codes_archive', N'card_codes_archive_dedupe_ux', N'unique (card_number)'),
-        (N'card_codes_archive', N'card_codes_archive_ix', N'(completed_at)')
+        (N'card_codes_archive', N'card_codes_archive_ix', N'(completed_at)'),
+        (N'card_codes_dead', N'card_codes_dead_id_ix', N'(id)'),
+        (N'card_codes_dead', N'card_codes_dead_ix', N'(dead_at)')
 ) AS [r]([table], [name], [shape])
 INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'cards.' + [r].[table]) AND [i].[name] = [r].[name]
 CROSS APPLY
