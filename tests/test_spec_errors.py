@@ -170,6 +170,14 @@ MISTAKES = {
             outbox:
               columns: {lease_token: uuid}
         """, 5, 17, "queues.q.outbox.columns.lease_token", ["complete's parameter"]),
+    "outbox column named like complete's no_result": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            outbox:
+              columns: {No_Result: bool}
+        """, 5, 17, "queues.q.outbox.columns.No_Result", ["says a job hands nothing on"]),
     "payload column that is the job type's column": (
         """\
         queues:
