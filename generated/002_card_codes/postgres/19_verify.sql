@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_dequeue', '0181c31cf2ef0bc9aca5f956af4145f6'),
+            ('card_codes_dequeue', 'ecb433b42b3cab044c9ae21849be121a'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', 'd97e250430535ce65ee5a3c0e12c4cdd'),
             ('card_codes_enqueue_batch', 'f56d361e34551ef6ac764e22e0842159'),

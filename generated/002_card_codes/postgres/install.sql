@@ -448,42 +448,35 @@ BEGIN
             ))
             RETURNING "job".*
         ),
-        -- dedupe.scope: ever (issue 24, item 4): a claimed job whose key the archive already holds was
-        -- handed out before (a row loaded past enqueue, a hand insert). It is handed out to nobody: it
-        -- goes to the dead letters with the reason as its last_error, and dequeue claims another in its
-        -- place. No claim waits on another here: a claim holds its queue row's key, which the queue's
-        -- unique index keeps from every other queued row, so no two claims archive one key at once.
-        "duplicate" AS MATERIALIZED
+        "archived" AS
         (
-            SELECT "c"."id"
+            INSERT INTO "cards"."card_codes_archive" AS "kept" ("id", "card_number", "card_secret", "enqueued_at", "completed_at")
+            SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", pg_catalog.clock_timestamp()
             FROM "claimed" AS "c"
-            WHERE EXISTS (SELECT 1 FROM "cards"."card_codes_archive" AS "a"
-                          WHERE "a"."card_number" = "c"."card_number")
+            -- dedupe.scope: ever (issue 24, item 4): the archive's unique index finds a claimed job whose key
+            -- it already holds: one handed out before (a row loaded past enqueue, a hand insert). It is not
+            -- archived, nor handed out (see "kept_back"). No claim waits on another here: the check waits
+            -- only for an uncommitted row of the same key, and a claim holds its queue row's key, which the
+            -- queue's unique index keeps from every other queued row.
+            ON CONFLICT DO NOTHING
+            RETURNING "kept"."id"
         ),
+        -- ... it goes to the dead letters with the reason as its last_error, and dequeue claims another in
+        -- its place.
         "kept_back" AS
         (
             INSERT INTO "cards"."card_codes_dead" ("id", "card_number", "card_secret", "enqueued_at", "attempts", "last_error")
             SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", 0,
                    'qgen: not handed out: the archive already holds this dedupe key (card_number), so it was handed out before (a row loaded past enqueue?); kept here instead'
             FROM "claimed" AS "c"
-            WHERE "c"."id" IN (SELECT "d"."id" FROM "duplicate" AS "d")
-        ),
-        "archived" AS
-        (
-            INSERT INTO "cards"."card_codes_archive" AS "kept" ("id", "card_number", "card_secret", "enqueued_at", "completed_at")
-            SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", pg_catalog.clock_timestamp()
-            FROM "claimed" AS "c"
-            WHERE "c"."id" NOT IN (SELECT "d"."id" FROM "duplicate" AS "d")
-            -- The archive's unique index is the last guard: a key written there by hand since this
-            -- statement's snapshot is not archived twice (nor handed out: it is not returned).
-            ON CONFLICT DO NOTHING
-            RETURNING "kept"."id"
+            WHERE NOT EXISTS (SELECT 1 FROM "archived" AS "a" WHERE "a"."id" = "c"."id")
         )
         SELECT coalesce(pg_catalog.array_agg(ROW("c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at")::"cards"."card_codes_dequeue_row" ORDER BY "c"."id")
-                        FILTER (WHERE "c"."id" IN (SELECT "a"."id" FROM "archived" AS "a")), '{}'),
-               count(*) FILTER (WHERE "c"."id" IN (SELECT "d"."id" FROM "duplicate" AS "d"))
+                        FILTER (WHERE "a"."id" IS NOT NULL), '{}'),
+               count(*) FILTER (WHERE "a"."id" IS NULL)
         INTO v$rows, v$dropped
-        FROM "claimed" AS "c";
+        FROM "claimed" AS "c"
+        LEFT JOIN "archived" AS "a" ON "a"."id" = "c"."id";
         RETURN QUERY SELECT * FROM pg_catalog.unnest(v$rows);
         v$want := v$want - pg_catalog.cardinality(v$rows);
         EXIT WHEN v$dropped = 0 OR v$want <= 0;
@@ -797,7 +790,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_dequeue', '0181c31cf2ef0bc9aca5f956af4145f6'),
+            ('card_codes_dequeue', 'ecb433b42b3cab044c9ae21849be121a'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', 'd97e250430535ce65ee5a3c0e12c4cdd'),
             ('card_codes_enqueue_batch', 'f56d361e34551ef6ac764e22e0842159'),
