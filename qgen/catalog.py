@@ -66,6 +66,21 @@ def splits_deferred(queue: Queue) -> bool:
     return queue.ordering == "fifo" and (queue.claim == "lease" or queue.scheduling)
 
 
+def keeps_duplicates(queue: Queue) -> bool:
+    """A delete-mode claim that archives under dedupe.scope: ever can meet a queued job whose key
+    the archive already holds (a row loaded past enqueue: bcp, SSIS, a hand insert). It hands that
+    job out to nobody: the job goes to a dead-letter table, with the reason as its last_error, and
+    the claim takes another in its place (issue 24, item 4)."""
+    return (queue.claim == "delete" and queue.on_complete == "archive" and queue.dedupe is not None
+            and queue.dedupe.scope == "ever")
+
+
+def has_dead_letters(queue: Queue, in_place: bool = False) -> bool:
+    """The queue has a dead-letter table: jobs that used up their attempts (lease mode), or
+    duplicates a delete-mode claim kept back (keeps_duplicates)."""
+    return queue.dead_letter or keeps_duplicates(queue)
+
+
 def _key_is_claim_order(queue: Queue, in_place: bool) -> bool:
     """A fifo queue whose claim index would be the primary key: a delete queue without scheduling
     holds only unclaimed rows, each available since its enqueue. The clustered primary key is the
@@ -97,8 +112,8 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     # A priority queue's claim marks: per priority, the id below which claims do not look (see
     # templates/postgres/priority_marks.sql.j2). SQL Server's claim keeps its old shape.
     Kind("priority_marks", lambda q, p: q.ordering == "priority", dialects=("postgres",)),
-    Kind("dead_letter_table", lambda q, p: q.dead_letter),
-    Kind("dead_letter_index", lambda q, p: q.dead_letter, ("dead_letter_table",)),
+    Kind("dead_letter_table", has_dead_letters),
+    Kind("dead_letter_index", has_dead_letters, ("dead_letter_table",)),
     Kind("archive_table", lambda q, p: q.on_complete == "archive"),
     Kind("archive_index", lambda q, p: q.on_complete == "archive", ("archive_table",)),
     Kind("outbox_table", lambda q, p: q.outbox is not None and q.outbox.columns is not None),
@@ -112,7 +127,7 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("watermark_move", _watermark, ("table", "watermark_table")),
     Kind("watermark_correct", _watermark, ("table", "watermark_table")),
     Kind("dequeue", lambda q, p: True, ("table", "claim_index", "claim_order_index", "watermark_table", "watermark_move",
-                                     "archive_table", "priority_marks")),
+                                     "archive_table", "dead_letter_table", "priority_marks")),
     Kind("complete", _lease, ("table", "lease_index", "archive_table", "outbox_table", "watermark_table")),
     Kind("fail", _lease, ("table", "dead_letter_table", "watermark_table", "priority_marks")),
     Kind("extend_lease", _lease, ("table", "lease_index")),

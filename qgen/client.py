@@ -314,12 +314,17 @@ class QueueClient(MaintenanceCalls):
             self._leases.claimed(jobs[0].lease_token, started, seconds, {job.id: job.attempts for job in jobs})
         return jobs
 
-    def complete(self, job: Union[Job, uuid.UUID, str], /, id: Optional[int] = None, **outbox: Any) -> int:
+    def complete(self, job: Union[Job, uuid.UUID, str], /, id: Optional[int] = None, no_result: bool = False,
+                 **outbox: Any) -> int:
         """Finish a job (a Job, or a lease token with id=; a token alone finishes the whole lease).
         Outbox columns given by name are handed on in the same transaction (only with an id); job is
-        positional, so an outbox column may be called job.
+        positional, so an outbox column may be called job. On a queue with an outbox a job hands its
+        values on, or no_result=True says it has none: with neither the database refuses the
+        completion (QueueUsageError), a NOT NULL value missing is InvalidArgument.
         Returns the number of jobs completed; raises LeaseLost when the token holds none."""
         self._need_lease("complete")
+        if no_result and not self.outbox_columns:
+            raise TypeError("complete: no_result is for a queue with an outbox; this queue hands nothing on")
         unknown = set(outbox) - set(self.outbox_columns)
         if unknown:
             raise TypeError(f"complete: unknown outbox column(s) {', '.join(sorted(unknown))}; "
@@ -333,6 +338,8 @@ class QueueClient(MaintenanceCalls):
         for c, v in outbox.items():
             self._check_value("complete", c, v, self._outbox_kinds.get(c))
         params += [(c, self._in(c, v, self._outbox_kinds)) for c, v in outbox.items()]
+        if self.outbox_columns:
+            params.append(("no_result", bool(no_result)))
         try:
             done = int(self._run("complete", params, "scalar"))
         except OutcomeUnknown:

@@ -147,7 +147,8 @@ class QueueValues:
             "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease
             + ((["complete_lease_token"] + (["complete_ids"] if by_id else [])) if self.lease_mode else ["at_most_once"])
             + (["wait_ms"] if self._waits_in_dequeue else []),
-            "complete": ["lease_token", "id"] + (["ids"] if by_id else []) + self.outbox_columns,
+            "complete": ["lease_token", "id"] + (["ids"] if by_id else []) + self.outbox_columns
+            + (["no_result"] if self.outbox_columns else []),
             "fail": ["lease_token", "id", "error", "retry"],
             "extend_lease": ["lease_token", "lease_seconds", "id"] + (["ids"] if by_id else []),
             "reap": ["batch_size"] + (["released", "dead_lettered", "result_set"] if outputs else []),

@@ -27,7 +27,9 @@ import jinja2
 from qgen import __version__
 from qgen.locks import limits
 from qgen import dialects as dialect_registry
-from qgen.catalog import ROUTINE_KINDS, DbObject, claims_in_place, spec_objects, splits_deferred
+from qgen.catalog import (
+    ROUTINE_KINDS, DbObject, claims_in_place, has_dead_letters, keeps_duplicates, spec_objects, splits_deferred,
+)
 from qgen.spec import (
     MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Spec,
     object_name, role_name, wakeup_channel,
@@ -163,6 +165,9 @@ def _queue_context(spec: Spec, queue_name: str, dialect: str) -> SimpleNamespace
         splits_deferred=splits_deferred(queue),
         mark=queue.on_complete == "mark",
         archive=queue.on_complete == "archive",
+        # A dead-letter table: exhausted jobs (lease mode), or the duplicates a delete-mode claim keeps back.
+        dead_letters=has_dead_letters(queue),
+        keeps_duplicates=keeps_duplicates(queue),
         audit=queue.audit,
         # wakeup: notify: the channel enqueue notifies (None: the queue is polled only).
         wakeup_channel=wakeup_channel(spec, queue_name),

@@ -340,6 +340,7 @@ _OUTBOX_COLUMN_CLASHES = {
     "source_id": "a column qgen adds to the outbox table",
     "created_at": "a column qgen adds to the outbox table",
     "lease_token": "complete's parameter, beside the outbox values",
+    "no_result": "complete's parameter that says a job hands nothing on, beside the outbox values",
     "found": "PL/pgSQL's FOUND: it hides a parameter of this name, so complete would store FOUND instead",
 }
 
@@ -550,6 +551,12 @@ class Queue(_Strict):
                     found.append((("dedupe", "scope"), "scope: ever matches finished jobs by the record they "
                                   f"leave, and {' and '.join(lost)}; accepted: scope: queued, or on_complete: "
                                   "archive or mark" + (" with dead_letter: true" if self.claim == "lease" else "")))
+        if self.worker is not None and self.outbox is not None:
+            # Its handler is a procedure that returns nothing: the worker would complete every job with
+            # no outbox values, which complete refuses (a result is never skipped silently).
+            found.append((("worker",), "the in-database worker completes each job without outbox values, and this "
+                          "queue has an outbox whose values complete needs; accepted: worker or outbox, not both "
+                          "(run_worker hands a handler's result on)"))
         if self.batch_size > self.max_batch_size:
             which = "max_batch_size" if "max_batch_size" in self.model_fields_set else "batch_size"
             found.append(((which,), f"batch_size {self.batch_size} is above max_batch_size {self.max_batch_size}"

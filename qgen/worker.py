@@ -43,6 +43,15 @@
   the queue's maintain procedure (reap expired leases, correct the watermark, purge: one bounded
   batch each; one caller at a time per queue), so a fleet of workers needs no other process to
   reap. See qgen/maintenance.py.
+- A queue with an outbox (seed 004: complete hands a row on to the transfer queue) takes the
+  handler's return value as the job's result: a mapping of outbox values ({column: value}) is
+  handed on by complete in the job's own transaction; NO_RESULT says the job hands nothing on
+  (complete's no_result). Anything else (None included: a handler that forgot its result) is not
+  taken as "no result": run_worker hands the batch back (fail with retry, the error naming the
+  problem) and raises HandlerResultError, a QueueUsageError, at the first such job. A mapping
+  missing a NOT NULL value is refused by complete (InvalidArgument): that job is failed with the
+  refusal as its error (retried, then dead-lettered) and the worker goes on. On a queue without an
+  outbox the handler's return value is ignored.
 - on_done(job, outcome) is called after each job with 'completed', 'failed', 'dead', 'lease_lost'
   or 'unknown' (a completion whose commit nobody can confirm), e.g. to keep a ledger.
 
@@ -59,21 +68,37 @@ import os
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
 from qgen.connection import Backoff
-from qgen.errors import CannotReconnect, ConnectionLost, LeaseLost, OutcomeUnknown, PermissionDenied, QueueUsageError
+from qgen.errors import (
+    CannotReconnect, ConnectionLost, InvalidArgument, LeaseLost, OutcomeUnknown, PermissionDenied, QueueUsageError,
+)
 from qgen.maintenance import MAINTAIN_EVERY, Maintenance
 from qgen.results import Job, WorkerStats
 
 if TYPE_CHECKING:  # for annotations only: qgen.client imports this module (it re-exports run_worker)
     from qgen.client import QueueClient
 
-__all__ = ["run_worker", "WorkerStats", "POLL_INTERVAL", "OVERRUN_ERROR"]
+__all__ = ["run_worker", "WorkerStats", "POLL_INTERVAL", "OVERRUN_ERROR", "NO_RESULT", "HandlerResultError"]
 
 POLL_INTERVAL = 1.0  # seconds an idle worker waits for work before it claims again (run_worker's default)
 OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
 log = logging.getLogger("qgen.worker")
+
+
+class _NoResult:
+    """The handler's way to say that a job of a queue with an outbox hands nothing on."""
+
+    def __repr__(self) -> str:
+        return "qgen.worker.NO_RESULT"
+
+
+NO_RESULT: Any = _NoResult()
+
+
+class HandlerResultError(QueueUsageError):
+    """The handler's return value cannot be a result of a queue with an outbox (run_worker stops)."""
 
 
 class _Heartbeat:
@@ -227,6 +252,10 @@ def run_worker(
                     except CannotReconnect:
                         _done(on_done, job, "unknown")
                         raise
+                    except HandlerResultError as exc:
+                        # Every job would be finished with its result lost: hand the batch back, stop.
+                        _give_up(client, jobs[index:], True, stats, error=f"qgen worker: {exc}")
+                        raise
                     _done(on_done, job, outcome)
             if stats.overran:
                 break
@@ -244,7 +273,7 @@ def _done(on_done: Optional[Callable[[Job, str], Any]], job: Job, outcome: str) 
 def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats: WorkerStats) -> str:
     """Run the handler on one job, then complete or fail it; what happened to the job."""
     try:
-        handler(job)
+        result = handler(job)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         outcome = _finish(client, stats, job, lambda: client.fail(job, error=error, retry=True))
@@ -252,7 +281,37 @@ def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats:
         log.log(logging.ERROR if outcome == "dead" else logging.WARNING, "job %s: the handler raised %s; %s",
                 job.id, error, _AFTER_FAILURE.get(outcome, "the failure was not recorded: " + outcome), exc_info=exc)
         return outcome
-    return _finish(client, stats, job, lambda: client.complete(job))
+    if not client.outbox_columns:
+        return _finish(client, stats, job, lambda: client.complete(job))
+    values = _outbox_values(client, job, result)
+    try:
+        if values is None:
+            return _finish(client, stats, job, lambda: client.complete(job, no_result=True))
+        return _finish(client, stats, job, lambda: client.complete(job, **values))
+    except InvalidArgument as exc:  # this job's result lacks a NOT NULL value: fail it, with the refusal
+        error = f"{type(exc).__name__}: {exc}"
+        outcome = _finish(client, stats, job, lambda: client.fail(job, error=error, retry=True))
+        log.log(logging.ERROR if outcome == "dead" else logging.WARNING, "job %s: complete refused the handler's "
+                "result: %s; %s", job.id, error, _AFTER_FAILURE.get(outcome, "the failure was not recorded: " + outcome))
+        return outcome
+
+
+def _outbox_values(client: QueueClient, job: Job, result: Any) -> Optional[dict[str, Any]]:
+    """The outbox values a handler returned for `job` (None: NO_RESULT); HandlerResultError if it
+    returned anything else, a forgotten result (None) included."""
+    if result is NO_RESULT:
+        return None
+    accepted = ", ".join(client.outbox_columns)
+    if not isinstance(result, Mapping):
+        raise HandlerResultError(
+            f"the handler returned {type(result).__name__} for job {job.id} of {client.queue_name}, which has an "
+            f"outbox: return the job's outbox values as a mapping ({accepted}), or qgen.worker.NO_RESULT when it "
+            "hands nothing on")
+    unknown = sorted(str(k) for k in result if k not in client.outbox_columns)
+    if unknown:
+        raise HandlerResultError(f"the handler returned unknown outbox column(s) {', '.join(unknown)} for job "
+                                 f"{job.id} of {client.queue_name}; accepted: {accepted}")
+    return dict(result)
 
 
 _AFTER_FAILURE = {
@@ -291,12 +350,13 @@ def _finish(client: QueueClient, stats: WorkerStats, job: Job, call: Callable[[]
     return "completed"
 
 
-def _give_up(client: QueueClient, jobs: list[Job], release: bool, stats: WorkerStats) -> None:
+def _give_up(client: QueueClient, jobs: list[Job], release: bool, stats: WorkerStats,
+             error: str = OVERRUN_ERROR) -> None:
     stats.given_up += len(jobs)
     if not release:
         return
     for job in jobs:
         try:
-            client.fail(job, error=OVERRUN_ERROR, retry=True)
+            client.fail(job, error=error, retry=True)
         except (LeaseLost, ConnectionLost):
             pass  # already reaped and taken over, or the lease will run out: nothing of ours to give back

@@ -170,6 +170,24 @@ MISTAKES = {
             outbox:
               columns: {lease_token: uuid}
         """, 5, 17, "queues.q.outbox.columns.lease_token", ["complete's parameter"]),
+    "in-database worker on a queue with an outbox": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            outbox:
+              columns: {b: int}
+            worker:
+              handler: dbo.h
+        """, 7, 7, "queues.q.worker", ["worker or outbox, not both"]),
+    "outbox column named like complete's no_result": (
+        """\
+        queues:
+          q:
+            payload: {a: int}
+            outbox:
+              columns: {No_Result: bool}
+        """, 5, 17, "queues.q.outbox.columns.No_Result", ["says a job hands nothing on"]),
     "payload column that is the job type's column": (
         """\
         queues:

@@ -11,6 +11,7 @@ from tests.support.tsql_gate import (
     Finding,
     ParserUnavailable,
     check_scripts,
+    claim_range_lock_findings,
     deploy_findings,
     filtered_claim_findings,
     ensure_parser,
@@ -805,6 +806,37 @@ def test_a_claim_that_does_not_name_its_filtered_index_filter_is_reported(where)
 
 def test_a_claim_on_a_table_without_filtered_indexes_is_not_judged():
     assert filtered_claim_findings(claim_sql("[id] >= @from"), "c.sql") == []
+
+
+# Issue 24, item 3: seed 002's claim read the archive WITH (UPDLOCK, HOLDLOCK) before archiving its
+# code, and enqueue read it so before queueing one.
+SALE = ("CREATE OR ALTER PROCEDURE dbo.sell AS\nBEGIN\n    ;WITH [next_job] AS\n    (\n"
+        "        SELECT TOP (1) [id], [code] FROM [dbo].[codes] WITH (ROWLOCK, READPAST, UPDLOCK) ORDER BY [id]\n    )\n"
+        "    DELETE FROM [next_job] OUTPUT deleted.[id], deleted.[code] INTO @c ([id], [code]);\n"
+        "    DELETE [c] FROM @c AS [c] WHERE EXISTS (SELECT 1 FROM [dbo].[codes_archive] AS [a] {hint}\n"
+        "                                         WHERE [a].[code] = [c].[code]);\n"
+        "    INSERT INTO [dbo].[codes_archive] ([id], [code]) SELECT [id], [code] FROM @c;\nEND;\nGO\n")
+IMPORT = ("CREATE OR ALTER PROCEDURE dbo.import @code nvarchar(32) AS\nBEGIN\n"
+          "    IF NOT EXISTS (SELECT 1 FROM [dbo].[codes_archive] {hint} WHERE [code] = @code)\n"
+          "        INSERT INTO [dbo].[codes] ([code]) VALUES (@code);\nEND;\nGO\n")
+
+
+@pytest.mark.parametrize("hint", ["WITH (UPDLOCK, HOLDLOCK)", "WITH (SERIALIZABLE)"])
+@pytest.mark.parametrize("which", ["claim", "enqueue"])
+def test_a_range_lock_on_a_table_claims_insert_into_is_reported(hint, which):
+    sql = SALE.format(hint=hint if which == "claim" else "WITH (READCOMMITTEDLOCK)") \
+        + IMPORT.format(hint=hint if which == "enqueue" else "")
+    findings = claim_range_lock_findings(sql, "c.sql")
+    needle = "[dbo].[codes_archive] AS [a]" if which == "claim" else "[dbo].[codes_archive] WITH"
+    assert [(f.line, f.column) for f in findings] == [at(sql, needle)], "\n".join(map(str, findings))
+    assert "claim range lock" in findings[0].message
+
+
+def test_a_key_read_of_a_table_claims_insert_into_passes_and_a_range_lock_elsewhere_is_not_judged():
+    sql = SALE.format(hint="WITH (READCOMMITTEDLOCK)") + IMPORT.format(hint="")
+    # the queue table's own range lock in enqueue: no claim inserts into the queue table
+    sql += IMPORT.replace("dbo.import", "dbo.import2").format(hint="").replace("[dbo].[codes_archive]", "[dbo].[codes] WITH (UPDLOCK, HOLDLOCK)")
+    assert claim_range_lock_findings(sql, "c.sql") == []
 
 
 @pytest.mark.parametrize(

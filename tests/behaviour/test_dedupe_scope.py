@@ -148,6 +148,7 @@ def test_a_queued_code_the_archive_already_holds_does_not_wedge_the_sale(use_spe
                 sold_before.id, "5000-1", "first")
     assert sell(codes) == [fresh.id], "the code already sold is not sold again; the next one is"
     assert env.count("card_codes") == 0, "the duplicate left the queue with the claim that met it"
+    assert env.count("card_codes", "dead_letter_table") == 1, "and is kept in the dead letters"
     assert env.sql(f"SELECT {c('card_secret')} FROM {env.name('card_codes', 'archive_table')} "
                    f"WHERE {c('card_number')} = ?", "5000-1") == [("first",)]
     assert sell(codes) == []
@@ -175,3 +176,73 @@ def test_a_key_enqueued_by_the_buyer_that_holds_its_job_is_not_queued_again(use_
     else:
         assert env.count("card_codes") == 1 and env.count("card_codes", "archive_table") == 0
     assert buyer.enqueue(card_number="4000-9", card_secret="later") == (a.id, False)
+
+
+def test_a_claim_of_one_sells_a_free_code_past_the_codes_already_sold(use_spec):
+    """Issue 24, item 4: a claimed code whose key the archive already holds (a bcp/SSIS reload past
+    enqueue) was dropped from the claim: with batch 1 the buyer got nothing (read as sold out) while
+    free codes waited, and the code vanished without a trace. Now the claim takes a free code in its
+    place, round after round, and each duplicate is kept in the dead letters with the reason."""
+    env = use_spec(EX002)
+    codes = env.client("card_codes")
+    c = env.col
+    reloaded = [codes.enqueue(card_number=f"6000-{n}", card_secret="reloaded") for n in (1, 2, 3)]
+    free = codes.enqueue(card_number="6000-9", card_secret="free")
+    for job in reloaded:  # sold before: the archive holds their keys
+        env.execute(f"INSERT INTO {env.name('card_codes', 'archive_table')} ({c('id')}, {c('card_number')}, "
+                    f"{c('card_secret')}, {c('enqueued_at')}, {c('completed_at')}) VALUES (?, ?, ?, {env.now}, {env.now})",
+                    job.id + 1000, f"6000-{reloaded.index(job) + 1}", "first sale")
+    with codes.transaction():
+        sold = codes.dequeue()  # the spec's batch of 1
+    assert [(j.id, j.payload["card_number"]) for j in sold] == [(free.id, "6000-9")], \
+        "the buyer gets the free code, not an empty result"
+    dead = env.sql(f"SELECT {c('id')}, {c('card_number')}, {c('card_secret')}, {c('attempts')}, {c('last_error')} "
+                   f"FROM {env.name('card_codes', 'dead_letter_table')} ORDER BY {c('id')}")
+    assert [row[:4] for row in dead] == [(j.id, f"6000-{n}", "reloaded", 0) for n, j in enumerate(reloaded, 1)]
+    assert all("archive already holds this dedupe key (card_number)" in row[4] for row in dead)
+    assert codes.metrics()["dead"] == 3, "metrics count them"
+    assert env.count("card_codes") == 0
+    assert env.sql(f"SELECT {c('card_secret')} FROM {env.name('card_codes', 'archive_table')} "
+                   f"WHERE {c('card_number')} = ?", "6000-9") == [("free",)]
+    with codes.transaction():
+        assert codes.dequeue() == [], "sold out only when no code is left"
+
+
+def _lock_timeout(env, client, seconds: int) -> None:
+    """Make every lock wait of this client's session fail after `seconds` (lock waits only: a call
+    that waits on no lock never meets it, however loaded the machine)."""
+    sql = f"SET lock_timeout = '{seconds}s'" if env.dialect == "postgres" else f"SET LOCK_TIMEOUT {seconds * 1000}"
+    cursor = client.connection.cursor()
+    cursor.execute(sql)
+    cursor.close()
+
+
+@pytest.mark.babelfish_gap("B10", "whether one buyer waits on another's archive insert is SQL Server's key-range locking")
+@pytest.mark.parametrize("holder", ["buyer", "importer"])
+def test_a_buyer_never_waits_on_another_buyer_or_an_open_import(use_spec, holder):
+    """Issue 24, item 3: the claim's archive check read WITH (UPDLOCK, HOLDLOCK). With sequential
+    card numbers its key-range lock landed on the end of the archive's unique index for every buyer
+    and was held to the end of the buyer's transaction (and an import's archive check, held to the
+    end of the importer's transaction, did the same): each buyer's archive insert waited for the
+    other's whole sale. Here a second buyer, whose session fails any lock wait, claims and commits
+    while a first buyer (or an import of later codes) holds its transaction open. On PostgreSQL a
+    unique-index check waits only for an uncommitted row of the same key, which no other claim
+    can hold (each claim holds its own queue row, unique by key)."""
+    env = use_spec(EX002)
+    codes, first, second = env.client("card_codes"), env.client("card_codes"), env.client("card_codes")
+    codes.enqueue_many([{"card_number": f"7000-{n:04d}", "card_secret": "s"} for n in range(1, 21)])
+    for _ in range(5):  # the archive holds the first five codes
+        with codes.transaction():
+            assert len(codes.dequeue()) == 1
+    _lock_timeout(env, second, 3)
+    with first.transaction():
+        if holder == "buyer":
+            held = [j.payload["card_number"] for j in first.dequeue()]
+        else:
+            held = [r.id for r in first.enqueue_many([{"card_number": f"7000-{n:04d}", "card_secret": "new"}
+                                                      for n in range(21, 71)])]
+        with second.transaction():
+            bought = [j.payload["card_number"] for j in second.dequeue()]
+        assert len(bought) == 1 and bought != held, "the second buyer sold a code without waiting"
+    assert env.count("card_codes", "archive_table") == 6 + (holder == "buyer")
+    assert env.count("card_codes") == 20 - 6 - (holder == "buyer") + (50 if holder == "importer" else 0)

@@ -19,7 +19,7 @@ def test_metrics_of_a_lease_queue_with_archive_and_scheduling(use_spec):
                        "completed_last_minute": 0, "watermark_lag": ids[0]}
 
     done, held = jobs.dequeue(batch_size=2)            # 1 and 2
-    jobs.complete(done)                                # 1: archived; 2: in flight
+    jobs.complete(done, no_result=True)                                # 1: archived; 2: in flight
     expired, = jobs.dequeue(batch_size=1)              # 3: in flight, its lease ran out
     poison, = jobs.dequeue(batch_size=1)               # 4: dead
     jobs.fail(poison, "poison", retry=False)
@@ -44,8 +44,8 @@ def test_metrics_of_a_marking_queue_with_retries(use_spec):
     events = env.client("rainfall_events")
     ids = [r.id for r in events.enqueue_many([{"rainfall_id": n} for n in range(6)])]
     batch = events.dequeue()                           # 1..5
-    events.complete(batch[0])
-    events.complete(batch[1])                          # 1, 2 processed
+    events.complete(batch[0], no_result=True)
+    events.complete(batch[1], no_result=True)                          # 1, 2 processed
     assert events.fail(batch[2], "later") == "retry"   # 3 waits out a 30 s backoff
     metrics = events.metrics()                         # 4, 5 in flight; 6 ready
     age = metrics.pop("oldest_ready_age_seconds")
@@ -53,8 +53,8 @@ def test_metrics_of_a_marking_queue_with_retries(use_spec):
     assert metrics == {"ready": 1, "scheduled": 1, "in_flight": 2, "expired": 0, "processed": 2, "dead": 0,
                        "archived": 0, "watermark": 0, "lowest_pending_id": ids[2],
                        "completed_last_minute": 2, "watermark_lag": ids[2]}
-    events.complete(batch[3])
-    events.complete(batch[4])                          # the rest of the lease: 4 and 5 (one by one: an outbox queue)
+    events.complete(batch[3], no_result=True)
+    events.complete(batch[4], no_result=True)                          # the rest of the lease: 4 and 5 (one by one: an outbox queue)
     env.backdate("rainfall_events", "processed_at", 61, ids=ids[:1])
     metrics = events.metrics()
     assert (metrics["processed"], metrics["in_flight"], metrics["completed_last_minute"]) == (4, 0, 3)

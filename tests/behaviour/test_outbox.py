@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from qgen.client import LeaseLost
+from qgen.client import InvalidArgument, LeaseLost, QueueUsageError
 from tests.behaviour.helpers import BEHAVE, EX004, FEAT
 
 
@@ -30,7 +30,9 @@ def test_complete_enqueues_into_the_transfer_queue(use_spec):
         events.complete(dry, rainfall_id=11, summary="stale")
     assert transfer.metrics()["ready"] == 1
     assert other.complete(taken, rainfall_id=11, summary="dry") == 1
-    assert events.complete(plain) == 1, "without outbox values nothing is handed on"
+    with pytest.raises(QueueUsageError, match="no_result"):
+        events.complete(plain)  # no values and no "no result": refused, not finished with nothing handed on
+    assert events.complete(plain, no_result=True) == 1, "said explicitly: nothing is handed on"
 
     with transfer.transaction():
         rows = transfer.dequeue(batch_size=10)
@@ -75,3 +77,33 @@ def test_hand_off_skips_a_key_the_downstream_queue_holds(use_spec):
                    f"ORDER BY {env.col('id')}")
     me = env.scalar("SELECT session_user" if env.dialect == "postgres" else "SELECT ORIGINAL_LOGIN()")
     assert rows == [("A", 0, "someone"), ("B", 2, me)]
+
+
+def test_a_result_is_handed_on_or_said_to_be_none(use_spec):
+    """Issue 24, item 6: complete with a job's id and no outbox values marked it processed and handed
+    nothing on (silently); one value without the other failed with 515 / 23502 on every retry. Now
+    "no result" is said (no_result), a missing NOT NULL value is refused by name, and a refused
+    completion changes nothing: the job stays leased and nothing is handed on."""
+    env = use_spec(EX004)
+    events, transfer = env.client("rainfall_events"), env.client("rainfall_transfer")
+    events.enqueue_many([{"rainfall_id": 1}, {"rainfall_id": 2}, {"rainfall_id": 3}])
+    first, second, third = events.dequeue()
+    with pytest.raises(QueueUsageError, match=r"outbox values \(rainfall_id, summary\), or with @?no_result") as refused:
+        events.complete(first)
+    assert not isinstance(refused.value, InvalidArgument)
+    with pytest.raises(InvalidArgument, match="outbox value @?summary is missing"):
+        events.complete(first, rainfall_id=1)
+    with pytest.raises(InvalidArgument, match="outbox value @?rainfall_id is missing"):
+        events.complete(first, summary="no id")
+    with pytest.raises(InvalidArgument, match="not both"):
+        events.complete(first, rainfall_id=1, summary="wet", no_result=True)
+    metrics = events.metrics()
+    assert (metrics["in_flight"], metrics["processed"]) == (3, 0), "every refusal left the jobs leased"
+    assert transfer.metrics()["ready"] == 0, "and handed nothing on"
+    assert events.complete(first, rainfall_id=1, summary="wet") == 1
+    assert events.complete(second, no_result=True) == 1
+    assert events.complete(third, rainfall_id=3, summary="dry") == 1
+    with transfer.transaction():
+        rows = transfer.dequeue(batch_size=10)
+    assert sorted((j.payload["rainfall_id"], j.payload["summary"]) for j in rows) == [(1, "wet"), (3, "dry")]
+    assert events.metrics()["processed"] == 3

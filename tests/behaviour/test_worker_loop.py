@@ -8,7 +8,7 @@ import time
 import pytest
 
 from qgen.client import QueueUsageError
-from qgen.worker import OVERRUN_ERROR, run_worker
+from qgen.worker import NO_RESULT, OVERRUN_ERROR, HandlerResultError, run_worker
 from tests.behaviour.helpers import EX002, EX004, FEAT, wait_past
 
 
@@ -23,6 +23,7 @@ def test_the_worker_completes_what_succeeds_and_fails_what_raises(use_spec, capl
         seen.append(job.payload["rainfall_id"])
         if job.payload["rainfall_id"] == 3:
             raise ValueError("no gauge 3")
+        return {"rainfall_id": job.payload["rainfall_id"], "summary": f"gauge {job.payload['rainfall_id']}"}
 
     stats = run_worker(events, handle)
     assert seen == [1, 2, 3, 4, 5, 6, 7]
@@ -37,6 +38,9 @@ def test_the_worker_completes_what_succeeds_and_fails_what_raises(use_spec, capl
     assert raised.levelno == logging.WARNING and f"job {ids[2]}:" in raised.getMessage()
     assert "ValueError: no gauge 3" in raised.getMessage() and "retried after its backoff" in raised.getMessage()
     assert raised.exc_info and raised.exc_info[0] is ValueError
+    # each completion handed the handler's result on to the transfer queue (issue 24, item 6)
+    assert sorted(env.sql(f"SELECT {env.col('rainfall_id')}, {env.col('summary')} FROM {env.name('rainfall_transfer')}")) \
+        == [(n, f"gauge {n}") for n in (1, 2, 4, 5, 6, 7)]
 
 
 def test_the_worker_corrects_a_watermark_that_hides_jobs(use_spec):
@@ -45,7 +49,7 @@ def test_the_worker_corrects_a_watermark_that_hides_jobs(use_spec):
     events.enqueue_many([{"rainfall_id": n} for n in range(3)])
     env.set_watermark("rainfall_events", 1000)
     # the empty-dequeue correction alone (maintain would correct the watermark first)
-    stats = run_worker(events, lambda job: None, maintain_every=None)
+    stats = run_worker(events, lambda job: NO_RESULT, maintain_every=None)
     assert stats.processed == 3
     assert stats.watermark_corrections == 2  # once to find the hidden jobs, once to be sure it is empty
     assert events.metrics()["ready"] == 0
@@ -61,6 +65,7 @@ def test_the_heartbeat_keeps_a_slow_job_leased(use_spec):
         wait_past(env, job.lease_expires_at)           # longer than the lease it was claimed with
         time.sleep(0.3)
         reaped.append(reaper.reap())
+        return NO_RESULT
 
     stats = run_worker(events, slow, lease_seconds=3)  # extended every second
     assert reaped == [(0, 0)], "the heartbeat extended the lease, so the reaper left the job alone"
@@ -78,10 +83,11 @@ def test_a_worker_that_lost_its_lease_does_not_complete_the_job(use_spec):
         env.backdate("rainfall_events", "lease_expires_at", 3600)
         assert other.reap() == (1, 0)
         taken.extend(other.dequeue())
+        return NO_RESULT
 
     stats = run_worker(events, stalls)
     assert (stats.processed, stats.lease_lost) == (0, 1)
-    assert other.complete(taken[0]) == 1
+    assert other.complete(taken[0], no_result=True) == 1
     assert events.metrics()["processed"] == 1
 
 
@@ -96,6 +102,7 @@ def test_a_worker_out_of_time_gives_up_the_rest_of_its_batch(use_spec, release_u
     def slow(job):
         handled.append(job.id)
         time.sleep(0.6)
+        return NO_RESULT
 
     stats = run_worker(events, slow, allotted_seconds=0.5, lease_seconds=1, release_unstarted=release_unstarted)
     assert handled == ids[:1]
@@ -116,7 +123,7 @@ def test_a_worker_out_of_time_gives_up_the_rest_of_its_batch(use_spec, release_u
                                            f"WHERE {env.col('processed')} = ?", False))
         wait_past(env, expiry)
         assert events.reap() == (4, 0)
-        again = run_worker(env.client("rainfall_events"), lambda job: None)
+        again = run_worker(env.client("rainfall_events"), lambda job: NO_RESULT)
         assert again.processed == 4
         assert events.metrics()["processed"] == 5
 
@@ -135,7 +142,7 @@ def test_a_worker_in_the_consumer_role_corrects_the_watermark(use_spec):
     env.set_watermark("jobs", late + 1000)  # wrong on purpose
     with env.login("consumer") as login:
         consumer = env.client("jobs", login=login)
-        stats = run_worker(consumer, lambda job: None)
+        stats = run_worker(consumer, lambda job: NO_RESULT)
     # both jobs were found although the watermark stood above them: the consumer may correct it
     assert stats.processed == 2 and stats.watermark_corrections >= 1
 
@@ -159,10 +166,46 @@ def test_an_idle_worker_corrects_the_watermark_once_and_leaves_the_rest_to_maint
                 polled.set()
     worker.dequeue = counted  # type: ignore[method-assign]
     thread = threading.Thread(target=lambda: found.update(stats=run_worker(
-        worker, lambda job: None, stop_when_empty=False, poll_interval=0.2, stop=stop)))
+        worker, lambda job: NO_RESULT, stop_when_empty=False, poll_interval=0.2, stop=stop)))
     thread.start()
     assert polled.wait(120), f"{len(polls)} polls in 120 s"
     stop.set()
     thread.join(30)
     stats = found["stats"]
     assert stats.watermark_corrections == 1 and stats.maintenance_runs + stats.maintenance_skipped >= 1
+
+
+@pytest.mark.parametrize("result", [None, "done", {"rainfall_id": 1, "colour": "red"}])
+def test_a_handler_result_that_is_no_result_stops_the_worker(use_spec, result):
+    """Issue 24, item 6: run_worker called complete(job) without values, so 004 run by our own worker
+    never handed anything on. A handler's None (a forgotten result) is not taken as "no result":
+    the worker hands the batch back, with the reason as its error, and stops with HandlerResultError."""
+    env = use_spec(EX004)
+    events = env.client("rainfall_events")
+    events.enqueue_many([{"rainfall_id": n} for n in range(1, 4)])
+    with pytest.raises(HandlerResultError, match="NO_RESULT|unknown outbox column"):
+        run_worker(events, lambda job: result)
+    metrics = events.metrics()
+    assert (metrics["processed"], metrics["in_flight"], metrics["scheduled"]) == (0, 0, 3), "handed back"
+    errors = env.sql(f"SELECT {env.col('last_error')} FROM {env.name('rainfall_events')}")
+    assert all(e.startswith("qgen worker: the handler returned") for (e,) in errors), errors
+    assert env.count("rainfall_transfer") == 0
+
+
+def test_a_result_missing_a_value_fails_that_job_only(use_spec):
+    """A mapping without a NOT NULL outbox value is refused by complete (InvalidArgument, not 515 on
+    every retry): the job is failed with the refusal, the worker goes on with the others."""
+    env = use_spec(EX004)
+    events = env.client("rainfall_events")
+    ids = [r.id for r in events.enqueue_many([{"rainfall_id": n} for n in range(1, 4)])]
+
+    def handle(job):
+        n = job.payload["rainfall_id"]
+        return {"rainfall_id": n} if n == 2 else {"rainfall_id": n, "summary": "ok"}
+
+    stats = run_worker(events, handle)
+    assert (stats.processed, stats.failed) == (2, 1)
+    error, = env.sql(f"SELECT {env.col('last_error')} FROM {env.name('rainfall_events')} WHERE {env.col('id')} = ?",
+                     ids[1])[0]
+    assert error.startswith("InvalidArgument:") and "summary" in error
+    assert sorted(r for (r,) in env.sql(f"SELECT {env.col('rainfall_id')} FROM {env.name('rainfall_transfer')}")) == [1, 3]

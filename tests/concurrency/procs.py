@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from qgen.client import QueueClient
 from qgen.specload import load_spec
-from qgen.worker import WorkerStats, run_worker
+from qgen.worker import NO_RESULT, WorkerStats, run_worker
 
 
 @dataclass(frozen=True)
@@ -87,16 +87,17 @@ def lease_worker(target: Target, name: str, ledger_dir: str, results: Any, go: A
                               ledger_fd=completed_fd)
         state = {"token": None, "batch": 0, "index": -1}
 
-        def handle(job: Any) -> None:
+        def handle(job: Any) -> Any:
             os.write(handled_fd, f"{job.id}\n".encode())
             if block_at is None:
-                return
+                return NO_RESULT  # seed 004's outbox: these jobs hand nothing on (ignored without an outbox)
             if job.lease_token != state["token"]:
                 state.update(token=job.lease_token, batch=state["batch"] + 1, index=-1)
             state["index"] += 1
             if (state["batch"], state["index"]) == block_at:
                 results.put(("blocked", name, os.getpid(), str(job.lease_token), job.id))
                 time.sleep(3600)  # killed with SIGKILL long before this returns
+            return NO_RESULT
 
         results.put(("ready", name))
         go.wait()

@@ -16,7 +16,7 @@ def test_complete_enqueues_downstream(db):
     assert one(db, f"SELECT {S}.orders_complete(%s, %s, order_no => 'o1', total => 9.99)", token, jobs[0][0])[0] == 1
     # the downstream dedupe (return_existing) absorbs a repeat instead of failing the completion
     assert one(db, f"SELECT {S}.orders_complete(%s, %s, order_no => 'o1', total => 1)", token, jobs[1][0])[0] == 1
-    assert one(db, f"SELECT {S}.orders_complete(%s, %s)", token, jobs[2][0])[0] == 1
+    assert one(db, f"SELECT {S}.orders_complete(%s, %s, no_result => true)", token, jobs[2][0])[0] == 1
     assert db.execute(f"SELECT order_no, total::text, enqueued_by FROM {S}.invoices").fetchall() == [("o1", "9.99", "postgres")]
     assert one(db, f"SELECT count(*) FROM {S}.orders_archive")[0] == 3
     inv = db.execute(f"SELECT * FROM {S}.invoices_dequeue()").fetchone()

@@ -38,7 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from qgen.dialects.mssql import batch_spans
-from tests.support.tsql_rules import references, rule_findings, statements
+from tests.support.tsql_rules import references, rule_findings, statements, target
 from tests.support.tsql_tokens import Tok, at, is_word, line_col, module_statement, statement_with, tokens
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -479,6 +479,53 @@ def filtered_claim_findings(text: str, name: str = "") -> list[Finding]:
     return found
 
 
+_RANGE_HINTS = frozenset({"HOLDLOCK", "SERIALIZABLE"})
+
+
+def _claim_inserts(batches: list[list[Tok]]) -> set[str]:
+    """The tables (last name part, upper-cased) that a claim path inserts into: every table an
+    INSERT writes in a batch that claims (reads WITH (READPAST, UPDLOCK))."""
+    found: set[str] = set()
+    for toks in batches:
+        stmts = statements(toks)
+        if not any({"READPAST", "UPDLOCK"} <= ref.hints for stmt in stmts for ref in references(stmt)):
+            continue
+        for stmt in stmts:
+            tgt = target(stmt)
+            # Not the watermark table: it holds one row, not keys one per claim; a claim inserts
+            # there only to put back a row deleted by hand (under a range lock, so that one does).
+            if stmt.kind == "INSERT" and tgt is not None and not tgt.variable \
+                    and not tgt.table[-1].upper().endswith("WATERMARK"):
+                found.add(tgt.table[-1].upper())
+    return found
+
+
+def claim_range_lock_findings(text: str, name: str = "") -> list[Finding]:
+    """A key-range read (HOLDLOCK, SERIALIZABLE) of a table a claim path inserts into (issue 24,
+    item 3): the range lock is held to the end of the reader's transaction, which for a claim in a
+    delete queue is the buyer's whole sale (and for an enqueue, an importer's whole transaction).
+    With sequential keys every new key falls in the same range, at the end of the table's unique
+    index, so every claim's insert there (RangeI-N) waits for that transaction: claimers queue
+    behind each other instead of skipping. Read such a table by key without a range lock and let
+    its unique index, or a range lock on the queue table, carry the guarantee."""
+    spans = list(batch_spans(text))
+    batches = [tokens(batch) for _, batch in spans]
+    inserted = _claim_inserts(batches)
+    found: list[Finding] = []
+    for (first_line, batch), toks in zip(spans, batches):
+        for stmt in statements(toks):
+            for ref in references(stmt):
+                if ref.variable or not ref.hints & _RANGE_HINTS or ref.table[-1].upper() not in inserted:
+                    continue
+                line, column = line_col(batch, toks[ref.at].pos)
+                found.append(Finding(name, first_line + line - 1, column, "own",
+                                     f"claim range lock: {ref.shown} is read WITH {'/'.join(sorted(ref.hints & _RANGE_HINTS))}, "
+                                     "and a claim inserts into it: the key-range lock, held to the end of this "
+                                     "transaction, makes every claim that inserts a key in that range (with sequential "
+                                     "keys, each one) wait for it; read it by key without a range lock"))
+    return found
+
+
 # Words that may stand at parenthesis depth 0 in an IF condition; any other word (not a function
 # call) begins the statement the IF guards.
 _CONDITION_WORDS = {"AND", "OR", "NOT", "IS", "NULL", "EXISTS", "IN", "LIKE", "BETWEEN"}
@@ -679,10 +726,10 @@ def transaction_guard_findings(text: str, name: str = "") -> list[Finding]:
 def deploy_findings(text: str, name: str = "") -> list[Finding]:
     """The rules a rendered qgen script must pass to deploy on any session and to run twice: SET
     options, filtered indexes, guarded CREATEs, every procedure's own session options, every batch of
-    a transaction that spans batches guarded."""
+    a transaction that spans batches guarded, and no key-range lock on a table claims insert into."""
     return sorted(session_findings(text, name) + filtered_index_findings(text, name) + rerun_findings(text, name)
                   + procedure_session_findings(text, name) + filtered_claim_findings(text, name)
-                  + transaction_guard_findings(text, name))
+                  + transaction_guard_findings(text, name) + claim_range_lock_findings(text, name))
 
 
 # --------------------------------------------------------------------------------------------------

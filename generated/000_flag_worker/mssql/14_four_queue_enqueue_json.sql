@@ -38,15 +38,17 @@ BEGIN
         IF (SELECT COUNT(*) FROM @q$batch) > 1995
             THROW 50003, N'qgen: a batch of more than 1995 jobs is out of range for four.four_queue: one statement writing more could escalate to a table lock; accepted: 1 to 1995 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
-        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
-        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        -- The dedupe checks of the queue table read WITH (UPDLOCK, HOLDLOCK): locking reads of current
+        -- rows (also under READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit. Those
+        -- of the finished tables are plain locking reads by key (READCOMMITTEDLOCK): the queue table's
+        -- range lock keeps every move of the key there out, and a range lock there would stall claims.
         INSERT INTO [four].[four_queue] ([reputation])
         OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[reputation]
         FROM @q$batch AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[reputation] = [j].[reputation])
           -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
-          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[reputation] = [j].[reputation])
+          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (READCOMMITTEDLOCK) WHERE [f].[reputation] = [j].[reputation])
           AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];

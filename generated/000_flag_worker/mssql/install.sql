@@ -256,9 +256,13 @@ BEGIN
         );
         -- dedupe.scope: ever: a finished job holds its key until purge removes it. Read after the
         -- queue table, the order a completion or dead-lettering locks them in: a job moving there
-        -- now is waited for above, then found here.
+        -- now is waited for above, then found here. A plain locking read of the key, no range lock:
+        -- the queue table's range lock above already keeps every claim, completion and failure of
+        -- this key out until this transaction ends (each moves a queue row of the key there), and a
+        -- range lock held here would stall every claim that archives a key after this one (seed
+        -- 002: an import in one transaction stalled every sale; docs/api.md).
         IF @q$existing IS NULL
-            SET @q$existing = (SELECT [id] FROM [four].[four_queue_dead] WITH (UPDLOCK, HOLDLOCK)
+            SET @q$existing = (SELECT [id] FROM [four].[four_queue_dead] WITH (READCOMMITTEDLOCK)
                              WHERE [reputation] = @reputation);
         IF @q$existing IS NOT NULL
         BEGIN
@@ -298,15 +302,17 @@ BEGIN
         THROW 50003, N'qgen: a batch of more than 1995 jobs is out of range for four.four_queue: one statement writing more could escalate to a table lock; accepted: 1 to 1995 jobs per call (split the batch; the client does).', 1;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
-        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        -- The dedupe checks of the queue table read WITH (UPDLOCK, HOLDLOCK): locking reads of current
+        -- rows (also under READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit. Those
+        -- of the finished tables are plain locking reads by key (READCOMMITTEDLOCK): the queue table's
+        -- range lock keeps every move of the key there out, and a range lock there would stall claims.
         INSERT INTO [four].[four_queue] ([reputation])
         OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[reputation]
         FROM @jobs AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[reputation] = [j].[reputation])
           -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
-          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[reputation] = [j].[reputation])
+          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (READCOMMITTEDLOCK) WHERE [f].[reputation] = [j].[reputation])
           AND NOT EXISTS (SELECT 1 FROM @jobs AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
@@ -362,15 +368,17 @@ BEGIN
         IF (SELECT COUNT(*) FROM @q$batch) > 1995
             THROW 50003, N'qgen: a batch of more than 1995 jobs is out of range for four.four_queue: one statement writing more could escalate to a table lock; accepted: 1 to 1995 jobs per call (split the batch; the client does).', 1;
         BEGIN TRANSACTION;
-        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
-        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        -- The dedupe checks of the queue table read WITH (UPDLOCK, HOLDLOCK): locking reads of current
+        -- rows (also under READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit. Those
+        -- of the finished tables are plain locking reads by key (READCOMMITTEDLOCK): the queue table's
+        -- range lock keeps every move of the key there out, and a range lock there would stall claims.
         INSERT INTO [four].[four_queue] ([reputation])
         OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[reputation]
         FROM @q$batch AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [four].[four_queue] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[reputation] = [j].[reputation])
           -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
-          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[reputation] = [j].[reputation])
+          AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_dead] AS [f] WITH (READCOMMITTEDLOCK) WHERE [f].[reputation] = [j].[reputation])
           AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[reputation] = [j].[reputation] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
@@ -1583,9 +1591,9 @@ FROM
     VALUES
         (N'four_queue_complete', 0x087017094F89080BB397CF8DEC68CB61F7429D5D8061177041D998F0B044E34F),
         (N'four_queue_dequeue', 0x247AE7AE0E47200316F85C312C7BA9943ACDCCE551BE8023FB5D361A5E4D3A87),
-        (N'four_queue_enqueue', 0xD97EA7553EF0416F83F2D214B2B0D51824D0BE41921E159DE2FAD180F11D786C),
-        (N'four_queue_enqueue_batch', 0x6D9F8DC62223F4FE276BCFD5FF04A8A958B1A45A4689C77F5B0071CFE81A49BB),
-        (N'four_queue_enqueue_json', 0xCF7547C316979CD8B9918954507B9EB59AB8E87FB6F8B07F50F393B0881C2192),
+        (N'four_queue_enqueue', 0xB9B503EB8C08CE29535CAC02A089D504C77BA938EA1D7FBBFB887C8BCEC9FC43),
+        (N'four_queue_enqueue_batch', 0x1271BAD2278EF511C98D21C6BA1F59841AD059274AF17E34527AF2D6CFE038C5),
+        (N'four_queue_enqueue_json', 0x3775AB3DFBB387C6CE364D57625BFC37FE00946E8A3F230D053085546F57C532),
         (N'four_queue_extend_lease', 0x683DCD6DB0011013F300002A1DC1B2D220ACB63448B3F18754A9D05CB7FA8975),
         (N'four_queue_fail', 0x083BEBD18DDF0884264D0AFDDC2A982B3124563DDC9BDF3A1DFC9DCCD767302F),
         (N'four_queue_maintain', 0x34B1ED6F0B5503D83BDB7CB2A2268A7F667D4B20840ECC06081842A0E28E4867),

@@ -83,6 +83,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letter_table cards.card_codes_dead, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: [id] is the job's id, which repeats once the queue's identity is reseeded.
+IF OBJECT_ID(N'cards.card_codes_dead', N'U') IS NULL
+BEGIN
+    CREATE TABLE [cards].[card_codes_dead]
+    (
+        [entry_id] bigint IDENTITY(1, 1) NOT NULL,
+        [id] bigint NOT NULL,
+        [card_number] nvarchar(32) NOT NULL,
+        [card_secret] nvarchar(64) NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL,
+        [last_error] nvarchar(4000) NULL,
+        [dead_at] datetime2(3) NOT NULL CONSTRAINT [card_codes_dead_dead_at_df] DEFAULT (SYSUTCDATETIME()),
+        CONSTRAINT [card_codes_dead_pk] PRIMARY KEY CLUSTERED ([entry_id])
+    );
+END;
+GO
+
 -- qgen 0.1.0: archive_table cards.card_codes_archive, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Completed jobs, moved here by dequeue and removed by purge after the retention period.
@@ -114,6 +135,19 @@ IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dedupe_ux' AN
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_archive_dedupe_ux' AND object_id = OBJECT_ID(N'cards.card_codes_archive'))
     CREATE UNIQUE NONCLUSTERED INDEX [card_codes_archive_dedupe_ux]
     ON [cards].[card_codes_archive] ([card_number]);
+GO
+
+-- qgen 0.1.0: dead_letter_index cards.card_codes_dead_ix, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dead_ix' AND object_id = OBJECT_ID(N'cards.card_codes_dead'))
+    CREATE NONCLUSTERED INDEX [card_codes_dead_ix]
+    ON [cards].[card_codes_dead] ([dead_at]);
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dead_id_ix' AND object_id = OBJECT_ID(N'cards.card_codes_dead'))
+    CREATE NONCLUSTERED INDEX [card_codes_dead_id_ix]
+    ON [cards].[card_codes_dead] ([id]);
 GO
 
 -- qgen 0.1.0: archive_index cards.card_codes_archive_ix, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
@@ -183,9 +217,13 @@ BEGIN
         );
         -- dedupe.scope: ever: a finished job holds its key until purge removes it. Read after the
         -- queue table, the order a completion or dead-lettering locks them in: a job moving there
-        -- now is waited for above, then found here.
+        -- now is waited for above, then found here. A plain locking read of the key, no range lock:
+        -- the queue table's range lock above already keeps every claim, completion and failure of
+        -- this key out until this transaction ends (each moves a queue row of the key there), and a
+        -- range lock held here would stall every claim that archives a key after this one (seed
+        -- 002: an import in one transaction stalled every sale; docs/api.md).
         IF @q$existing IS NULL
-            SET @q$existing = (SELECT [id] FROM [cards].[card_codes_archive] WITH (UPDLOCK, HOLDLOCK)
+            SET @q$existing = (SELECT [id] FROM [cards].[card_codes_archive] WITH (READCOMMITTEDLOCK)
                              WHERE [card_number] = @card_number);
         IF @q$existing IS NOT NULL
         BEGIN
@@ -236,15 +274,17 @@ BEGIN
     END;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
-        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        -- The dedupe checks of the queue table read WITH (UPDLOCK, HOLDLOCK): locking reads of current
+        -- rows (also under READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit. Those
+        -- of the finished tables are plain locking reads by key (READCOMMITTEDLOCK): the queue table's
+        -- range lock keeps every move of the key there out, and a range lock there would stall claims.
         INSERT INTO [cards].[card_codes] ([card_number], [card_secret])
         OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[card_number], [j].[card_secret]
         FROM @jobs AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [cards].[card_codes] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[card_number] = [j].[card_number])
           -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
-          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[card_number] = [j].[card_number])
+          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (READCOMMITTEDLOCK) WHERE [f].[card_number] = [j].[card_number])
           AND NOT EXISTS (SELECT 1 FROM @jobs AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
@@ -313,15 +353,17 @@ BEGIN
             THROW 50010, @q$over_message, 1;
         END;
         BEGIN TRANSACTION;
-        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
-        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        -- The dedupe checks of the queue table read WITH (UPDLOCK, HOLDLOCK): locking reads of current
+        -- rows (also under READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit. Those
+        -- of the finished tables are plain locking reads by key (READCOMMITTEDLOCK): the queue table's
+        -- range lock keeps every move of the key there out, and a range lock there would stall claims.
         INSERT INTO [cards].[card_codes] ([card_number], [card_secret])
         OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[card_number], [j].[card_secret]
         FROM @q$batch AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [cards].[card_codes] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[card_number] = [j].[card_number])
           -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
-          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[card_number] = [j].[card_number])
+          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (READCOMMITTEDLOCK) WHERE [f].[card_number] = [j].[card_number])
           AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];
@@ -383,27 +425,49 @@ BEGIN
         [card_secret] nvarchar(64) NOT NULL,
         [enqueued_at] datetime2(3) NOT NULL
     );
+    -- What the claim has left to fill, and the jobs of the last round kept back (see keep_duplicates_back).
+    DECLARE @q$want int, @q$dropped int;
+    DECLARE @q$duplicates TABLE ([id] bigint NOT NULL PRIMARY KEY);
     BEGIN TRY
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
         BEGIN TRANSACTION;
-        ;WITH [next_job] AS
-        (
-            SELECT TOP (@batch_size) [id], [card_number], [card_secret], [enqueued_at]
-            -- The one reference to the table: these hints hold for every row the claim reads.
-            FROM [cards].[card_codes] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE 1 = 1
-            ORDER BY [id]
-        )
-        DELETE FROM [next_job]
-        OUTPUT deleted.[id], deleted.[card_number], deleted.[card_secret], deleted.[enqueued_at]
-        INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
-        -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
-        OPTION (OPTIMIZE FOR (@batch_size = 1));
-        -- A key the archive already holds was handed out already: that job is dropped, not handed out again.
-        DELETE [c] FROM @q$claimed AS [c]
-        WHERE EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [a] WITH (UPDLOCK, HOLDLOCK)
-                      WHERE [a].[card_number] = [c].[card_number]);
+        -- A job the archive already holds is kept back, and as many again are claimed in its place
+        -- (each round takes rows out of the queue, so it ends).
+        SET @q$want = @batch_size;
+        WHILE @q$want > 0
+        BEGIN
+            ;WITH [next_job] AS
+            (
+                SELECT TOP (@q$want) [id], [card_number], [card_secret], [enqueued_at]
+                -- The one reference to the table: these hints hold for every row the claim reads.
+                FROM [cards].[card_codes] WITH (ROWLOCK, READPAST, UPDLOCK)
+                WHERE 1 = 1
+                ORDER BY [id]
+            )
+            DELETE FROM [next_job]
+            OUTPUT deleted.[id], deleted.[card_number], deleted.[card_secret], deleted.[enqueued_at]
+            INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
+            -- Planned for one row, whatever @q$want the first call sniffed: a seek in queue order.
+            OPTION (OPTIMIZE FOR (@q$want = 1));
+            DELETE FROM @q$duplicates;
+            INSERT INTO @q$duplicates ([id])
+            SELECT [c].[id] FROM @q$claimed AS [c]
+            WHERE EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [a] WITH (READCOMMITTEDLOCK)
+                          WHERE [a].[card_number] = [c].[card_number]);
+            SET @q$dropped = @@ROWCOUNT;
+            IF @q$dropped > 0
+            BEGIN
+                INSERT INTO [cards].[card_codes_dead] ([id], [card_number], [card_secret], [enqueued_at], [attempts], [last_error])
+                SELECT [c].[id], [c].[card_number], [c].[card_secret], [c].[enqueued_at], 0,
+                       N'qgen: not handed out: the archive already holds this dedupe key (card_number), so it was handed out before (a row loaded past enqueue?); kept here instead'
+                FROM @q$claimed AS [c]
+                WHERE [c].[id] IN (SELECT [d].[id] FROM @q$duplicates AS [d]);
+                DELETE FROM @q$claimed WHERE [id] IN (SELECT [d].[id] FROM @q$duplicates AS [d]);
+            END;
+            IF @q$dropped = 0 BREAK;
+            SET @q$want = @batch_size - (SELECT COUNT(*) FROM @q$claimed);
+        END;
         INSERT INTO [cards].[card_codes_archive] ([id], [card_number], [card_secret], [enqueued_at], [completed_at])
         SELECT [id], [card_number], [card_secret], [enqueued_at], @q$now FROM @q$claimed;
         COMMIT TRANSACTION;
@@ -448,7 +512,7 @@ BEGIN
         CAST(0 AS bigint) AS [in_flight],
         CAST(0 AS bigint) AS [expired],
         CAST(0 AS bigint) AS [processed],
-        CAST(0 AS bigint) AS [dead],
+        (SELECT COUNT_BIG(*) FROM [cards].[card_codes_dead]) AS [dead],
         (SELECT COUNT_BIG(*) FROM [cards].[card_codes_archive]) AS [archived],
         COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN 1 = 1 THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
         CAST(NULL AS bigint) AS [watermark],
@@ -514,6 +578,15 @@ BEGIN
             SET @q$left -= @q$archived;
         END;
 
+        IF @q$left > 0
+        BEGIN
+            DELETE TOP (@q$left) FROM [cards].[card_codes_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [dead_at] < @q$cutoff
+            OPTION (OPTIMIZE FOR (@q$left = 1));
+            SET @q$dead = @@ROWCOUNT;
+            SET @q$left -= @q$dead;
+        END;
+
         COMMIT TRANSACTION;
         SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
         IF @result_set = 1
@@ -562,6 +635,17 @@ BEGIN
         OPTION (OPTIMIZE FOR (@batch_size = 1));
         SET @q$deleted = @@ROWCOUNT;
         SET @q$archived += @q$deleted;
+    END;
+
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
+    BEGIN
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [cards].[card_codes_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [dead_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$dead += @q$deleted;
     END;
 
     SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
@@ -688,8 +772,10 @@ WHERE [s].[name] = N'cards'
   AND [o].[name] IN
   (
       N'card_codes',
+      N'card_codes_dead',
       N'card_codes_archive',
       N'card_codes_dedupe_ux',
+      N'card_codes_dead_ix',
       N'card_codes_archive_ix',
       N'card_codes_pending',
       N'card_codes_batch',
@@ -716,10 +802,14 @@ END;
 DECLARE @q$missing nvarchar(max) = N'';
 IF OBJECT_ID(N'cards.card_codes') IS NULL
     SET @q$missing += N' cards.card_codes';
+IF OBJECT_ID(N'cards.card_codes_dead') IS NULL
+    SET @q$missing += N' cards.card_codes_dead';
 IF OBJECT_ID(N'cards.card_codes_archive') IS NULL
     SET @q$missing += N' cards.card_codes_archive';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_dedupe_ux' AND [object_id] = OBJECT_ID(N'cards.card_codes'))
     SET @q$missing += N' cards.card_codes_dedupe_ux';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_dead_ix' AND [object_id] = OBJECT_ID(N'cards.card_codes_dead'))
+    SET @q$missing += N' cards.card_codes_dead_ix';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_archive_ix' AND [object_id] = OBJECT_ID(N'cards.card_codes_archive'))
     SET @q$missing += N' cards.card_codes_archive_ix';
 IF OBJECT_ID(N'cards.card_codes_pending') IS NULL
@@ -786,16 +876,16 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
-        (N'card_codes_dequeue', 0x8642FDAC3F799BA31B55486BBA6857CC98578F88FD2DA1E3572BFB7FD120CD87),
-        (N'card_codes_enqueue', 0x8C72A3AF73AF370E893A70DAD540E5C1BB0FBCA2EF41872CFFED0C2D2C44578A),
-        (N'card_codes_enqueue_batch', 0x16105DE590507421D7D01F4A7B06F8700C7BF018B2FFC75EEDEF1FF01B880A78),
-        (N'card_codes_enqueue_json', 0x1AA14C8DF48D7709B4AFDD022C7EB6A551338F7A64B01498C7EAD77371B12144),
+        (N'card_codes_dequeue', 0x9AA4051C6013DF1508AFAA6DBA14D340C4DC742177E658CC877EA485C7AE7DFF),
+        (N'card_codes_enqueue', 0x9B172B62FC1734986FC168C56EF0EE5025BB0FA393FCA770DED9F4E333369C74),
+        (N'card_codes_enqueue_batch', 0xC195CD211672DFC581B9D2621244A41260A140A066A5A617609AA682E9F4134B),
+        (N'card_codes_enqueue_json', 0xC765D36F2F16054C660249DA0B900E0EA8D53EFE0B018AF7608C1F1C156B2CE2),
         (N'card_codes_maintain', 0xD11DA343D6F182CB394B7BAF7898B3FDDB6A874AB428F8C4C2EF2B2576EF3490),
-        (N'card_codes_metrics', 0x4DF1F5B84C9E2F7686E657D9E8EAC16600220C64A060A9C352230443DCE8A01E),
+        (N'card_codes_metrics', 0x2839C3AEBB7C0BE289A627BADB40E5DC36872CC539C7F0F8CECDBDEAF684D0C6),
         (N'card_codes_peek', 0x1372014C42C285618602BBADE6D3B4F3519911453A024C318896EC44D5790895),
         (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),
-        (N'card_codes_purge', 0xE9E3AB23D01672100DA83CDD7895057D095969AB004478C9D7A10F43BC98AB98),
-        (N'card_codes_purge_batch', 0x412BB22B63D32248CD7CECDA3EBBE5C8C9FA194C1A18B7657F8CC18356D63A09)
+        (N'card_codes_purge', 0x1C5329C8E442740BA355111F8AA182E9D66BCC9515180683C391DC33EEE65FB6),
+        (N'card_codes_purge_batch', 0xE3BCC7363BB82E0F54890F54C50F5CA020071B5D71CC2D6D0972389E63DBBE8A)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'cards.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
@@ -809,7 +899,9 @@ FROM
     VALUES
         (N'card_codes', N'card_codes_dedupe_ux', N'unique (card_number)'),
         (N'card_codes_archive', N'card_codes_archive_dedupe_ux', N'unique (card_number)'),
-        (N'card_codes_archive', N'card_codes_archive_ix', N'(completed_at)')
+        (N'card_codes_archive', N'card_codes_archive_ix', N'(completed_at)'),
+        (N'card_codes_dead', N'card_codes_dead_id_ix', N'(id)'),
+        (N'card_codes_dead', N'card_codes_dead_ix', N'(dead_at)')
 ) AS [r]([table], [name], [shape])
 INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'cards.' + [r].[table]) AND [i].[name] = [r].[name]
 CROSS APPLY

@@ -32,17 +32,17 @@ FROM
     FROM sys.sql_expression_dependencies AS [e]
     WHERE [e].[referencing_class] = 1
       AND COALESCE([e].[referenced_schema_name], OBJECT_SCHEMA_NAME([e].[referencing_id])) = N'cards'
-      AND [e].[referenced_entity_name] IN (N'card_codes', N'card_codes_archive', N'card_codes_dedupe_ux', N'card_codes_archive_ix', N'card_codes_pending', N'card_codes_batch', N'card_codes_enqueue', N'card_codes_enqueue_batch', N'card_codes_enqueue_json', N'card_codes_dequeue', N'card_codes_metrics', N'card_codes_peek', N'card_codes_purge_batch', N'card_codes_purge', N'card_codes_maintain')
+      AND [e].[referenced_entity_name] IN (N'card_codes', N'card_codes_dead', N'card_codes_archive', N'card_codes_dedupe_ux', N'card_codes_dead_ix', N'card_codes_archive_ix', N'card_codes_pending', N'card_codes_batch', N'card_codes_enqueue', N'card_codes_enqueue_batch', N'card_codes_enqueue_json', N'card_codes_dequeue', N'card_codes_metrics', N'card_codes_peek', N'card_codes_purge_batch', N'card_codes_purge', N'card_codes_maintain')
       AND NOT (OBJECT_SCHEMA_NAME([e].[referencing_id]) = N'cards'
-               AND OBJECT_NAME([e].[referencing_id]) IN (N'card_codes', N'card_codes_archive', N'card_codes_dedupe_ux', N'card_codes_archive_ix', N'card_codes_pending', N'card_codes_batch', N'card_codes_enqueue', N'card_codes_enqueue_batch', N'card_codes_enqueue_json', N'card_codes_dequeue', N'card_codes_metrics', N'card_codes_peek', N'card_codes_purge_batch', N'card_codes_purge', N'card_codes_maintain'))
+               AND OBJECT_NAME([e].[referencing_id]) IN (N'card_codes', N'card_codes_dead', N'card_codes_archive', N'card_codes_dedupe_ux', N'card_codes_dead_ix', N'card_codes_archive_ix', N'card_codes_pending', N'card_codes_batch', N'card_codes_enqueue', N'card_codes_enqueue_batch', N'card_codes_enqueue_json', N'card_codes_dequeue', N'card_codes_metrics', N'card_codes_peek', N'card_codes_purge_batch', N'card_codes_purge', N'card_codes_maintain'))
     UNION
     SELECT QUOTENAME(OBJECT_SCHEMA_NAME([f].[parent_object_id])) + N'.' + QUOTENAME(OBJECT_NAME([f].[parent_object_id]))
         + N' (foreign key ' + QUOTENAME([f].[name]) + N') references cards.' + OBJECT_NAME([f].[referenced_object_id])
     FROM sys.foreign_keys AS [f]
     WHERE OBJECT_SCHEMA_NAME([f].[referenced_object_id]) = N'cards'
-      AND OBJECT_NAME([f].[referenced_object_id]) IN (N'card_codes', N'card_codes_archive')
+      AND OBJECT_NAME([f].[referenced_object_id]) IN (N'card_codes', N'card_codes_dead', N'card_codes_archive')
       AND NOT (OBJECT_SCHEMA_NAME([f].[parent_object_id]) = N'cards'
-               AND OBJECT_NAME([f].[parent_object_id]) IN (N'card_codes', N'card_codes_archive'))
+               AND OBJECT_NAME([f].[parent_object_id]) IN (N'card_codes', N'card_codes_dead', N'card_codes_archive'))
 ) AS [d];
 IF @q$dependents IS NOT NULL
 BEGIN
@@ -55,6 +55,9 @@ DECLARE @q$holding nvarchar(max) = N'';
 IF OBJECT_ID(N'cards.card_codes', N'U') IS NOT NULL
     IF EXISTS (SELECT 1 FROM [cards].[card_codes] WITH (TABLOCKX, HOLDLOCK))
         SET @q$holding += N' cards.card_codes';
+IF OBJECT_ID(N'cards.card_codes_dead', N'U') IS NOT NULL
+    IF EXISTS (SELECT 1 FROM [cards].[card_codes_dead] WITH (TABLOCKX, HOLDLOCK))
+        SET @q$holding += N' cards.card_codes_dead';
 IF OBJECT_ID(N'cards.card_codes_archive', N'U') IS NOT NULL
     IF EXISTS (SELECT 1 FROM [cards].[card_codes_archive] WITH (TABLOCKX, HOLDLOCK))
         SET @q$holding += N' cards.card_codes_archive';
@@ -184,6 +187,18 @@ BEGIN
     SET NOEXEC ON;
     RETURN;
 END;
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dead_id_ix' AND object_id = OBJECT_ID(N'cards.card_codes_dead'))
+    DROP INDEX [card_codes_dead_id_ix] ON [cards].[card_codes_dead];
+IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dead_ix' AND object_id = OBJECT_ID(N'cards.card_codes_dead'))
+    DROP INDEX [card_codes_dead_ix] ON [cards].[card_codes_dead];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema cards stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_archive_dedupe_ux' AND object_id = OBJECT_ID(N'cards.card_codes_archive'))
     DROP INDEX [card_codes_archive_dedupe_ux] ON [cards].[card_codes_archive];
 IF EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'card_codes_dedupe_ux' AND object_id = OBJECT_ID(N'cards.card_codes'))
@@ -197,6 +212,15 @@ BEGIN
     RETURN;
 END;
 DROP TABLE IF EXISTS [cards].[card_codes_archive];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema cards stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP TABLE IF EXISTS [cards].[card_codes_dead];
 GO
 -- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
 IF @@TRANCOUNT = 0

@@ -75,6 +75,24 @@ WITH (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
       autovacuum_analyze_scale_factor = 0.02);
 ALTER TABLE "cards"."card_codes" OWNER TO "cards_owner";
 
+-- qgen 0.1.0: dead_letter_table cards.card_codes_dead, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: "id" is the job's id, which repeats once the queue's identity is restarted.
+CREATE TABLE IF NOT EXISTS "cards"."card_codes_dead"
+(
+    "entry_id" bigint GENERATED ALWAYS AS IDENTITY,
+    "id" bigint NOT NULL,
+    "card_number" varchar(32) NOT NULL,
+    "card_secret" varchar(64) NOT NULL,
+    "enqueued_at" timestamptz NOT NULL,
+    "attempts" integer NOT NULL,
+    "last_error" varchar(4000) NULL,
+    "dead_at" timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY ("entry_id")
+);
+ALTER TABLE "cards"."card_codes_dead" OWNER TO "cards_owner";
+
 -- qgen 0.1.0: archive_table cards.card_codes_archive, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Completed jobs, moved here by dequeue and removed by purge after the retention period.
@@ -101,6 +119,16 @@ CREATE UNIQUE INDEX IF NOT EXISTS "card_codes_dedupe_ux"
 -- here, and the index refuses a second job with the key even if something bypassed enqueue.
 CREATE UNIQUE INDEX IF NOT EXISTS "card_codes_archive_dedupe_ux"
     ON "cards"."card_codes_archive" ("card_number");
+
+-- qgen 0.1.0: dead_letter_index cards.card_codes_dead_ix, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+CREATE INDEX IF NOT EXISTS "card_codes_dead_ix"
+    ON "cards"."card_codes_dead" ("dead_at");
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+CREATE INDEX IF NOT EXISTS "card_codes_dead_id_ix"
+    ON "cards"."card_codes_dead" ("id");
 
 -- qgen 0.1.0: archive_index cards.card_codes_archive_ix, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -410,6 +438,10 @@ SET plan_cache_mode = force_generic_plan
 ROWS 1
 AS $qgen$
 #variable_conflict use_column
+DECLARE
+    v$want integer;
+    v$rows "cards"."card_codes_dequeue_row"[];
+    v$dropped bigint;
 BEGIN
     IF "card_codes_dequeue"."batch_size" IS NULL OR "card_codes_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -422,7 +454,9 @@ BEGIN
     -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "cards"."card_codes_dequeue_guard" DEFERRED;
-    RETURN QUERY
+    -- Jobs kept back are claimed again in their place (each round takes rows out of the queue, so it ends).
+    v$want := "card_codes_dequeue"."batch_size";
+    LOOP
         WITH "claimed" AS
         (
             DELETE FROM "cards"."card_codes" AS "job"
@@ -434,7 +468,7 @@ BEGIN
                 FROM "cards"."card_codes" AS "next"
                 WHERE 1 = 1
                 ORDER BY "next"."id"
-                LIMIT "card_codes_dequeue"."batch_size"
+                LIMIT v$want
                 FOR UPDATE SKIP LOCKED
             ))
             RETURNING "job".*
@@ -444,17 +478,34 @@ BEGIN
             INSERT INTO "cards"."card_codes_archive" AS "kept" ("id", "card_number", "card_secret", "enqueued_at", "completed_at")
             SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", pg_catalog.clock_timestamp()
             FROM "claimed" AS "c"
-            -- dedupe.scope: ever: a job whose key the archive already holds (an enqueue that raced with the
-            -- claim archiving that key, a row written by hand) was handed out already. It leaves the queue
-            -- with this claim but is neither archived (a unique violation would fail every claim that
-            -- meets it, wedging the queue) nor handed out (the key would be handed out twice).
+            -- dedupe.scope: ever (issue 24, item 4): the archive's unique index finds a claimed job whose key
+            -- it already holds: one handed out before (a row loaded past enqueue, a hand insert). It is not
+            -- archived, nor handed out (see "kept_back"). No claim waits on another here: the check waits
+            -- only for an uncommitted row of the same key, and a claim holds its queue row's key, which the
+            -- queue's unique index keeps from every other queued row.
             ON CONFLICT DO NOTHING
             RETURNING "kept"."id"
+        ),
+        -- ... it goes to the dead letters with the reason as its last_error, and dequeue claims another in
+        -- its place.
+        "kept_back" AS
+        (
+            INSERT INTO "cards"."card_codes_dead" ("id", "card_number", "card_secret", "enqueued_at", "attempts", "last_error")
+            SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", 0,
+                   'qgen: not handed out: the archive already holds this dedupe key (card_number), so it was handed out before (a row loaded past enqueue?); kept here instead'
+            FROM "claimed" AS "c"
+            WHERE NOT EXISTS (SELECT 1 FROM "archived" AS "a" WHERE "a"."id" = "c"."id")
         )
-        SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at"
+        SELECT coalesce(pg_catalog.array_agg(ROW("c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at")::"cards"."card_codes_dequeue_row" ORDER BY "c"."id")
+                        FILTER (WHERE "a"."id" IS NOT NULL), '{}'),
+               count(*) FILTER (WHERE "a"."id" IS NULL)
+        INTO v$rows, v$dropped
         FROM "claimed" AS "c"
-        WHERE "c"."id" IN (SELECT "a"."id" FROM "archived" AS "a")
-        ORDER BY "c"."id";
+        LEFT JOIN "archived" AS "a" ON "a"."id" = "c"."id";
+        RETURN QUERY SELECT * FROM pg_catalog.unnest(v$rows);
+        v$want := v$want - pg_catalog.cardinality(v$rows);
+        EXIT WHEN v$dropped = 0 OR v$want <= 0;
+    END LOOP;
 END
 $qgen$;
 ALTER FUNCTION "cards"."card_codes_dequeue" OWNER TO "cards_owner";
@@ -492,7 +543,7 @@ BEGIN
         0::bigint,
         0::bigint,
         0::bigint,
-        0::bigint,
+        (SELECT count(*) FROM "cards"."card_codes_dead"),
         (SELECT count(*) FROM "cards"."card_codes_archive"),
         coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE 1 = 1)))::bigint, 0),
         NULL::bigint,
@@ -573,6 +624,17 @@ BEGIN
             FOR UPDATE SKIP LOCKED));
         GET DIAGNOSTICS v$deleted = ROW_COUNT;
         "archived" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
+    IF v$left > 0 THEN
+        DELETE FROM "cards"."card_codes_dead" AS "x"
+        WHERE "x"."entry_id" = ANY (ARRAY(
+            SELECT "y"."entry_id" FROM "cards"."card_codes_dead" AS "y"
+            WHERE "y"."dead_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "dead" := v$deleted;
         v$left := v$left - v$deleted;
     END IF;
     RETURN NEXT;
@@ -730,7 +792,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'cards'
-          AND p.proname IN ('card_codes', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain')
+          AND p.proname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain')
           AND (p.proowner <> '"cards_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -740,7 +802,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'cards'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('card_codes', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain')
+          AND c.relname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain')
           AND c.relowner <> '"cards_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -753,15 +815,15 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_dequeue', 'bf25c97488783ad9cc228b68229846bc'),
+            ('card_codes_dequeue', 'ecb433b42b3cab044c9ae21849be121a'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),
             ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
-            ('card_codes_metrics', 'eca28a4c0ff8a082d7dea6d2ba576254'),
+            ('card_codes_metrics', 'c7e402034464911a30785cd643213097'),
             ('card_codes_peek', '2e5ad0e68a38e2e1dd77124d54afb7d0'),
             ('card_codes_purge', '1b8d6cf795836756c906cd08b01a40d4'),
-            ('card_codes_purge_batch', '97d64e7a85393d5c7851fe64fb9b447f')
+            ('card_codes_purge_batch', '3fd1822c3fcd41ab6bd1f5a95efd1950')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'cards'

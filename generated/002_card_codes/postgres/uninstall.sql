@@ -29,6 +29,12 @@ BEGIN
                 pg_catalog.current_setting('qgen.uninstall_holding') || ' cards.card_codes', false);
         END IF;
     END IF;
+    IF pg_catalog.to_regclass('"cards"."card_codes_dead"') IS NOT NULL THEN
+        IF EXISTS (SELECT 1 FROM "cards"."card_codes_dead") THEN
+            PERFORM pg_catalog.set_config('qgen.uninstall_holding',
+                pg_catalog.current_setting('qgen.uninstall_holding') || ' cards.card_codes_dead', false);
+        END IF;
+    END IF;
     IF pg_catalog.to_regclass('"cards"."card_codes_archive"') IS NOT NULL THEN
         IF EXISTS (SELECT 1 FROM "cards"."card_codes_archive") THEN
             PERFORM pg_catalog.set_config('qgen.uninstall_holding',
@@ -73,6 +79,12 @@ BEGIN
             v$holding := v$holding || ' cards.card_codes';
         END IF;
     END IF;
+    IF pg_catalog.to_regclass('"cards"."card_codes_dead"') IS NOT NULL THEN
+        LOCK TABLE "cards"."card_codes_dead" IN ACCESS EXCLUSIVE MODE;
+        IF EXISTS (SELECT 1 FROM "cards"."card_codes_dead") THEN
+            v$holding := v$holding || ' cards.card_codes_dead';
+        END IF;
+    END IF;
     IF pg_catalog.to_regclass('"cards"."card_codes_archive"') IS NOT NULL THEN
         LOCK TABLE "cards"."card_codes_archive" IN ACCESS EXCLUSIVE MODE;
         IF EXISTS (SELECT 1 FROM "cards"."card_codes_archive") THEN
@@ -100,9 +112,12 @@ DROP FUNCTION IF EXISTS "cards"."card_codes_enqueue";
 DROP TYPE IF EXISTS "cards"."card_codes_batch";
 DROP VIEW IF EXISTS "cards"."card_codes_pending";
 DROP INDEX IF EXISTS "cards"."card_codes_archive_ix";
+DROP INDEX IF EXISTS "cards"."card_codes_dead_id_ix";
+DROP INDEX IF EXISTS "cards"."card_codes_dead_ix";
 DROP INDEX IF EXISTS "cards"."card_codes_archive_dedupe_ux";
 DROP INDEX IF EXISTS "cards"."card_codes_dedupe_ux";
 DROP TABLE IF EXISTS "cards"."card_codes_archive";
+DROP TABLE IF EXISTS "cards"."card_codes_dead";
 DROP TABLE IF EXISTS "cards"."card_codes";
 SET qgen.uninstall_part = '1';
 COMMIT;

@@ -662,11 +662,14 @@ GO
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Finishes jobs held by a lease: marks them processed. With @id, only that job; without, every job of
 -- the lease (refused here with 50005: this queue has an outbox, whose values belong to one job). The token is the fence: a worker whose lease was released or taken over gets error 50001.
+-- A job hands its outbox values on, or the caller says it has none with @no_result = 1: a job
+-- completed with neither is refused (50005), never finished with nothing handed on.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_complete]
     @lease_token uniqueidentifier,
     @id bigint = NULL,
     @rainfall_id bigint = NULL,
-    @summary nvarchar(401) = NULL
+    @summary nvarchar(401) = NULL,
+    @no_result bit = 0
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
@@ -682,6 +685,17 @@ BEGIN
         -- Outbox values belong to one job: a whole lease completed at once would skip them silently.
         IF @id IS NULL
             THROW 50005, N'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its @id and its outbox values, not a whole lease by its token', 1;
+        IF @no_result IS NULL
+            THROW 50003, N'qgen: @no_result NULL is out of range; accepted: 0 (the outbox values are given) or 1 (this job hands nothing on).', 1;
+        IF @no_result = 1 AND (@rainfall_id IS NOT NULL OR @summary IS NOT NULL)
+            THROW 50003, N'qgen: complete on rainfall.rainfall_events: @no_result = 1 says this job hands nothing on, yet outbox values were given; pass the values or @no_result = 1, not both.', 1;
+        IF @no_result = 0 AND NOT (@rainfall_id IS NOT NULL OR @summary IS NOT NULL)
+            THROW 50005, N'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its outbox values (rainfall_id, summary), or with @no_result = 1 when the job hands nothing on', 1;
+        IF @no_result = 0 AND @rainfall_id IS NULL
+            THROW 50003, N'qgen: complete on rainfall.rainfall_events: outbox value @rainfall_id is missing (NULL); it is NOT NULL in the outbox; accepted: every NOT NULL outbox value, or @no_result = 1.', 1;
+        IF @no_result = 0 AND @summary IS NULL
+            THROW 50003, N'qgen: complete on rainfall.rainfall_events: outbox value @summary is missing (NULL); it is NOT NULL in the outbox; accepted: every NOT NULL outbox value, or @no_result = 1.', 1;
+
         BEGIN
             UPDATE [rainfall].[rainfall_events]
             SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
@@ -692,7 +706,7 @@ BEGIN
         IF @q$completed = 0
             THROW 50001, N'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         -- The result goes on in the same transaction as the completion (seed 004's local queue table).
-        IF @id IS NOT NULL AND (@rainfall_id IS NOT NULL OR @summary IS NOT NULL)
+        IF @no_result = 0
         BEGIN
             INSERT INTO [rainfall].[rainfall_transfer] ([rainfall_id], [summary])
             SELECT @rainfall_id, @summary;
@@ -2097,7 +2111,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ra
 FROM
 (
     VALUES
-        (N'rainfall_events_complete', 0xACFDB354411C5E046F30B20E7D8EE8A6276DB99ABB58CAB13E1487BC1FE27B13),
+        (N'rainfall_events_complete', 0x081E56B82761CC3ADF93EFFEC31E19CA7EDBC76CD20061C68374EDCAEF8FFED8),
         (N'rainfall_events_dequeue', 0x94BC0FF0944210F75577FCBA47804E71FB3EB2AF9CC238EB45960539A4B4B7B2),
         (N'rainfall_events_enqueue', 0x39EB463CD90F9397D8920C9628759D4DACED171E1602EE133CFC2250F1F6D8A0),
         (N'rainfall_events_enqueue_batch', 0x780B67F105E1236820FD858F6C60E36D051FDF6723C7CB9FAE35269F55BCD81F),

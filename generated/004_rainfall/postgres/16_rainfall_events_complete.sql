@@ -10,7 +10,8 @@ CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_complete"
     "id" bigint DEFAULT NULL,
     "ids" bigint[] DEFAULT NULL,
     "rainfall_id" bigint DEFAULT NULL,
-    "summary" varchar(400) DEFAULT NULL
+    "summary" varchar(400) DEFAULT NULL,
+    "no_result" boolean DEFAULT FALSE
 )
 RETURNS integer
 LANGUAGE plpgsql
@@ -30,6 +31,23 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG002',
             MESSAGE = 'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its id and its outbox values, not a whole lease by its token';
     ELSE
+        -- A job hands its outbox values on, or the caller says it has none (no_result => true).
+        IF "rainfall_events_complete"."no_result" IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: no_result NULL is out of range; accepted: false (the outbox values are given) or true (this job hands nothing on)';
+        ELSIF "rainfall_events_complete"."no_result" AND ("rainfall_events_complete"."rainfall_id" IS NOT NULL OR "rainfall_events_complete"."summary" IS NOT NULL) THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: complete on rainfall.rainfall_events: no_result => true says this job hands nothing on, yet outbox values were given; pass the values or no_result => true, not both';
+        ELSIF NOT "rainfall_events_complete"."no_result" AND NOT ("rainfall_events_complete"."rainfall_id" IS NOT NULL OR "rainfall_events_complete"."summary" IS NOT NULL) THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its outbox values (rainfall_id, summary), or with no_result => true when the job hands nothing on';
+        ELSIF NOT "rainfall_events_complete"."no_result" AND "rainfall_events_complete"."rainfall_id" IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: complete on rainfall.rainfall_events: outbox value rainfall_id is missing (NULL); it is NOT NULL in the outbox; accepted: every NOT NULL outbox value, or no_result => true';
+        ELSIF NOT "rainfall_events_complete"."no_result" AND "rainfall_events_complete"."summary" IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: complete on rainfall.rainfall_events: outbox value summary is missing (NULL); it is NOT NULL in the outbox; accepted: every NOT NULL outbox value, or no_result => true';
+        END IF;
         WITH "done" AS
         (
             UPDATE "rainfall"."rainfall_events" AS "job"

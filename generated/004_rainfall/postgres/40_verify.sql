@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('rainfall_events_complete', '9f8dcfc199787083e10fbc98e6adfef1'),
+            ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
             ('rainfall_events_dequeue', '4f18541424f1d6374ffb8d878e4fd6ff'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),

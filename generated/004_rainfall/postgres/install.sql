@@ -639,7 +639,8 @@ CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_complete"
     "id" bigint DEFAULT NULL,
     "ids" bigint[] DEFAULT NULL,
     "rainfall_id" bigint DEFAULT NULL,
-    "summary" varchar(400) DEFAULT NULL
+    "summary" varchar(400) DEFAULT NULL,
+    "no_result" boolean DEFAULT FALSE
 )
 RETURNS integer
 LANGUAGE plpgsql
@@ -659,6 +660,23 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG002',
             MESSAGE = 'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its id and its outbox values, not a whole lease by its token';
     ELSE
+        -- A job hands its outbox values on, or the caller says it has none (no_result => true).
+        IF "rainfall_events_complete"."no_result" IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: no_result NULL is out of range; accepted: false (the outbox values are given) or true (this job hands nothing on)';
+        ELSIF "rainfall_events_complete"."no_result" AND ("rainfall_events_complete"."rainfall_id" IS NOT NULL OR "rainfall_events_complete"."summary" IS NOT NULL) THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: complete on rainfall.rainfall_events: no_result => true says this job hands nothing on, yet outbox values were given; pass the values or no_result => true, not both';
+        ELSIF NOT "rainfall_events_complete"."no_result" AND NOT ("rainfall_events_complete"."rainfall_id" IS NOT NULL OR "rainfall_events_complete"."summary" IS NOT NULL) THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its outbox values (rainfall_id, summary), or with no_result => true when the job hands nothing on';
+        ELSIF NOT "rainfall_events_complete"."no_result" AND "rainfall_events_complete"."rainfall_id" IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: complete on rainfall.rainfall_events: outbox value rainfall_id is missing (NULL); it is NOT NULL in the outbox; accepted: every NOT NULL outbox value, or no_result => true';
+        ELSIF NOT "rainfall_events_complete"."no_result" AND "rainfall_events_complete"."summary" IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: complete on rainfall.rainfall_events: outbox value summary is missing (NULL); it is NOT NULL in the outbox; accepted: every NOT NULL outbox value, or no_result => true';
+        END IF;
         WITH "done" AS
         (
             UPDATE "rainfall"."rainfall_events" AS "job"
@@ -1952,7 +1970,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('rainfall_events_complete', '9f8dcfc199787083e10fbc98e6adfef1'),
+            ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
             ('rainfall_events_dequeue', '4f18541424f1d6374ffb8d878e4fd6ff'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),

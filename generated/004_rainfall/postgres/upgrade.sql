@@ -51,7 +51,7 @@ BEGIN
                       FROM pg_catalog.pg_proc AS "p"
                       JOIN pg_catalog.pg_namespace AS "n" ON "n"."oid" = "p"."pronamespace"
                       WHERE "n"."nspname" = 'rainfall' AND "p"."proname" = 'rainfall_events_complete'
-                        AND "p"."pronargs" <> 5), 'SELECT 1');
+                        AND "p"."pronargs" <> 6), 'SELECT 1');
 END
 $qgen$;
 DO $qgen$

@@ -43,6 +43,15 @@ BEGIN
             SET @q$left -= @q$archived;
         END;
 
+        IF @q$left > 0
+        BEGIN
+            DELETE TOP (@q$left) FROM [cards].[card_codes_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [dead_at] < @q$cutoff
+            OPTION (OPTIMIZE FOR (@q$left = 1));
+            SET @q$dead = @@ROWCOUNT;
+            SET @q$left -= @q$dead;
+        END;
+
         COMMIT TRANSACTION;
         SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
         IF @result_set = 1

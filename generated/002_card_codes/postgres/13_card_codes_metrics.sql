@@ -30,7 +30,7 @@ BEGIN
         0::bigint,
         0::bigint,
         0::bigint,
-        0::bigint,
+        (SELECT count(*) FROM "cards"."card_codes_dead"),
         (SELECT count(*) FROM "cards"."card_codes_archive"),
         coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE 1 = 1)))::bigint, 0),
         NULL::bigint,

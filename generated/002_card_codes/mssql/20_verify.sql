@@ -20,8 +20,10 @@ WHERE [s].[name] = N'cards'
   AND [o].[name] IN
   (
       N'card_codes',
+      N'card_codes_dead',
       N'card_codes_archive',
       N'card_codes_dedupe_ux',
+      N'card_codes_dead_ix',
       N'card_codes_archive_ix',
       N'card_codes_pending',
       N'card_codes_batch',
@@ -48,10 +50,14 @@ END;
 DECLARE @q$missing nvarchar(max) = N'';
 IF OBJECT_ID(N'cards.card_codes') IS NULL
     SET @q$missing += N' cards.card_codes';
+IF OBJECT_ID(N'cards.card_codes_dead') IS NULL
+    SET @q$missing += N' cards.card_codes_dead';
 IF OBJECT_ID(N'cards.card_codes_archive') IS NULL
     SET @q$missing += N' cards.card_codes_archive';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_dedupe_ux' AND [object_id] = OBJECT_ID(N'cards.card_codes'))
     SET @q$missing += N' cards.card_codes_dedupe_ux';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_dead_ix' AND [object_id] = OBJECT_ID(N'cards.card_codes_dead'))
+    SET @q$missing += N' cards.card_codes_dead_ix';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'card_codes_archive_ix' AND [object_id] = OBJECT_ID(N'cards.card_codes_archive'))
     SET @q$missing += N' cards.card_codes_archive_ix';
 IF OBJECT_ID(N'cards.card_codes_pending') IS NULL
@@ -118,16 +124,16 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
-        (N'card_codes_dequeue', 0x8642FDAC3F799BA31B55486BBA6857CC98578F88FD2DA1E3572BFB7FD120CD87),
-        (N'card_codes_enqueue', 0x8C72A3AF73AF370E893A70DAD540E5C1BB0FBCA2EF41872CFFED0C2D2C44578A),
-        (N'card_codes_enqueue_batch', 0x16105DE590507421D7D01F4A7B06F8700C7BF018B2FFC75EEDEF1FF01B880A78),
-        (N'card_codes_enqueue_json', 0x1AA14C8DF48D7709B4AFDD022C7EB6A551338F7A64B01498C7EAD77371B12144),
+        (N'card_codes_dequeue', 0x9AA4051C6013DF1508AFAA6DBA14D340C4DC742177E658CC877EA485C7AE7DFF),
+        (N'card_codes_enqueue', 0x9B172B62FC1734986FC168C56EF0EE5025BB0FA393FCA770DED9F4E333369C74),
+        (N'card_codes_enqueue_batch', 0xC195CD211672DFC581B9D2621244A41260A140A066A5A617609AA682E9F4134B),
+        (N'card_codes_enqueue_json', 0xC765D36F2F16054C660249DA0B900E0EA8D53EFE0B018AF7608C1F1C156B2CE2),
         (N'card_codes_maintain', 0xD11DA343D6F182CB394B7BAF7898B3FDDB6A874AB428F8C4C2EF2B2576EF3490),
-        (N'card_codes_metrics', 0x4DF1F5B84C9E2F7686E657D9E8EAC16600220C64A060A9C352230443DCE8A01E),
+        (N'card_codes_metrics', 0x2839C3AEBB7C0BE289A627BADB40E5DC36872CC539C7F0F8CECDBDEAF684D0C6),
         (N'card_codes_peek', 0x1372014C42C285618602BBADE6D3B4F3519911453A024C318896EC44D5790895),
         (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),
-        (N'card_codes_purge', 0xE9E3AB23D01672100DA83CDD7895057D095969AB004478C9D7A10F43BC98AB98),
-        (N'card_codes_purge_batch', 0x412BB22B63D32248CD7CECDA3EBBE5C8C9FA194C1A18B7657F8CC18356D63A09)
+        (N'card_codes_purge', 0x1C5329C8E442740BA355111F8AA182E9D66BCC9515180683C391DC33EEE65FB6),
+        (N'card_codes_purge_batch', 0xE3BCC7363BB82E0F54890F54C50F5CA020071B5D71CC2D6D0972389E63DBBE8A)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'cards.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
@@ -141,7 +147,9 @@ FROM
     VALUES
         (N'card_codes', N'card_codes_dedupe_ux', N'unique (card_number)'),
         (N'card_codes_archive', N'card_codes_archive_dedupe_ux', N'unique (card_number)'),
-        (N'card_codes_archive', N'card_codes_archive_ix', N'(completed_at)')
+        (N'card_codes_archive', N'card_codes_archive_ix', N'(completed_at)'),
+        (N'card_codes_dead', N'card_codes_dead_id_ix', N'(id)'),
+        (N'card_codes_dead', N'card_codes_dead_ix', N'(dead_at)')
 ) AS [r]([table], [name], [shape])
 INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'cards.' + [r].[table]) AND [i].[name] = [r].[name]
 CROSS APPLY

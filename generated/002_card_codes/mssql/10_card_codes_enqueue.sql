@@ -37,9 +37,13 @@ BEGIN
         );
         -- dedupe.scope: ever: a finished job holds its key until purge removes it. Read after the
         -- queue table, the order a completion or dead-lettering locks them in: a job moving there
-        -- now is waited for above, then found here.
+        -- now is waited for above, then found here. A plain locking read of the key, no range lock:
+        -- the queue table's range lock above already keeps every claim, completion and failure of
+        -- this key out until this transaction ends (each moves a queue row of the key there), and a
+        -- range lock held here would stall every claim that archives a key after this one (seed
+        -- 002: an import in one transaction stalled every sale; docs/api.md).
         IF @q$existing IS NULL
-            SET @q$existing = (SELECT [id] FROM [cards].[card_codes_archive] WITH (UPDLOCK, HOLDLOCK)
+            SET @q$existing = (SELECT [id] FROM [cards].[card_codes_archive] WITH (READCOMMITTEDLOCK)
                              WHERE [card_number] = @card_number);
         IF @q$existing IS NOT NULL
         BEGIN

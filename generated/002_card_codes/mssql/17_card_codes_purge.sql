@@ -43,6 +43,17 @@ BEGIN
         SET @q$archived += @q$deleted;
     END;
 
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
+    BEGIN
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [cards].[card_codes_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [dead_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$dead += @q$deleted;
+    END;
+
     SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
 END;
 GO

@@ -72,6 +72,10 @@ SET plan_cache_mode = force_generic_plan
 ROWS 1
 AS $qgen$
 #variable_conflict use_column
+DECLARE
+    v$want integer;
+    v$rows "cards"."card_codes_dequeue_row"[];
+    v$dropped bigint;
 BEGIN
     IF "card_codes_dequeue"."batch_size" IS NULL OR "card_codes_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -84,7 +88,9 @@ BEGIN
     -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "cards"."card_codes_dequeue_guard" DEFERRED;
-    RETURN QUERY
+    -- Jobs kept back are claimed again in their place (each round takes rows out of the queue, so it ends).
+    v$want := "card_codes_dequeue"."batch_size";
+    LOOP
         WITH "claimed" AS
         (
             DELETE FROM "cards"."card_codes" AS "job"
@@ -96,7 +102,7 @@ BEGIN
                 FROM "cards"."card_codes" AS "next"
                 WHERE 1 = 1
                 ORDER BY "next"."id"
-                LIMIT "card_codes_dequeue"."batch_size"
+                LIMIT v$want
                 FOR UPDATE SKIP LOCKED
             ))
             RETURNING "job".*
@@ -106,17 +112,34 @@ BEGIN
             INSERT INTO "cards"."card_codes_archive" AS "kept" ("id", "card_number", "card_secret", "enqueued_at", "completed_at")
             SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", pg_catalog.clock_timestamp()
             FROM "claimed" AS "c"
-            -- dedupe.scope: ever: a job whose key the archive already holds (an enqueue that raced with the
-            -- claim archiving that key, a row written by hand) was handed out already. It leaves the queue
-            -- with this claim but is neither archived (a unique violation would fail every claim that
-            -- meets it, wedging the queue) nor handed out (the key would be handed out twice).
+            -- dedupe.scope: ever (issue 24, item 4): the archive's unique index finds a claimed job whose key
+            -- it already holds: one handed out before (a row loaded past enqueue, a hand insert). It is not
+            -- archived, nor handed out (see "kept_back"). No claim waits on another here: the check waits
+            -- only for an uncommitted row of the same key, and a claim holds its queue row's key, which the
+            -- queue's unique index keeps from every other queued row.
             ON CONFLICT DO NOTHING
             RETURNING "kept"."id"
+        ),
+        -- ... it goes to the dead letters with the reason as its last_error, and dequeue claims another in
+        -- its place.
+        "kept_back" AS
+        (
+            INSERT INTO "cards"."card_codes_dead" ("id", "card_number", "card_secret", "enqueued_at", "attempts", "last_error")
+            SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at", 0,
+                   'qgen: not handed out: the archive already holds this dedupe key (card_number), so it was handed out before (a row loaded past enqueue?); kept here instead'
+            FROM "claimed" AS "c"
+            WHERE NOT EXISTS (SELECT 1 FROM "archived" AS "a" WHERE "a"."id" = "c"."id")
         )
-        SELECT "c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at"
+        SELECT coalesce(pg_catalog.array_agg(ROW("c"."id", "c"."card_number", "c"."card_secret", "c"."enqueued_at")::"cards"."card_codes_dequeue_row" ORDER BY "c"."id")
+                        FILTER (WHERE "a"."id" IS NOT NULL), '{}'),
+               count(*) FILTER (WHERE "a"."id" IS NULL)
+        INTO v$rows, v$dropped
         FROM "claimed" AS "c"
-        WHERE "c"."id" IN (SELECT "a"."id" FROM "archived" AS "a")
-        ORDER BY "c"."id";
+        LEFT JOIN "archived" AS "a" ON "a"."id" = "c"."id";
+        RETURN QUERY SELECT * FROM pg_catalog.unnest(v$rows);
+        v$want := v$want - pg_catalog.cardinality(v$rows);
+        EXIT WHEN v$dropped = 0 OR v$want <= 0;
+    END LOOP;
 END
 $qgen$;
 ALTER FUNCTION "cards"."card_codes_dequeue" OWNER TO "cards_owner";

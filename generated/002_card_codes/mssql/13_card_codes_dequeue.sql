@@ -44,27 +44,49 @@ BEGIN
         [card_secret] nvarchar(64) NOT NULL,
         [enqueued_at] datetime2(3) NOT NULL
     );
+    -- What the claim has left to fill, and the jobs of the last round kept back (see keep_duplicates_back).
+    DECLARE @q$want int, @q$dropped int;
+    DECLARE @q$duplicates TABLE ([id] bigint NOT NULL PRIMARY KEY);
     BEGIN TRY
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
         BEGIN TRANSACTION;
-        ;WITH [next_job] AS
-        (
-            SELECT TOP (@batch_size) [id], [card_number], [card_secret], [enqueued_at]
-            -- The one reference to the table: these hints hold for every row the claim reads.
-            FROM [cards].[card_codes] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE 1 = 1
-            ORDER BY [id]
-        )
-        DELETE FROM [next_job]
-        OUTPUT deleted.[id], deleted.[card_number], deleted.[card_secret], deleted.[enqueued_at]
-        INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
-        -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
-        OPTION (OPTIMIZE FOR (@batch_size = 1));
-        -- A key the archive already holds was handed out already: that job is dropped, not handed out again.
-        DELETE [c] FROM @q$claimed AS [c]
-        WHERE EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [a] WITH (UPDLOCK, HOLDLOCK)
-                      WHERE [a].[card_number] = [c].[card_number]);
+        -- A job the archive already holds is kept back, and as many again are claimed in its place
+        -- (each round takes rows out of the queue, so it ends).
+        SET @q$want = @batch_size;
+        WHILE @q$want > 0
+        BEGIN
+            ;WITH [next_job] AS
+            (
+                SELECT TOP (@q$want) [id], [card_number], [card_secret], [enqueued_at]
+                -- The one reference to the table: these hints hold for every row the claim reads.
+                FROM [cards].[card_codes] WITH (ROWLOCK, READPAST, UPDLOCK)
+                WHERE 1 = 1
+                ORDER BY [id]
+            )
+            DELETE FROM [next_job]
+            OUTPUT deleted.[id], deleted.[card_number], deleted.[card_secret], deleted.[enqueued_at]
+            INTO @q$claimed ([id], [card_number], [card_secret], [enqueued_at])
+            -- Planned for one row, whatever @q$want the first call sniffed: a seek in queue order.
+            OPTION (OPTIMIZE FOR (@q$want = 1));
+            DELETE FROM @q$duplicates;
+            INSERT INTO @q$duplicates ([id])
+            SELECT [c].[id] FROM @q$claimed AS [c]
+            WHERE EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [a] WITH (READCOMMITTEDLOCK)
+                          WHERE [a].[card_number] = [c].[card_number]);
+            SET @q$dropped = @@ROWCOUNT;
+            IF @q$dropped > 0
+            BEGIN
+                INSERT INTO [cards].[card_codes_dead] ([id], [card_number], [card_secret], [enqueued_at], [attempts], [last_error])
+                SELECT [c].[id], [c].[card_number], [c].[card_secret], [c].[enqueued_at], 0,
+                       N'qgen: not handed out: the archive already holds this dedupe key (card_number), so it was handed out before (a row loaded past enqueue?); kept here instead'
+                FROM @q$claimed AS [c]
+                WHERE [c].[id] IN (SELECT [d].[id] FROM @q$duplicates AS [d]);
+                DELETE FROM @q$claimed WHERE [id] IN (SELECT [d].[id] FROM @q$duplicates AS [d]);
+            END;
+            IF @q$dropped = 0 BREAK;
+            SET @q$want = @batch_size - (SELECT COUNT(*) FROM @q$claimed);
+        END;
         INSERT INTO [cards].[card_codes_archive] ([id], [card_number], [card_secret], [enqueued_at], [completed_at])
         SELECT [id], [card_number], [card_secret], [enqueued_at], @q$now FROM @q$claimed;
         COMMIT TRANSACTION;

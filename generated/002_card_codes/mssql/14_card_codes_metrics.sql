@@ -22,7 +22,7 @@ BEGIN
         CAST(0 AS bigint) AS [in_flight],
         CAST(0 AS bigint) AS [expired],
         CAST(0 AS bigint) AS [processed],
-        CAST(0 AS bigint) AS [dead],
+        (SELECT COUNT_BIG(*) FROM [cards].[card_codes_dead]) AS [dead],
         (SELECT COUNT_BIG(*) FROM [cards].[card_codes_archive]) AS [archived],
         COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN 1 = 1 THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
         CAST(NULL AS bigint) AS [watermark],

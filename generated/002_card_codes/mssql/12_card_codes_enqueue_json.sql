@@ -51,15 +51,17 @@ BEGIN
             THROW 50010, @q$over_message, 1;
         END;
         BEGIN TRANSACTION;
-        -- The dedupe checks read WITH (UPDLOCK, HOLDLOCK): locking reads of current rows (also under
-        -- READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit.
+        -- The dedupe checks of the queue table read WITH (UPDLOCK, HOLDLOCK): locking reads of current
+        -- rows (also under READ_COMMITTED_SNAPSHOT) that keep the key ranges locked until commit. Those
+        -- of the finished tables are plain locking reads by key (READCOMMITTEDLOCK): the queue table's
+        -- range lock keeps every move of the key there out, and a range lock there would stall claims.
         INSERT INTO [cards].[card_codes] ([card_number], [card_secret])
         OUTPUT inserted.[id] INTO @q$new ([id])
         SELECT [j].[card_number], [j].[card_secret]
         FROM @q$batch AS [j]
         WHERE NOT EXISTS (SELECT 1 FROM [cards].[card_codes] AS [e] WITH (UPDLOCK, HOLDLOCK) WHERE [e].[card_number] = [j].[card_number])
           -- dedupe.scope: ever: read after the queue table, the order a completion locks them in.
-          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (UPDLOCK, HOLDLOCK) WHERE [f].[card_number] = [j].[card_number])
+          AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_archive] AS [f] WITH (READCOMMITTEDLOCK) WHERE [f].[card_number] = [j].[card_number])
           AND NOT EXISTS (SELECT 1 FROM @q$batch AS [d] WHERE [d].[card_number] = [j].[card_number] AND [d].[ordinal] < [j].[ordinal])
         -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
         ORDER BY [j].[ordinal];

@@ -43,6 +43,17 @@ BEGIN
         "archived" := v$deleted;
         v$left := v$left - v$deleted;
     END IF;
+    IF v$left > 0 THEN
+        DELETE FROM "cards"."card_codes_dead" AS "x"
+        WHERE "x"."entry_id" = ANY (ARRAY(
+            SELECT "y"."entry_id" FROM "cards"."card_codes_dead" AS "y"
+            WHERE "y"."dead_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "dead" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
     RETURN NEXT;
 END
 $qgen$;
