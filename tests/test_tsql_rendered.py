@@ -138,6 +138,15 @@ BREAKAGES = {
     "a CREATE that fails when run twice": ("lease_index.sql.j2", "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'{{ q.names.lease_index }}'",
                                            "IF 1 = 1 OR EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'{{ q.names.lease_index }}'",
                                            "own", "CREATE NONCLUSTERED is not guarded", 4),
+    # issue 24 item 10: main's reap sought the lease index and looked the rows up (index key, then row);
+    # complete, fail and extend take the row by its id, then the lease index's key: deadlock 1205
+    "a reap that takes the lease index's key before the job's row": (
+        "reap.sql.j2", "WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)\n            WHERE [id] IN (SELECT [id] FROM @q$expired)\n              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] <",
+        "WITH (ROWLOCK, READPAST, UPDLOCK)\n            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] <",
+        "own", "lock order: rainfall_events_reap keeps rainfall_events.rainfall_events_lease_ix", 4),
+    "an extend of a whole lease by its token through the lease index": (
+        "extend_lease.sql.j2", "WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;",
+        "WHERE [lease_token] = @lease_token;", "own", "lock order", 4),
     "a dequeue that waits inside its claim's transaction": (
         "dequeue.sql.j2", "        COMMIT TRANSACTION;\n        {{ m.wait_for_work(q) }}",
         "        {{ m.wait_for_work(q) }}\n        COMMIT TRANSACTION;", "own", "WAITFOR inside a transaction", 4),

@@ -597,9 +597,12 @@ BEGIN
         BEGIN TRANSACTION;
         IF @complete_lease_token IS NOT NULL
         BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [four].[four_queue] WHERE [lease_token] = @complete_lease_token;
             UPDATE [four].[four_queue]
             SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
-            WHERE [lease_token] = @complete_lease_token;
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @complete_lease_token;
 
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
@@ -725,9 +728,12 @@ BEGIN
         BEGIN TRANSACTION;
         IF @id IS NULL
         BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [four].[four_queue] WHERE [lease_token] = @lease_token;
             UPDATE [four].[four_queue]
             SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
-            WHERE [lease_token] = @lease_token;
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
 
             SET @q$completed = @@ROWCOUNT;
         END
@@ -832,7 +838,13 @@ BEGIN
     DECLARE @q$extended int;
     BEGIN TRY
         IF @id IS NULL
-            UPDATE [four].[four_queue] SET [lease_expires_at] = @q$until WHERE [lease_token] = @lease_token;
+        BEGIN
+            -- The row by its id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [four].[four_queue] WHERE [lease_token] = @lease_token;
+            UPDATE [four].[four_queue] SET [lease_expires_at] = @q$until WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
         ELSE
             UPDATE [four].[four_queue] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
@@ -873,17 +885,30 @@ BEGIN
         THROW 50003, @q$error, 1;
     END;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- Each statement reads the table once, through its CTE (as dequeue's claim does). READPAST:
-        -- a job being completed right now is locked by its worker; leave it to finish. UPDLOCK
+        -- Lock order (see the macro held_ids): complete, fail and extend take a job's row by its
+        -- clustered key, then the lease index's key. A reap that sought the lease index and looked
+        -- the rows up took them the other way round and deadlocked (1205) with a worker finishing
+        -- the job at its expiry. So: the expired ids first, from the lease index, keeping no lock
+        -- (READCOMMITTEDLOCK: shared locks that go as the rows are read; READPAST: a job being
+        -- completed right now is locked by its worker, leave it to finish); then each row by its
+        -- id (INDEX(1), FORCESEEK: the clustered key), with the expiry checked again under its lock.
+        INSERT INTO @q$expired ([id])
+        SELECT TOP (@batch_size) [id]
+        FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Each statement reads the table once, through its CTE (as dequeue's claim does). UPDLOCK
         -- (and the statement's own update locks) make these locking reads of current rows.
         ;WITH [expired] AS
         (
-            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
         )
         UPDATE [expired]
         SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
@@ -899,8 +924,9 @@ BEGIN
         ;WITH [expired] AS
         (
             SELECT TOP (@batch_size - @q$released) [id], [reputation], [enqueued_at], [attempts]
-            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
+            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
         )
         DELETE FROM [expired]
         OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
@@ -1589,12 +1615,12 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'fo
 FROM
 (
     VALUES
-        (N'four_queue_complete', 0x9C95FBD9A3E865BC661F1A5660E502373A7911E7EBB290288E18EEE9E067489D),
-        (N'four_queue_dequeue', 0xE60FBBC13CADEA45B6AC00D987CDE73E54435C69D06DD82DFDB6A688DFF71916),
+        (N'four_queue_complete', 0xDACA577622D0C47EEC6AFEC6348BF9D23392B7CDF73B929907023FE526B4A587),
+        (N'four_queue_dequeue', 0x91AE4124C5558BCB59E1E08431ABC4B4F1741620E2EB216DA0B655EA632C4474),
         (N'four_queue_enqueue', 0x059231E3467807E474897CF29957C5C42A7AA559DD6DBD01695F37C5111B3D29),
         (N'four_queue_enqueue_batch', 0x0D869F7C01AF8FBE9174EF39C31C765FE43764A4BB2915DF10B410F2C3A4A684),
         (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
-        (N'four_queue_extend_lease', 0x6ECB35D5C1523FDDB33CE45305232151DC80313BC30F84E67FB347B90A31147C),
+        (N'four_queue_extend_lease', 0xB5796A66626D8C595FFAAFC8AFA33A2CA70BA29E18EFD9FE451E72A17F42BAD9),
         (N'four_queue_fail', 0x09ED2C0031D55EE58D7AD35EBB27738C18C58AA42CFC2AB011B2D79F611DD278),
         (N'four_queue_maintain', 0xBB079DAFB3958230ED923D75151DC88E697470F0BED4B6A1CAD6EED7C0FE51A6),
         (N'four_queue_metrics', 0x3C6609E284190845B3998DDBD68080E5A54D62D7D43B8748B500209F3AE02E10),
@@ -1602,7 +1628,7 @@ FROM
         (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),
         (N'four_queue_purge', 0x6D787816534829DFCEA5353AF3FE1EC0528010F8A6A17F26868345A93404A5A7),
         (N'four_queue_purge_batch', 0x90391FC451F27B25F5C166EDC6558649BBADADAACAED17A1BE653374A3C7337B),
-        (N'four_queue_reap', 0xE82D6CA01FEE68F3E17D9B287181146D35177E06A6EEB51C4F227C60EC55421F),
+        (N'four_queue_reap', 0xE66E92944FC949BB5FAD3576B5EA3FF868804493F7125E6021CF01C7F09D4BA3),
         (N'four_queue_redrive', 0x6677ACFE498BDAB00C793120E47836AA1DB120DE36F6CFFAB1ECE2DD892E2121),
         (N'four_queue_watermark_correct', 0x6E8062DC48F2E7BEEAA0326134357631CD6547561C14B6ABB730A25720F54529),
         (N'four_queue_watermark_move', 0xFDB5ADD0638ED2F97D1303C795DDBD1AE9A81E8428AC8642B0B50AFF5F5CBCE1),

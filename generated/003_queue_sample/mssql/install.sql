@@ -571,9 +571,12 @@ BEGIN
         BEGIN TRANSACTION;
         IF @complete_lease_token IS NOT NULL
         BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [QueueSample].[WorkQueue] WHERE [lease_token] = @complete_lease_token;
             UPDATE [QueueSample].[WorkQueue]
             SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
-            WHERE [lease_token] = @complete_lease_token;
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @complete_lease_token;
 
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
@@ -756,9 +759,12 @@ BEGIN
         BEGIN TRANSACTION;
         IF @id IS NULL
         BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [QueueSample].[WorkQueue] WHERE [lease_token] = @lease_token;
             UPDATE [QueueSample].[WorkQueue]
             SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
-            WHERE [lease_token] = @lease_token;
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
 
             SET @q$completed = @@ROWCOUNT;
         END
@@ -863,7 +869,13 @@ BEGIN
     DECLARE @q$extended int;
     BEGIN TRY
         IF @id IS NULL
-            UPDATE [QueueSample].[WorkQueue] SET [lease_expires_at] = @q$until WHERE [lease_token] = @lease_token;
+        BEGIN
+            -- The row by its id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [QueueSample].[WorkQueue] WHERE [lease_token] = @lease_token;
+            UPDATE [QueueSample].[WorkQueue] SET [lease_expires_at] = @q$until WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
         ELSE
             UPDATE [QueueSample].[WorkQueue] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
@@ -904,17 +916,30 @@ BEGIN
         THROW 50003, @q$error, 1;
     END;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- Each statement reads the table once, through its CTE (as dequeue's claim does). READPAST:
-        -- a job being completed right now is locked by its worker; leave it to finish. UPDLOCK
+        -- Lock order (see the macro held_ids): complete, fail and extend take a job's row by its
+        -- clustered key, then the lease index's key. A reap that sought the lease index and looked
+        -- the rows up took them the other way round and deadlocked (1205) with a worker finishing
+        -- the job at its expiry. So: the expired ids first, from the lease index, keeping no lock
+        -- (READCOMMITTEDLOCK: shared locks that go as the rows are read; READPAST: a job being
+        -- completed right now is locked by its worker, leave it to finish); then each row by its
+        -- id (INDEX(1), FORCESEEK: the clustered key), with the expiry checked again under its lock.
+        INSERT INTO @q$expired ([id])
+        SELECT TOP (@batch_size) [id]
+        FROM [QueueSample].[WorkQueue] WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Each statement reads the table once, through its CTE (as dequeue's claim does). UPDLOCK
         -- (and the statement's own update locks) make these locking reads of current rows.
         ;WITH [expired] AS
         (
-            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
         )
         UPDATE [expired]
         SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
@@ -930,8 +955,9 @@ BEGIN
         ;WITH [expired] AS
         (
             SELECT TOP (@batch_size - @q$released) [id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts]
-            FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
+            FROM [QueueSample].[WorkQueue] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
         )
         DELETE FROM [expired]
         OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
@@ -1463,20 +1489,20 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'Qu
 FROM
 (
     VALUES
-        (N'GetNextJob', 0xDE83487009799C6F30690DBD22B98FEAB630C82CDC16806D92DCA023DA86A03C),
+        (N'GetNextJob', 0x09A853035017DAE6780299ADB73535D4D624BD7C9FC1424612DDF4E1C9EC2CC2),
         (N'QueueJob', 0x2342114A2E90E6125695F6B4C80E5F73E9969F2268DCFE35A2E6FC768F2276B7),
         (N'ViewQueue', 0x743BF7D927674A4FFE6D2E5ADAC99AEC5058154186E63161F659E4B63BB946CA),
-        (N'WorkQueue_complete', 0xEF10D6E8AAD5FDB71CE7DCD624A115577C396DC51486D211420AB548C93C4A98),
+        (N'WorkQueue_complete', 0x55D8F113257D9C5A9820AD2D8A398BD45E7B8156B310961E50C5AE0BBE6FB493),
         (N'WorkQueue_enqueue_batch', 0xACEC4F82029EA62D08E8496BBFE8C2206A314B01FA50F189246891E9FAD65BFE),
         (N'WorkQueue_enqueue_json', 0x49FA9258AC5950949DA53DC51A4F4E1DF3A2D3BF5E320EE4C0F5111C3A8555A2),
-        (N'WorkQueue_extend_lease', 0x79B990B964F89A89EAD939FAD98608848797A19D6984B27D4F39B43488EEA340),
+        (N'WorkQueue_extend_lease', 0xD1BCED64FE9147E578D99E16BC5ED4D08FCABC7CAB64FC76F50FF1A0FBEA2719),
         (N'WorkQueue_fail', 0x12B238F49FEB4A2AA991FEDAA08D12FF51357DAFE5A70410DEE58D9903BB9903),
         (N'WorkQueue_maintain', 0x7C0FFD6C47A2A4D325C0379F701F6BD3258B2B3D8F12D3848376CE2E81B14792),
         (N'WorkQueue_metrics', 0x5BB1E87001B028DD65452A2964812B53DD773017B6F1571C7644275E0DBF6398),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),
         (N'WorkQueue_purge', 0x32171A0FC1FA8F86B611006580239F65ED633F557268F373CB0F210F4625CD40),
         (N'WorkQueue_purge_batch', 0xFD970425CB8DD5F28E317E185E93FCCB640A7EC68F7755E9F33A917B34F6361E),
-        (N'WorkQueue_reap', 0x23CDCD458F2F4441E25E40E229B560271F871B3EF397E86811BB94A5DA982150),
+        (N'WorkQueue_reap', 0x9215CE245A5F8C838811F788557A724A6A76B24F0FC566C7CE5D68485F15630B),
         (N'WorkQueue_redrive', 0x96FFC6A1B8BD26E39FBEDCA1C329EB7100611CBE3BB65CEAABC457E9CE27EA41),
         (N'WorkQueue_watermark_correct', 0x32FF889D4F08189C40CB972602A3924397410DDC60A366B4C7A177AB99C1F130),
         (N'WorkQueue_watermark_move', 0xD7A4518D81C4B106E6F0318D3F415830B2EDB57321DD412CB31CE99C259B06F8)

@@ -790,7 +790,13 @@ BEGIN
     DECLARE @q$extended int;
     BEGIN TRY
         IF @id IS NULL
-            UPDATE [rainfall].[rainfall_events] SET [lease_expires_at] = @q$until WHERE [lease_token] = @lease_token;
+        BEGIN
+            -- The row by its id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [rainfall].[rainfall_events] WHERE [lease_token] = @lease_token;
+            UPDATE [rainfall].[rainfall_events] SET [lease_expires_at] = @q$until WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
         ELSE
             UPDATE [rainfall].[rainfall_events] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
@@ -831,17 +837,30 @@ BEGIN
         THROW 50003, @q$error, 1;
     END;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- Each statement reads the table once, through its CTE (as dequeue's claim does). READPAST:
-        -- a job being completed right now is locked by its worker; leave it to finish. UPDLOCK
+        -- Lock order (see the macro held_ids): complete, fail and extend take a job's row by its
+        -- clustered key, then the lease index's key. A reap that sought the lease index and looked
+        -- the rows up took them the other way round and deadlocked (1205) with a worker finishing
+        -- the job at its expiry. So: the expired ids first, from the lease index, keeping no lock
+        -- (READCOMMITTEDLOCK: shared locks that go as the rows are read; READPAST: a job being
+        -- completed right now is locked by its worker, leave it to finish); then each row by its
+        -- id (INDEX(1), FORCESEEK: the clustered key), with the expiry checked again under its lock.
+        INSERT INTO @q$expired ([id])
+        SELECT TOP (@batch_size) [id]
+        FROM [rainfall].[rainfall_events] WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Each statement reads the table once, through its CTE (as dequeue's claim does). UPDLOCK
         -- (and the statement's own update locks) make these locking reads of current rows.
         ;WITH [expired] AS
         (
-            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 3
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 3
         )
         UPDATE [expired]
         SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
@@ -857,8 +876,9 @@ BEGIN
         ;WITH [expired] AS
         (
             SELECT TOP (@batch_size - @q$released) [id], [rainfall_id], [enqueued_at], [attempts]
-            FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 3
+            FROM [rainfall].[rainfall_events] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 3
         )
         DELETE FROM [expired]
         OUTPUT deleted.[id], deleted.[rainfall_id], deleted.[enqueued_at], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
@@ -2096,7 +2116,7 @@ FROM
         (N'rainfall_events_enqueue', 0xC69D6A3F1D22F98C1FBF70255F10398D86EA4A0C5C41176BFD01FDF35368413A),
         (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
         (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
-        (N'rainfall_events_extend_lease', 0x9EBFA616010E51FBF7D317E8FCC8FB208797CF96F9BF33159AC608AE83875518),
+        (N'rainfall_events_extend_lease', 0x88AD76F014E23F1399345299F8797042ED6163D3340610229AD512725D66EF59),
         (N'rainfall_events_fail', 0x6D4D7FA21E8B18016FDBFBBBA06AE8C96313D62977160502B217BD5EAF3E7121),
         (N'rainfall_events_maintain', 0x2AA430D166CB0D143239DBB99103D07F85C80B4F2131E872156F305773F10F8E),
         (N'rainfall_events_metrics', 0xD1F34735DD98D2FF0EDA0F8E4A18BF9EA39E595A3274AE9845AEAA454353EC0D),
@@ -2104,7 +2124,7 @@ FROM
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
         (N'rainfall_events_purge', 0x229A838AB8BEB59C777119F397FE1A53E3E007C021CD34E344FAF6E42EAFAE12),
         (N'rainfall_events_purge_batch', 0x2C87AF9D0E4B65ADBFC0A6EDF89A49F8A78F0408012C84E5A445EC31107BB35A),
-        (N'rainfall_events_reap', 0xEAA319DD381F2A3477BF96C018C34C1BAC3BBE55BF7ECA775796C790C211A095),
+        (N'rainfall_events_reap', 0x0E8B090094DA9D820D5EF53B4A21B2E5751535A0F81A11E014238951220C9618),
         (N'rainfall_events_redrive', 0xFD0BC2E51D50DA32B432481DD2194ED9B126942FAD8E440D8911B4A370712F7A),
         (N'rainfall_events_watermark_correct', 0x252D2E5A42156A7046C869B27044736C5B6BE309D238BB408C11E1B0222F3CD3),
         (N'rainfall_events_watermark_move', 0xD60E28BA65531236D1F43891E78B33292337A81D481CA9D1DC80A8E29E9FF498),
