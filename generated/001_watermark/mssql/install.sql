@@ -39,7 +39,7 @@ BEGIN
 END;
 GO
 
--- qgen 0.1.0: roles ghosts_producer, ghosts_consumer, ghosts_admin (server-wide), rendered for SQL Server (T-SQL) from 001_watermark.yaml.
+-- qgen 0.1.0: roles ghosts_producer, ghosts_consumer, ghosts_admin (database roles), rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
 -- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):

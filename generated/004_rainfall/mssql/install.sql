@@ -39,7 +39,7 @@ BEGIN
 END;
 GO
 
--- qgen 0.1.0: roles rainfall_producer, rainfall_consumer, rainfall_admin (server-wide), rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- qgen 0.1.0: roles rainfall_producer, rainfall_consumer, rainfall_admin (database roles), rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
 -- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):
