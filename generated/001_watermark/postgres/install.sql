@@ -543,6 +543,11 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    -- NULL (LIMIT NULL: every row) or negative is refused as the other argument checks are.
+    IF "testq_peek"."limit" IS NULL OR "testq_peek"."limit" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit is out of range for ghosts.testq_peek; accepted: 0 or more rows';
+    END IF;
     RETURN QUERY
     SELECT "p".*
     FROM "ghosts"."testq_pending" AS "p"
@@ -777,7 +782,7 @@ BEGIN
             ('testq_enqueue_batch', '43ad98386c121bd083adf9f4cf15c3e4'),
             ('testq_maintain', '4897190e0a6187786dca8f2e52539b51'),
             ('testq_metrics', '0677e1e62503ff1e063f1dbf6601fa09'),
-            ('testq_peek', 'ee4dee5173e123823a9424935ca63063'),
+            ('testq_peek', '46abce391f8aca6abd6ad3cb70511ec9'),
             ('testq_purge', '1f267331f210ca4bfb818d69455228f4'),
             ('testq_purge_batch', '0a0214fd0eb7326f01264e5b340ef671'),
             ('testq_watermark_correct', '98ab134a5dda6292254bf92f6476ed44'),

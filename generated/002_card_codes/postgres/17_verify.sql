@@ -45,7 +45,7 @@ BEGIN
             ('card_codes_enqueue_batch', 'f56d361e34551ef6ac764e22e0842159'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
             ('card_codes_metrics', 'eca28a4c0ff8a082d7dea6d2ba576254'),
-            ('card_codes_peek', '2e5ad0e68a38e2e1dd77124d54afb7d0'),
+            ('card_codes_peek', '76c755a31f249bcaee18bd72bdcbc372'),
             ('card_codes_purge', '1b8d6cf795836756c906cd08b01a40d4'),
             ('card_codes_purge_batch', '97d64e7a85393d5c7851fe64fb9b447f')
     ) AS r (name, fingerprint)

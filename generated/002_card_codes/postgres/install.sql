@@ -495,6 +495,11 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    -- NULL (LIMIT NULL: every row) or negative is refused as the other argument checks are.
+    IF "card_codes_peek"."limit" IS NULL OR "card_codes_peek"."limit" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit is out of range for cards.card_codes_peek; accepted: 0 or more rows';
+    END IF;
     RETURN QUERY
     SELECT "p".*
     FROM "cards"."card_codes_pending" AS "p"
@@ -734,7 +739,7 @@ BEGIN
             ('card_codes_enqueue_batch', 'f56d361e34551ef6ac764e22e0842159'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
             ('card_codes_metrics', 'eca28a4c0ff8a082d7dea6d2ba576254'),
-            ('card_codes_peek', '2e5ad0e68a38e2e1dd77124d54afb7d0'),
+            ('card_codes_peek', '76c755a31f249bcaee18bd72bdcbc372'),
             ('card_codes_purge', '1b8d6cf795836756c906cd08b01a40d4'),
             ('card_codes_purge_batch', '97d64e7a85393d5c7851fe64fb9b447f')
     ) AS r (name, fingerprint)

@@ -949,6 +949,9 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    -- NULL or negative is refused with the other argument checks' code (TOP would raise 1014).
+    IF @limit IS NULL OR @limit < 0
+        THROW 50003, N'qgen: @limit is out of range for rainfall.rainfall_events_peek; accepted: 0 or more rows.', 1;
     SELECT TOP (@limit) [id], [rainfall_id], [available_at], [enqueued_at], [attempts], [last_error]
     FROM [rainfall].[rainfall_events_pending]
     ORDER BY [id];
@@ -1692,6 +1695,9 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    -- NULL or negative is refused with the other argument checks' code (TOP would raise 1014).
+    IF @limit IS NULL OR @limit < 0
+        THROW 50003, N'qgen: @limit is out of range for rainfall.rainfall_transfer_peek; accepted: 0 or more rows.', 1;
     SELECT TOP (@limit) [id], [rainfall_id], [summary], [enqueued_at]
     FROM [rainfall].[rainfall_transfer_pending]
     ORDER BY [id];
@@ -2120,7 +2126,7 @@ FROM
         (N'rainfall_events_fail', 0x6D4D7FA21E8B18016FDBFBBBA06AE8C96313D62977160502B217BD5EAF3E7121),
         (N'rainfall_events_maintain', 0x2AA430D166CB0D143239DBB99103D07F85C80B4F2131E872156F305773F10F8E),
         (N'rainfall_events_metrics', 0xD1F34735DD98D2FF0EDA0F8E4A18BF9EA39E595A3274AE9845AEAA454353EC0D),
-        (N'rainfall_events_peek', 0x81A4B6C9E421E2B0B486D7C432C19CB610A9FFC176DDD926501345ADC746F0F4),
+        (N'rainfall_events_peek', 0x09FBE6FD062826D61AF4344B313A63C1BC031558EFD6AABCC97BABFD115D8ABB),
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
         (N'rainfall_events_purge', 0x229A838AB8BEB59C777119F397FE1A53E3E007C021CD34E344FAF6E42EAFAE12),
         (N'rainfall_events_purge_batch', 0x2C87AF9D0E4B65ADBFC0A6EDF89A49F8A78F0408012C84E5A445EC31107BB35A),
@@ -2134,7 +2140,7 @@ FROM
         (N'rainfall_transfer_enqueue_json', 0x8D3654F7F149D046A3566707341CA3C821DF715062A4297D994E6A34911C6954),
         (N'rainfall_transfer_maintain', 0xD302F62C1099A456FDD50FC447835EFA7F99CB17FC46469BA56A0E580DCE7538),
         (N'rainfall_transfer_metrics', 0xAA14EFFB7DC47E922EA9E285B65B7697136DE0AC87B3C33C92B5311E166E268C),
-        (N'rainfall_transfer_peek', 0x9B2AB8A324CE2DD08F9583BE03908D039CCDEC26287AC36FBADE89F5FD629107),
+        (N'rainfall_transfer_peek', 0xF5940CC1FCAEED87255AEF32628B3518AB4B84701C6970F2C57E96FD0442D3A4),
         (N'rainfall_transfer_pending', 0x2B907C1747578186799C5DC23885950914028F807232A3F7E1C58B18BF8D1D71),
         (N'rainfall_transfer_purge', 0xA0443AEC5A2A8C001CF08854FC78E5D01205D40EACBC2F0AFAEE013AD4649C58),
         (N'rainfall_transfer_purge_batch', 0xF25BD36EDD03B55D7DBE1F07D3F08DCC9B022F0A31FFE09F5C673A9245B36893),
