@@ -10,7 +10,8 @@ GO
 -- Claims up to @batch_size jobs by deleting them into the archive, and returns them. It runs inside the
 -- caller's transaction: commit once the jobs are handled; a rollback puts them back in the queue.
 -- Outside a transaction the claim would commit at once (at-most-once delivery): refused unless
--- the caller says so with @at_most_once = 1.
+-- the caller says so with @at_most_once = 1. @owner is accepted and unused here (the claim deletes
+-- the row: nothing records it), as on PostgreSQL, so one call works in either claim mode.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_dequeue]
     @owner nvarchar(128) = NULL,
     @batch_size int = 1,
