@@ -504,7 +504,7 @@ RULES_PASS = {
     ],
     "output into": [
         "INSERT INTO dbo.q (state) OUTPUT inserted.id INTO @new (id) VALUES (1);",
-        "DELETE FROM dbo.q OUTPUT deleted.id, deleted.state INTO dbo.q_archive (id, state) WHERE id = 1;",
+        "DELETE FROM dbo.q OUTPUT deleted.id, deleted.state INTO #gone (id, state) WHERE id = 1;",
         "DELETE FROM @claimed OUTPUT deleted.id;",
         "UPDATE #work SET state = 1 OUTPUT inserted.state;",
         "EXEC dbo.p @x = @y OUTPUT;",
@@ -593,6 +593,11 @@ RULES_REPORT = {
         ("MERGE dbo.q AS t USING @s AS s ON t.id = s.id\nWHEN MATCHED THEN DELETE\nOUTPUT $action, deleted.id;", "OUTPUT", "error 334"),
         (";WITH c AS (SELECT TOP (1) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id)\nDELETE FROM c OUTPUT deleted.id;",
          "OUTPUT", "error 334"),
+        # issue 24 item 11: main's fail and reap wrote their dead letters so
+        ("DELETE FROM dbo.q OUTPUT deleted.id, deleted.state INTO dbo.q_archive (id, state) WHERE id = 1;", "OUTPUT",
+         "INTO a permanent table (dbo.q_archive)"),
+        ("DELETE FROM [s].[q] OUTPUT deleted.[id], @e, @now INTO [s].[q_dead] ([id], [last_error], [dead_at]) WHERE [id] = @id;",
+         "OUTPUT", "fails (331, 332)"),
     ],
     "watermark wait": [
         ("CREATE PROCEDURE dbo.q_fail @id bigint AS\nBEGIN\n    UPDATE dbo.q_watermark SET [id] = @id WHERE [id] > @id;\nEND",

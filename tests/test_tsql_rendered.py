@@ -144,6 +144,11 @@ BREAKAGES = {
         "reap.sql.j2", "WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)\n            WHERE [id] IN (SELECT [id] FROM @q$expired)\n              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] <",
         "WITH (ROWLOCK, READPAST, UPDLOCK)\n            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] <",
         "own", "lock order: rainfall_events_reap keeps rainfall_events.rainfall_events_lease_ix", 4),
+    # issue 24 item 11: main's fail wrote its dead letter by OUTPUT ... INTO the dead-letter table
+    "dead letters written by OUTPUT INTO the permanent table": (
+        "fail.sql.j2", "        INTO @q$dead ({{ m.kept_columns(q) }})",
+        "        INTO {{ m.qualified(q.names.dead_letter_table) }} ({{ m.kept_columns(q) }})", "own",
+        "OUTPUT ... INTO a permanent table (rainfall.rainfall_events_dead)", 4),
     "an extend of a whole lease by its token through the lease index": (
         "extend_lease.sql.j2", "WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;",
         "WHERE [lease_token] = @lease_token;", "own", "lock order", 4),

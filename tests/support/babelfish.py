@@ -55,6 +55,8 @@ GAPS = {
            "not -1, for a lock not granted within @LockTimeout",
     "B28": "a named default constraint cannot be dropped by its name (ALTER TABLE ... DROP CONSTRAINT [name]: 3728)",
     "B29": "the dbo schema is owned by the db_owner role (SQL Server: the dbo user), so install refuses schema: dbo (50022)",
+    "B30": "OUTPUT ... INTO a table that has a trigger is accepted (SQL Server refuses it: 332; 331 for a foreign key "
+           "or CHECK on it)",
 }
 
 REWRITTEN: Counter = Counter()

@@ -33,6 +33,13 @@ BEGIN
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [reputation] int NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
     DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
@@ -75,10 +82,13 @@ BEGIN
               AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
         )
         DELETE FROM [expired]
-        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
-        INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [reputation], [enqueued_at], [attempts])
         OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
         SET @q$dead_lettered = @@ROWCOUNT;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [reputation], [enqueued_at], [attempts], N'qgen: lease expired on the last attempt', @q$now FROM @q$dead;
 
         -- Released jobs are claimable again: the watermark must not stay above them (unless another
         -- transaction holds the watermark row: then the rescan finds them; never a wait).

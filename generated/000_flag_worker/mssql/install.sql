@@ -778,6 +778,13 @@ BEGIN
         THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [reputation] int NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
     BEGIN TRY
         BEGIN TRANSACTION;
         -- UPDLOCK: a locking read of the current row (also under READ_COMMITTED_SNAPSHOT), held
@@ -805,9 +812,12 @@ BEGIN
             RETURN 0;
         END;
         DELETE FROM [four].[four_queue]
-        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], @error, @q$now
-        INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [reputation], [enqueued_at], [attempts])
         WHERE [id] = @id;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [reputation], [enqueued_at], [attempts], @error, @q$now FROM @q$dead;
         COMMIT TRANSACTION;
         RETURN 1;
     END TRY
@@ -887,6 +897,13 @@ BEGIN
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [reputation] int NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
     DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
@@ -929,10 +946,13 @@ BEGIN
               AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
         )
         DELETE FROM [expired]
-        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
-        INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [reputation], [enqueued_at], [attempts])
         OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
         SET @q$dead_lettered = @@ROWCOUNT;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [reputation], [enqueued_at], [attempts], N'qgen: lease expired on the last attempt', @q$now FROM @q$dead;
 
         -- Released jobs are claimable again: the watermark must not stay above them (unless another
         -- transaction holds the watermark row: then the rescan finds them; never a wait).
@@ -1624,14 +1644,14 @@ FROM
         (N'four_queue_enqueue_batch', 0x0D869F7C01AF8FBE9174EF39C31C765FE43764A4BB2915DF10B410F2C3A4A684),
         (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
         (N'four_queue_extend_lease', 0xB5796A66626D8C595FFAAFC8AFA33A2CA70BA29E18EFD9FE451E72A17F42BAD9),
-        (N'four_queue_fail', 0x09ED2C0031D55EE58D7AD35EBB27738C18C58AA42CFC2AB011B2D79F611DD278),
+        (N'four_queue_fail', 0x84262679598B676D0E0357320A1523A00DA9B09DAAE89AE3FA774150E0370383),
         (N'four_queue_maintain', 0xBB079DAFB3958230ED923D75151DC88E697470F0BED4B6A1CAD6EED7C0FE51A6),
         (N'four_queue_metrics', 0x3C6609E284190845B3998DDBD68080E5A54D62D7D43B8748B500209F3AE02E10),
         (N'four_queue_peek', 0x3B2F8342CA42E9AB752633EF4512475EC92DD3641C96DB89365C2FFFF16B63B1),
         (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),
         (N'four_queue_purge', 0x6D787816534829DFCEA5353AF3FE1EC0528010F8A6A17F26868345A93404A5A7),
         (N'four_queue_purge_batch', 0x90391FC451F27B25F5C166EDC6558649BBADADAACAED17A1BE653374A3C7337B),
-        (N'four_queue_reap', 0xE66E92944FC949BB5FAD3576B5EA3FF868804493F7125E6021CF01C7F09D4BA3),
+        (N'four_queue_reap', 0x55980B97A75B0E10B3B51E8E1595F4938791188B6298B2C9B5A7C23C8AEF5373),
         (N'four_queue_redrive', 0x6677ACFE498BDAB00C793120E47836AA1DB120DE36F6CFFAB1ECE2DD892E2121),
         (N'four_queue_watermark_correct', 0x6E8062DC48F2E7BEEAA0326134357631CD6547561C14B6ABB730A25720F54529),
         (N'four_queue_watermark_move', 0xFDB5ADD0638ED2F97D1303C795DDBD1AE9A81E8428AC8642B0B50AFF5F5CBCE1),

@@ -33,6 +33,17 @@ BEGIN
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [JobType] uniqueidentifier NOT NULL,
+        [JobInfo] xml NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [enqueued_by] nvarchar(128) NULL,
+        [claimed_at] datetime2(3) NULL,
+        [claimed_by] nvarchar(128) NULL,
+        [attempts] int NOT NULL
+    );
     DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
@@ -75,10 +86,13 @@ BEGIN
               AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
         )
         DELETE FROM [expired]
-        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
-        INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
+        INTO @q$dead ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts])
         OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
         SET @q$dead_lettered = @@ROWCOUNT;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
+        SELECT [id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], N'qgen: lease expired on the last attempt', @q$now FROM @q$dead;
 
         -- Released jobs are claimable again: the watermark must not stay above them (unless another
         -- transaction holds the watermark row: then the rescan finds them; never a wait).

@@ -809,6 +809,17 @@ BEGIN
         THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [JobType] uniqueidentifier NOT NULL,
+        [JobInfo] xml NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [enqueued_by] nvarchar(128) NULL,
+        [claimed_at] datetime2(3) NULL,
+        [claimed_by] nvarchar(128) NULL,
+        [attempts] int NOT NULL
+    );
     BEGIN TRY
         BEGIN TRANSACTION;
         -- UPDLOCK: a locking read of the current row (also under READ_COMMITTED_SNAPSHOT), held
@@ -836,9 +847,12 @@ BEGIN
             RETURN 0;
         END;
         DELETE FROM [QueueSample].[WorkQueue]
-        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], @error, @q$now
-        INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
+        INTO @q$dead ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts])
         WHERE [id] = @id;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
+        SELECT [id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], @error, @q$now FROM @q$dead;
         COMMIT TRANSACTION;
         RETURN 1;
     END TRY
@@ -918,6 +932,17 @@ BEGIN
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [JobType] uniqueidentifier NOT NULL,
+        [JobInfo] xml NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [enqueued_by] nvarchar(128) NULL,
+        [claimed_at] datetime2(3) NULL,
+        [claimed_by] nvarchar(128) NULL,
+        [attempts] int NOT NULL
+    );
     DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
@@ -960,10 +985,13 @@ BEGIN
               AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
         )
         DELETE FROM [expired]
-        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
-        INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
+        INTO @q$dead ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts])
         OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
         SET @q$dead_lettered = @@ROWCOUNT;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
+        SELECT [id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], N'qgen: lease expired on the last attempt', @q$now FROM @q$dead;
 
         -- Released jobs are claimable again: the watermark must not stay above them (unless another
         -- transaction holds the watermark row: then the rescan finds them; never a wait).
@@ -1499,13 +1527,13 @@ FROM
         (N'WorkQueue_enqueue_batch', 0xACEC4F82029EA62D08E8496BBFE8C2206A314B01FA50F189246891E9FAD65BFE),
         (N'WorkQueue_enqueue_json', 0x49FA9258AC5950949DA53DC51A4F4E1DF3A2D3BF5E320EE4C0F5111C3A8555A2),
         (N'WorkQueue_extend_lease', 0xD1BCED64FE9147E578D99E16BC5ED4D08FCABC7CAB64FC76F50FF1A0FBEA2719),
-        (N'WorkQueue_fail', 0x12B238F49FEB4A2AA991FEDAA08D12FF51357DAFE5A70410DEE58D9903BB9903),
+        (N'WorkQueue_fail', 0x2EF06530243AD291CE82FEEF93CAB7171B892D328552561B690B6EFBC2EAB664),
         (N'WorkQueue_maintain', 0x7C0FFD6C47A2A4D325C0379F701F6BD3258B2B3D8F12D3848376CE2E81B14792),
         (N'WorkQueue_metrics', 0x5BB1E87001B028DD65452A2964812B53DD773017B6F1571C7644275E0DBF6398),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),
         (N'WorkQueue_purge', 0x32171A0FC1FA8F86B611006580239F65ED633F557268F373CB0F210F4625CD40),
         (N'WorkQueue_purge_batch', 0xFD970425CB8DD5F28E317E185E93FCCB640A7EC68F7755E9F33A917B34F6361E),
-        (N'WorkQueue_reap', 0x9215CE245A5F8C838811F788557A724A6A76B24F0FC566C7CE5D68485F15630B),
+        (N'WorkQueue_reap', 0x7F3994C138A0F0F430CDEC622CE2C925E21C77B8492066ACACC3178ECABEBDB1),
         (N'WorkQueue_redrive', 0x96FFC6A1B8BD26E39FBEDCA1C329EB7100611CBE3BB65CEAABC457E9CE27EA41),
         (N'WorkQueue_watermark_correct', 0x32FF889D4F08189C40CB972602A3924397410DDC60A366B4C7A177AB99C1F130),
         (N'WorkQueue_watermark_move', 0xD7A4518D81C4B106E6F0318D3F415830B2EDB57321DD412CB31CE99C259B06F8)

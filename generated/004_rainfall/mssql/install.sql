@@ -730,6 +730,13 @@ BEGIN
         THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [rainfall_id] bigint NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
     BEGIN TRY
         BEGIN TRANSACTION;
         -- UPDLOCK: a locking read of the current row (also under READ_COMMITTED_SNAPSHOT), held
@@ -757,9 +764,12 @@ BEGIN
             RETURN 0;
         END;
         DELETE FROM [rainfall].[rainfall_events]
-        OUTPUT deleted.[id], deleted.[rainfall_id], deleted.[enqueued_at], deleted.[attempts], @error, @q$now
-        INTO [rainfall].[rainfall_events_dead] ([id], [rainfall_id], [enqueued_at], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[rainfall_id], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [rainfall_id], [enqueued_at], [attempts])
         WHERE [id] = @id;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [rainfall].[rainfall_events_dead] ([id], [rainfall_id], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [rainfall_id], [enqueued_at], [attempts], @error, @q$now FROM @q$dead;
         COMMIT TRANSACTION;
         RETURN 1;
     END TRY
@@ -839,6 +849,13 @@ BEGIN
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [rainfall_id] bigint NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
     DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
@@ -881,10 +898,13 @@ BEGIN
               AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 3
         )
         DELETE FROM [expired]
-        OUTPUT deleted.[id], deleted.[rainfall_id], deleted.[enqueued_at], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
-        INTO [rainfall].[rainfall_events_dead] ([id], [rainfall_id], [enqueued_at], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[rainfall_id], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [rainfall_id], [enqueued_at], [attempts])
         OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
         SET @q$dead_lettered = @@ROWCOUNT;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [rainfall].[rainfall_events_dead] ([id], [rainfall_id], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [rainfall_id], [enqueued_at], [attempts], N'qgen: lease expired on the last attempt', @q$now FROM @q$dead;
 
         -- Released jobs are claimable again: the watermark must not stay above them (unless another
         -- transaction holds the watermark row: then the rescan finds them; never a wait).
@@ -2124,14 +2144,14 @@ FROM
         (N'rainfall_events_enqueue_batch', 0x792C96DA060D177667F39CBB610728B484533A4E268C91131BCABF565073E869),
         (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
         (N'rainfall_events_extend_lease', 0x88AD76F014E23F1399345299F8797042ED6163D3340610229AD512725D66EF59),
-        (N'rainfall_events_fail', 0x6D4D7FA21E8B18016FDBFBBBA06AE8C96313D62977160502B217BD5EAF3E7121),
+        (N'rainfall_events_fail', 0x2ED5FE38571DD71738BBCD9765347C9D12A1B790557EC18CAEFC02A77E7D66C8),
         (N'rainfall_events_maintain', 0x2AA430D166CB0D143239DBB99103D07F85C80B4F2131E872156F305773F10F8E),
         (N'rainfall_events_metrics', 0xD1F34735DD98D2FF0EDA0F8E4A18BF9EA39E595A3274AE9845AEAA454353EC0D),
         (N'rainfall_events_peek', 0x09FBE6FD062826D61AF4344B313A63C1BC031558EFD6AABCC97BABFD115D8ABB),
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
         (N'rainfall_events_purge', 0x229A838AB8BEB59C777119F397FE1A53E3E007C021CD34E344FAF6E42EAFAE12),
         (N'rainfall_events_purge_batch', 0x2C87AF9D0E4B65ADBFC0A6EDF89A49F8A78F0408012C84E5A445EC31107BB35A),
-        (N'rainfall_events_reap', 0x0E8B090094DA9D820D5EF53B4A21B2E5751535A0F81A11E014238951220C9618),
+        (N'rainfall_events_reap', 0x26D0E0C91838D0C9037D0000D3BA100680159CAD0E743D3F7AD47C5CA0BEA9AC),
         (N'rainfall_events_redrive', 0xFD0BC2E51D50DA32B432481DD2194ED9B126942FAD8E440D8911B4A370712F7A),
         (N'rainfall_events_watermark_correct', 0x252D2E5A42156A7046C869B27044736C5B6BE309D238BB408C11E1B0222F3CD3),
         (N'rainfall_events_watermark_move', 0xD60E28BA65531236D1F43891E78B33292337A81D481CA9D1DC80A8E29E9FF498),
