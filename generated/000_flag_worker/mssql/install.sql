@@ -1120,7 +1120,12 @@ GO
 
 -- qgen 0.1.0: metrics four.four_queue_metrics, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One row describing the queue now. Counts scan the table: for dashboards and alerts, not hot paths.
+-- One row describing the queue now, for dashboards and alerts. Each count reads the one index that
+-- holds its rows (claim, due, lease, processed index; the dead-letter and archive tables), never the
+-- whole queue table (finished rows included), and never waits: WITH (READPAST, READCOMMITTEDLOCK)
+-- skips a row another transaction holds (a job being claimed, completed or enqueued right now),
+-- the watermark's one row is read WITH (NOLOCK). So under concurrency the numbers are approximate:
+-- a job changing at that moment is counted in neither state, and the counts are not one snapshot.
 CREATE OR ALTER PROCEDURE [four].[four_queue_metrics]
 AS
 BEGIN
@@ -1130,22 +1135,50 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
-    SELECT
-        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN 1 END) AS [ready],
-        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] > @q$now THEN 1 END) AS [scheduled],
-        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL THEN 1 END) AS [in_flight],
-        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now THEN 1 END) AS [expired],
-        COUNT_BIG(CASE WHEN [processed] = 1 THEN 1 END) AS [processed],
-        (SELECT COUNT_BIG(*) FROM [four].[four_queue_dead]) AS [dead],
-        CAST(0 AS bigint) AS [archived],
-        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
-        (SELECT [id] FROM [four].[four_queue_watermark]) AS [watermark],
-        MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END) AS [lowest_pending_id],
-        COUNT_BIG(CASE WHEN [processed] = 1 AND [processed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END) AS [completed_last_minute],
+    DECLARE @q$ready bigint, @q$scheduled bigint, @q$in_flight bigint = 0, @q$expired bigint = 0,
+        @q$processed bigint = 0, @q$dead bigint = 0, @q$archived bigint = 0, @q$recent bigint,
+        @q$oldest_id bigint, @q$lowest bigint, @q$watermark bigint, @q$highest bigint,
+        @q$due_ready bigint = 0, @q$due_scheduled bigint = 0, @q$due_oldest bigint, @q$due_lowest bigint;
+    -- Unclaimed jobs not deferred: the claim index.
+    SELECT @q$ready = COUNT_BIG(CASE WHEN [available_at] <= @q$now THEN 1 END),
+        @q$scheduled = COUNT_BIG(CASE WHEN [available_at] > @q$now THEN 1 END),
+        @q$oldest_id = MIN(CASE WHEN [available_at] <= @q$now THEN [id] END),
+        @q$lowest = MIN([id])
+    FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0;
+    -- Deferred jobs (delayed, backed off, released): the due index.
+    SELECT @q$due_ready = COUNT_BIG(CASE WHEN [available_at] <= @q$now THEN 1 END),
+        @q$due_scheduled = COUNT_BIG(CASE WHEN [available_at] > @q$now THEN 1 END),
+        @q$due_oldest = MIN(CASE WHEN [available_at] <= @q$now THEN [id] END),
+        @q$due_lowest = MIN([id])
+    FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [deferred] = 1;
+    SELECT @q$ready += @q$due_ready, @q$scheduled += @q$due_scheduled,
+        @q$oldest_id = CASE WHEN @q$due_oldest < @q$oldest_id OR @q$oldest_id IS NULL THEN @q$due_oldest ELSE @q$oldest_id END,
+        @q$lowest = CASE WHEN @q$due_lowest < @q$lowest OR @q$lowest IS NULL THEN @q$due_lowest ELSE @q$lowest END;
+    -- Jobs in flight: the lease index.
+    SELECT @q$in_flight = COUNT_BIG(*), @q$expired = COUNT_BIG(CASE WHEN [lease_expires_at] < @q$now THEN 1 END)
+    FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [lease_token] IS NOT NULL;
+    -- Finished jobs kept by mark: the processed index.
+    SELECT @q$processed = COUNT_BIG(*), @q$recent = COUNT_BIG(CASE WHEN [processed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END)
+    FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [processed] = 1;
+    SELECT @q$dead = COUNT_BIG(*) FROM [four].[four_queue_dead] WITH (READPAST, READCOMMITTEDLOCK);
+    -- One row, a value: read without waiting on a transaction that holds it (a dirty value at worst).
+    SELECT @q$watermark = [id] FROM [four].[four_queue_watermark] WITH (NOLOCK);
+    -- The highest id: the last key of the clustered index (one row, skipped if locked).
+    SELECT @q$highest = MAX([id]) FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$ready AS [ready], @q$scheduled AS [scheduled], @q$in_flight AS [in_flight], @q$expired AS [expired],
+        @q$processed AS [processed], @q$dead AS [dead], @q$archived AS [archived],
+        -- The age of the oldest ready job: the one with the lowest id (ids grow with enqueued_at).
+        COALESCE(DATEDIFF_BIG(second, (SELECT [enqueued_at] FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK) WHERE [id] = @q$oldest_id), @q$now), 0)
+            AS [oldest_ready_age_seconds],
+        @q$watermark AS [watermark],
+        @q$lowest AS [lowest_pending_id],
+        @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END), MAX([id]) + 1)
-            - (SELECT [id] FROM [four].[four_queue_watermark]) AS [watermark_lag]
-    FROM [four].[four_queue];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
 END;
 GO
 
@@ -1646,7 +1679,7 @@ FROM
         (N'four_queue_extend_lease', 0xB5796A66626D8C595FFAAFC8AFA33A2CA70BA29E18EFD9FE451E72A17F42BAD9),
         (N'four_queue_fail', 0x84262679598B676D0E0357320A1523A00DA9B09DAAE89AE3FA774150E0370383),
         (N'four_queue_maintain', 0xBB079DAFB3958230ED923D75151DC88E697470F0BED4B6A1CAD6EED7C0FE51A6),
-        (N'four_queue_metrics', 0x3C6609E284190845B3998DDBD68080E5A54D62D7D43B8748B500209F3AE02E10),
+        (N'four_queue_metrics', 0xF124048236C42B7F5F42321AB6D79E3CB0146BC7D91E7960A5C5A22AB99C36A5),
         (N'four_queue_peek', 0x3B2F8342CA42E9AB752633EF4512475EC92DD3641C96DB89365C2FFFF16B63B1),
         (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),
         (N'four_queue_purge', 0x6D787816534829DFCEA5353AF3FE1EC0528010F8A6A17F26868345A93404A5A7),

@@ -408,7 +408,12 @@ GO
 
 -- qgen 0.1.0: metrics cards.card_codes_metrics, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One row describing the queue now. Counts scan the table: for dashboards and alerts, not hot paths.
+-- One row describing the queue now, for dashboards and alerts. Each count reads the one index that
+-- holds its rows (claim, due, lease, processed index; the dead-letter and archive tables), never the
+-- whole queue table (finished rows included), and never waits: WITH (READPAST, READCOMMITTEDLOCK)
+-- skips a row another transaction holds (a job being claimed, completed or enqueued right now),
+-- the watermark's one row is read WITH (NOLOCK). So under concurrency the numbers are approximate:
+-- a job changing at that moment is counted in neither state, and the counts are not one snapshot.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_metrics]
 AS
 BEGIN
@@ -418,20 +423,27 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
-    SELECT
-        COUNT_BIG(CASE WHEN 1 = 1 THEN 1 END) AS [ready],
-        CAST(0 AS bigint) AS [scheduled],
-        CAST(0 AS bigint) AS [in_flight],
-        CAST(0 AS bigint) AS [expired],
-        CAST(0 AS bigint) AS [processed],
-        CAST(0 AS bigint) AS [dead],
-        (SELECT COUNT_BIG(*) FROM [cards].[card_codes_archive]) AS [archived],
-        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN 1 = 1 THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
-        CAST(NULL AS bigint) AS [watermark],
-        MIN(CASE WHEN 1 = 1 THEN [id] END) AS [lowest_pending_id],
-        (SELECT COUNT_BIG(*) FROM [cards].[card_codes_archive] WHERE [completed_at] >= DATEADD(minute, -1, @q$now)) AS [completed_last_minute],
-        CAST(NULL AS bigint) AS [watermark_lag]
-    FROM [cards].[card_codes];
+    DECLARE @q$ready bigint, @q$scheduled bigint, @q$in_flight bigint = 0, @q$expired bigint = 0,
+        @q$processed bigint = 0, @q$dead bigint = 0, @q$archived bigint = 0, @q$recent bigint,
+        @q$oldest_id bigint, @q$lowest bigint, @q$watermark bigint, @q$highest bigint,
+        @q$due_ready bigint = 0, @q$due_scheduled bigint = 0, @q$due_oldest bigint, @q$due_lowest bigint;
+    -- Unclaimed jobs: the claim index.
+    SELECT @q$ready = COUNT_BIG(CASE WHEN 1 = 1 THEN 1 END),
+        @q$scheduled = COUNT_BIG(CASE WHEN 1 = 0 THEN 1 END),
+        @q$oldest_id = MIN(CASE WHEN 1 = 1 THEN [id] END),
+        @q$lowest = MIN([id])
+    FROM [cards].[card_codes] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$archived = COUNT_BIG(*), @q$recent = COUNT_BIG(CASE WHEN [completed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END)
+    FROM [cards].[card_codes_archive] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$ready AS [ready], @q$scheduled AS [scheduled], @q$in_flight AS [in_flight], @q$expired AS [expired],
+        @q$processed AS [processed], @q$dead AS [dead], @q$archived AS [archived],
+        -- The age of the oldest ready job: the one with the lowest id (ids grow with enqueued_at).
+        COALESCE(DATEDIFF_BIG(second, (SELECT [enqueued_at] FROM [cards].[card_codes] WITH (READPAST, READCOMMITTEDLOCK) WHERE [id] = @q$oldest_id), @q$now), 0)
+            AS [oldest_ready_age_seconds],
+        @q$watermark AS [watermark],
+        @q$lowest AS [lowest_pending_id],
+        @q$recent AS [completed_last_minute],
+        CAST(NULL AS bigint) AS [watermark_lag];
 END;
 GO
 
@@ -774,7 +786,7 @@ FROM
         (N'card_codes_enqueue_batch', 0x8B3086906645F5D653DF5E55A7CE4505CB1415CBE9C196C98616A63A4793A2D3),
         (N'card_codes_enqueue_json', 0xC752B50FADD5F4E1FF844E2BDCA4B1F4A8D89AEB8248448D2DD513D70436AB44),
         (N'card_codes_maintain', 0x864FEAF61AFCBF2C6997182DB79FA95633378FAFDF00D91F5964EFDC999E766B),
-        (N'card_codes_metrics', 0x6B0E182A6847C5AE819C6360D74D443ABEB71B89615CB08DB530CC87CDFB3023),
+        (N'card_codes_metrics', 0x4C1A3B8B09C91FB47D52F42B09BEF59EB1EA1D0683997F90F91E5D7F834A96CD),
         (N'card_codes_peek', 0xC6D5ADE0499B802F525D64982015C6FB746AAC4A3AB48E67131401FF26E6840B),
         (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),
         (N'card_codes_purge', 0x690FB41CF3452FBC8BF3A77E35060FD648654CDCC33E475A66D1D08DD4E99987),

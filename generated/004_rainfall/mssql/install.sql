@@ -928,7 +928,12 @@ GO
 
 -- qgen 0.1.0: metrics rainfall.rainfall_events_metrics, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One row describing the queue now. Counts scan the table: for dashboards and alerts, not hot paths.
+-- One row describing the queue now, for dashboards and alerts. Each count reads the one index that
+-- holds its rows (claim, due, lease, processed index; the dead-letter and archive tables), never the
+-- whole queue table (finished rows included), and never waits: WITH (READPAST, READCOMMITTEDLOCK)
+-- skips a row another transaction holds (a job being claimed, completed or enqueued right now),
+-- the watermark's one row is read WITH (NOLOCK). So under concurrency the numbers are approximate:
+-- a job changing at that moment is counted in neither state, and the counts are not one snapshot.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_metrics]
 AS
 BEGIN
@@ -938,22 +943,50 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
-    SELECT
-        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN 1 END) AS [ready],
-        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] > @q$now THEN 1 END) AS [scheduled],
-        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL THEN 1 END) AS [in_flight],
-        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now THEN 1 END) AS [expired],
-        COUNT_BIG(CASE WHEN [processed] = 1 THEN 1 END) AS [processed],
-        (SELECT COUNT_BIG(*) FROM [rainfall].[rainfall_events_dead]) AS [dead],
-        CAST(0 AS bigint) AS [archived],
-        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
-        (SELECT [id] FROM [rainfall].[rainfall_events_watermark]) AS [watermark],
-        MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END) AS [lowest_pending_id],
-        COUNT_BIG(CASE WHEN [processed] = 1 AND [processed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END) AS [completed_last_minute],
+    DECLARE @q$ready bigint, @q$scheduled bigint, @q$in_flight bigint = 0, @q$expired bigint = 0,
+        @q$processed bigint = 0, @q$dead bigint = 0, @q$archived bigint = 0, @q$recent bigint,
+        @q$oldest_id bigint, @q$lowest bigint, @q$watermark bigint, @q$highest bigint,
+        @q$due_ready bigint = 0, @q$due_scheduled bigint = 0, @q$due_oldest bigint, @q$due_lowest bigint;
+    -- Unclaimed jobs not deferred: the claim index.
+    SELECT @q$ready = COUNT_BIG(CASE WHEN [available_at] <= @q$now THEN 1 END),
+        @q$scheduled = COUNT_BIG(CASE WHEN [available_at] > @q$now THEN 1 END),
+        @q$oldest_id = MIN(CASE WHEN [available_at] <= @q$now THEN [id] END),
+        @q$lowest = MIN([id])
+    FROM [rainfall].[rainfall_events] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0;
+    -- Deferred jobs (delayed, backed off, released): the due index.
+    SELECT @q$due_ready = COUNT_BIG(CASE WHEN [available_at] <= @q$now THEN 1 END),
+        @q$due_scheduled = COUNT_BIG(CASE WHEN [available_at] > @q$now THEN 1 END),
+        @q$due_oldest = MIN(CASE WHEN [available_at] <= @q$now THEN [id] END),
+        @q$due_lowest = MIN([id])
+    FROM [rainfall].[rainfall_events] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [deferred] = 1;
+    SELECT @q$ready += @q$due_ready, @q$scheduled += @q$due_scheduled,
+        @q$oldest_id = CASE WHEN @q$due_oldest < @q$oldest_id OR @q$oldest_id IS NULL THEN @q$due_oldest ELSE @q$oldest_id END,
+        @q$lowest = CASE WHEN @q$due_lowest < @q$lowest OR @q$lowest IS NULL THEN @q$due_lowest ELSE @q$lowest END;
+    -- Jobs in flight: the lease index.
+    SELECT @q$in_flight = COUNT_BIG(*), @q$expired = COUNT_BIG(CASE WHEN [lease_expires_at] < @q$now THEN 1 END)
+    FROM [rainfall].[rainfall_events] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [lease_token] IS NOT NULL;
+    -- Finished jobs kept by mark: the processed index.
+    SELECT @q$processed = COUNT_BIG(*), @q$recent = COUNT_BIG(CASE WHEN [processed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END)
+    FROM [rainfall].[rainfall_events] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [processed] = 1;
+    SELECT @q$dead = COUNT_BIG(*) FROM [rainfall].[rainfall_events_dead] WITH (READPAST, READCOMMITTEDLOCK);
+    -- One row, a value: read without waiting on a transaction that holds it (a dirty value at worst).
+    SELECT @q$watermark = [id] FROM [rainfall].[rainfall_events_watermark] WITH (NOLOCK);
+    -- The highest id: the last key of the clustered index (one row, skipped if locked).
+    SELECT @q$highest = MAX([id]) FROM [rainfall].[rainfall_events] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$ready AS [ready], @q$scheduled AS [scheduled], @q$in_flight AS [in_flight], @q$expired AS [expired],
+        @q$processed AS [processed], @q$dead AS [dead], @q$archived AS [archived],
+        -- The age of the oldest ready job: the one with the lowest id (ids grow with enqueued_at).
+        COALESCE(DATEDIFF_BIG(second, (SELECT [enqueued_at] FROM [rainfall].[rainfall_events] WITH (READPAST, READCOMMITTEDLOCK) WHERE [id] = @q$oldest_id), @q$now), 0)
+            AS [oldest_ready_age_seconds],
+        @q$watermark AS [watermark],
+        @q$lowest AS [lowest_pending_id],
+        @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END), MAX([id]) + 1)
-            - (SELECT [id] FROM [rainfall].[rainfall_events_watermark]) AS [watermark_lag]
-    FROM [rainfall].[rainfall_events];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
 END;
 GO
 
@@ -1674,7 +1707,12 @@ GO
 
 -- qgen 0.1.0: metrics rainfall.rainfall_transfer_metrics, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One row describing the queue now. Counts scan the table: for dashboards and alerts, not hot paths.
+-- One row describing the queue now, for dashboards and alerts. Each count reads the one index that
+-- holds its rows (claim, due, lease, processed index; the dead-letter and archive tables), never the
+-- whole queue table (finished rows included), and never waits: WITH (READPAST, READCOMMITTEDLOCK)
+-- skips a row another transaction holds (a job being claimed, completed or enqueued right now),
+-- the watermark's one row is read WITH (NOLOCK). So under concurrency the numbers are approximate:
+-- a job changing at that moment is counted in neither state, and the counts are not one snapshot.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_metrics]
 AS
 BEGIN
@@ -1684,23 +1722,31 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
-    SELECT
-        COUNT_BIG(CASE WHEN 1 = 1 THEN 1 END) AS [ready],
-        CAST(0 AS bigint) AS [scheduled],
-        CAST(0 AS bigint) AS [in_flight],
-        CAST(0 AS bigint) AS [expired],
-        CAST(0 AS bigint) AS [processed],
-        CAST(0 AS bigint) AS [dead],
-        CAST(0 AS bigint) AS [archived],
-        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN 1 = 1 THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
-        (SELECT [id] FROM [rainfall].[rainfall_transfer_watermark]) AS [watermark],
-        MIN(CASE WHEN 1 = 1 THEN [id] END) AS [lowest_pending_id],
+    DECLARE @q$ready bigint, @q$scheduled bigint, @q$in_flight bigint = 0, @q$expired bigint = 0,
+        @q$processed bigint = 0, @q$dead bigint = 0, @q$archived bigint = 0, @q$recent bigint,
+        @q$oldest_id bigint, @q$lowest bigint, @q$watermark bigint, @q$highest bigint,
+        @q$due_ready bigint = 0, @q$due_scheduled bigint = 0, @q$due_oldest bigint, @q$due_lowest bigint;
+    -- Unclaimed jobs: the claim index.
+    SELECT @q$ready = COUNT_BIG(CASE WHEN 1 = 1 THEN 1 END),
+        @q$scheduled = COUNT_BIG(CASE WHEN 1 = 0 THEN 1 END),
+        @q$oldest_id = MIN(CASE WHEN 1 = 1 THEN [id] END),
+        @q$lowest = MIN([id])
+    FROM [rainfall].[rainfall_transfer] WITH (READPAST, READCOMMITTEDLOCK);
+    -- One row, a value: read without waiting on a transaction that holds it (a dirty value at worst).
+    SELECT @q$watermark = [id] FROM [rainfall].[rainfall_transfer_watermark] WITH (NOLOCK);
+    -- The highest id: the last key of the clustered index (one row, skipped if locked).
+    SELECT @q$highest = MAX([id]) FROM [rainfall].[rainfall_transfer] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$ready AS [ready], @q$scheduled AS [scheduled], @q$in_flight AS [in_flight], @q$expired AS [expired],
+        @q$processed AS [processed], @q$dead AS [dead], @q$archived AS [archived],
+        -- The age of the oldest ready job: the one with the lowest id (ids grow with enqueued_at).
+        COALESCE(DATEDIFF_BIG(second, (SELECT [enqueued_at] FROM [rainfall].[rainfall_transfer] WITH (READPAST, READCOMMITTEDLOCK) WHERE [id] = @q$oldest_id), @q$now), 0)
+            AS [oldest_ready_age_seconds],
+        @q$watermark AS [watermark],
+        @q$lowest AS [lowest_pending_id],
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(MIN(CASE WHEN 1 = 1 THEN [id] END), MAX([id]) + 1)
-            - (SELECT [id] FROM [rainfall].[rainfall_transfer_watermark]) AS [watermark_lag]
-    FROM [rainfall].[rainfall_transfer];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
 END;
 GO
 
@@ -2146,7 +2192,7 @@ FROM
         (N'rainfall_events_extend_lease', 0x88AD76F014E23F1399345299F8797042ED6163D3340610229AD512725D66EF59),
         (N'rainfall_events_fail', 0x2ED5FE38571DD71738BBCD9765347C9D12A1B790557EC18CAEFC02A77E7D66C8),
         (N'rainfall_events_maintain', 0x2AA430D166CB0D143239DBB99103D07F85C80B4F2131E872156F305773F10F8E),
-        (N'rainfall_events_metrics', 0xD1F34735DD98D2FF0EDA0F8E4A18BF9EA39E595A3274AE9845AEAA454353EC0D),
+        (N'rainfall_events_metrics', 0x4A5D4F8D63CFB4AB3C3B79321A2A300E943AE9606AC7544597062729CBA67618),
         (N'rainfall_events_peek', 0x09FBE6FD062826D61AF4344B313A63C1BC031558EFD6AABCC97BABFD115D8ABB),
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
         (N'rainfall_events_purge', 0x229A838AB8BEB59C777119F397FE1A53E3E007C021CD34E344FAF6E42EAFAE12),
@@ -2160,7 +2206,7 @@ FROM
         (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
         (N'rainfall_transfer_enqueue_json', 0x8D3654F7F149D046A3566707341CA3C821DF715062A4297D994E6A34911C6954),
         (N'rainfall_transfer_maintain', 0xD302F62C1099A456FDD50FC447835EFA7F99CB17FC46469BA56A0E580DCE7538),
-        (N'rainfall_transfer_metrics', 0xAA14EFFB7DC47E922EA9E285B65B7697136DE0AC87B3C33C92B5311E166E268C),
+        (N'rainfall_transfer_metrics', 0x59E7DA520C13EF55CDDFBF65EFD810DF5CFB1CD1583027057A673ABDB2980A93),
         (N'rainfall_transfer_peek', 0xF5940CC1FCAEED87255AEF32628B3518AB4B84701C6970F2C57E96FD0442D3A4),
         (N'rainfall_transfer_pending', 0x2B907C1747578186799C5DC23885950914028F807232A3F7E1C58B18BF8D1D71),
         (N'rainfall_transfer_purge', 0xA0443AEC5A2A8C001CF08854FC78E5D01205D40EACBC2F0AFAEE013AD4649C58),
