@@ -389,6 +389,7 @@ def test_the_agent_job_runs_every_queues_maintain_even_when_one_fails(spec_path)
     schedule = render_spec(spec, spec_path.name, "mssql").files()["schedule.sql"]
     command = schedule[schedule.index("DECLARE @q$command"):schedule.index("BEGIN TRANSACTION;")]
     for queue in spec.queues:
-        call = f"BEGIN TRY\n    EXEC [{spec.schema}].[{object_name(spec, queue, 'maintain')}];\nEND TRY\nBEGIN CATCH\n"
+        call = (f"        EXEC [{spec.schema}].[{object_name(spec, queue, 'maintain')}] @more = @q$more OUTPUT, @result_set = 0;\n"
+                "        SET @q$rounds += 1;\n        IF @q$more = 0 BREAK;\n    END;\nEND TRY\nBEGIN CATCH\n")
         assert call in command and f"SET @q$failed += N'' {queue}: '' + ERROR_MESSAGE();" in command
     assert command.rstrip().endswith("THROW 50030, @q$message, 1;\nEND;';")

@@ -1331,7 +1331,10 @@ GO
 -- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
 -- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [four].[four_queue_maintain]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
 WITH EXECUTE AS OWNER
 AS
 BEGIN
@@ -1383,16 +1386,18 @@ BEGIN
         COMMIT TRANSACTION;
         IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
-        SELECT
-            @q$skipped AS [skipped],
-            @q$released AS [released],
-            @q$dead_lettered AS [dead_lettered],
-            @q$old_watermark AS [old_watermark],
-            @q$new_watermark AS [new_watermark],
-            @q$archived AS [archived],
-            @q$processed AS [processed],
-            @q$dead AS [dead],
-            @q$more AS [more];
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1678,7 +1683,7 @@ FROM
         (N'four_queue_enqueue_json', 0xCD194F0F886395BC2A5914106C6FFA1EA8163B9033B31EA7D09F512B5746499B),
         (N'four_queue_extend_lease', 0xB5796A66626D8C595FFAAFC8AFA33A2CA70BA29E18EFD9FE451E72A17F42BAD9),
         (N'four_queue_fail', 0x84262679598B676D0E0357320A1523A00DA9B09DAAE89AE3FA774150E0370383),
-        (N'four_queue_maintain', 0xBB079DAFB3958230ED923D75151DC88E697470F0BED4B6A1CAD6EED7C0FE51A6),
+        (N'four_queue_maintain', 0x36B183F3124AAA979A4FC0632BAA04BD08BDDBD0D432A253D25B308E29A58149),
         (N'four_queue_metrics', 0xF124048236C42B7F5F42321AB6D79E3CB0146BC7D91E7960A5C5A22AB99C36A5),
         (N'four_queue_peek', 0x3B2F8342CA42E9AB752633EF4512475EC92DD3641C96DB89365C2FFFF16B63B1),
         (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),

@@ -660,7 +660,10 @@ GO
 -- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
 -- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_maintain]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
 WITH EXECUTE AS OWNER
 AS
 BEGIN
@@ -710,16 +713,18 @@ BEGIN
         COMMIT TRANSACTION;
         IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
-        SELECT
-            @q$skipped AS [skipped],
-            @q$released AS [released],
-            @q$dead_lettered AS [dead_lettered],
-            @q$old_watermark AS [old_watermark],
-            @q$new_watermark AS [new_watermark],
-            @q$archived AS [archived],
-            @q$processed AS [processed],
-            @q$dead AS [dead],
-            @q$more AS [more];
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -880,7 +885,7 @@ FROM
         (N'testq_enqueue', 0xF31E4714C145B90AFEA3E4ABB8B340F7C54FCC06A568EB1CADA6D50FAF59F1FF),
         (N'testq_enqueue_batch', 0x2D719A1C597CDAC771B199A30E704020314B022ABE2BC90DCADB385F4B256AEF),
         (N'testq_enqueue_json', 0x9256A59FE6DBCDA33FD7E7DD6380AB58FBE25C66D3CE255F58A6B2B96A843C26),
-        (N'testq_maintain', 0x3F52A32361A056606B2D7195A636D896343BE9E4C2CA85951A662A4B41AC4CFF),
+        (N'testq_maintain', 0xD61E5133400A8EA093797DCE17F4E75C2FF4BAF3A29B9407AD998EE84AA250CD),
         (N'testq_metrics', 0xFA8C39D8F4B36EEC1A9DBCD54B5D5F6841E8B487AF6041EBC9AEF106B25C7959),
         (N'testq_peek', 0xCCF7B60C5E981977A7453863B937C09498DF9626BDB6C18152767DE458FCFB47),
         (N'testq_pending', 0x391E7FAD831E24CA1CBE89AB1E4666E1DE0D7ADF80A03EB7D3E92BB7917CCEE4),

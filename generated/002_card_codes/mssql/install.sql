@@ -575,7 +575,10 @@ GO
 -- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
 -- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_maintain]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
 WITH EXECUTE AS OWNER
 AS
 BEGIN
@@ -623,16 +626,18 @@ BEGIN
         COMMIT TRANSACTION;
         IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
-        SELECT
-            @q$skipped AS [skipped],
-            @q$released AS [released],
-            @q$dead_lettered AS [dead_lettered],
-            @q$old_watermark AS [old_watermark],
-            @q$new_watermark AS [new_watermark],
-            @q$archived AS [archived],
-            @q$processed AS [processed],
-            @q$dead AS [dead],
-            @q$more AS [more];
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -785,7 +790,7 @@ FROM
         (N'card_codes_enqueue', 0x5BDB5CABF41965BBBBCC81F7B39F24637A6352FFE24934806441D2F98DAB7543),
         (N'card_codes_enqueue_batch', 0x8B3086906645F5D653DF5E55A7CE4505CB1415CBE9C196C98616A63A4793A2D3),
         (N'card_codes_enqueue_json', 0xC752B50FADD5F4E1FF844E2BDCA4B1F4A8D89AEB8248448D2DD513D70436AB44),
-        (N'card_codes_maintain', 0x864FEAF61AFCBF2C6997182DB79FA95633378FAFDF00D91F5964EFDC999E766B),
+        (N'card_codes_maintain', 0x8B2EC292D223AC79571B64D3074DABA860EF652825C3ED697438BCEC86C1DEA7),
         (N'card_codes_metrics', 0x4C1A3B8B09C91FB47D52F42B09BEF59EB1EA1D0683997F90F91E5D7F834A96CD),
         (N'card_codes_peek', 0xC6D5ADE0499B802F525D64982015C6FB746AAC4A3AB48E67131401FF26E6840B),
         (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),

@@ -1228,7 +1228,10 @@ GO
 -- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
 -- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_maintain]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
 WITH EXECUTE AS OWNER
 AS
 BEGIN
@@ -1280,16 +1283,18 @@ BEGIN
         COMMIT TRANSACTION;
         IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
-        SELECT
-            @q$skipped AS [skipped],
-            @q$released AS [released],
-            @q$dead_lettered AS [dead_lettered],
-            @q$old_watermark AS [old_watermark],
-            @q$new_watermark AS [new_watermark],
-            @q$archived AS [archived],
-            @q$processed AS [processed],
-            @q$dead AS [dead],
-            @q$more AS [more];
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1561,7 +1566,7 @@ FROM
         (N'WorkQueue_enqueue_json', 0x49FA9258AC5950949DA53DC51A4F4E1DF3A2D3BF5E320EE4C0F5111C3A8555A2),
         (N'WorkQueue_extend_lease', 0xD1BCED64FE9147E578D99E16BC5ED4D08FCABC7CAB64FC76F50FF1A0FBEA2719),
         (N'WorkQueue_fail', 0x2EF06530243AD291CE82FEEF93CAB7171B892D328552561B690B6EFBC2EAB664),
-        (N'WorkQueue_maintain', 0x7C0FFD6C47A2A4D325C0379F701F6BD3258B2B3D8F12D3848376CE2E81B14792),
+        (N'WorkQueue_maintain', 0x383FF5EBB9B85DD61EA7BE4155481CD10442F1CFD312B838D76CD2682E292E89),
         (N'WorkQueue_metrics', 0x057D2B3F854F3C4A8F3870679D3EBA22C7C9C0E256D528228CA461FBC7EF778C),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),
         (N'WorkQueue_purge', 0x32171A0FC1FA8F86B611006580239F65ED633F557268F373CB0F210F4625CD40),

@@ -1139,7 +1139,10 @@ GO
 -- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
 -- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_maintain]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
 WITH EXECUTE AS OWNER
 AS
 BEGIN
@@ -1191,16 +1194,18 @@ BEGIN
         COMMIT TRANSACTION;
         IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
-        SELECT
-            @q$skipped AS [skipped],
-            @q$released AS [released],
-            @q$dead_lettered AS [dead_lettered],
-            @q$old_watermark AS [old_watermark],
-            @q$new_watermark AS [new_watermark],
-            @q$archived AS [archived],
-            @q$processed AS [processed],
-            @q$dead AS [dead],
-            @q$more AS [more];
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1858,7 +1863,10 @@ GO
 -- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
 -- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_maintain]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
 WITH EXECUTE AS OWNER
 AS
 BEGIN
@@ -1908,16 +1916,18 @@ BEGIN
         COMMIT TRANSACTION;
         IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
-        SELECT
-            @q$skipped AS [skipped],
-            @q$released AS [released],
-            @q$dead_lettered AS [dead_lettered],
-            @q$old_watermark AS [old_watermark],
-            @q$new_watermark AS [new_watermark],
-            @q$archived AS [archived],
-            @q$processed AS [processed],
-            @q$dead AS [dead],
-            @q$more AS [more];
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -2191,7 +2201,7 @@ FROM
         (N'rainfall_events_enqueue_json', 0x2AA0CF67AD8FC9A9586324A07F6973E9AB0B3BAF76B544B9A05177AFEE49B13C),
         (N'rainfall_events_extend_lease', 0x88AD76F014E23F1399345299F8797042ED6163D3340610229AD512725D66EF59),
         (N'rainfall_events_fail', 0x2ED5FE38571DD71738BBCD9765347C9D12A1B790557EC18CAEFC02A77E7D66C8),
-        (N'rainfall_events_maintain', 0x2AA430D166CB0D143239DBB99103D07F85C80B4F2131E872156F305773F10F8E),
+        (N'rainfall_events_maintain', 0xC7652A1C549FB241FB66C1D1E82361A3D1B80E5A3F3490C5443FC415BA51D692),
         (N'rainfall_events_metrics', 0x4A5D4F8D63CFB4AB3C3B79321A2A300E943AE9606AC7544597062729CBA67618),
         (N'rainfall_events_peek', 0x09FBE6FD062826D61AF4344B313A63C1BC031558EFD6AABCC97BABFD115D8ABB),
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
@@ -2205,7 +2215,7 @@ FROM
         (N'rainfall_transfer_enqueue', 0x9D56D77E16E667008980140F01D9A620424150FDF3BE7AF31A3F611CA5B677CF),
         (N'rainfall_transfer_enqueue_batch', 0x637B7F4D45C63B6F0F12007A5C6494111CAA27237A9AD96D030CABA044E75209),
         (N'rainfall_transfer_enqueue_json', 0x8D3654F7F149D046A3566707341CA3C821DF715062A4297D994E6A34911C6954),
-        (N'rainfall_transfer_maintain', 0xD302F62C1099A456FDD50FC447835EFA7F99CB17FC46469BA56A0E580DCE7538),
+        (N'rainfall_transfer_maintain', 0xF4B2376CE598CD93697E760AB2A0343A157115A4F7365E71F9899CF034584B9C),
         (N'rainfall_transfer_metrics', 0x59E7DA520C13EF55CDDFBF65EFD810DF5CFB1CD1583027057A673ABDB2980A93),
         (N'rainfall_transfer_peek', 0xF5940CC1FCAEED87255AEF32628B3518AB4B84701C6970F2C57E96FD0442D3A4),
         (N'rainfall_transfer_pending', 0x2B907C1747578186799C5DC23885950914028F807232A3F7E1C58B18BF8D1D71),
