@@ -323,7 +323,7 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         what = f"{obj.kind} {spec.schema}.{obj.name}" if obj.queue else f"{obj.kind} {obj.name}"
         if obj.kind in ("roles", "grants"):  # one file for the three roles, named after one of them
             roles = ", ".join(role_name(spec, r) for r in ("producer", "consumer", "admin"))
-            what = f"roles {roles} (server-wide)" if obj.kind == "roles" else f"grants to roles {roles}"
+            what = f"roles {roles} ({dialect.role_scope})" if obj.kind == "roles" else f"grants to roles {roles}"
         header = (
             f"{HEADER_MARK}{__version__}: {what}, rendered for {dialect.title} from {spec_label}.\n"
             "-- Do not edit: change the spec or the templates, then run `qgen render`.\n"

@@ -288,9 +288,10 @@ class Grants(_Strict):
     enabled: bool = Field(True, description="Create the roles and grant EXECUTE; no role gets table access.")
     role_prefix: Optional[Identifier] = Field(
         None, description="What the roles' names start with: <role_prefix>_producer, _consumer, _admin (and, on "
-        "PostgreSQL, _owner). Default: the schema. Roles belong to the whole server (SQL Server logins' and "
-        "PostgreSQL's cluster), not to one database: two databases that install the same schema share its roles "
-        "unless their specs give each its own prefix.")
+        "PostgreSQL, _owner). Default: the schema. On PostgreSQL roles belong to the cluster, not to one "
+        "database: two databases that install the same schema share its roles unless their specs give each its own "
+        "prefix. On SQL Server they are database roles (CREATE ROLE in the database qgen installs into): each "
+        "database has its own, whatever their names.")
     producer: Optional[Identifier] = Field(None, description="Default: <role_prefix>_producer.")
     consumer: Optional[Identifier] = Field(None, description="Default: <role_prefix>_consumer.")
     admin: Optional[Identifier] = Field(None, description="Default: <role_prefix>_admin.")
@@ -584,7 +585,7 @@ class Spec(_Strict):
     dialects: list[Literal["mssql", "postgres"]] = Field(
         default_factory=lambda: ["mssql", "postgres"], min_length=1, description="Which databases to render for."
     )
-    schema_: Identifier = Field("qgen", alias="schema", description="Schema that holds every object. It also names the roles (<schema>_producer, ...) unless grants.role_prefix does: roles are server-wide, shared by every database whose spec names the same ones.")
+    schema_: Identifier = Field("qgen", alias="schema", description="Schema that holds every object. It also names the roles (<schema>_producer, ...) unless grants.role_prefix does: on PostgreSQL roles belong to the cluster, shared by every database whose spec names the same ones; on SQL Server they are roles of the one database.")
     naming: str = Field(
         "{queue}_{object}",
         description="Pattern for object names; {queue} and {object} are replaced. The queue table itself is named <queue>.",

@@ -91,3 +91,18 @@ def test_links_to_docs_pages_resolve():
         for target in re.findall(r"\]\(((?:docs/)?[a-z_]+\.md)(?:#[^)]*)?\)", page.read_text()):
             base = ROOT if page.name == "README.md" else ROOT / "docs"
             assert (base / target).is_file(), f"{page.name} links to {target}, which does not exist"
+
+
+def test_roles_are_described_as_sql_servers_database_roles_and_postgresqls_cluster_roles():
+    """Issue 24 item 11: the docs called the roles server-wide; on SQL Server CREATE ROLE makes a role
+    of one database (PostgreSQL's roles do belong to the cluster)."""
+    from qgen.render import render_spec
+    from qgen.specload import load_spec
+
+    spec_path = ROOT / "examples" / "000_flag_worker.yaml"
+    headers = {d: render_spec(load_spec(spec_path), spec_path.name, d).files()["01_roles.sql"].splitlines()[0]
+               for d in ("mssql", "postgres")}
+    assert "(database roles)" in headers["mssql"] and "(cluster-wide)" in headers["postgres"], headers
+    for page in PAGES + [ROOT / "qgen" / "project" / "queues.yaml"]:
+        text = " ".join(page.read_text().split())
+        assert "server-wide" not in text and "belong to the whole server" not in text, page

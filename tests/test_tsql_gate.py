@@ -506,7 +506,7 @@ RULES_PASS = {
     ],
     "output into": [
         "INSERT INTO dbo.q (state) OUTPUT inserted.id INTO @new (id) VALUES (1);",
-        "DELETE FROM dbo.q OUTPUT deleted.id, deleted.state INTO dbo.q_archive (id, state) WHERE id = 1;",
+        "DELETE FROM dbo.q OUTPUT deleted.id, deleted.state INTO #gone (id, state) WHERE id = 1;",
         "DELETE FROM @claimed OUTPUT deleted.id;",
         "UPDATE #work SET state = 1 OUTPUT inserted.state;",
         "EXEC dbo.p @x = @y OUTPUT;",
@@ -595,6 +595,11 @@ RULES_REPORT = {
         ("MERGE dbo.q AS t USING @s AS s ON t.id = s.id\nWHEN MATCHED THEN DELETE\nOUTPUT $action, deleted.id;", "OUTPUT", "error 334"),
         (";WITH c AS (SELECT TOP (1) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id)\nDELETE FROM c OUTPUT deleted.id;",
          "OUTPUT", "error 334"),
+        # issue 24 item 11: main's fail and reap wrote their dead letters so
+        ("DELETE FROM dbo.q OUTPUT deleted.id, deleted.state INTO dbo.q_archive (id, state) WHERE id = 1;", "OUTPUT",
+         "INTO a permanent table (dbo.q_archive)"),
+        ("DELETE FROM [s].[q] OUTPUT deleted.[id], @e, @now INTO [s].[q_dead] ([id], [last_error], [dead_at]) WHERE [id] = @id;",
+         "OUTPUT", "fails (331, 332)"),
     ],
     "watermark wait": [
         ("CREATE PROCEDURE dbo.q_fail @id bigint AS\nBEGIN\n    UPDATE dbo.q_watermark SET [id] = @id WHERE [id] > @id;\nEND",
@@ -950,3 +955,61 @@ def test_procedures_and_batches_outside_a_spanning_transaction_need_no_guard():
     text = ("CREATE PROCEDURE dbo.p AS\nBEGIN\n    BEGIN TRANSACTION;\n    COMMIT TRANSACTION;\nEND;\nGO\n"
             "BEGIN TRANSACTION;\nDROP TABLE dbo.a;\nCOMMIT TRANSACTION;\nGO\nDROP TABLE dbo.b;\nGO\n")
     assert transaction_guard_findings(text, "u.sql") == []
+
+
+# --------------------------------------------------------------------------------------------------
+# "lock order" (tests/support/tsql_locks.py): a job's row and its lease index's key, taken in
+# opposite orders by two procedures that hold or end a lease.
+
+LEASE_TABLE = """\
+CREATE TABLE [dbo].[q] ([id] bigint NOT NULL, [lease_token] uniqueidentifier NULL, [lease_expires_at] datetime2(3) NULL,
+    [attempts] int NOT NULL, CONSTRAINT [q_pk] PRIMARY KEY CLUSTERED ([id]));
+GO
+CREATE NONCLUSTERED INDEX [q_lease_ix] ON [dbo].[q] ([lease_token]) INCLUDE ([lease_expires_at], [attempts])
+    WHERE [lease_token] IS NOT NULL;
+GO
+"""
+
+
+def lease_procedure(name: str, body: str) -> str:
+    return f"CREATE OR ALTER PROCEDURE [dbo].[q_{name}] @lease_token uniqueidentifier = NULL, @id bigint = NULL\nAS\nBEGIN\n{body}END;\nGO\n"
+
+
+COMPLETE_BY_ID = lease_procedure("complete", "    UPDATE [dbo].[q] SET [lease_token] = NULL WHERE [id] = @id AND [lease_token] = @lease_token;\n")
+REAP_BY_LEASE_INDEX = lease_procedure("reap", (
+    "    ;WITH [expired] AS (SELECT TOP (10) [id], [lease_token] FROM [dbo].[q] WITH (ROWLOCK, READPAST, UPDLOCK)\n"
+    "        WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < SYSUTCDATETIME())\n"
+    "    UPDATE [expired] SET [lease_token] = NULL;\n"))
+REAP_BY_ID = lease_procedure("reap", (
+    "    DECLARE @ids TABLE ([id] bigint NOT NULL PRIMARY KEY);\n"
+    "    INSERT INTO @ids ([id]) SELECT TOP (10) [id] FROM [dbo].[q] WITH (READPAST, READCOMMITTEDLOCK)\n"
+    "        WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < SYSUTCDATETIME();\n"
+    "    ;WITH [expired] AS (SELECT TOP (10) [id], [lease_token] FROM [dbo].[q] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)\n"
+    "        WHERE [id] IN (SELECT [id] FROM @ids) AND [lease_token] IS NOT NULL AND [lease_expires_at] < SYSUTCDATETIME())\n"
+    "    UPDATE [expired] SET [lease_token] = NULL;\n"))
+EXTEND_BY_TOKEN = lease_procedure("extend_lease", (
+    "    UPDATE [dbo].[q] SET [lease_expires_at] = SYSUTCDATETIME() WHERE [lease_token] = @lease_token;\n"))
+
+
+@pytest.mark.parametrize(("second", "needle"), [
+    (REAP_BY_LEASE_INDEX, "[dbo].[q] WITH (ROWLOCK, READPAST, UPDLOCK)"),  # issue 24 item 10: main's reap
+    (EXTEND_BY_TOKEN, "UPDATE [dbo].[q] SET [lease_expires_at]"),  # a whole lease changed by its token
+])
+def test_a_lease_index_seek_that_changes_the_row_against_a_change_by_id_is_reported(second, needle):
+    sql = LEASE_TABLE + COMPLETE_BY_ID + second
+    findings = [f for f in deploy_findings(sql, "l.sql") if "lock order" in f.message]
+    assert findings, "the lock-order rule let an inverted pair through"
+    assert (findings[-1].line, findings[-1].column) in {at(sql, needle), at(sql, "[dbo].[q]", 4)}, "\n".join(map(str, findings))
+    assert all("q_lease_ix" in f.message and "deadlock (1205)" in f.message for f in findings)
+
+
+def test_a_sweep_that_takes_the_row_by_its_clustered_key_first_passes():
+    sql = LEASE_TABLE + COMPLETE_BY_ID + REAP_BY_ID
+    assert [f for f in deploy_findings(sql, "l.sql") if "lock order" in f.message] == []
+
+
+def test_two_readpast_claims_and_plain_reads_are_not_held_to_one_order():
+    # a locking read keeps the key it seeks; a plain read keeps nothing; two READPAST statements skip each other
+    reader = lease_procedure("dequeue", "    SELECT [id] FROM [dbo].[q] WHERE [lease_token] = @lease_token;\n")
+    sql = LEASE_TABLE + REAP_BY_LEASE_INDEX + reader
+    assert [f for f in deploy_findings(sql, "l.sql") if "lock order" in f.message] == []

@@ -150,6 +150,9 @@ class Dialect:
     # result, FreeTDS raising it only when read): then whoever runs a script's batches reads every
     # result of each (qgen/migrate.py), or the error is lost and the script goes on.
     errors_in_later_results: bool = False
+    # Where the roles a spec names live, for the header of the roles script: PostgreSQL's roles
+    # belong to the cluster; SQL Server's CREATE ROLE makes a role of the one database.
+    role_scope: str = "cluster-wide"
     # Whether one statement holding many row and page locks on an index is escalated to a table
     # lock (SQL Server, at 5,000): then qgen caps the rows per statement (qgen/locks.py).
     escalates_locks: bool = False

@@ -253,6 +253,7 @@ MSSQL = register(
         title="SQL Server (T-SQL)",
         batch_separator="GO\n",
         errors_in_later_results=True,
+        role_scope="database roles",
         split_batches=split_batches,
         max_identifier_length=128,  # sysname: nvarchar(128), counted in characters
         identifier_size=len,

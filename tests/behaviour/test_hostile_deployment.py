@@ -138,3 +138,49 @@ def test_verify_names_an_index_of_the_wrong_shape(use_spec, dialect):
     finally:
         env.backend.run_script(rendering.session + f"DROP INDEX {name} ON {table};\n" + index.create)
     env.backend.run_script(rendering.session + verify)
+
+
+def _trigger_on(env, table: str, name: str) -> tuple[list[str], list[str]]:
+    """SQL that adds an AFTER INSERT trigger (as a DBA's audit would) on table, and SQL that drops it."""
+    schema = env.spec.schema
+    if env.dialect == "postgres":
+        function = f'"{schema}"."{name}_fn"'
+        return ([f"CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$",
+                 f'CREATE TRIGGER "{name}" AFTER INSERT ON {table} FOR EACH ROW EXECUTE FUNCTION {function}()'],
+                [f'DROP TRIGGER IF EXISTS "{name}" ON {table}', f"DROP FUNCTION IF EXISTS {function}()"])
+    return ([f"CREATE TRIGGER [{schema}].[{name}] ON {table} AFTER INSERT AS SET NOCOUNT ON;"],
+            [f"DROP TRIGGER IF EXISTS [{schema}].[{name}]"])
+
+
+@pytest.mark.parametrize("path", ["fail", "reap", "complete"])
+def test_a_trigger_on_the_dead_letter_or_archive_table_breaks_no_procedure(use_spec, path):
+    """Issue 24 item 11: fail and reap wrote dead letters (and complete the archive) by OUTPUT ...
+    INTO the permanent table, which SQL Server refuses (332) once that table has a trigger (331: a
+    foreign key or CHECK too). Each writes through a table variable now; the job lands there whole.
+    Babelfish accepts the old OUTPUT ... INTO as well (B34): there this shows only that the
+    procedures work with the trigger; the gate rule "output into" is what catches the defect in CI."""
+    from tests.behaviour.helpers import FEAT, wait_past
+
+    env = use_spec(FEAT)
+    jobs = env.client("jobs")
+    kind = "archive_table" if path == "complete" else "dead_letter_table"
+    made, undo = _trigger_on(env, env.name("jobs", kind), f"jobs_{path}_audit")
+    for sql in made:
+        env.backend.run_script(sql)
+    try:
+        job_id = jobs.enqueue(job_type="t", customer_id=900 + len(path), amount=1).id
+        if path == "reap":  # its last attempt, expired
+            env.execute(f"UPDATE {env.name('jobs')} SET {env.col('attempts')} = 2 WHERE {env.col('id')} = {job_id}")
+        job, = jobs.dequeue(lease_seconds=1)
+        if path == "fail":
+            assert jobs.fail(job, "gave up", retry=False) == "dead"
+        elif path == "reap":
+            wait_past(env, job.lease_expires_at)
+            assert jobs.reap() == (0, 1)
+        else:
+            assert jobs.complete(job, summary_text="done", score=1) == 1
+        assert env.count("jobs", kind, f"{env.col('id')} = {job_id}") == 1
+        assert env.count("jobs", "table", f"{env.col('id')} = {job_id}") == 0
+    finally:
+        for sql in undo:
+            env.backend.run_script(sql)

@@ -110,3 +110,47 @@ def test_the_reaper_dead_letters_a_job_out_of_attempts(use_spec):
                    f"FROM {env.name('rainfall_events', 'dead_letter_table')}")
     assert dead[0][:2] == (job_id, 3) and "last attempt" in dead[0][2]
     assert events.metrics()["dead"] == 1
+
+
+def _finish(client, mine, go, errors) -> None:
+    """A worker finishing its jobs at once with the reap: complete, fail or extend, in turn."""
+    go.wait()
+    for n, job in enumerate(mine):
+        try:
+            (client.complete, client.fail, client.extend_lease)[n % 3](job)
+        except LeaseLost:
+            pass  # reaped first: the fence, not a failure
+        except Exception as error:  # noqa: BLE001 (reported by the test)
+            errors.append(error)
+
+
+@pytest.mark.babelfish_gap("B10", "the deadlock between a reap and a worker finishing its job at the lease's expiry is "
+                                  "SQL Server's row and index-key locking")
+def test_a_reap_and_workers_finishing_their_jobs_at_expiry_never_deadlock(use_spec):
+    """Issue 24 item 10: a reap that took the lease index's key and then the job's row deadlocked
+    (1205) with a complete, fail or extend of the same job by its id, which takes the row, then the
+    lease index's key. Each round leases jobs for a second, waits past the expiry, then reaps while
+    workers complete, fail and extend them at once: every job is either finished by its worker or
+    released by the reap (once), and no call was a deadlock victim (the client retries those and
+    counts them). The gate rule "lock order" is what runs in CI; this shows it on a real server."""
+    import threading
+
+    env = use_spec(FEAT)
+    jobs = env.client("jobs")
+    jobs.enqueue_many([{"job_type": "t", "customer_id": i, "amount": 1} for i in range(60)])
+    reaper, workers = env.client("jobs"), [env.client("jobs") for _ in range(3)]
+    for _ in range(3):
+        leased = jobs.dequeue(batch_size=20, lease_seconds=1)
+        wait_past(env, max(job.lease_expires_at for job in leased))
+        go, errors = threading.Barrier(1 + len(workers)), []
+
+        threads = [threading.Thread(target=_finish, args=(w, leased[k::len(workers)], go, errors))
+                   for k, w in enumerate(workers)]
+        for thread in threads:
+            thread.start()
+        go.wait()
+        released, dead = reaper.reap()
+        for thread in threads:
+            thread.join(60)
+        assert errors == [] and released + dead <= len(leased)
+    assert reaper.deadlock_retries + sum(w.deadlock_retries for w in workers) == 0

@@ -125,3 +125,25 @@ def test_a_consumer_login_claims_and_commits_past_the_guard(use_spec):
             assert [job.id for job in consumer.dequeue(batch_size=2)] == [1, 2]
         refused(env, call(env, "dequeue", "testq", batch_size=1), conn=env.connect(autocommit=True, login=login))
     assert env.count("testq") == 1
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments out of range: refused with the "invalid" code, as the batch size checks refuse theirs
+
+
+@pytest.mark.parametrize("limit", ["NULL", -1])
+def test_peek_refuses_a_null_or_negative_limit_with_the_out_of_range_code(use_spec, limit):
+    """Issue 24 item 11: SQL Server's TOP (NULL) raised 1014 (no code the client maps) and
+    PostgreSQL's LIMIT NULL returned every pending row; both now refuse it as out of range."""
+    env = use_spec(FEAT)
+    env.client("jobs").enqueue(job_type="t", customer_id=1, amount=1)
+    name = env.name("jobs", "peek")
+    sql = (f"SELECT * FROM {name}({env.col('limit')} => {limit})" if env.dialect == "postgres"
+           else f"EXEC {name} @limit = {limit}")
+    cursor = env.admin.cursor()
+    with pytest.raises(Exception) as caught:
+        cursor.execute(sql)
+        cursor.fetchall()
+    assert error_kind(env.dialect, caught.value) == "invalid", caught.value
+    assert "limit is out of range" in str(caught.value), caught.value
+    assert [job["id"] for job in env.client("jobs").peek(limit=0)] == []

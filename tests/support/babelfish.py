@@ -62,6 +62,8 @@ GAPS = {
     "B31": "OPENJSON ... WITH (c nvarchar(max) '$.k') cuts the value to 4000 characters",
     "B33": "sys.sql_expression_dependencies is empty (and sys.parameters missing): no module's use of another "
            "object can be found, and a call of a dropped procedure is not refused",
+    "B34": "OUTPUT ... INTO a table that has a trigger is accepted (SQL Server refuses it: 332; 331 for a foreign key "
+           "or CHECK on it)",
 }
 
 REWRITTEN: Counter = Counter()

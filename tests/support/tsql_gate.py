@@ -19,6 +19,8 @@ Three gates, each returning ``Finding``s with script line/column (1-based):
   CONCAT_NULL_YIELDS_NULL ON and NUMERIC_ROUNDABORT OFF in a batch of its own, and never flips one;
   (d) every filtered index keys or INCLUDEs each column its WHERE names; (e) every CREATE that is not
   CREATE OR ALTER is guarded by an IF that tests the object is missing, so a script runs twice;
+  (g) "lock order" (tests/support/tsql_locks.py): no two procedures that hold or end a lease take a
+  job's row and an index key of its table in opposite orders.
   (f) "filtered claim": a claim (a TOP read WITH (READPAST, UPDLOCK)) of a table that has filtered
   indexes names, literally, every predicate of one of their filters in its WHERE, so that a cached
   plan can seek it.
@@ -38,6 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from qgen.dialects.mssql import batch_spans
+from tests.support.tsql_locks import lock_order_problems
 from tests.support.tsql_rules import references, rule_findings, statements, target
 from tests.support.tsql_tokens import Tok, at, is_word, line_col, module_statement, statement_with, tokens
 
@@ -723,13 +726,20 @@ def transaction_guard_findings(text: str, name: str = "") -> list[Finding]:
     return found
 
 
+def lock_order_findings(text: str, name: str = "") -> list[Finding]:
+    """The "lock order" rule (tests/support/tsql_locks.py) over a whole script."""
+    return [Finding(name, line, column, "own", message) for line, column, message in lock_order_problems(text)]
+
+
 def deploy_findings(text: str, name: str = "") -> list[Finding]:
     """The rules a rendered qgen script must pass to deploy on any session and to run twice: SET
     options, filtered indexes, guarded CREATEs, every procedure's own session options, every batch of
-    a transaction that spans batches guarded, and no key-range lock on a table claims insert into."""
+    a transaction that spans batches guarded, no key-range lock on a table claims insert into; and the
+    script-wide "lock order" rule (tests/support/tsql_locks.py)."""
     return sorted(session_findings(text, name) + filtered_index_findings(text, name) + rerun_findings(text, name)
                   + procedure_session_findings(text, name) + filtered_claim_findings(text, name)
-                  + transaction_guard_findings(text, name) + claim_range_lock_findings(text, name))
+                  + transaction_guard_findings(text, name) + claim_range_lock_findings(text, name)
+                  + lock_order_findings(text, name))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ turns them into findings at the token's line:column.
   READPAST-hinted reference to the same table sits elsewhere in the statement (a derived table, a
   CTE, a subquery): the hints cover only that other reference, not the rows changed.
 * ``output into``: OUTPUT without INTO on a statement that changes a table (not a @table variable
-  or #temp table) fails once the table has a trigger (error 334).
+  or #temp table) fails once the table has a trigger (error 334); OUTPUT ... INTO a permanent
+  table fails (331, 332) once the table written has a trigger, a foreign key or a CHECK.
 * ``wait in transaction``: a WAITFOR between a BEGIN TRANSACTION and its COMMIT holds that
   transaction's locks for the whole sleep (dequeue's @wait_ms sleeps between its attempts).
 * ``watermark wait``: a procedure on a worker's path (fail, reap, complete, extend_lease: its name
@@ -328,6 +329,11 @@ def _output_into(stmt: Statement) -> Iterator[tuple[Tok, str]]:
             if tok is not None and depths[j - stmt.start]:
                 continue
             if is_word(tok, "INTO"):
+                into, _ = _reference(toks, j + 1, stmt.end, 0)
+                if into is not None and not into.variable:
+                    yield toks[i], (f"OUTPUT ... INTO a permanent table ({into.shown}) on {stmt.kind} of "
+                                    f"{tgt.shown}: it fails (331, 332) once that table has a trigger, a foreign key or "
+                                    "a CHECK; OUTPUT ... INTO a @table variable, then INSERT ... SELECT from it")
                 break
             if tok is None or is_word(tok, *_OUTPUT_ENDS):
                 yield toks[i], (f"OUTPUT without INTO on {stmt.kind} of {tgt.shown}: it fails with error 334 "

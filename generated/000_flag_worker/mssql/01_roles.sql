@@ -1,4 +1,4 @@
--- qgen 0.1.0: roles four_producer, four_consumer, four_admin (server-wide), rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- qgen 0.1.0: roles four_producer, four_consumer, four_admin (database roles), rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The SET options filtered indexes need, and that procedures and views keep from the session that
 -- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then

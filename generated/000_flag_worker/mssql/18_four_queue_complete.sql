@@ -24,9 +24,12 @@ BEGIN
         BEGIN TRANSACTION;
         IF @id IS NULL
         BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [four].[four_queue] WHERE [lease_token] = @lease_token;
             UPDATE [four].[four_queue]
             SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
-            WHERE [lease_token] = @lease_token;
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
 
             SET @q$completed = @@ROWCOUNT;
         END

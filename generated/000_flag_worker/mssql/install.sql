@@ -39,7 +39,7 @@ BEGIN
 END;
 GO
 
--- qgen 0.1.0: roles four_producer, four_consumer, four_admin (server-wide), rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- qgen 0.1.0: roles four_producer, four_consumer, four_admin (database roles), rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
 -- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):
@@ -602,9 +602,12 @@ BEGIN
         BEGIN TRANSACTION;
         IF @complete_lease_token IS NOT NULL
         BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [four].[four_queue] WHERE [lease_token] = @complete_lease_token;
             UPDATE [four].[four_queue]
             SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
-            WHERE [lease_token] = @complete_lease_token;
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @complete_lease_token;
 
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
@@ -729,9 +732,12 @@ BEGIN
         BEGIN TRANSACTION;
         IF @id IS NULL
         BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [four].[four_queue] WHERE [lease_token] = @lease_token;
             UPDATE [four].[four_queue]
             SET [processed] = 1, [processed_at] = @q$now, [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL
-            WHERE [lease_token] = @lease_token;
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
 
             SET @q$completed = @@ROWCOUNT;
         END
@@ -775,6 +781,13 @@ BEGIN
         THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [reputation] int NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
     BEGIN TRY
         BEGIN TRANSACTION;
         -- UPDLOCK: a locking read of the current row (also under READ_COMMITTED_SNAPSHOT), held
@@ -802,9 +815,12 @@ BEGIN
             RETURN 0;
         END;
         DELETE FROM [four].[four_queue]
-        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], @error, @q$now
-        INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [reputation], [enqueued_at], [attempts])
         WHERE [id] = @id;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [reputation], [enqueued_at], [attempts], @error, @q$now FROM @q$dead;
         COMMIT TRANSACTION;
         RETURN 1;
     END TRY
@@ -834,7 +850,13 @@ BEGIN
     DECLARE @q$extended int;
     BEGIN TRY
         IF @id IS NULL
-            UPDATE [four].[four_queue] SET [lease_expires_at] = @q$until WHERE [lease_token] = @lease_token;
+        BEGIN
+            -- The row by its id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [four].[four_queue] WHERE [lease_token] = @lease_token;
+            UPDATE [four].[four_queue] SET [lease_expires_at] = @q$until WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
         ELSE
             UPDATE [four].[four_queue] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
@@ -874,17 +896,37 @@ BEGIN
         THROW 50003, @q$error, 1;
     END;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [reputation] int NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
     DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- Each statement reads the table once, through its CTE (as dequeue's claim does). READPAST:
-        -- a job being completed right now is locked by its worker; leave it to finish. UPDLOCK
+        -- Lock order (see the macro held_ids): complete, fail and extend take a job's row by its
+        -- clustered key, then the lease index's key. A reap that sought the lease index and looked
+        -- the rows up took them the other way round and deadlocked (1205) with a worker finishing
+        -- the job at its expiry. So: the expired ids first, from the lease index, keeping no lock
+        -- (READCOMMITTEDLOCK: shared locks that go as the rows are read; READPAST: a job being
+        -- completed right now is locked by its worker, leave it to finish); then each row by its
+        -- id (INDEX(1), FORCESEEK: the clustered key), with the expiry checked again under its lock.
+        INSERT INTO @q$expired ([id])
+        SELECT TOP (@batch_size) [id]
+        FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Each statement reads the table once, through its CTE (as dequeue's claim does). UPDLOCK
         -- (and the statement's own update locks) make these locking reads of current rows.
         ;WITH [expired] AS
         (
-            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5
         )
         UPDATE [expired]
         SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
@@ -900,14 +942,18 @@ BEGIN
         ;WITH [expired] AS
         (
             SELECT TOP (@batch_size - @q$released) [id], [reputation], [enqueued_at], [attempts]
-            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
+            FROM [four].[four_queue] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 5
         )
         DELETE FROM [expired]
-        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], N'qgen: lease expired on the last attempt', @q$now
-        INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [reputation], [enqueued_at], [attempts])
         OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
         SET @q$dead_lettered = @@ROWCOUNT;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [reputation], [enqueued_at], [attempts], N'qgen: lease expired on the last attempt', @q$now FROM @q$dead;
 
         -- Released jobs are claimable again: the watermark must not stay above them (unless another
         -- transaction holds the watermark row: then the rescan finds them; never a wait).
@@ -1080,7 +1126,12 @@ GO
 
 -- qgen 0.1.0: metrics four.four_queue_metrics, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One row describing the queue now. Counts scan the table: for dashboards and alerts, not hot paths.
+-- One row describing the queue now, for dashboards and alerts. Each count reads the one index that
+-- holds its rows (claim, due, lease, processed index; the dead-letter and archive tables), never the
+-- whole queue table (finished rows included), and never waits: WITH (READPAST, READCOMMITTEDLOCK)
+-- skips a row another transaction holds (a job being claimed, completed or enqueued right now),
+-- the watermark's one row is read WITH (NOLOCK). So under concurrency the numbers are approximate:
+-- a job changing at that moment is counted in neither state, and the counts are not one snapshot.
 CREATE OR ALTER PROCEDURE [four].[four_queue_metrics]
 AS
 BEGIN
@@ -1089,22 +1140,50 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
-    SELECT
-        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN 1 END) AS [ready],
-        COUNT_BIG(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] > @q$now THEN 1 END) AS [scheduled],
-        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL THEN 1 END) AS [in_flight],
-        COUNT_BIG(CASE WHEN [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now THEN 1 END) AS [expired],
-        COUNT_BIG(CASE WHEN [processed] = 1 THEN 1 END) AS [processed],
-        (SELECT COUNT_BIG(*) FROM [four].[four_queue_dead]) AS [dead],
-        CAST(0 AS bigint) AS [archived],
-        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
-        (SELECT [id] FROM [four].[four_queue_watermark]) AS [watermark],
-        MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END) AS [lowest_pending_id],
-        COUNT_BIG(CASE WHEN [processed] = 1 AND [processed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END) AS [completed_last_minute],
+    DECLARE @q$ready bigint, @q$scheduled bigint, @q$in_flight bigint = 0, @q$expired bigint = 0,
+        @q$processed bigint = 0, @q$dead bigint = 0, @q$archived bigint = 0, @q$recent bigint,
+        @q$oldest_id bigint, @q$lowest bigint, @q$watermark bigint, @q$highest bigint,
+        @q$due_ready bigint = 0, @q$due_scheduled bigint = 0, @q$due_oldest bigint, @q$due_lowest bigint;
+    -- Unclaimed jobs not deferred: the claim index.
+    SELECT @q$ready = COUNT_BIG(CASE WHEN [available_at] <= @q$now THEN 1 END),
+        @q$scheduled = COUNT_BIG(CASE WHEN [available_at] > @q$now THEN 1 END),
+        @q$oldest_id = MIN(CASE WHEN [available_at] <= @q$now THEN [id] END),
+        @q$lowest = MIN([id])
+    FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0;
+    -- Deferred jobs (delayed, backed off, released): the due index.
+    SELECT @q$due_ready = COUNT_BIG(CASE WHEN [available_at] <= @q$now THEN 1 END),
+        @q$due_scheduled = COUNT_BIG(CASE WHEN [available_at] > @q$now THEN 1 END),
+        @q$due_oldest = MIN(CASE WHEN [available_at] <= @q$now THEN [id] END),
+        @q$due_lowest = MIN([id])
+    FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [deferred] = 1;
+    SELECT @q$ready += @q$due_ready, @q$scheduled += @q$due_scheduled,
+        @q$oldest_id = CASE WHEN @q$due_oldest < @q$oldest_id OR @q$oldest_id IS NULL THEN @q$due_oldest ELSE @q$oldest_id END,
+        @q$lowest = CASE WHEN @q$due_lowest < @q$lowest OR @q$lowest IS NULL THEN @q$due_lowest ELSE @q$lowest END;
+    -- Jobs in flight: the lease index.
+    SELECT @q$in_flight = COUNT_BIG(*), @q$expired = COUNT_BIG(CASE WHEN [lease_expires_at] < @q$now THEN 1 END)
+    FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [lease_token] IS NOT NULL;
+    -- Finished jobs kept by mark: the processed index.
+    SELECT @q$processed = COUNT_BIG(*), @q$recent = COUNT_BIG(CASE WHEN [processed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END)
+    FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [processed] = 1;
+    SELECT @q$dead = COUNT_BIG(*) FROM [four].[four_queue_dead] WITH (READPAST, READCOMMITTEDLOCK);
+    -- One row, a value: read without waiting on a transaction that holds it (a dirty value at worst).
+    SELECT @q$watermark = [id] FROM [four].[four_queue_watermark] WITH (NOLOCK);
+    -- The highest id: the last key of the clustered index (one row, skipped if locked).
+    SELECT @q$highest = MAX([id]) FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$ready AS [ready], @q$scheduled AS [scheduled], @q$in_flight AS [in_flight], @q$expired AS [expired],
+        @q$processed AS [processed], @q$dead AS [dead], @q$archived AS [archived],
+        -- The age of the oldest ready job: the one with the lowest id (ids grow with enqueued_at).
+        COALESCE(DATEDIFF_BIG(second, (SELECT [enqueued_at] FROM [four].[four_queue] WITH (READPAST, READCOMMITTEDLOCK) WHERE [id] = @q$oldest_id), @q$now), 0)
+            AS [oldest_ready_age_seconds],
+        @q$watermark AS [watermark],
+        @q$lowest AS [lowest_pending_id],
+        @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(MIN(CASE WHEN [lease_token] IS NULL AND [processed] = 0 THEN [id] END), MAX([id]) + 1)
-            - (SELECT [id] FROM [four].[four_queue_watermark]) AS [watermark_lag]
-    FROM [four].[four_queue];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
 END;
 GO
 
@@ -1119,6 +1198,9 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    -- NULL or negative is refused with the other argument checks' code (TOP would raise 1014).
+    IF @limit IS NULL OR @limit < 0
+        THROW 50003, N'qgen: @limit is out of range for four.four_queue_peek; accepted: 0 or more rows.', 1;
     SELECT TOP (@limit) [id], [reputation], [available_at], [enqueued_at], [attempts], [last_error]
     FROM [four].[four_queue_pending]
     ORDER BY [id];
@@ -1251,7 +1333,10 @@ GO
 -- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
 -- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [four].[four_queue_maintain]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
 WITH EXECUTE AS OWNER
 AS
 BEGIN
@@ -1302,16 +1387,18 @@ BEGIN
         COMMIT TRANSACTION;
         IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
-        SELECT
-            @q$skipped AS [skipped],
-            @q$released AS [released],
-            @q$dead_lettered AS [dead_lettered],
-            @q$old_watermark AS [old_watermark],
-            @q$new_watermark AS [new_watermark],
-            @q$archived AS [archived],
-            @q$processed AS [processed],
-            @q$dead AS [dead],
-            @q$more AS [more];
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1589,20 +1676,20 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'fo
 FROM
 (
     VALUES
-        (N'four_queue_complete', 0x087017094F89080BB397CF8DEC68CB61F7429D5D8061177041D998F0B044E34F),
-        (N'four_queue_dequeue', 0x247AE7AE0E47200316F85C312C7BA9943ACDCCE551BE8023FB5D361A5E4D3A87),
+        (N'four_queue_complete', 0xC6D5E4BCB8C453E7ADA1F224451B69CC6C4BE145133B0CB3DD32AC9DD89F94C9),
+        (N'four_queue_dequeue', 0xA9269BB10221670D18FCF9C9C8A14F347AA885361C9DF778A97FF48ACAAA810A),
         (N'four_queue_enqueue', 0xB9B503EB8C08CE29535CAC02A089D504C77BA938EA1D7FBBFB887C8BCEC9FC43),
         (N'four_queue_enqueue_batch', 0x1271BAD2278EF511C98D21C6BA1F59841AD059274AF17E34527AF2D6CFE038C5),
         (N'four_queue_enqueue_json', 0x3775AB3DFBB387C6CE364D57625BFC37FE00946E8A3F230D053085546F57C532),
-        (N'four_queue_extend_lease', 0x683DCD6DB0011013F300002A1DC1B2D220ACB63448B3F18754A9D05CB7FA8975),
-        (N'four_queue_fail', 0x083BEBD18DDF0884264D0AFDDC2A982B3124563DDC9BDF3A1DFC9DCCD767302F),
-        (N'four_queue_maintain', 0x34B1ED6F0B5503D83BDB7CB2A2268A7F667D4B20840ECC06081842A0E28E4867),
-        (N'four_queue_metrics', 0x635ED26B1698FBA6A1FCC70C3984E3F00728F267C3860400731483B2501531ED),
-        (N'four_queue_peek', 0x41EC5095450A94B457FEB67DB84CD3B99E61921A7BC590FFA266B07F63DD27B8),
+        (N'four_queue_extend_lease', 0x7814C61FEE6176522C47FCD566B8A84448EFBD4E2688DFE4D73A5303A6EBB486),
+        (N'four_queue_fail', 0x4E7026B091C7E1E31BF492DD0B65AACDA8A697B679CC91173FFF930E63E9D541),
+        (N'four_queue_maintain', 0x4098AA75B4E28419FC3FA526E0C9EACE2998EF4223648FF9A323508529F356B5),
+        (N'four_queue_metrics', 0x8DF4DD9C05F6570F71F23E56ACECD077C4398E5C5EE27878A15BEB596EE1A37F),
+        (N'four_queue_peek', 0xADD33894121D0A58A1D8B4AC44B7A5FDF971FB7317BDDA43D3B609D3F122A866),
         (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),
         (N'four_queue_purge', 0xC8AE32737A1B473A9437D487919E4A70A3432EF44ABFA6CDEF972BD39F544AB6),
         (N'four_queue_purge_batch', 0x768584AA8613BF926D010D78D82DC8A1608D5D88CC35AF638B10A80BB3308350),
-        (N'four_queue_reap', 0x79359900BEE92A15EBEB0C3A2F9574F4F97CA5A4C4FF3A55262B9F8738FE2667),
+        (N'four_queue_reap', 0x92B8469B9E18AB95FB1386CFED26E1F8D447DE4D96E9335DEBAB25BCB9D07F9A),
         (N'four_queue_redrive', 0x1757DA770CEBBCF9416AF450099D0981CB0D476494D232BF863CF4C98FF1EEB9),
         (N'four_queue_watermark_correct', 0x0CDB7B8572A3F50BDE821C11312B5C7E57CA07E90FAD1FD2579C455EFCF4BEBF),
         (N'four_queue_watermark_move', 0x9AF47F995274ADF4A8F227017185E758818BBAFF8237561DAD3EEB6E7EF37B76),

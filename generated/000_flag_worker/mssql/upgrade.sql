@@ -8,7 +8,9 @@ SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONC
 SET NUMERIC_ROUNDABORT OFF;
 GO
 -- Adds the [deferred] bit this qgen keeps (delayed, backed-off and released jobs wait in the due
--- index, off the claim index). NOT NULL with a constant default: metadata only, no row is rewritten.
+-- index, off the claim index). NOT NULL with a constant default: metadata only on Enterprise,
+-- Developer and Azure SQL; Standard, Web and Express rewrite every row under a schema lock
+-- (docs/migrations.md, "What upgrade.sql locks").
 IF OBJECT_ID(N'four.four_queue', N'U') IS NOT NULL
     AND COL_LENGTH(N'four.four_queue', N'deferred') IS NULL
     ALTER TABLE [four].[four_queue] ADD [deferred] bit NOT NULL CONSTRAINT [four_queue_deferred_df] DEFAULT (0);
@@ -16,7 +18,19 @@ GO
 IF EXISTS (SELECT 1 FROM sys.indexes
            WHERE [name] = N'four_queue_claim_ix' AND [object_id] = OBJECT_ID(N'four.four_queue')
              AND ([filter_definition] IS NULL OR [filter_definition] NOT LIKE N'%deferred%'))
-    DROP INDEX [four_queue_claim_ix] ON [four].[four_queue];
+BEGIN
+    -- Enterprise, Developer (EngineEdition 3) and Azure SQL (5, 8) rebuild it in place, online: claims
+    -- keep the old index until the new one replaces it. Other editions (Standard, Web, Express: no
+    -- online index operations, error 1712) drop it here and install.sql creates it offline.
+    IF CAST(SERVERPROPERTY('EngineEdition') AS int) IN (3, 5, 8)
+        CREATE NONCLUSTERED INDEX [four_queue_claim_ix]
+        ON [four].[four_queue] ([id])
+        INCLUDE ([available_at], [lease_token], [processed], [deferred])
+        WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0
+        WITH (DROP_EXISTING = ON, ONLINE = ON);
+    ELSE
+        DROP INDEX [four_queue_claim_ix] ON [four].[four_queue];
+END;
 GO
 -- A watermark table an earlier qgen made has no corrected_at.
 IF OBJECT_ID(N'four.four_queue_watermark', N'U') IS NOT NULL

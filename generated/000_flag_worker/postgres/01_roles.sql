@@ -1,4 +1,4 @@
--- qgen 0.1.0: roles four_producer, four_consumer, four_admin (server-wide), rendered for PostgreSQL from 000_flag_worker.yaml.
+-- qgen 0.1.0: roles four_producer, four_consumer, four_admin (cluster-wide), rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
 -- directly. Roles belong to the cluster, not the database: create each one only if it is missing,

@@ -47,7 +47,7 @@ BEGIN
             ('four_queue_fail', '2fe5f613a31dc78815e5e2c1bd30a095'),
             ('four_queue_maintain', 'ba4490a3d632371a9a1bc9f2be6bc73c'),
             ('four_queue_metrics', '72153fe06f084b3b1bdefac1b3855b1c'),
-            ('four_queue_peek', '065001ddbfa424a2243322df63bb4326'),
+            ('four_queue_peek', '3235181cdcb5e87155662fa90c046a3e'),
             ('four_queue_purge', 'bbfdda4dcbeba703885bd271be9c06ef'),
             ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
             ('four_queue_reap', 'f96dcc05b25666491bada8d5c1b1099e'),

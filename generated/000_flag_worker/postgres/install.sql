@@ -29,7 +29,7 @@ END
 $qgen$;
 GRANT USAGE, CREATE ON SCHEMA "four" TO "four_owner";
 
--- qgen 0.1.0: roles four_producer, four_consumer, four_admin (server-wide), rendered for PostgreSQL from 000_flag_worker.yaml.
+-- qgen 0.1.0: roles four_producer, four_consumer, four_admin (cluster-wide), rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
 -- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
@@ -1117,6 +1117,11 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    -- NULL (LIMIT NULL: every row) or negative is refused as the other argument checks are.
+    IF "four_queue_peek"."limit" IS NULL OR "four_queue_peek"."limit" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit is out of range for four.four_queue_peek; accepted: 0 or more rows';
+    END IF;
     RETURN QUERY
     SELECT "p".*
     FROM "four"."four_queue_pending" AS "p"
@@ -1449,7 +1454,7 @@ BEGIN
             ('four_queue_fail', '2fe5f613a31dc78815e5e2c1bd30a095'),
             ('four_queue_maintain', 'ba4490a3d632371a9a1bc9f2be6bc73c'),
             ('four_queue_metrics', '72153fe06f084b3b1bdefac1b3855b1c'),
-            ('four_queue_peek', '065001ddbfa424a2243322df63bb4326'),
+            ('four_queue_peek', '3235181cdcb5e87155662fa90c046a3e'),
             ('four_queue_purge', 'bbfdda4dcbeba703885bd271be9c06ef'),
             ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
             ('four_queue_reap', 'f96dcc05b25666491bada8d5c1b1099e'),

@@ -1,4 +1,4 @@
--- qgen 0.1.0: roles ghosts_producer, ghosts_consumer, ghosts_admin (server-wide), rendered for SQL Server (T-SQL) from 001_watermark.yaml.
+-- qgen 0.1.0: roles ghosts_producer, ghosts_consumer, ghosts_admin (database roles), rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The SET options filtered indexes need, and that procedures and views keep from the session that
 -- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then

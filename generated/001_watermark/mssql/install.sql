@@ -39,7 +39,7 @@ BEGIN
 END;
 GO
 
--- qgen 0.1.0: roles ghosts_producer, ghosts_consumer, ghosts_admin (server-wide), rendered for SQL Server (T-SQL) from 001_watermark.yaml.
+-- qgen 0.1.0: roles ghosts_producer, ghosts_consumer, ghosts_admin (database roles), rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
 -- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):
@@ -419,6 +419,8 @@ GO
 -- Outside a transaction the claim would commit at once (at-most-once delivery): refused unless
 -- the caller says so with @at_most_once = 1. A caller with IMPLICIT_TRANSACTIONS ON is inside one:
 -- the claim opens it, and the caller's COMMIT or ROLLBACK ends it.
+-- @owner is accepted and unused here (the claim deletes the row: nothing records it), as on
+-- PostgreSQL, so one call works in either claim mode.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_dequeue]
     @owner nvarchar(128) = NULL,
     @batch_size int = 1,
@@ -530,7 +532,12 @@ GO
 
 -- qgen 0.1.0: metrics ghosts.testq_metrics, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One row describing the queue now. Counts scan the table: for dashboards and alerts, not hot paths.
+-- One row describing the queue now, for dashboards and alerts. Each count reads the one index that
+-- holds its rows (claim, due, lease, processed index; the dead-letter and archive tables), never the
+-- whole queue table (finished rows included), and never waits: WITH (READPAST, READCOMMITTEDLOCK)
+-- skips a row another transaction holds (a job being claimed, completed or enqueued right now),
+-- the watermark's one row is read WITH (NOLOCK). So under concurrency the numbers are approximate:
+-- a job changing at that moment is counted in neither state, and the counts are not one snapshot.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_metrics]
 AS
 BEGIN
@@ -539,23 +546,31 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
-    SELECT
-        COUNT_BIG(CASE WHEN 1 = 1 THEN 1 END) AS [ready],
-        CAST(0 AS bigint) AS [scheduled],
-        CAST(0 AS bigint) AS [in_flight],
-        CAST(0 AS bigint) AS [expired],
-        CAST(0 AS bigint) AS [processed],
-        CAST(0 AS bigint) AS [dead],
-        CAST(0 AS bigint) AS [archived],
-        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN 1 = 1 THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
-        (SELECT [id] FROM [ghosts].[testq_watermark]) AS [watermark],
-        MIN(CASE WHEN 1 = 1 THEN [id] END) AS [lowest_pending_id],
+    DECLARE @q$ready bigint, @q$scheduled bigint, @q$in_flight bigint = 0, @q$expired bigint = 0,
+        @q$processed bigint = 0, @q$dead bigint = 0, @q$archived bigint = 0, @q$recent bigint,
+        @q$oldest_id bigint, @q$lowest bigint, @q$watermark bigint, @q$highest bigint,
+        @q$due_ready bigint = 0, @q$due_scheduled bigint = 0, @q$due_oldest bigint, @q$due_lowest bigint;
+    -- Unclaimed jobs: the claim index.
+    SELECT @q$ready = COUNT_BIG(CASE WHEN 1 = 1 THEN 1 END),
+        @q$scheduled = COUNT_BIG(CASE WHEN 1 = 0 THEN 1 END),
+        @q$oldest_id = MIN(CASE WHEN 1 = 1 THEN [id] END),
+        @q$lowest = MIN([id])
+    FROM [ghosts].[testq] WITH (READPAST, READCOMMITTEDLOCK);
+    -- One row, a value: read without waiting on a transaction that holds it (a dirty value at worst).
+    SELECT @q$watermark = [id] FROM [ghosts].[testq_watermark] WITH (NOLOCK);
+    -- The highest id: the last key of the clustered index (one row, skipped if locked).
+    SELECT @q$highest = MAX([id]) FROM [ghosts].[testq] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$ready AS [ready], @q$scheduled AS [scheduled], @q$in_flight AS [in_flight], @q$expired AS [expired],
+        @q$processed AS [processed], @q$dead AS [dead], @q$archived AS [archived],
+        -- The age of the oldest ready job: the one with the lowest id (ids grow with enqueued_at).
+        COALESCE(DATEDIFF_BIG(second, (SELECT [enqueued_at] FROM [ghosts].[testq] WITH (READPAST, READCOMMITTEDLOCK) WHERE [id] = @q$oldest_id), @q$now), 0)
+            AS [oldest_ready_age_seconds],
+        @q$watermark AS [watermark],
+        @q$lowest AS [lowest_pending_id],
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(MIN(CASE WHEN 1 = 1 THEN [id] END), MAX([id]) + 1)
-            - (SELECT [id] FROM [ghosts].[testq_watermark]) AS [watermark_lag]
-    FROM [ghosts].[testq];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
 END;
 GO
 
@@ -570,6 +585,9 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    -- NULL or negative is refused with the other argument checks' code (TOP would raise 1014).
+    IF @limit IS NULL OR @limit < 0
+        THROW 50003, N'qgen: @limit is out of range for ghosts.testq_peek; accepted: 0 or more rows.', 1;
     SELECT TOP (@limit) [id], [filler], [enqueued_at]
     FROM [ghosts].[testq_pending]
     ORDER BY [id];
@@ -661,7 +679,10 @@ GO
 -- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
 -- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_maintain]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
 WITH EXECUTE AS OWNER
 AS
 BEGIN
@@ -710,16 +731,18 @@ BEGIN
         COMMIT TRANSACTION;
         IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
-        SELECT
-            @q$skipped AS [skipped],
-            @q$released AS [released],
-            @q$dead_lettered AS [dead_lettered],
-            @q$old_watermark AS [old_watermark],
-            @q$new_watermark AS [new_watermark],
-            @q$archived AS [archived],
-            @q$processed AS [processed],
-            @q$dead AS [dead],
-            @q$more AS [more];
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -880,9 +903,9 @@ FROM
         (N'testq_enqueue', 0x2BD195AB033AEE4B7100EFD1394D12ED932AD3D3C463846CDD85540B8A2A1B3C),
         (N'testq_enqueue_batch', 0x742B9936B3149FB7070360E160C8B18D20A736D5F0EA72AC71E198C2AD5EAFBD),
         (N'testq_enqueue_json', 0xECD6308E33FD703428EA010A994E211260097CADE8FA7182AAF94D2F50C92010),
-        (N'testq_maintain', 0xD98A93BFE7CC90341DDE99B4FD05E676BB95C16B04C6CB26ADBBE4EAF1693BF8),
-        (N'testq_metrics', 0x15D14C5BDDC71BAE76C2F7EAE0BA60F448645DE033448329A029DAAD38CB9C35),
-        (N'testq_peek', 0xA16AA32B045220391D65702A0446ED5E929F1AAC3A243BEB73DE8130BE1A17A1),
+        (N'testq_maintain', 0xBBC793CDD035691620B9B729E04D862EA1F0C703104C2A6E07F21ECF9280DF86),
+        (N'testq_metrics', 0x589F817616C456C2189A4C2B321E6D84DF72C2AB7A411B867FBE55C3DF82F0C5),
+        (N'testq_peek', 0x8DDECD9D2E3BA612F074D4BF658649249113792B7ECE410A3D19498C1AACD7B8),
         (N'testq_pending', 0x391E7FAD831E24CA1CBE89AB1E4666E1DE0D7ADF80A03EB7D3E92BB7917CCEE4),
         (N'testq_purge', 0xDFC495F7023C12884C725F6AA08BB18C8E54E530A9A014D4718852427AE4A23C),
         (N'testq_purge_batch', 0xF58C8090A17B368F66F71160CE8F53B45A7E037E123FFEA9CC460130F8AAA1EE),

@@ -45,7 +45,7 @@ BEGIN
             ('testq_enqueue_batch', 'ea2610563d872f37eb2922226fea76e1'),
             ('testq_maintain', '4897190e0a6187786dca8f2e52539b51'),
             ('testq_metrics', '0677e1e62503ff1e063f1dbf6601fa09'),
-            ('testq_peek', 'ee4dee5173e123823a9424935ca63063'),
+            ('testq_peek', '46abce391f8aca6abd6ad3cb70511ec9'),
             ('testq_purge', '1f267331f210ca4bfb818d69455228f4'),
             ('testq_purge_batch', '0a0214fd0eb7326f01264e5b340ef671'),
             ('testq_watermark_correct', '98ab134a5dda6292254bf92f6476ed44'),

@@ -29,7 +29,7 @@ END
 $qgen$;
 GRANT USAGE, CREATE ON SCHEMA "ghosts" TO "ghosts_owner";
 
--- qgen 0.1.0: roles ghosts_producer, ghosts_consumer, ghosts_admin (server-wide), rendered for PostgreSQL from 001_watermark.yaml.
+-- qgen 0.1.0: roles ghosts_producer, ghosts_consumer, ghosts_admin (cluster-wide), rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
 -- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
@@ -564,6 +564,11 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    -- NULL (LIMIT NULL: every row) or negative is refused as the other argument checks are.
+    IF "testq_peek"."limit" IS NULL OR "testq_peek"."limit" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit is out of range for ghosts.testq_peek; accepted: 0 or more rows';
+    END IF;
     RETURN QUERY
     SELECT "p".*
     FROM "ghosts"."testq_pending" AS "p"
@@ -798,7 +803,7 @@ BEGIN
             ('testq_enqueue_batch', 'ea2610563d872f37eb2922226fea76e1'),
             ('testq_maintain', '4897190e0a6187786dca8f2e52539b51'),
             ('testq_metrics', '0677e1e62503ff1e063f1dbf6601fa09'),
-            ('testq_peek', 'ee4dee5173e123823a9424935ca63063'),
+            ('testq_peek', '46abce391f8aca6abd6ad3cb70511ec9'),
             ('testq_purge', '1f267331f210ca4bfb818d69455228f4'),
             ('testq_purge_batch', '0a0214fd0eb7326f01264e5b340ef671'),
             ('testq_watermark_correct', '98ab134a5dda6292254bf92f6476ed44'),

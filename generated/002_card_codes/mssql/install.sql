@@ -39,7 +39,7 @@ BEGIN
 END;
 GO
 
--- qgen 0.1.0: roles cards_producer, cards_consumer, cards_admin (server-wide), rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- qgen 0.1.0: roles cards_producer, cards_consumer, cards_admin (database roles), rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
 -- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):
@@ -393,6 +393,8 @@ GO
 -- Outside a transaction the claim would commit at once (at-most-once delivery): refused unless
 -- the caller says so with @at_most_once = 1. A caller with IMPLICIT_TRANSACTIONS ON is inside one:
 -- the claim opens it, and the caller's COMMIT or ROLLBACK ends it.
+-- @owner is accepted and unused here (the claim deletes the row: nothing records it), as on
+-- PostgreSQL, so one call works in either claim mode.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_dequeue]
     @owner nvarchar(128) = NULL,
     @batch_size int = 1,
@@ -497,7 +499,12 @@ GO
 
 -- qgen 0.1.0: metrics cards.card_codes_metrics, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- One row describing the queue now. Counts scan the table: for dashboards and alerts, not hot paths.
+-- One row describing the queue now, for dashboards and alerts. Each count reads the one index that
+-- holds its rows (claim, due, lease, processed index; the dead-letter and archive tables), never the
+-- whole queue table (finished rows included), and never waits: WITH (READPAST, READCOMMITTEDLOCK)
+-- skips a row another transaction holds (a job being claimed, completed or enqueued right now),
+-- the watermark's one row is read WITH (NOLOCK). So under concurrency the numbers are approximate:
+-- a job changing at that moment is counted in neither state, and the counts are not one snapshot.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_metrics]
 AS
 BEGIN
@@ -506,20 +513,28 @@ BEGIN
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
-    SELECT
-        COUNT_BIG(CASE WHEN 1 = 1 THEN 1 END) AS [ready],
-        CAST(0 AS bigint) AS [scheduled],
-        CAST(0 AS bigint) AS [in_flight],
-        CAST(0 AS bigint) AS [expired],
-        CAST(0 AS bigint) AS [processed],
-        (SELECT COUNT_BIG(*) FROM [cards].[card_codes_dead]) AS [dead],
-        (SELECT COUNT_BIG(*) FROM [cards].[card_codes_archive]) AS [archived],
-        COALESCE(DATEDIFF_BIG(second, MIN(CASE WHEN 1 = 1 THEN [enqueued_at] END), @q$now), 0) AS [oldest_ready_age_seconds],
-        CAST(NULL AS bigint) AS [watermark],
-        MIN(CASE WHEN 1 = 1 THEN [id] END) AS [lowest_pending_id],
-        (SELECT COUNT_BIG(*) FROM [cards].[card_codes_archive] WHERE [completed_at] >= DATEADD(minute, -1, @q$now)) AS [completed_last_minute],
-        CAST(NULL AS bigint) AS [watermark_lag]
-    FROM [cards].[card_codes];
+    DECLARE @q$ready bigint, @q$scheduled bigint, @q$in_flight bigint = 0, @q$expired bigint = 0,
+        @q$processed bigint = 0, @q$dead bigint = 0, @q$archived bigint = 0, @q$recent bigint,
+        @q$oldest_id bigint, @q$lowest bigint, @q$watermark bigint, @q$highest bigint,
+        @q$due_ready bigint = 0, @q$due_scheduled bigint = 0, @q$due_oldest bigint, @q$due_lowest bigint;
+    -- Unclaimed jobs: the claim index.
+    SELECT @q$ready = COUNT_BIG(CASE WHEN 1 = 1 THEN 1 END),
+        @q$scheduled = COUNT_BIG(CASE WHEN 1 = 0 THEN 1 END),
+        @q$oldest_id = MIN(CASE WHEN 1 = 1 THEN [id] END),
+        @q$lowest = MIN([id])
+    FROM [cards].[card_codes] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$dead = COUNT_BIG(*) FROM [cards].[card_codes_dead] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$archived = COUNT_BIG(*), @q$recent = COUNT_BIG(CASE WHEN [completed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END)
+    FROM [cards].[card_codes_archive] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$ready AS [ready], @q$scheduled AS [scheduled], @q$in_flight AS [in_flight], @q$expired AS [expired],
+        @q$processed AS [processed], @q$dead AS [dead], @q$archived AS [archived],
+        -- The age of the oldest ready job: the one with the lowest id (ids grow with enqueued_at).
+        COALESCE(DATEDIFF_BIG(second, (SELECT [enqueued_at] FROM [cards].[card_codes] WITH (READPAST, READCOMMITTEDLOCK) WHERE [id] = @q$oldest_id), @q$now), 0)
+            AS [oldest_ready_age_seconds],
+        @q$watermark AS [watermark],
+        @q$lowest AS [lowest_pending_id],
+        @q$recent AS [completed_last_minute],
+        CAST(NULL AS bigint) AS [watermark_lag];
 END;
 GO
 
@@ -534,6 +549,9 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    -- NULL or negative is refused with the other argument checks' code (TOP would raise 1014).
+    IF @limit IS NULL OR @limit < 0
+        THROW 50003, N'qgen: @limit is out of range for cards.card_codes_peek; accepted: 0 or more rows.', 1;
     SELECT TOP (@limit) [id], [card_number], [card_secret], [enqueued_at]
     FROM [cards].[card_codes_pending]
     ORDER BY [id];
@@ -665,7 +683,10 @@ GO
 -- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
 -- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_maintain]
-    @batch_size int = 1000
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
 WITH EXECUTE AS OWNER
 AS
 BEGIN
@@ -712,16 +733,18 @@ BEGIN
         COMMIT TRANSACTION;
         IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
             SET @q$more = 1;
-        SELECT
-            @q$skipped AS [skipped],
-            @q$released AS [released],
-            @q$dead_lettered AS [dead_lettered],
-            @q$old_watermark AS [old_watermark],
-            @q$new_watermark AS [new_watermark],
-            @q$archived AS [archived],
-            @q$processed AS [processed],
-            @q$dead AS [dead],
-            @q$more AS [more];
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -880,9 +903,9 @@ FROM
         (N'card_codes_enqueue', 0x9B172B62FC1734986FC168C56EF0EE5025BB0FA393FCA770DED9F4E333369C74),
         (N'card_codes_enqueue_batch', 0xC195CD211672DFC581B9D2621244A41260A140A066A5A617609AA682E9F4134B),
         (N'card_codes_enqueue_json', 0xC765D36F2F16054C660249DA0B900E0EA8D53EFE0B018AF7608C1F1C156B2CE2),
-        (N'card_codes_maintain', 0xD11DA343D6F182CB394B7BAF7898B3FDDB6A874AB428F8C4C2EF2B2576EF3490),
-        (N'card_codes_metrics', 0x2839C3AEBB7C0BE289A627BADB40E5DC36872CC539C7F0F8CECDBDEAF684D0C6),
-        (N'card_codes_peek', 0x1372014C42C285618602BBADE6D3B4F3519911453A024C318896EC44D5790895),
+        (N'card_codes_maintain', 0x30C97B1B24C8ACC3708D0160545676F90AC8ABD1E7EC8F217827E583BA0DA8DD),
+        (N'card_codes_metrics', 0xED9A5BA8C7AFA1CD6FE4B1B160DFAF851E6A418DD27D0A12A24BCEF045228FA6),
+        (N'card_codes_peek', 0x01512C2852CCB61306B7277D9ABB615A76E78DED74AB3456AFC9CFBD83743E88),
         (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),
         (N'card_codes_purge', 0x1C5329C8E442740BA355111F8AA182E9D66BCC9515180683C391DC33EEE65FB6),
         (N'card_codes_purge_batch', 0xE3BCC7363BB82E0F54890F54C50F5CA020071B5D71CC2D6D0972389E63DBBE8A)

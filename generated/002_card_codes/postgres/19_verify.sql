@@ -45,7 +45,7 @@ BEGIN
             ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
             ('card_codes_metrics', 'c7e402034464911a30785cd643213097'),
-            ('card_codes_peek', '2e5ad0e68a38e2e1dd77124d54afb7d0'),
+            ('card_codes_peek', '76c755a31f249bcaee18bd72bdcbc372'),
             ('card_codes_purge', '1b8d6cf795836756c906cd08b01a40d4'),
             ('card_codes_purge_batch', '3fd1822c3fcd41ab6bd1f5a95efd1950')
     ) AS r (name, fingerprint)

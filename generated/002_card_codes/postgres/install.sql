@@ -29,7 +29,7 @@ END
 $qgen$;
 GRANT USAGE, CREATE ON SCHEMA "cards" TO "cards_owner";
 
--- qgen 0.1.0: roles cards_producer, cards_consumer, cards_admin (server-wide), rendered for PostgreSQL from 002_card_codes.yaml.
+-- qgen 0.1.0: roles cards_producer, cards_consumer, cards_admin (cluster-wide), rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
 -- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
@@ -571,6 +571,11 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    -- NULL (LIMIT NULL: every row) or negative is refused as the other argument checks are.
+    IF "card_codes_peek"."limit" IS NULL OR "card_codes_peek"."limit" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit is out of range for cards.card_codes_peek; accepted: 0 or more rows';
+    END IF;
     RETURN QUERY
     SELECT "p".*
     FROM "cards"."card_codes_pending" AS "p"
@@ -821,7 +826,7 @@ BEGIN
             ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
             ('card_codes_metrics', 'c7e402034464911a30785cd643213097'),
-            ('card_codes_peek', '2e5ad0e68a38e2e1dd77124d54afb7d0'),
+            ('card_codes_peek', '76c755a31f249bcaee18bd72bdcbc372'),
             ('card_codes_purge', '1b8d6cf795836756c906cd08b01a40d4'),
             ('card_codes_purge_batch', '3fd1822c3fcd41ab6bd1f5a95efd1950')
     ) AS r (name, fingerprint)

@@ -8,7 +8,9 @@ SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONC
 SET NUMERIC_ROUNDABORT OFF;
 GO
 -- Adds the [deferred] bit this qgen keeps (delayed, backed-off and released jobs wait in the due
--- index, off the claim index). NOT NULL with a constant default: metadata only, no row is rewritten.
+-- index, off the claim index). NOT NULL with a constant default: metadata only on Enterprise,
+-- Developer and Azure SQL; Standard, Web and Express rewrite every row under a schema lock
+-- (docs/migrations.md, "What upgrade.sql locks").
 IF OBJECT_ID(N'QueueSample.WorkQueue', N'U') IS NOT NULL
     AND COL_LENGTH(N'QueueSample.WorkQueue', N'deferred') IS NULL
     ALTER TABLE [QueueSample].[WorkQueue] ADD [deferred] bit NOT NULL CONSTRAINT [WorkQueue_deferred_df] DEFAULT (0);
@@ -16,11 +18,35 @@ GO
 IF EXISTS (SELECT 1 FROM sys.indexes
            WHERE [name] = N'WorkQueue_claim_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue')
              AND ([filter_definition] IS NULL OR [filter_definition] NOT LIKE N'%deferred%'))
-    DROP INDEX [WorkQueue_claim_ix] ON [QueueSample].[WorkQueue];
+BEGIN
+    -- Enterprise, Developer (EngineEdition 3) and Azure SQL (5, 8) rebuild it in place, online: claims
+    -- keep the old index until the new one replaces it. Other editions (Standard, Web, Express: no
+    -- online index operations, error 1712) drop it here and install.sql creates it offline.
+    IF CAST(SERVERPROPERTY('EngineEdition') AS int) IN (3, 5, 8)
+        CREATE NONCLUSTERED INDEX [WorkQueue_claim_ix]
+        ON [QueueSample].[WorkQueue] ([JobType], [id])
+        INCLUDE ([available_at], [lease_token], [processed], [deferred])
+        WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0
+        WITH (DROP_EXISTING = ON, ONLINE = ON);
+    ELSE
+        DROP INDEX [WorkQueue_claim_ix] ON [QueueSample].[WorkQueue];
+END;
 IF EXISTS (SELECT 1 FROM sys.indexes
            WHERE [name] = N'WorkQueue_claim_order_ix' AND [object_id] = OBJECT_ID(N'QueueSample.WorkQueue')
              AND ([filter_definition] IS NULL OR [filter_definition] NOT LIKE N'%deferred%'))
-    DROP INDEX [WorkQueue_claim_order_ix] ON [QueueSample].[WorkQueue];
+BEGIN
+    -- Enterprise, Developer (EngineEdition 3) and Azure SQL (5, 8) rebuild it in place, online: claims
+    -- keep the old index until the new one replaces it. Other editions (Standard, Web, Express: no
+    -- online index operations, error 1712) drop it here and install.sql creates it offline.
+    IF CAST(SERVERPROPERTY('EngineEdition') AS int) IN (3, 5, 8)
+        CREATE NONCLUSTERED INDEX [WorkQueue_claim_order_ix]
+        ON [QueueSample].[WorkQueue] ([id])
+        INCLUDE ([available_at], [lease_token], [processed], [deferred])
+        WHERE [lease_token] IS NULL AND [processed] = 0 AND [deferred] = 0
+        WITH (DROP_EXISTING = ON, ONLINE = ON);
+    ELSE
+        DROP INDEX [WorkQueue_claim_order_ix] ON [QueueSample].[WorkQueue];
+END;
 GO
 -- A watermark table an earlier qgen made has no corrected_at.
 IF OBJECT_ID(N'QueueSample.WorkQueue_watermark', N'U') IS NOT NULL

@@ -1,4 +1,4 @@
--- qgen 0.1.0: roles QueueSample_producer, QueueSample_consumer, QueueSample_admin (server-wide), rendered for PostgreSQL from 003_queue_sample.yaml.
+-- qgen 0.1.0: roles QueueSample_producer, QueueSample_consumer, QueueSample_admin (cluster-wide), rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
 -- directly. Roles belong to the cluster, not the database: create each one only if it is missing,

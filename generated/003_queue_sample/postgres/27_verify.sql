@@ -41,7 +41,7 @@ BEGIN
         VALUES
             ('GetNextJob', '5a557425141aa3137611c09bd997af9c'),
             ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
-            ('ViewQueue', 'd550c9d312eeb75bc746d02f38d9a79a'),
+            ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
             ('WorkQueue_enqueue_batch', '5fd4a22938b3aeb3c60eee0a2ff9315d'),
             ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),

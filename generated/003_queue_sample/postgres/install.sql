@@ -29,7 +29,7 @@ END
 $qgen$;
 GRANT USAGE, CREATE ON SCHEMA "QueueSample" TO "QueueSample_owner";
 
--- qgen 0.1.0: roles QueueSample_producer, QueueSample_consumer, QueueSample_admin (server-wide), rendered for PostgreSQL from 003_queue_sample.yaml.
+-- qgen 0.1.0: roles QueueSample_producer, QueueSample_consumer, QueueSample_admin (cluster-wide), rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
 -- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
@@ -1043,6 +1043,11 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    -- NULL (LIMIT NULL: every row) or negative is refused as the other argument checks are.
+    IF "ViewQueue"."limit" IS NULL OR "ViewQueue"."limit" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit is out of range for QueueSample.ViewQueue; accepted: 0 or more rows';
+    END IF;
     RETURN QUERY
     SELECT "p".*
     FROM "QueueSample"."WorkQueue_Pending" AS "p"
@@ -1365,7 +1370,7 @@ BEGIN
         VALUES
             ('GetNextJob', '5a557425141aa3137611c09bd997af9c'),
             ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
-            ('ViewQueue', 'd550c9d312eeb75bc746d02f38d9a79a'),
+            ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
             ('WorkQueue_enqueue_batch', '5fd4a22938b3aeb3c60eee0a2ff9315d'),
             ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),

@@ -25,6 +25,13 @@ BEGIN
         THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [rainfall_id] bigint NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
     BEGIN TRY
         BEGIN TRANSACTION;
         -- UPDLOCK: a locking read of the current row (also under READ_COMMITTED_SNAPSHOT), held
@@ -52,9 +59,12 @@ BEGIN
             RETURN 0;
         END;
         DELETE FROM [rainfall].[rainfall_events]
-        OUTPUT deleted.[id], deleted.[rainfall_id], deleted.[enqueued_at], deleted.[attempts], @error, @q$now
-        INTO [rainfall].[rainfall_events_dead] ([id], [rainfall_id], [enqueued_at], [attempts], [last_error], [dead_at])
+        OUTPUT deleted.[id], deleted.[rainfall_id], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [rainfall_id], [enqueued_at], [attempts])
         WHERE [id] = @id;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [rainfall].[rainfall_events_dead] ([id], [rainfall_id], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [rainfall_id], [enqueued_at], [attempts], @error, @q$now FROM @q$dead;
         COMMIT TRANSACTION;
         RETURN 1;
     END TRY

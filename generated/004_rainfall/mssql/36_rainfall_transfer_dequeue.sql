@@ -12,6 +12,8 @@ GO
 -- Outside a transaction the claim would commit at once (at-most-once delivery): refused unless
 -- the caller says so with @at_most_once = 1. A caller with IMPLICIT_TRANSACTIONS ON is inside one:
 -- the claim opens it, and the caller's COMMIT or ROLLBACK ends it.
+-- @owner is accepted and unused here (the claim deletes the row: nothing records it), as on
+-- PostgreSQL, so one call works in either claim mode.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_dequeue]
     @owner nvarchar(128) = NULL,
     @batch_size int = 100,

@@ -16,6 +16,9 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    -- NULL or negative is refused with the other argument checks' code (TOP would raise 1014).
+    IF @limit IS NULL OR @limit < 0
+        THROW 50003, N'qgen: @limit is out of range for rainfall.rainfall_transfer_peek; accepted: 0 or more rows.', 1;
     SELECT TOP (@limit) [id], [rainfall_id], [summary], [enqueued_at]
     FROM [rainfall].[rainfall_transfer_pending]
     ORDER BY [id];

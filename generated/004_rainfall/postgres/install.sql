@@ -29,7 +29,7 @@ END
 $qgen$;
 GRANT USAGE, CREATE ON SCHEMA "rainfall" TO "rainfall_owner";
 
--- qgen 0.1.0: roles rainfall_producer, rainfall_consumer, rainfall_admin (server-wide), rendered for PostgreSQL from 004_rainfall.yaml.
+-- qgen 0.1.0: roles rainfall_producer, rainfall_consumer, rainfall_admin (cluster-wide), rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
 -- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
@@ -979,6 +979,11 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    -- NULL (LIMIT NULL: every row) or negative is refused as the other argument checks are.
+    IF "rainfall_events_peek"."limit" IS NULL OR "rainfall_events_peek"."limit" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit is out of range for rainfall.rainfall_events_peek; accepted: 0 or more rows';
+    END IF;
     RETURN QUERY
     SELECT "p".*
     FROM "rainfall"."rainfall_events_pending" AS "p"
@@ -1718,6 +1723,11 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    -- NULL (LIMIT NULL: every row) or negative is refused as the other argument checks are.
+    IF "rainfall_transfer_peek"."limit" IS NULL OR "rainfall_transfer_peek"."limit" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit is out of range for rainfall.rainfall_transfer_peek; accepted: 0 or more rows';
+    END IF;
     RETURN QUERY
     SELECT "p".*
     FROM "rainfall"."rainfall_transfer_pending" AS "p"
@@ -1978,7 +1988,7 @@ BEGIN
             ('rainfall_events_fail', '3f39d1b1325a4d04bdcdaa81763dbb14'),
             ('rainfall_events_maintain', 'e786eb7852ad621c1ac0dceeaf31c190'),
             ('rainfall_events_metrics', '7f6f92827e77a2a87654db73ad0941e0'),
-            ('rainfall_events_peek', 'ad70e431db3a809c9188af75fc784ab6'),
+            ('rainfall_events_peek', '9ef3aeed5380b9c8ae7023ac3a1f9f82'),
             ('rainfall_events_purge', 'c80955330414ca79665060c7fe3ea2b7'),
             ('rainfall_events_purge_batch', '752504cc0f1d675a87a8b4aed0c1d3cb'),
             ('rainfall_events_reap', '3758fdc4f3abed20e30e2ac7b144eb20'),
@@ -1991,7 +2001,7 @@ BEGIN
             ('rainfall_transfer_enqueue_batch', '93aa3150bad48f811316842da265018f'),
             ('rainfall_transfer_maintain', '03d20d545ad8fd56d928b7665a8b4e7f'),
             ('rainfall_transfer_metrics', '7cc1aaeddced3d443733e77814dcc8be'),
-            ('rainfall_transfer_peek', '1846abfa1179a3507e5caf7476352bbd'),
+            ('rainfall_transfer_peek', 'a2ca99f52fb5f60253c51a7c0f52f126'),
             ('rainfall_transfer_purge', '92f7e5bb8e39dc8433d3ee334cddee0f'),
             ('rainfall_transfer_purge_batch', '7203286b38f9aa544fbe6f7c5fc98f75'),
             ('rainfall_transfer_watermark_correct', 'cbafd5fb7516bf9ce9786e38274f4d13'),
