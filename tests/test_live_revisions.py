@@ -437,3 +437,31 @@ def test_a_lock_option_that_is_no_whole_number_is_refused_saying_what_is_accepte
             command.upgrade(alembic_config(ini, url, option), "head")
         with psycopg.connect(url, autocommit=True) as conn:  # refused before it ran anything
             assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()[0] == 0
+
+
+def test_the_lock_timeout_ends_with_the_revision_that_set_it(postgres_server):
+    """A SET LOCAL made under a savepoint that is released lasts to the end of the transaction: the
+    revisions Alembic runs after a qgen revision in the same upgrade (a user's own, with no retry) ran
+    under qgen's 1 s lock timeout until the reset block set it back (found by the DBA review)."""
+    from sqlalchemy import create_engine, text
+
+    from qgen import dialects as registry
+    from qgen.migrate import LockPolicy, _lock_sql, _run_with_lock_retries
+
+    policy = LockPolicy(timeout_ms=1234)
+    manifest = {"revision": "r1", "schema": "s"}
+    with scratch_database("qgen_live") as url:
+        engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+        try:
+            with engine.connect() as bind, bind.begin():
+                before = bind.execute(text("SHOW lock_timeout")).scalar()
+                seen = []
+                batch = "CREATE TEMPORARY TABLE seen ON COMMIT DROP AS SELECT current_setting('lock_timeout') AS v;\n"
+                _run_with_lock_retries(bind, registry.get("postgres"), manifest, [("one.sql", batch)],
+                                       _lock_sql("postgres", "s", policy), policy)
+                seen.append(bind.execute(text("SELECT v FROM seen")).scalar())
+                after = bind.execute(text("SHOW lock_timeout")).scalar()
+        finally:
+            engine.dispose()
+    assert seen == ["1234ms"], "the revision itself ran under its timeout"
+    assert after == before, f"lock_timeout after the revision: {after!r}, before it: {before!r}"
