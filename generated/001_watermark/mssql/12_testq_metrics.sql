@@ -9,10 +9,12 @@ SET NUMERIC_ROUNDABORT OFF;
 GO
 -- One row describing the queue now, for dashboards and alerts. Each count reads the one index that
 -- holds its rows (claim, due, lease, processed index; the dead-letter and archive tables), never the
--- whole queue table (finished rows included), and never waits: WITH (READPAST, READCOMMITTEDLOCK)
--- skips a row another transaction holds (a job being claimed, completed or enqueued right now),
+-- whole queue table (finished rows included), and does not wait on a row: WITH (READPAST,
+-- READCOMMITTEDLOCK) skips a row another transaction holds (a job being claimed, completed or enqueued right now),
 -- the watermark's one row is read WITH (NOLOCK). So under concurrency the numbers are approximate:
 -- a job changing at that moment is counted in neither state, and the counts are not one snapshot.
+-- READPAST skips row and page locks only: a table lock (an escalated lock of a large transaction,
+-- uninstall's TABLOCKX, an offline index build) still makes it wait.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_metrics]
 AS
 BEGIN
