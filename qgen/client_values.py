@@ -159,7 +159,7 @@ class QueueValues:
             "purge": ["older_than_seconds", "batch_size"],
             "purge_batch": ["older_than_seconds", "batch_size"] + (["archived", "processed", "dead", "result_set"]
                                                                  if outputs else []),
-            "maintain": ["batch_size"],
+            "maintain": ["batch_size"] + (["more", "result_set"] if outputs else []),  # the Agent job reads more
             "redrive": ["ids", "redrive_all", "after_id", "batch_size"],
         }[kind]
 
