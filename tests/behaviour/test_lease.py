@@ -117,7 +117,8 @@ def _finish(client, mine, go, errors) -> None:
     go.wait()
     for n, job in enumerate(mine):
         try:
-            (client.complete, client.fail, client.extend_lease)[n % 3](job)
+            # the queue has an outbox: a job that hands nothing on says so (no_result)
+            (lambda j: client.complete(j, no_result=True), client.fail, client.extend_lease)[n % 3](job)
         except LeaseLost:
             pass  # reaped first: the fence, not a failure
         except Exception as error:  # noqa: BLE001 (reported by the test)
