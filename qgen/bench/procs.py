@@ -205,9 +205,10 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
                 _record(completing_fd, ids)
             if mode == "lease-each":
                 # A queue with an outbox: each job in a call of its own (a whole-lease completion is
-                # refused there).
+                # refused there). No outbox values, said so (no_result): the work measured stays what
+                # it was before complete refused a job without them.
                 for job in jobs:
-                    client.complete(job)
+                    client.complete(job, no_result=True)
             elif jobs:
                 client.complete(jobs[0].lease_token)
         if ids:  # the polls of an empty queue say nothing about claiming

@@ -45,6 +45,8 @@ ERRORS = ErrorTable(
         50024: ErrorCode("uninstall_refused", UNINSTALL_REFUSED.raises,
                          "qgen uninstall refused, before dropping anything: objects that are not qgen's use qgen's objects"),
         50030: MAINTAIN_FAILED,
+        50031: ErrorCode("install_refused", INSTALL_REFUSED.raises,
+                         "schedule.sql refused, before the job is made: the Agent operator it names does not exist"),
         2601: ErrorCode("duplicate", DUPLICATE.raises, "duplicate key row in a unique index"),
         2627: ErrorCode("duplicate", DUPLICATE.raises, "violation of a PRIMARY KEY or UNIQUE constraint"),
         229: ErrorCode("denied", DENIED.raises, "permission denied on an object"),
