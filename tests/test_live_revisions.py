@@ -70,7 +70,6 @@ CHANGES: dict[str, tuple[str, Callable[[dict], None]]] = {
     "add_dedupe_index": ("dedupe", _set("dedupe", ["address"])),
     "wakeup": ("wakeup", _set("wakeup", "notify")),
     "add_worker_procedure": ("worker", _set("worker", {"handler": "dbo.qgen_no_such_handler"})),
-    "add_outbox_table": ("outbox", _set("outbox", {"columns": {"result": {"type": "text", "nullable": True}}})),
     "add_queue": ("", lambda q: None),  # the spec gains a second queue (see spec_after)
     "replace_procedures": ("", lambda q: None),  # the templates changed: same spec, new dequeue SQL (see revise)
 }
@@ -85,6 +84,8 @@ NOT_LIVE = {
     **{option: "refused by qgen revision: it would rebuild the table (TABLE_SHAPING)" for option in TABLE_SHAPING},
     "watermark": "refused by qgen revision: switching it changes the table's columns",
     "dead_letter": "drops the dead-letter table: only with --allow-drop, which loses its rows (not a safe change)",
+    "outbox": "adding one makes complete refuse a job without its values (no_result otherwise): workers "
+              "running the old spec pass none, so deploy workers that return the outbox values with the revision",
     "names": "renames procedures: running clients call them by the old names (NotInstalled) until they load the new spec",
 }
 
