@@ -278,7 +278,10 @@ class Runner(Calls, Observer):
     def _collect(self) -> None:
         done = [s for s in self.sessions if s.busy and s.wait(0)]
         for session in sorted(done, key=lambda s: s.outcome.t1):
-            self._finish(session)
+            # _finish of an earlier one applies first the calls that returned before it, which
+            # may include a later one of this list: that one is finished already.
+            if session.busy:
+                self._finish(session)
 
     def _in_flight(self) -> list[Session]:
         return [s for s in self.sessions if s.busy]
