@@ -23,12 +23,11 @@ log = logging.getLogger("qgen.client")
 
 
 class Call(NamedTuple):
-    """One procedure call, ready to send."""
+    """A procedure call with some parameters, ready to send with their values."""
 
     kind: str  # the procedure's kind, for the log: 'dequeue', 'complete', ...
     routine: str  # its schema-qualified name, for errors
     sql: str
-    values: list[Any]
     result: str  # 'rows' (dicts), 'tuples' (columns, rows), 'scalar', 'call' (PostgreSQL CALL)
     not_repeated: Optional[str]  # why it is not sent again on a new connection after a loss; None: it may be
 
@@ -203,15 +202,15 @@ class Session:
 
     # -- calling procedures ------------------------------------------------------------------
 
-    def run(self, call: Call) -> Any:
-        """Send one call; its result as the driver reads it (ClientDriver.fetch)."""
+    def run(self, call: Call, values: list[Any]) -> Any:
+        """Send one call with its parameters' values; its result as the driver reads it (ClientDriver.fetch)."""
         attempt, losses, replaced = 0, 0, False
         lost_since: Optional[float] = None  # when this call first lost its connection
         while True:
             with self.lock:
                 try:
                     self.connected()
-                    result = self._execute(call)
+                    result = self._execute(call, values)
                     self._finish(commit=True)
                     if lost_since is not None:
                         log.info("%s: %s succeeded on a new connection after %.1fs", self.name, call.kind,
@@ -240,10 +239,10 @@ class Session:
                         wait = self._deadlock_wait(attempt)
             time.sleep(wait)  # outside the lock: a heartbeat may run meanwhile
 
-    def _execute(self, call: Call) -> Any:
+    def _execute(self, call: Call, values: list[Any]) -> Any:
         cursor = self.connection.cursor()
         try:
-            cursor.execute(call.sql, call.values) if call.values else cursor.execute(call.sql)
+            cursor.execute(call.sql, values) if values else cursor.execute(call.sql)
             return self.driver.fetch(cursor, call.result)
         finally:
             cursor.close()

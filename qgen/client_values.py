@@ -126,7 +126,7 @@ class QueueShape:
         self._required = {n for n, c in queue.payload.items() if not c.nullable}
         self._outbox_kinds: dict[str, ColumnType] = {}
         self._job_makers: dict[tuple[str, ...], Callable[[Sequence[Any]], Job]] = {}  # by a claim's result columns
-        self._statements: dict[tuple, tuple[str, Optional[str]]] = {}  # (text, not_repeated) by call shape
+        self._calls: dict[tuple, Call] = {}  # by kind, result and parameter names
         self.outbox_columns: list[str] = []
         if queue.outbox is not None and queue.outbox.columns is not None:
             self.outbox_columns = list(queue.outbox.columns)
@@ -195,19 +195,19 @@ class QueueShape:
                 + (["priority"] if queue.ordering == "priority" else []) + (["run_at"] if queue.scheduling else []))
 
     def call(self, kind: str, params: Sequence[tuple[str, Any]], result: str) -> Call:
-        """One call of the queue's `kind` procedure with these named parameters, for the session to
-        send. result: 'rows', 'tuples', 'scalar' or 'call' (Call.result)."""
+        """The call of the queue's `kind` procedure with these named parameters (their values go
+        with it to the session). result: 'rows', 'tuples', 'scalar' or 'call' (Call.result)."""
         key = (kind, result, tuple(p for p, _ in params))
-        known = self._statements.get(key)
-        if known is None:  # the same call shape is the same text: built once (a claim is called a lot)
+        call = self._calls.get(key)
+        if call is None:  # the same call shape is the same text: built once (a claim is called a lot)
             names = self.parameters(kind)
             unknown = [p for p, _ in params if p not in names]
             if unknown:  # a bug in the client, not in the caller's values
                 raise AssertionError(f"{kind} has no parameter(s) {', '.join(unknown)}; it has {', '.join(names)}")
-            known = self._statements[key] = (self.driver.statement(self.qualified(kind), params, result),
-                                             self._not_repeated(kind))
-        return Call(kind, f"{self.spec.schema}.{self.object_name(kind)}", known[0], [v for _, v in params], result,
-                    known[1])
+            call = self._calls[key] = Call(kind, f"{self.spec.schema}.{self.object_name(kind)}",
+                                           self.driver.statement(self.qualified(kind), params, result), result,
+                                           self._not_repeated(kind))
+        return call
 
     def _not_repeated(self, kind: str) -> Optional[str]:
         """Why a call of this kind is not sent again after a connection loss (None: it may be)."""

@@ -137,8 +137,7 @@ class QueueClient:
     def statement(self, kind: str, **params: Any) -> tuple[str, list[Any]]:
         """The text and parameter values of one call of the queue's `kind` procedure with these
         parameters, as this client sends it for result rows; nothing is sent (a benchmark EXPLAINs it)."""
-        call = self._shape.call(kind, list(params.items()), "rows")
-        return call.sql, call.values
+        return self._shape.call(kind, list(params.items()), "rows").sql, list(params.values())
 
     # -----------------------------------------------------------------------------------------
     # The session: connections and transactions
@@ -170,7 +169,7 @@ class QueueClient:
         """Call one procedure with named parameters. result: 'rows' (the last result set, as dicts),
         'tuples' (columns and rows), 'scalar' (the function's value / the procedure's RETURN value),
         'call' (PostgreSQL CALL)."""
-        return self._session.run(self._shape.call(kind, params, result))
+        return self._session.run(self._shape.call(kind, params, result), [value for _, value in params])
 
     def _wakeups(self) -> Optional[Listener]:
         """The LISTEN side of `wakeup: notify`, when this queue, database and client have one."""
