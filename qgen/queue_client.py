@@ -137,6 +137,10 @@ class QueueClient:
     def statement(self, kind: str, **params: Any) -> tuple[str, list[Any]]:
         """The text and parameter values of one call of the queue's `kind` procedure with these
         parameters, as this client sends it for result rows; nothing is sent (a benchmark EXPLAINs it)."""
+        accepted = self.parameters(kind)
+        unknown = [name for name in params if name not in accepted]
+        if unknown:
+            raise TypeError(f"statement: {kind} has no parameter(s) {', '.join(unknown)}; accepted: {', '.join(accepted)}")
         return self._shape.call(kind, list(params.items()), "rows").sql, list(params.values())
 
     # -----------------------------------------------------------------------------------------
