@@ -1,7 +1,8 @@
-"""How QueueClient uses its connection: making it (and a new one after a loss), the caller's
-transactions, and one procedure call with its retries (a deadlock victim after a backoff, a call
-whose connection was lost on a new connection when that is safe). What differs between databases is
-the client driver's (qgen/dialects/client_base.py); what an error means is its error table's."""
+"""QueueClient's session: its connection (and a new one after a loss), the caller's transactions, and
+one procedure call with its retries (a deadlock victim after a backoff, a call whose connection was
+lost on a new connection when that is safe). It knows no queue: a call comes to it ready (`Call`,
+made by the queue's shape, qgen/client_values.py). What differs between databases is the client
+driver's (qgen/dialects/client_base.py); what an error means is its error table's."""
 
 from __future__ import annotations
 
@@ -10,115 +11,124 @@ import logging
 import random
 import threading
 import time
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Optional
 
 from qgen import dialects
-from qgen.catalog import claims_in_place
-from qgen.client_values import QueueValues
-from qgen.connection import Backoff, LeaseBook, connection_factory, dialect_of_target
+from qgen.connection import Backoff, connection_factory, dialect_of_target
 from qgen.dialects.client_base import ClientDriver
-from qgen.dialects.error_codes import message, queue_error
-from qgen.errors import CannotReconnect, ConnectionLost
-from qgen.locks import limits
-from qgen.spec import wakeup_channel
-from qgen.wakeup import Listener
+from qgen.dialects.error_codes import ErrorCode, message, queue_error
+from qgen.errors import CannotReconnect, ConnectionLost, QueueUsageError
 
 log = logging.getLogger("qgen.client")
 
-# Calls retried on a new connection after the old one was lost. A lost call may have committed:
-# these are safe to run again (a lost claim's jobs stay leased until reap releases them; complete
-# and fail are fenced by the lease token). enqueue is retried only with a dedupe key that returns
-# the existing job; the in-database worker and calls inside client.transaction() never are.
-RETRIED_AFTER_LOSS = frozenset({"dequeue", "complete", "fail", "extend_lease", "reap", "metrics", "peek", "purge",
-                                "watermark_correct"})
-ENQUEUES = frozenset({"enqueue", "enqueue_batch", "enqueue_json"})
+
+class Call(NamedTuple):
+    """A procedure call with some parameters, ready to send with their values."""
+
+    kind: str  # the procedure's kind, for the log: 'dequeue', 'complete', ...
+    routine: str  # its schema-qualified name, for errors
+    sql: str
+    result: str  # 'rows' (dicts), 'tuples' (columns, rows), 'scalar', 'call' (PostgreSQL CALL)
+    not_repeated: Optional[str]  # why it is not sent again on a new connection after a loss; None: it may be
 
 
-class ClientSession(QueueValues):
-    """The connection, its transactions and the procedure calls of one QueueClient."""
+class Session:
+    """The connection of one client, its transactions and its calls. Safe to share between threads:
+    `lock` serialises the use of the connection, and a `transaction()` block holds it until it ends."""
 
-    # Set by QueueClient.__init__ (its arguments of the same names).
-    max_deadlock_retries: int
-    deadlock_backoff: float
-    deadlock_backoff_max: float
-    deadlock_retries: int
-    reconnect_timeout: float
-
-    def _setup_session(self, connection: Any, dialect: Optional[str], batch_via: str, reconnect_backoff: float,
-                       reconnect_backoff_max: float) -> None:
-        """connection: a DB-API connection, a callable that opens one, or a URL / DSN."""
-        self._factory: Optional[Callable[[], Any]] = None
+    def __init__(self, connection: Any, *, dialect: Optional[str], batch_via: str, name: str,
+                 max_deadlock_retries: int, deadlock_backoff: float, deadlock_backoff_max: float,
+                 reconnect_timeout: float, reconnect_backoff: float, reconnect_backoff_max: float):
+        """connection: a DB-API connection, a callable that opens one, or a URL / DSN. name: what the
+        log and errors call the session's owner ('queue NAME')."""
+        self.name = name
+        self.factory: Optional[Callable[[], Any]] = None
         if isinstance(connection, str):
             dialect = dialect or dialect_of_target(connection)
-            self._factory, connection = connection_factory(connection), None
+            self.factory, connection = connection_factory(connection), None
         elif callable(connection):
-            self._factory, connection = connection, None
+            self.factory, connection = connection, None
         self.connection = connection
+        self.max_deadlock_retries = max_deadlock_retries
+        self.deadlock_backoff = deadlock_backoff
+        self.deadlock_backoff_max = deadlock_backoff_max
+        self.reconnect_timeout = reconnect_timeout
+        self.deadlock_retries = 0
         self.reconnects = 0  # new connections made after a loss
         self.replanned = 0  # calls run again after a revision replaced their routine (error kind 'replaced')
-        self._backoff = Backoff(reconnect_backoff, reconnect_backoff_max)
-        self._leases = LeaseBook()
-        self._statements: dict[tuple, str] = {}  # call text by (kind, shape, parameter names)
+        self.depth = 0  # of nested transaction() blocks
+        self.lock = threading.RLock()
         self.batch_via = batch_via
+        self._backoff = Backoff(reconnect_backoff, reconnect_backoff_max)
         self._lost = False
-        self._lock = threading.RLock()
-        self._tx_depth = 0
-        self._listener: Optional[Listener] = None  # wakeup: notify on PostgreSQL: made at the first wait
-        # Without a connection (dialect given) the client still names objects and parameters; a
-        # factory's first connection tells the dialect when it was not given.
+        # A factory's first connection tells the dialect when it was not given.
         driver: Optional[type[ClientDriver]] = dialects.client_driver(dialect) if dialect else None
-        if driver is None and self._factory is None:
+        if driver is None and self.factory is None:
             driver = dialects.client_for_connection(connection)
-        self._driver = driver(batch_via) if driver is not None else None  # type: ignore[assignment]
-        if self._factory is not None:
-            self._connected()
+        self._driver = driver(batch_via) if driver is not None else None
+        if self.factory is not None:
+            self.connected()
         elif connection is not None:
             self._prepare(connection)
-        self.dialect = self._driver.name
-        self._database = dialects.get(self.dialect)
-        # How this database waits for work (qgen/dialects): in its dequeue (wait_ms), or on LISTEN.
-        self._waits_in_dequeue = self._database.wait_for_work == "dequeue"
-        # Where a claim leaves the row in place no index holds tokens: jobs are named by id.
-        self._by_id = claims_in_place(self.queue, self.dialect)
-        # Rows per statement under lock escalation: enqueue_many's split, the maintenance batch.
-        self._limits = limits(self.spec, self.queue_name, self.dialect)
+
+    @property
+    def driver(self) -> ClientDriver:
+        """The database's client driver (known once the session has a connection or a dialect)."""
+        assert self._driver is not None
+        return self._driver
 
     # -- transactions ------------------------------------------------------------------------
 
     @property
     def in_transaction(self) -> bool:
-        return self._tx_depth > 0
+        return self.depth > 0
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[Any]:
-        """Run the calls inside the block in one transaction: commit at the end, roll back on an
-        exception. Nested blocks join the outer one. Other threads wait until the block ends."""
-        with self._lock:
-            if self._tx_depth:
-                self._tx_depth += 1
+    def transaction(self) -> Iterator[None]:
+        """The calls inside the block in one transaction (see QueueClient.transaction)."""
+        with self.lock:
+            if self.depth:
+                self.depth += 1
                 try:
-                    yield self
+                    yield
                 finally:
-                    self._tx_depth -= 1
+                    self.depth -= 1
                 return
             try:
-                conn = self._connected()
+                conn = self.connected()
                 self._finish(commit=True)  # nothing of an earlier call may leak into this transaction
-                with self._driver.transaction(conn):
-                    self._tx_depth = 1
+                with self.driver.transaction(conn):
+                    self.depth = 1
                     try:
-                        yield self
+                        yield
                     finally:
-                        self._tx_depth = 0
+                        self.depth = 0
             except ConnectionLost:
                 raise
             except Exception as exc:
-                if self.connection is None or not self._is_lost(exc):
+                if self.connection is None or self.driver.error_kind(exc, self.connection) != "connection":
                     raise
                 # Lost at BEGIN, at a call inside, or at COMMIT: then nobody knows whether it committed.
                 self._drop_connection(exc, "a transaction")
-                raise self._lost_error(f"queue {self.queue_name}: the connection was lost during a transaction: it "
+                raise self._lost_error(f"{self.name}: the connection was lost during a transaction: it "
                                        "was rolled back, or (lost at its commit) committed or not: unknown") from exc
+
+    @contextlib.contextmanager
+    def autocommitted(self, refusal: str) -> Iterator[None]:
+        """The connection in autocommit mode for the block (a call that commits by itself), refused
+        inside a transaction() with QueueUsageError(refusal)."""
+        with self.lock:
+            if self.depth:
+                raise QueueUsageError(refusal)
+            conn = self.connected()
+            autocommit = conn.autocommit
+            conn.commit()
+            conn.autocommit = True
+            try:
+                yield
+            finally:
+                if conn is self.connection:
+                    conn.autocommit = autocommit
 
     # -- the connection ----------------------------------------------------------------------
 
@@ -127,80 +137,62 @@ class ClientSession(QueueValues):
             self._driver = dialects.client_for_connection(connection)(self.batch_via)
         self._driver.prepare(connection)
 
-    def _connected(self) -> Any:
+    def connected(self) -> Any:
         """The connection; after a loss a new one, made within reconnect_timeout or ConnectionLost."""
         if self.connection is not None:
             return self.connection
-        if self._factory is None:
-            raise CannotReconnect(f"queue {self.queue_name}: no connection, and no way to make a new connection (the "
+        if self.factory is None:
+            raise CannotReconnect(f"{self.name}: no connection, and no way to make a new connection (the "
                                   "client was given a ready connection; give it a URL or a connection factory to "
                                   "reconnect)")
         started, attempt = time.monotonic(), 0
         while True:
             attempt += 1
             try:
-                connection = self._factory()
+                connection = self.factory()
             except Exception as exc:
                 self._wait_to_connect(exc, attempt, time.monotonic() - started)
                 continue
             self._prepare(connection)
             if self._lost:
-                log.info("queue %s: connected again (%d attempt(s), %.1fs)", self.queue_name, attempt,
-                         time.monotonic() - started)
+                log.info("%s: connected again (%d attempt(s), %.1fs)", self.name, attempt, time.monotonic() - started)
             self._lost = False
             self.connection = connection
             return connection
 
     def _wait_to_connect(self, exc: Exception, attempt: int, waited: float) -> None:
         """After a failed attempt to connect: sleep before the next, or raise ConnectionLost when the time is up."""
-        describe = self._driver.describe if self._driver is not None else ClientDriver().describe
+        describe = (self._driver or ClientDriver()).describe
         if waited >= self.reconnect_timeout:
-            log.error("queue %s: no connection after %d attempts in %.1fs; giving up: %s",
-                      self.queue_name, attempt, waited, describe(exc))
-            raise ConnectionLost(f"queue {self.queue_name}: could not connect within "
+            log.error("%s: no connection after %d attempts in %.1fs; giving up: %s",
+                      self.name, attempt, waited, describe(exc))
+            raise ConnectionLost(f"{self.name}: could not connect within "
                                  f"{self.reconnect_timeout:g}s: {message(exc)}") from exc
         delay = min(self._backoff.delay(attempt), self.reconnect_timeout - waited)
-        log.warning("queue %s: connecting failed (attempt %d: %s); next attempt in %.2fs",
-                    self.queue_name, attempt, describe(exc), delay)
+        log.warning("%s: connecting failed (attempt %d: %s); next attempt in %.2fs",
+                    self.name, attempt, describe(exc), delay)
         time.sleep(max(0.0, delay))
 
     def close(self) -> None:
-        """Close the connection (a later call opens a new one when the client has a factory or URL)."""
-        with self._lock:
+        with self.lock:
             old, self.connection = self.connection, None
             if old is not None:
                 old.close()
-        if self._listener is not None:
-            self._listener.close()
-
-    def _wakeups(self) -> Optional[Listener]:
-        """The LISTEN side of `wakeup: notify`, when this queue, database and client have one."""
-        if self._listener is None and self._factory is not None and not self._waits_in_dequeue:
-            channel = wakeup_channel(self.spec, self.queue_name)
-            if channel is not None:
-                self._listener = Listener(self._factory, channel, self.queue_name)
-        return self._listener
 
     def _drop_connection(self, exc: BaseException, during: str) -> None:
         """Forget a connection that is lost (closing what is left of it); the next call makes another."""
-        log.warning("queue %s: connection lost during %s: %s", self.queue_name, during, self._driver.describe(exc))
+        log.warning("%s: connection lost during %s: %s", self.name, during, self.driver.describe(exc))
         old, self.connection = self.connection, None
         self._lost = True
-        if self._factory is not None:
+        if self.factory is not None:
             self.reconnects += 1
         if old is not None:
             with contextlib.suppress(Exception):
                 old.close()
 
-    def _is_lost(self, exc: BaseException) -> bool:
-        return self._driver.error_kind(exc, self.connection) == "connection"
-
-    def _batch(self, sql: str) -> None:
-        self._driver.execute_batch(self._connected(), sql)
-
     def _finish(self, commit: bool) -> None:
         """End the implicit transaction a call left open (a no-op on an autocommit connection)."""
-        if self._tx_depth or self.connection is None:
+        if self.depth or self.connection is None:
             return
         if commit:
             self.connection.commit()
@@ -210,120 +202,88 @@ class ClientSession(QueueValues):
 
     # -- calling procedures ------------------------------------------------------------------
 
-    def _run(self, kind: str, params: Sequence[tuple[str, Any]], shape: str) -> Any:
-        """Call one procedure with named parameters. shape: 'rows' (the last result set, as dicts),
-        'scalar' (the function's value / the procedure's RETURN value), 'call' (PostgreSQL CALL)."""
-        sql, values = self._statement(kind, params, shape)
+    def run(self, call: Call, values: list[Any]) -> Any:
+        """Send one call with its parameters' values; its result as the driver reads it (ClientDriver.fetch)."""
         attempt, losses, replaced = 0, 0, False
         lost_since: Optional[float] = None  # when this call first lost its connection
         while True:
-            with self._lock:
+            with self.lock:
                 try:
-                    self._connected()
-                    result = self._execute(sql, values, shape)
+                    self.connected()
+                    result = self._execute(call, values)
                     self._finish(commit=True)
                     if lost_since is not None:
-                        log.info("queue %s: %s succeeded on a new connection after %.1fs", self.queue_name, kind,
+                        log.info("%s: %s succeeded on a new connection after %.1fs", self.name, call.kind,
                                  time.monotonic() - lost_since)
                     return result
                 except ConnectionLost:
                     raise
                 except Exception as exc:
-                    entry = self._driver.classify(exc, self.connection)
+                    entry = self.driver.classify(exc, self.connection)
                     if entry is not None and entry.kind == "connection":
-                        self._drop_connection(exc, kind)
+                        self._drop_connection(exc, call.kind)
                         lost_since = lost_since if lost_since is not None else time.monotonic()
-                        self._retry_after_loss(kind, exc, lost_since)
+                        self._retry_after_loss(call, exc, lost_since)
                         losses += 1
                         wait = self._backoff.delay(losses)
                     else:
                         self._finish(commit=False)
-                        if self._replaced_again(entry, exc, kind, replaced):
+                        if self._replaced_again(entry, exc, call.kind, replaced):
                             replaced = True
                             continue
-                        if entry is None or entry.kind != "deadlock" or self._tx_depth \
+                        if entry is None or entry.kind != "deadlock" or self.depth \
                                 or attempt >= self.max_deadlock_retries:
                             raise queue_error(entry, exc, retried=lost_since is not None,  # noqa: B904 (it sets __cause__)
-                                              routine=f"{self.spec.schema}.{self.object_name(kind)}")
+                                              routine=call.routine)
                         attempt += 1
                         wait = self._deadlock_wait(attempt)
             time.sleep(wait)  # outside the lock: a heartbeat may run meanwhile
 
-    def _replaced_again(self, entry: Any, exc: BaseException, kind: str, replaced: bool) -> bool:
+    def _execute(self, call: Call, values: list[Any]) -> Any:
+        cursor = self.connection.cursor()
+        try:
+            cursor.execute(call.sql, values) if values else cursor.execute(call.sql)
+            return self.driver.fetch(cursor, call.result)
+        finally:
+            cursor.close()
+
+    def _replaced_again(self, entry: Optional[ErrorCode], exc: BaseException, kind: str, replaced: bool) -> bool:
         """Whether to run a call again at once because a revision replaced the routine under the
         session (an error of kind 'replaced'): the session forgets what it prepared, and the call runs
         once more. Safe for every call: it failed before it did anything, in a transaction of its own
-        that was rolled back. Not inside client.transaction() (the caller's transaction is aborted:
-        the caller retries the block), and only once per call."""
-        if entry is None or entry.kind != "replaced" or self._tx_depth or replaced or self.connection is None:
+        that was rolled back. Not inside a transaction() (the caller's transaction is aborted: the
+        caller retries the block), and only once per call."""
+        if entry is None or entry.kind != "replaced" or self.depth or replaced or self.connection is None:
             return False
-        log.info("queue %s: %s: the routine was replaced under this session (a revision); its prepared statements "
-                 "are dropped and the call runs again: %s", self.queue_name, kind, self._driver.describe(exc))
+        log.info("%s: %s: the routine was replaced under this session (a revision); its prepared statements "
+                 "are dropped and the call runs again: %s", self.name, kind, self.driver.describe(exc))
         self.replanned += 1
-        self._driver.forget_plans(self.connection)
+        self.driver.forget_plans(self.connection)
         return True
-
-    def _lease_ids(self, parameter: str, token: Any) -> list[tuple[str, Any]]:
-        """The ids of the jobs this client holds under a lease, as the parameter that names them to
-        complete, extend_lease or dequeue (found by primary key); none when this client does not
-        know the lease (then the procedure searches for the token)."""
-        if not self._by_id:
-            return []
-        ids = self._leases.ids(token)
-        if not ids:
-            log.warning("queue %s: lease %s is not one this client took (or it expired over %.0fs ago): the "
-                        "database searches the whole table for its jobs; pass the jobs (or id=) instead",
-                        self.queue_name, token, LeaseBook.KEEP_EXPIRED)
-            return []
-        return [(parameter, self._database.id_list(ids))]
 
     def _deadlock_wait(self, attempt: int) -> float:
         self.deadlock_retries += 1
         delay = min(self.deadlock_backoff_max, self.deadlock_backoff * 2 ** (attempt - 1))
         return random.uniform(delay / 2, delay)
 
-    def _retry_after_loss(self, kind: str, exc: BaseException, lost_since: float) -> None:
+    def _retry_after_loss(self, call: Call, exc: BaseException, lost_since: float) -> None:
         """Return when a call that lost its connection may run again on a new one; else raise ConnectionLost."""
-        dedupe = self.queue.dedupe
-        if self._tx_depth:
+        if self.depth:
             why = "it ran inside client.transaction(), which was rolled back"
-        elif kind in ENQUEUES and not (dedupe and dedupe.on_duplicate == "return_existing"):
-            why = ("it may have committed, and without a dedupe key that returns the existing job a retry could "
-                   "enqueue the job twice")
-        elif kind not in RETRIED_AFTER_LOSS and kind not in ENQUEUES:
-            why = "it is not retried after a connection loss"
-        elif self._factory is None:
+        elif call.not_repeated is not None:
+            why = call.not_repeated
+        elif self.factory is None:
             why = "the client has no way to make a new connection (give it a URL or a connection factory)"
         elif time.monotonic() - lost_since >= self.reconnect_timeout:
             why = f"it kept losing its connection for {self.reconnect_timeout:g}s"
         else:
             return
-        raise self._lost_error(f"queue {self.queue_name}: the connection was lost during {kind}: {why}") from exc
+        raise self._lost_error(f"{self.name}: the connection was lost during {call.kind}: {why}") from exc
 
     def _lost_error(self, message: str) -> ConnectionLost:
-        """ConnectionLost; CannotReconnect when this client has no way to make a new connection."""
-        if self._factory is None:
+        """ConnectionLost; CannotReconnect when this session has no way to make a new connection."""
+        if self.factory is None:
             if "no way to make a new connection" not in message:
                 message += "; the client has no way to make a new connection (give it a URL or a connection factory)"
             return CannotReconnect(message)
         return ConnectionLost(message)
-
-    def _statement(self, kind: str, params: Sequence[tuple[str, Any]], shape: str) -> tuple[str, list[Any]]:
-        values = [value for _, value in params]
-        key = (kind, shape, tuple(p for p, _ in params))
-        sql = self._statements.get(key)
-        if sql is None:  # the same call shape is the same text: built once (a claim is called a lot)
-            known = self.parameters(kind)
-            unknown = [p for p, _ in params if p not in known]
-            if unknown:  # a bug in the client, not in the caller's values
-                raise AssertionError(f"{kind} has no parameter(s) {', '.join(unknown)}; it has {', '.join(known)}")
-            sql = self._statements[key] = self._driver.statement(self.qualified(kind), params, shape)
-        return sql, values
-
-    def _execute(self, sql: str, values: list[Any], shape: str) -> Any:
-        cursor = self.connection.cursor()
-        try:
-            cursor.execute(sql, values) if values else cursor.execute(sql)
-            return self._driver.fetch(cursor, shape)
-        finally:
-            cursor.close()

@@ -1,22 +1,24 @@
-"""What QueueClient knows of its queue from the spec alone: the names of its objects, the parameters
-of each procedure, and the checks and conversions of the values it passes and reads back. The
-database's part of a conversion (json, datetimes, quoting) is its client driver's
-(qgen/dialects/client_base.py); this module only looks up the column's kind."""
+"""QueueClient's queue shape: what it knows of its queue from the spec and the database, never from a
+connection: the names of its objects, the parameters of each procedure and the calls made of them,
+and the checks and conversions of the values it passes and reads back. The database's part of a
+conversion (json, datetimes, quoting) is its client driver's (qgen/dialects/client_base.py); this
+module only looks up the column's kind."""
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid
 from decimal import ROUND_DOWN, Context, Decimal, localcontext
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
+from qgen import dialects
+from qgen.catalog import claims_in_place
+from qgen.client_session import Call
+from qgen.dialects.client_base import Batch, ClientDriver, Record
 from qgen.errors import InvalidArgument, QueueUsageError
+from qgen.locks import limits
 from qgen.results import Job
-from qgen.spec import ColumnType, Spec, object_name
-
-if TYPE_CHECKING:
-    from qgen.dialects.base import Dialect
-    from qgen.dialects.client_base import ClientDriver
+from qgen.spec import ColumnType, Queue, Spec, object_name
 
 # lease_owner and enqueued_by are varchar(128) / nvarchar(128), last_error 4000 (templates/*/table.sql.j2).
 LABEL_MAX = 128
@@ -33,6 +35,14 @@ _JOB_FIELDS = ("id", "attempts", "lease_token", "lease_expires_at", "priority", 
 _JOB_SYSTEM = frozenset(_JOB_FIELDS)
 # Values already of the type value_out makes are handed on (ids and tokens, as psycopg gives them).
 _READY_TYPES: dict[str, type] = {"int": int, "bigint": int, "uuid": uuid.UUID}
+
+# Calls sent again on a new connection after the old one was lost. A lost call may have committed:
+# these are safe to run again (a lost claim's jobs stay leased until reap releases them; complete
+# and fail are fenced by the lease token). enqueue is sent again only with a dedupe key that returns
+# the existing job; the in-database worker and calls inside client.transaction() never are.
+RETRIED_AFTER_LOSS = frozenset({"dequeue", "complete", "fail", "extend_lease", "reap", "metrics", "peek", "purge",
+                                "watermark_correct"})
+ENQUEUES = frozenset({"enqueue", "enqueue_batch", "enqueue_json"})
 
 
 def check_text(where: str, name: str, value: Any, limit: Optional[int], length: Callable[[str], int] = len) -> None:
@@ -84,25 +94,29 @@ def check_integer(where: str, name: str, value: Any, kind: str) -> None:
             raise InvalidArgument(f"{where}: {name} is {value}; accepted: {kind}, {low} to {high}")
 
 
-class QueueValues:
-    """The queue's shape (from the spec) and its values in and out. Set up by _setup_queue; the
-    client driver (self._driver) and the dialect (self._database) by the session."""
+def queue_of(spec: Spec, queue_name: str) -> Queue:
+    """The spec's queue of this name; ValueError when it has none."""
+    if queue_name not in spec.queues:
+        raise ValueError(f"{queue_name!r} is not a queue of this spec; known: {', '.join(spec.queues)}")
+    return spec.queues[queue_name]
 
-    spec: Spec
-    queue_name: str
-    dialect: str
-    _driver: "ClientDriver"
-    _database: "Dialect"
-    _by_id: bool
-    _waits_in_dequeue: bool
-    _tx_depth: int
-    owner: Optional[str]
 
-    def _setup_queue(self, spec: Spec, queue_name: str) -> None:
-        if queue_name not in spec.queues:
-            raise ValueError(f"{queue_name!r} is not a queue of this spec; known: {', '.join(spec.queues)}")
-        self.spec, self.queue_name = spec, queue_name
-        self.queue = queue = spec.queues[queue_name]
+def token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[Any, Optional[int]]:
+    """The lease token and job id a call names: a Job's own (id= overrides its id), or a token."""
+    if isinstance(job, Job):
+        if job.lease_token is None:
+            raise QueueUsageError("this job was not claimed under a lease")
+        return job.lease_token, job.id if id is None else id
+    return (job if isinstance(job, uuid.UUID) else uuid.UUID(str(job))), id
+
+
+class QueueShape:
+    """One queue of a spec as its client calls it on one database (its client driver's): names,
+    parameters and calls, values in and out. It holds no connection."""
+
+    def __init__(self, spec: Spec, queue_name: str, driver: ClientDriver):
+        self.spec, self.queue_name, self.driver = spec, queue_name, driver
+        self.queue = queue = queue_of(spec, queue_name)
         self.lease_mode = queue.claim == "lease"
         self.job_type_column = queue.job_type.column if queue.job_type else None
         self.payload_columns = list(queue.payload)
@@ -112,6 +126,7 @@ class QueueValues:
         self._required = {n for n, c in queue.payload.items() if not c.nullable}
         self._outbox_kinds: dict[str, ColumnType] = {}
         self._job_makers: dict[tuple[str, ...], Callable[[Sequence[Any]], Job]] = {}  # by a claim's result columns
+        self._calls: dict[tuple, Call] = {}  # by kind, result and parameter names
         self.outbox_columns: list[str] = []
         if queue.outbox is not None and queue.outbox.columns is not None:
             self.outbox_columns = list(queue.outbox.columns)
@@ -120,15 +135,24 @@ class QueueValues:
             target = spec.queues[queue.outbox.queue]
             self.outbox_columns = list(target.payload)
             self._outbox_kinds = {n: c.type for n, c in target.payload.items()}
+        database = dialects.get(driver.name)
+        self._id_list = database.id_list
+        self._step_outputs = database.step_outputs  # maintain's way to read a step (never passed by the client)
+        # How this database waits for work (qgen/dialects): in its dequeue (wait_ms), or on LISTEN.
+        self.waits_in_dequeue = database.wait_for_work == "dequeue"
+        # Where a claim leaves the row in place no index holds tokens: jobs are named by id.
+        self.by_id = claims_in_place(queue, driver.name)
+        # Rows per statement under lock escalation: enqueue_many's split, the maintenance batch.
+        self.limits = limits(spec, queue_name, driver.name)
 
-    # -- names -------------------------------------------------------------------------------
+    # -- names, parameters, calls ------------------------------------------------------------
 
     def object_name(self, kind: str) -> str:
         return object_name(self.spec, self.queue_name, kind)
 
     def qualified(self, kind: str) -> str:
         """The quoted, schema-qualified name of one of this queue's objects."""
-        return f"{self._driver.quote(self.spec.schema)}.{self._driver.quote(self.object_name(kind))}"
+        return f"{self.driver.quote(self.spec.schema)}.{self.driver.quote(self.object_name(kind))}"
 
     def parameters(self, kind: str) -> list[str]:
         """Every parameter the client may pass to one of the queue's procedures, in the procedure's
@@ -136,8 +160,8 @@ class QueueValues:
         queue = self.queue
         job_type = [self.job_type_column] if self.job_type_column else []
         lease = ["lease_seconds"] if self.lease_mode else []
-        by_id = self._by_id
-        outputs = self._database.step_outputs  # maintain's way to read a step (never passed by the client)
+        by_id = self.by_id
+        outputs = self._step_outputs
         audit = ["enqueued_by"] if queue.audit else []
         return {
             "enqueue": job_type + self.payload_columns + (["priority"] if queue.ordering == "priority" else [])
@@ -146,7 +170,7 @@ class QueueValues:
             "enqueue_json": ["jobs"] + audit,
             "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease
             + ((["complete_lease_token"] + (["complete_ids"] if by_id else [])) if self.lease_mode else ["at_most_once"])
-            + (["wait_ms"] if self._waits_in_dequeue else []),
+            + (["wait_ms"] if self.waits_in_dequeue else []),
             "complete": ["lease_token", "id"] + (["ids"] if by_id else []) + self.outbox_columns
             + (["no_result"] if self.outbox_columns else []),
             "fail": ["lease_token", "id", "error", "retry"],
@@ -170,6 +194,35 @@ class QueueValues:
         return (["ordinal"] + ([self.job_type_column] if self.job_type_column else []) + self.payload_columns
                 + (["priority"] if queue.ordering == "priority" else []) + (["run_at"] if queue.scheduling else []))
 
+    def call(self, kind: str, params: Sequence[tuple[str, Any]], result: str) -> Call:
+        """The call of the queue's `kind` procedure with these named parameters (their values go
+        with it to the session). result: 'rows', 'tuples', 'scalar' or 'call' (Call.result)."""
+        key = (kind, result, tuple(p for p, _ in params))
+        call = self._calls.get(key)
+        if call is None:  # the same call shape is the same text: built once (a claim is called a lot)
+            names = self.parameters(kind)
+            unknown = [p for p, _ in params if p not in names]
+            if unknown:  # a bug in the client, not in the caller's values
+                raise AssertionError(f"{kind} has no parameter(s) {', '.join(unknown)}; it has {', '.join(names)}")
+            call = self._calls[key] = Call(kind, f"{self.spec.schema}.{self.object_name(kind)}",
+                                           self.driver.statement(self.qualified(kind), params, result), result,
+                                           self._not_repeated(kind))
+        return call
+
+    def _not_repeated(self, kind: str) -> Optional[str]:
+        """Why a call of this kind is not sent again after a connection loss (None: it may be)."""
+        dedupe = self.queue.dedupe
+        if kind in ENQUEUES and not (dedupe and dedupe.on_duplicate == "return_existing"):
+            return ("it may have committed, and without a dedupe key that returns the existing job a retry could "
+                    "enqueue the job twice")
+        if kind not in RETRIED_AFTER_LOSS and kind not in ENQUEUES:
+            return "it is not retried after a connection loss"
+        return None
+
+    def id_list(self, ids: Sequence[int]) -> Any:
+        """Job ids as the parameter that names them (ids, complete_ids)."""
+        return self._id_list(list(ids))
+
     # -- values in and out -------------------------------------------------------------------
 
     def column_kind(self, column: str) -> Optional[str]:
@@ -177,23 +230,39 @@ class QueueValues:
         kind = self._kinds.get(column)
         return kind.kind if kind is not None else None
 
-    def _in(self, column: str, value: Any, kinds: Mapping[str, ColumnType] | None = None) -> Any:
-        kind = (self._kinds if kinds is None else kinds).get(column)
-        return self._driver.value_in(kind.kind if kind is not None else None, value)
+    def value_in(self, column: str, value: Any) -> Any:
+        """A payload or job-type value as a parameter."""
+        return self.driver.value_in(self.column_kind(column), value)
 
-    def _in_plain(self, value: Any) -> Any:
-        return self._driver.plain_in(value)
+    def plain_in(self, value: Any) -> Any:
+        """A value of no column (run_at) as a parameter."""
+        return self.driver.plain_in(value)
 
-    def _out(self, column: str, value: Any) -> Any:
+    def outbox_values(self, outbox: Mapping[str, Any]) -> list[tuple[str, Any]]:
+        """complete's outbox values, checked, then as parameters."""
+        kinds = {column: self._outbox_kinds.get(column) for column in outbox}
+        for column, value in outbox.items():
+            self.check_value("complete", column, value, kinds[column])
+        return [(column, self.driver.value_in(kind.kind if kind is not None else None, outbox[column]))
+                for column, kind in kinds.items()]
+
+    def batch(self, records: list[Record]) -> Batch:
+        """enqueue_many's checked records, as the driver encodes them (ClientDriver.batch_call)."""
+        return Batch(records, {column: self.column_kind(column) for column in self._kinds},
+                     (self.object_name("batch_type"), self.spec.schema), self.queue.ordering == "priority",
+                     self.queue.scheduling)
+
+    def value_out(self, column: str, value: Any) -> Any:
         kind = self._kinds[column].kind if column in self._kinds else SYSTEM_KINDS.get(column)
-        return self._driver.value_out(kind, value)
+        return self.driver.value_out(kind, value)
 
-    def _row(self, row: Mapping[str, Any]) -> dict[str, Any]:
-        return {column: self._out(column, value) for column, value in row.items()}
+    def row(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """A result row, each value as the client hands it on."""
+        return {column: self.value_out(column, value) for column, value in row.items()}
 
-    def _jobs(self, columns: tuple[str, ...], rows: Sequence[Sequence[Any]]) -> list[Job]:
+    def jobs(self, columns: tuple[str, ...], rows: Sequence[Sequence[Any]]) -> list[Job]:
         """Jobs straight from a claim's result rows ('tuples'), without a dict per row: each column
-        converted as _out does, those whose values the driver's value_out hands
+        converted as value_out does, those whose values the driver's value_out hands
         back unchanged left alone (a claim of 100 rows spent more building dicts per row than in the
         database call)."""
         make = self._job_makers.get(columns)
@@ -202,7 +271,7 @@ class QueueValues:
         return [make(row) for row in rows]
 
     def _job_maker(self, columns: tuple[str, ...]) -> Callable[[Sequence[Any]], Job]:
-        out, driver = self._out, self._driver
+        out, driver = self.value_out, self.driver
 
         def getter(name: Optional[str]) -> Callable[[Sequence[Any]], Any]:
             if name is None or name not in columns:
@@ -229,7 +298,7 @@ class QueueValues:
 
     # -- checks ------------------------------------------------------------------------------
 
-    def _job_values(self, payload: Mapping[str, Any], job_type: Any, *, where: str) -> list[tuple[str, Any]]:
+    def job_values(self, payload: Mapping[str, Any], job_type: Any, *, where: str) -> list[tuple[str, Any]]:
         """The job-type column and payload columns, checked against the spec, in procedure order."""
         payload = dict(payload)
         if self.job_type_column:
@@ -253,20 +322,20 @@ class QueueValues:
             values.append((self.job_type_column, job_type))
         values += [(column, payload.get(column)) for column in self.payload_columns]
         for column, value in values:
-            self._check_value(where, column, value, self._kinds.get(column))
+            self.check_value(where, column, value, self._kinds.get(column))
         return values
 
-    def _check_value(self, where: str, column: str, value: Any, kind: Optional[ColumnType]) -> None:
+    def check_value(self, where: str, column: str, value: Any, kind: Optional[ColumnType]) -> None:
         """Refuse a value its column would cut, round or not hold alike on both databases (docs/api.md,
         "Values past a column's limit"): the procedures refuse the same values, with 50010 / QG010."""
         check_text(where, column, value, kind.length if kind is not None and kind.kind == "string" else None,
-                   self._driver.text_length)
+                   self.driver.text_length)
         if kind is not None and kind.kind == "decimal":
             check_decimal(where, column, value, kind)
         if kind is not None and kind.kind in INTEGER_RANGES:
             check_integer(where, column, value, kind.kind)
 
-    def _check_options(self, where: str, priority: Any, run_at: Optional[dt.datetime], enqueued_by: Any) -> None:
+    def check_options(self, where: str, priority: Any, run_at: Optional[dt.datetime], enqueued_by: Any) -> None:
         if priority is not None and self.queue.ordering != "priority":
             raise QueueUsageError(f"{where}: queue {self.queue_name} has ordering: fifo; priority needs ordering: priority")
         if run_at is not None and not self.queue.scheduling:
@@ -275,34 +344,26 @@ class QueueValues:
             raise QueueUsageError(f"{where}: queue {self.queue_name} has no audit; enqueued_by needs audit: true")
         check_text(where, "enqueued_by", enqueued_by, LABEL_MAX)
 
-    def _need_lease(self, what: str) -> None:
+    def need_lease(self, what: str) -> None:
         if not self.lease_mode:
             raise QueueUsageError(f"{what}: queue {self.queue_name} has claim: delete, which has no {what} "
                                   "(commit or roll back the transaction of the dequeue instead)")
 
-    def _check_claim(self, job_type: Any, owner: Optional[str], lease_seconds: Optional[int],
-                     complete: Any, at_most_once: bool) -> None:
+    def check_claim(self, job_type: Any, owner: Optional[str], lease_seconds: Optional[int],
+                    complete: Any, at_most_once: bool, in_transaction: bool) -> None:
         """Refuse a claim the queue's options or the client's transaction do not allow."""
         if complete is not None:
-            self._need_lease("complete")
-        if at_most_once and (self.lease_mode or self._tx_depth):
+            self.need_lease("complete")
+        if at_most_once and (self.lease_mode or in_transaction):
             raise QueueUsageError(f"dequeue: at_most_once commits a delete-mode claim at once; queue {self.queue_name} "
                                   + ("has claim: lease" if self.lease_mode else "is inside client.transaction()"))
-        if not self.lease_mode and not self._tx_depth and not at_most_once:
+        if not self.lease_mode and not in_transaction and not at_most_once:
             raise QueueUsageError(f"dequeue: queue {self.queue_name} has claim: delete: call dequeue inside "
                                   "`with client.transaction():` and commit when the work is done "
                                   "(or pass at_most_once=True to take the jobs with a claim that commits at once)")
         if lease_seconds is not None:
-            self._need_lease("lease_seconds")
+            self.need_lease("lease_seconds")
         if job_type is not None and not self.job_type_column:
             raise QueueUsageError(f"dequeue: queue {self.queue_name} has no job types")
         check_text("dequeue", "owner", owner, LABEL_MAX)
         check_text("dequeue", "job_type", job_type, None)
-
-    @staticmethod
-    def _token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[Any, Optional[int]]:
-        if isinstance(job, Job):
-            if job.lease_token is None:
-                raise QueueUsageError("this job was not claimed under a lease")
-            return job.lease_token, job.id if id is None else id
-        return (job if isinstance(job, uuid.UUID) else uuid.UUID(str(job))), id

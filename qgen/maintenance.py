@@ -16,13 +16,11 @@ from __future__ import annotations
 import logging
 import time
 import weakref
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from qgen.errors import PermissionDenied
+from qgen.queue_client import QueueClient
 from qgen.results import MaintainResult, WorkerStats
-
-if TYPE_CHECKING:  # for annotations only: qgen.client imports the worker loop, which imports this module
-    from qgen.client import QueueClient
 
 MAINTAIN_EVERY = 5.0  # seconds between maintain calls of one worker (run_worker's default)
 

@@ -68,17 +68,15 @@ import os
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from qgen.connection import Backoff
 from qgen.errors import (
     CannotReconnect, ConnectionLost, InvalidArgument, LeaseLost, OutcomeUnknown, PermissionDenied, QueueUsageError,
 )
 from qgen.maintenance import MAINTAIN_EVERY, Maintenance
+from qgen.queue_client import QueueClient
 from qgen.results import Job, WorkerStats
-
-if TYPE_CHECKING:  # for annotations only: qgen.client imports this module (it re-exports run_worker)
-    from qgen.client import QueueClient
 
 __all__ = ["run_worker", "WorkerStats", "POLL_INTERVAL", "OVERRUN_ERROR", "NO_RESULT", "HandlerResultError"]
 

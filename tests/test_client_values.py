@@ -103,3 +103,21 @@ def test_a_handler_error_holding_a_nul_is_recorded_and_the_worker_goes_on(queue)
         assert conn.execute("SELECT last_error FROM qgen_values.q WHERE id = %s", (job_id,)).fetchone() == (
             "ValueError: bad byte \\x00 in the input",)
     client.close()
+
+
+def test_statement_is_the_call_the_client_would_send_and_sends_nothing(queue):
+    """QueueClient.statement (what qgen bench EXPLAINs): run as it is, it is the procedure's call."""
+    url, spec = queue
+    client = QueueClient(url, spec, "q")
+    job = client.enqueue(code="stmt").id
+    before = count(url)
+    sql, values = client.statement("peek", limit=10000)
+    assert count(url) == before
+    with psycopg.connect(url) as conn:
+        ids = [row[0] for row in conn.execute(sql, values).fetchall()]
+    assert job in ids
+    with pytest.raises(TypeError, match="peek has no parameter.*nope"):
+        client.statement("peek", nope=1)
+    assert client.connections() == [client.connection]
+    client.close()
+    assert client.connections() == []

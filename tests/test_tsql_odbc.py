@@ -65,7 +65,7 @@ def test_a_queue_works_through_freetds(server):
     try:
         assert odbc_driver(conn.getinfo(pyodbc.SQL_DRIVER_NAME)) is FREETDS
         client = QueueClient(conn, installed.spec, "rainfall_events")
-        assert client._batch_as_json()
+        assert client._session.driver.batch_as_json(client._session.connected)
         results = client.enqueue_many([{"rainfall_id": 1}, {"rainfall_id": 2}])
         assert [r.ordinal for r in results] == [1, 2] and all(r.enqueued for r in results)
         jobs = client.dequeue(batch_size=5)
@@ -88,7 +88,7 @@ def test_a_decimal_column_gets_a_decimal_whatever_number_is_given(server):
     installed = server.install(feat)
     with contextlib.closing(server.connect(autocommit=True)) as conn:
         client = QueueClient(conn, installed.spec, "jobs")
-        values = [client._in("amount", v) for v in (Decimal("1234.5"), 0, 2.5)]
+        values = [client._shape.value_in("amount", v) for v in (Decimal("1234.5"), 0, 2.5)]
     assert [type(v) for v in values] == [Decimal] * 3 and values[1:] == [Decimal(0), Decimal("2.5")]
 
 

@@ -135,7 +135,7 @@ def _claim_pages(db: BenchDatabase, client: QueueClient, naive: bool) -> int:
         statement, values = db.sql.claim_naive(client.spec.schema), {"batch": 1}
     else:
         # the very statement the client sends for a claim of one job
-        statement, values = client._statement("dequeue", [("owner", "bench-probe"), ("batch_size", 1)], "rows")
+        statement, values = client.statement("dequeue", owner="bench-probe", batch_size=1)
     return db.buffers_touched(statement, values)
 
 

@@ -263,8 +263,7 @@ def _paced_producer(target: Target, name: str, signals: Signals, *, rate: float,
 def _waiting_worker(target: Target, name: str, signals: Signals, *, batch: int, poll_interval: float, stop: Any,
                     idle_begin: Any, idle_end: Any) -> Callable[[], dict]:
     """run_worker until `stop`, writing when each job started; its CPU over the idle period."""
-    client = _client(target, name)
-    client._connected()  # before go
+    client = _client(target, name)  # connected before go: a client given a URL connects at once
     fd = _ledger(target, name, "started")
 
     def handle(job: Any) -> None:
@@ -300,8 +299,7 @@ def _watch_idle(client: Any, begin: Any, end: Any, into: dict[str, Any]) -> None
 def _backend_pids(client: Any) -> list[int]:
     """The server processes of a worker's connections: its calls' and its LISTEN connection's
     (pg_backend_pid() of each, as libpq reports it)."""
-    connections = [client.connection, getattr(client._listener, "connection", None)]
-    return [c.info.backend_pid for c in connections if c is not None]
+    return [c.info.backend_pid for c in client.connections()]
 
 
 def _own_cpu() -> float:
@@ -328,9 +326,7 @@ def _alternating_producer(target: Target, name: str, signals: Signals, *, queues
     len(queues) turns of the monotonic clock (which every producer shares: they switch together)."""
     from qgen.client import QueueClient
 
-    clients = [QueueClient(target.url, target.spec, q, owner=name) for q in queues]
-    for client in clients:
-        client._connected()
+    clients = [QueueClient(target.url, target.spec, q, owner=name) for q in queues]  # each connects at once
 
     def work() -> dict:
         counts = [0] * len(queues)

@@ -10,6 +10,8 @@ What a driver decides:
 - the connection: making one from a URL (`connector`), preparing one (`prepare`), the caller's
   transaction (`transaction`);
 - enqueue_many's batch encoding (`batch_call`), the in-database worker's call (`run_worker`);
+A driver never sees the client: it gets a connection (or a callable that returns the client's), the
+values to convert, and what encoding them takes (`Batch`).
 - errors: one ErrorTable (qgen/dialects/error_codes.py), the codes of a driver error (`codes`), and
   from them what it means (`error_kind`, `connection_lost`).
 Capabilities are boolean class attributes (like River's SupportsListener()): a client asks them,
@@ -25,17 +27,27 @@ import contextlib
 import datetime as dt
 import json
 import uuid
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Optional, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Optional, Sequence
 
 from qgen.dialects.error_codes import CONNECTION, ErrorCode, ErrorTable, message
-
-if TYPE_CHECKING:  # annotations only: the client imports this module, never the other way round
-    from qgen.client import QueueClient
 
 UTC = dt.timezone.utc
 Params = Sequence[tuple[str, Any]]
 Record = tuple[int, list[tuple[str, Any]], Any, Any]  # enqueue_many's (ordinal, values, priority, run_at)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """enqueue_many's jobs as a driver encodes them (batch_call): the records, checked against the
+    spec but not yet converted, and what the encoding needs to know of the queue."""
+
+    records: list[Record]
+    kinds: Mapping[str, Optional[str]]  # the kind (qgen.spec.ColumnType.kind) of each column in a record's values
+    table_type: tuple[str, str]  # SQL Server's table type of the batch: its name and its schema
+    priority: bool  # a job has a priority column (ordering: priority)
+    run_at: bool  # a job has a run_at column (scheduling)
 
 
 def utc(value: Any) -> Any:
@@ -69,7 +81,7 @@ class ClientDriver:
     reads_every_result_set: ClassVar[bool] = False  # a call's results come in several sets: read to the last
     json_comes_parsed: ClassVar[bool] = True     # the driver hands json columns back parsed (json_out is a no-op)
 
-    # Value kinds value_out hands back unchanged: a claim's fast path (QueueValues._jobs) leaves them alone.
+    # Value kinds value_out hands back unchanged: a claim's fast path (QueueShape.jobs) leaves them alone.
     PLAIN_KINDS: ClassVar[frozenset[str]] = frozenset({"string", "text", "decimal", "xml"})
 
     def __init__(self, batch_via: str = "auto"):
@@ -192,8 +204,9 @@ class ClientDriver:
 
     # -- calls that differ -------------------------------------------------------------------
 
-    def batch_call(self, client: "QueueClient", records: list[Record]) -> tuple[str, list[tuple[str, Any]]]:
-        """enqueue_many's jobs as one call: the procedure's kind and its jobs parameter."""
+    def batch_call(self, connection: Callable[[], Any], batch: Batch) -> tuple[str, list[tuple[str, Any]]]:
+        """enqueue_many's jobs as one call: the procedure's kind and its jobs parameter
+        (connection() returns the client's connection)."""
         raise NotImplementedError
 
     def batch_as_json(self, connection: Callable[[], Any]) -> bool:

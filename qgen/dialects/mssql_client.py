@@ -9,17 +9,14 @@ import contextlib
 import datetime as dt
 import json
 import re
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
-from qgen.dialects.client_base import ClientDriver, Params, Record, json_default, register_client, utc
+from qgen.dialects.client_base import Batch, ClientDriver, Params, json_default, register_client, utc
 from qgen.dialects.error_codes import (
     CONNECTION, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MAINTAIN_FAILED, MISSING,
     NOT_VERIFIED, PAST_LIMIT, REFUSED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
 )
 from qgen.dialects.mssql import microsoft_odbc_path, odbc_driver
-
-if TYPE_CHECKING:
-    from qgen.client import QueueClient
 
 
 def _lost(about: str) -> ErrorCode:
@@ -186,19 +183,22 @@ class SqlServerClient(ClientDriver):
             self._tvp = odbc_driver(str(connection().getinfo(pyodbc.SQL_DRIVER_NAME))).sends_table_valued_parameters
         return self._tvp
 
-    def batch_call(self, client: "QueueClient", records: list[Record]) -> tuple[str, list[tuple[str, Any]]]:
-        if self.batch_as_json(client._connected):
+    def batch_call(self, connection: Callable[[], Any], batch: Batch) -> tuple[str, list[tuple[str, Any]]]:
+        def value(column: str, value: Any) -> Any:
+            return self.value_in(batch.kinds.get(column), value)
+
+        if self.batch_as_json(connection):
             # enqueue_json: the same jobs as one JSON document; a json column as its JSON text.
-            array = self.json_jobs(records, client._in)
+            array = self.json_jobs(batch.records, value)
             return "enqueue_json", [("jobs", json.dumps(array, default=json_default))]
         # A table-valued parameter: the type's name and schema first (pyodbc >= 4.0.32), then one
         # tuple per job in the type's column order: ordinal, job type, payload, priority, run_at.
-        rows: list[Any] = [client.object_name("batch_type"), client.spec.schema]
-        for ordinal, values, priority, run_at in records:
-            row = [ordinal] + [client._in(c, v) for c, v in values]
-            if client.queue.ordering == "priority":
+        rows: list[Any] = list(batch.table_type)
+        for ordinal, values, priority, run_at in batch.records:
+            row = [ordinal] + [value(c, v) for c, v in values]
+            if batch.priority:
                 row.append(int(priority or 0))
-            if client.queue.scheduling:
+            if batch.run_at:
                 row.append(self.plain_in(run_at))
             rows.append(tuple(row))
         return "enqueue_batch", [("jobs", rows)]

@@ -6,16 +6,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
-from qgen.dialects.client_base import ClientDriver, Params, Record, json_default, register_client
+from qgen.dialects.client_base import Batch, ClientDriver, Params, json_default, register_client
 from qgen.dialects.error_codes import (
     CONNECTION, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MISSING, NOT_VERIFIED,
     PAST_LIMIT, REFUSED, REPLACED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
 )
-
-if TYPE_CHECKING:
-    from qgen.client import QueueClient
 
 # psycopg's own dumps knows no Decimal, datetime or UUID inside a json value: the same serialiser
 # as SQL Server's driver (json_default), so a payload is taken alike on both databases.
@@ -100,17 +97,16 @@ class PostgresClient(ClientDriver):
         with connection.transaction():
             yield
 
-    def batch_call(self, client: "QueueClient", records: list[Record]) -> tuple[str, list[tuple[str, Any]]]:
+    def batch_call(self, connection: Callable[[], Any], batch: Batch) -> tuple[str, list[tuple[str, Any]]]:
         """enqueue_batch takes the jobs as one jsonb array (read by jsonb_populate_recordset)."""
         from psycopg.types.json import Jsonb
 
         def jsonable(column: str, value: Any) -> Any:
-            kind = client.column_kind(column)
-            if value is None or kind == "json" or isinstance(value, (bool, int, str, float)):
+            if value is None or batch.kinds.get(column) == "json" or isinstance(value, (bool, int, str, float)):
                 return value
             return json_default(value)
 
-        return "enqueue_batch", [("jobs", Jsonb(self.json_jobs(records, jsonable), dumps=_DUMPS))]
+        return "enqueue_batch", [("jobs", Jsonb(self.json_jobs(batch.records, jsonable), dumps=_DUMPS))]
 
     def forget_plans(self, connection: Any) -> None:
         """Drop the session's prepared statements, on the server and in psycopg's cache: psycopg

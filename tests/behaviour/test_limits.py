@@ -353,7 +353,7 @@ def check_refused(env, callers: Callers, entry: Entry, column: str, case: Case, 
         if not isinstance(exc, InvalidArgument):
             return f"the client raised {type(exc).__name__}, not InvalidArgument: {text[:200]}"
         return None if column in text else f"the refusal does not name {column}: {text[:200]}"
-    driver = callers.client._driver
+    driver = callers.client._session.driver
     state, native = driver.codes(exc)
     codes = {state, *native}
     located = case.located or env.dialect == "postgres" and columns(env)[column][0].kind == "datetime"

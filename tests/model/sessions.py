@@ -178,11 +178,11 @@ class ImplicitTransaction:
             self.client.connection.autocommit = False
         else:
             self._batch("SET IMPLICIT_TRANSACTIONS ON")
-        self.client._tx_depth = 1
+        self.client._session.depth = 1
         return self
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> bool:
-        self.client._tx_depth = 0
+        self.client._session.depth = 0
         conn = self.client.connection
         if self.postgres:
             conn.commit() if kind is None else conn.rollback()

@@ -514,7 +514,7 @@ def send_datetimes_as_text(client: Any) -> None:
     it to the 100 ns. The client's datetime parameters go as text instead (ISO 8601, microseconds),
     which the procedures' datetime2 parameters convert exactly; the client's own conversion (to UTC,
     naive) runs first, unchanged. Counted once per client."""
-    driver = client._driver
+    driver = client._session.driver
     plain = driver.datetime_in
     driver.datetime_in = lambda value: plain(value).isoformat(sep=" ", timespec="microseconds")
     REWRITTEN["B14"] += 1
