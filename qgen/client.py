@@ -70,7 +70,7 @@ from typing import Any, Literal, Mapping, Optional, Sequence, Union
 
 from qgen import dialects
 from qgen.client_maintenance import MaintenanceCalls
-from qgen.client_values import ERROR_MAX, LABEL_MAX, check_text
+from qgen.client_values import LABEL_MAX, check_text
 from qgen.errors import (
     CannotReconnect, ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
     QueueUsageError,
@@ -78,7 +78,7 @@ from qgen.errors import (
 from qgen.results import (
     BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
 )
-from qgen.spec import MAX_WAIT_MS, Spec
+from qgen.spec import ERROR_MAX, MAX_WAIT_MS, Spec
 from qgen.wakeup import STOP_CHECK
 from qgen.worker import WorkerStats, run_worker
 

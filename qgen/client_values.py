@@ -12,15 +12,12 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Un
 
 from qgen.errors import InvalidArgument, QueueUsageError
 from qgen.results import Job
-from qgen.spec import ColumnType, Spec, object_name
+from qgen.spec import LABEL_MAX, ColumnType, Spec, object_name
 
 if TYPE_CHECKING:
     from qgen.dialects.base import Dialect
     from qgen.dialects.client_base import ClientDriver
 
-# lease_owner and enqueued_by are varchar(128) / nvarchar(128), last_error 4000 (templates/*/table.sql.j2).
-LABEL_MAX = 128
-ERROR_MAX = 4000
 
 # Columns qgen adds, by the kind their values come back as.
 SYSTEM_KINDS = {

@@ -39,6 +39,17 @@ turns them into findings at the token's line:column.
 * ``plan pinning``: TOP (@variable) in a statement that reads WITH (READPAST) needs OPTION
   (RECOMPILE) or OPTION (OPTIMIZE FOR (@variable = ... | UNKNOWN)): otherwise the first call's
   value is sniffed, and a large one can cache a scan plan that locks every row it passes.
+* ``value limit``: a procedure parameter of a sized type (nvarchar(n), varchar(n), nchar(n),
+  char(n), varbinary(n), binary(n), decimal(p,s), numeric(p,s)) whose value reaches a column (an
+  INSERT, the SET list of an UPDATE, a MERGE, an argument of an EXEC) with no limit check of it
+  before: an IF testing DATALENGTH(@p) (ROUND(@p or ABS(@p for a decimal) that THROWs. SQL Server
+  converts the caller's value to the parameter's type before the first statement runs, cutting a
+  longer string and rounding extra scale silently (issue 24 item 2: a 37-character card code cut to
+  32 became another code's dedupe key; an @owner past 128 characters cut to another worker's).
+  qgen's parameters are one wider than their column and checked (templates/mssql/macros.sql.j2
+  param_type, check_values); a text the procedure cuts on purpose (fail's @error) is nvarchar(max)
+  and cut in the body, where a reader sees it. A parameter only compared (dequeue's @job_type) is
+  not judged: a longer value matches nothing in a parameter one wider.
 
 Statements are found by splitting at ';', BEGIN, END (not a CASE's) and ELSE outside parentheses:
 precise for qgen's output, which ends every statement with ';'.
@@ -559,6 +570,92 @@ def _needs_alter(toks: list[Tok], i: int) -> str | None:
     return statement
 
 
+_SIZED = {"NVARCHAR", "VARCHAR", "NCHAR", "CHAR", "VARBINARY", "BINARY", "DECIMAL", "NUMERIC"}
+_END_OF_SET_LIST = {"FROM", "WHERE", "OUTPUT", "OPTION"}
+
+
+def _sized_parameters(toks: list[Tok]) -> list[tuple[int, str]]:
+    """The procedure's parameters of a sized type (not max): (index of the @name, its type as written)."""
+    found = []
+    for i, tok in enumerate(toks):
+        if is_word(tok, "AS") and not is_word(at(toks, i - 1), "EXECUTE", "EXEC"):
+            break
+        kind, paren, size = at(toks, i + 1), at(toks, i + 2), at(toks, i + 3)
+        if (tok.kind == "var" and not tok.value.startswith("@@") and kind is not None and kind.kind == "word"
+                and kind.value in _SIZED and paren is not None and paren.value == "(" and size is not None
+                and size.kind == "num"):
+            close = _close(toks, i + 2)
+            found.append((i, kind.value.lower() + "(" + "".join(t.value for t in toks[i + 3:close]) + ")"))
+    return found
+
+
+def _reaching_uses(stmt: Statement, name: str) -> Iterator[int]:
+    """Where the statement hands @name's value to a column: an INSERT's, a MERGE's, the SET list of
+    an UPDATE, or an EXEC's argument (the callee's parameter, which may be its column's)."""
+    toks = stmt.toks
+    uses = [j for j in range(stmt.start, stmt.end) if toks[j].kind == "var" and toks[j].value == name]
+    if not uses:
+        return
+    first = toks[stmt.start]
+    if is_word(first, "EXEC", "EXECUTE"):
+        yield from (j for j in uses if not (at(toks, j + 1) is not None and toks[j + 1].value == "="))
+    elif stmt.kind in ("INSERT", "MERGE"):
+        yield from uses
+    elif stmt.kind == "UPDATE":
+        depths = _depths(toks, stmt.start, stmt.end)
+        set_at = next((j for j in range(stmt.keyword or stmt.start, stmt.end)
+                       if is_word(toks[j], "SET") and depths[j - stmt.start] == 0), None)
+        if set_at is None:
+            return
+        end = next((j for j in range(set_at, stmt.end)
+                    if is_word(toks[j], *_END_OF_SET_LIST) and depths[j - stmt.start] == 0), stmt.end)
+        yield from (j for j in uses if set_at < j < end)
+
+
+def _limit_checks(toks: list[Tok], stmts: list[Statement], name: str, decimal: bool) -> list[int]:
+    """Where an IF tests @name's limit (DATALENGTH(@name); a decimal: ROUND(@name or ABS(@name) and
+    THROWs (in the same statement or in the BEGIN ... END it opens)."""
+    functions = ("ROUND", "ABS") if decimal else ("DATALENGTH",)
+    found = []
+    for stmt in stmts:
+        if not is_word(toks[stmt.start], "IF"):
+            continue
+        tested = any(is_word(toks[j], *functions) and at(toks, j + 1) is not None and toks[j + 1].value == "("
+                     and at(toks, j + 2) is not None and toks[j + 2].value == name
+                     for j in range(stmt.start, stmt.end))
+        if not tested:
+            continue
+        throws = any(is_word(toks[j], "THROW") for j in range(stmt.start, stmt.end))
+        if not throws and is_word(at(toks, stmt.end), "BEGIN"):
+            j = stmt.end + 1
+            while j < len(toks) and not is_word(toks[j], "END") and not is_word(toks[j], "THROW"):
+                j += 1
+            throws = is_word(at(toks, j), "THROW")
+        if throws:
+            found.append(stmt.start)
+    return found
+
+
+def _value_limit(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
+    if _procedure_name(toks) is None:
+        return
+    stmts = statements(toks)
+    for i, shown in _sized_parameters(toks):
+        name = toks[i].value
+        reaching = [j for stmt in stmts for j in _reaching_uses(stmt, name)]
+        if not reaching:
+            continue
+        decimal = shown.startswith(("decimal", "numeric"))
+        checks = _limit_checks(toks, stmts, name, decimal)
+        if not any(c < reaching[0] for c in checks):
+            what = "rounds extra scale" if decimal else "cuts a longer value"
+            test = f"ROUND({toks[i].text}, s, 1)" if decimal else f"DATALENGTH({toks[i].text})"
+            yield toks[i], (f"value limit: {toks[i].text} {shown} reaches a column with no check of its limit before: "
+                            f"SQL Server {what} to the parameter's type silently, before the procedure runs; "
+                            "declare it one wider than its column and refuse what the column cannot hold "
+                            f"(IF {test} ... THROW 50010: macros param_type and check_values)")
+
+
 def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     """Every rule over one GO batch's tokens."""
     yield from _procedure_isolation(toks)
@@ -568,6 +665,7 @@ def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     yield from _blind_watermark(toks)
     yield from _applock_principal(toks)
     yield from _broken_chain(toks)
+    yield from _value_limit(toks)
     for stmt in statements(toks):
         yield from _locking_readpast(stmt)
         yield from _second_reference(stmt)
