@@ -471,6 +471,20 @@ OLD_CLAIM = ("UPDATE [job] SET state = 1\nOUTPUT inserted.id INTO @c (id)\nFROM 
              "(SELECT TOP (10) id FROM dbo.q WITH (ROWLOCK, READPAST, UPDLOCK) WHERE state = 0 ORDER BY id) AS [n]\n"
              "ON [n].id = [job].id;")
 
+JSON_PROC = ("CREATE PROCEDURE dbo.q_enqueue_json @jobs nvarchar(max)\n"
+             "AS\n"
+             "BEGIN\n"
+             "    DECLARE @b TABLE (ordinal int, code nvarchar(33));\n"
+             "    INSERT INTO @b (ordinal, code)\n"
+             "    SELECT CAST([a].[key] AS int) + 1, [j].[code]\n"
+             "    FROM OPENJSON(@jobs) AS [a]\n"
+             "    CROSS APPLY OPENJSON([a].[value]) WITH ([code] nvarchar(WIDTH) 'strict $.code') AS [j];\n"
+             "    IF EXISTS (SELECT 1 FROM @b AS [j] WHERE DATALENGTH([j].[code]) > 64)\n"
+             "        THROW 50010, N'x', 1;\n"
+             "    INSERT INTO dbo.q (code) SELECT code FROM @b;\n"
+             "END")
+
+
 RULES_PASS = {
     "declared variables": [
         "CREATE PROCEDURE dbo.p @n int AS\nBEGIN\n    DECLARE @a int = @n;\n    DECLARE @t TABLE (id int);\n    INSERT INTO @t (id) VALUES (@a);\n"
@@ -564,6 +578,8 @@ RULES_PASS = {
         "    UPDATE dbo.q SET seen = 1 WHERE job_type = @job_type;\n    SELECT id FROM dbo.q WHERE job_type = @job_type;\nEND",
         "CREATE PROCEDURE dbo.q_fail @error nvarchar(max) = NULL\nAS\nBEGIN\n"
         "    DECLARE @e nvarchar(4000) = LEFT(@error, 4000);\n    UPDATE dbo.q SET last_error = @e WHERE id = 1;\nEND",
+        # OPENJSON's column one wider than the queue's, checked before the insert
+        JSON_PROC.replace("WIDTH", "33"),
     ],
     "plan pinning": [
         "SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id OPTION (OPTIMIZE FOR (@n = 1));",
@@ -672,6 +688,13 @@ RULES_REPORT = {
         # a check that does not refuse
         ("CREATE PROCEDURE dbo.q_enqueue @by nvarchar(129) = NULL\nAS\nBEGIN\n    IF DATALENGTH(@by) > 256\n"
          "        PRINT N'long';\n    INSERT INTO dbo.q (enqueued_by) VALUES (@by);\nEND", "@by", "value limit"),
+        # a check the parameter's type can never fail: the value was cut to 32 before it ran
+        ("CREATE PROCEDURE dbo.q_enqueue @code nvarchar(32)\nAS\nBEGIN\n    IF DATALENGTH(@code) > 64\n"
+         "        THROW 50010, N'x', 1;\n    INSERT INTO dbo.q (code) VALUES (@code);\nEND", "@code", "never fail"),
+        ("CREATE PROCEDURE dbo.q_complete @amount decimal(36, 4)\nAS\nBEGIN\n    IF @amount <> ROUND(@amount, 4, 1)\n"
+         "        THROW 50010, N'x', 1;\n    INSERT INTO dbo.o (amount) VALUES (@amount);\nEND", "@amount", "rounds extra scale"),
+        # 002's enqueue_json before issue 24: OPENJSON cut the card code to 32 (the check came later)
+        (JSON_PROC.replace("WIDTH", "32"), "[code] nvarchar", "OPENJSON"),
     ],
     "plan pinning": [
         ("SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id;", "TOP", "OPTIMIZE FOR (@n = 1)"),

@@ -42,7 +42,10 @@ turns them into findings at the token's line:column.
 * ``value limit``: a procedure parameter of a sized type (nvarchar(n), varchar(n), nchar(n),
   char(n), varbinary(n), binary(n), decimal(p,s), numeric(p,s)) whose value reaches a column (an
   INSERT, the SET list of an UPDATE, a MERGE, an argument of an EXEC) with no limit check of it
-  before: an IF testing DATALENGTH(@p) (ROUND(@p or ABS(@p for a decimal) that THROWs. SQL Server
+  before: an IF testing DATALENGTH(@p) > K (a decimal: ROUND(@p, K, ...)) that THROWs, K below what
+  the type holds (a check the type can never fail, the parameter as narrow as its column, does not
+  count); and a sized column of an OPENJSON ... WITH list with no such test of it followed by a
+  THROW (enqueue_json's batch check). SQL Server
   converts the caller's value to the parameter's type before the first statement runs, cutting a
   longer string and rounding extra scale silently (issue 24 item 2: a 37-character card code cut to
   32 became another code's dedupe key; an @owner past 128 characters cut to another worker's).
@@ -612,18 +615,67 @@ def _reaching_uses(stmt: Statement, name: str) -> Iterator[int]:
         yield from (j for j in uses if set_at < j < end)
 
 
-def _limit_checks(toks: list[Tok], stmts: list[Statement], name: str, decimal: bool) -> list[int]:
-    """Where an IF tests @name's limit (DATALENGTH(@name); a decimal: ROUND(@name or ABS(@name) and
-    THROWs (in the same statement or in the BEGIN ... END it opens)."""
-    functions = ("ROUND", "ABS") if decimal else ("DATALENGTH",)
+def _capacity(shown: str) -> int:
+    """What a sized type holds, as its check measures it: bytes (DATALENGTH) for a string or binary
+    type, places after the point (ROUND's length) for a decimal."""
+    kind, args = shown.split("(", 1)
+    numbers = [int(a) for a in args.rstrip(")").split(",")]
+    if kind in ("decimal", "numeric"):
+        return numbers[1] if len(numbers) > 1 else 0
+    return numbers[0] * (2 if kind in ("nvarchar", "nchar") else 1)
+
+
+def _reference_end(toks: list[Tok], j: int, name: str) -> int | None:
+    """If toks[j:] is `name` (a @parameter) or `alias.name` (a column), the index after it."""
+    tok = at(toks, j)
+    if tok is None:
+        return None
+    if name.startswith("@"):
+        return j + 1 if tok.kind == "var" and tok.value == name else None
+    if (tok.kind in ("word", "ident") and at(toks, j + 1) is not None and toks[j + 1].value == "."
+            and (col := at(toks, j + 2)) is not None and col.kind in ("word", "ident") and col.value == name):
+        return j + 3
+    return None
+
+
+def _limit_tests(toks: list[Tok], name: str, shown: str) -> list[int]:
+    """Where the batch tests the limit of `name` (a parameter or an OPENJSON column) in a way its type
+    lets fire: DATALENGTH(name) > K with K below what the type holds (equal to it, the test can never
+    hold: the value was cut to fit before it ran), or for a decimal ROUND(name, K, ...) with K below
+    the type's scale."""
+    decimal = shown.startswith(("decimal", "numeric"))
+    capacity = _capacity(shown)
+    found = []
+    for j, tok in enumerate(toks):
+        if not (is_word(tok, "ROUND" if decimal else "DATALENGTH") and at(toks, j + 1) is not None
+                and toks[j + 1].value == "("):
+            continue
+        after = _reference_end(toks, j + 2, name)
+        if after is None:
+            continue
+        if decimal:
+            comma, bound = at(toks, after), at(toks, after + 1)
+            limit_ok = comma is not None and comma.value == "," and bound is not None and bound.kind == "num"
+        else:
+            close, op, bound = at(toks, after), at(toks, after + 1), at(toks, after + 2)
+            limit_ok = (close is not None and close.value == ")" and op is not None and op.value == ">"
+                        and bound is not None and bound.kind == "num")
+        if limit_ok and int(float(bound.value)) < capacity:
+            found.append(j)
+    return found
+
+
+def _throws_after(toks: list[Tok], j: int) -> bool:
+    return any(is_word(t, "THROW") for t in toks[j:])
+
+
+def _limit_checks(toks: list[Tok], stmts: list[Statement], name: str, shown: str) -> list[int]:
+    """Where an IF tests @name's limit as _limit_tests says and THROWs (in the same statement or in
+    the BEGIN ... END it opens)."""
+    tests = set(_limit_tests(toks, name, shown))
     found = []
     for stmt in stmts:
-        if not is_word(toks[stmt.start], "IF"):
-            continue
-        tested = any(is_word(toks[j], *functions) and at(toks, j + 1) is not None and toks[j + 1].value == "("
-                     and at(toks, j + 2) is not None and toks[j + 2].value == name
-                     for j in range(stmt.start, stmt.end))
-        if not tested:
+        if not is_word(toks[stmt.start], "IF") or not any(stmt.start <= j < stmt.end for j in tests):
             continue
         throws = any(is_word(toks[j], "THROW") for j in range(stmt.start, stmt.end))
         if not throws and is_word(at(toks, stmt.end), "BEGIN"):
@@ -633,6 +685,33 @@ def _limit_checks(toks: list[Tok], stmts: list[Statement], name: str, decimal: b
             throws = is_word(at(toks, j), "THROW")
         if throws:
             found.append(stmt.start)
+    return found
+
+
+def _openjson_columns(toks: list[Tok]) -> list[tuple[int, str]]:
+    """The sized columns of every OPENJSON(...) WITH (...) list: (index of the column's name, its type)."""
+    found = []
+    for i, tok in enumerate(toks):
+        if not (tok.kind in ("word", "ident") and tok.value == "OPENJSON" and at(toks, i + 1) is not None
+                and toks[i + 1].value == "("):
+            continue
+        j = _close(toks, i + 1) + 1
+        if not (is_word(at(toks, j), "WITH") and at(toks, j + 1) is not None and toks[j + 1].value == "("):
+            continue
+        end = _close(toks, j + 1)
+        k = j + 2
+        while k < end:
+            name, kind, paren, size = at(toks, k), at(toks, k + 1), at(toks, k + 2), at(toks, k + 3)
+            if (name is not None and name.kind in ("word", "ident") and kind is not None and kind.kind == "word"
+                    and kind.value in _SIZED and paren is not None and paren.value == "(" and size is not None
+                    and size.kind == "num"):
+                close = _close(toks, k + 2)
+                found.append((k, kind.value.lower() + "(" + "".join(t.value for t in toks[k + 3:close]) + ")"))
+            depth = 0  # on to the next column, after the ',' at this list's own depth
+            while k < end and not (depth == 0 and toks[k].value == ","):
+                depth += {"(": 1, ")": -1}.get(toks[k].value if toks[k].kind == "punct" else "", 0)
+                k += 1
+            k += 1
     return found
 
 
@@ -646,15 +725,23 @@ def _value_limit(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
         if not reaching:
             continue
         decimal = shown.startswith(("decimal", "numeric"))
-        checks = _limit_checks(toks, stmts, name, decimal)
+        checks = _limit_checks(toks, stmts, name, shown)
         if not any(c < reaching[0] for c in checks):
             what = "rounds extra scale" if decimal else "cuts a longer value"
             test = f"ROUND({toks[i].text}, s, 1)" if decimal else f"DATALENGTH({toks[i].text})"
-            yield toks[i], (f"value limit: {toks[i].text} {shown} reaches a column with no check of its limit before: "
-                            f"SQL Server {what} to the parameter's type silently, before the procedure runs; "
-                            "declare it one wider than its column and refuse what the column cannot hold "
-                            f"(IF {test} ... THROW 50010: macros param_type and check_values)")
-
+            yield toks[i], (f"value limit: {toks[i].text} {shown} reaches a column with no check of its limit before "
+                            f"(or one its type can never fail): SQL Server {what} to the parameter's type silently, "
+                            "before the procedure runs; declare it one wider than its column and refuse what the "
+                            f"column cannot hold (IF {test} ... THROW 50010: macros param_type and check_values)")
+    for k, shown in _openjson_columns(toks):
+        column = toks[k].value
+        if not any(_throws_after(toks, j) for j in _limit_tests(toks, column, shown)):
+            decimal = shown.startswith(("decimal", "numeric"))
+            what = "rounds extra scale" if decimal else "cuts a longer value"
+            yield toks[k], (f"value limit: OPENJSON's column {toks[k].text or column} {shown} has no check of its "
+                            f"limit that its type lets fail: OPENJSON {what} to the column's type silently; read it "
+                            "one wider than its queue column and refuse what that cannot hold (THROW 50010: macros "
+                            "json_read_type and check_batch_values)")
 
 def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     """Every rule over one GO batch's tokens."""
