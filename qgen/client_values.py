@@ -18,11 +18,7 @@ from qgen.dialects.client_base import Batch, ClientDriver, Record
 from qgen.errors import InvalidArgument, QueueUsageError
 from qgen.locks import limits
 from qgen.results import Job
-from qgen.spec import ColumnType, Queue, Spec, object_name
-
-# lease_owner and enqueued_by are varchar(128) / nvarchar(128), last_error 4000 (templates/*/table.sql.j2).
-LABEL_MAX = 128
-ERROR_MAX = 4000
+from qgen.spec import ERROR_MAX, LABEL_MAX, ColumnType, Queue, Spec, object_name
 
 # Columns qgen adds, by the kind their values come back as.
 SYSTEM_KINDS = {

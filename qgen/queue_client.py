@@ -20,13 +20,13 @@ from decimal import Decimal
 from typing import Any, Generic, Iterator, Literal, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from qgen.client_session import Session
-from qgen.client_values import ERROR_MAX, LABEL_MAX, QueueShape, check_text, queue_of, token_and_id
+from qgen.client_values import QueueShape, check_text, queue_of, token_and_id
 from qgen.connection import LeaseBook
 from qgen.errors import LeaseLost, OutcomeUnknown, QueueUsageError
 from qgen.results import (
     BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
 )
-from qgen.spec import MAX_WAIT_MS, Spec, wakeup_channel
+from qgen.spec import ERROR_MAX, LABEL_MAX, MAX_WAIT_MS, Spec, wakeup_channel
 from qgen.wakeup import STOP_CHECK, Listener
 
 Dialect = Literal["postgres", "mssql"]

@@ -31,7 +31,7 @@ from qgen.catalog import (
     ROUTINE_KINDS, DbObject, claims_in_place, has_dead_letters, keeps_duplicates, spec_objects, splits_deferred,
 )
 from qgen.spec import (
-    MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Spec,
+    ERROR_MAX, LABEL_MAX, MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Spec,
     object_name, role_name, wakeup_channel,
 )
 
@@ -309,6 +309,10 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         "wait": SimpleNamespace(max_ms=MAX_WAIT_MS, step_ms=WAIT_STEP_MS),
         "objects": spec_objects(spec, dialect_name),  # every object, in dependency order (verify names them all)
         "routine_kinds": sorted(ROUTINE_KINDS),  # the kinds of object that are procedures / functions
+        # A label parameter (owner, enqueued_by): its column's type, checked as a payload value is
+        # (m.param_type, m.check_values); an error text is cut to error_max (fail).
+        "label": ColumnType(kind="string", length=LABEL_MAX),
+        "error_max": ERROR_MAX,
     }
     env.globals.update(base)  # imported macro modules see these too
     parts = render_script_parts(env, dialect_name)

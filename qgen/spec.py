@@ -113,6 +113,14 @@ TYPE_NAMES = "int, bigint, string(n), text, uuid, bool, decimal(p,s), datetime, 
 TYPE_PATTERN_JSON = r"^(int|bigint|text|uuid|bool|datetime|json|xml|string\(\d+\)|decimal\(\d+\s*,\s*\d+\))$"
 
 
+# The labels qgen keeps beside a job (lease_owner, claimed_by and enqueued_by: string(128)) and the
+# error text of its last failed attempt (last_error: string(4000)), as templates/*/table.sql.j2
+# create them. A label past LABEL_MAX is refused like a payload value past its column (50010 /
+# QG010); an error text is cut to ERROR_MAX, on purpose (docs/api.md, "Values past a column's limit").
+LABEL_MAX = 128
+ERROR_MAX = 4000
+
+
 class ColumnType(BaseModel):
     """A parsed portable type; the templates map `kind` to each database's own type."""
 

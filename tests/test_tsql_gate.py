@@ -471,6 +471,20 @@ OLD_CLAIM = ("UPDATE [job] SET state = 1\nOUTPUT inserted.id INTO @c (id)\nFROM 
              "(SELECT TOP (10) id FROM dbo.q WITH (ROWLOCK, READPAST, UPDLOCK) WHERE state = 0 ORDER BY id) AS [n]\n"
              "ON [n].id = [job].id;")
 
+JSON_PROC = ("CREATE PROCEDURE dbo.q_enqueue_json @jobs nvarchar(max)\n"
+             "AS\n"
+             "BEGIN\n"
+             "    DECLARE @b TABLE (ordinal int, code nvarchar(33));\n"
+             "    INSERT INTO @b (ordinal, code)\n"
+             "    SELECT CAST([a].[key] AS int) + 1, [j].[code]\n"
+             "    FROM OPENJSON(@jobs) AS [a]\n"
+             "    CROSS APPLY OPENJSON([a].[value]) WITH ([code] nvarchar(WIDTH) 'strict $.code') AS [j];\n"
+             "    IF EXISTS (SELECT 1 FROM @b AS [j] WHERE DATALENGTH([j].[code]) > 64)\n"
+             "        THROW 50010, N'x', 1;\n"
+             "    INSERT INTO dbo.q (code) SELECT code FROM @b;\n"
+             "END")
+
+
 RULES_PASS = {
     "declared variables": [
         "CREATE PROCEDURE dbo.p @n int AS\nBEGIN\n    DECLARE @a int = @n;\n    DECLARE @t TABLE (id int);\n    INSERT INTO @t (id) VALUES (@a);\n"
@@ -546,6 +560,26 @@ RULES_PASS = {
         # A session's own temporary table needs no permission.
         "CREATE PROCEDURE dbo.q_x AS\nBEGIN\n    CREATE TABLE #t (id int);\n    TRUNCATE TABLE #t;\nEND",
         "CREATE PROCEDURE dbo.q_purge\nWITH EXECUTE AS OWNER\nAS\nTRUNCATE TABLE dbo.q;",
+    ],
+    "value limit": [
+        # one wider than the column, checked before the insert (templates' param_type, check_values)
+        "CREATE PROCEDURE dbo.q_enqueue @code nvarchar(33), @n int = 0\nAS\nBEGIN\n"
+        "    IF DATALENGTH(@code) > 64\n        THROW 50010, N'qgen: @code is past its column''s limit.', 1;\n"
+        "    INSERT INTO dbo.q (code, n) VALUES (@code, @n);\nEND",
+        "CREATE PROCEDURE dbo.q_complete @amount decimal(38, 5) = NULL\nAS\nBEGIN\n"
+        "    IF (ABS(@amount) >= 100000000000000000000000000000000 OR @amount <> ROUND(@amount, 4, 1))\n"
+        "        THROW 50010, N'x', 1;\n    INSERT INTO dbo.o (amount) VALUES (@amount);\nEND",
+        # a check that THROWs from the block it opens
+        "CREATE PROCEDURE dbo.q_dequeue @owner nvarchar(129) = NULL\nAS\nBEGIN\n    IF DATALENGTH(@owner) > 256\n"
+        "    BEGIN\n        DECLARE @m nvarchar(100) = N'x';\n        THROW 50010, @m, 1;\n    END;\n"
+        "    UPDATE dbo.q SET lease_owner = @owner WHERE id = 1;\nEND",
+        # only compared (a longer value matches nothing), or max: not judged
+        "CREATE PROCEDURE dbo.q_peek @job_type nvarchar(9) = NULL\nAS\nBEGIN\n"
+        "    UPDATE dbo.q SET seen = 1 WHERE job_type = @job_type;\n    SELECT id FROM dbo.q WHERE job_type = @job_type;\nEND",
+        "CREATE PROCEDURE dbo.q_fail @error nvarchar(max) = NULL\nAS\nBEGIN\n"
+        "    DECLARE @e nvarchar(4000) = LEFT(@error, 4000);\n    UPDATE dbo.q SET last_error = @e WHERE id = 1;\nEND",
+        # OPENJSON's column one wider than the queue's, checked before the insert
+        JSON_PROC.replace("WIDTH", "33"),
     ],
     "plan pinning": [
         "SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id OPTION (OPTIMIZE FOR (@n = 1));",
@@ -634,6 +668,33 @@ RULES_REPORT = {
         # EXECUTE AS CALLER is the default: the chain still breaks.
         ("CREATE PROCEDURE dbo.q_peek\nWITH EXECUTE AS CALLER\nAS\nEXEC (N'SELECT id FROM dbo.q');",
          "EXEC (N'SELECT", "caller's permissions"),
+    ],
+    "value limit": [
+        # 002's enqueue before issue 24: a 37-character card code was cut to 32
+        ("CREATE OR ALTER PROCEDURE [s].[q_enqueue]\n    @card_number nvarchar(32),\n    @n int = 0\nAS\nBEGIN\n"
+         "    INSERT INTO [s].[q] ([card_number], [n]) VALUES (@card_number, @n);\nEND", "@card_number", "cuts a longer value"),
+        # dequeue's @owner and fail's @error before this rule
+        ("CREATE PROCEDURE dbo.q_dequeue @owner nvarchar(128) = NULL\nAS\nBEGIN\n"
+         "    UPDATE dbo.q SET lease_owner = @owner, claimed_by = COALESCE(@owner, ORIGINAL_LOGIN()) WHERE id = 1;\nEND",
+         "@owner", "DATALENGTH(@owner)"),
+        ("CREATE PROCEDURE dbo.q_fail @error nvarchar(4000) = NULL\nAS\nBEGIN\n"
+         "    INSERT INTO dbo.q_dead (id, last_error) SELECT id, @error FROM dbo.q WHERE id = 1;\nEND", "@error", "value limit"),
+        # a decimal rounds its extra scale; a check after the write is too late
+        ("CREATE PROCEDURE dbo.q_complete @amount decimal(36, 4)\nAS\nBEGIN\n    INSERT INTO dbo.o (amount) VALUES (@amount);\n"
+         "    IF @amount <> ROUND(@amount, 4, 1)\n        THROW 50010, N'x', 1;\nEND", "@amount", "rounds extra scale"),
+        # handed on to another procedure, unchecked
+        ("CREATE PROCEDURE dbo.q_worker @owner varchar(128) = NULL\nAS\nBEGIN\n    EXEC dbo.q_dequeue @owner = @owner;\nEND",
+         "@owner", "varchar(128)"),
+        # a check that does not refuse
+        ("CREATE PROCEDURE dbo.q_enqueue @by nvarchar(129) = NULL\nAS\nBEGIN\n    IF DATALENGTH(@by) > 256\n"
+         "        PRINT N'long';\n    INSERT INTO dbo.q (enqueued_by) VALUES (@by);\nEND", "@by", "value limit"),
+        # a check the parameter's type can never fail: the value was cut to 32 before it ran
+        ("CREATE PROCEDURE dbo.q_enqueue @code nvarchar(32)\nAS\nBEGIN\n    IF DATALENGTH(@code) > 64\n"
+         "        THROW 50010, N'x', 1;\n    INSERT INTO dbo.q (code) VALUES (@code);\nEND", "@code", "never fail"),
+        ("CREATE PROCEDURE dbo.q_complete @amount decimal(36, 4)\nAS\nBEGIN\n    IF @amount <> ROUND(@amount, 4, 1)\n"
+         "        THROW 50010, N'x', 1;\n    INSERT INTO dbo.o (amount) VALUES (@amount);\nEND", "@amount", "rounds extra scale"),
+        # 002's enqueue_json before issue 24: OPENJSON cut the card code to 32 (the check came later)
+        (JSON_PROC.replace("WIDTH", "32"), "[code] nvarchar", "OPENJSON"),
     ],
     "plan pinning": [
         ("SELECT TOP (@n) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id;", "TOP", "OPTIMIZE FOR (@n = 1)"),

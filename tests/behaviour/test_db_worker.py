@@ -64,3 +64,26 @@ def test_the_worker_procedure_claims_through_the_watermark_as_dequeue_does(use_s
     assert queue.run_procedure_worker() == 1
     assert [r for _, r in handled(env)] == [1, 2, 3], "the rescan found the job below the watermark"
     assert env.watermark("four_queue") < ids[0]
+
+
+def test_the_worker_procedure_refuses_an_owner_past_its_column(use_spec):
+    """The worker's owner is a label (lease_owner string(128)): one past it is refused with the
+    located code before anything is claimed (SQL Server cut it to the parameter's nvarchar(128);
+    PostgreSQL's varchar(128) variable dropped trailing spaces past 128), one at it works. Called as
+    a T-SQL or psql caller would, bypassing the client's own check."""
+    env = use_spec(EX000)
+    queue = env.client()
+    queue.enqueue(reputation=21)
+    worker = env.name("four_queue", "worker")
+    cursor = env.connect(autocommit=True).cursor()
+    call = (f'CALL {worker}("owner" => %s::text, "max_items" => 1)' if env.dialect == "postgres"
+            else f"EXEC {worker} @owner = ?, @max_items = 1")
+    for past in ("w" * 129, "w" * 128 + " "):
+        with pytest.raises(Exception) as refused:
+            cursor.execute(call, (past,))
+        state, native = queue._driver.codes(refused.value)
+        assert {"QG010", 50010} & {state, *native}, refused.value
+        assert "owner" in str(refused.value) and "four_queue_worker" in str(refused.value)
+    assert queue.metrics()["ready"] == 1 and handled(env) == []
+    cursor.execute(call, ("w" * 128,))
+    assert [r for _, r in handled(env)] == [21]

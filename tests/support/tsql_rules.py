@@ -39,6 +39,20 @@ turns them into findings at the token's line:column.
 * ``plan pinning``: TOP (@variable) in a statement that reads WITH (READPAST) needs OPTION
   (RECOMPILE) or OPTION (OPTIMIZE FOR (@variable = ... | UNKNOWN)): otherwise the first call's
   value is sniffed, and a large one can cache a scan plan that locks every row it passes.
+* ``value limit``: a procedure parameter of a sized type (nvarchar(n), varchar(n), nchar(n),
+  char(n), varbinary(n), binary(n), decimal(p,s), numeric(p,s)) whose value reaches a column (an
+  INSERT, the SET list of an UPDATE, a MERGE, an argument of an EXEC) with no limit check of it
+  before: an IF testing DATALENGTH(@p) > K (a decimal: ROUND(@p, K, ...)) that THROWs, K below what
+  the type holds (a check the type can never fail, the parameter as narrow as its column, does not
+  count); and a sized column of an OPENJSON ... WITH list with no such test of it followed by a
+  THROW (enqueue_json's batch check). SQL Server
+  converts the caller's value to the parameter's type before the first statement runs, cutting a
+  longer string and rounding extra scale silently (issue 24 item 2: a 37-character card code cut to
+  32 became another code's dedupe key; an @owner past 128 characters cut to another worker's).
+  qgen's parameters are one wider than their column and checked (templates/mssql/macros.sql.j2
+  param_type, check_values); a text the procedure cuts on purpose (fail's @error) is nvarchar(max)
+  and cut in the body, where a reader sees it. A parameter only compared (dequeue's @job_type) is
+  not judged: a longer value matches nothing in a parameter one wider.
 
 Statements are found by splitting at ';', BEGIN, END (not a CASE's) and ELSE outside parentheses:
 precise for qgen's output, which ends every statement with ';'.
@@ -559,6 +573,176 @@ def _needs_alter(toks: list[Tok], i: int) -> str | None:
     return statement
 
 
+_SIZED = {"NVARCHAR", "VARCHAR", "NCHAR", "CHAR", "VARBINARY", "BINARY", "DECIMAL", "NUMERIC"}
+_END_OF_SET_LIST = {"FROM", "WHERE", "OUTPUT", "OPTION"}
+
+
+def _sized_parameters(toks: list[Tok]) -> list[tuple[int, str]]:
+    """The procedure's parameters of a sized type (not max): (index of the @name, its type as written)."""
+    found = []
+    for i, tok in enumerate(toks):
+        if is_word(tok, "AS") and not is_word(at(toks, i - 1), "EXECUTE", "EXEC"):
+            break
+        kind, paren, size = at(toks, i + 1), at(toks, i + 2), at(toks, i + 3)
+        if (tok.kind == "var" and not tok.value.startswith("@@") and kind is not None and kind.kind == "word"
+                and kind.value in _SIZED and paren is not None and paren.value == "(" and size is not None
+                and size.kind == "num"):
+            close = _close(toks, i + 2)
+            found.append((i, kind.value.lower() + "(" + "".join(t.value for t in toks[i + 3:close]) + ")"))
+    return found
+
+
+def _reaching_uses(stmt: Statement, name: str) -> Iterator[int]:
+    """Where the statement hands @name's value to a column: an INSERT's, a MERGE's, the SET list of
+    an UPDATE, or an EXEC's argument (the callee's parameter, which may be its column's)."""
+    toks = stmt.toks
+    uses = [j for j in range(stmt.start, stmt.end) if toks[j].kind == "var" and toks[j].value == name]
+    if not uses:
+        return
+    first = toks[stmt.start]
+    if is_word(first, "EXEC", "EXECUTE"):
+        yield from (j for j in uses if not (at(toks, j + 1) is not None and toks[j + 1].value == "="))
+    elif stmt.kind in ("INSERT", "MERGE"):
+        yield from uses
+    elif stmt.kind == "UPDATE":
+        depths = _depths(toks, stmt.start, stmt.end)
+        set_at = next((j for j in range(stmt.keyword or stmt.start, stmt.end)
+                       if is_word(toks[j], "SET") and depths[j - stmt.start] == 0), None)
+        if set_at is None:
+            return
+        end = next((j for j in range(set_at, stmt.end)
+                    if is_word(toks[j], *_END_OF_SET_LIST) and depths[j - stmt.start] == 0), stmt.end)
+        yield from (j for j in uses if set_at < j < end)
+
+
+def _capacity(shown: str) -> int:
+    """What a sized type holds, as its check measures it: bytes (DATALENGTH) for a string or binary
+    type, places after the point (ROUND's length) for a decimal."""
+    kind, args = shown.split("(", 1)
+    numbers = [int(a) for a in args.rstrip(")").split(",")]
+    if kind in ("decimal", "numeric"):
+        return numbers[1] if len(numbers) > 1 else 0
+    return numbers[0] * (2 if kind in ("nvarchar", "nchar") else 1)
+
+
+def _reference_end(toks: list[Tok], j: int, name: str) -> int | None:
+    """If toks[j:] is `name` (a @parameter) or `alias.name` (a column), the index after it."""
+    tok = at(toks, j)
+    if tok is None:
+        return None
+    if name.startswith("@"):
+        return j + 1 if tok.kind == "var" and tok.value == name else None
+    if (tok.kind in ("word", "ident") and at(toks, j + 1) is not None and toks[j + 1].value == "."
+            and (col := at(toks, j + 2)) is not None and col.kind in ("word", "ident") and col.value == name):
+        return j + 3
+    return None
+
+
+def _limit_tests(toks: list[Tok], name: str, shown: str) -> list[int]:
+    """Where the batch tests the limit of `name` (a parameter or an OPENJSON column) in a way its type
+    lets fire: DATALENGTH(name) > K with K below what the type holds (equal to it, the test can never
+    hold: the value was cut to fit before it ran), or for a decimal ROUND(name, K, ...) with K below
+    the type's scale."""
+    decimal = shown.startswith(("decimal", "numeric"))
+    capacity = _capacity(shown)
+    found = []
+    for j, tok in enumerate(toks):
+        if not (is_word(tok, "ROUND" if decimal else "DATALENGTH") and at(toks, j + 1) is not None
+                and toks[j + 1].value == "("):
+            continue
+        after = _reference_end(toks, j + 2, name)
+        if after is None:
+            continue
+        if decimal:
+            comma, bound = at(toks, after), at(toks, after + 1)
+            limit_ok = comma is not None and comma.value == "," and bound is not None and bound.kind == "num"
+        else:
+            close, op, bound = at(toks, after), at(toks, after + 1), at(toks, after + 2)
+            limit_ok = (close is not None and close.value == ")" and op is not None and op.value == ">"
+                        and bound is not None and bound.kind == "num")
+        if limit_ok and int(float(bound.value)) < capacity:
+            found.append(j)
+    return found
+
+
+def _throws_after(toks: list[Tok], j: int) -> bool:
+    return any(is_word(t, "THROW") for t in toks[j:])
+
+
+def _limit_checks(toks: list[Tok], stmts: list[Statement], name: str, shown: str) -> list[int]:
+    """Where an IF tests @name's limit as _limit_tests says and THROWs (in the same statement or in
+    the BEGIN ... END it opens)."""
+    tests = set(_limit_tests(toks, name, shown))
+    found = []
+    for stmt in stmts:
+        if not is_word(toks[stmt.start], "IF") or not any(stmt.start <= j < stmt.end for j in tests):
+            continue
+        throws = any(is_word(toks[j], "THROW") for j in range(stmt.start, stmt.end))
+        if not throws and is_word(at(toks, stmt.end), "BEGIN"):
+            j = stmt.end + 1
+            while j < len(toks) and not is_word(toks[j], "END") and not is_word(toks[j], "THROW"):
+                j += 1
+            throws = is_word(at(toks, j), "THROW")
+        if throws:
+            found.append(stmt.start)
+    return found
+
+
+def _openjson_columns(toks: list[Tok]) -> list[tuple[int, str]]:
+    """The sized columns of every OPENJSON(...) WITH (...) list: (index of the column's name, its type)."""
+    found = []
+    for i, tok in enumerate(toks):
+        if not (tok.kind in ("word", "ident") and tok.value == "OPENJSON" and at(toks, i + 1) is not None
+                and toks[i + 1].value == "("):
+            continue
+        j = _close(toks, i + 1) + 1
+        if not (is_word(at(toks, j), "WITH") and at(toks, j + 1) is not None and toks[j + 1].value == "("):
+            continue
+        end = _close(toks, j + 1)
+        k = j + 2
+        while k < end:
+            name, kind, paren, size = at(toks, k), at(toks, k + 1), at(toks, k + 2), at(toks, k + 3)
+            if (name is not None and name.kind in ("word", "ident") and kind is not None and kind.kind == "word"
+                    and kind.value in _SIZED and paren is not None and paren.value == "(" and size is not None
+                    and size.kind == "num"):
+                close = _close(toks, k + 2)
+                found.append((k, kind.value.lower() + "(" + "".join(t.value for t in toks[k + 3:close]) + ")"))
+            depth = 0  # on to the next column, after the ',' at this list's own depth
+            while k < end and not (depth == 0 and toks[k].value == ","):
+                depth += {"(": 1, ")": -1}.get(toks[k].value if toks[k].kind == "punct" else "", 0)
+                k += 1
+            k += 1
+    return found
+
+
+def _value_limit(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
+    if _procedure_name(toks) is None:
+        return
+    stmts = statements(toks)
+    for i, shown in _sized_parameters(toks):
+        name = toks[i].value
+        reaching = [j for stmt in stmts for j in _reaching_uses(stmt, name)]
+        if not reaching:
+            continue
+        decimal = shown.startswith(("decimal", "numeric"))
+        checks = _limit_checks(toks, stmts, name, shown)
+        if not any(c < reaching[0] for c in checks):
+            what = "rounds extra scale" if decimal else "cuts a longer value"
+            test = f"ROUND({toks[i].text}, s, 1)" if decimal else f"DATALENGTH({toks[i].text})"
+            yield toks[i], (f"value limit: {toks[i].text} {shown} reaches a column with no check of its limit before "
+                            f"(or one its type can never fail): SQL Server {what} to the parameter's type silently, "
+                            "before the procedure runs; declare it one wider than its column and refuse what the "
+                            f"column cannot hold (IF {test} ... THROW 50010: macros param_type and check_values)")
+    for k, shown in _openjson_columns(toks):
+        column = toks[k].value
+        if not any(_throws_after(toks, j) for j in _limit_tests(toks, column, shown)):
+            decimal = shown.startswith(("decimal", "numeric"))
+            what = "rounds extra scale" if decimal else "cuts a longer value"
+            yield toks[k], (f"value limit: OPENJSON's column {toks[k].text or column} {shown} has no check of its "
+                            f"limit that its type lets fail: OPENJSON {what} to the column's type silently; read it "
+                            "one wider than its queue column and refuse what that cannot hold (THROW 50010: macros "
+                            "json_read_type and check_batch_values)")
+
 def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     """Every rule over one GO batch's tokens."""
     yield from _procedure_isolation(toks)
@@ -568,6 +752,7 @@ def rule_findings(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
     yield from _blind_watermark(toks)
     yield from _applock_principal(toks)
     yield from _broken_chain(toks)
+    yield from _value_limit(toks)
     for stmt in statements(toks):
         yield from _locking_readpast(stmt)
         yield from _second_reference(stmt)

@@ -12,7 +12,7 @@ GO
 CREATE OR ALTER PROCEDURE [four].[four_queue_fail]
     @lease_token uniqueidentifier,
     @id bigint,
-    @error nvarchar(4000) = NULL,
+    @error nvarchar(max) = NULL,
     @retry bit = 1
 AS
 BEGIN
@@ -23,6 +23,12 @@ BEGIN
     -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
     IF @retry IS NULL
         THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). The parameter is nvarchar(max) so that the cut is this one, not the call's.
+    DECLARE @q$error nvarchar(4000) = LEFT(@error, 4000);
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
     DECLARE @q$dead TABLE
@@ -44,7 +50,7 @@ BEGIN
         IF @retry = 1 AND @q$attempts < 5
         BEGIN
             UPDATE [four].[four_queue]
-            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @q$error,
                 [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now),
                 -- Into the due index for its backoff, off the claim index and the watermark's way.
                 [deferred] = 1
@@ -64,7 +70,7 @@ BEGIN
         WHERE [id] = @id;
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
-        SELECT [id], [reputation], [enqueued_at], [attempts], @error, @q$now FROM @q$dead;
+        SELECT [id], [reputation], [enqueued_at], [attempts], @q$error, @q$now FROM @q$dead;
         COMMIT TRANSACTION;
         RETURN 1;
     END TRY

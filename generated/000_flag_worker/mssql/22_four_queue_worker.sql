@@ -14,7 +14,7 @@ GO
 CREATE OR ALTER PROCEDURE [four].[four_queue_worker]
     @max_items int = 0,
     @max_seconds int = 0,
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @lease_seconds int = 300
 AS
 BEGIN
@@ -25,6 +25,8 @@ BEGIN
     SET NUMERIC_ROUNDABORT OFF;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in four.four_queue_worker; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     -- Each job commits on its own (the handler's work with its completion), and a failing handler's
     -- work is rolled back: inside the caller's transaction, or with the caller's
     -- IMPLICIT_TRANSACTIONS ON, nothing would commit until the caller does, and that rollback would
@@ -43,6 +45,7 @@ BEGIN
         [lease_expires_at] datetime2(3) NOT NULL
     );
     DECLARE @q$from bigint;
+    -- The default owner fits its column: the name's first 117 characters, ':' and the session id.
     SET @owner = COALESCE(@owner, N'four_queue_worker:' + CAST(@@SPID AS nvarchar(10)));
     WHILE (@max_items = 0 OR @q$processed < @max_items)
       AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)

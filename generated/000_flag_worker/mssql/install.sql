@@ -559,7 +559,7 @@ GO
 -- in the same transaction: one commit per batch instead of two. A token that holds no job raises
 -- 50001 and nothing is claimed.
 CREATE OR ALTER PROCEDURE [four].[four_queue_dequeue]
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @batch_size int = 1,
     @lease_seconds int = 300,
     @complete_lease_token uniqueidentifier = NULL,
@@ -576,6 +576,8 @@ BEGIN
             N' is out of range for four.four_queue_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in four.four_queue_dequeue; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
@@ -768,7 +770,7 @@ GO
 CREATE OR ALTER PROCEDURE [four].[four_queue_fail]
     @lease_token uniqueidentifier,
     @id bigint,
-    @error nvarchar(4000) = NULL,
+    @error nvarchar(max) = NULL,
     @retry bit = 1
 AS
 BEGIN
@@ -779,6 +781,12 @@ BEGIN
     -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
     IF @retry IS NULL
         THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). The parameter is nvarchar(max) so that the cut is this one, not the call's.
+    DECLARE @q$error nvarchar(4000) = LEFT(@error, 4000);
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
     DECLARE @q$dead TABLE
@@ -800,7 +808,7 @@ BEGIN
         IF @retry = 1 AND @q$attempts < 5
         BEGIN
             UPDATE [four].[four_queue]
-            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @q$error,
                 [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now),
                 -- Into the due index for its backoff, off the claim index and the watermark's way.
                 [deferred] = 1
@@ -820,7 +828,7 @@ BEGIN
         WHERE [id] = @id;
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
-        SELECT [id], [reputation], [enqueued_at], [attempts], @error, @q$now FROM @q$dead;
+        SELECT [id], [reputation], [enqueued_at], [attempts], @q$error, @q$now FROM @q$dead;
         COMMIT TRANSACTION;
         RETURN 1;
     END TRY
@@ -984,7 +992,7 @@ GO
 CREATE OR ALTER PROCEDURE [four].[four_queue_worker]
     @max_items int = 0,
     @max_seconds int = 0,
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @lease_seconds int = 300
 AS
 BEGIN
@@ -995,6 +1003,8 @@ BEGIN
     SET NUMERIC_ROUNDABORT OFF;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in four.four_queue_worker; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     -- Each job commits on its own (the handler's work with its completion), and a failing handler's
     -- work is rolled back: inside the caller's transaction, or with the caller's
     -- IMPLICIT_TRANSACTIONS ON, nothing would commit until the caller does, and that rollback would
@@ -1013,6 +1023,7 @@ BEGIN
         [lease_expires_at] datetime2(3) NOT NULL
     );
     DECLARE @q$from bigint;
+    -- The default owner fits its column: the name's first 117 characters, ':' and the session id.
     SET @owner = COALESCE(@owner, N'four_queue_worker:' + CAST(@@SPID AS nvarchar(10)));
     WHILE (@max_items = 0 OR @q$processed < @max_items)
       AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)
@@ -1679,12 +1690,12 @@ FROM
 (
     VALUES
         (N'four_queue_complete', 0xC6D5E4BCB8C453E7ADA1F224451B69CC6C4BE145133B0CB3DD32AC9DD89F94C9),
-        (N'four_queue_dequeue', 0xA9269BB10221670D18FCF9C9C8A14F347AA885361C9DF778A97FF48ACAAA810A),
+        (N'four_queue_dequeue', 0x977AFAE42DD2D02D3ED4186FAA29AA4385F15EDE788D63DE18964C3CFB162A37),
         (N'four_queue_enqueue', 0xB9B503EB8C08CE29535CAC02A089D504C77BA938EA1D7FBBFB887C8BCEC9FC43),
         (N'four_queue_enqueue_batch', 0x1271BAD2278EF511C98D21C6BA1F59841AD059274AF17E34527AF2D6CFE038C5),
         (N'four_queue_enqueue_json', 0x3775AB3DFBB387C6CE364D57625BFC37FE00946E8A3F230D053085546F57C532),
         (N'four_queue_extend_lease', 0x7814C61FEE6176522C47FCD566B8A84448EFBD4E2688DFE4D73A5303A6EBB486),
-        (N'four_queue_fail', 0x4E7026B091C7E1E31BF492DD0B65AACDA8A697B679CC91173FFF930E63E9D541),
+        (N'four_queue_fail', 0x32FF0FD960ED779AA7D2B40C985ED33FA36479BF5FF4D90B014A4F706F1D09B9),
         (N'four_queue_maintain', 0x4098AA75B4E28419FC3FA526E0C9EACE2998EF4223648FF9A323508529F356B5),
         (N'four_queue_metrics', 0x8DF4DD9C05F6570F71F23E56ACECD077C4398E5C5EE27878A15BEB596EE1A37F),
         (N'four_queue_peek', 0xADD33894121D0A58A1D8B4AC44B7A5FDF971FB7317BDDA43D3B609D3F122A866),
@@ -1695,7 +1706,7 @@ FROM
         (N'four_queue_redrive', 0x1757DA770CEBBCF9416AF450099D0981CB0D476494D232BF863CF4C98FF1EEB9),
         (N'four_queue_watermark_correct', 0x0CDB7B8572A3F50BDE821C11312B5C7E57CA07E90FAD1FD2579C455EFCF4BEBF),
         (N'four_queue_watermark_move', 0x9AF47F995274ADF4A8F227017185E758818BBAFF8237561DAD3EEB6E7EF37B76),
-        (N'four_queue_worker', 0xF9CA14C99F03219BBC14C92906077CBE90399C05A1494B8D7CA4AA73BFB33516)
+        (N'four_queue_worker', 0xDD62E3CBA39006BA3406793C3A70C9049BDEF3C7A0C3363FC198238D35147017)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'four.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

@@ -25,6 +25,7 @@ DECLARE
     v$withdrawn bigint[] := '{}';
     v$instead bigint[] := '{}';
 BEGIN
+
     FOR v$ordinal, v$id, v$enqueued, v$key_1 IN
         WITH "input" AS
         (

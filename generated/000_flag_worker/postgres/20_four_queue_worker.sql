@@ -26,12 +26,16 @@ AS $qgen$
 DECLARE
     v$started timestamptz := pg_catalog.clock_timestamp();
     v$path text := pg_catalog.current_setting('search_path');
-    v$owner varchar(128);
+    v$owner text;
     v$job "four"."four_queue_dequeue_row";
     v$state text;
     v$error text;
 BEGIN
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    IF pg_catalog.length("four_queue_worker"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in four.four_queue_worker; accepted: string(128), at most 128 characters';
+    END IF;
     v$owner := coalesce("four_queue_worker"."owner", 'four_queue_worker:' || pg_catalog.pg_backend_pid());
     "four_queue_worker"."processed" := 0;
     WHILE ("four_queue_worker"."max_items" = 0 OR "four_queue_worker"."processed" < "four_queue_worker"."max_items")

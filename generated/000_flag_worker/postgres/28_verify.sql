@@ -40,11 +40,11 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dequeue', '8e0172dc71667dd7b23b8b02b8fd7da8'),
+            ('four_queue_dequeue', '7c11ce7aed496a85fb1b0f9a8328b14d'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),
-            ('four_queue_fail', '2fe5f613a31dc78815e5e2c1bd30a095'),
+            ('four_queue_fail', '0d245a313eaf23e65f2657610b18518d'),
             ('four_queue_maintain', 'ba4490a3d632371a9a1bc9f2be6bc73c'),
             ('four_queue_metrics', '72153fe06f084b3b1bdefac1b3855b1c'),
             ('four_queue_peek', '3235181cdcb5e87155662fa90c046a3e'),
@@ -54,7 +54,7 @@ BEGIN
             ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
             ('four_queue_watermark_correct', '2649fc42075c7adfcfd2eaaeab3db5aa'),
             ('four_queue_watermark_move', 'ea938a13a08b9c07963d9bcb42975f93'),
-            ('four_queue_worker', '20ee81ec2180b28bd3bc2721b8cf4337')
+            ('four_queue_worker', 'cdcc164b813324f2263dca4134f80ace')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'four'

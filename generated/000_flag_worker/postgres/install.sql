@@ -283,6 +283,7 @@ DECLARE
     v$withdrawn bigint[] := '{}';
     v$instead bigint[] := '{}';
 BEGIN
+
     FOR v$ordinal, v$id, v$enqueued, v$key_1 IN
         WITH "input" AS
         (
@@ -566,6 +567,10 @@ BEGIN
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for four.four_queue_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("four_queue_dequeue"."batch_size"::text, 'NULL'));
     END IF;
+    IF pg_catalog.length("four_queue_dequeue"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in four.four_queue_dequeue; accepted: string(128), at most 128 characters';
+    END IF;
     IF "four_queue_dequeue"."lease_seconds" IS NULL OR "four_queue_dequeue"."lease_seconds" < 1 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
             MESSAGE = 'qgen: lease_seconds ' || coalesce("four_queue_dequeue"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
@@ -787,6 +792,13 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). PostgreSQL ignores the parameter's declared length; the insert into varchar(4000)
+    -- would refuse a longer text (22001) and cut trailing spaces past it.
+    v$error text := pg_catalog.left("four_queue_fail"."error", 4000);
     v$gone integer;
 BEGIN
     -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
@@ -796,7 +808,7 @@ BEGIN
     IF "four_queue_fail"."retry" THEN
         UPDATE "four"."four_queue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
-            "last_error" = "four_queue_fail"."error",
+            "last_error" = v$error,
             "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "four_queue_fail"."id" AND "job"."lease_token" = "four_queue_fail"."lease_token"
           AND "job"."attempts" < 5;
@@ -825,7 +837,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", "four_queue_fail"."error", pg_catalog.clock_timestamp()
+    SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", v$error, pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN
@@ -1010,12 +1022,16 @@ AS $qgen$
 DECLARE
     v$started timestamptz := pg_catalog.clock_timestamp();
     v$path text := pg_catalog.current_setting('search_path');
-    v$owner varchar(128);
+    v$owner text;
     v$job "four"."four_queue_dequeue_row";
     v$state text;
     v$error text;
 BEGIN
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    IF pg_catalog.length("four_queue_worker"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in four.four_queue_worker; accepted: string(128), at most 128 characters';
+    END IF;
     v$owner := coalesce("four_queue_worker"."owner", 'four_queue_worker:' || pg_catalog.pg_backend_pid());
     "four_queue_worker"."processed" := 0;
     WHILE ("four_queue_worker"."max_items" = 0 OR "four_queue_worker"."processed" < "four_queue_worker"."max_items")
@@ -1447,11 +1463,11 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dequeue', '8e0172dc71667dd7b23b8b02b8fd7da8'),
+            ('four_queue_dequeue', '7c11ce7aed496a85fb1b0f9a8328b14d'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),
-            ('four_queue_fail', '2fe5f613a31dc78815e5e2c1bd30a095'),
+            ('four_queue_fail', '0d245a313eaf23e65f2657610b18518d'),
             ('four_queue_maintain', 'ba4490a3d632371a9a1bc9f2be6bc73c'),
             ('four_queue_metrics', '72153fe06f084b3b1bdefac1b3855b1c'),
             ('four_queue_peek', '3235181cdcb5e87155662fa90c046a3e'),
@@ -1461,7 +1477,7 @@ BEGIN
             ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
             ('four_queue_watermark_correct', '2649fc42075c7adfcfd2eaaeab3db5aa'),
             ('four_queue_watermark_move', 'ea938a13a08b9c07963d9bcb42975f93'),
-            ('four_queue_worker', '20ee81ec2180b28bd3bc2721b8cf4337')
+            ('four_queue_worker', 'cdcc164b813324f2263dca4134f80ace')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'four'

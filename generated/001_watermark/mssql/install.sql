@@ -422,7 +422,7 @@ GO
 -- @owner is accepted and unused here (the claim deletes the row: nothing records it), as on
 -- PostgreSQL, so one call works in either claim mode.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_dequeue]
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @batch_size int = 1,
     @at_most_once bit = 0,
     @wait_ms int = 0
@@ -438,6 +438,8 @@ BEGIN
             N' is out of range for ghosts.testq_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in ghosts.testq_dequeue; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     IF NOT (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2) AND ISNULL(@at_most_once, 0) = 0
         THROW 50005, N'qgen: refused on ghosts.testq: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
@@ -901,7 +903,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'gh
 FROM
 (
     VALUES
-        (N'testq_dequeue', 0x8440699C0670516131655011E1F60BA6E3C14A5CC5CDBB46F013CAB2EA849447),
+        (N'testq_dequeue', 0x4E89ADAC8F6CE6173CC8F75C134FD391CC09B50E350AA986059507BB49AFEBD0),
         (N'testq_enqueue', 0x2BD195AB033AEE4B7100EFD1394D12ED932AD3D3C463846CDD85540B8A2A1B3C),
         (N'testq_enqueue_batch', 0x742B9936B3149FB7070360E160C8B18D20A736D5F0EA72AC71E198C2AD5EAFBD),
         (N'testq_enqueue_json', 0xECD6308E33FD703428EA010A994E211260097CADE8FA7182AAF94D2F50C92010),

@@ -85,6 +85,10 @@ BEGIN
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for ghosts.testq_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("testq_dequeue"."batch_size"::text, 'NULL'));
     END IF;
+    IF pg_catalog.length("testq_dequeue"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in ghosts.testq_dequeue; accepted: string(128), at most 128 characters';
+    END IF;
     -- Read by the guard trigger at commit; at_most_once clears it.
     PERFORM pg_catalog.set_config('qgen.claim_statement',
                                   CASE WHEN "testq_dequeue"."at_most_once" THEN '' ELSE pg_catalog.statement_timestamp()::text END, TRUE);

@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('testq_dequeue', '15f3b85c14d92cb02807b8dbe9d4ea8e'),
+            ('testq_dequeue', 'd52f144cdd4921f89c534ab32b00c718'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
             ('testq_enqueue', '0e8974c30dd19a558b7ac27c602ccbd3'),
             ('testq_enqueue_batch', 'ea2610563d872f37eb2922226fea76e1'),

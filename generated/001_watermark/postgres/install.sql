@@ -168,6 +168,7 @@ DECLARE
     v$over integer;
     v$over_column text;
 BEGIN
+
     SELECT coalesce("j"."ordinal", "e"."position$"::integer),
            CASE WHEN pg_catalog.length("j"."filler") > 400 THEN 'filler; accepted: string(400), at most 400 characters' END
     INTO v$over, v$over_column
@@ -433,6 +434,10 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for ghosts.testq_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("testq_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    IF pg_catalog.length("testq_dequeue"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in ghosts.testq_dequeue; accepted: string(128), at most 128 characters';
     END IF;
     -- Read by the guard trigger at commit; at_most_once clears it.
     PERFORM pg_catalog.set_config('qgen.claim_statement',
@@ -797,7 +802,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('testq_dequeue', '15f3b85c14d92cb02807b8dbe9d4ea8e'),
+            ('testq_dequeue', 'd52f144cdd4921f89c534ab32b00c718'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
             ('testq_enqueue', '0e8974c30dd19a558b7ac27c602ccbd3'),
             ('testq_enqueue_batch', 'ea2610563d872f37eb2922226fea76e1'),

@@ -396,7 +396,7 @@ GO
 -- @owner is accepted and unused here (the claim deletes the row: nothing records it), as on
 -- PostgreSQL, so one call works in either claim mode.
 CREATE OR ALTER PROCEDURE [cards].[card_codes_dequeue]
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @batch_size int = 1,
     @at_most_once bit = 0,
     @wait_ms int = 0
@@ -412,6 +412,8 @@ BEGIN
             N' is out of range for cards.card_codes_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in cards.card_codes_dequeue; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     IF NOT (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2) AND ISNULL(@at_most_once, 0) = 0
         THROW 50005, N'qgen: refused on cards.card_codes: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
@@ -901,7 +903,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
-        (N'card_codes_dequeue', 0x9AA4051C6013DF1508AFAA6DBA14D340C4DC742177E658CC877EA485C7AE7DFF),
+        (N'card_codes_dequeue', 0x550AE1E078916BCD821E2BE26048948F28AA2E9CB3A57B7A6C69462D35B94DE9),
         (N'card_codes_enqueue', 0x9B172B62FC1734986FC168C56EF0EE5025BB0FA393FCA770DED9F4E333369C74),
         (N'card_codes_enqueue_batch', 0xC195CD211672DFC581B9D2621244A41260A140A066A5A617609AA682E9F4134B),
         (N'card_codes_enqueue_json', 0xC765D36F2F16054C660249DA0B900E0EA8D53EFE0B018AF7608C1F1C156B2CE2),

@@ -27,6 +27,7 @@ DECLARE
     v$withdrawn bigint[] := '{}';
     v$instead bigint[] := '{}';
 BEGIN
+
     SELECT coalesce("j"."ordinal", "e"."position$"::integer),
            CASE WHEN pg_catalog.length("j"."card_number") > 32 THEN 'card_number; accepted: string(32), at most 32 characters' WHEN pg_catalog.length("j"."card_secret") > 64 THEN 'card_secret; accepted: string(64), at most 64 characters' END
     INTO v$over, v$over_column

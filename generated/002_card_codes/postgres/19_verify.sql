@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_dequeue', 'ecb433b42b3cab044c9ae21849be121a'),
+            ('card_codes_dequeue', '09aa020eb0fefa57decda5c92285f2be'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),
             ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),

@@ -269,6 +269,7 @@ DECLARE
     v$withdrawn bigint[] := '{}';
     v$instead bigint[] := '{}';
 BEGIN
+
     SELECT coalesce("j"."ordinal", "e"."position$"::integer),
            CASE WHEN pg_catalog.length("j"."card_number") > 32 THEN 'card_number; accepted: string(32), at most 32 characters' WHEN pg_catalog.length("j"."card_secret") > 64 THEN 'card_secret; accepted: string(64), at most 64 characters' END
     INTO v$over, v$over_column
@@ -447,6 +448,10 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for cards.card_codes_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("card_codes_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    IF pg_catalog.length("card_codes_dequeue"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in cards.card_codes_dequeue; accepted: string(128), at most 128 characters';
     END IF;
     -- Read by the guard trigger at commit; at_most_once clears it.
     PERFORM pg_catalog.set_config('qgen.claim_statement',
@@ -820,7 +825,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_dequeue', 'ecb433b42b3cab044c9ae21849be121a'),
+            ('card_codes_dequeue', '09aa020eb0fefa57decda5c92285f2be'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),
             ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),

@@ -13,13 +13,15 @@ GO
 CREATE OR ALTER PROCEDURE [QueueSample].[QueueJob]
     @JobType uniqueidentifier,
     @JobInfo xml = NULL,
-    @enqueued_by nvarchar(128) = NULL
+    @enqueued_by nvarchar(129) = NULL
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@enqueued_by) > 256
+        THROW 50010, N'qgen: @enqueued_by is past its column''s limit in QueueSample.QueueJob; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         INSERT INTO [QueueSample].[WorkQueue] ([JobType], [JobInfo], [enqueued_by])

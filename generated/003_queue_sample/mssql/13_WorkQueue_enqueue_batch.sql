@@ -12,13 +12,16 @@ GO
 -- for every input row.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_batch]
     @jobs [QueueSample].[WorkQueue_batch] READONLY,
-    @enqueued_by nvarchar(128) = NULL
+    @enqueued_by nvarchar(129) = NULL
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+
+    IF DATALENGTH(@enqueued_by) > 256
+        THROW 50010, N'qgen: @enqueued_by is past its column''s limit in QueueSample.WorkQueue_enqueue_batch; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     IF (SELECT COUNT(*) FROM @jobs) > 1999
         THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for QueueSample.WorkQueue: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;

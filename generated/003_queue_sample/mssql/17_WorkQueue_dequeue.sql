@@ -13,7 +13,7 @@ GO
 -- in the same transaction: one commit per batch instead of two. A token that holds no job raises
 -- 50001 and nothing is claimed.
 CREATE OR ALTER PROCEDURE [QueueSample].[GetNextJob]
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @batch_size int = 1,
     @job_type uniqueidentifier = NULL,
     @lease_seconds int = 300,
@@ -31,6 +31,8 @@ BEGIN
             N' is out of range for QueueSample.GetNextJob; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in QueueSample.GetNextJob; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000

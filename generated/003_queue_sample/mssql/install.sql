@@ -244,13 +244,15 @@ GO
 CREATE OR ALTER PROCEDURE [QueueSample].[QueueJob]
     @JobType uniqueidentifier,
     @JobInfo xml = NULL,
-    @enqueued_by nvarchar(128) = NULL
+    @enqueued_by nvarchar(129) = NULL
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@enqueued_by) > 256
+        THROW 50010, N'qgen: @enqueued_by is past its column''s limit in QueueSample.QueueJob; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL);
     BEGIN TRY
         INSERT INTO [QueueSample].[WorkQueue] ([JobType], [JobInfo], [enqueued_by])
@@ -273,13 +275,16 @@ GO
 -- for every input row.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_batch]
     @jobs [QueueSample].[WorkQueue_batch] READONLY,
-    @enqueued_by nvarchar(128) = NULL
+    @enqueued_by nvarchar(129) = NULL
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+
+    IF DATALENGTH(@enqueued_by) > 256
+        THROW 50010, N'qgen: @enqueued_by is past its column''s limit in QueueSample.WorkQueue_enqueue_batch; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     IF (SELECT COUNT(*) FROM @jobs) > 1999
         THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for QueueSample.WorkQueue: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
@@ -318,13 +323,16 @@ GO
 -- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_enqueue_json]
     @jobs nvarchar(max),
-    @enqueued_by nvarchar(128) = NULL
+    @enqueued_by nvarchar(129) = NULL
 AS
 BEGIN
     SET NOCOUNT, XACT_ABORT ON;
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
+
+    IF DATALENGTH(@enqueued_by) > 256
+        THROW 50010, N'qgen: @enqueued_by is past its column''s limit in QueueSample.WorkQueue_enqueue_json; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$batch [QueueSample].[WorkQueue_batch];
     BEGIN TRY
@@ -523,7 +531,7 @@ GO
 -- in the same transaction: one commit per batch instead of two. A token that holds no job raises
 -- 50001 and nothing is claimed.
 CREATE OR ALTER PROCEDURE [QueueSample].[GetNextJob]
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @batch_size int = 1,
     @job_type uniqueidentifier = NULL,
     @lease_seconds int = 300,
@@ -541,6 +549,8 @@ BEGIN
             N' is out of range for QueueSample.GetNextJob; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in QueueSample.GetNextJob; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
@@ -791,7 +801,7 @@ GO
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_fail]
     @lease_token uniqueidentifier,
     @id bigint,
-    @error nvarchar(4000) = NULL,
+    @error nvarchar(max) = NULL,
     @retry bit = 1
 AS
 BEGIN
@@ -802,6 +812,12 @@ BEGIN
     -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
     IF @retry IS NULL
         THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). The parameter is nvarchar(max) so that the cut is this one, not the call's.
+    DECLARE @q$error nvarchar(4000) = LEFT(@error, 4000);
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
     DECLARE @q$dead TABLE
@@ -827,7 +843,7 @@ BEGIN
         IF @retry = 1 AND @q$attempts < 5
         BEGIN
             UPDATE [QueueSample].[WorkQueue]
-            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @q$error,
                 [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now),
                 -- Into the due index for its backoff, off the claim index and the watermark's way.
                 [deferred] = 1
@@ -847,7 +863,7 @@ BEGIN
         WHERE [id] = @id;
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
-        SELECT [id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], @error, @q$now FROM @q$dead;
+        SELECT [id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], @q$error, @q$now FROM @q$dead;
         COMMIT TRANSACTION;
         RETURN 1;
     END TRY
@@ -1547,14 +1563,14 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'Qu
 FROM
 (
     VALUES
-        (N'GetNextJob', 0xC515D1A06156A5D4C94B935CB02C035CFFFA91B26CF5B07C89B685ECD6E9C449),
-        (N'QueueJob', 0x4EF1DF2E3A67A150155F34CE9DB80217236BE2BE0D36D54716749678E7CC587D),
+        (N'GetNextJob', 0xF06DFA657C117606D0463434713210C9DB2EAB7C706EDECDE40E13F866C8FE67),
+        (N'QueueJob', 0xC5F589E31A60CD42C081563AD4F4B6E14C59024C8C5032976D68D0EF3F826B90),
         (N'ViewQueue', 0x0FE9F0C38EB14D1961AD9F5B0CCD53AFF6BEFCE58DE8C09D3AB5E53B86963A97),
         (N'WorkQueue_complete', 0xA2475A9CBB377294042E7CB590C0858D52FDAAF1F70D4984C5747C60C1C70AC3),
-        (N'WorkQueue_enqueue_batch', 0x45431AC2E73579A7AEE82D4C5525C39239B1F2CEAE53CD0978D04C36FB7C91D5),
-        (N'WorkQueue_enqueue_json', 0x072060F1CEFC30335C6EB09B635AD2D8AAC380B9B6083F1245B6886652DC13C9),
+        (N'WorkQueue_enqueue_batch', 0xDBEC74169770E19408B4B2CCAE5CBB2D9A2A3251E40F295BDB04789591F01B1B),
+        (N'WorkQueue_enqueue_json', 0x0BF064318377EE10240BBBDD066BE9A366BDB5A77C91052EEB93387BB92FE25F),
         (N'WorkQueue_extend_lease', 0xE317DAC8270A9F75D80DE8223E6571CF518C345C50E8998AF80659702A5887CF),
-        (N'WorkQueue_fail', 0x0D1A72AE23148438E1EE4301D84AC3F08DFCA3413A37D17B21C6C1D417B0909D),
+        (N'WorkQueue_fail', 0x0532C60BA2C64A85C68AAD005FAE5253E2FCB4C4B1EA2999322B67C0B7AEE103),
         (N'WorkQueue_maintain', 0x4BFFF7FDA8727D2DCB7F07D30EE27DB54D40F702EA417C2A118ED772E9440D78),
         (N'WorkQueue_metrics', 0x1E4F18FB8D44EBC9A49B7177D7B3FDEFE735E5B77DD1ED31C409D2D6FA07AA71),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),

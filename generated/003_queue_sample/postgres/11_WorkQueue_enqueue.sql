@@ -15,9 +15,13 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    IF pg_catalog.length("QueueJob"."enqueued_by") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: enqueued_by is past its column''s limit in QueueSample.QueueJob; accepted: string(128), at most 128 characters';
+    END IF;
     RETURN QUERY
         INSERT INTO "QueueSample"."WorkQueue" AS "job" ("JobType", "JobInfo", "enqueued_by")
-        VALUES ("QueueJob"."JobType", "QueueJob"."JobInfo", coalesce("QueueJob"."enqueued_by", session_user))
+        VALUES ("QueueJob"."JobType", "QueueJob"."JobInfo", coalesce("QueueJob"."enqueued_by", session_user::text))
         RETURNING "job"."id", TRUE;
 END
 $qgen$;

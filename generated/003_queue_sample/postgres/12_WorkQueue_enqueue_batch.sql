@@ -17,6 +17,12 @@ DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
     v$sequence regclass := pg_catalog.pg_get_serial_sequence('"QueueSample"."WorkQueue"', 'id')::regclass;
 BEGIN
+
+    IF pg_catalog.length("WorkQueue_enqueue_batch"."enqueued_by") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: enqueued_by is past its column''s limit in QueueSample.WorkQueue_enqueue_batch; accepted: string(128), at most 128 characters';
+    END IF;
+
     RETURN QUERY
         WITH "input" AS
         (
@@ -38,7 +44,7 @@ BEGIN
         (
             INSERT INTO "QueueSample"."WorkQueue" AS "job" ("id", "JobType", "JobInfo", "enqueued_by")
             OVERRIDING SYSTEM VALUE
-            SELECT "n"."new$id", "n"."JobType", "n"."JobInfo", coalesce("WorkQueue_enqueue_batch"."enqueued_by", session_user)
+            SELECT "n"."new$id", "n"."JobType", "n"."JobInfo", coalesce("WorkQueue_enqueue_batch"."enqueued_by", session_user::text)
             FROM "numbered" AS "n"
             ORDER BY "n"."ordinal"
             RETURNING "job"."id"

@@ -67,6 +67,10 @@ BEGIN
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for QueueSample.GetNextJob; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("GetNextJob"."batch_size"::text, 'NULL'));
     END IF;
+    IF pg_catalog.length("GetNextJob"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in QueueSample.GetNextJob; accepted: string(128), at most 128 characters';
+    END IF;
     IF "GetNextJob"."lease_seconds" IS NULL OR "GetNextJob"."lease_seconds" < 1 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
             MESSAGE = 'qgen: lease_seconds ' || coalesce("GetNextJob"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
@@ -142,7 +146,7 @@ BEGIN
                     "lease_owner" = "GetNextJob"."owner",
                     "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                     "claimed_at" = pg_catalog.clock_timestamp(),
-                    "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                    "claimed_by" = coalesce("GetNextJob"."owner", session_user::text),
                     -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
                     "available_at" = least("job"."available_at", "job"."enqueued_at"),
                     "attempts" = "job"."attempts" + 1,
@@ -220,7 +224,7 @@ BEGIN
                     "lease_owner" = "GetNextJob"."owner",
                     "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                     "claimed_at" = pg_catalog.clock_timestamp(),
-                    "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                    "claimed_by" = coalesce("GetNextJob"."owner", session_user::text),
                     -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
                     "available_at" = least("job"."available_at", "job"."enqueued_at"),
                     "attempts" = "job"."attempts" + 1,

@@ -16,6 +16,13 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). PostgreSQL ignores the parameter's declared length; the insert into varchar(4000)
+    -- would refuse a longer text (22001) and cut trailing spaces past it.
+    v$error text := pg_catalog.left("WorkQueue_fail"."error", 4000);
     v$gone integer;
 BEGIN
     -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
@@ -25,7 +32,7 @@ BEGIN
     IF "WorkQueue_fail"."retry" THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
-            "last_error" = "WorkQueue_fail"."error",
+            "last_error" = v$error,
             "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "WorkQueue_fail"."id" AND "job"."lease_token" = "WorkQueue_fail"."lease_token"
           AND "job"."attempts" < 5;
@@ -54,7 +61,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", "WorkQueue_fail"."error", pg_catalog.clock_timestamp()
+    SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", v$error, pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN

@@ -39,13 +39,13 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '5a557425141aa3137611c09bd997af9c'),
-            ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
+            ('GetNextJob', '2d5f1af51bfadab7d6ea0e22403f00db'),
+            ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
-            ('WorkQueue_enqueue_batch', '5fd4a22938b3aeb3c60eee0a2ff9315d'),
+            ('WorkQueue_enqueue_batch', 'f59885c4cf8e26183e8f2ebf5dc599df'),
             ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),
-            ('WorkQueue_fail', '9ec7999a5c45b8eb4cab288f2c5f6e65'),
+            ('WorkQueue_fail', 'd33dad5cd8ec19f631729697fafe7568'),
             ('WorkQueue_maintain', '7cd0bd906b68fc0d8592a127ee118097'),
             ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
             ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),

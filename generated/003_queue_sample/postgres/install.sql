@@ -217,9 +217,13 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 BEGIN
+    IF pg_catalog.length("QueueJob"."enqueued_by") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: enqueued_by is past its column''s limit in QueueSample.QueueJob; accepted: string(128), at most 128 characters';
+    END IF;
     RETURN QUERY
         INSERT INTO "QueueSample"."WorkQueue" AS "job" ("JobType", "JobInfo", "enqueued_by")
-        VALUES ("QueueJob"."JobType", "QueueJob"."JobInfo", coalesce("QueueJob"."enqueued_by", session_user))
+        VALUES ("QueueJob"."JobType", "QueueJob"."JobInfo", coalesce("QueueJob"."enqueued_by", session_user::text))
         RETURNING "job"."id", TRUE;
 END
 $qgen$;
@@ -245,6 +249,12 @@ DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
     v$sequence regclass := pg_catalog.pg_get_serial_sequence('"QueueSample"."WorkQueue"', 'id')::regclass;
 BEGIN
+
+    IF pg_catalog.length("WorkQueue_enqueue_batch"."enqueued_by") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: enqueued_by is past its column''s limit in QueueSample.WorkQueue_enqueue_batch; accepted: string(128), at most 128 characters';
+    END IF;
+
     RETURN QUERY
         WITH "input" AS
         (
@@ -266,7 +276,7 @@ BEGIN
         (
             INSERT INTO "QueueSample"."WorkQueue" AS "job" ("id", "JobType", "JobInfo", "enqueued_by")
             OVERRIDING SYSTEM VALUE
-            SELECT "n"."new$id", "n"."JobType", "n"."JobInfo", coalesce("WorkQueue_enqueue_batch"."enqueued_by", session_user)
+            SELECT "n"."new$id", "n"."JobType", "n"."JobInfo", coalesce("WorkQueue_enqueue_batch"."enqueued_by", session_user::text)
             FROM "numbered" AS "n"
             ORDER BY "n"."ordinal"
             RETURNING "job"."id"
@@ -481,6 +491,10 @@ BEGIN
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for QueueSample.GetNextJob; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("GetNextJob"."batch_size"::text, 'NULL'));
     END IF;
+    IF pg_catalog.length("GetNextJob"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in QueueSample.GetNextJob; accepted: string(128), at most 128 characters';
+    END IF;
     IF "GetNextJob"."lease_seconds" IS NULL OR "GetNextJob"."lease_seconds" < 1 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
             MESSAGE = 'qgen: lease_seconds ' || coalesce("GetNextJob"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
@@ -556,7 +570,7 @@ BEGIN
                     "lease_owner" = "GetNextJob"."owner",
                     "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                     "claimed_at" = pg_catalog.clock_timestamp(),
-                    "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                    "claimed_by" = coalesce("GetNextJob"."owner", session_user::text),
                     -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
                     "available_at" = least("job"."available_at", "job"."enqueued_at"),
                     "attempts" = "job"."attempts" + 1,
@@ -634,7 +648,7 @@ BEGIN
                     "lease_owner" = "GetNextJob"."owner",
                     "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "GetNextJob"."lease_seconds"),
                     "claimed_at" = pg_catalog.clock_timestamp(),
-                    "claimed_by" = coalesce("GetNextJob"."owner", session_user),
+                    "claimed_by" = coalesce("GetNextJob"."owner", session_user::text),
                     -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
                     "available_at" = least("job"."available_at", "job"."enqueued_at"),
                     "attempts" = "job"."attempts" + 1,
@@ -785,6 +799,13 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). PostgreSQL ignores the parameter's declared length; the insert into varchar(4000)
+    -- would refuse a longer text (22001) and cut trailing spaces past it.
+    v$error text := pg_catalog.left("WorkQueue_fail"."error", 4000);
     v$gone integer;
 BEGIN
     -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
@@ -794,7 +815,7 @@ BEGIN
     IF "WorkQueue_fail"."retry" THEN
         UPDATE "QueueSample"."WorkQueue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
-            "last_error" = "WorkQueue_fail"."error",
+            "last_error" = v$error,
             "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "WorkQueue_fail"."id" AND "job"."lease_token" = "WorkQueue_fail"."lease_token"
           AND "job"."attempts" < 5;
@@ -823,7 +844,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", "WorkQueue_fail"."error", pg_catalog.clock_timestamp()
+    SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", v$error, pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN
@@ -1368,13 +1389,13 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '5a557425141aa3137611c09bd997af9c'),
-            ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
+            ('GetNextJob', '2d5f1af51bfadab7d6ea0e22403f00db'),
+            ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
-            ('WorkQueue_enqueue_batch', '5fd4a22938b3aeb3c60eee0a2ff9315d'),
+            ('WorkQueue_enqueue_batch', 'f59885c4cf8e26183e8f2ebf5dc599df'),
             ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),
-            ('WorkQueue_fail', '9ec7999a5c45b8eb4cab288f2c5f6e65'),
+            ('WorkQueue_fail', 'd33dad5cd8ec19f631729697fafe7568'),
             ('WorkQueue_maintain', '7cd0bd906b68fc0d8592a127ee118097'),
             ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
             ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),

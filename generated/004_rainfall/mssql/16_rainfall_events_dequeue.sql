@@ -13,7 +13,7 @@ GO
 -- in the same transaction: one commit per batch instead of two. A token that holds no job raises
 -- 50001 and nothing is claimed.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_dequeue]
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @batch_size int = 5,
     @lease_seconds int = 900,
     @complete_lease_token uniqueidentifier = NULL,
@@ -30,6 +30,8 @@ BEGIN
             N' is out of range for rainfall.rainfall_events_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in rainfall.rainfall_events_dequeue; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000

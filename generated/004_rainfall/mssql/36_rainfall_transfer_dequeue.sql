@@ -15,7 +15,7 @@ GO
 -- @owner is accepted and unused here (the claim deletes the row: nothing records it), as on
 -- PostgreSQL, so one call works in either claim mode.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_dequeue]
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @batch_size int = 100,
     @at_most_once bit = 0,
     @wait_ms int = 0
@@ -31,6 +31,8 @@ BEGIN
             N' is out of range for rainfall.rainfall_transfer_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in rainfall.rainfall_transfer_dequeue; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     IF NOT (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2) AND ISNULL(@at_most_once, 0) = 0
         THROW 50005, N'qgen: refused on rainfall.rainfall_transfer: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000

@@ -497,7 +497,7 @@ GO
 -- in the same transaction: one commit per batch instead of two. A token that holds no job raises
 -- 50001 and nothing is claimed.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_dequeue]
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @batch_size int = 5,
     @lease_seconds int = 900,
     @complete_lease_token uniqueidentifier = NULL,
@@ -514,6 +514,8 @@ BEGIN
             N' is out of range for rainfall.rainfall_events_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in rainfall.rainfall_events_dequeue; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     IF @lease_seconds IS NULL OR @lease_seconds < 1
         THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
@@ -728,7 +730,7 @@ GO
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_fail]
     @lease_token uniqueidentifier,
     @id bigint,
-    @error nvarchar(4000) = NULL,
+    @error nvarchar(max) = NULL,
     @retry bit = 1
 AS
 BEGIN
@@ -739,6 +741,12 @@ BEGIN
     -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
     IF @retry IS NULL
         THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). The parameter is nvarchar(max) so that the cut is this one, not the call's.
+    DECLARE @q$error nvarchar(4000) = LEFT(@error, 4000);
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$attempts int;
     DECLARE @q$dead TABLE
@@ -760,7 +768,7 @@ BEGIN
         IF @retry = 1 AND @q$attempts < 3
         BEGIN
             UPDATE [rainfall].[rainfall_events]
-            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @error,
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @q$error,
                 [available_at] = DATEADD(second, CAST(CASE WHEN 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 600 THEN 600 ELSE 30 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now),
                 -- Into the due index for its backoff, off the claim index and the watermark's way.
                 [deferred] = 1
@@ -780,7 +788,7 @@ BEGIN
         WHERE [id] = @id;
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [rainfall].[rainfall_events_dead] ([id], [rainfall_id], [enqueued_at], [attempts], [last_error], [dead_at])
-        SELECT [id], [rainfall_id], [enqueued_at], [attempts], @error, @q$now FROM @q$dead;
+        SELECT [id], [rainfall_id], [enqueued_at], [attempts], @q$error, @q$now FROM @q$dead;
         COMMIT TRANSACTION;
         RETURN 1;
     END TRY
@@ -1629,7 +1637,7 @@ GO
 -- @owner is accepted and unused here (the claim deletes the row: nothing records it), as on
 -- PostgreSQL, so one call works in either claim mode.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_dequeue]
-    @owner nvarchar(128) = NULL,
+    @owner nvarchar(129) = NULL,
     @batch_size int = 100,
     @at_most_once bit = 0,
     @wait_ms int = 0
@@ -1645,6 +1653,8 @@ BEGIN
             N' is out of range for rainfall.rainfall_transfer_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
         THROW 50003, @q$error, 1;
     END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in rainfall.rainfall_transfer_dequeue; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
     IF NOT (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2) AND ISNULL(@at_most_once, 0) = 0
         THROW 50005, N'qgen: refused on rainfall.rainfall_transfer: a delete-mode dequeue outside a transaction would commit its claim at once (at-most-once delivery); run it inside a transaction and commit when the work is done, or pass @at_most_once = 1', 1;
     IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
@@ -2220,12 +2230,12 @@ FROM
 (
     VALUES
         (N'rainfall_events_complete', 0x081E56B82761CC3ADF93EFFEC31E19CA7EDBC76CD20061C68374EDCAEF8FFED8),
-        (N'rainfall_events_dequeue', 0x94BC0FF0944210F75577FCBA47804E71FB3EB2AF9CC238EB45960539A4B4B7B2),
+        (N'rainfall_events_dequeue', 0x4EB2FB45DDFF15557E98D305424A6D371193AFCAAEF4DBF6307E7E7AD31896E2),
         (N'rainfall_events_enqueue', 0x39EB463CD90F9397D8920C9628759D4DACED171E1602EE133CFC2250F1F6D8A0),
         (N'rainfall_events_enqueue_batch', 0x780B67F105E1236820FD858F6C60E36D051FDF6723C7CB9FAE35269F55BCD81F),
         (N'rainfall_events_enqueue_json', 0xB2C718D9E5D12B6EE2F7849C6E36E4CFA091E0D076DDD513CBBA3A2AC8E00769),
         (N'rainfall_events_extend_lease', 0x8CE3D603BB1257AFD777D8856556B9A8D80BA03C71F8839EE8364FBA688BC972),
-        (N'rainfall_events_fail', 0x55520152CB5022EB04CB7844681491F46CA6DFD2814B8C5A099304426123219A),
+        (N'rainfall_events_fail', 0x09699E10EDA96452CC32760A496AB9D61B3C6BE363EE4C52C96FBFF307B703B6),
         (N'rainfall_events_maintain', 0xD39C5D8F36776267E421CECCB96B07B24A33019D881FD2E3E1320597F17C3316),
         (N'rainfall_events_metrics', 0x80B2B074D60C86A809AC5BF722BB67EEE7633692D4FBBDE828EAB45B63E85083),
         (N'rainfall_events_peek', 0xF661DE30B0942B5BBD5CD0801883088FA634E96355F774D29CED069D143013BB),
@@ -2236,7 +2246,7 @@ FROM
         (N'rainfall_events_redrive', 0x6D791A1E847FFD6AE16FCA00B071F0383B8692008057E4FE4B1CA548967929A6),
         (N'rainfall_events_watermark_correct', 0xD1D03D3D300CF4C1B6F3CF873D0B229F4E93A0C963D85A19E7C77A771DCB10C6),
         (N'rainfall_events_watermark_move', 0xF5869882EB8414873736AE334E2EE03BA5B28C6CFF74A468827E7DB04596F462),
-        (N'rainfall_transfer_dequeue', 0x069D61BABA321D57A07D2AD85E3123175FBCC53E731F52F4ACF24CB62E30DA03),
+        (N'rainfall_transfer_dequeue', 0x23692991DF838918BD12369DABEEC281DB2D239C50F52CD2833537EAEBA8E4CF),
         (N'rainfall_transfer_enqueue', 0x4D6FC5912A895AD8CDAFD76A83A05DED7AAB754D145C8E1CE37C2C99AF121015),
         (N'rainfall_transfer_enqueue_batch', 0x181750DECA8D6EF0F0E4CAE15000C901F0A6C1152D621F99701889FE13E1F24D),
         (N'rainfall_transfer_enqueue_json', 0x66AE0B4A53B56CB2FD5E7B5279CD2B22DA4A6941FBA6A3B79B9EEE9FFA7C2482),

@@ -16,6 +16,7 @@ DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
     v$sequence regclass := pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_events"', 'id')::regclass;
 BEGIN
+
     RETURN QUERY
         WITH "input" AS
         (

@@ -65,6 +65,10 @@ BEGIN
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for rainfall.rainfall_events_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("rainfall_events_dequeue"."batch_size"::text, 'NULL'));
     END IF;
+    IF pg_catalog.length("rainfall_events_dequeue"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in rainfall.rainfall_events_dequeue; accepted: string(128), at most 128 characters';
+    END IF;
     IF "rainfall_events_dequeue"."lease_seconds" IS NULL OR "rainfall_events_dequeue"."lease_seconds" < 1 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
             MESSAGE = 'qgen: lease_seconds ' || coalesce("rainfall_events_dequeue"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';

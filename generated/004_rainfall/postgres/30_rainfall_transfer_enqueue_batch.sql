@@ -18,6 +18,7 @@ DECLARE
     v$over integer;
     v$over_column text;
 BEGIN
+
     SELECT coalesce("j"."ordinal", "e"."position$"::integer),
            CASE WHEN pg_catalog.length("j"."summary") > 400 THEN 'summary; accepted: string(400), at most 400 characters' END
     INTO v$over, v$over_column

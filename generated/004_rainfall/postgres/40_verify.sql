@@ -40,11 +40,11 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
-            ('rainfall_events_dequeue', '4f18541424f1d6374ffb8d878e4fd6ff'),
+            ('rainfall_events_dequeue', '8e9d5e8e15eab9536bb88689b4944c8b'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
-            ('rainfall_events_fail', '3f39d1b1325a4d04bdcdaa81763dbb14'),
+            ('rainfall_events_fail', '385fc280cc9816ca6b90d46e7ac79535'),
             ('rainfall_events_maintain', 'e786eb7852ad621c1ac0dceeaf31c190'),
             ('rainfall_events_metrics', '7f6f92827e77a2a87654db73ad0941e0'),
             ('rainfall_events_peek', '9ef3aeed5380b9c8ae7023ac3a1f9f82'),
@@ -54,7 +54,7 @@ BEGIN
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
             ('rainfall_events_watermark_correct', 'e4d04772e9eed986fd66825df81b87fd'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
-            ('rainfall_transfer_dequeue', '757aefa31955d98d13293f6d0fa88a79'),
+            ('rainfall_transfer_dequeue', 'e75fea075106515687dbc7025be556df'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
             ('rainfall_transfer_enqueue', '9e0b36dac3abfdfa685a5ab4c0a82629'),
             ('rainfall_transfer_enqueue_batch', '93aa3150bad48f811316842da265018f'),

@@ -224,6 +224,7 @@ DECLARE
     -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
     v$sequence regclass := pg_catalog.pg_get_serial_sequence('"rainfall"."rainfall_events"', 'id')::regclass;
 BEGIN
+
     RETURN QUERY
         WITH "input" AS
         (
@@ -457,6 +458,10 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for rainfall.rainfall_events_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("rainfall_events_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    IF pg_catalog.length("rainfall_events_dequeue"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in rainfall.rainfall_events_dequeue; accepted: string(128), at most 128 characters';
     END IF;
     IF "rainfall_events_dequeue"."lease_seconds" IS NULL OR "rainfall_events_dequeue"."lease_seconds" < 1 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -722,6 +727,13 @@ SET search_path = pg_catalog, pg_temp
 AS $qgen$
 #variable_conflict use_column
 DECLARE
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). PostgreSQL ignores the parameter's declared length; the insert into varchar(4000)
+    -- would refuse a longer text (22001) and cut trailing spaces past it.
+    v$error text := pg_catalog.left("rainfall_events_fail"."error", 4000);
     v$gone integer;
 BEGIN
     -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
@@ -731,7 +743,7 @@ BEGIN
     IF "rainfall_events_fail"."retry" THEN
         UPDATE "rainfall"."rainfall_events" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
-            "last_error" = "rainfall_events_fail"."error",
+            "last_error" = v$error,
             "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(600::float8, 30 * power(2::float8, least("job"."attempts" - 1, 60))))
         WHERE "job"."id" = "rainfall_events_fail"."id" AND "job"."lease_token" = "rainfall_events_fail"."lease_token"
           AND "job"."attempts" < 3;
@@ -760,7 +772,7 @@ BEGIN
         RETURNING "job".*
     )
     INSERT INTO "rainfall"."rainfall_events_dead" ("id", "rainfall_id", "enqueued_at", "attempts", "last_error", "dead_at")
-    SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", "rainfall_events_fail"."error", pg_catalog.clock_timestamp()
+    SELECT "g"."id", "g"."rainfall_id", "g"."enqueued_at", "g"."attempts", v$error, pg_catalog.clock_timestamp()
     FROM "gone" AS "g";
     GET DIAGNOSTICS v$gone = ROW_COUNT;
     IF v$gone = 0 THEN
@@ -1326,6 +1338,7 @@ DECLARE
     v$over integer;
     v$over_column text;
 BEGIN
+
     SELECT coalesce("j"."ordinal", "e"."position$"::integer),
            CASE WHEN pg_catalog.length("j"."summary") > 400 THEN 'summary; accepted: string(400), at most 400 characters' END
     INTO v$over, v$over_column
@@ -1592,6 +1605,10 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for rainfall.rainfall_transfer_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("rainfall_transfer_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    IF pg_catalog.length("rainfall_transfer_dequeue"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in rainfall.rainfall_transfer_dequeue; accepted: string(128), at most 128 characters';
     END IF;
     -- Read by the guard trigger at commit; at_most_once clears it.
     PERFORM pg_catalog.set_config('qgen.claim_statement',
@@ -1981,11 +1998,11 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
-            ('rainfall_events_dequeue', '4f18541424f1d6374ffb8d878e4fd6ff'),
+            ('rainfall_events_dequeue', '8e9d5e8e15eab9536bb88689b4944c8b'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
-            ('rainfall_events_fail', '3f39d1b1325a4d04bdcdaa81763dbb14'),
+            ('rainfall_events_fail', '385fc280cc9816ca6b90d46e7ac79535'),
             ('rainfall_events_maintain', 'e786eb7852ad621c1ac0dceeaf31c190'),
             ('rainfall_events_metrics', '7f6f92827e77a2a87654db73ad0941e0'),
             ('rainfall_events_peek', '9ef3aeed5380b9c8ae7023ac3a1f9f82'),
@@ -1995,7 +2012,7 @@ BEGIN
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
             ('rainfall_events_watermark_correct', 'e4d04772e9eed986fd66825df81b87fd'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
-            ('rainfall_transfer_dequeue', '757aefa31955d98d13293f6d0fa88a79'),
+            ('rainfall_transfer_dequeue', 'e75fea075106515687dbc7025be556df'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
             ('rainfall_transfer_enqueue', '9e0b36dac3abfdfa685a5ab4c0a82629'),
             ('rainfall_transfer_enqueue_batch', '93aa3150bad48f811316842da265018f'),
