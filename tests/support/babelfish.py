@@ -67,6 +67,8 @@ GAPS = {
     "B35": "a call that races a DROP PROCEDURE and CREATE PROCEDURE of its procedure (B1's rewrite of CREATE OR ALTER) "
            "fails with 'cache lookup failed for function' (33557097); SQL Server's CREATE OR ALTER keeps the object, "
            "and a call waits for it",
+    "B36": "an ODBC call escape {CALL p (?, ...)} with parameters, which Microsoft's ODBC driver sends as "
+           "sp_prepexecrpc, is refused ('SP_PREPEXECRPC not supported yet', 16901)",
 }
 
 REWRITTEN: Counter = Counter()
