@@ -530,3 +530,72 @@ def test_a_rerun_completes_the_upgrade(revised, dialect: str):
     errors = site.run(upgrade_units(dialect))
     assert site.state() == site.v2 and site.jobs() == 1, errors
     site.at = "v2"
+
+
+# ---------------------------------------------------------------------------------------------
+# install.sql: not one transaction (docs/operations.md), finished by running it again
+
+
+def install_units(dialect: str) -> list[str]:
+    return units(dialect, RENDERED[dialect].install)
+
+
+def install_params() -> list:
+    return [pytest.param(dialect, index, id=f"{dialect}-{index:02d}")
+            for dialect in ("postgres", "mssql") for index in range(len(install_units(dialect)))]
+
+
+def babelfish_runs(dialect: str, index: int) -> bool:
+    """B23: a whole install takes about ten seconds there, and a case runs it twice besides an
+    uninstall: one representative batch, a procedure's (the middle one)."""
+    script = install_units(dialect)
+    return index == len(script) // 2
+
+
+def uninstalled(target: Target) -> None:
+    if target.catalog() != target.empty:
+        target.is_installed = False
+        errors = target.run(uninstall_units(target.dialect), force=True)
+        assert target.catalog() == target.empty, errors
+
+
+@pytest.mark.parametrize("dialect, index", install_params())
+def test_a_failed_install_leaves_only_its_own_objects_and_a_rerun_completes(targets, dialect: str, index: int):
+    """Over an empty schema: after a failure at the unit, nothing that is not the install's, the error
+    printed; install.sql run again completes it, with nothing printed."""
+    target = targets(dialect)
+    script = install_units(dialect)
+    if target.babelfish and not babelfish_runs(dialect, index):
+        pytest.skip(f"Babelfish gap B23 ({GAPS['B23']}): a procedure's batch (the middle) runs there; every batch "
+                    "runs on a real SQL Server (QGEN_TEST_MSSQL_URL)")
+    if dialect == "postgres" and covered_earlier(script, index):
+        pytest.skip(f"statement {index} is shaped like an earlier one ({shape(script[index])}), run here: each case "
+                    "uninstalls and installs twice, and install.sql's statements of a shape fail alike (no transaction)")
+    uninstalled(target)
+    script[index] = failing(dialect, script[index], index)
+    errors = target.run(script)
+    assert "failed" in errors, errors
+    after = target.catalog()
+    assert after <= target.full, f"objects that are not the install's: {sorted(after - target.full)}\n{errors}"
+    errors = target.run(install_units(dialect))
+    assert target.catalog() == target.full, errors
+    assert "ERROR" not in errors and "rror" not in errors.replace("errors", ""), errors
+    target.is_installed = True
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "mssql"])
+def test_a_failed_install_over_an_install_drops_nothing_and_keeps_its_jobs(targets, dialect: str):
+    """install.sql run again over an install holding a job (after a template change), failing half
+    way: every object and the job are there, and the rerun completes."""
+    target = targets(dialect)
+    installed(target)
+    assert target.enqueue(77)
+    script = install_units(dialect)
+    middle = len(script) // 2
+    script[middle] = failing(dialect, script[middle], middle)
+    errors = target.run(script)
+    assert "failed" in errors, errors
+    assert target.catalog() == target.full and target.jobs(77) == 1, errors
+    errors = target.run(install_units(dialect))
+    assert target.catalog() == target.full and target.jobs(77) == 1, errors
+    target.execute(f"DELETE FROM [{SCHEMA}].[up]" if target.backend else f'DELETE FROM "{SCHEMA}".up')
