@@ -138,8 +138,8 @@ def run_revision(module_file: str, direction: str) -> None:
         # Run by hand, by a client that goes on after an error: offline_guard (SQL Server) before each
         # batch, and before Alembic's stamp, stops the rest once a failure rolled the revision back.
         guard = locks["offline_guard"]
-        script = [locks["offline_begin"], locks["timeout"]]
-        script += [part for _, batch in batches for part in (guard, batch)] + [guard, locks["reset"], guard]
+        parts = [locks["timeout"]] + [batch for _, batch in batches] + [locks["reset"]]
+        script = [locks["offline_begin"]] + [part for batch in parts for part in (guard, batch)] + [guard]
         for batch in script:
             if _has_sql(batch):
                 context.impl.static_output(batch.rstrip("\n") + separator)

@@ -491,6 +491,19 @@ def covered_earlier(script: list[str], index: int) -> bool:
     return shape(script[index]) in {shape(unit) for unit in script[:index]}
 
 
+def test_every_batch_of_an_offline_upgrade_script_is_guarded():
+    """The gate's "transaction guard" rule over the SQL Server upgrade scripts `alembic upgrade --sql`
+    prints, the first revision's (it installs) and the second's: a batch added to a revision, or
+    an Alembic that prints something new between its BEGIN and COMMIT, is covered without a
+    database."""
+    from tests.support.tsql_gate import transaction_guard_findings
+
+    _ini, first, second = revisions()
+    for span in (first, f"{first}:{second}"):
+        text = offline("mssql", "upgrade", span)
+        assert transaction_guard_findings(text, f"upgrade {span}") == [], text
+
+
 @pytest.mark.parametrize("dialect, index", upgrade_params())
 def test_an_upgrade_script_failing_at_each_unit_leaves_one_revision_or_the_other(revised, dialect: str, index: int):
     site = revised(dialect)
