@@ -486,6 +486,12 @@ def revised(targets) -> Iterator[Callable[[str], Revised]]:
                         conn.execute(f'DROP ROLE "{role}"')
 
 
+# B23: the upgrade's batches that run on Babelfish, by shape (the first of each): a drop, the column added, a
+# procedure created again, verify, the lock timeout, Alembic's stamp and its COMMIT.
+BABELFISH_UPGRADE_SHAPES = ("DROP PROCEDURE", "IF COL_LENGTH", "CREATE OR", "DECLARE @q$wrong", "SET LOCK_TIMEOUT",
+                            "UPDATE alembic_version", "COMMIT;")
+
+
 def covered_earlier(script: list[str], index: int) -> bool:
     """Is an earlier unit of the same shape run already (B23: on Babelfish each batch is slow)?"""
     return shape(script[index]) in {shape(unit) for unit in script[:index]}
@@ -508,9 +514,9 @@ def test_every_batch_of_an_offline_upgrade_script_is_guarded():
 def test_an_upgrade_script_failing_at_each_unit_leaves_one_revision_or_the_other(revised, dialect: str, index: int):
     site = revised(dialect)
     script = upgrade_units(dialect)
-    if site.babelfish and covered_earlier(script, index):
-        pytest.skip(f"Babelfish gap B23 ({GAPS['B23']}): batch {index} is shaped like an earlier one "
-                    f"({shape(script[index])}), run there; every batch runs on a real SQL Server")
+    if site.babelfish and (covered_earlier(script, index) or not shape(script[index]).startswith(BABELFISH_UPGRADE_SHAPES)):
+        pytest.skip(f"Babelfish gap B23 ({GAPS['B23']}): the first batch of each of {', '.join(BABELFISH_UPGRADE_SHAPES)} "
+                    "runs there (every batch sits between the same guards); every batch runs on a real SQL Server")
     site.at_first()
     script[index] = failing(dialect, script[index], index)
     errors = site.run(script)
