@@ -135,7 +135,12 @@ def run_revision(module_file: str, direction: str) -> None:
     locks = _lock_sql(name, manifest["schema"], policy)
     if context.as_sql:  # alembic upgrade --sql: print the script instead (with the timeout, without retries)
         separator = "\n" + dialect.batch_separator.rstrip("\n") if dialect.batch_separator else ""
-        for batch in [locks["timeout"]] + [batch for _, batch in batches] + [locks["reset"]]:
+        # Run by hand, by a client that goes on after an error: offline_guard (SQL Server) before each
+        # batch, and before Alembic's stamp, stops the rest once a failure rolled the revision back.
+        guard = locks["offline_guard"]
+        parts = [locks["timeout"]] + [batch for _, batch in batches] + [locks["reset"]]
+        script = [locks["offline_begin"]] + [part for batch in parts for part in (guard, batch)] + [guard]
+        for batch in script:
             if _has_sql(batch):
                 context.impl.static_output(batch.rstrip("\n") + separator)
         return
@@ -192,12 +197,13 @@ class RevisionLockTimeout(Exception):
 
 
 def _lock_sql(dialect: str, schema: str, policy: LockPolicy) -> dict[str, str]:
-    """The dialect's revision_locks template's blocks: timeout, reset (may be empty) and holders."""
+    """The dialect's revision_locks template's blocks: timeout, reset (may be empty) and holders; for
+    `alembic upgrade --sql`, offline_begin and offline_guard (may be empty)."""
     env = make_environment(dialect)
     template = env.get_template(f"{dialect}/revision_locks.sql.j2")
     context = template.new_context({"schema": schema, "timeout_ms": policy.timeout_ms})
     return {block: "".join(template.blocks[block](context)).strip("\n") + "\n" if block in template.blocks else ""
-            for block in ("timeout", "reset", "holders")}
+            for block in ("timeout", "reset", "holders", "offline_begin", "offline_guard")}
 
 
 def _run_with_lock_retries(bind, dialect, manifest: dict, batches: list[tuple[str, str]], locks: dict[str, str],

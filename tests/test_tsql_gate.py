@@ -1012,6 +1012,20 @@ def test_a_batch_inside_a_transaction_without_the_guard_is_reported(unguarded):
     assert "transaction guard" in findings[0].message and "line 1" in findings[0].message
 
 
+def test_a_batch_after_a_guard_of_its_own_is_guarded_and_a_procedure_needs_one():
+    begin = "SET XACT_ABORT ON;\nBEGIN TRANSACTION;\nGO\n"
+    proc = "CREATE OR ALTER PROCEDURE dbo.p AS\nBEGIN\n    SELECT 1 AS [one];\nEND;\nGO\n"
+    end = GUARD + "COMMIT TRANSACTION;\nGO\n"
+    assert transaction_guard_findings(begin + GUARD + "GO\n" + proc + GUARD + "GO\n" + "DROP TABLE dbo.a;\nGO\n" + end,
+                                      "u.sql") == []
+    # a procedure's batch with no guard before it runs in autocommit after a failure
+    text = begin + GUARD + "DROP TABLE dbo.a;\nGO\n" + proc + end
+    assert [f.line for f in transaction_guard_findings(text, "u.sql")] == [text.index(proc) and text[:text.index(proc)].count("\n") + 1]
+    # a guard batch that does more than guard covers only itself
+    text = begin + GUARD + "DROP TABLE dbo.a;\nGO\n" + "DROP TABLE dbo.b;\nGO\n" + end
+    assert len(transaction_guard_findings(text, "u.sql")) == 1
+
+
 def test_procedures_and_batches_outside_a_spanning_transaction_need_no_guard():
     text = ("CREATE PROCEDURE dbo.p AS\nBEGIN\n    BEGIN TRANSACTION;\n    COMMIT TRANSACTION;\nEND;\nGO\n"
             "BEGIN TRANSACTION;\nDROP TABLE dbo.a;\nCOMMIT TRANSACTION;\nGO\nDROP TABLE dbo.b;\nGO\n")

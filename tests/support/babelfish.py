@@ -67,6 +67,8 @@ GAPS = {
     "B35": "a call that races a DROP PROCEDURE and CREATE PROCEDURE of its procedure (B1's rewrite of CREATE OR ALTER) "
            "fails with 'cache lookup failed for function' (33557097); SQL Server's CREATE OR ALTER keeps the object, "
            "and a call waits for it",
+    "B36": "an ODBC call escape {CALL p (?, ...)} with parameters, which Microsoft's ODBC driver sends as "
+           "sp_prepexecrpc, is refused ('SP_PREPEXECRPC not supported yet', 16901)",
 }
 
 REWRITTEN: Counter = Counter()
@@ -468,8 +470,32 @@ def _b30_datalength(batch: str) -> Optional[list[str]]:
     return ["".join(out + [batch[last:]])]
 
 
+_NOEXEC = re.compile(r"\bSET NOEXEC (ON|OFF);", re.IGNORECASE)
+# The session context key B7's rewrite keeps NOEXEC in, for tests/support/scripts.py's run_batches.
+NOEXEC_KEY = "qgen.test.noexec"
+
+
+def _b7_noexec(batch: str) -> Optional[list[str]]:
+    """B7: Babelfish accepts SET NOEXEC ON and ignores it, so the batches after a guard or a refusal
+    that set it run all the same. Each SET NOEXEC also records the setting in the session context,
+    where run_batches (tests/support/scripts.py, sending batches as sqlcmd does) reads it after a
+    batch that set it, and skips the batches SQL Server would not execute."""
+    mask = _code_mask(batch)
+    if not _NOEXEC.search(mask):
+        return None
+    out, last = [], 0
+    for match in _NOEXEC.finditer(mask):
+        value = 1 if match.group(1).upper() == "ON" else 0
+        # One block, so that an IF before it governs both (IF x SET NOEXEC ON;).
+        out += [batch[last:match.start()], f"BEGIN {batch[match.start():match.end()]} "
+                f"EXEC sys.sp_set_session_context @key = N'{NOEXEC_KEY}', @value = {value}; END;"]
+        last = match.end()
+    return ["".join(out + [batch[last:]])]
+
+
 REWRITES = (
     Rewrite("B1", _b1_create_or_alter),
+    Rewrite("B7", _b7_noexec),
     Rewrite("B2", _b2_waitfor),
     Rewrite("B3", _b3_cte_dml),
     Rewrite("B4", _b4_assigning_update),

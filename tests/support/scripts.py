@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from typing import Any, Callable, Optional
 
-from tests.support.babelfish import rewrite
+from tests.support.babelfish import NOEXEC_KEY, rewrite
 
 _DOLLAR = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
 
@@ -92,9 +92,12 @@ def run_batches(conn: Any, batches: list[str], babelfish: bool,
 
     errors: list[tuple[int, str]] = []
     cursor = conn.cursor()
+    noexec = False  # B7: Babelfish ignores SET NOEXEC ON; its rewrite records it, and it is kept here
     for index, batch in enumerate(batches):
         if before is not None:
             before(index)
+        if noexec and not _NOEXEC_OFF.search(batch):
+            continue  # SQL Server compiles the batch and executes none of it
         try:
             for sent in (rewrite(batch) if babelfish else [batch]):
                 cursor.execute(sent)
@@ -107,8 +110,16 @@ def run_batches(conn: Any, batches: list[str], babelfish: bool,
                     pass
             except pyodbc.Error as more:
                 errors.append((index, str(more)))
+        if babelfish and _NOEXEC_ON.search(batch):
+            noexec = cursor.execute(f"SELECT CAST(SESSION_CONTEXT(N'{NOEXEC_KEY}') AS int)").fetchone()[0] == 1
+        elif babelfish and _NOEXEC_OFF.search(batch):
+            noexec = False
     cursor.close()
     return errors
+
+
+_NOEXEC_ON = re.compile(r"\bSET NOEXEC ON\b", re.IGNORECASE)
+_NOEXEC_OFF = re.compile(r"\bSET NOEXEC OFF\b", re.IGNORECASE)
 
 
 MSSQL_CATALOG = """
@@ -141,3 +152,45 @@ def catalog(dialect: str, conn: Any, schema: str, roles: list[str]) -> frozenset
     else:
         rows = conn.execute(PG_CATALOG, {"s": schema, "roles": roles}).fetchall()
     return frozenset(row[0] for row in rows)
+
+
+MSSQL_SHAPES = """
+SELECT N'column ' + [o].[name] + N'.' + [c].[name] + N' ' + TYPE_NAME([c].[user_type_id])
+FROM sys.columns AS [c] INNER JOIN sys.objects AS [o] ON [o].[object_id] = [c].[object_id]
+WHERE [o].[schema_id] = SCHEMA_ID(?) AND [o].[type] IN ('U', 'V')
+UNION ALL SELECT N'type column ' + [t].[name] + N'.' + [c].[name] + N' ' + TYPE_NAME([c].[user_type_id])
+FROM sys.table_types AS [t] INNER JOIN sys.columns AS [c] ON [c].[object_id] = [t].[type_table_object_id]
+WHERE [t].[schema_id] = SCHEMA_ID(?)
+"""
+MSSQL_MODULES = """
+SELECT [o].[name], [m].[definition] FROM sys.sql_modules AS [m] INNER JOIN sys.objects AS [o] ON [o].[object_id] = [m].[object_id]
+WHERE [o].[schema_id] = SCHEMA_ID(?)
+"""
+PG_SHAPES = """
+SELECT 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+WHERE c.relnamespace = to_regnamespace(%(s)s) AND a.attnum > 0 AND NOT a.attisdropped
+UNION ALL SELECT 'routine ' || p.oid::regprocedure::text || ' ' || md5(p.prosrc) FROM pg_proc p
+WHERE p.pronamespace = to_regnamespace(%(s)s)
+"""
+
+
+def shapes(dialect: str, conn: Any, schema: str) -> frozenset[str]:
+    """Besides catalog(): every column of the schema's tables, views and table types, and each
+    module's text (a digest of it), so that two versions of a spec (a column added, procedures
+    replaced) differ here; and the Alembic revision the database is stamped at."""
+    import hashlib
+
+    if dialect == "mssql":
+        cursor = conn.cursor()
+        rows = [r[0] for r in cursor.execute(MSSQL_SHAPES, schema, schema).fetchall()]
+        rows += [f"module {name} {hashlib.sha256(text.encode()).hexdigest()[:16]}"
+                 for name, text in cursor.execute(MSSQL_MODULES, schema).fetchall()]
+        versions = cursor.execute("SELECT [version_num] FROM [dbo].[alembic_version]").fetchall() \
+            if cursor.execute("SELECT OBJECT_ID(N'dbo.alembic_version')").fetchone()[0] else []
+        cursor.close()
+    else:
+        rows = [r[0] for r in conn.execute(PG_SHAPES, {"s": schema}).fetchall()]
+        versions = conn.execute("SELECT version_num FROM alembic_version").fetchall() \
+            if conn.execute("SELECT to_regclass('alembic_version')").fetchone()[0] else []
+    return frozenset(rows + [f"revision {v[0]}" for v in versions])

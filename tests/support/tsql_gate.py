@@ -683,41 +683,65 @@ def _transaction_balance(toks: list[Tok]) -> int:
     return begins - sum(1 for tok in toks if is_word(tok, "COMMIT"))
 
 
-def _guarded(toks: list[Tok]) -> bool:
-    """Does the batch open with IF @@TRANCOUNT = 0 and a block that ends the batch (RETURN)?"""
+def _guard_end(toks: list[Tok]) -> int | None:
+    """Where the guard a batch opens with ends (the index of its block's END): IF @@TRANCOUNT = 0 and a
+    block that ends the batch (RETURN); None when the batch does not open with one."""
     if [t.value for t in toks[:4]] != ["IF", "@@TRANCOUNT", "=", "0"]:
-        return False
-    depth, i = 0, 4
+        return None
+    depth, i, returns = 0, 4, False
     while i < len(toks):
         if is_word(toks[i], "BEGIN"):
             depth += 1
         elif is_word(toks[i], "END"):
             depth -= 1
             if depth == 0:
-                return False
+                return i if returns else None
         elif is_word(toks[i], "RETURN") and depth == 1:
-            return True
+            returns = True
         i += 1
-    return False
+    return None
+
+
+def _guarded(toks: list[Tok]) -> bool:
+    """Does the batch open with IF @@TRANCOUNT = 0 and a block that ends the batch (RETURN)?"""
+    return _guard_end(toks) is not None
+
+
+def _guard_only(toks: list[Tok]) -> bool:
+    """Is the batch the guard and nothing else, setting NOEXEC ON (a batch of its own before a batch
+    that cannot begin with it: CREATE PROCEDURE and the like must come first in theirs)?"""
+    end = _guard_end(toks)
+    return (end is not None and all(tok.value == ";" for tok in toks[end + 1:])
+            and any(is_word(tok, "NOEXEC") and is_word(at(toks, i + 1), "ON") for i, tok in enumerate(toks[:end])))
 
 
 def transaction_guard_findings(text: str, name: str = "") -> list[Finding]:
     """A script whose transaction spans GO batches (a batch begins it, a later one commits it): every
-    batch in between opens with IF @@TRANCOUNT = 0 BEGIN ... RETURN; END. sqlcmd without -b and SSMS
+    batch in between opens with IF @@TRANCOUNT = 0 BEGIN ... RETURN; END, or follows a batch that is
+    that guard alone and sets NOEXEC ON (a module's batch, which must begin with its CREATE; the
+    offline upgrade script of a revision, templates/mssql/revision_locks.sql.j2). sqlcmd without -b and SSMS
     send the next batch after one failed; XACT_ABORT rolled the transaction back, so without the
     guard the batch runs in autocommit, without the locks the transaction took (uninstall's drops)."""
     found: list[Finding] = []
     opened_at: int | None = None
+    after_guard = False  # the batch before was a guard of its own (which sets NOEXEC ON when it fires)
     for first_line, batch in batch_spans(text):
         toks = tokens(batch)
-        if not toks or (module_statement(toks, 0) is not None):
+        if not toks:
             continue
-        if opened_at is not None and not _guarded(toks):
+        module = module_statement(toks, 0) is not None
+        # A batch that only commits runs nothing in autocommit (without a transaction it fails: 3902).
+        commit_only = all(is_word(tok, "COMMIT", "TRAN", "TRANSACTION") or tok.value == ";" for tok in toks)
+        if opened_at is not None and not (_guarded(toks) or after_guard or commit_only):
             line, column = line_col(batch, toks[0].pos)
             found.append(Finding(name, first_line + line - 1, column, "own",
                                  f"transaction guard: this batch runs inside the transaction begun at line {opened_at} "
-                                 "but does not open with IF @@TRANCOUNT = 0 BEGIN ... RETURN; END: once an earlier "
-                                 "batch failed and rolled it back, sqlcmd and SSMS run it in autocommit"))
+                                 "but does not open with IF @@TRANCOUNT = 0 BEGIN ... RETURN; END (nor follow a batch "
+                                 "that is that guard alone, setting NOEXEC ON, as a module's batch must): once an "
+                                 "earlier batch failed and rolled it back, sqlcmd and SSMS run it in autocommit"))
+        after_guard = _guard_only(toks)
+        if module:
+            continue
         balance = _transaction_balance(toks)
         if balance > 0 and opened_at is None:
             opened_at = first_line
