@@ -39,18 +39,18 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '5a557425141aa3137611c09bd997af9c'),
+            ('GetNextJob', 'b4a765e615a179e03d2a55074ce6e15a'),
             ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
             ('WorkQueue_enqueue_batch', '5fd4a22938b3aeb3c60eee0a2ff9315d'),
             ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),
-            ('WorkQueue_fail', '9ec7999a5c45b8eb4cab288f2c5f6e65'),
+            ('WorkQueue_fail', '15a903c5cece47d8d5fdc011ad826bc3'),
             ('WorkQueue_maintain', '7cd0bd906b68fc0d8592a127ee118097'),
             ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
             ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),
             ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
-            ('WorkQueue_reap', '24ea3e65329ec44e5948db53c6ab3ff1'),
+            ('WorkQueue_reap', '861108546d90344137b736832497e981'),
             ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
             ('WorkQueue_watermark_correct', '60d5acd9401b171f088708d4163623b0'),
             ('WorkQueue_watermark_move', '78a3d9a8f2cb6483ff343b96118bb342')
