@@ -161,7 +161,7 @@ BEGIN
             RETURNING "job"."id", "job"."reputation", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
         )
         SELECT (SELECT count(*) FROM "done"), (SELECT "m"."from" FROM "mark" AS "m"), max("c"."id"),
-               (SELECT "m"."due_from" FROM "mark" AS "m"), (SELECT "m"."due_move" FROM "mark" AS "m"),
+               (SELECT "m"."due_from" FROM "mark" AS "m"), (SELECT "m"."due_move" FROM "mark" AS "m") AND EXISTS (SELECT 1 FROM "due"),
                array_agg(ROW("c"."id", "c"."reputation", "c"."attempts", "c"."lease_token", "c"."lease_expires_at")::"four"."four_queue_dequeue_row" ORDER BY "c"."id") FILTER (WHERE "c"."lease_token" = v$token),
                array_agg("c"."id") FILTER (WHERE "c"."lease_token" = v$spent)
         INTO v$completed, v$from, v$top, v$due_from, v$due_move, v$rows, v$exhausted
@@ -231,7 +231,10 @@ BEGIN
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
     END LOOP;
-    -- Once a second, raise the due index's bound (see postgres__due_bound_move), at READ COMMITTED only.
+    -- Once a second, raise the due index's bound (see postgres__due_bound_move), at READ COMMITTED
+    -- only, and only after a claim that took a due job (each leaves a dead entry in the due index
+    -- behind the bound; a claim that took none has nothing to pass, and its move would only take
+    -- the watermark row, which a caller's open transaction would then hold).
     IF v$due_move AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
         v$due_clock := NULL;
         BEGIN

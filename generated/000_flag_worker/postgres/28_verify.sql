@@ -40,7 +40,7 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dequeue', '2a729ff1c66200bc771fb7e9ee252450'),
+            ('four_queue_dequeue', '211eb9b4cdadc54bae507241ff04cee5'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),

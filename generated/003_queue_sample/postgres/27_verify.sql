@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', 'b4a765e615a179e03d2a55074ce6e15a'),
+            ('GetNextJob', '9490436975950e09f70029f61fa20f2a'),
             ('QueueJob', '1f4138f0ddad53e2b7bf05bb5cbaf1ab'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),

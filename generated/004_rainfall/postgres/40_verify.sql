@@ -40,7 +40,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
-            ('rainfall_events_dequeue', 'c186d7200464db7f8016993ce982377b'),
+            ('rainfall_events_dequeue', '60ceacad1c990c95286860710528893b'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),

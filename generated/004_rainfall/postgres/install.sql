@@ -550,7 +550,7 @@ BEGIN
             RETURNING "job"."id", "job"."rainfall_id", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
         )
         SELECT (SELECT count(*) FROM "done"), (SELECT "m"."from" FROM "mark" AS "m"), max("c"."id"),
-               (SELECT "m"."due_from" FROM "mark" AS "m"), (SELECT "m"."due_move" FROM "mark" AS "m"),
+               (SELECT "m"."due_from" FROM "mark" AS "m"), (SELECT "m"."due_move" FROM "mark" AS "m") AND EXISTS (SELECT 1 FROM "due"),
                array_agg(ROW("c"."id", "c"."rainfall_id", "c"."attempts", "c"."lease_token", "c"."lease_expires_at")::"rainfall"."rainfall_events_dequeue_row" ORDER BY "c"."id") FILTER (WHERE "c"."lease_token" = v$token),
                array_agg("c"."id") FILTER (WHERE "c"."lease_token" = v$spent)
         INTO v$completed, v$from, v$top, v$due_from, v$due_move, v$rows, v$exhausted
@@ -620,7 +620,10 @@ BEGIN
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
     END LOOP;
-    -- Once a second, raise the due index's bound (see postgres__due_bound_move), at READ COMMITTED only.
+    -- Once a second, raise the due index's bound (see postgres__due_bound_move), at READ COMMITTED
+    -- only, and only after a claim that took a due job (each leaves a dead entry in the due index
+    -- behind the bound; a claim that took none has nothing to pass, and its move would only take
+    -- the watermark row, which a caller's open transaction would then hold).
     IF v$due_move AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
         v$due_clock := NULL;
         BEGIN
@@ -2043,7 +2046,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
-            ('rainfall_events_dequeue', 'c186d7200464db7f8016993ce982377b'),
+            ('rainfall_events_dequeue', '60ceacad1c990c95286860710528893b'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
