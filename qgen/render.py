@@ -163,6 +163,10 @@ def _queue_context(spec: Spec, queue_name: str, dialect: str) -> SimpleNamespace
         limits=limits(spec, queue_name, dialect),
         # Deferred jobs (available_at later than enqueued_at) stay off the claim path (qgen.catalog).
         splits_deferred=splits_deferred(queue),
+        # PostgreSQL, where claims leave rows in place: claims start the due index at a remembered
+        # lower bound of due times (the watermark row's due_from), not at its oldest entries (issue
+        # 24, item 14).
+        due_bound=splits_deferred(queue) and claims_in_place(queue, dialect),
         mark=queue.on_complete == "mark",
         archive=queue.on_complete == "archive",
         # A dead-letter table: exhausted jobs (lease mode), or the duplicates a delete-mode claim keeps back.

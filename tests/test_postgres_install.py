@@ -140,7 +140,8 @@ def test_every_name_install_creates_is_one_qgen_check_knows(postgres_server, spe
 
 def test_install_run_again_over_an_older_install_takes_the_in_place_shape(postgres_server):
     """An install an earlier qgen made: complete, extend_lease and dequeue had fewer parameters, a
-    lease index and a claim index filtered on lease_token, a watermark without corrected_at.
+    lease index and a claim index filtered on lease_token, a watermark without corrected_at (nor
+    due_from and due_moved_at, issue 24 item 14).
     upgrade.sql, then install.sql, run over it leaves one
     version of each function (CREATE OR REPLACE alone would add a second, and calls by name would be
     ambiguous) and drops those indexes, so that a claim is a HOT update."""
@@ -159,7 +160,8 @@ def test_install_run_again_over_an_older_install_takes_the_in_place_shape(postgr
                          'WHERE "lease_token" IS NULL AND "processed" = FALSE')
             conn.execute(f'CREATE INDEX "rainfall_events_lease_ix" ON {s}."rainfall_events" ("lease_token") '
                          'WHERE "lease_token" IS NOT NULL')
-            conn.execute(f'ALTER TABLE {s}."rainfall_events_watermark" DROP COLUMN "corrected_at"')
+            conn.execute(f'ALTER TABLE {s}."rainfall_events_watermark" DROP COLUMN "corrected_at", '
+                         'DROP COLUMN "due_from", DROP COLUMN "due_moved_at"')
         # The cleanup lives in upgrade.sql, run first; install.sql (a fresh install's) carries none of it.
         assert "pronargs" not in rendering.install and "lease_token%" not in rendering.install
         run_script(url, rendering.upgrade)
@@ -175,7 +177,8 @@ def test_install_run_again_over_an_older_install_takes_the_in_place_shape(postgr
             assert "rainfall_events_lease_ix" not in ix
             assert ix["rainfall_events_claim_ix"] == "(id) WHERE ((processed = false) AND (available_at <= enqueued_at))"
             conn.execute(f'SELECT {s}."rainfall_events_enqueue"("rainfall_id" => 1)')
-            assert conn.execute(f'SELECT "corrected_at" IS NOT NULL FROM {s}."rainfall_events_watermark"').fetchone() == (True,)
+            assert conn.execute(f'SELECT "corrected_at" IS NOT NULL, "due_from" = \'-infinity\' '
+                                f'FROM {s}."rainfall_events_watermark"').fetchone() == (True, True)
             with conn.transaction(force_rollback=True):
                 conn.execute(f'SELECT * FROM {s}."rainfall_events_dequeue"("batch_size" => 1)').fetchall()
                 assert conn.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables "

@@ -475,7 +475,14 @@ class QueueEnv:
         shifted = (f"{c} - make_interval(secs => {int(seconds)})" if self.dialect == "postgres"
                    else f"DATEADD(second, -{int(seconds)}, {c})")
         where = f" WHERE {self.col('id')} IN ({', '.join(str(int(i)) for i in ids)})" if ids else ""
-        return self.execute(f"UPDATE {self.name(queue, kind)} SET {c} = {shifted}{where}")
+        moved = self.execute(f"UPDATE {self.name(queue, kind)} SET {c} = {shifted}{where}")
+        if self.dialect == "postgres" and column == "available_at" and kind == "table":
+            # Time passes for the due index's bound too (issue 24, item 14): no deferred job may be
+            # due before it, and a due time moved back by hand would wait for the rescan.
+            watermark = self.name(queue, "watermark_table")
+            if self.scalar("SELECT to_regclass(?) IS NOT NULL", watermark):
+                self.execute(f"UPDATE {watermark} SET \"due_from\" = \"due_from\" - make_interval(secs => {int(seconds)})")
+        return moved
 
     def watermark(self, queue: str) -> int:
         return int(self.scalar(f"SELECT {self.col('id')} FROM {self.name(queue, 'watermark_table')}"))

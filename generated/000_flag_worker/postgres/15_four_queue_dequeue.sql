@@ -59,6 +59,12 @@ DECLARE
     v$mark bigint;
     v$searched timestamptz;
     v$stranded bigint;
+    -- The due index's bound: where claims read it from, whether this call moves it, and the
+    -- mover's clock and earliest due time (see postgres__due_bound_move).
+    v$due_from timestamptz;
+    v$due_move boolean;
+    v$due_clock timestamptz;
+    v$due_low timestamptz;
 BEGIN
     IF "four_queue_dequeue"."batch_size" IS NULL OR "four_queue_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -92,8 +98,12 @@ BEGIN
         (
             -- The watermark, unless a rescan is due (see watermark_start): then NULL, and the claim takes
             -- nothing; the body rescans and claims again from v$start.
-            SELECT coalesce(v$start, (SELECT "w"."id" FROM "four"."four_queue_watermark" AS "w"
-                                      WHERE ("w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10)) IS NOT TRUE)) AS "from"
+            -- With the due index's bound, and whether to move it (see postgres__due_bound_move).
+            SELECT coalesce(v$start, CASE WHEN ("w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10)) IS NOT TRUE THEN "w"."id" END) AS "from",
+                   coalesce("w"."due_from", '-infinity') AS "due_from",
+                   coalesce("w"."due_moved_at" <= pg_catalog.clock_timestamp() - interval '1 second', FALSE) AS "due_move"
+            FROM (VALUES (1)) AS "one" ("row")
+            LEFT JOIN "four"."four_queue_watermark" AS "w" ON TRUE
         ),
         "done" AS
         (
@@ -115,6 +125,9 @@ BEGIN
             -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
             -- walked 142 buffers where it walks 11).
             WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+              -- No deferred job a claim may take is due before due_from (see postgres__due_bound_move):
+              -- the seek starts there, past the dead entries of those claimed before it.
+              AND "d"."available_at" >= (SELECT "m"."due_from" FROM "mark" AS "m")
             ORDER BY "d"."available_at", "d"."id"
             LIMIT (SELECT CASE WHEN "m"."from" IS NULL THEN 0 ELSE v$want END FROM "mark" AS "m")
             FOR UPDATE SKIP LOCKED
@@ -152,9 +165,10 @@ BEGIN
             RETURNING "job"."id", "job"."reputation", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
         )
         SELECT (SELECT count(*) FROM "done"), (SELECT "m"."from" FROM "mark" AS "m"), max("c"."id"),
+               (SELECT "m"."due_from" FROM "mark" AS "m"), (SELECT "m"."due_move" FROM "mark" AS "m") AND EXISTS (SELECT 1 FROM "due"),
                array_agg(ROW("c"."id", "c"."reputation", "c"."attempts", "c"."lease_token", "c"."lease_expires_at")::"four"."four_queue_dequeue_row" ORDER BY "c"."id") FILTER (WHERE "c"."lease_token" = v$token),
                array_agg("c"."id") FILTER (WHERE "c"."lease_token" = v$spent)
-        INTO v$completed, v$from, v$top, v$rows, v$exhausted
+        INTO v$completed, v$from, v$top, v$due_from, v$due_move, v$rows, v$exhausted
         FROM "claimed" AS "c";
         IF v$ids IS NOT NULL THEN
             -- The previous lease: a token that held none of its jobs claims nothing (this rolls back).
@@ -184,8 +198,16 @@ BEGIN
                     SELECT min("job"."id") INTO v$stranded
                     FROM "four"."four_queue" AS "job"
                     WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
+                    -- And below the due index's bound: a deferred job written past the routines (a load, a
+                    -- hand insert: no lock, see postgres__due_bound_move) may be due before it.
+                    SELECT "d"."available_at" INTO v$due_low
+                    FROM "four"."four_queue" AS "d"
+                    WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "four"."four_queue_watermark" AS "b")
+                    ORDER BY "d"."available_at"
+                    LIMIT 1;
                     UPDATE "four"."four_queue_watermark" AS "w"
                     SET "corrected_at" = v$searched,
+                        "due_from" = least("w"."due_from", coalesce(v$due_low, "w"."due_from")),
                         "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
                     RETURNING "w"."id" INTO v$from;
                 END IF;
@@ -213,6 +235,35 @@ BEGIN
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
     END LOOP;
+    -- Once a second, raise the due index's bound (see postgres__due_bound_move), at READ COMMITTED
+    -- only, and only after a claim that took a due job (each leaves a dead entry in the due index
+    -- behind the bound; a claim that took none has nothing to pass, and its move would only take
+    -- the watermark row, which a caller's open transaction would then hold).
+    IF v$due_move AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        v$due_clock := NULL;
+        BEGIN
+            LOCK TABLE "four"."four_queue_watermark" IN EXCLUSIVE MODE NOWAIT;
+            v$due_clock := pg_catalog.clock_timestamp();
+            -- Ends the block: rolling back its subtransaction releases the lock at once.
+            RAISE EXCEPTION USING ERRCODE = 'lock_not_available';
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;
+        END;
+        IF v$due_clock IS NOT NULL THEN
+            SELECT "d"."available_at" INTO v$due_low
+            FROM "four"."four_queue" AS "d"
+            WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" >= v$due_from
+            ORDER BY "d"."available_at"
+            LIMIT 1;
+            -- SKIP LOCKED: a session that holds the row (a watermark move in an open transaction) wins.
+            PERFORM 1 FROM "four"."four_queue_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "four"."four_queue_watermark" AS "w"
+                SET "due_from" = greatest("w"."due_from", least(v$due_clock, coalesce(v$due_low, v$due_clock))),
+                    "due_moved_at" = v$due_clock;
+            END IF;
+        END IF;
+    END IF;
     -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
     -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
     -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).

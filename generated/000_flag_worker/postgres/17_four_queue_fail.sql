@@ -30,6 +30,8 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: retry NULL is out of range; accepted: true or false';
     END IF;
     IF "four_queue_fail"."retry" THEN
+        -- The job is deferred again: no earlier than the clock read under this lock (postgres__due_bound_move).
+        LOCK TABLE "four"."four_queue_watermark" IN ROW SHARE MODE;
         UPDATE "four"."four_queue" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
             "last_error" = v$error,

@@ -2,6 +2,9 @@
 -- A fresh install and a qgen revision do not need it. Do not edit: change the spec or the templates, then run `qgen render`.
 -- A watermark table an earlier qgen made has no corrected_at.
 ALTER TABLE IF EXISTS "ghosts"."testq_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
+-- Nor due_from and due_moved_at.
+ALTER TABLE IF EXISTS "ghosts"."testq_watermark" ADD COLUMN IF NOT EXISTS "due_from" timestamptz NOT NULL DEFAULT '-infinity';
+ALTER TABLE IF EXISTS "ghosts"."testq_watermark" ADD COLUMN IF NOT EXISTS "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity';
 -- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
 DO $qgen$
 BEGIN

@@ -29,6 +29,8 @@ BEGIN
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for QueueSample.WorkQueue_reap; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("WorkQueue_reap"."batch_size"::text, 'NULL'));
     END IF;
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "QueueSample"."WorkQueue_watermark" IN ROW SHARE MODE;
     WITH "expired" AS
     (
         -- SKIP LOCKED: a job being completed right now is locked by its worker; leave it to finish.

@@ -39,18 +39,18 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '2d5f1af51bfadab7d6ea0e22403f00db'),
+            ('GetNextJob', '9880d74953bb52c13d5572c253aaee3c'),
             ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
             ('WorkQueue_enqueue_batch', 'f59885c4cf8e26183e8f2ebf5dc599df'),
             ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),
-            ('WorkQueue_fail', 'd33dad5cd8ec19f631729697fafe7568'),
+            ('WorkQueue_fail', '81458216c8819bd961e3d94e0bf7c603'),
             ('WorkQueue_maintain', '7cd0bd906b68fc0d8592a127ee118097'),
             ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
             ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),
             ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
-            ('WorkQueue_reap', '24ea3e65329ec44e5948db53c6ab3ff1'),
+            ('WorkQueue_reap', '861108546d90344137b736832497e981'),
             ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
             ('WorkQueue_watermark_correct', '60d5acd9401b171f088708d4163623b0'),
             ('WorkQueue_watermark_move', '78a3d9a8f2cb6483ff343b96118bb342')

@@ -9,6 +9,10 @@ CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_transfer_watermark"
     -- When the table was last searched below the watermark (by a dequeue's rescan or
     -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
     "corrected_at" timestamptz NOT NULL DEFAULT '-infinity',
+    -- Where claims start the due index: no deferred job a claim may take is due before due_from,
+    -- see postgres__due_bound_move. due_moved_at: when a dequeue last moved it.
+    "due_from" timestamptz NOT NULL DEFAULT '-infinity',
+    "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity',
     PRIMARY KEY ("one_row")
 );
 ALTER TABLE "rainfall"."rainfall_transfer_watermark" OWNER TO "rainfall_owner";

@@ -120,6 +120,10 @@ CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_events_watermark"
     -- When the table was last searched below the watermark (by a dequeue's rescan or
     -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
     "corrected_at" timestamptz NOT NULL DEFAULT '-infinity',
+    -- Where claims start the due index: no deferred job a claim may take is due before due_from,
+    -- see postgres__due_bound_move. due_moved_at: when a dequeue last moved it.
+    "due_from" timestamptz NOT NULL DEFAULT '-infinity',
+    "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity',
     PRIMARY KEY ("one_row")
 );
 ALTER TABLE "rainfall"."rainfall_events_watermark" OWNER TO "rainfall_owner";
@@ -453,6 +457,12 @@ DECLARE
     v$mark bigint;
     v$searched timestamptz;
     v$stranded bigint;
+    -- The due index's bound: where claims read it from, whether this call moves it, and the
+    -- mover's clock and earliest due time (see postgres__due_bound_move).
+    v$due_from timestamptz;
+    v$due_move boolean;
+    v$due_clock timestamptz;
+    v$due_low timestamptz;
 BEGIN
     IF "rainfall_events_dequeue"."batch_size" IS NULL OR "rainfall_events_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -477,8 +487,12 @@ BEGIN
         (
             -- The watermark, unless a rescan is due (see watermark_start): then NULL, and the claim takes
             -- nothing; the body rescans and claims again from v$start.
-            SELECT coalesce(v$start, (SELECT "w"."id" FROM "rainfall"."rainfall_events_watermark" AS "w"
-                                      WHERE ("w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10)) IS NOT TRUE)) AS "from"
+            -- With the due index's bound, and whether to move it (see postgres__due_bound_move).
+            SELECT coalesce(v$start, CASE WHEN ("w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10)) IS NOT TRUE THEN "w"."id" END) AS "from",
+                   coalesce("w"."due_from", '-infinity') AS "due_from",
+                   coalesce("w"."due_moved_at" <= pg_catalog.clock_timestamp() - interval '1 second', FALSE) AS "due_move"
+            FROM (VALUES (1)) AS "one" ("row")
+            LEFT JOIN "rainfall"."rainfall_events_watermark" AS "w" ON TRUE
         ),
         "done" AS
         (
@@ -500,6 +514,9 @@ BEGIN
             -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
             -- walked 142 buffers where it walks 11).
             WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+              -- No deferred job a claim may take is due before due_from (see postgres__due_bound_move):
+              -- the seek starts there, past the dead entries of those claimed before it.
+              AND "d"."available_at" >= (SELECT "m"."due_from" FROM "mark" AS "m")
             ORDER BY "d"."available_at", "d"."id"
             LIMIT (SELECT CASE WHEN "m"."from" IS NULL THEN 0 ELSE v$want END FROM "mark" AS "m")
             FOR UPDATE SKIP LOCKED
@@ -537,9 +554,10 @@ BEGIN
             RETURNING "job"."id", "job"."rainfall_id", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
         )
         SELECT (SELECT count(*) FROM "done"), (SELECT "m"."from" FROM "mark" AS "m"), max("c"."id"),
+               (SELECT "m"."due_from" FROM "mark" AS "m"), (SELECT "m"."due_move" FROM "mark" AS "m") AND EXISTS (SELECT 1 FROM "due"),
                array_agg(ROW("c"."id", "c"."rainfall_id", "c"."attempts", "c"."lease_token", "c"."lease_expires_at")::"rainfall"."rainfall_events_dequeue_row" ORDER BY "c"."id") FILTER (WHERE "c"."lease_token" = v$token),
                array_agg("c"."id") FILTER (WHERE "c"."lease_token" = v$spent)
-        INTO v$completed, v$from, v$top, v$rows, v$exhausted
+        INTO v$completed, v$from, v$top, v$due_from, v$due_move, v$rows, v$exhausted
         FROM "claimed" AS "c";
         IF v$ids IS NOT NULL THEN
             -- The previous lease: a token that held none of its jobs claims nothing (this rolls back).
@@ -569,8 +587,16 @@ BEGIN
                     SELECT min("job"."id") INTO v$stranded
                     FROM "rainfall"."rainfall_events" AS "job"
                     WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
+                    -- And below the due index's bound: a deferred job written past the routines (a load, a
+                    -- hand insert: no lock, see postgres__due_bound_move) may be due before it.
+                    SELECT "d"."available_at" INTO v$due_low
+                    FROM "rainfall"."rainfall_events" AS "d"
+                    WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "rainfall"."rainfall_events_watermark" AS "b")
+                    ORDER BY "d"."available_at"
+                    LIMIT 1;
                     UPDATE "rainfall"."rainfall_events_watermark" AS "w"
                     SET "corrected_at" = v$searched,
+                        "due_from" = least("w"."due_from", coalesce(v$due_low, "w"."due_from")),
                         "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
                     RETURNING "w"."id" INTO v$from;
                 END IF;
@@ -598,6 +624,35 @@ BEGIN
         v$want := pg_catalog.cardinality(v$exhausted);
         v$exhausted := NULL;
     END LOOP;
+    -- Once a second, raise the due index's bound (see postgres__due_bound_move), at READ COMMITTED
+    -- only, and only after a claim that took a due job (each leaves a dead entry in the due index
+    -- behind the bound; a claim that took none has nothing to pass, and its move would only take
+    -- the watermark row, which a caller's open transaction would then hold).
+    IF v$due_move AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        v$due_clock := NULL;
+        BEGIN
+            LOCK TABLE "rainfall"."rainfall_events_watermark" IN EXCLUSIVE MODE NOWAIT;
+            v$due_clock := pg_catalog.clock_timestamp();
+            -- Ends the block: rolling back its subtransaction releases the lock at once.
+            RAISE EXCEPTION USING ERRCODE = 'lock_not_available';
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;
+        END;
+        IF v$due_clock IS NOT NULL THEN
+            SELECT "d"."available_at" INTO v$due_low
+            FROM "rainfall"."rainfall_events" AS "d"
+            WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" >= v$due_from
+            ORDER BY "d"."available_at"
+            LIMIT 1;
+            -- SKIP LOCKED: a session that holds the row (a watermark move in an open transaction) wins.
+            PERFORM 1 FROM "rainfall"."rainfall_events_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "rainfall"."rainfall_events_watermark" AS "w"
+                SET "due_from" = greatest("w"."due_from", least(v$due_clock, coalesce(v$due_low, v$due_clock))),
+                    "due_moved_at" = v$due_clock;
+            END IF;
+        END IF;
+    END IF;
     -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
     -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
     -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
@@ -741,6 +796,8 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: retry NULL is out of range; accepted: true or false';
     END IF;
     IF "rainfall_events_fail"."retry" THEN
+        -- The job is deferred again: no earlier than the clock read under this lock (postgres__due_bound_move).
+        LOCK TABLE "rainfall"."rainfall_events_watermark" IN ROW SHARE MODE;
         UPDATE "rainfall"."rainfall_events" AS "job"
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
             "last_error" = v$error,
@@ -867,6 +924,8 @@ BEGIN
             MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for rainfall.rainfall_events_reap; accepted: 1 to 1000 (the queue''s max_batch_size)',
                                         coalesce("rainfall_events_reap"."batch_size"::text, 'NULL'));
     END IF;
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "rainfall"."rainfall_events_watermark" IN ROW SHARE MODE;
     WITH "expired" AS
     (
         -- SKIP LOCKED: a job being completed right now is locked by its worker; leave it to finish.
@@ -1253,6 +1312,10 @@ CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_transfer_watermark"
     -- When the table was last searched below the watermark (by a dequeue's rescan or
     -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
     "corrected_at" timestamptz NOT NULL DEFAULT '-infinity',
+    -- Where claims start the due index: no deferred job a claim may take is due before due_from,
+    -- see postgres__due_bound_move. due_moved_at: when a dequeue last moved it.
+    "due_from" timestamptz NOT NULL DEFAULT '-infinity',
+    "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity',
     PRIMARY KEY ("one_row")
 );
 ALTER TABLE "rainfall"."rainfall_transfer_watermark" OWNER TO "rainfall_owner";
@@ -1998,17 +2061,17 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
-            ('rainfall_events_dequeue', '8e9d5e8e15eab9536bb88689b4944c8b'),
+            ('rainfall_events_dequeue', '89ae7074d1b0762a00f6ae75dde073d0'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
-            ('rainfall_events_fail', '385fc280cc9816ca6b90d46e7ac79535'),
+            ('rainfall_events_fail', 'd9b2a99528ab9b315d967daec94bbf5e'),
             ('rainfall_events_maintain', 'e786eb7852ad621c1ac0dceeaf31c190'),
             ('rainfall_events_metrics', '7f6f92827e77a2a87654db73ad0941e0'),
             ('rainfall_events_peek', '9ef3aeed5380b9c8ae7023ac3a1f9f82'),
             ('rainfall_events_purge', 'c80955330414ca79665060c7fe3ea2b7'),
             ('rainfall_events_purge_batch', '752504cc0f1d675a87a8b4aed0c1d3cb'),
-            ('rainfall_events_reap', '3758fdc4f3abed20e30e2ac7b144eb20'),
+            ('rainfall_events_reap', '7031ebef1cce806e1cd0a5924e11ffa2'),
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
             ('rainfall_events_watermark_correct', 'e4d04772e9eed986fd66825df81b87fd'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),

@@ -20,6 +20,9 @@ END
 $qgen$;
 -- A watermark table an earlier qgen made has no corrected_at.
 ALTER TABLE IF EXISTS "rainfall"."rainfall_events_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
+-- Nor due_from and due_moved_at.
+ALTER TABLE IF EXISTS "rainfall"."rainfall_events_watermark" ADD COLUMN IF NOT EXISTS "due_from" timestamptz NOT NULL DEFAULT '-infinity';
+ALTER TABLE IF EXISTS "rainfall"."rainfall_events_watermark" ADD COLUMN IF NOT EXISTS "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity';
 -- A claim here writes no indexed column; indexes an earlier qgen made over the lease go.
 DROP INDEX IF EXISTS "rainfall"."rainfall_events_lease_ix";
 DO $qgen$
@@ -74,6 +77,9 @@ END
 $qgen$;
 -- A watermark table an earlier qgen made has no corrected_at.
 ALTER TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark" ADD COLUMN IF NOT EXISTS "corrected_at" timestamptz NOT NULL DEFAULT '-infinity';
+-- Nor due_from and due_moved_at.
+ALTER TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark" ADD COLUMN IF NOT EXISTS "due_from" timestamptz NOT NULL DEFAULT '-infinity';
+ALTER TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark" ADD COLUMN IF NOT EXISTS "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity';
 -- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
 DO $qgen$
 BEGIN
