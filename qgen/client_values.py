@@ -18,7 +18,7 @@ from qgen.dialects.client_base import Batch, ClientDriver, Record
 from qgen.errors import InvalidArgument, QueueUsageError
 from qgen.locks import limits
 from qgen.results import Job
-from qgen.spec import ERROR_MAX, LABEL_MAX, ColumnType, Queue, Spec, object_name
+from qgen.spec import LABEL_MAX, ColumnType, Queue, Spec, object_name
 
 # Columns qgen adds, by the kind their values come back as.
 SYSTEM_KINDS = {

@@ -78,6 +78,23 @@ def leaves_no_roles_behind():
                 pass  # still granted or owning something in a database that was kept: left for a person
     pytest.fail(f"this run left {len(leaked)} role(s) carrying its token on the shared server: {', '.join(leaked)}",
                 pytrace=False)
+
+
+def pytest_sessionfinish(session) -> None:
+    """A test process of pytest-xdist hands its Babelfish counts to the run's controller."""
+    from tests.support.babelfish import REWRITTEN
+
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["babelfish_rewritten"] = dict(REWRITTEN)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    from tests.support.babelfish import REWRITTEN
+
+    REWRITTEN.update(getattr(node, "workeroutput", {}).get("babelfish_rewritten", {}))
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     """On Babelfish: how many batches the harness rewrote around each gap (tests/support/babelfish.py)."""
     from tests.support.babelfish import REWRITTEN

@@ -49,7 +49,9 @@ class BusyQueue:
     (lease: complete with the next dequeue; delete: commit the claim). Every claimed id is noted
     with the moment its claim committed. Nobody calls watermark_correct."""
 
-    def __init__(self, env, name: str, backlog: int = 40, workers: int = 2):
+    # 200 waiting: two workers take at most ~200 a second, so a producer held up for a second (a loaded
+    # machine; 40 emptied the queue once in CI) does not leave a dequeue empty.
+    def __init__(self, env, name: str, backlog: int = 200, workers: int = 2):
         self.env, self.name, self.backlog = env, name, backlog
         self.lease = env.spec.queues[name].claim == "lease"
         self.claimed: dict[int, float] = {}
