@@ -213,16 +213,20 @@ def open_caller(env: QueueEnv, mode: str) -> Any:
     return conn
 
 
+def pg_statement(env: QueueEnv, routine: str, kind: str, args: dict[str, Any]) -> tuple[str, list]:
+    """A PostgreSQL routine's call by named arguments (CALL for a procedure), and its values."""
+    values = [json.dumps(v) if k == "jobs" else v for k, v in args.items()]
+    text = ", ".join(f"{env.col(k)} => %s" for k in args)
+    return (f"CALL {routine}({text})" if kind in ("purge", "worker") else f"SELECT * FROM {routine}({text})"), values
+
+
 def call(env: QueueEnv, conn: Any, queue: str, name: str, args: dict[str, Any]) -> Any:
     """Runs the procedure on the caller's connection; the cursor, every result read."""
     kind = name.split(":")[0]
     routine = env.name(queue, kind)
     cursor = conn.cursor()
     if env.dialect == "postgres":
-        values = [json.dumps(v) if k == "jobs" else v for k, v in args.items()]
-        text = ", ".join(f"{env.col(k)} => %s" for k in args)
-        cursor.execute(f"CALL {routine}({text})" if kind in ("purge", "worker") else f"SELECT * FROM {routine}({text})",
-                       values)
+        cursor.execute(*pg_statement(env, routine, kind, args))
         return cursor
     if kind == "enqueue_batch":  # the table type filled in the same batch (a TVP from T-SQL)
         rows = ", ".join("(" + ", ".join(str(v) for v in job.values()) + ")" for job in args["jobs"])
@@ -358,10 +362,7 @@ def send(env: QueueEnv, conn: Any, queue: str, name: str, args: dict[str, Any], 
     routine = env.name(queue, kind)
     cursor = conn.cursor()
     if env.dialect == "postgres":
-        values = [json.dumps(v) if k == "jobs" else v for k, v in args.items()]
-        text = ", ".join(f"{env.col(k)} => %s" for k in args)
-        statement = f"CALL {routine}({text})" if kind in ("purge", "worker") else f"SELECT * FROM {routine}({text})"
-        cursor.execute(statement, values, prepare=sending == "prepared")
+        cursor.execute(*pg_statement(env, routine, kind, args), prepare=sending == "prepared")
         columns = tuple(c.name for c in cursor.description or ())
         rows = len(cursor.fetchall()) if cursor.description else 0
         return columns, rows
