@@ -168,6 +168,62 @@ def test_a_deferred_job_loaded_past_enqueue_below_the_bound_is_found_by_the_resc
         main.close()
 
 
+def _loaded(conn) -> int:
+    """A row loaded past enqueue (a bulk load, rows restored from a backup), due before the bound."""
+    now_bound = moved(conn)
+    return conn.execute(f"INSERT INTO {q('')} (filler, enqueued_at, available_at) VALUES ('x', %s, %s) RETURNING id",
+                        (now_bound - dt.timedelta(seconds=2), now_bound - dt.timedelta(seconds=1))).fetchone()[0]
+
+
+def _hand_update(conn) -> int:
+    """A delayed job a DBA makes due by hand (UPDATE ... SET available_at = now() in a transaction
+    begun a while ago): a time after its enqueue (still deferred) but behind the bound."""
+    job = enqueue(conn, conn.execute("SELECT clock_timestamp() + interval '1 hour'").fetchone()[0])
+    [enqueued] = conn.execute(f"SELECT enqueued_at FROM {q('')} WHERE id = %s", (job,)).fetchone()
+    wait_for(lambda: conn.execute("SELECT clock_timestamp() > %s + interval '20 milliseconds'", (enqueued,)).fetchone()[0])
+    now_bound = moved(conn)
+    conn.execute(f"UPDATE {q('')} SET available_at = %s WHERE id = %s", (enqueued + (now_bound - enqueued) / 2, job))
+    return job
+
+
+def _clock_back(conn) -> int:
+    """The clock went back behind the bound (a failover to a server whose clock is behind, a step of
+    NTP): a retry with no backoff is due at the clock, before the bound."""
+    moved(conn)
+    conn.execute(f"UPDATE {q('_watermark')} SET due_from = clock_timestamp() + interval '1 hour'")
+    job = enqueue(conn)
+    [(taken, token)] = claim(conn)
+    assert taken == job
+    conn.execute(f"SELECT {q('_fail')}(lease_token => %s, id => %s, error => 'once', retry => TRUE)", (token, job))
+    return job
+
+
+PAST_THE_ROUTINES = {"loaded": _loaded, "hand_update": _hand_update, "clock_back": _clock_back}
+
+
+@pytest.mark.parametrize("repair", ["rescan", "watermark_correct"])
+@pytest.mark.parametrize("way", sorted(PAST_THE_ROUTINES))
+def test_a_deferred_job_due_before_the_bound_is_claimed_after_a_rescan_or_a_correction(queue, way, repair):
+    """A deferred job due before the bound, however it got there, is found by the next rescan or by
+    watermark_correct, which maintain runs every few seconds and which counts as a rescan: it sets
+    corrected_at, so with maintain running a dequeue never rescans, and a correction that did not
+    lower the bound left such a job unclaimed for good (found by a live review)."""
+    main = queue.connect()
+    try:
+        fresh(main)
+        job = PAST_THE_ROUTINES[way](main)
+        assert [j for j, _, _ in hidden(main)] == [job]
+        if repair == "rescan":
+            main.execute(f"UPDATE {q('_watermark')} SET corrected_at = '-infinity'")  # a rescan is due
+        else:
+            main.execute(f"UPDATE {q('_watermark')} SET corrected_at = clock_timestamp()")  # none is due
+            main.execute(f"SELECT * FROM {q('_watermark_correct')}()")
+        assert [j for j, _ in claim(main)] == [job]
+        assert hidden(main) == []
+    finally:
+        main.close()
+
+
 def test_workers_producers_and_moves_at_once_hide_no_job(queue):
     """Three workers (claim, then fail or complete each job at random), two producers (run_at a
     little in the past or the future, some inside a transaction held open a moment), and a checker

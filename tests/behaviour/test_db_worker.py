@@ -81,7 +81,7 @@ def test_the_worker_procedure_refuses_an_owner_past_its_column(use_spec):
     for past in ("w" * 129, "w" * 128 + " "):
         with pytest.raises(Exception) as refused:
             cursor.execute(call, (past,))
-        state, native = queue._driver.codes(refused.value)
+        state, native = queue._session.driver.codes(refused.value)
         assert {"QG010", 50010} & {state, *native}, refused.value
         assert "owner" in str(refused.value) and "four_queue_worker" in str(refused.value)
     assert queue.metrics()["ready"] == 1 and handled(env) == []

@@ -15,10 +15,13 @@ what was rewritten, per gap (tests/conftest.py prints it at the end of a run).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import re
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
 # Gap ids (GAPS.md) and what each means for the tests; B14.. are found by this project (README).
@@ -64,6 +67,8 @@ GAPS = {
            "object can be found, and a call of a dropped procedure is not refused",
     "B34": "OUTPUT ... INTO a table that has a trigger is accepted (SQL Server refuses it: 332; 331 for a foreign key "
            "or CHECK on it)",
+    "B37": "two sessions creating or dropping databases or logins at once fail one with 'tuple concurrently updated' "
+           "(33557097): SQL Server serialises them itself",
     "B35": "a call that races a DROP PROCEDURE and CREATE PROCEDURE of its procedure (B1's rewrite of CREATE OR ALTER) "
            "fails with 'cache lookup failed for function' (33557097); SQL Server's CREATE OR ALTER keeps the object, "
            "and a call waits for it",
@@ -75,6 +80,24 @@ REWRITTEN: Counter = Counter()
 # B18: the error number Babelfish gives every PostgreSQL error it has no T-SQL number for (a permission
 # refusal among them): tests/behaviour/helpers.py tells a refusal there by PostgreSQL's words.
 BABELFISH_UNMAPPED = 33557097
+
+
+@contextlib.contextmanager
+def server_ddl(url: str, babelfish: bool) -> Iterator[None]:
+    """B37: on Babelfish, one process at a time creates or drops a database or a login on the server
+    `url` names (the test processes of one run, and other runs on the machine, take turns through a
+    lock file); on SQL Server nothing is held."""
+    if not babelfish:
+        yield
+        return
+    key = hashlib.sha1(url.split("@")[-1].split("/")[0].encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"qgen-babelfish-ddl-{key}.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        REWRITTEN["B37"] += 1
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
 
 
 def is_babelfish(connection: Any) -> bool:

@@ -45,7 +45,7 @@ from qgen.dialects.mssql import split_batches
 from qgen.render import Rendering, render_spec
 from qgen.spec import Spec, object_name
 from qgen.specload import load_spec
-from tests.support.babelfish import (GAPS, REWRITTEN, chain_ownership, creates_procedure, is_babelfish, rewrite,
+from tests.support.babelfish import (GAPS, REWRITTEN, chain_ownership, creates_procedure, is_babelfish, rewrite, server_ddl,
                                      send_datetimes_as_text)
 from tests.support.run import named, run_spec
 
@@ -201,7 +201,8 @@ class MssqlBackend(Backend):
         with self._server() as conn:
             # Babelfish (tests/support/babelfish.py): the harness rewrites what it sends around its gaps.
             self.babelfish = is_babelfish(conn)
-            conn.cursor().execute(f"CREATE DATABASE {quote('mssql', self.database)}")
+            with server_ddl(self.url, self.babelfish):
+                conn.cursor().execute(f"CREATE DATABASE {quote('mssql', self.database)}")
         self._cleanup.callback(self._drop_database)
 
     def _server(self) -> Any:
@@ -215,10 +216,11 @@ class MssqlBackend(Backend):
             name = quote("mssql", self.database)
             drop = (f"IF DB_ID(N'{self.database}') IS NOT NULL BEGIN "
                     f"ALTER DATABASE {name} SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE {name}; END")
-            for sent in (rewrite(drop) if self.babelfish else [drop]):
-                cursor.execute(sent)
-            for login in self._logins:
-                cursor.execute(self._drop_login_sql(login))
+            with server_ddl(self.url, self.babelfish):
+                for sent in (rewrite(drop) if self.babelfish else [drop]):
+                    cursor.execute(sent)
+                for login in self._logins:
+                    cursor.execute(self._drop_login_sql(login))
 
     _STATE = ("SELECT @@TRANCOUNT, @@OPTIONS, @@LOCK_TIMEOUT, DB_NAME(), USER_NAME(), transaction_isolation_level "
               "FROM sys.dm_exec_sessions WHERE session_id = @@SPID")
@@ -320,8 +322,9 @@ class MssqlBackend(Backend):
         name, password = f"qgen_bt_{uuid.uuid4().hex[:12]}", "Qg!" + uuid.uuid4().hex
         with self._server() as conn:
             create = f"CREATE LOGIN {quote('mssql', name)} WITH PASSWORD = N'{password}', CHECK_POLICY = OFF"
-            for sent in (rewrite(create) if self.babelfish else [create]):
-                conn.cursor().execute(sent)
+            with server_ddl(self.url, self.babelfish):
+                for sent in (rewrite(create) if self.babelfish else [create]):
+                    conn.cursor().execute(sent)
         self._logins.append(name)
         self.run_script(f"CREATE USER {quote('mssql', name)} FOR LOGIN {quote('mssql', name)};\n"
                         f"ALTER ROLE {quote('mssql', role)} ADD MEMBER {quote('mssql', name)};")
@@ -329,7 +332,7 @@ class MssqlBackend(Backend):
 
     def drop_login(self, login: tuple[str, str]) -> None:
         self.run_script(f"IF DATABASE_PRINCIPAL_ID(N'{login[0]}') IS NOT NULL DROP USER {quote('mssql', login[0])};")
-        with self._server() as conn:
+        with self._server() as conn, server_ddl(self.url, self.babelfish):
             conn.cursor().execute(self._drop_login_sql(login[0]))
         self._logins.remove(login[0])
 

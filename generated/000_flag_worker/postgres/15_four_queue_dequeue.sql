@@ -198,8 +198,7 @@ BEGIN
                     SELECT min("job"."id") INTO v$stranded
                     FROM "four"."four_queue" AS "job"
                     WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
-                    -- And below the due index's bound: a deferred job written past the routines (a load, a
-                    -- hand insert: no lock, see postgres__due_bound_move) may be due before it.
+                    -- Below the due index's bound: a deferred job written past the routines may be due before it.
                     SELECT "d"."available_at" INTO v$due_low
                     FROM "four"."four_queue" AS "d"
                     WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "four"."four_queue_watermark" AS "b")

@@ -447,6 +447,7 @@ DECLARE
     v$new bigint;
     v$held boolean;
     v$searched timestamptz;
+    v$due_low timestamptz;
 BEGIN
     -- The row first, so that the scan below starts after whatever held it committed; but never
     -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
@@ -491,12 +492,20 @@ BEGIN
         -- for a READ COMMITTED call.
         "new_watermark" := "old_watermark";
     END IF;
+    -- Below the due index's bound: a deferred job written past the routines may be due before it.
+    SELECT "d"."available_at" INTO v$due_low
+    FROM "four"."four_queue" AS "d"
+    WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "four"."four_queue_watermark" AS "b")
+    ORDER BY "d"."available_at"
+    LIMIT 1;
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
         INSERT INTO "four"."four_queue_watermark" ("id", "corrected_at") VALUES ("four_queue_watermark_correct"."new_watermark", coalesce(v$searched, '-infinity'))
         ON CONFLICT DO NOTHING;
     ELSE
-        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at");
+        UPDATE "four"."four_queue_watermark" AS "w" SET "id" = "four_queue_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at"),
+            -- It counts as a rescan (corrected_at): lower the due bound as the rescan does.
+            "due_from" = least("w"."due_from", coalesce(v$due_low, "w"."due_from"));
     END IF;
     RETURN NEXT;
 END
@@ -704,8 +713,7 @@ BEGIN
                     SELECT min("job"."id") INTO v$stranded
                     FROM "four"."four_queue" AS "job"
                     WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
-                    -- And below the due index's bound: a deferred job written past the routines (a load, a
-                    -- hand insert: no lock, see postgres__due_bound_move) may be due before it.
+                    -- Below the due index's bound: a deferred job written past the routines may be due before it.
                     SELECT "d"."available_at" INTO v$due_low
                     FROM "four"."four_queue" AS "d"
                     WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "four"."four_queue_watermark" AS "b")
@@ -1522,7 +1530,7 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dequeue', '876dcbbfd20f4629a9cb95c347eef8ee'),
+            ('four_queue_dequeue', '047beb00445791b328344497e8dd62b3'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),
@@ -1534,7 +1542,7 @@ BEGIN
             ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
             ('four_queue_reap', '9ea100783032832386cf53dc6ae4422e'),
             ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
-            ('four_queue_watermark_correct', '2649fc42075c7adfcfd2eaaeab3db5aa'),
+            ('four_queue_watermark_correct', '11ebc95b6f5f35c5755c647ff8b66a6f'),
             ('four_queue_watermark_move', 'ea938a13a08b9c07963d9bcb42975f93'),
             ('four_queue_worker', 'cdcc164b813324f2263dca4134f80ace')
     ) AS r (name, fingerprint)

@@ -16,6 +16,7 @@ DECLARE
     v$new bigint;
     v$held boolean;
     v$searched timestamptz;
+    v$due_low timestamptz;
 BEGIN
     -- The row first, so that the scan below starts after whatever held it committed; but never
     -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
@@ -60,12 +61,20 @@ BEGIN
         -- for a READ COMMITTED call.
         "new_watermark" := "old_watermark";
     END IF;
+    -- Below the due index's bound: a deferred job written past the routines may be due before it.
+    SELECT "d"."available_at" INTO v$due_low
+    FROM "QueueSample"."WorkQueue" AS "d"
+    WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "QueueSample"."WorkQueue_watermark" AS "b")
+    ORDER BY "d"."available_at"
+    LIMIT 1;
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
         INSERT INTO "QueueSample"."WorkQueue_watermark" ("id", "corrected_at") VALUES ("WorkQueue_watermark_correct"."new_watermark", coalesce(v$searched, '-infinity'))
         ON CONFLICT DO NOTHING;
     ELSE
-        UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = "WorkQueue_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at");
+        UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = "WorkQueue_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at"),
+            -- It counts as a rescan (corrected_at): lower the due bound as the rescan does.
+            "due_from" = least("w"."due_from", coalesce(v$due_low, "w"."due_from"));
     END IF;
     RETURN NEXT;
 END

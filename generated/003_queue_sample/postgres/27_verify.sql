@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '9880d74953bb52c13d5572c253aaee3c'),
+            ('GetNextJob', '24e972df3e14186c86abfe00678ee575'),
             ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
@@ -52,7 +52,7 @@ BEGIN
             ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
             ('WorkQueue_reap', '861108546d90344137b736832497e981'),
             ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
-            ('WorkQueue_watermark_correct', '60d5acd9401b171f088708d4163623b0'),
+            ('WorkQueue_watermark_correct', 'a53ec64df67bfcc1da2ed9f0a9377eeb'),
             ('WorkQueue_watermark_move', '78a3d9a8f2cb6483ff343b96118bb342')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name

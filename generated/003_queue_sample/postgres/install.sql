@@ -369,6 +369,7 @@ DECLARE
     v$new bigint;
     v$held boolean;
     v$searched timestamptz;
+    v$due_low timestamptz;
 BEGIN
     -- The row first, so that the scan below starts after whatever held it committed; but never
     -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
@@ -413,12 +414,20 @@ BEGIN
         -- for a READ COMMITTED call.
         "new_watermark" := "old_watermark";
     END IF;
+    -- Below the due index's bound: a deferred job written past the routines may be due before it.
+    SELECT "d"."available_at" INTO v$due_low
+    FROM "QueueSample"."WorkQueue" AS "d"
+    WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "QueueSample"."WorkQueue_watermark" AS "b")
+    ORDER BY "d"."available_at"
+    LIMIT 1;
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
         INSERT INTO "QueueSample"."WorkQueue_watermark" ("id", "corrected_at") VALUES ("WorkQueue_watermark_correct"."new_watermark", coalesce(v$searched, '-infinity'))
         ON CONFLICT DO NOTHING;
     ELSE
-        UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = "WorkQueue_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at");
+        UPDATE "QueueSample"."WorkQueue_watermark" AS "w" SET "id" = "WorkQueue_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at"),
+            -- It counts as a rescan (corrected_at): lower the due bound as the rescan does.
+            "due_from" = least("w"."due_from", coalesce(v$due_low, "w"."due_from"));
     END IF;
     RETURN NEXT;
 END
@@ -719,8 +728,7 @@ BEGIN
                     SELECT min("job"."id") INTO v$stranded
                     FROM "QueueSample"."WorkQueue" AS "job"
                     WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
-                    -- And below the due index's bound: a deferred job written past the routines (a load, a
-                    -- hand insert: no lock, see postgres__due_bound_move) may be due before it.
+                    -- Below the due index's bound: a deferred job written past the routines may be due before it.
                     SELECT "d"."available_at" INTO v$due_low
                     FROM "QueueSample"."WorkQueue" AS "d"
                     WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "QueueSample"."WorkQueue_watermark" AS "b")
@@ -1456,7 +1464,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '9880d74953bb52c13d5572c253aaee3c'),
+            ('GetNextJob', '24e972df3e14186c86abfe00678ee575'),
             ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
@@ -1469,7 +1477,7 @@ BEGIN
             ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
             ('WorkQueue_reap', '861108546d90344137b736832497e981'),
             ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
-            ('WorkQueue_watermark_correct', '60d5acd9401b171f088708d4163623b0'),
+            ('WorkQueue_watermark_correct', 'a53ec64df67bfcc1da2ed9f0a9377eeb'),
             ('WorkQueue_watermark_move', '78a3d9a8f2cb6483ff343b96118bb342')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name

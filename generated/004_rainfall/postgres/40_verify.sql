@@ -40,7 +40,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
-            ('rainfall_events_dequeue', '89ae7074d1b0762a00f6ae75dde073d0'),
+            ('rainfall_events_dequeue', 'f927eec8f2ca328abf09872558637273'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
@@ -52,7 +52,7 @@ BEGIN
             ('rainfall_events_purge_batch', '752504cc0f1d675a87a8b4aed0c1d3cb'),
             ('rainfall_events_reap', '7031ebef1cce806e1cd0a5924e11ffa2'),
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
-            ('rainfall_events_watermark_correct', 'e4d04772e9eed986fd66825df81b87fd'),
+            ('rainfall_events_watermark_correct', '95dc7c84fedcd8431d836cbe457113c7'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
             ('rainfall_transfer_dequeue', 'e75fea075106515687dbc7025be556df'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),

@@ -339,6 +339,7 @@ DECLARE
     v$new bigint;
     v$held boolean;
     v$searched timestamptz;
+    v$due_low timestamptz;
 BEGIN
     -- The row first, so that the scan below starts after whatever held it committed; but never
     -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
@@ -383,12 +384,20 @@ BEGIN
         -- for a READ COMMITTED call.
         "new_watermark" := "old_watermark";
     END IF;
+    -- Below the due index's bound: a deferred job written past the routines may be due before it.
+    SELECT "d"."available_at" INTO v$due_low
+    FROM "rainfall"."rainfall_events" AS "d"
+    WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "rainfall"."rainfall_events_watermark" AS "b")
+    ORDER BY "d"."available_at"
+    LIMIT 1;
     IF "old_watermark" IS NULL THEN
         -- The row was deleted by hand: put it back.
         INSERT INTO "rainfall"."rainfall_events_watermark" ("id", "corrected_at") VALUES ("rainfall_events_watermark_correct"."new_watermark", coalesce(v$searched, '-infinity'))
         ON CONFLICT DO NOTHING;
     ELSE
-        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at");
+        UPDATE "rainfall"."rainfall_events_watermark" AS "w" SET "id" = "rainfall_events_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at"),
+            -- It counts as a rescan (corrected_at): lower the due bound as the rescan does.
+            "due_from" = least("w"."due_from", coalesce(v$due_low, "w"."due_from"));
     END IF;
     RETURN NEXT;
 END
@@ -587,8 +596,7 @@ BEGIN
                     SELECT min("job"."id") INTO v$stranded
                     FROM "rainfall"."rainfall_events" AS "job"
                     WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
-                    -- And below the due index's bound: a deferred job written past the routines (a load, a
-                    -- hand insert: no lock, see postgres__due_bound_move) may be due before it.
+                    -- Below the due index's bound: a deferred job written past the routines may be due before it.
                     SELECT "d"."available_at" INTO v$due_low
                     FROM "rainfall"."rainfall_events" AS "d"
                     WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "rainfall"."rainfall_events_watermark" AS "b")
@@ -2061,7 +2069,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
-            ('rainfall_events_dequeue', '89ae7074d1b0762a00f6ae75dde073d0'),
+            ('rainfall_events_dequeue', 'f927eec8f2ca328abf09872558637273'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
@@ -2073,7 +2081,7 @@ BEGIN
             ('rainfall_events_purge_batch', '752504cc0f1d675a87a8b4aed0c1d3cb'),
             ('rainfall_events_reap', '7031ebef1cce806e1cd0a5924e11ffa2'),
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
-            ('rainfall_events_watermark_correct', 'e4d04772e9eed986fd66825df81b87fd'),
+            ('rainfall_events_watermark_correct', '95dc7c84fedcd8431d836cbe457113c7'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
             ('rainfall_transfer_dequeue', 'e75fea075106515687dbc7025be556df'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
