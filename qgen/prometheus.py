@@ -80,7 +80,8 @@ QUEUE_GAUGES: tuple[tuple[str, str, str], ...] = (
     ("qgen_dead_letters", "dead",
      "Dead letters kept (gauge: redrive and purge lower it)."),
     ("qgen_oldest_ready_age_seconds", "oldest_ready_age_seconds",
-     "Age of the oldest claimable job since it was enqueued, in seconds; 0 when none is ready (gauge)."),
+     "Age of the oldest claimable job since it was enqueued (scheduled or retried jobs included), in seconds; "
+     "0 when none is ready (gauge)."),
     ("qgen_jobs_completed_last_minute", "completed_last_minute",
      "Jobs completed within the last minute, from processed_at (mark) or the archive (archive); absent with "
      "on_complete: delete, which records no completion. A gauge: no completed total is kept anywhere."),

@@ -85,3 +85,24 @@ def test_the_parser_reads_what_the_format_allows():
     parsed = parse('# a comment\n# HELP m h\n# TYPE m counter\nm{a="\\\\\\"\\n"} +Inf 123\nm{a="b"} -1.5e3\n\nn NaN\n')
     assert parsed["m"].samples == [({"a": '\\"\n'}, math.inf), ({"a": "b"}, -1500.0)]
     assert math.isnan(parsed["n"].samples[0][1])
+
+
+def test_the_documented_alert_rules_name_only_metrics_qgen_writes():
+    """docs/operations.md's alert rules are YAML Prometheus loads, and every qgen_ metric they (and the
+    metrics table there) name is one qgen writes: a renamed metric cannot leave an alert that never fires."""
+    import re
+
+    import yaml
+
+    from tests.conftest import ROOT
+
+    text = (ROOT / "docs" / "operations.md").read_text()
+    section = text[text.index("## Metrics and alerts"):]
+    blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]
+    rules = [rule for block in blocks if "groups" in block for group in block["groups"] for rule in group["rules"]]
+    assert {r["alert"] for r in rules} >= {"QgenQueueUnreadable", "QgenOldestReadyJobTooOld", "QgenMaintenanceNotRunning",
+                                            "QgenDeadLettersRising"}
+    written = set(parse(render(families("s", [("q", ROW)], 0.1))))
+    named = set(re.findall(r"\bqgen_[a-z_]+", section)) - {"qgen_jobs_completed_total"}  # the counter there is not
+    assert named <= written, named - written
+    assert all(set(re.findall(r"\bqgen_[a-z_]+", r["expr"])) <= written for r in rules)
