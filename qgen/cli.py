@@ -1,4 +1,4 @@
-"""The qgen command line: render, check, schema, init, revision, bench, maintain, status, redrive."""
+"""The qgen command line: render, check, schema, init, revision, bench, maintain, status, metrics, redrive."""
 
 from __future__ import annotations
 

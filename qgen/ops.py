@@ -1,12 +1,14 @@
-"""Operations commands: `qgen maintain`, `qgen status`, `qgen redrive` (their arguments are declared
+"""Operations commands: `qgen maintain`, `qgen status`, `qgen metrics`, `qgen redrive` (their arguments are declared
 here and registered in qgen/cli.py). Each opens its own connection from --url (qgen/dburl.py) and
 calls the queue's procedures through QueueClient, so the login needs only EXECUTE: the consumer
-role for maintain, the admin role for status (metrics) and redrive.
+role for maintain, the admin role for status and metrics (the metrics procedure) and redrive.
 
 Exit status: 0 when every call succeeded; 1 when the database could not be reached, a queue is
 not installed, the login may not run the procedure, or a call failed (the message says which);
-2 for a spec or argument error. `maintain --every` and `status --watch` run until interrupted
-(Ctrl-C, SIGTERM) and then exit 0; errors meanwhile are reported and retried at the next round.
+2 for a spec or argument error. `maintain --every`, `status --watch` and `metrics` run until
+interrupted (Ctrl-C, SIGTERM) and then exit 0; errors meanwhile are reported and retried at the next
+round. `status --format prometheus` prints the exposition even when a queue could not be read (its
+qgen_up is 0), and still exits 1 then.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ import os
 import signal
 import sys
 import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, Callable, Iterator, NoReturn, Optional
 
+from qgen import prometheus
 from qgen.client import ConnectionLost, NotInstalled, PermissionDenied, QueueClient, QueueError
 from qgen.dburl import URL_ENV, DatabaseUnavailable, connect, shown
 from qgen.spec import Spec, _parse_duration, object_name
@@ -298,7 +303,17 @@ def _status_once(session: Session, queues: list[str], as_json: bool, watching: b
 
 def cmd_status(args: argparse.Namespace) -> int:
     spec, queues, url = _setup(args)
+    if args.format == "prometheus" and (args.json or args.watch is not None):
+        _usage("--format prometheus prints once, without --json or --watch (for a scraper: qgen metrics --port)")
+    if args.json:
+        args.format = "json"
     session = Session(url, spec)
+    if args.format == "prometheus":
+        text, ok = scrape(session, queues, "status")
+        sys.stdout.write(text)
+        session.reset()
+        return 0 if ok else 1
+    args.json = args.format == "json"
     if args.watch is None:
         ok = _status_once(session, queues, args.json, False, args.horizon_warn)
         session.reset()
@@ -307,6 +322,80 @@ def cmd_status(args: argparse.Namespace) -> int:
         while not stop.is_set():
             _status_once(session, queues, args.json, True, args.horizon_warn)
             stop.wait(args.watch)
+    session.reset()
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# qgen status --format prometheus, qgen metrics
+
+
+def scrape(session: Session, queues: list[str], command: str = "metrics") -> tuple[str, bool]:
+    """Every queue's metrics as Prometheus exposition text (qgen/prometheus.py), and whether every
+    queue was read. A queue that could not be read (database unreachable, not installed, login
+    refused: said on stderr, as status says it) has qgen_up 0 and no other sample; never an exception."""
+    started = time.monotonic()
+    read: dict[str, Any] = {}
+
+    def one(queue: str) -> bool:
+        read[queue] = _call(session, queue, "metrics", lambda c: c.metrics(), command)
+        return read[queue] is not None
+
+    ok = _each_queue(command, queues, one)
+    results = [(queue, read.get(queue)) for queue in queues]
+    return prometheus.render(prometheus.families(session.spec.schema, results, time.monotonic() - started)), ok
+
+
+class MetricsServer(HTTPServer):
+    """GET /metrics answers a fresh scrape of the spec's queues; any other path 404. One request at a
+    time (one database session, scrapes seconds apart): a second scraper waits for the first."""
+
+    def __init__(self, session: Session, queues: list[str], host: str, port: int):
+        self.session, self.queues = session, queues
+        self.lock = threading.Lock()
+        super().__init__((host, port), _MetricsHandler)
+
+
+class _MetricsHandler(BaseHTTPRequestHandler):
+    server: MetricsServer
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        if self.path.split("?", 1)[0] != "/metrics":
+            self._answer(404, "text/plain; charset=utf-8", b"qgen metrics: only /metrics is served\n")
+            return
+        with self.server.lock:
+            text, _ = scrape(self.server.session, self.server.queues)
+        self._answer(200, prometheus.CONTENT_TYPE, text.encode("utf-8"))
+
+    def _answer(self, status: int, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+        pass  # a line per scrape would drown what matters; failures are said by scrape
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    spec, queues, url = _setup(args)
+    session = Session(url, spec)
+    try:
+        server = MetricsServer(session, queues, args.host, args.port)
+    except OSError as exc:
+        print(f"qgen metrics: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    host, port = str(server.server_address[0]), int(server.server_address[1])
+    print(f"qgen metrics: serving http://{host}:{port}/metrics for {spec.schema} ({', '.join(queues)}) "
+          f"from {shown(url)}", flush=True)
+    with _until_interrupted() as stop:
+        serving = threading.Thread(target=server.serve_forever, name="qgen-metrics", daemon=True)
+        serving.start()
+        stop.wait()
+        server.shutdown()
+        serving.join()
+    server.server_close()
     session.reset()
     return 0
 
@@ -392,11 +481,29 @@ def add_commands(commands: Any) -> None:
     status.add_argument("--queue", help="only this queue (default: every queue of the spec)")
     status.add_argument("--watch", type=float, nargs="?", const=2.0, metavar="SECONDS",
                         help="refresh every SECONDS (default 2) until interrupted")
-    status.add_argument("--json", action="store_true", help="JSON for scripts (one line per refresh with --watch)")
+    status.add_argument("--json", action="store_true", help="JSON for scripts (one line per refresh with --watch); "
+                        "the same as --format json")
+    status.add_argument("--format", choices=("table", "json", "prometheus"), default="table",
+                        help="table (default), json, or prometheus: the Prometheus text format (0.0.4), once, for "
+                        "node_exporter's textfile collector or a script; a queue not read has qgen_up 0 (exit 1)")
     status.add_argument("--horizon-warn", type=_seconds, default=HORIZON_WARN_SECONDS, metavar="DURATION",
                         help="warn when another session has held a snapshot open this long (default 5m): claims "
                         "cost more the longer it stays (PostgreSQL)")
     status.set_defaults(func=cmd_status)
+
+    metrics = commands.add_parser(
+        "metrics", help="serve each queue's metrics at /metrics for Prometheus",
+        description="Serve GET /metrics in the Prometheus text format (0.0.4): per queue (labels queue, schema) "
+        "ready, scheduled, in flight, expired leases, dead letters, the oldest ready job's age in seconds, "
+        "completions over the last minute, and qgen_up (0 when the database could not be reached or the queue "
+        "could not be read). Each request reads the metrics procedure afresh, so the login needs the admin role. "
+        "Runs until Ctrl-C or SIGTERM, then exits 0. docs/operations.md gives the alerts to set.")
+    _common(metrics)
+    metrics.add_argument("--queue", help="only this queue (default: every queue of the spec)")
+    metrics.add_argument("--port", type=int, required=True, help="the TCP port to listen on (0: any free one, printed)")
+    metrics.add_argument("--host", default="127.0.0.1",
+                         help="the address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
+    metrics.set_defaults(func=cmd_metrics)
 
     redrive = commands.add_parser(
         "redrive", help="put dead-lettered jobs back into their queue as new jobs",

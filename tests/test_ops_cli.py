@@ -229,3 +229,61 @@ def test_a_round_after_the_connection_was_lost_connects_again(installed, capsys)
     metrics = _call(session, "jobs", "metrics", lambda c: c.metrics(), "status")
     assert metrics is not None, capsys.readouterr().err
     session.reset()
+
+
+def test_status_format_prometheus_on_an_unreachable_database_says_up_0():
+    """Issue 25 item 4: an unreachable database is alertable: the exposition still comes (stdout,
+    for a textfile collector), every queue's qgen_up 0 and no other figure; the reason once on
+    stderr, exit 1, never a traceback."""
+    from tests.support.prom_text import parse, value
+
+    done = qgen("status", SPEC, "--url", "postgresql://postgres@127.0.0.1:1/nowhere", "--format", "prometheus")
+    assert done.returncode == 1
+    assert done.stderr.count("cannot connect to postgresql://postgres@127.0.0.1:1/nowhere") == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    parsed = parse(done.stdout)
+    assert [value(parsed, "qgen_up", queue=q, schema="feat") for q in ("jobs", "urgent")] == [0, 0]
+    assert set(parsed) == {"qgen_up", "qgen_scrape_duration_seconds"}, done.stdout
+
+
+def test_status_format_prometheus_of_a_queue_not_installed_says_up_0(db):
+    from tests.support.prom_text import parse, value
+
+    url, _ = db
+    done = qgen("status", OTHER, "--url", url, "--format", "prometheus")
+    assert done.returncode == 1 and "ghosts.testq: not installed in this database" in done.stderr, done.stderr
+    assert value(parse(done.stdout), "qgen_up", queue="testq", schema="ghosts") == 0
+    refused = qgen("status", SPEC, "--url", url, "--format", "prometheus", "--watch")
+    assert refused.returncode == 2 and "--format prometheus prints once" in refused.stderr
+
+
+def test_metrics_serves_until_sigterm_and_says_up_0_while_the_database_is_away(db):
+    """`qgen metrics --port 0` says where it listens; /metrics answers; stopped by SIGTERM it exits 0.
+    On an unreachable database it keeps serving, with qgen_up 0 (an exporter's convention: a
+    scrape that fails is a figure, not an HTTP error)."""
+    import urllib.request
+
+    from tests.support.prom_text import parse, value
+
+    url, jobs = db
+    jobs.enqueue(job_type="t", customer_id=1, amount=1)
+    for target, up in ((url, 1), ("postgresql://postgres@127.0.0.1:1/nowhere", 0)):
+        process = subprocess.Popen([sys.executable, "-m", "qgen.cli", "metrics", str(SPEC), "--url", target,
+                                    "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = process.stdout.readline()
+            assert line.startswith("qgen metrics: serving http://127.0.0.1:"), line
+            address = line.split()[3]
+            with urllib.request.urlopen(address, timeout=60) as answer:
+                parsed = parse(answer.read().decode("utf-8"))
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        assert process.returncode == 0, err
+        assert "Traceback" not in err
+        assert value(parsed, "qgen_up", queue="jobs", schema="feat") == up
+        assert value(parsed, "qgen_jobs_ready", queue="jobs", schema="feat") == (1 if up else None)
+        if not up:
+            assert "cannot connect to" in err

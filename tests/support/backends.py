@@ -148,6 +148,11 @@ class PostgresBackend(Backend):
 
         self.url = self._cleanup.enter_context(scratch_database("qgen_behaviour"))
 
+    @property
+    def database_url(self) -> str:
+        """The URL of the session's database, as `qgen ... --url` takes it."""
+        return self.url
+
     def connect(self, autocommit: bool = False, login: Optional[tuple[str, str]] = None) -> Any:
         import psycopg
 
@@ -204,6 +209,13 @@ class MssqlBackend(Backend):
             with server_ddl(self.url, self.babelfish):
                 conn.cursor().execute(f"CREATE DATABASE {quote('mssql', self.database)}")
         self._cleanup.callback(self._drop_database)
+
+    @property
+    def database_url(self) -> str:
+        """The URL of the session's database, as `qgen ... --url` takes it (QGEN_TEST_MSSQL_URL names master)."""
+        from sqlalchemy.engine import make_url
+
+        return make_url(self.url).set(database=self.database).render_as_string(hide_password=False)
 
     def _server(self) -> Any:
         import pyodbc
