@@ -261,8 +261,10 @@ def measure(db: BenchDatabase, name: str, behind: int) -> dict[tuple[int, str], 
                 # Warm up until the session has made a watermark move too (its first plans the
                 # move's statements: at 20,000 finished behind, 47 pages more than a move reads).
                 warm: dict[str, list[int]] = {}
-                warmed = 0
+                warmed = tries = 0
                 while warmed < WARM + CALLS[batch]:
+                    tries += 1
+                    assert tries <= 2 * READY // 5, f"{name}: no watermark move in {tries} claims of {batch}"
                     into = calls if warmed >= WARM else warm
                     jobs = stats.around(into, "dequeue", claim, worker, batch, lease)
                     assert len(jobs) == batch, f"{name}: the queue ran dry ({len(jobs)} of {batch})"
