@@ -355,7 +355,7 @@ class QueueShape:
         """complete's outbox values, checked, then as parameters."""
         kinds = {column: self._outbox_kinds.get(column) for column in outbox}
         for column, value in outbox.items():
-            self.check_value("complete", column, value, kinds[column])
+            self.check_value(self.where("complete"), column, value, kinds[column])
         return [(column, self.driver.value_in(kind.kind if kind is not None else None, outbox[column]))
                 for column, kind in kinds.items()]
 
