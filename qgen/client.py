@@ -65,7 +65,7 @@ from typing import Any
 
 from qgen import dialects
 from qgen.errors import (
-    CannotReconnect, ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
+    CannotReconnect, ConnectionConfigError, ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
     QueueUsageError,
 )
 from qgen.queue_client import Dialect, QueueClient
@@ -78,7 +78,7 @@ __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
     "MaintainResult", "RedriveResult",
     "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
-    "ConnectionLost", "CannotReconnect", "OutcomeUnknown", "NotInstalled", "error_kind", "detect_dialect",
+    "ConnectionLost", "CannotReconnect", "ConnectionConfigError", "OutcomeUnknown", "NotInstalled", "error_kind", "detect_dialect",
     "run_worker", "WorkerStats",
 ]
 

@@ -17,7 +17,7 @@ from qgen import dialects
 from qgen.connection import Backoff, connection_factory, dialect_of_target
 from qgen.dialects.client_base import ClientDriver
 from qgen.dialects.error_codes import ErrorCode, message, queue_error
-from qgen.errors import CannotReconnect, ConnectionLost, QueueUsageError
+from qgen.errors import CannotReconnect, ConnectionConfigError, ConnectionLost, QueueUsageError
 
 log = logging.getLogger("qgen.client")
 
@@ -61,6 +61,7 @@ class Session:
         self.batch_via = batch_via
         self._backoff = Backoff(reconnect_backoff, reconnect_backoff_max)
         self._lost = False
+        self._connected_once = False  # a connection was made (or given): refusals after it are waited out
         # A factory's first connection tells the dialect when it was not given.
         driver: Optional[type[ClientDriver]] = dialects.client_driver(dialect) if dialect else None
         if driver is None and self.factory is None:
@@ -69,6 +70,7 @@ class Session:
         if self.factory is not None:
             self.connected()
         elif connection is not None:
+            self._connected_once = True
             self._prepare(connection)
 
     @property
@@ -157,12 +159,23 @@ class Session:
             if self._lost:
                 log.info("%s: connected again (%d attempt(s), %.1fs)", self.name, attempt, time.monotonic() - started)
             self._lost = False
+            self._connected_once = True
             self.connection = connection
             return connection
 
     def _wait_to_connect(self, exc: Exception, attempt: int, waited: float) -> None:
         """After a failed attempt to connect: sleep before the next, or raise ConnectionLost when the time is up."""
-        describe = (self._driver or ClientDriver()).describe
+        driver = self._driver or dialects.client_for_error(exc)
+        describe = driver.describe
+        entry = driver.classify(exc)
+        if entry is not None and entry.kind == "connection_config" and not self._connected_once:
+            # A configuration error (its code says so, in the driver's error table), not an outage:
+            # no attempt after it can succeed. Only before the first connection: after a loss the
+            # same refusal can be a failover's (Azure SQL's 4060 while a database moves, a standby
+            # not yet promoted), waited out as the loss is.
+            log.error("%s: cannot connect: %s; not retried: %s", self.name, entry.about, describe(exc))
+            raise ConnectionConfigError(f"{self.name}: cannot connect: {entry.about} (not retried: fix the URL, "
+                                        f"the login or the database): {message(exc)}") from exc
         if waited >= self.reconnect_timeout:
             log.error("%s: no connection after %d attempts in %.1fs; giving up: %s",
                       self.name, attempt, waited, describe(exc))

@@ -90,6 +90,123 @@ def check_integer(where: str, name: str, value: Any, kind: str) -> None:
             raise InvalidArgument(f"{where}: {name} is {value}; accepted: {kind}, {low} to {high}")
 
 
+# What a value of each portable kind may be in Python (docs/client.md, "Errors"): checked before a
+# value is sent, so that no driver converts it silently ('42' for 42, 2 for 2.7) or refuses it with
+# an error that names no column.
+ACCEPTED = {
+    "int": "an int (not a bool, float or str)",
+    "bigint": "an int (not a bool, float or str)",
+    "string": "a str",
+    "text": "a str",
+    "xml": "a str",
+    "decimal": "a Decimal, an int or a finite float (not a bool or str)",
+    "uuid": "a uuid.UUID, or a str holding one",
+    "bool": "a bool",
+    "datetime": "a datetime.datetime (naive: UTC)",
+    "json": "a dict, list, str, int, float, bool or None, nested (keys str; Decimal, UUID, date and datetime "
+            "inside are written as text)",
+}
+
+
+def type_name(value: Any) -> str:
+    """A value's type as an error names it."""
+    return "None" if value is None else type(value).__name__
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _json_problem(value: Any, name: str) -> Optional[tuple[str, Any]]:
+    """Where in a json value a part is of no JSON type (its name and the part), else None."""
+    if value is None or isinstance(value, (str, bool, int, Decimal, dt.date, uuid.UUID)):
+        if isinstance(value, Decimal) and not value.is_finite():
+            return name, value
+        return None
+    if isinstance(value, float):
+        return None if value == value and value not in (float("inf"), float("-inf")) else (name, value)
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{name} (a key)", key
+            found = _json_problem(item, f"{name}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _json_problem(item, f"{name}[{index}]")
+            if found:
+                return found
+        return None
+    return name, value
+
+
+def check_type(where: str, name: str, value: Any, kind: ColumnType, nullable: bool = True) -> None:
+    """Refuse a value that is not of its column's portable type (ACCEPTED), or None for a NOT NULL
+    column, before it is sent: InvalidArgument naming the column, the value's type and what is
+    accepted. A str for a number, a float for an int, a bool for anything but bool are refused,
+    never converted."""
+    k = kind.kind
+    if value is None:
+        if not nullable:
+            raise InvalidArgument(f"{where}: {name} is None; accepted: {kind}, {ACCEPTED[k]}: the column is NOT NULL")
+        return
+    if k in ("int", "bigint"):
+        ok = _is_integer(value)
+    elif k in ("string", "text", "xml"):
+        ok = isinstance(value, str)
+    elif k == "decimal":
+        ok = _is_integer(value) or isinstance(value, (Decimal, float))
+    elif k == "uuid":
+        ok = isinstance(value, uuid.UUID) or (isinstance(value, str) and _parses_as_uuid(value))
+    elif k == "bool":
+        ok = isinstance(value, bool)
+    elif k == "datetime":
+        ok = isinstance(value, dt.datetime)
+    elif k == "json":
+        found = _json_problem(value, name)
+        if found is not None:
+            part, bad = found
+            what = f"{type_name(bad)} {bad}" if isinstance(bad, (float, Decimal)) else f"of type {type_name(bad)}"
+            raise InvalidArgument(f"{where}: {part} is {what}, which JSON cannot hold; accepted: json, {ACCEPTED[k]}")
+        ok = True
+    else:  # pragma: no cover - a kind qgen/spec.py gained: tests/test_client_types.py fails first
+        raise AssertionError(f"no Python type is accepted for the kind {k}: add it to ACCEPTED and check_type")
+    if not ok:
+        shown = "a str that is not a UUID" if k == "uuid" and isinstance(value, str) else f"of type {type_name(value)}"
+        raise InvalidArgument(f"{where}: {name} is {shown}; accepted: {kind}, {ACCEPTED[k]}")
+
+
+def _parses_as_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
+def check_number(where: str, name: str, value: Any, low: int, high: int) -> int:
+    """A call argument that is a whole number (a batch size, a priority, seconds): an int within
+    low .. high, else InvalidArgument saying what is accepted. Returns it."""
+    if not _is_integer(value):
+        raise InvalidArgument(f"{where}: {name} is of type {type_name(value)}; accepted: an int from {low} to {high} "
+                              "(not a bool, float or str)")
+    if not low <= value <= high:
+        raise InvalidArgument(f"{where}: {name} is {value}; accepted: an int from {low} to {high}")
+    return int(value)
+
+
+def check_label(where: str, name: str, value: Any) -> None:
+    """owner, enqueued_by: a str of at most LABEL_MAX characters without NUL (None: not given)."""
+    if value is not None and not isinstance(value, str):
+        raise InvalidArgument(f"{where}: {name} is of type {type_name(value)}; accepted: a str of at most {LABEL_MAX} characters")
+    check_text(where, name, value, LABEL_MAX)
+
+
+INT_MAX = 2**31 - 1
+
+
 def queue_of(spec: Spec, queue_name: str) -> Queue:
     """The spec's queue of this name; ValueError when it has none."""
     if queue_name not in spec.queues:
@@ -238,7 +355,7 @@ class QueueShape:
         """complete's outbox values, checked, then as parameters."""
         kinds = {column: self._outbox_kinds.get(column) for column in outbox}
         for column, value in outbox.items():
-            self.check_value("complete", column, value, kinds[column])
+            self.check_value(self.where("complete"), column, value, kinds[column])
         return [(column, self.driver.value_in(kind.kind if kind is not None else None, outbox[column]))
                 for column, kind in kinds.items()]
 
@@ -294,6 +411,28 @@ class QueueShape:
 
     # -- checks ------------------------------------------------------------------------------
 
+    def where(self, call: str) -> str:
+        """How an error names a call of this queue: 'queue NAME, CALL'."""
+        return f"queue {self.queue_name}, {call}"
+
+    def job(self, call: str, payload: Mapping[str, Any], job_type: Any, priority: Any,
+            run_at: Any) -> tuple[list[tuple[str, Any]], Optional[int], Optional[dt.datetime]]:
+        """One job of enqueue or enqueue_many, checked the same way for both (call: how errors name
+        it): its column values in procedure order, its priority and its run_at."""
+        where = self.where(call)
+        if priority is not None:
+            if self.queue.ordering != "priority":
+                raise QueueUsageError(f"{where}: queue {self.queue_name} has ordering: fifo; priority needs "
+                                      "ordering: priority")
+            priority = check_number(where, "priority", priority, *INTEGER_RANGES["int"])
+        if run_at is not None:
+            if not self.queue.scheduling:
+                raise QueueUsageError(f"{where}: queue {self.queue_name} has no scheduling; run_at needs scheduling: true")
+            if not isinstance(run_at, dt.datetime):
+                raise InvalidArgument(f"{where}: run_at is of type {type_name(run_at)}; accepted: a datetime.datetime "
+                                      "(naive: UTC)")
+        return self.job_values(payload, job_type, where=where), priority, run_at
+
     def job_values(self, payload: Mapping[str, Any], job_type: Any, *, where: str) -> list[tuple[str, Any]]:
         """The job-type column and payload columns, checked against the spec, in procedure order."""
         payload = dict(payload)
@@ -310,7 +449,7 @@ class QueueShape:
         if unknown:
             raise TypeError(f"{where}: unknown payload column(s) {', '.join(sorted(unknown))}; "
                             f"accepted: {', '.join(self.payload_columns)}")
-        missing = {c for c in self._required if payload.get(c) is None}
+        missing = self._required - set(payload)
         if missing:
             raise TypeError(f"{where}: missing payload column(s) {', '.join(sorted(missing))}")
         values: list[tuple[str, Any]] = []
@@ -318,12 +457,16 @@ class QueueShape:
             values.append((self.job_type_column, job_type))
         values += [(column, payload.get(column)) for column in self.payload_columns]
         for column, value in values:
-            self.check_value(where, column, value, self._kinds.get(column))
+            self.check_value(where, column, value, self._kinds.get(column), nullable=column not in self._required
+                             and column != self.job_type_column)
         return values
 
-    def check_value(self, where: str, column: str, value: Any, kind: Optional[ColumnType]) -> None:
-        """Refuse a value its column would cut, round or not hold alike on both databases (docs/api.md,
-        "Values past a column's limit"): the procedures refuse the same values, with 50010 / QG010."""
+    def check_value(self, where: str, column: str, value: Any, kind: Optional[ColumnType], nullable: bool = True) -> None:
+        """Refuse a value not of its column's type (check_type), or one its column would cut, round
+        or not hold alike on both databases (docs/api.md, "Values past a column's limit"): the
+        procedures refuse the same values, with 50010 / QG010."""
+        if kind is not None:
+            check_type(where, column, value, kind, nullable)
         check_text(where, column, value, kind.length if kind is not None and kind.kind == "string" else None,
                    self.driver.text_length)
         if kind is not None and kind.kind == "decimal":
@@ -331,14 +474,10 @@ class QueueShape:
         if kind is not None and kind.kind in INTEGER_RANGES:
             check_integer(where, column, value, kind.kind)
 
-    def check_options(self, where: str, priority: Any, run_at: Optional[dt.datetime], enqueued_by: Any) -> None:
-        if priority is not None and self.queue.ordering != "priority":
-            raise QueueUsageError(f"{where}: queue {self.queue_name} has ordering: fifo; priority needs ordering: priority")
-        if run_at is not None and not self.queue.scheduling:
-            raise QueueUsageError(f"{where}: queue {self.queue_name} has no scheduling; run_at needs scheduling: true")
+    def check_enqueued_by(self, call: str, enqueued_by: Any) -> None:
         if enqueued_by is not None and not self.queue.audit:
-            raise QueueUsageError(f"{where}: queue {self.queue_name} has no audit; enqueued_by needs audit: true")
-        check_text(where, "enqueued_by", enqueued_by, LABEL_MAX)
+            raise QueueUsageError(f"{self.where(call)}: queue {self.queue_name} has no audit; enqueued_by needs audit: true")
+        check_label(self.where(call), "enqueued_by", enqueued_by)
 
     def need_lease(self, what: str) -> None:
         if not self.lease_mode:
@@ -347,7 +486,8 @@ class QueueShape:
 
     def check_claim(self, job_type: Any, owner: Optional[str], lease_seconds: Optional[int],
                     complete: Any, at_most_once: bool, in_transaction: bool) -> None:
-        """Refuse a claim the queue's options or the client's transaction do not allow."""
+        """Refuse a claim the queue's options or the client's transaction do not allow, or whose
+        arguments are not of their types."""
         if complete is not None:
             self.need_lease("complete")
         if at_most_once and (self.lease_mode or in_transaction):
@@ -361,5 +501,9 @@ class QueueShape:
             self.need_lease("lease_seconds")
         if job_type is not None and not self.job_type_column:
             raise QueueUsageError(f"dequeue: queue {self.queue_name} has no job types")
-        check_text("dequeue", "owner", owner, LABEL_MAX)
-        check_text("dequeue", "job_type", job_type, None)
+        where = self.where("dequeue")
+        check_label(where, "owner", owner)
+        if job_type is not None and self.job_type_column:
+            # Its type only: a longer job type than the column holds matches no job (test_limits).
+            check_type(where, "job_type", job_type, self._kinds[self.job_type_column])
+        check_text(where, "job_type", job_type, None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 __all__ = [
     "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
-    "NotInstalled", "ConnectionLost", "CannotReconnect", "OutcomeUnknown",
+    "NotInstalled", "ConnectionLost", "CannotReconnect", "OutcomeUnknown", "ConnectionConfigError",
 ]
 
 
@@ -45,6 +45,14 @@ class NotInstalled(QueueError):
     here (a wrong database, a schema that does not exist), or the database holds an older install of a
     spec that has changed since (the procedure takes other parameters). Install the spec first.
     PostgreSQL SQLSTATE 42883 / 3F000; SQL Server 2812, 2715, 8144, 8145."""
+
+
+class ConnectionConfigError(QueueError):
+    """No connection can be made as configured, and waiting will not change that: the database does
+    not exist, the login (user or password) is refused, or the host name is unknown, as a code says
+    (PostgreSQL SQLSTATE 3D000, 28P01, 28000, or getaddrinfo's EAI_NONAME / EAI_NODATA; SQL Server
+    911, 4060, 18456, or 11001 from Microsoft's driver). Raised at the first attempt, never retried,
+    and not a ConnectionLost (run_worker stops on it): fix the URL, the login or the database."""
 
 
 class ConnectionLost(QueueError):

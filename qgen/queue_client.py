@@ -20,13 +20,13 @@ from decimal import Decimal
 from typing import Any, Generic, Iterator, Literal, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from qgen.client_session import Session
-from qgen.client_values import QueueShape, check_text, queue_of, token_and_id
+from qgen.client_values import INT_MAX, QueueShape, check_label, check_number, queue_of, token_and_id
 from qgen.connection import LeaseBook
-from qgen.errors import LeaseLost, OutcomeUnknown, QueueUsageError
+from qgen.errors import InvalidArgument, LeaseLost, OutcomeUnknown, QueueUsageError
 from qgen.results import (
     BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
 )
-from qgen.spec import ERROR_MAX, LABEL_MAX, MAX_WAIT_MS, Spec, wakeup_channel
+from qgen.spec import ERROR_MAX, MAX_WAIT_MS, Spec, wakeup_channel
 from qgen.wakeup import STOP_CHECK, Listener
 
 Dialect = Literal["postgres", "mssql"]
@@ -52,8 +52,10 @@ class _OfSession(Generic[T]):
         setattr(client._session, self.name, value)
 
 
-def _size(name: str, value: Optional[int]) -> list[tuple[str, Any]]:
-    return [(name, int(value))] if value is not None else []
+def _size(shape: QueueShape, call: str, name: str, value: Optional[int], low: int = 1) -> list[tuple[str, Any]]:
+    """A whole-number argument (a batch size, a limit, seconds) as a parameter, checked (an int from
+    low to 2^31-1); none when not given."""
+    return [(name, check_number(shape.where(call), name, value, low, INT_MAX))] if value is not None else []
 
 
 class QueueClient:
@@ -95,7 +97,7 @@ class QueueClient:
         queue_of(spec, queue_name)  # an unknown queue is refused before anything connects
         if batch_via not in ("auto", "tvp", "json"):
             raise ValueError(f"batch_via={batch_via!r}; accepted: auto, tvp, json")
-        check_text("QueueClient", "owner", owner, LABEL_MAX)
+        check_label(f"queue {queue_name}, QueueClient", "owner", owner)
         self.owner = owner
         # Without a connection (dialect given) the client still names objects and parameters; a
         # factory's first connection tells the dialect when it was not given.
@@ -205,10 +207,11 @@ class QueueClient:
                 enqueued_by: Optional[str] = None, **payload: Any) -> EnqueueResult:
         """Add one job: its payload columns by name (the job type as job_type= or by its column name).
         run_at is UTC (a naive datetime is taken as UTC). Raises DuplicateJob with on_duplicate: error."""
-        self._shape.check_options("enqueue", priority, run_at, enqueued_by)
-        params = [(c, self._shape.value_in(c, v)) for c, v in self._shape.job_values(payload, job_type, where="enqueue")]
+        self._shape.check_enqueued_by("enqueue", enqueued_by)
+        values, priority, run_at = self._shape.job("enqueue", payload, job_type, priority, run_at)
+        params = [(c, self._shape.value_in(c, v)) for c, v in values]
         if priority is not None:
-            params.append(("priority", int(priority)))
+            params.append(("priority", priority))
         if run_at is not None:
             params.append(("run_at", self._shape.plain_in(run_at)))
         if enqueued_by is not None:
@@ -225,16 +228,15 @@ class QueueClient:
         calls inside one transaction: still all or nothing."""
         if not jobs:
             return []
-        if enqueued_by is not None and not self.queue.audit:
-            raise QueueUsageError(f"enqueue_many: queue {self.queue_name} has no audit; enqueued_by needs audit: true")
-        check_text("enqueue_many", "enqueued_by", enqueued_by, LABEL_MAX)
+        self._shape.check_enqueued_by("enqueue_many", enqueued_by)
         records = []
         for ordinal, job in enumerate(jobs, start=1):
+            if not isinstance(job, Mapping):
+                raise InvalidArgument(f"{self._shape.where(f'enqueue_many (job {ordinal})')}: the job is "
+                                      f"of type {type(job).__name__}; accepted: a dict of payload columns")
             job = dict(job)
             priority, run_at, job_type = job.pop("priority", None), job.pop("run_at", None), job.pop("job_type", None)
-            self._shape.check_options(f"enqueue_many (job {ordinal})", priority, run_at, None)
-            values = self._shape.job_values(job, job_type, where=f"enqueue_many (job {ordinal})")
-            records.append((ordinal, values, priority, run_at))
+            records.append((ordinal, *self._shape.job(f"enqueue_many (job {ordinal})", job, job_type, priority, run_at)))
         step = self._shape.limits.enqueue_rows
         if not step or len(records) <= step:
             return self._enqueue_records(records, enqueued_by)
@@ -280,6 +282,9 @@ class QueueClient:
         attempt a transaction of its own). PostgreSQL: the client waits for a wake-up
         (wait_for_jobs) and claims again when woken; without one it returns [] when the time is
         over, so the caller's next dequeue is the poll. `stop` (a threading.Event) ends a wait early."""
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait < math.inf:
+            raise InvalidArgument(f"{self._shape.where('dequeue')}: wait is {type(wait).__name__} {wait!r}; accepted: seconds, an int or a "
+                                  "finite float, 0 or more")
         if wait and self.in_transaction:
             raise QueueUsageError("dequeue: wait= is refused inside client.transaction(): the transaction would stay "
                                   "open while it waits; wait outside it (wait_for_jobs), then claim inside it")
@@ -325,12 +330,10 @@ class QueueClient:
         """One call of the dequeue procedure (see dequeue)."""
         self._shape.check_claim(job_type, owner, lease_seconds, complete, at_most_once, self.in_transaction)
         params: list[tuple[str, Any]] = [("owner", owner if owner is not None else self.owner)]
-        if batch_size is not None:
-            params.append(("batch_size", int(batch_size)))
+        params += _size(self._shape, "dequeue", "batch_size", batch_size)
         if job_type is not None and self.job_type_column:  # _check_claim refused a job type without the column
             params.append(("job_type", self._shape.value_in(self.job_type_column, job_type)))
-        if lease_seconds is not None:
-            params.append(("lease_seconds", int(lease_seconds)))
+        params += _size(self._shape, "dequeue", "lease_seconds", lease_seconds)
         token = None
         if complete is not None:
             # A Job stands for its whole lease here: the batch it came in is completed together.
@@ -440,8 +443,7 @@ class QueueClient:
         else:
             token, job_id = token_and_id(job, id)
         params: list[tuple[str, Any]] = [("lease_token", token)]
-        if lease_seconds is not None:
-            params.append(("lease_seconds", int(lease_seconds)))
+        params += _size(self._shape, "extend_lease", "lease_seconds", lease_seconds)
         params.append(("id", job_id))
         if job_id is None:
             params += self._lease_ids("ids", token)
@@ -456,7 +458,7 @@ class QueueClient:
     def reap(self, batch_size: Optional[int] = None) -> ReapResult:
         """Release jobs whose lease expired (dead-letter those out of attempts)."""
         self._shape.need_lease("reap")
-        row = self._run("reap", _size("batch_size", batch_size), "rows")[0]
+        row = self._run("reap", _size(self._shape, "reap", "batch_size", batch_size), "rows")[0]
         return ReapResult(int(row["released"]), int(row["dead_lettered"]))
 
     def metrics(self) -> dict[str, Any]:
@@ -472,7 +474,7 @@ class QueueClient:
             if not self.job_type_column:
                 raise QueueUsageError(f"peek: queue {self.queue_name} has no job types")
             params.append(("job_type", self._shape.value_in(self.job_type_column, job_type)))
-        return [self._shape.row(r) for r in self._run("peek", params + _size("limit", limit), "rows")]
+        return [self._shape.row(r) for r in self._run("peek", params + _size(self._shape, "peek", "limit", limit, 0), "rows")]
 
     def purge(self, older_than_seconds: Optional[int] = None, batch_size: Optional[int] = None) -> PurgeResult:
         """Delete archived, processed and dead-lettered jobs finished longer ago than older_than_seconds
@@ -483,7 +485,9 @@ class QueueClient:
         if self.in_transaction:
             raise QueueUsageError("purge commits after every batch: call it outside client.transaction() "
                                   "(purge_batch(...) deletes one batch inside it)")
-        older = self.queue.retention if older_than_seconds is None else int(older_than_seconds)
+        older = self.queue.retention if older_than_seconds is None else \
+            check_number(self._shape.where("purge"), "older_than_seconds", older_than_seconds, 0, INT_MAX)
+        _size(self._shape, "purge", "batch_size", batch_size)
         started = time.monotonic()
         total = PurgeResult(0, 0, 0)
         while True:
@@ -498,14 +502,15 @@ class QueueClient:
         """Delete one batch, at most batch_size rows over the archive, processed rows and dead
         letters together, of the jobs purge() would delete, in one transaction (the caller's inside
         client.transaction())."""
-        params = _size("older_than_seconds", older_than_seconds) + _size("batch_size", batch_size)
+        params = (_size(self._shape, "purge_batch", "older_than_seconds", older_than_seconds, 0)
+                  + _size(self._shape, "purge_batch", "batch_size", batch_size))
         row = self._run("purge_batch", params, "rows")[0]
         return PurgeResult(int(row["archived"]), int(row["processed"]), int(row["dead"]))
 
     def maintain(self, batch_size: Optional[int] = None) -> MaintainResult:
         """Run the queue's maintain once: one bounded batch each of purge, reap (lease mode) and a
         watermark correction, unless another maintain is running on the queue (skipped=True)."""
-        row = self._shape.row(self._run("maintain", _size("batch_size", batch_size), "rows")[0])
+        row = self._shape.row(self._run("maintain", _size(self._shape, "maintain", "batch_size", batch_size), "rows")[0])
 
         def number(name: str) -> Optional[int]:
             return None if row[name] is None else int(row[name])
@@ -526,10 +531,10 @@ class QueueClient:
             raise QueueUsageError(f"redrive: queue {self.queue_name} has no dead-letter table")
         if (ids is None) == (not all):
             raise TypeError("redrive: give either ids or all=True")
-        extra = _size("batch_size", batch_size)
+        extra = _size(self._shape, "redrive", "batch_size", batch_size)
         redriven = skipped = 0
         if not all:
-            chosen = [int(i) for i in ids or []]
+            chosen = [check_number(self._shape.where("redrive"), "ids", i, 1, 2**63 - 1) for i in ids or []]
             step = batch_size or self._shape.limits.maintenance_batch
             for start in range(0, len(chosen), step):
                 part = chosen[start:start + step]
@@ -560,9 +565,10 @@ class QueueClient:
         is switched to autocommit for the call."""
         if self.queue.worker is None:
             raise QueueUsageError(f"queue {self.queue_name} has no in-database worker (worker: in the spec)")
-        check_text("run_procedure_worker", "owner", owner, LABEL_MAX)
-        params = [(name, value) for name, value in (("max_items", max_items), ("max_seconds", max_seconds),
-                                                   ("owner", owner), ("lease_seconds", lease_seconds))
-                  if value is not None]
+        check_label(self._shape.where("run_procedure_worker"), "owner", owner)
+        params = (_size(self._shape, "run_procedure_worker", "max_items", max_items, 0)
+                  + _size(self._shape, "run_procedure_worker", "max_seconds", max_seconds, 0)
+                  + ([("owner", owner)] if owner is not None else [])
+                  + _size(self._shape, "run_procedure_worker", "lease_seconds", lease_seconds))
         with self._session.autocommitted("the worker procedure commits job by job: call it outside client.transaction()"):
             return self._session.driver.run_worker(self._run, params)

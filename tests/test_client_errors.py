@@ -61,3 +61,97 @@ def test_sql_server_errors_are_classified_by_their_number(case):
 
 def test_an_error_without_pyodbc_records_is_not_classified():
     assert error_kind("mssql", RuntimeError("lease lost (50001)")) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Connecting (issue 25, item 2): a database that does not exist, a login refused or a host name that
+# does not resolve is a configuration error, raised at the first attempt (ConnectionConfigError, by
+# its code in the dialect's table), not waited out for reconnect_timeout as an outage is (before: 30 s
+# and 16 warnings, then ConnectionLost). A server that does not answer still is an outage: retried.
+
+import logging  # noqa: E402
+import os  # noqa: E402
+import uuid  # noqa: E402
+
+from qgen.client import ConnectionConfigError, ConnectionLost, QueueClient  # noqa: E402
+from qgen.specload import load_spec_text  # noqa: E402
+
+SPEC = load_spec_text("schema: s\nqueues:\n  q:\n    payload:\n      a: int\n", "s.yaml")
+UNKNOWN_HOST = "no-such-host.invalid"  # .invalid never resolves (RFC 6761)
+
+
+def pg_url(**parts):
+    from sqlalchemy.engine import make_url
+
+    from tests.support.pg import ADMIN_URL
+
+    return make_url(ADMIN_URL).set(**parts).render_as_string(hide_password=False)
+
+
+def mssql_url(**parts):
+    url = os.environ.get("QGEN_TEST_MSSQL_URL")
+    if not url:
+        pytest.skip("QGEN_TEST_MSSQL_URL is not set")
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).set(**parts).render_as_string(hide_password=False)
+
+
+MISCONFIGURED = {
+    "postgres: no such database": (lambda: pg_url(database=f"qgen_none_{uuid.uuid4().hex[:8]}"), "the database does not exist"),
+    "postgres: unknown host": (lambda: pg_url(host=UNKNOWN_HOST), "the host name is unknown"),
+    "mssql: no such database": (lambda: mssql_url(database=f"qgen_none_{uuid.uuid4().hex[:8]}"), "the database does not exist"),
+    "mssql: wrong password": (lambda: mssql_url(password="not-the-password"), "login failed"),
+    # FreeTDS answers 20009 at once, as for a server that is down; Microsoft's driver waits its login timeout
+    "mssql: unknown host": (lambda: mssql_url(host=UNKNOWN_HOST, query={"driver": "FreeTDS", "Encrypt": "no"}),
+                            "the host name is unknown"),
+}
+
+
+@pytest.mark.parametrize("case", MISCONFIGURED)
+def test_a_connection_that_cannot_work_as_configured_fails_at_the_first_attempt(case, caplog, postgres_server):
+    url, says = MISCONFIGURED[case]
+    target = url()
+    with caplog.at_level(logging.WARNING, logger="qgen.client"):
+        with pytest.raises(ConnectionConfigError, match=says) as refused:
+            QueueClient(target, SPEC, "q", reconnect_timeout=5)
+    assert not isinstance(refused.value, ConnectionLost)
+    assert refused.value.__cause__ is not None, "the driver's error is the cause"
+    assert [r for r in caplog.records if "connecting failed" in r.getMessage()] == [], "not one retry"
+
+
+def test_a_server_that_does_not_answer_is_an_outage_and_retried(caplog, postgres_server):
+    import socket
+
+    with socket.socket() as free:  # a port nobody listens on
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    with caplog.at_level(logging.WARNING, logger="qgen.client"):
+        with pytest.raises(ConnectionLost):
+            QueueClient(pg_url(host="127.0.0.1", port=port), SPEC, "q", reconnect_timeout=0.5)
+    assert [r for r in caplog.records if "connecting failed" in r.getMessage()], "retried until reconnect_timeout"
+
+
+def test_after_a_loss_a_refused_connection_is_waited_out_as_the_loss_is(caplog, postgres_server):
+    """A failover can refuse a login or a database for a while (Azure SQL's 4060 while a database
+    moves): once a client has connected, a refusal is retried until reconnect_timeout, then
+    ConnectionLost, as for any loss."""
+    import psycopg
+
+    from qgen.dialects import client_driver
+
+    missing = client_driver("postgres")().connector(pg_url(database=f"qgen_none_{uuid.uuid4().hex[:8]}"))
+    made = []
+
+    def factory():
+        if made:
+            return missing()  # the database went away
+        made.append(psycopg.connect(pg_url(), autocommit=True))
+        return made[0]
+
+    client = QueueClient(factory, SPEC, "q", dialect="postgres", reconnect_timeout=0.5)
+    made[0].close()
+    with caplog.at_level(logging.WARNING, logger="qgen.client"):
+        with pytest.raises(ConnectionLost):
+            client.metrics()
+    assert [r for r in caplog.records if "connecting failed" in r.getMessage()], "retried until reconnect_timeout"

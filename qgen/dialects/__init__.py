@@ -48,6 +48,17 @@ def client_for_connection(connection: object) -> type[ClientDriver]:
                      f"connection; pass {accepted}")
 
 
+def client_for_error(exc: BaseException) -> ClientDriver:
+    """A client driver of the DB-API module that raised this error (the defaults, which know no
+    code, for any other): a session without a connection yet reads a failed connect with it."""
+    _load_builtin()
+    module = type(exc).__module__.split(".")[0]
+    for driver in _CLIENTS.values():
+        if driver.driver_module == module:
+            return driver()
+    return ClientDriver()
+
+
 def names() -> list[str]:
     _load_builtin()
     return sorted(_REGISTRY)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import socket
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
@@ -255,9 +256,10 @@ class ClientDriver:
         """The error table's entry for a driver error: by its codes; CONNECTION when the driver
         itself reports the session gone."""
         state, native = self.codes(exc)
-        if self.session_ended(exc, state, connection):
+        if self.session_ended(exc, state, connection) and getattr(exc, "qgen_errno", None) is None \
+                and getattr(exc, "qgen_sqlstate", None) is None:
             return CONNECTION
-        return self.errors.classify([state, *sorted(native)])
+        return self.errors.classify([state, *sorted(native), getattr(exc, "qgen_errno", None)])
 
     def error_kind(self, exc: BaseException, connection: Any = None) -> Optional[str]:
         entry = self.classify(exc, connection)
@@ -275,6 +277,25 @@ class ClientDriver:
         state, native = self.codes(exc)
         codes = ", ".join(([f"SQLSTATE {state}"] if state else []) + [f"error {n}" for n in sorted(native)])
         return f"{type(exc).__name__}{f' ({codes})' if codes else ''}: {message(exc).strip()}"
+
+
+def unknown_host(hosts: Sequence[str]) -> Optional[int]:
+    """After a failed connect: getaddrinfo's error number when every one of these host names fails
+    to resolve as a name that does not exist (EAI_NONAME, EAI_NODATA: a configuration error); None
+    when one resolves, is a socket path or empty, or the lookup failed for a while (EAI_AGAIN)."""
+    final = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
+    numbers = []
+    for host in hosts:
+        host = host.strip()
+        if not host or host.startswith(("/", "@")) or host in (".", "(local)"):
+            return None
+        try:
+            socket.getaddrinfo(host, None)
+        except socket.gaierror as exc:
+            numbers.append(exc.errno)
+        else:
+            return None
+    return numbers[0] if numbers and all(n in final for n in numbers) else None
 
 
 _CLIENTS: dict[str, type[ClientDriver]] = {}

@@ -8,11 +8,12 @@ dialect's table (tests/test_error_tables.py reads the templates and checks it)."
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Union
 
 from qgen.errors import (
-    ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
+    ConnectionConfigError, ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
     QueueUsageError,
 )
 
@@ -20,7 +21,7 @@ Code = Union[int, str]  # a SQL Server error number, or a SQLSTATE
 
 # The kinds, strongest first: when one error carries several codes (SQL Server reports a record per
 # message), the first kind in this order is the error's.
-KINDS = ("connection", "lease_lost", "duplicate", "invalid", "refused", "denied", "missing", "deadlock", "replaced",
+KINDS = ("connection_config", "connection", "lease_lost", "duplicate", "invalid", "refused", "denied", "missing", "deadlock", "replaced",
          "lock_timeout",
          "not_verified", "install_refused", "uninstall_refused", "maintain_failed")
 
@@ -58,6 +59,21 @@ REPLACED = ErrorCode("replaced", None, "a routine the session prepared was repla
 # its savepoint and tries again later; a client call raises the driver's error.
 LOCK_TIMEOUT = ErrorCode("lock_timeout", None, "a lock not granted within the lock timeout: a revision tries again")
 CONNECTION = ErrorCode("connection", ConnectionLost, "the session is gone: the client connects again")
+# A connection refused for how it is configured (no such database, login refused, unknown host):
+# raised at once (ConnectionConfigError), never waited out as a lost connection is. The strongest
+# kind: SQL Server's refusal comes with a record of SQLSTATE class 08 too.
+CONNECTION_CONFIG = ErrorCode("connection_config", ConnectionConfigError,
+                              "cannot connect as configured: not retried")
+# A host name that does not resolve, as the client's own lookup says (client_base.unknown_host sets
+# getaddrinfo's error number on the connect error as qgen_errno): in both dialects' tables. A
+# temporary failure of the lookup (EAI_AGAIN) is not here: an outage, retried.
+UNKNOWN_HOST: dict[Code, ErrorCode] = {
+    socket.EAI_NONAME: ErrorCode("connection_config", ConnectionConfigError,
+                                 "the host name is unknown (getaddrinfo EAI_NONAME)"),
+    **({socket.EAI_NODATA: ErrorCode("connection_config", ConnectionConfigError,  # type: ignore[attr-defined]
+                                     "the host name has no address (getaddrinfo EAI_NODATA)")}
+       if hasattr(socket, "EAI_NODATA") else {}),
+}
 NOT_VERIFIED = ErrorCode("not_verified", None, "qgen install's check: an object is missing or stored wrongly")
 INSTALL_REFUSED = ErrorCode("install_refused", None, "qgen install refused: the owner role can log in")
 UNINSTALL_REFUSED = ErrorCode("uninstall_refused", None, "qgen uninstall refused: tables still hold rows")

@@ -11,10 +11,10 @@ import json
 import re
 from typing import Any, Callable, Iterator, Optional
 
-from qgen.dialects.client_base import Batch, ClientDriver, Params, json_default, register_client, utc
+from qgen.dialects.client_base import Batch, ClientDriver, Params, json_default, register_client, unknown_host, utc
 from qgen.dialects.error_codes import (
-    CONNECTION, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MAINTAIN_FAILED, MISSING,
-    NOT_VERIFIED, PAST_LIMIT, REFUSED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
+    CONNECTION, CONNECTION_CONFIG, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MAINTAIN_FAILED, MISSING,
+    NOT_VERIFIED, PAST_LIMIT, REFUSED, UNINSTALL_REFUSED, UNKNOWN_HOST, ErrorCode, ErrorTable,
 )
 from qgen.dialects.mssql import microsoft_odbc_path, odbc_driver
 
@@ -55,6 +55,12 @@ ERRORS = ErrorTable(
         1222: ErrorCode("lock_timeout", LOCK_TIMEOUT.raises, "lock request time out period exceeded (SET LOCK_TIMEOUT)"),
         1205: ErrorCode("deadlock", None, "chosen as the deadlock victim: retried"),
         "40001": DEADLOCK,  # the SQLSTATE a deadlock victim's record carries
+        # Refused at connect time (ConnectionConfigError, not retried; the driver's record of SQLSTATE
+        # class 08 that comes with them is weaker).
+        911: ErrorCode("connection_config", CONNECTION_CONFIG.raises, "the database does not exist"),
+        4060: ErrorCode("connection_config", CONNECTION_CONFIG.raises, "cannot open the database the login names"),
+        18456: ErrorCode("connection_config", CONNECTION_CONFIG.raises, "login failed (user or password)"),
+        **UNKNOWN_HOST,  # FreeTDS says 20009 for it as for a server that does not answer: looked up again
         233: _lost("no process on the other end of the pipe"),
         10053: _lost("the connection was aborted by the host"),
         10054: _lost("the connection was reset by the peer"),
@@ -159,7 +165,11 @@ class SqlServerClient(ClientDriver):
         def connect_mssql() -> Any:
             import pyodbc
 
-            return pyodbc.connect(odbc, autocommit=True)
+            try:
+                return pyodbc.connect(odbc, autocommit=True)
+            except pyodbc.Error as exc:  # the drivers report an unknown host as a server not answering
+                exc.qgen_errno = unknown_host([odbc_server_host(odbc)])  # type: ignore[attr-defined]
+                raise
 
         return connect_mssql
 
@@ -242,6 +252,17 @@ def mssql_connection_string(url: str, database: Optional[str] = None) -> str:
         parts["PWD"] = parsed.password
     parts.update(query)
     return ";".join(f"{k}={v if k == 'DRIVER' else value(v)}" for k, v in parts.items())
+
+
+def odbc_server_host(odbc: str) -> str:
+    """The host name of an ODBC connection string's SERVER (without tcp:, a port or an instance)."""
+    for part in odbc.split(";"):
+        key, _, value = part.partition("=")
+        if key.strip().upper() in ("SERVER", "ADDRESS", "ADDR"):
+            host = value.strip().strip("{}")
+            host = host[4:] if host.lower().startswith("tcp:") else host
+            return host.split(",")[0].split("\\")[0].strip()
+    return ""
 
 
 def default_mssql_driver() -> str:

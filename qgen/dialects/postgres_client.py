@@ -8,10 +8,10 @@ import functools
 import json
 from typing import Any, Callable, Iterator, Optional
 
-from qgen.dialects.client_base import Batch, ClientDriver, Params, json_default, register_client
+from qgen.dialects.client_base import Batch, ClientDriver, Params, json_default, register_client, unknown_host
 from qgen.dialects.error_codes import (
-    CONNECTION, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MISSING, NOT_VERIFIED,
-    PAST_LIMIT, REFUSED, REPLACED, UNINSTALL_REFUSED, ErrorCode, ErrorTable,
+    CONNECTION, CONNECTION_CONFIG, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MISSING, NOT_VERIFIED,
+    PAST_LIMIT, REFUSED, REPLACED, UNINSTALL_REFUSED, UNKNOWN_HOST, ErrorCode, ErrorTable,
 )
 
 # psycopg's own dumps knows no Decimal, datetime or UUID inside a json value: the same serialiser
@@ -46,6 +46,16 @@ ERRORS = ErrorTable(
         "57P01": ErrorCode("connection", CONNECTION.raises, "admin shutdown", condition="admin_shutdown"),
         "57P02": ErrorCode("connection", CONNECTION.raises, "crash shutdown", condition="crash_shutdown"),
         "57P03": ErrorCode("connection", CONNECTION.raises, "cannot connect now", condition="cannot_connect_now"),
+        # Refused at connect time (ConnectionConfigError, not retried). libpq does not hand a startup
+        # error's SQLSTATE on (psycopg's OperationalError has none): connect_postgres finds it out
+        # (startup_refusal) and sets it on the error as qgen_sqlstate.
+        "3D000": ErrorCode("connection_config", CONNECTION_CONFIG.raises, "the database does not exist",
+                           condition="invalid_catalog_name"),
+        "28P01": ErrorCode("connection_config", CONNECTION_CONFIG.raises, "the password was refused (or none was given "
+                           "where one is needed)", condition="invalid_password"),
+        "28000": ErrorCode("connection_config", CONNECTION_CONFIG.raises, "the login was refused (no such role, or "
+                           "pg_hba.conf has no entry for it)", condition="invalid_authorization_specification"),
+        **UNKNOWN_HOST,
         "QG020": NOT_VERIFIED,
         "QG021": UNINSTALL_REFUSED,
         "QG022": INSTALL_REFUSED,
@@ -88,7 +98,15 @@ class PostgresClient(ClientDriver):
         def connect_postgres() -> Any:
             import psycopg
 
-            return psycopg.connect(url, autocommit=True)
+            try:
+                return psycopg.connect(url, autocommit=True)
+            except psycopg.OperationalError as exc:
+                if exc.sqlstate is None:  # libpq gives a startup error's code to nobody
+                    hosts = str(psycopg.conninfo.conninfo_to_dict(url).get("host") or "").split(",")
+                    exc.qgen_errno = unknown_host(hosts)  # type: ignore[attr-defined]
+                    if exc.qgen_errno is None:  # type: ignore[attr-defined]
+                        exc.qgen_sqlstate = startup_refusal(url, exc)  # type: ignore[attr-defined]
+                raise
 
         return connect_postgres
 
@@ -113,6 +131,10 @@ class PostgresClient(ClientDriver):
         clears its own when it runs DEALLOCATE ALL (not prepared itself: prepare=False)."""
         connection.execute("DEALLOCATE ALL", prepare=False)
 
+    def codes(self, exc: BaseException) -> tuple[Optional[str], set[int]]:
+        """The SQLSTATE (of a refused connection: the one startup_refusal found)."""
+        return getattr(exc, "sqlstate", None) or getattr(exc, "qgen_sqlstate", None), set()
+
     def session_ended(self, exc: BaseException, state: Optional[str], connection: Any) -> bool:
         """psycopg reports a closed socket as an OperationalError without SQLSTATE, and marks a
         connection it found broken."""
@@ -123,3 +145,40 @@ class PostgresClient(ClientDriver):
         if state is None and isinstance(exc, psycopg.OperationalError):
             return True
         return isinstance(exc, psycopg.Error) and bool(getattr(connection, "broken", False))
+
+
+# Databases every PostgreSQL cluster has, to ask from whether another one exists.
+MAINTENANCE_DATABASES = ("postgres", "template1")
+
+
+def startup_refusal(url: str, exc: Any) -> Optional[str]:
+    """The SQLSTATE of a connection the server refused at startup, which libpq keeps to itself
+    (psycopg's OperationalError carries none), found out without reading the message: None when the
+    server did not answer (PQping: not running, or not reachable: an outage, retried) or when the
+    reason cannot be told.
+    - libpq's own flag: the server asked for a password and none was given: 28P01.
+    - The same login to a maintenance database (postgres, template1) succeeds and pg_database has no
+      row of the database's name: 3D000.
+    - It fails there too after a password was sent (libpq's used-password flag on both): 28P01 (or a
+      role's connection limit reached: rare, and then the caller retries the client).
+    """
+    import psycopg
+
+    pgconn = getattr(exc, "pgconn", None)
+    if pgconn is None or psycopg.pq.PGconn.ping(url.encode()) != psycopg.pq.Ping.OK:
+        return None
+    if pgconn.needs_password:
+        return "28P01"
+    database = (pgconn.db or b"").decode(errors="replace")
+    for maintenance in MAINTENANCE_DATABASES:
+        if maintenance == database:
+            continue
+        try:
+            with psycopg.connect(url, dbname=maintenance, autocommit=True, connect_timeout=5) as probe:
+                found = probe.execute("SELECT 1 FROM pg_catalog.pg_database WHERE datname = %s", (database,)).fetchone()
+            return None if found else "3D000"
+        except psycopg.OperationalError as refused:
+            probed = getattr(refused, "pgconn", None)
+            if probed is not None and probed.used_password and pgconn.used_password:
+                return "28P01"
+    return None
