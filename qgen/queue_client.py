@@ -52,6 +52,12 @@ class _OfSession(Generic[T]):
         setattr(client._session, self.name, value)
 
 
+# For an argument whose procedure states its own range (dequeue's and reap's batch_size against the
+# queue's max_batch_size, a lease's seconds): the client checks only what the parameter can carry, and
+# the procedure's refusal (50003 / QG003) names the range.
+STATED_BY_THE_PROCEDURE = -INT_MAX - 1
+
+
 def _size(shape: QueueShape, call: str, name: str, value: Optional[int], low: int = 1) -> list[tuple[str, Any]]:
     """A whole-number argument (a batch size, a limit, seconds) as a parameter, checked (an int from
     low to 2^31-1); none when not given."""
@@ -330,10 +336,10 @@ class QueueClient:
         """One call of the dequeue procedure (see dequeue)."""
         self._shape.check_claim(job_type, owner, lease_seconds, complete, at_most_once, self.in_transaction)
         params: list[tuple[str, Any]] = [("owner", owner if owner is not None else self.owner)]
-        params += _size(self._shape, "dequeue", "batch_size", batch_size)
+        params += _size(self._shape, "dequeue", "batch_size", batch_size, STATED_BY_THE_PROCEDURE)
         if job_type is not None and self.job_type_column:  # _check_claim refused a job type without the column
             params.append(("job_type", self._shape.value_in(self.job_type_column, job_type)))
-        params += _size(self._shape, "dequeue", "lease_seconds", lease_seconds)
+        params += _size(self._shape, "dequeue", "lease_seconds", lease_seconds, STATED_BY_THE_PROCEDURE)
         token = None
         if complete is not None:
             # A Job stands for its whole lease here: the batch it came in is completed together.
@@ -443,7 +449,7 @@ class QueueClient:
         else:
             token, job_id = token_and_id(job, id)
         params: list[tuple[str, Any]] = [("lease_token", token)]
-        params += _size(self._shape, "extend_lease", "lease_seconds", lease_seconds)
+        params += _size(self._shape, "extend_lease", "lease_seconds", lease_seconds, STATED_BY_THE_PROCEDURE)
         params.append(("id", job_id))
         if job_id is None:
             params += self._lease_ids("ids", token)
@@ -458,7 +464,7 @@ class QueueClient:
     def reap(self, batch_size: Optional[int] = None) -> ReapResult:
         """Release jobs whose lease expired (dead-letter those out of attempts)."""
         self._shape.need_lease("reap")
-        row = self._run("reap", _size(self._shape, "reap", "batch_size", batch_size), "rows")[0]
+        row = self._run("reap", _size(self._shape, "reap", "batch_size", batch_size, STATED_BY_THE_PROCEDURE), "rows")[0]
         return ReapResult(int(row["released"]), int(row["dead_lettered"]))
 
     def metrics(self) -> dict[str, Any]:

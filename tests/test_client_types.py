@@ -183,7 +183,9 @@ ARGUMENTS: dict[str, tuple[Callable[[QueueClient], Any], str]] = {
     "dequeue batch_size float": (lambda q: q.dequeue(batch_size=2.5), "dequeue: batch_size is of type float"),
     "dequeue batch_size str": (lambda q: q.dequeue(batch_size="10"), "dequeue: batch_size is of type str"),
     "dequeue batch_size bool": (lambda q: q.dequeue(batch_size=True), "dequeue: batch_size is of type bool"),
-    "dequeue batch_size 0": (lambda q: q.dequeue(batch_size=0), "dequeue: batch_size is 0; accepted: an int from 1"),
+    # 0 and past the queue's cap: the procedure refuses with the queue's range (test_hostile_session_isolation).
+    "dequeue batch_size past 2^31-1": (lambda q: q.dequeue(batch_size=2**31),
+                                       "dequeue: batch_size is 2147483648; accepted: an int from"),
     "dequeue lease_seconds float": (lambda q: q.dequeue(lease_seconds=1.5), "dequeue: lease_seconds is of type float"),
     "dequeue owner int": (lambda q: q.dequeue(owner=7), "dequeue: owner is of type int; accepted: a str"),
     "dequeue wait str": (lambda q: q.dequeue(wait="5"), "dequeue: wait is str '5'; accepted: seconds"),
