@@ -10,11 +10,11 @@ claim rolled back under them and an insert that commits late below them.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-SPEC = Path(__file__).parent / "specs" / "review.yaml"
+from tests.conftest import ROOT
+
+SPEC = ROOT / "tests" / "cases" / "priority_marks_rescan" / "spec.yaml"
 PRIORITY = 5
 
 
