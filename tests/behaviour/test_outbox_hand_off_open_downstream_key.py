@@ -1,4 +1,4 @@
-"""Review: complete's hand-off waits for another session's uncommitted insert of the same key.
+"""Open (a strict xfail until fixed): complete's hand-off waits for another session's uncommitted insert of the same key.
 
 The hand-off inserts into the downstream queue ON CONFLICT DO NOTHING. When a producer's transaction
 (or another completion's, inside a caller's transaction) has inserted that key downstream and not yet

@@ -1,4 +1,4 @@
-"""Review: uninstall.sql under psql without ON_ERROR_STOP, a producer committing late.
+"""Regression (the test failed before the fix): uninstall.sql under psql without ON_ERROR_STOP, a producer committing late.
 
 The check passes (no rows yet), the schema-wide revokes commit, then queue `up`'s part finds the row a
 producer committed meanwhile and is refused, as designed. But psql goes on: the downstream queue that

@@ -1,4 +1,4 @@
-"""Review: a claim inside a caller's transaction that began before a job was enqueued does not see
+"""Regression (the test failed before the fix): a claim inside a caller's transaction that began before a job was enqueued does not see
 that job, though it is committed and ready.
 
 docs/api.md ("Times: the clock, not the transaction's start") promises that whether a job is

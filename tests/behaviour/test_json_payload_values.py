@@ -1,4 +1,4 @@
-"""Review: a json payload holding a Decimal, a datetime or a UUID is refused on PostgreSQL and taken
+"""Regression (the test failed before the fix): a json payload holding a Decimal, a datetime or a UUID is refused on PostgreSQL and taken
 on SQL Server.
 
 The client's json columns take "anything json.dumps takes", and the SQL Server driver serialises

@@ -1,4 +1,4 @@
-"""Review (sound, kept as evidence): a priority queue's claim marks (PostgreSQL, q_marks) against a
+"""Held as it always was (kept as evidence): a priority queue's claim marks (PostgreSQL, q_marks) against a
 claim rolled back under them and an insert that commits late below them.
 
 - A claim made inside a caller's transaction, then rolled back: other workers' claims meanwhile

@@ -1,4 +1,4 @@
-"""Review (sound, kept as evidence): dequeue's one-statement completion (complete_ids) against a
+"""Held as it always was (kept as evidence): dequeue's one-statement completion (complete_ids) against a
 takeover of the same job by another worker.
 
 Worker 1's lease on a job has run out; worker 2's claim takes the job over and has not committed

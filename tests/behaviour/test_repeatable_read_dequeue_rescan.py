@@ -1,4 +1,4 @@
-"""Review: a REPEATABLE READ caller's dequeue fails with 40001 on the watermark row alone.
+"""Regression (the test failed before the fix): a REPEATABLE READ caller's dequeue fails with 40001 on the watermark row alone.
 
 watermark_correct catches the serialization failure a snapshot older than the watermark row raises,
 and fail/reap skip the row at REPEATABLE READ; dequeue's rescan (watermark_start) still locks the row

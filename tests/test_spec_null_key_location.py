@@ -1,6 +1,6 @@
-"""Review: issue 15 item 17's first case is still open. A payload key written `null:` (YAML reads it
-as None) is reported as `queues.q.payload.None` at the `payload:` line, not at the key's own line
-and column, and the message names Python's NoneType rather than what is accepted."""
+"""Regression (the test failed before the fix): a payload key written `null:` (YAML reads it as None)
+was reported as `queues.q.payload.None` at the `payload:` line, not at the key's own line and
+column, and the message named Python's NoneType rather than what is accepted."""
 
 from __future__ import annotations
 

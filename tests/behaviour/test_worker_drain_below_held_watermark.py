@@ -1,4 +1,4 @@
-"""Review: run_worker(stop_when_empty=True) takes the queue as empty while a job is claimable below
+"""Regression (the test failed before the fix): run_worker(stop_when_empty=True) takes the queue as empty while a job is claimable below
 a watermark whose row another transaction holds.
 
 The worker calls watermark_correct once before it takes the queue as empty, to find jobs below the
