@@ -70,7 +70,7 @@ def keeps_duplicates(queue: Queue) -> bool:
     """A delete-mode claim that archives under dedupe.scope: ever can meet a queued job whose key
     the archive already holds (a row loaded past enqueue: bcp, SSIS, a hand insert). It hands that
     job out to nobody: the job goes to a dead-letter table, with the reason as its last_error, and
-    the claim takes another in its place (issue 24, item 4)."""
+    the claim takes another in its place."""
     return (queue.claim == "delete" and queue.on_complete == "archive" and queue.dedupe is not None
             and queue.dedupe.scope == "ever")
 

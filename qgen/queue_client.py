@@ -274,7 +274,7 @@ class QueueClient:
         """Claim up to batch_size jobs (the spec's batch_size by default), in queue order.
         Lease mode: the claim is committed at once, under one lease token for the batch.
         Delete mode: must run inside `with client.transaction():`, unless at_most_once=True: then
-        the claim commits at once (seed 001's DELETE ... OUTPUT): the jobs are the caller's and
+        the claim commits at once (a DELETE ... OUTPUT in its own transaction): the jobs are the caller's and
         gone from the queue when the call returns, and lost if it dies before finishing them.
 
         complete (lease mode): a lease token, or a Job whose lease token is used. Every job that

@@ -164,8 +164,8 @@ def _queue_context(spec: Spec, queue_name: str, dialect: str) -> SimpleNamespace
         # Deferred jobs (available_at later than enqueued_at) stay off the claim path (qgen.catalog).
         splits_deferred=splits_deferred(queue),
         # PostgreSQL, where claims leave rows in place: claims start the due index at a remembered
-        # lower bound of due times (the watermark row's due_from), not at its oldest entries (issue
-        # 24, item 14).
+        # lower bound of due times (the watermark row's due_from), not at its oldest entries, which a held
+        # snapshot keeps alive.
         due_bound=splits_deferred(queue) and claims_in_place(queue, dialect),
         mark=queue.on_complete == "mark",
         archive=queue.on_complete == "archive",

@@ -193,7 +193,7 @@ ColumnSpec = Annotated[Column, BeforeValidator(_column_shorthand)]
 
 
 class JobType(_Strict):
-    """Named sub-queues: a column every job carries, which dequeue can filter on (seed 003)."""
+    """Named sub-queues: a column every job carries, which dequeue can filter on."""
 
     column: Identifier = Field("job_type", description="Column name.")
     type: PortableType = Field(default_factory=lambda: ColumnType.parse("string(50)"), description="Portable type of the column.")
@@ -208,7 +208,7 @@ def _job_type_shorthand(value: Any) -> Any:
 
 
 class Dedupe(_Strict):
-    """A unique key over payload columns, so the same item cannot be queued twice (seed 000)."""
+    """A unique key over payload columns, so the same item cannot be queued twice."""
 
     key: list[Identifier] = Field(..., min_length=1, description="Payload columns that together identify an item.")
     on_duplicate: Literal["return_existing", "error"] = Field(
@@ -244,7 +244,8 @@ class Retry(_Strict):
 
 
 class Watermark(_Strict):
-    """The lowest id a dequeue needs to look at, kept in its own table (seed 001)."""
+    """The lowest id a dequeue needs to look at, kept in its own table, so a claim seeks past the rows
+    claims already took instead of walking them."""
 
     enabled: bool = Field(True, description="Start every claim at the watermark instead of the lowest id.")
     every: int = Field(100, ge=1, le=1_000_000, description="Move the watermark once per this many claimed ids.")
@@ -266,7 +267,7 @@ def _watermark_shorthand(value: Any) -> Any:
 
 
 class Outbox(_Strict):
-    """Where complete hands a result row, in the same transaction (seed 004)."""
+    """Where complete hands a result row, in the same transaction."""
 
     queue: Optional[Identifier] = Field(None, description="A queue of this spec: complete enqueues into it.")
     columns: Optional[dict[Identifier, ColumnSpec]] = Field(
@@ -283,7 +284,7 @@ class Outbox(_Strict):
 
 
 class Worker(_Strict):
-    """An in-database worker (seed 000): a procedure that drains the queue, calling a handler per job."""
+    """An in-database worker: a procedure that drains the queue, calling a handler per job."""
 
     handler: QualifiedName = Field(..., description="Procedure called per job with @id and the payload columns.")
     max_items: int = Field(0, ge=0, le=MAX_INT, description="Stop after this many jobs (0: no limit).")
@@ -478,9 +479,9 @@ class Queue(_Strict):
     watermark: Annotated[Optional[Watermark], BeforeValidator(_watermark_shorthand)] = Field(
         None, description="true/false or {enabled, every, slack, rescan}. Default: on for fifo queues, off for priority queues."
     )
-    audit: bool = Field(False, description="Record who enqueued and who claimed each job, and when (seed 003).")
-    outbox: Optional[Outbox] = Field(None, description="Where complete hands a result row, in the same transaction (seed 004).")
-    worker: Optional[Worker] = Field(None, description="An in-database worker procedure that drains the queue (seed 000).")
+    audit: bool = Field(False, description="Record who enqueued and who claimed each job, and when.")
+    outbox: Optional[Outbox] = Field(None, description="Where complete hands a result row, in the same transaction.")
+    worker: Optional[Worker] = Field(None, description="An in-database worker procedure that drains the queue.")
     wakeup: Literal["poll", "notify"] = Field(
         "poll",
         description="poll: idle workers find new jobs by polling; notify (PostgreSQL): enqueue, enqueue_batch and "

@@ -8,7 +8,7 @@
   dead-lettered when its attempts are used up).
 - While the handler runs, a background thread extends the batch's lease every lease/3 seconds, so a
   slow but alive worker keeps its jobs; a worker that died stops extending and the reaper frees them.
-- allotted_seconds (seed 004's allotted time) bounds the whole run. The heartbeat never extends the
+- allotted_seconds (an allotted time per run) bounds the whole run. The heartbeat never extends the
   lease past it. When it is over, the worker stops: no new job is started and no new batch claimed;
   the job being handled when the time ran out is still completed if its lease holds. The jobs of
   the batch not yet started are given up. By default (release_unstarted=True) they are handed back
@@ -43,7 +43,7 @@
   the queue's maintain procedure (reap expired leases, correct the watermark, purge: one bounded
   batch each; one caller at a time per queue), so a fleet of workers needs no other process to
   reap. See qgen/maintenance.py.
-- A queue with an outbox (seed 004: complete hands a row on to the transfer queue) takes the
+- A queue with an outbox (complete hands a row on to the transfer queue) takes the
   handler's return value as the job's result: a mapping of outbox values ({column: value}) is
   handed on by complete in the job's own transaction; NO_RESULT says the job hands nothing on
   (complete's no_result). Anything else (None included: a handler that forgot its result) is not

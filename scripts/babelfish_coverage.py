@@ -1,4 +1,4 @@
-"""How many of the SQL Server tests execute on a T-SQL engine (issue 16's count, docs/testing.md).
+"""How many of the SQL Server tests execute on a T-SQL engine (docs/testing.md, "What runs on Babelfish").
 
     QGEN_TEST_MSSQL_URL=mssql+pyodbc://... .venv/bin/python scripts/babelfish_coverage.py
 

@@ -1,4 +1,4 @@
-"""Measure, on a real SQL Server, what Babelfish cannot show (issue 24; docs/testing.md, "Measured on
+"""Measure, on a real SQL Server, what Babelfish cannot show (docs/testing.md, "Measured on
 a real SQL Server"). It prints numbers; it asserts nothing.
 
 1. 601 under NOLOCK: the watermark mover, the dequeue rescan and watermark_correct read the queue

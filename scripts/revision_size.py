@@ -1,4 +1,4 @@
-"""How big a `qgen revision` is for three typical spec changes of a two-queue spec (issue 17).
+"""How big a `qgen revision` is for three typical spec changes of a two-queue spec.
 
 Makes, in a scratch Alembic environment (qgen init), revision 1 from BASE and revision 2 from each
 change, and prints the files and lines revision 2 writes (its module and its folder), how many
@@ -7,7 +7,7 @@ alone. Writes nothing in the checkout; needs no database.
 
     .venv/bin/python scripts/revision_size.py
 
-Measured on this machine (issue 17), revision 2's module plus folder:
+Measured on this machine, revision 2's module plus folder:
 
     change                            before (1a3bb3f)        after
     add a nullable column to mail     353 files, 10625 lines   34 files (9.6%), 1702 lines (16.0%)

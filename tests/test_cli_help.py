@@ -1,4 +1,4 @@
-"""Every command's -h says what each argument is (issue 10, item 12: `check -h` and
+"""Every command's -h says what each argument is (once `check -h` and
 `render --dialect` said nothing)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """SQL Server errors are classified by the error number pyodbc reports for each diagnostic record,
-not by numbers found anywhere in the message (issue 10, item 12). The point is parsing the driver's
+not by numbers found anywhere in the message. The point is parsing the driver's
 error, so the exceptions are built here in pyodbc's own format (errors.cpp: "[SQLSTATE] text
 (native) (function)", then "; [SQLSTATE] text (native)" per further record) with FreeTDS's text."""
 
@@ -31,8 +31,8 @@ CASES = {
     "a handler quoting a whole trailer": (driver_error(pyodbc.ProgrammingError, ("42000", "see (50001) (SQLExecDirectW); [42000] x", 50100)), None),
     "a handler quoting (1205) at the end of its text": (driver_error(pyodbc.ProgrammingError, ("42000", "retry after (1205)", 50100)), None),
     "lease lost in a further record": (driver_error(pyodbc.ProgrammingError, ("01000", "Warning: (50002)", 0), ("42000", "qgen: lease lost", 50001)), "lease_lost"),
-    # Issue 15, item 17: a value the server quotes in a second record, shaped like a record's end.
-    # 2601 is a duplicate key (issue 18: in the error table, as PostgreSQL's 23505); the quoted 50001,
+    # A value the server quotes in a second record, shaped like a record's end.
+    # 2601 is a duplicate key (in the error table, as PostgreSQL's 23505); the quoted 50001,
     # were it read, would make it lease_lost (the stronger kind).
     "a quoted key value in a second record": (driver_error(
         pyodbc.IntegrityError, ("01000", "Changed database context to 'd'.", 5701),
@@ -64,7 +64,7 @@ def test_an_error_without_pyodbc_records_is_not_classified():
 
 
 # ---------------------------------------------------------------------------------------------
-# Connecting (issue 25, item 2): a database that does not exist, a login refused or a host name that
+# Connecting: a database that does not exist, a login refused or a host name that
 # does not resolve is a configuration error, raised at the first attempt (ConnectionConfigError, by
 # its code in the dialect's table), not waited out for reconnect_timeout as an outage is (before: 30 s
 # and 16 warnings, then ConnectionLost). A server that does not answer still is an outage: retried.

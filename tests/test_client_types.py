@@ -1,4 +1,4 @@
-"""Every value is checked against its column's portable type before a call (issue 25, item 2): a
+"""Every value is checked against its column's portable type before a call: a
 value of the wrong Python type, None for a NOT NULL column, or one out of its type's range raises
 InvalidArgument naming the queue, the column, the value's type and what is accepted, the same from
 enqueue and enqueue_many (one checking path, QueueShape.job), on both databases' client drivers.

@@ -1,6 +1,6 @@
 """Values the two databases would take differently, or refuse with a raw driver error, are refused
-by the client before they are sent, with the parameter's name and what is accepted (issue 15, item
-17): a NUL character (PostgreSQL cannot store one: psycopg's DataError), a string(n) value longer
+by the client before they are sent, with the parameter's name and what is accepted:
+a NUL character (PostgreSQL cannot store one: psycopg's DataError), a string(n) value longer
 than n (PostgreSQL refuses it, SQL Server's nvarchar(n) parameter cuts it silently), an owner or
 enqueued_by longer than their 128-character columns. A handler's error text holding a NUL is kept
 (written as \\x00) instead of stopping the worker with a driver error. Live on PostgreSQL."""

@@ -1,4 +1,4 @@
-"""No branch on the dialect's name outside qgen/dialects/ (issue 18): what differs between databases is
+"""No branch on the dialect's name outside qgen/dialects/: what differs between databases is
 a dialect's (qgen/dialects/*.py: the Dialect's fields, the client driver's overrides and capability
 flags), never an `if dialect == "mssql"` in the modules that use them. The scan reads qgen's source:
 an equality test of anything named dialect (a name, an attribute, a call's result) or any comparison
@@ -63,7 +63,7 @@ def test_the_scan_finds_a_branch_on_the_dialect():
 def test_no_module_outside_qgen_dialects_branches_on_the_dialect():
     found = {str(p.relative_to(ROOT)): lines for p in outside_dialects() if (lines := dialect_branches(p.read_text()))}
     # The benchmark harness (qgen/bench) picks each database's own bench SQL and tools: it is a
-    # test bench, not the product, and keeps its branches (issue 18 covers qgen's product modules).
+    # test bench, not the product, and keeps its branches (the rule covers qgen's product modules).
     allowed = {k for k in found if k.startswith("qgen/bench/")}
     assert {k: v for k, v in found.items() if k not in allowed} == {}, \
         "a branch on the dialect's name outside qgen/dialects/: make it a Dialect field or a client driver override"

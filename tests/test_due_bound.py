@@ -1,4 +1,4 @@
-"""The due index's bound never hides a due job, live on PostgreSQL (issue 24, item 14).
+"""The due index's bound never hides a due job, live on PostgreSQL.
 
 Claims read the due index from the watermark row's due_from (postgres__due_bound_move in
 templates/postgres/macros.sql.j2). It is safe only if no deferred job a claim may take is due before

@@ -1,4 +1,4 @@
-"""One error table per dialect (qgen/dialects/postgres_client.py, mssql_client.py; issue 18): every
+"""One error table per dialect (qgen/dialects/postgres_client.py, mssql_client.py): every
 code the templates raise is in its dialect's table, each code of a table is classified as its entry
 says (PostgreSQL: each SQLSTATE raised for real on the live server; SQL Server: each number in
 pyodbc's own message format, and qgen's own THROW numbers raised for real where QGEN_TEST_MSSQL_URL

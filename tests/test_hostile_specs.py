@@ -1,4 +1,4 @@
-"""Hostile and odd specs through the CLI, as a user sees them (issue 15, items 16-17): every mistake
+"""Hostile and odd specs through the CLI, as a user sees them: every mistake
 located (file:line:col and the field's path), said clearly with what is accepted, never a traceback
 and never a raw database error later."""
 
@@ -9,6 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import ROOT
+
+
+def case(name: str) -> bytes:
+    """The spec of a case in tests/cases/ (tests/test_cases.py holds it to its error.txt too)."""
+    return (ROOT / "tests" / "cases" / name / "spec.yaml").read_bytes()
 
 
 def check(tmp_path: Path, text: str | bytes) -> subprocess.CompletedProcess:
@@ -32,11 +39,10 @@ def refused(tmp_path: Path, text: str | bytes, where: str) -> str:
 
 def test_a_dedupe_key_naming_a_column_twice_is_refused_where_it_is(tmp_path):
     # SQL Server refuses a column twice in an index key (Msg 1911): the spec must not pass check.
-    line = refused(tmp_path, "queues:\n  q:\n    payload:\n      a: int\n    dedupe: [a, a]\n",
+    line = refused(tmp_path, case("dedupe_key_naming_a_column_twice"),
                    "5:17: queues.q.dedupe.key[1]:")
     assert "'a' is already in the key" in line and "accepted: each column once" in line
-    line = refused(tmp_path, "queues:\n  q:\n    payload: {a: int, b: int}\n    dedupe:\n      key:\n        - a\n"
-                   "        - b\n        - a\n", "8:11: queues.q.dedupe.key[2]:")
+    line = refused(tmp_path, case("dedupe_key_naming_a_column_twice_in_a_block_list"), "8:11: queues.q.dedupe.key[2]:")
     assert "dedupe.key[0]" in line
 
 
@@ -50,21 +56,21 @@ def test_a_key_yaml_reads_as_something_else_than_text_is_located_at_the_key(tmp_
 
 
 def test_a_merge_key_is_still_a_merge(tmp_path):
-    result = check(tmp_path, "x-defaults: &d\n  payload: {a: int}\nqueues:\n  q:\n    <<: *d\n    batch_size: 3\n")
+    result = check(tmp_path, case("a_merge_key_is_still_a_merge"))
     assert "'<<'" not in result.stderr and "x-defaults" in result.stderr  # only the unknown top-level key
 
 
 def test_a_long_schema_blames_the_schema_for_the_owner_role_not_a_grants_key_the_spec_lacks(tmp_path):
     schema = "s" * 63
-    line = refused(tmp_path, f"schema: {schema}\nqueues:\n  q:\n    payload:\n      a: int\n", "1:9: schema:")
+    line = refused(tmp_path, case("a_long_schema_and_its_owner_role"), "1:9: schema:")
     assert f"'{schema}_owner'" in line and "owns the queues' objects" in line and "more of its names" in line
-    result = check(tmp_path, f"schema: {schema}\nqueues:\n  q:\n    payload:\n      a: int\n")
+    result = check(tmp_path, case("a_long_schema_and_its_owner_role"))
     assert "grants" not in result.stderr, result.stderr
     assert result.stderr.count(": schema:") == 1, "one error for the one field"
 
 
 def test_a_role_named_like_the_owner_role_says_which_roles_clash(tmp_path):
-    line = refused(tmp_path, "schema: x\ngrants:\n  producer: x_owner\nqueues:\n  q:\n    payload:\n      a: int\n",
+    line = refused(tmp_path, case("a_role_named_like_the_owner_role"),
                    "3:13: grants.producer:")
     assert "(the producer role)" in line and "owns the queues' objects" in line
 

@@ -1,4 +1,4 @@
-"""The pages each hot statement reads, pinned (issue 27 item 3), live on a PostgreSQL of the test's own.
+"""The pages each hot statement reads, pinned, live on a PostgreSQL of the test's own.
 
 A statement's shared buffers (pages hit or read) depend only on the plan and the state it runs
 over, so on a quiet server of our own they are exact numbers, and a template change that makes a

@@ -1,7 +1,7 @@
 """No import circle in qgen/: the modules' imports form a graph without cycles, counting every import:
 module-level ones, those inside functions (a function's import runs when it is called), relative ones,
 and those under `if TYPE_CHECKING:`. An annotation-only import never runs, but a circle through one is
-still two modules that cannot be read, changed or moved apart (issue 26: the client's four classes,
+still two modules that cannot be read, changed or moved apart (the client's four classes,
 its drivers and the worker loop imported each other that way, fifteen modules in one circle)."""
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ def test_uninstall_refuses_tables_that_hold_jobs_unless_forced(database, schema)
 
 def test_uninstall_checks_and_drops_the_same_rows_while_a_producer_commits_meanwhile(database, schema):
     """A producer whose insert is in flight when uninstall checks the tables: the check waits for it
-    and sees its row, so uninstall is refused and the job kept. Before issue 15 the check saw no
+    and sees its row, so uninstall is refused and the job kept. Before the fix the check saw no
     committed row, the DROP then waited for the producer, and the job it committed was dropped."""
     rendered = install(database, schema)
     producer = psycopg.connect(database)

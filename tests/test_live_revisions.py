@@ -1,4 +1,4 @@
-"""Live revisions (issue 24, items 12 and 13): each kind of spec change `qgen revision` accepts, applied
+"""Live revisions: each kind of spec change `qgen revision` accepts, applied
 with `alembic upgrade head` while workers run (real QueueClient / run_worker threads claiming and
 completing, a producer enqueueing) and a report holds a transaction open on the queue table, on both
 dialects. Afterwards: no worker died, every worker completed jobs again after the revision, no job was
@@ -7,9 +7,9 @@ report's session named) while the report held its lock, and finished once the re
 
 Each worker has completed six claims before the revision, so psycopg has prepared its dequeue on the
 server (after 5 runs): a revision that changes the dequeue's row type then fails that statement with
-0A000 on every later run (item 12; the client forgets its prepared statements and runs the call again).
+0A000 on every later run (the client forgets its prepared statements and runs the call again).
 Without the lock timeout the revision waits behind the report with ACCESS EXCLUSIVE queued, and every
-claim waits behind it (item 13).
+claim waits behind it.
 
 The kinds: CHANGES, one per option of a queue that a revision may change, and test_every_queue_option_
 is_a_live_change_or_refused makes a new option of the spec fail until it is here (or said to be refused).
@@ -466,7 +466,7 @@ def test_a_lock_option_that_is_no_whole_number_is_refused_saying_what_is_accepte
 def test_the_lock_timeout_ends_with_the_revision_that_set_it(postgres_server):
     """A SET LOCAL made under a savepoint that is released lasts to the end of the transaction: the
     revisions Alembic runs after a qgen revision in the same upgrade (a user's own, with no retry) ran
-    under qgen's 1 s lock timeout until the reset block set it back (found by the DBA review)."""
+    under qgen's 1 s lock timeout until the reset block set it back."""
     from sqlalchemy import create_engine, text
 
     from qgen import dialects as registry

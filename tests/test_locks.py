@@ -48,7 +48,7 @@ def test_a_dedupe_key_halves_what_one_insert_may_write():
 
 
 def test_the_deferred_bit_of_a_fifo_queue_with_available_at_is_counted_in_its_row():
-    """SQL Server's [deferred] bit (issue 19) widens each row of a fifo queue with available_at by a
+    """SQL Server's [deferred] bit widens each row of a fifo queue with available_at by a
     byte; a priority queue has none (its deferred jobs stay in its claim index)."""
     from qgen.locks import _job_bytes
 

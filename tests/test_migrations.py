@@ -572,7 +572,7 @@ def routines(conn, schema: str, prefix: str) -> dict[str, int]:
 
 
 def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schema, tmp_path, caplog, capsys):
-    """Issue 17: one nullable column added to one queue of two. The revision holds a file only for an
+    """One nullable column added to one queue of two. The revision holds a file only for an
     object whose SQL changed, none of the other queue's, and its upgrade and downgrade leave the
     other queue's functions alone (same oids); a third revision (a longer lease) follows one that
     kept most of its objects in the first revision's folder; all of it round-trips with the jobs."""
@@ -612,7 +612,7 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
         assert plan.regrant and not plan.added and not plan.removed
     # Every object file it holds is of an object whose SQL changed (tables: their definition after
     # the ALTER, kept for the next revision to compare with, and not run).
-    # verify too: it holds a fingerprint of every module it checks (issue 15 item 7), so any changed
+    # verify too: it holds a fingerprint of every module it checks, so any changed
     # module changes it.
     objects = {p.stem.split("_", 1)[1] for p in (second.folder / "postgres" / "create").iterdir()}
     assert objects == {"verify", "mail_table", "mail_dead_letter_table", "mail_pending_view", "mail_batch_type", "mail_enqueue",
@@ -665,7 +665,7 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
 @pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate "
                     "(e.g. mssql+pyodbc://sa:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4)")
 def test_sql_server_revision_leaves_the_unchanged_queue_alone(migrations, schema, tmp_path):
-    """Issue 17 on SQL Server: a column added to one queue of two; the other queue's procedures keep
+    """On SQL Server: a column added to one queue of two; the other queue's procedures keep
     their object_id and modify_date through upgrade and downgrade, and the jobs of both are kept."""
     from tests.support.babelfish import rewriting_sqlalchemy
 
@@ -742,7 +742,7 @@ def test_every_example_takes_a_new_column_by_recreating_only_what_changed(migrat
 
 
 def test_a_sql_server_table_an_older_qgen_made_without_the_deferred_bit_gets_it_in_place(migrations, schema, tmp_path):
-    """Revision 1 as a qgen before issue 19 made it: its SQL Server queue table has no [deferred] bit.
+    """Revision 1 as an older qgen made it: its SQL Server queue table has no [deferred] bit.
     A revision of the same spec adds the bit in place (a change step, reverted by dropping it), and
     creates the claim index again (its filter changed); the table is never re-created. Any other
     difference in the table is still refused (test_a_table_difference_beyond_storage_is_still_refused)."""

@@ -124,7 +124,7 @@ def test_status_json_and_table(db):
 
 
 def test_status_shows_the_oldest_open_snapshot_and_warns_past_the_threshold(db):
-    """Issue 24 item 14: a session holding a snapshot open (a REPEATABLE READ report, pg_dump, a
+    """A session holding a snapshot open (a REPEATABLE READ report, pg_dump, a
     forgotten BEGIN) keeps every row version claims leave behind, so claims cost more the longer it
     stays: status names it (pid, transactions, seconds) and warns past --horizon-warn."""
     url, jobs = db
@@ -232,7 +232,7 @@ def test_a_round_after_the_connection_was_lost_connects_again(installed, capsys)
 
 
 def test_status_format_prometheus_on_an_unreachable_database_says_up_0():
-    """Issue 25 item 4: an unreachable database is alertable: the exposition still comes (stdout,
+    """An unreachable database is alertable: the exposition still comes (stdout,
     for a textfile collector), every queue's qgen_up 0 and no other figure; the reason once on
     stderr, exit 1, never a traceback."""
     from tests.support.prom_text import parse, value

@@ -2,7 +2,7 @@
 batches in turn, run as an operator runs them.
 
 sqlcmd without -b and SSMS send every GO batch whatever failed before; psql without ON_ERROR_STOP
-sends every statement (tests/support/scripts.py). Issue 24 item 5: SQL Server's uninstall held one
+sends every statement (tests/support/scripts.py). SQL Server's uninstall held one
 transaction over its batches; a batch that failed (DROP TYPE under a customer's procedure: 3732)
 rolled it all back under XACT_ABORT, and the batches after it ran in autocommit, without the
 TABLOCKX the check took: 16 procedures dropped, the table (and a job a producer had enqueued
@@ -27,7 +27,7 @@ The upgrade: `alembic upgrade REV1:REV2 --sql`, the script a DBA runs by hand fo
 procedures), failing at each of its batches (SQL Server) or statements (PostgreSQL) in turn, over
 a database at the first revision holding a job. Afterwards the schema (every column, each module's
 text) and the Alembic stamp are the first revision's or the second's, nothing in between, the job
-is there, and the script run again completes. Before issue 24 the SQL Server script ran with
+is there, and the script run again completes. Before the fix the SQL Server script ran with
 XACT_ABORT OFF: a failed batch ended its statement only, the batches after it ran on in Alembic's
 transaction, and its UPDATE of alembic_version and COMMIT stamped the half-done revision as applied.
 

@@ -141,7 +141,7 @@ def test_every_name_install_creates_is_one_qgen_check_knows(postgres_server, spe
 def test_install_run_again_over_an_older_install_takes_the_in_place_shape(postgres_server):
     """An install an earlier qgen made: complete, extend_lease and dequeue had fewer parameters, a
     lease index and a claim index filtered on lease_token, a watermark without corrected_at (nor
-    due_from and due_moved_at, issue 24 item 14).
+    due_from and due_moved_at).
     upgrade.sql, then install.sql, run over it leaves one
     version of each function (CREATE OR REPLACE alone would add a second, and calls by name would be
     ambiguous) and drops those indexes, so that a claim is a HOT update."""

@@ -1,5 +1,5 @@
-"""Every spec is either refused at `qgen check` with a located error, or installs (issue 10's
-done-when). Specs are drawn from the spec's JSON Schema with hostile leaves
+"""Every spec is either refused at `qgen check` with a located error, or installs.
+Specs are drawn from the spec's JSON Schema with hostile leaves
 (tests/support/spec_strategies.py): SQL reserved words, the procedures' internal names, qgen's own
 columns, mixed case, names at and past the length limits, reserved schemas and roles, numbers at and
 past their bounds. Each one is either

@@ -94,7 +94,7 @@ def test_links_to_docs_pages_resolve():
 
 
 def test_roles_are_described_as_sql_servers_database_roles_and_postgresqls_cluster_roles():
-    """Issue 24 item 11: the docs called the roles server-wide; on SQL Server CREATE ROLE makes a role
+    """The docs called the roles server-wide; on SQL Server CREATE ROLE makes a role
     of one database (PostgreSQL's roles do belong to the cluster)."""
     from qgen.render import render_spec
     from qgen.specload import load_spec

@@ -1,4 +1,4 @@
-"""The templates' own variables hold a `$`, so no spec name can collide with one (issue 10, item 1):
+"""The templates' own variables hold a `$`, so no spec name can collide with one:
 scripts/rename_internal_names.py has nothing left to rename."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The review page (REVIEW.md beside the rendered SQL, issue 17): golden for every example, kept fresh
+"""The review page (REVIEW.md beside the rendered SQL): golden for every example, kept fresh
 by `qgen render --check`, and held to the spec and to the SQL it describes: a changed setting changes
 the page, and who may call what is what the rendered grants say."""
 

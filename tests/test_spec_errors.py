@@ -10,6 +10,9 @@ import textwrap
 import pytest
 
 from qgen.specload import SpecInvalid, load_spec_text
+from tests.conftest import ROOT
+
+CASES = ROOT / "tests" / "cases"
 
 
 def errors_of(text: str) -> list:
@@ -19,525 +22,89 @@ def errors_of(text: str) -> list:
 
 
 MISTAKES = {
-    # name: (spec, line, column, path, words the message must hold)
-    "unknown key with a suggestion": (
-        """\
-        queues:
-          emails:
-            payload: {address: string(320)}
-            bach_size: 10
-        """, 4, 5, "queues.emails.bach_size", ["unknown key 'bach_size'", "did you mean 'batch_size'", "accepted:"]),
-    "bad type": (
-        """\
-        queues:
-          emails:
-            payload:
-              address: strng(320)
-        """, 4, 16, "queues.emails.payload.address.type", ["'strng(320)' is not a type", "accepted: int, bigint, string(n)"]),
-    "decimal cut by a flow mapping": (
-        """\
-        queues:
-          prices:
-            payload: {amount: decimal(10,2)}
-        """, 3, 23, "queues.prices.payload.amount.type", ["cut at its comma", "quote it"]),
-    "string too long": (
-        """\
-        queues:
-          q:
-            payload:
-              name: string(9000)
-        """, 4, 13, "queues.q.payload.name.type", ["1 to 4000", "text"]),
-    "unsafe queue name": (
-        """\
-        queues:
-          "emails; DROP TABLE x":
-            payload: {a: int}
-        """, 2, 3, "queues.'emails; DROP TABLE x'", ["not a safe identifier", "accepted: a letter or _"]),
-    "unsafe column name": (
-        """\
-        queues:
-          q:
-            payload:
-              "a]b": int
-        """, 4, 7, "queues.q.payload.'a]b'", ["not a safe identifier"]),
-    "bad enum": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            claim: lock
-        """, 4, 12, "queues.q.claim", ["'lock' is not accepted", "'lease' or 'delete'"]),
-    "bad duration": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            lease: 5 minutes
-        """, 4, 12, "queues.q.lease", ["not a duration", "30s, 5m, 1h, 7d"]),
-    "out of range": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            batch_size: 0
-        """, 4, 17, "queues.q.batch_size", ["out of range", "at least 1"]),
-    "batch_size above the lock escalation cap": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            batch_size: 5000
-        """, 4, 17, "queues.q.batch_size", ["at most 4000"]),
-    "max_batch_size above the lock escalation cap": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            max_batch_size: 4001
-        """, 4, 21, "queues.q.max_batch_size", ["at most 4000"]),
+    # case (tests/cases/<case>/spec.yaml; tests/test_cases.py holds it to its error.txt too):
+    # (line, column, path, words the message must hold)
+    "unknown_key_with_a_suggestion": (4, 5, "queues.emails.bach_size", ["unknown key 'bach_size'", "did you mean 'batch_size'", "accepted:"]),
+    "bad_type": (4, 16, "queues.emails.payload.address.type", ["'strng(320)' is not a type", "accepted: int, bigint, string(n)"]),
+    "decimal_cut_by_a_flow_mapping": (3, 23, "queues.prices.payload.amount.type", ["cut at its comma", "quote it"]),
+    "string_too_long": (4, 13, "queues.q.payload.name.type", ["1 to 4000", "text"]),
+    "unsafe_queue_name": (2, 3, "queues.'emails; DROP TABLE x'", ["not a safe identifier", "accepted: a letter or _"]),
+    "unsafe_column_name": (4, 7, "queues.q.payload.'a]b'", ["not a safe identifier"]),
+    "bad_enum": (4, 12, "queues.q.claim", ["'lock' is not accepted", "'lease' or 'delete'"]),
+    "bad_duration": (4, 12, "queues.q.lease", ["not a duration", "30s, 5m, 1h, 7d"]),
+    "out_of_range": (4, 17, "queues.q.batch_size", ["out of range", "at least 1"]),
+    "batch_size_above_the_lock_escalation_cap": (4, 17, "queues.q.batch_size", ["at most 4000"]),
+    "max_batch_size_above_the_lock_escalation_cap": (4, 21, "queues.q.max_batch_size", ["at most 4000"]),
     # SQL Server escalates one statement's 5,000 locks on an index to a table lock (qgen/locks.py): a
     # lease queue's row can fill a page alone (last_error), so a claim takes two locks a row.
-    "max_batch_size whose claim could escalate on SQL Server": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            max_batch_size: 4000
-        """, 4, 21, "queues.q.max_batch_size", ["escalates to a table lock", "page locks",
+    "max_batch_size_whose_claim_could_escalate_on_sql_server": (4, 21, "queues.q.max_batch_size", ["escalates to a table lock", "page locks",
                                                 "accepted: max_batch_size at most 1999"]),
-    "batch_size whose claim could escalate on SQL Server": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            claim: delete
-            batch_size: 3990
-            max_batch_size: 3990
-        """, 6, 21, "queues.q.max_batch_size", ["escalates to a table lock", "accepted: max_batch_size at most 3"]),
-    "batch_size above max_batch_size": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            batch_size: 200
-            max_batch_size: 100
-        """, 5, 21, "queues.q.max_batch_size", ["batch_size 200 is above max_batch_size 100", "accepted:"]),
-    "batch_size above the default max_batch_size": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            batch_size: 2000
-        """, 4, 17, "queues.q.batch_size", ["above max_batch_size 1000 (the default)", "accepted:"]),
-    "missing payload": (
-        """\
-        queues:
-          q:
-            claim: lease
-        """, 3, 5, "queues.q.payload", ["required key is missing"]),
-    "empty payload": (
-        """\
-        queues:
-          q:
-            payload: {}
-        """, 3, 14, "queues.q.payload", ["at least one"]),
-    "reserved column": (
-        """\
-        queues:
-          q:
-            payload:
-              lease_token: uuid
-        """, 4, 7, "queues.q.payload.lease_token", ["'lease_token' is taken", "a column qgen adds to the queue table"]),
-    "reserved column in another case": (
-        """\
-        queues:
-          q:
-            payload:
-              Dead_At: datetime
-        """, 4, 7, "queues.q.payload.Dead_At", ["'dead_at' (names are compared without case)", "the dead-letter table"]),
-    "column named found": (
-        """\
-        queues:
-          q:
-            payload:
-              found: bool
-        """, 4, 7, "queues.q.payload.found", ["PL/pgSQL's FOUND"]),
-    "outbox column named like complete's parameter": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            outbox:
-              columns: {lease_token: uuid}
-        """, 5, 17, "queues.q.outbox.columns.lease_token", ["complete's parameter"]),
-    "in-database worker on a queue with an outbox": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            outbox:
-              columns: {b: int}
-            worker:
-              handler: dbo.h
-        """, 7, 7, "queues.q.worker", ["worker or outbox, not both"]),
-    "outbox column named like complete's no_result": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            outbox:
-              columns: {No_Result: bool}
-        """, 5, 17, "queues.q.outbox.columns.No_Result", ["says a job hands nothing on"]),
-    "payload column that is the job type's column": (
-        """\
-        queues:
-          q:
-            job_type: {column: kind}
-            payload:
-              Kind: int
-        """, 5, 7, "queues.q.payload.Kind", ["also the name of the job type's column"]),
-    "two columns that differ only in case": (
-        """\
-        queues:
-          q:
-            payload:
-              addr: string(10)
-              Addr: string(10)
-        """, 5, 7, "queues.q.payload.Addr", ["also the name of the column 'addr'", "without case"]),
-    "dedupe on a missing column": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            dedupe: [b]
-        """, 4, 14, "queues.q.dedupe.key[0]", ["'b' is not a payload column", "accepted: a"]),
-    "dedupe on a text column": (
-        """\
-        queues:
-          q:
-            payload: {a: text}
-            dedupe: a
-        """, 4, 13, "queues.q.dedupe.key[0]", ["cannot be in a unique index"]),
-    "watermark with priority": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            ordering: priority
-            watermark: true
-        """, 5, 16, "queues.q.watermark", ["needs ordering: fifo"]),
-    "lease option on a delete queue": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            claim: delete
-            retry: {max_attempts: 3}
-        """, 5, 12, "queues.q.retry", ["only claim: lease has retry"]),
-    "outbox to an unknown queue": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            outbox: {queue: nowhere}
-        """, 4, 21, "queues.q.outbox.queue", ["'nowhere' is not a queue of this spec", "accepted: q"]),
-    "duplicate key": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            payload: {b: int}
-        """, 4, 5, "", ["duplicate key 'payload'", "first at line 3"]),
-    "not yaml": (
-        """\
-        queues:
-          q:
-            payload: [a: int
-        """, 3, 14, "", ["not valid YAML"]),  # where the unclosed [ opened, not past the file's end
-    "bad dialect": (
-        """\
-        dialects: [mssql, oracle]
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 19, "dialects[1]", ["'oracle' is not accepted", "'mssql' or 'postgres'"]),
-    "a queue named like another queue's dead-letter table": (
-        """\
-        queues:
-          jobs:
-            payload: {a: int}
-          jobs_dead:
-            payload: {a: int}
-        """, 4, 3, "queues.jobs_dead", ["the table 'jobs_dead' (queue jobs_dead's table) has the name of the table "
+    "batch_size_whose_claim_could_escalate_on_sql_server": (6, 21, "queues.q.max_batch_size", ["escalates to a table lock", "accepted: max_batch_size at most 3"]),
+    "batch_size_above_max_batch_size": (5, 21, "queues.q.max_batch_size", ["batch_size 200 is above max_batch_size 100", "accepted:"]),
+    "batch_size_above_the_default_max_batch_size": (4, 17, "queues.q.batch_size", ["above max_batch_size 1000 (the default)", "accepted:"]),
+    "missing_payload": (3, 5, "queues.q.payload", ["required key is missing"]),
+    "empty_payload": (3, 14, "queues.q.payload", ["at least one"]),
+    "reserved_column": (4, 7, "queues.q.payload.lease_token", ["'lease_token' is taken", "a column qgen adds to the queue table"]),
+    "reserved_column_in_another_case": (4, 7, "queues.q.payload.Dead_At", ["'dead_at' (names are compared without case)", "the dead-letter table"]),
+    "column_named_found": (4, 7, "queues.q.payload.found", ["PL/pgSQL's FOUND"]),
+    "outbox_column_named_like_complete_s_parameter": (5, 17, "queues.q.outbox.columns.lease_token", ["complete's parameter"]),
+    "in_database_worker_on_a_queue_with_an_outbox": (7, 7, "queues.q.worker", ["worker or outbox, not both"]),
+    "outbox_column_named_like_complete_s_no_result": (5, 17, "queues.q.outbox.columns.No_Result", ["says a job hands nothing on"]),
+    "payload_column_that_is_the_job_type_s_column": (5, 7, "queues.q.payload.Kind", ["also the name of the job type's column"]),
+    "two_columns_that_differ_only_in_case": (5, 7, "queues.q.payload.Addr", ["also the name of the column 'addr'", "without case"]),
+    "dedupe_on_a_missing_column": (4, 14, "queues.q.dedupe.key[0]", ["'b' is not a payload column", "accepted: a"]),
+    "dedupe_on_a_text_column": (4, 13, "queues.q.dedupe.key[0]", ["cannot be in a unique index"]),
+    "watermark_with_priority": (5, 16, "queues.q.watermark", ["needs ordering: fifo"]),
+    "lease_option_on_a_delete_queue": (5, 12, "queues.q.retry", ["only claim: lease has retry"]),
+    "outbox_to_an_unknown_queue": (4, 21, "queues.q.outbox.queue", ["'nowhere' is not a queue of this spec", "accepted: q"]),
+    "duplicate_key": (4, 5, "", ["duplicate key 'payload'", "first at line 3"]),
+    "not_yaml": (3, 14, "", ["not valid YAML"]),  # where the unclosed [ opened, not past the file's end
+    "bad_dialect": (1, 19, "dialects[1]", ["'oracle' is not accepted", "'mssql' or 'postgres'"]),
+    "a_queue_named_like_another_queue_s_dead_letter_table": (4, 3, "queues.jobs_dead", ["the table 'jobs_dead' (queue jobs_dead's table) has the name of the table "
                                         "'jobs_dead' (queue jobs's dead letter table)", "SQL Server", "PostgreSQL"]),
-    "a queue named like another queue's watermark table": (
-        """\
-        queues:
-          jobs:
-            payload: {a: int}
-          jobs_watermark:
-            payload: {a: int}
-        """, 4, 3, "queues.jobs_watermark", ["has the name of the table 'jobs_watermark' (queue jobs's watermark table)"]),
-    "queues whose names differ only in case": (
-        """\
-        queues:
-          Emails:
-            payload: {a: int}
-          emails:
-            payload: {a: int}
-        """, 4, 3, "queues.emails", ["the table 'emails' (queue emails's table) has the name of the table 'Emails'",
+    "a_queue_named_like_another_queue_s_watermark_table": (4, 3, "queues.jobs_watermark", ["has the name of the table 'jobs_watermark' (queue jobs's watermark table)"]),
+    "queues_whose_names_differ_only_in_case": (4, 3, "queues.emails", ["the table 'emails' (queue emails's table) has the name of the table 'Emails'",
                                      "compared without case", "more of their names are the same too"]),
-    "a names override that takes another object's name": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            names: {enqueue: Q_Dequeue}
-        """, 4, 22, "queues.q.names.enqueue", ["the procedure 'Q_Dequeue' (queue q's enqueue) has the name of the procedure "
+    "a_names_override_that_takes_another_object_s_name": (4, 22, "queues.q.names.enqueue", ["the procedure 'Q_Dequeue' (queue q's enqueue) has the name of the procedure "
                                               "'q_dequeue' (queue q's dequeue)"]),
-    "a naming pattern that makes two names one": (
-        """\
-        naming: "{queue}{object}"
-        queues:
-          a:
-            payload: {a: int}
-          adead:
-            payload: {a: int}
-        """, 5, 3, "queues.adead", ["has the name of the table 'adead' (queue a's dead letter table)"]),
-    "a schema too long for its role names": (
-        """\
-        schema: s23456789_123456789_123456789_123456789_123456789_123456789_12
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 9, "schema", ["the role 's23456789_123456789_123456789_123456789_123456789_123456789_12_owner'",
+    "a_naming_pattern_that_makes_two_names_one": (5, 3, "queues.adead", ["has the name of the table 'adead' (queue a's dead letter table)"]),
+    "a_schema_too_long_for_its_role_names": (1, 9, "schema", ["the role 's23456789_123456789_123456789_123456789_123456789_123456789_12_owner'",
                               "68 bytes long on PostgreSQL", "at most 63", "3 more of its names are too long"]),
     # the owner role is named from the schema too (it was reported at `grants`, which cannot name it)
-    "a role prefix too long for its role names": (
-        """        grants: {role_prefix: s23456789_123456789_123456789_123456789_123456789_123456789_12}
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 23, "grants.role_prefix", ["_owner'", "68 bytes long on PostgreSQL", "3 more of its names are too long"]),
-    "two roles that are one": (
-        """\
-        grants: {producer: Writers, consumer: writers}
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 39, "grants.consumer", ["the role 'writers'", "has the name of the role 'Writers'", "role names that differ"]),
-    "a constraint name past SQL Server's limit": (
-        """\
-        queues:
-          q23456789_123456789_123456789_123456789_123456789_123456789_123:
-            payload:
-              c23456789_123456789_123456789_123456789_123456789_123456789_123: json
-        """, 2, 3, "queues.q23456789_123456789_123456789_123456789_123456789_123456789_123",
+    "a_role_prefix_too_long_for_its_role_names": (1, 23, "grants.role_prefix", ["_owner'", "68 bytes long on PostgreSQL", "3 more of its names are too long"]),
+    "two_roles_that_are_one": (1, 39, "grants.consumer", ["the role 'writers'", "has the name of the role 'Writers'", "role names that differ"]),
+    "a_constraint_name_past_sql_server_s_limit": (2, 3, "queues.q23456789_123456789_123456789_123456789_123456789_123456789_123",
         ["_is_json'", "135 characters long on SQL Server", "at most 128"]),
-    "a name with a trailing newline": (
-        """\
-        queues:
-          "q\\n":
-            payload: {a: int}
-        """, 2, 3, "queues.'q\\n'", ["'q\\n' is not a safe identifier"]),
-    "a schema with a trailing newline": (
-        """\
-        schema: "jobs\\n"
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 9, "schema", ["'jobs\\n' is not a safe identifier"]),
-    "a lease longer than an int holds": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            lease: 30000d
-        """, 4, 12, "queues.q.lease", ["'30000d' is 2592000000 seconds", "at most 2147483647 seconds"]),
-    "a retention longer than an int holds": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            retention: 3000000000
-        """, 4, 16, "queues.q.retention", ["at most 2147483647 seconds"]),
-    "a backoff longer than an int holds": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            retry: {backoff: {max: 25000d}}
-        """, 4, 28, "queues.q.retry.backoff.max", ["at most 2147483647 seconds"]),
-    "a worker limit larger than an int holds": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            worker: {handler: h, max_items: 3000000000}
-        """, 4, 37, "queues.q.worker.max_items", ["out of range", "at most 2147483647"]),
-    "a lease of no time": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            lease: 0s
-        """, 4, 12, "queues.q.lease", ["already expired", "at least 1 second"]),
-    "a schema PostgreSQL reserves": (
-        """\
-        schema: pg_jobs
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 9, "schema", ["PostgreSQL reserves schema names that start with pg_"]),
-    "a schema SQL Server reserves": (
-        """\
-        schema: INFORMATION_SCHEMA
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 9, "schema", ["catalog schema"]),
-    "the role everyone is in": (
-        """\
-        grants: {producer: public}
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 20, "grants.producer", ["the producer role 'public'", "grants everyone"]),
-    "a fixed SQL Server role": (
-        """\
-        grants: {admin: db_owner}
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 17, "grants.admin", ["fixed SQL Server database role"]),
-    "roles named after a schema, in PostgreSQL's pg_ names": (
-        """\
-        schema: pg
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 9, "schema", ["the roles named after the schema", "'pg_producer'", "or name the roles in grants"]),
-    "an xml job type": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            job_type: xml
-        """, 4, 15, "queues.q.job_type.type", ["xml cannot be a job type", "SQL Server (T-SQL) and PostgreSQL"]),
-    "a text job type on SQL Server": (
-        """\
-        dialects: [mssql]
-        queues:
-          q:
-            payload: {a: int}
-            job_type: {column: kind, type: text}
-        """, 5, 36, "queues.q.job_type.type", ["text cannot be a job type", "on SQL Server"]),
-    "a dedupe key past PostgreSQL's index entry": (
-        """\
-        queues:
-          q:
-            payload: {a: string(700), b: string(100)}
-            dedupe: [a, b]
-        """, 4, 13, "queues.q.dedupe.key", ["takes up to 3208 bytes on PostgreSQL", "at most 2700"]),
-    "a job type past PostgreSQL's index entry": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            job_type: string(700)
-        """, 4, 15, "queues.q.job_type.type", ["the claim index takes up to 2812 bytes on PostgreSQL"]),
-    "a flag for a number": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            batch_size: true
-        """, 4, 17, "queues.q.batch_size", ["true is not a whole number"]),
-    "text for a flag": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            audit: "true"
-        """, 4, 12, "queues.q.audit", ["'true' is not accepted", "true or false"]),
-    "a dialect twice": (
-        """\
-        dialects: [postgres, mssql, postgres]
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 29, "dialects[2]", ["'postgres' is listed twice"]),
-    "naming without placeholders": (
-        """\
-        naming: "{queue}"
-        queues:
-          q:
-            payload: {a: int}
-        """, 1, 9, "naming", ["needs both {queue} and {object}"]),
-    "dedupe ever with no record of finished jobs": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            dedupe: {key: [a], scope: ever}
-            dead_letter: false
-            on_complete: delete
-        """, 4, 31, "queues.q.dedupe.scope", ["on_complete: delete keeps no record", "dead_letter: false keeps no record",
+    "a_name_with_a_trailing_newline": (2, 3, "queues.'q\\n'", ["'q\\n' is not a safe identifier"]),
+    "a_schema_with_a_trailing_newline": (1, 9, "schema", ["'jobs\\n' is not a safe identifier"]),
+    "a_lease_longer_than_an_int_holds": (4, 12, "queues.q.lease", ["'30000d' is 2592000000 seconds", "at most 2147483647 seconds"]),
+    "a_retention_longer_than_an_int_holds": (4, 16, "queues.q.retention", ["at most 2147483647 seconds"]),
+    "a_backoff_longer_than_an_int_holds": (4, 28, "queues.q.retry.backoff.max", ["at most 2147483647 seconds"]),
+    "a_worker_limit_larger_than_an_int_holds": (4, 37, "queues.q.worker.max_items", ["out of range", "at most 2147483647"]),
+    "a_lease_of_no_time": (4, 12, "queues.q.lease", ["already expired", "at least 1 second"]),
+    "a_schema_postgresql_reserves": (1, 9, "schema", ["PostgreSQL reserves schema names that start with pg_"]),
+    "a_schema_sql_server_reserves": (1, 9, "schema", ["catalog schema"]),
+    "the_role_everyone_is_in": (1, 20, "grants.producer", ["the producer role 'public'", "grants everyone"]),
+    "a_fixed_sql_server_role": (1, 17, "grants.admin", ["fixed SQL Server database role"]),
+    "roles_named_after_a_schema_in_postgresql_s_pg_names": (1, 9, "schema", ["the roles named after the schema", "'pg_producer'", "or name the roles in grants"]),
+    "an_xml_job_type": (4, 15, "queues.q.job_type.type", ["xml cannot be a job type", "SQL Server (T-SQL) and PostgreSQL"]),
+    "a_text_job_type_on_sql_server": (5, 36, "queues.q.job_type.type", ["text cannot be a job type", "on SQL Server"]),
+    "a_dedupe_key_past_postgresql_s_index_entry": (4, 13, "queues.q.dedupe.key", ["takes up to 3208 bytes on PostgreSQL", "at most 2700"]),
+    "a_job_type_past_postgresql_s_index_entry": (4, 15, "queues.q.job_type.type", ["the claim index takes up to 2812 bytes on PostgreSQL"]),
+    "a_flag_for_a_number": (4, 17, "queues.q.batch_size", ["true is not a whole number"]),
+    "text_for_a_flag": (4, 12, "queues.q.audit", ["'true' is not accepted", "true or false"]),
+    "a_dialect_twice": (1, 29, "dialects[2]", ["'postgres' is listed twice"]),
+    "naming_without_placeholders": (1, 9, "naming", ["needs both {queue} and {object}"]),
+    "dedupe_ever_with_no_record_of_finished_jobs": (4, 31, "queues.q.dedupe.scope", ["on_complete: delete keeps no record", "dead_letter: false keeps no record",
                                               "accepted: scope: queued, or on_complete: archive or mark with dead_letter: true"]),
-    "dedupe ever on a downstream queue": (
-        """\
-        queues:
-          up:
-            payload: {a: int}
-            outbox: {queue: down}
-          down:
-            payload: {a: int}
-            dedupe: {key: [a], scope: ever}
-            on_complete: mark
-        """, 4, 21, "queues.up.outbox.queue", ["'down' has dedupe.scope: ever", "accepted: a downstream queue with dedupe.scope: queued"]),
-    "rescan out of range": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            watermark: {rescan: 0s}
-        """, 4, 25, "queues.q.watermark.rescan", ["out of range", "at least 1"]),
-    "wakeup: notify on a SQL Server-only spec": (
-        """\
-        dialects: [mssql]
-        queues:
-          q:
-            payload: {a: int}
-            wakeup: notify
-        """, 5, 13, "queues.q.wakeup", ["PostgreSQL's LISTEN/NOTIFY", "@wait_ms", "accepted: wakeup: poll"]),
-    "an unknown wakeup": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            wakeup: listen
-        """, 4, 13, "queues.q.wakeup", ["'poll' or 'notify'"]),
-    "a wake-up channel past PostgreSQL's 63 bytes": (
-        """\
-        schema: a_schema_name_of_thirty_chars_
-        queues:
-          a_queue_name_of_thirty_chars__:
-            payload: {a: int}
-            wakeup: notify
-        """, 3, 3, "queues.a_queue_name_of_thirty_chars__",
+    "dedupe_ever_on_a_downstream_queue": (4, 21, "queues.up.outbox.queue", ["'down' has dedupe.scope: ever", "accepted: a downstream queue with dedupe.scope: queued"]),
+    "rescan_out_of_range": (4, 25, "queues.q.watermark.rescan", ["out of range", "at least 1"]),
+    "wakeup_notify_on_a_sql_server_only_spec": (5, 13, "queues.q.wakeup", ["PostgreSQL's LISTEN/NOTIFY", "@wait_ms", "accepted: wakeup: poll"]),
+    "an_unknown_wakeup": (4, 13, "queues.q.wakeup", ["'poll' or 'notify'"]),
+    "a_wake_up_channel_past_postgresql_s_63_bytes": (3, 3, "queues.a_queue_name_of_thirty_chars__",
         ["notification channel 'a_schema_name_of_thirty_chars_.a_queue_name_of_thirty_chars___wakeup'", "is 68 bytes",
          "at most 63"]),
-    "a wake-up channel named like another queue's": (
-        """\
-        queues:
-          q:
-            payload: {a: int}
-            wakeup: notify
-            names: {wakeup_channel: r_wakeup}
-          r:
-            payload: {a: int}
-            wakeup: notify
-        """, 5, 29, "queues.q.names.wakeup_channel", ["notification channel 'qgen.r_wakeup'", "has the name of"]),
+    "a_wake_up_channel_named_like_another_queue_s": (5, 29, "queues.q.names.wakeup_channel", ["notification channel 'qgen.r_wakeup'", "has the name of"]),
 }
 
 
@@ -582,7 +149,7 @@ def test_a_message_quotes_at_most_a_little_of_what_it_was_given():
 
 
 def test_names_only_the_procedures_used_inside_are_free_for_columns():
-    # Once reserved because a procedure had a variable or parameter of that name (issue 10, item 1).
+    # Once reserved because a procedure had a variable or parameter of that name.
     names = ["token", "owner", "error", "limit", "version", "from", "result", "new", "old", "target", "now",
              "existing", "cutoff", "v_token", "v_current", "v_target", "v_cutoff", "v_sequence", "batch_size", "jobs"]
     spec = load_spec_text("queues:\n  q:\n    payload:\n" + "".join(f"      {n}: int\n" for n in names)
@@ -590,10 +157,10 @@ def test_names_only_the_procedures_used_inside_are_free_for_columns():
     assert list(spec.queues["q"].payload) == names
 
 
-@pytest.mark.parametrize("name", MISTAKES)
-def test_mistake_is_reported_where_it_is(name):
-    text, line, column, path, words = MISTAKES[name]
-    errors = errors_of(text)
+@pytest.mark.parametrize("case", MISTAKES)
+def test_mistake_is_reported_where_it_is(case):
+    line, column, path, words = MISTAKES[case]
+    errors = errors_of((CASES / case / "spec.yaml").read_text())
     matching = [e for e in errors if e.path == path]
     assert matching, f"no error at {path!r}; got: {[str(e) for e in errors]}"
     error = matching[0]

@@ -629,7 +629,7 @@ RULES_REPORT = {
         ("MERGE dbo.q AS t USING @s AS s ON t.id = s.id\nWHEN MATCHED THEN DELETE\nOUTPUT $action, deleted.id;", "OUTPUT", "error 334"),
         (";WITH c AS (SELECT TOP (1) id FROM dbo.q WITH (READPAST, UPDLOCK) ORDER BY id)\nDELETE FROM c OUTPUT deleted.id;",
          "OUTPUT", "error 334"),
-        # issue 24 item 11: main's fail and reap wrote their dead letters so
+        # The old fail and reap wrote their dead letters so
         ("DELETE FROM dbo.q OUTPUT deleted.id, deleted.state INTO dbo.q_archive (id, state) WHERE id = 1;", "OUTPUT",
          "INTO a permanent table (dbo.q_archive)"),
         ("DELETE FROM [s].[q] OUTPUT deleted.[id], @e, @now INTO [s].[q_dead] ([id], [last_error], [dead_at]) WHERE [id] = @id;",
@@ -670,7 +670,7 @@ RULES_REPORT = {
          "EXEC (N'SELECT", "caller's permissions"),
     ],
     "value limit": [
-        # 002's enqueue before issue 24: a 37-character card code was cut to 32
+        # 002's enqueue before the fix: a 37-character card code was cut to 32
         ("CREATE OR ALTER PROCEDURE [s].[q_enqueue]\n    @card_number nvarchar(32),\n    @n int = 0\nAS\nBEGIN\n"
          "    INSERT INTO [s].[q] ([card_number], [n]) VALUES (@card_number, @n);\nEND", "@card_number", "cuts a longer value"),
         # dequeue's @owner and fail's @error before this rule
@@ -693,7 +693,7 @@ RULES_REPORT = {
          "        THROW 50010, N'x', 1;\n    INSERT INTO dbo.q (code) VALUES (@code);\nEND", "@code", "never fail"),
         ("CREATE PROCEDURE dbo.q_complete @amount decimal(36, 4)\nAS\nBEGIN\n    IF @amount <> ROUND(@amount, 4, 1)\n"
          "        THROW 50010, N'x', 1;\n    INSERT INTO dbo.o (amount) VALUES (@amount);\nEND", "@amount", "rounds extra scale"),
-        # 002's enqueue_json before issue 24: OPENJSON cut the card code to 32 (the check came later)
+        # 002's enqueue_json before the fix: OPENJSON cut the card code to 32 (the check came later)
         (JSON_PROC.replace("WIDTH", "32"), "[code] nvarchar", "OPENJSON"),
     ],
     "plan pinning": [
@@ -874,7 +874,7 @@ def test_a_claim_on_a_table_without_filtered_indexes_is_not_judged():
     assert filtered_claim_findings(claim_sql("[id] >= @from"), "c.sql") == []
 
 
-# Issue 24, item 3: seed 002's claim read the archive WITH (UPDLOCK, HOLDLOCK) before archiving its
+# Example 002's claim read the archive WITH (UPDLOCK, HOLDLOCK) before archiving its
 # code, and enqueue read it so before queueing one.
 SALE = ("CREATE OR ALTER PROCEDURE dbo.sell AS\nBEGIN\n    ;WITH [next_job] AS\n    (\n"
         "        SELECT TOP (1) [id], [code] FROM [dbo].[codes] WITH (ROWLOCK, READPAST, UPDLOCK) ORDER BY [id]\n    )\n"
@@ -962,11 +962,11 @@ def test_a_procedure_without_the_same_session_options_is_reported_at_its_create(
 @pytest.mark.parametrize(
     ("body", "needle"),
     [
-        # every qgen procedure before issue 24: its work escaped a caller with implicit transactions
+        # every qgen procedure before the fix: its work escaped a caller with implicit transactions
         ("    SET IMPLICIT_TRANSACTIONS OFF;\n    INSERT INTO dbo.t VALUES (1);\n", "SET IMPLICIT_TRANSACTIONS"),
         ("    SET IMPLICIT_TRANSACTIONS ON;\n    INSERT INTO dbo.t VALUES (1);\n", "SET IMPLICIT_TRANSACTIONS"),
         ("    SET ANSI_NULL_DFLT_ON, IMPLICIT_TRANSACTIONS OFF;\n", "SET ANSI_NULL_DFLT_ON"),
-        # delete-mode dequeue's and purge's tests before issue 24: @@TRANCOUNT 0 read as "commits by itself"
+        # delete-mode dequeue's and purge's tests before the fix: @@TRANCOUNT 0 read as "commits by itself"
         ("    IF @@TRANCOUNT = 0 AND @at_most_once = 0\n        THROW 50005, N'x', 1;\n", "@@TRANCOUNT"),
         ("    IF @@TRANCOUNT > 0\n        THROW 50004, N'x', 1;\n", "@@TRANCOUNT"),
     ],
@@ -1067,7 +1067,7 @@ EXTEND_BY_TOKEN = lease_procedure("extend_lease", (
 
 
 @pytest.mark.parametrize(("second", "needle"), [
-    (REAP_BY_LEASE_INDEX, "[dbo].[q] WITH (ROWLOCK, READPAST, UPDLOCK)"),  # issue 24 item 10: main's reap
+    (REAP_BY_LEASE_INDEX, "[dbo].[q] WITH (ROWLOCK, READPAST, UPDLOCK)"),  # the old reap
     (EXTEND_BY_TOKEN, "UPDATE [dbo].[q] SET [lease_expires_at]"),  # a whole lease changed by its token
 ])
 def test_a_lease_index_seek_that_changes_the_row_against_a_change_by_id_is_reported(second, needle):

@@ -73,7 +73,7 @@ def _older_shape(server: MssqlBackend, schema: str, table: str, claim_index: str
 
 
 def test_upgrade_sql_moves_an_older_install_to_the_deferred_shape(server):
-    """An install an older qgen made (issue 19: no [deferred] bit, a claim index holding deferred jobs):
+    """An install an older qgen made (no [deferred] bit, a claim index holding deferred jobs):
     upgrade.sql adds the bit and drops that index, install.sql then creates the new ones and its
     verify passes; the jobs already queued are kept and claimed (a delayed one still not before its
     time)."""

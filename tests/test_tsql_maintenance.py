@@ -58,7 +58,7 @@ def maintenance_problems(rendering, spec) -> list[str]:
             if cap < 0 or cap > deletes[0]:
                 problems.append(f"{where}: @batch_size is not refused above {most} before the first delete")
             if kind == "purge":
-                # inside a transaction or with IMPLICIT_TRANSACTIONS ON (issue 24): the caller's
+                # inside a transaction or with IMPLICIT_TRANSACTIONS ON: the caller's
                 guard = re.search(r"IF \(@@TRANCOUNT > 0 OR \(@@OPTIONS & 2\) = 2\)\s+THROW", body)
                 if not guard or guard.start() > deletes[0]:
                     problems.append(f"{where}: purge does not refuse to run inside the caller's transaction before deleting")
@@ -98,14 +98,14 @@ BREAKAGES = {
     "unbounded delete": ("mssql/macros.sql.j2", "DELETE TOP ({{ top }}) FROM", "DELETE FROM"),
     "no isolation pin": ("mssql/purge.sql.j2", "{{ m.procedure_start() }}", "SET NOCOUNT, XACT_ABORT ON;"),
     "no cap": ("mssql/macros.sql.j2", "@batch_size > {{ q.limits.maintenance_max }}", "@batch_size > 2147483646"),
-    # Before issue 15: one cap for every table, 4000 rows, whatever their width.
+    # Before the fix: one cap for every table, 4000 rows, whatever their width.
     "a cap that ignores wide rows": ("mssql/macros.sql.j2", "@batch_size > {{ q.limits.maintenance_max }}",
                                      "@batch_size > {{ maintenance.max_batch_size }}"),
     "purge in a caller's transaction": ("mssql/purge.sql.j2", "IF {{ m.caller_transaction() }}", "IF 1 = 0"),
     "session-owned lock": ("mssql/maintain.sql.j2", "@LockOwner = 'Transaction'", "@LockOwner = 'Session'"),
     "reap has another OUTPUT": ("mssql/reap.sql.j2", "    @dead_lettered int = NULL OUTPUT,\n",
                                 "    @dead_lettered int = NULL OUTPUT,\n    @at datetime2 = NULL OUTPUT,\n"),
-    # Before issue 15: a step's result read with INSERT ... EXEC (its ROLLBACK then fails with 3915).
+    # Before the fix: a step's result read with INSERT ... EXEC (its ROLLBACK then fails with 3915).
     "a step read with INSERT ... EXEC": ("mssql/maintain.sql.j2",
                                          "            EXEC {{ m.qualified(q.names.watermark_correct) }}\n",
                                          "            INSERT INTO @q$t ([a], [b])\n"

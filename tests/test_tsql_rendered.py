@@ -63,7 +63,7 @@ def test_each_module_is_alone_in_its_batch_and_every_batch_ends_with_go():
                 assert body.endswith("\nGO") or body == "GO", f"{name} does not end its batch with GO"
 
 
-# The claim as qgen wrote it before issue 8: the hints cover only the derived table, the rows changed
+# The claim as qgen wrote it before the fix: the hints cover only the derived table, the rows changed
 # are read through a second, unhinted reference.
 JOIN_CLAIM = """{% macro mssql__claim(q, top, by_job_type=false, from=none) -%}
 DELETE [job]
@@ -114,7 +114,7 @@ BREAKAGES = {
     "READPAST read of row versions": ("watermark_move.sql.j2", "WITH (READCOMMITTEDLOCK, READPAST)", "WITH (READPAST)",
                                       "own", "READ_COMMITTED_SNAPSHOT", 4),  # 004: a lease queue's mover
     "a variable used but not declared": ("worker.sql.j2", "FROM @q$claimed;", "FROM @claimed;", "own", "error 137", 0),
-    # issue 15: no worker's path waits on the watermark row; the watermark is not raised past a held row;
+    # No worker's path waits on the watermark row; the watermark is not raised past a held row;
     # maintain's applock is not public's (the templates as they were before the fix)
     "a release that waits on the watermark row": (
         "macros.sql.j2", "            FROM {{ m.qualified(q.names.watermark_table) }} AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)",
@@ -132,7 +132,7 @@ BREAKAGES = {
         "purge.sql.j2", "    {{ m.procedure_start() }}\n",
         "    SET NOCOUNT, XACT_ABORT ON;\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n",
         "own", "ANSI_WARNINGS ON", 2),
-    # issue 24: the procedures as they were (enqueue escaped a caller with implicit transactions)
+    # The procedures as they were (enqueue escaped a caller with implicit transactions)
     "a procedure that switches implicit transactions off": (
         "macros.sql.j2", "SET NOCOUNT, XACT_ABORT ON;\n    SET TRANSACTION", "SET NOCOUNT, XACT_ABORT ON;\n    SET IMPLICIT_TRANSACTIONS OFF;\n    SET TRANSACTION",
         "own", "caller transaction: a procedure sets IMPLICIT_TRANSACTIONS"),
@@ -146,13 +146,13 @@ BREAKAGES = {
     "a CREATE that fails when run twice": ("lease_index.sql.j2", "IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'{{ q.names.lease_index }}'",
                                            "IF 1 = 1 OR EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'{{ q.names.lease_index }}'",
                                            "own", "CREATE NONCLUSTERED is not guarded", 4),
-    # issue 24 item 10: main's reap sought the lease index and looked the rows up (index key, then row);
+    # The old reap sought the lease index and looked the rows up (index key, then row);
     # complete, fail and extend take the row by its id, then the lease index's key: deadlock 1205
     "a reap that takes the lease index's key before the job's row": (
         "reap.sql.j2", "WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)\n            WHERE [id] IN (SELECT [id] FROM @q$expired)\n              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] <",
         "WITH (ROWLOCK, READPAST, UPDLOCK)\n            WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] <",
         "own", "lock order: rainfall_events_reap keeps rainfall_events.rainfall_events_lease_ix", 4),
-    # issue 24 item 11: main's fail wrote its dead letter by OUTPUT ... INTO the dead-letter table
+    # The old fail wrote its dead letter by OUTPUT ... INTO the dead-letter table
     "dead letters written by OUTPUT INTO the permanent table": (
         "fail.sql.j2", "        INTO @q$dead ({{ m.kept_columns(q) }})",
         "        INTO {{ m.qualified(q.names.dead_letter_table) }} ({{ m.kept_columns(q) }})", "own",
@@ -242,7 +242,7 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
         tables = [o.name for o in rendering.objects if o.obj.kind in ("table", "dead_letter_table", "archive_table", "outbox_table")
                   for o in [o.obj]]
         # The check and the drops see the same rows: one transaction, begun before the check, whose
-        # exclusive table locks hold until the COMMIT after the last drop (issue 15).
+        # exclusive table locks hold until the COMMIT after the last drop.
         assert all(f"FROM [{spec.schema}].[{t}] WITH (TABLOCKX, HOLDLOCK)" in guard for t in tables), spec_path.name
         begin, first_check = guard.index("BEGIN TRANSACTION;"), guard.index("IF OBJECT_ID(")
         assert guard.index("SET XACT_ABORT ON;") < begin < first_check
@@ -412,7 +412,7 @@ def test_the_agent_job_runs_every_queues_maintain_even_when_one_fails(spec_path)
 
 @pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
 def test_upgrade_rebuilds_each_claim_index_online_where_the_edition_allows(spec_path):
-    """Issue 24 item 7: upgrade.sql dropped the old claim index and install.sql built the new one
+    """upgrade.sql dropped the old claim index and install.sql built the new one
     offline, claims running without it in between. Now, on Enterprise/Developer (EngineEdition 3)
     and Azure SQL (5, 8), each is rebuilt in place WITH (DROP_EXISTING = ON, ONLINE = ON); other
     editions (no online index operations) keep the drop. docs/migrations.md says what each locks."""

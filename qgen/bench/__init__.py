@@ -5,8 +5,8 @@
   deadlock retries and an exactly-once verdict from the ledger the processes write.
 - throughput.py (--experiment throughput): drains pre-filled queues at batch sizes 1, 10 and 100,
   in both claim modes, next to reference workloads measured in the same run (R1: a single-row
-  UPDATE; R2(b): the seeds' naive delete of b rows; a plain INSERT), and reports the ratios.
-- ghosts.py (--experiment ghosts): seed 001's study: drain 30k and 60k rows while a long reader
+  UPDATE; R2(b): a naive queue's delete of b rows; a plain INSERT), and reports the ratios.
+- ghosts.py (--experiment ghosts): the ghost-row study: drain 30k and 60k rows while a long reader
   keeps every dead row alive, naive claim against qgen with and without the watermark.
 
 - latency.py (--experiment latency): enqueue-to-start latency at a fixed rate and idle workers'

@@ -168,7 +168,7 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.add_argument("--experiment", choices=("ghosts", "throughput", "maintain", "latency", "claim-cost"),
-                       help="ghosts: seed 001's drain under a held snapshot; throughput: the targets' matrix; "
+                       help="ghosts: a drain under a held snapshot; throughput: the targets' matrix; "
                        "maintain: what the built-in maintenance costs per call (idle, skipped, busy, full reap); "
                        "latency: enqueue-to-start latency and idle workers' CPU, polling against wake-ups, and "
                        "what NOTIFY costs enqueue; claim-cost: buffers and time per claim as delayed, backed-off, "

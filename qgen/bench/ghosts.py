@@ -1,4 +1,4 @@
-"""Seed 001's experiment: how a claim slows down when the rows it already took cannot be cleaned up.
+"""The ghost-row experiment: how a claim slows down when the rows it already took cannot be cleaned up.
 
 For each variant and queue size: install the variant in the scratch schema, fill it, open a long
 reader (a REPEATABLE READ transaction that has read the queue, as a report or a backup would), and
@@ -7,7 +7,7 @@ every deleted or updated row version, and its index entries, where the claims mu
 At the end, with the reader still open, one more claim of the empty queue is run under EXPLAIN
 (ANALYZE, BUFFERS): the pages it touches are the ghosts it walks.
 
-Variants: naive (the seed's pattern: delete the first unlocked row by id, skip locked; its own
+Variants: naive (a naive queue's pattern: delete the first unlocked row by id, skip locked; its own
 table), and qgen's queue in both claim modes, with the watermark off and on. The lease variants
 also check that the watermark stays correct when the reaper releases rows below it: before the
 drain, a claim of the lowest jobs is abandoned (its lease runs out); after the drain, reap releases

@@ -145,8 +145,8 @@ def _worker(target: Target, name: str, signals: Signals, *, mode: str, batch: in
     a pre-filled queue). mode: lease (a claim that also completes the previous batch), lease-separate
     (claim, then complete the batch in its own call), lease-each (claim, then complete each job in
     a call of its own: a queue with an outbox), delete (claim inside a transaction, as the
-    work would run), delete-at-once (a claim that commits by itself, at most once), naive (the
-    seeds' naive delete, from the bench template, on its own table). drain_in_flight: the queue is
+    work would run), delete-at-once (a claim that commits by itself, at most once), naive (a
+    naive queue's delete, from the bench template, on its own table). drain_in_flight: the queue is
     empty only when no job is leased either (a killed worker's jobs wait for their lease and reap).
     work_seconds: per job claimed, the time the worker then spends on it while it holds it.
     A lost connection (ConnectionLost, or a lease the retry found gone) costs the jobs of that call

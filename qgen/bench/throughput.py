@@ -3,7 +3,7 @@ in the same bench, so the ratios hold on a machine whose absolute speed drifts.
 
 References (templates/<dialect>/bench/bench.sql.j2):
 - R1: a single-row UPDATE by random id, one commit each (pgbench's simple-update);
-- R2(b): the seeds' naive claim: delete the first b unlocked rows by id, skip locked, no watermark,
+- R2(b): a naive queue's claim: delete the first b unlocked rows by id, skip locked, no watermark,
   no lease, drained from a pre-filled table;
 - a plain single-row INSERT of the same payload.
 Every measurement runs `workers` processes. Drains start on a pre-filled queue (claim and complete

@@ -1,4 +1,4 @@
-"""Caller modes (issue 24): every procedure, both databases, called in each mode a client's session can
+"""Caller modes: every procedure, both databases, called in each mode a client's session can
 be in, each asserting what docs/api.md ("The caller's session mode") promises.
 
 The procedures are the catalog's (qgen.catalog.queue_objects, the routine kinds), taken from a few
@@ -15,7 +15,7 @@ isolation level and other options. The outcomes:
 - joins: the call's work is in the caller's transaction, which is still open when it returns
   (@@TRANCOUNT 1 / psycopg INTRANS: one COMMIT ends it), and the caller's ROLLBACK takes it back;
 - refused: the documented code (error kind "refused"), nothing changed.
-Before issue 24 every SQL Server procedure set IMPLICIT_TRANSACTIONS OFF: in the autocommit-off mode
+Before the fix every SQL Server procedure set IMPLICIT_TRANSACTIONS OFF: in the autocommit-off mode
 its work committed by itself, and the caller's ROLLBACK left it in place (enqueue's job stayed)."""
 
 from __future__ import annotations

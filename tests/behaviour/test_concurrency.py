@@ -12,7 +12,7 @@ from tests.behaviour.helpers import EX002, EX004
 
 @pytest.mark.babelfish_gap("B10", "two sessions at once: what it shows is SQL Server's locking (READPAST, UPDLOCK, isolation levels)")
 def test_buyers_never_get_the_same_code(use_spec):
-    env = use_spec(EX002)  # seed 002: claim-and-delete inside the buyer's transaction
+    env = use_spec(EX002)  # example 002: claim-and-delete inside the buyer's transaction
     pool = env.client("card_codes")
     pool.enqueue_many([{"card_number": f"4000-{n}", "card_secret": "s"} for n in (1, 2, 3)])
     first, second, third = (env.client("card_codes") for _ in range(3))

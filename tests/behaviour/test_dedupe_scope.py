@@ -1,6 +1,6 @@
 """dedupe.scope: `queued` refuses a key while a job with it is pending or in flight; `ever` also
 while a finished job with it is kept (archive, dead letters, processed rows), until purge removes
-it. Seed 002's card codes: a sold code is archived, and re-importing it must not queue it again."""
+it. Example 002's card codes: a sold code is archived, and re-importing it must not queue it again."""
 
 from __future__ import annotations
 
@@ -179,7 +179,7 @@ def test_a_key_enqueued_by_the_buyer_that_holds_its_job_is_not_queued_again(use_
 
 
 def test_a_claim_of_one_sells_a_free_code_past_the_codes_already_sold(use_spec):
-    """Issue 24, item 4: a claimed code whose key the archive already holds (a bcp/SSIS reload past
+    """A claimed code whose key the archive already holds (a bcp/SSIS reload past
     enqueue) was dropped from the claim: with batch 1 the buyer got nothing (read as sold out) while
     free codes waited, and the code vanished without a trace. Now the claim takes a free code in its
     place, round after round, and each duplicate is kept in the dead letters with the reason."""
@@ -220,7 +220,7 @@ def _lock_timeout(env, client, seconds: int) -> None:
 @pytest.mark.babelfish_gap("B10", "whether one buyer waits on another's archive insert is SQL Server's key-range locking")
 @pytest.mark.parametrize("holder", ["buyer", "importer"])
 def test_a_buyer_never_waits_on_another_buyer_or_an_open_import(use_spec, holder):
-    """Issue 24, item 3: the claim's archive check read WITH (UPDLOCK, HOLDLOCK). With sequential
+    """The claim's archive check read WITH (UPDLOCK, HOLDLOCK). With sequential
     card numbers its key-range lock landed on the end of the archive's unique index for every buyer
     and was held to the end of the buyer's transaction (and an import's archive check, held to the
     end of the importer's transaction, did the same): each buyer's archive insert waited for the

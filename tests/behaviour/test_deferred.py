@@ -1,5 +1,5 @@
 """Deferred jobs (delayed by run_at, released by fail with a backoff or by reap) are kept off the
-claim path and handed to claims once due (issue 19). On PostgreSQL a job is deferred while its
+claim path and handed to claims once due. On PostgreSQL a job is deferred while its
 available_at is later than its enqueued_at and no lease holds it; on SQL Server while its
 maintained [deferred] bit is 1. Either way: not claimed before its time, claimed (first) after it,
 no longer deferred once claimed, counted right by metrics and the pending view, and the watermark

@@ -108,7 +108,7 @@ def test_a_delete_queue_has_no_lease_to_complete(use_spec):
 
 
 def test_a_delete_queue_claim_can_commit_at_once(use_spec):
-    """at_most_once: seed 001's dequeue, a claim that commits by itself. The jobs are gone from the
+    """at_most_once: a dequeue whose claim that commits by itself. The jobs are gone from the
     queue when the call returns; a second session cannot get them; a rollback has nothing to undo."""
     env = use_spec(EX001)
     queue, other = env.client("testq"), env.client("testq")

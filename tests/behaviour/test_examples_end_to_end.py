@@ -1,4 +1,4 @@
-"""Every example end to end (issue 24, the generated test kind): each queue of each spec in examples/,
+"""Every example end to end (a generated test): each queue of each spec in examples/,
 worked the way docs/client.md says a queue of its kind is worked, on both dialects, checking every
 effect the spec documents. Parametrized from the specs themselves, so a new example is covered.
 
@@ -11,7 +11,7 @@ effect the spec documents. Parametrized from the specs themselves, so a new exam
 - delete queues: run_worker refuses them (QueueUsageError, with the way to work them); they are
   claimed inside a transaction, a rolled-back claim is claimed again, and each claimed job is
   deleted or archived (on_complete). With dedupe.scope: ever, a queued job whose key the archive
-  already holds is never handed out: it goes to the dead letters with the reason (issue 24, item 4).
+  already holds is never handed out: it goes to the dead letters with the reason.
 """
 
 from __future__ import annotations

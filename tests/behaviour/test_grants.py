@@ -81,7 +81,7 @@ def test_an_admin_runs_maintenance_but_reads_only_the_pending_view(use_spec):
 def test_an_admin_runs_qgen_procedures_only_not_the_applications_in_the_same_schema(use_spec):
     """A schema qgen shares with an application (schema: dbo, or a shared one): the admin role runs
     qgen's own procedures, each granted by name, and not the application's, neither one there when
-    the grants ran nor one added later. Before issue 15 SQL Server granted EXECUTE ON SCHEMA (every
+    the grants ran nor one added later. Before the fix SQL Server granted EXECUTE ON SCHEMA (every
     procedure, present and future) and PostgreSQL EXECUTE ON ALL ROUTINES IN SCHEMA (every one there
     when the grants ran)."""
     env = use_spec(FEAT)

@@ -154,7 +154,7 @@ def _trigger_on(env, table: str, name: str) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize("path", ["fail", "reap", "complete"])
 def test_a_trigger_on_the_dead_letter_or_archive_table_breaks_no_procedure(use_spec, path):
-    """Issue 24 item 11: fail and reap wrote dead letters (and complete the archive) by OUTPUT ...
+    """Fail and reap wrote dead letters (and complete the archive) by OUTPUT ...
     INTO the permanent table, which SQL Server refuses (332) once that table has a trigger (331: a
     foreign key or CHECK too). Each writes through a table variable now; the job lands there whole.
     Babelfish accepts the old OUTPUT ... INTO as well (B34): there this shows only that the

@@ -1,5 +1,5 @@
 """Payload columns that share a name with a procedure's own variables are plain columns: they do not
-change what the procedure does (issue 10, item 1). The procedures' variables carry a `$`
+change what the procedure does. The procedures' variables carry a `$`
 (PostgreSQL v$..., SQL Server @q$...), which no spec name can hold, so no column can stand in for one."""
 
 from __future__ import annotations

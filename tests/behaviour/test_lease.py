@@ -128,7 +128,7 @@ def _finish(client, mine, go, errors) -> None:
 @pytest.mark.babelfish_gap("B10", "the deadlock between a reap and a worker finishing its job at the lease's expiry is "
                                   "SQL Server's row and index-key locking")
 def test_a_reap_and_workers_finishing_their_jobs_at_expiry_never_deadlock(use_spec):
-    """Issue 24 item 10: a reap that took the lease index's key and then the job's row deadlocked
+    """A reap that took the lease index's key and then the job's row deadlocked
     (1205) with a complete, fail or extend of the same job by its id, which takes the row, then the
     lease index's key. Each round leases jobs for a second, waits past the expiry, then reaps while
     workers complete, fail and extend them at once: every job is either finished by its worker or

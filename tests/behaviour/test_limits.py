@@ -1,4 +1,4 @@
-"""Limits (issue 24, item 2): a value at its column's limit is stored exactly, and one past it is
+"""Limits: a value at its column's limit is stored exactly, and one past it is
 refused with a located code, never cut or rounded, through every entry point that takes a value.
 
 SQL Server cut a 37-character card code silently to its nvarchar(32) parameter (two codes sharing 32
@@ -468,7 +468,7 @@ def test_a_job_type_longer_than_its_column_matches_no_job(use_spec):
     assert [j.id for j in client.dequeue(job_type=at_limit)] == [queued.id]
 
 
-# ---- labels and the error text (issue 24 item 2, the rest) ------------------------------------------
+# ---- labels and the error text ------------------------------------------------------------------------
 # SQL Server cut an @owner or @enqueued_by past 128 characters to the parameter's nvarchar(128), and
 # PostgreSQL's varchar(128) column dropped trailing spaces past 128 (a longer owner was refused there
 # with an unlocated 22001): two workers' owners sharing 128 characters read as one. A label is now

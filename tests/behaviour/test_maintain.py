@@ -1,4 +1,4 @@
-"""maintain (issue 9 part 1): one call reaps expired leases, corrects the watermark and purges
+"""maintain: one call reaps expired leases, corrects the watermark and purges
 finished jobs, one bounded batch each; one runs at a time per queue, and any worker may run it."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def test_one_maintain_at_a_time_per_queue(use_spec):
 
 @pytest.mark.babelfish_gap("B27", "sp_getapplock ignores @DbPrincipal there: the public lock blocks every principal's")
 def test_a_user_with_no_maintenance_rights_cannot_stop_maintain(use_spec):
-    """SQL Server (issue 15, the analogue of item 11): an application lock is taken as a principal,
+    """SQL Server: an application lock is taken as a principal,
     public by default, which every user of the database is a member of. A login that may not run
     maintain (a producer) takes maintain's lock name as public and keeps its transaction open;
     maintain, which takes the lock as the owner of qgen's objects, is not held up. (PostgreSQL:
@@ -155,7 +155,7 @@ def _agent_step(env) -> str:
 
 
 def test_the_agent_job_step_keeps_calling_maintain_while_it_reports_more(use_spec, dialect):
-    """Issue 24 item 9: the Agent job ran one maintain per queue per 10 s whatever it reported, so a
+    """The Agent job ran one maintain per queue per 10 s whatever it reported, so a
     backlog of expired leases went back at one reap batch (max_batch_size) per 10 s, and in 004 reap
     is the only way an expired lease returns. The step now calls a queue's maintain again while it
     reports more (bounded). Babelfish has no Agent (B9): the step's T-SQL is run here directly, as

@@ -86,7 +86,7 @@ def test_metrics_of_a_delete_queue(use_spec):
 @pytest.mark.babelfish_gap("B10", "metrics must not wait for a session holding the watermark row and a job's row: "
                                   "SQL Server's row locks")
 def test_metrics_answers_while_another_session_holds_the_watermark_row_and_a_jobs_lock(use_spec):
-    """Issue 24 item 8: SQL Server's metrics scanned the whole table (finished jobs too) with locking
+    """SQL Server's metrics scanned the whole table (finished jobs too) with locking
     reads and waited behind a session holding the watermark row (a caller's transaction whose dequeue
     moved it) or a job's row. It counts from the indexes that hold each state now, skipping held
     rows. The monitor's connection has a 5 s lock timeout: a wait fails the call (1222 / 55P03)

@@ -1,4 +1,4 @@
-"""complete hands a result on in the same transaction: to a downstream queue (seed 004) or an
+"""complete hands a result on in the same transaction: to a downstream queue (example 004) or an
 outbox table; a refused complete hands on nothing."""
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def test_hand_off_skips_a_key_the_downstream_queue_holds(use_spec):
 
 
 def test_a_result_is_handed_on_or_said_to_be_none(use_spec):
-    """Issue 24, item 6: complete with a job's id and no outbox values marked it processed and handed
+    """complete with a job's id and no outbox values marked it processed and handed
     nothing on (silently); one value without the other failed with 515 / 23502 on every retry. Now
     "no result" is said (no_result), a missing NOT NULL value is refused by name, and a refused
     completion changes nothing: the job stays leased and nothing is handed on."""

@@ -1,4 +1,4 @@
-"""Issue 25 item 4: `qgen status --format prometheus` and `qgen metrics`'s /metrics on each database,
+"""`qgen status --format prometheus` and `qgen metrics`'s /metrics on each database,
 parsed by a strict 0.0.4 parser (tests/support/prom_text.py), against a queue in a known state:
 n ready, m delayed, k in flight (j of them with an expired lease), d dead."""
 

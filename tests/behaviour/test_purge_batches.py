@@ -1,4 +1,4 @@
-"""purge on a live queue (issue 8 item 10): bounded batches, each its own transaction, so no
+"""purge on a live queue: bounded batches, each its own transaction, so no
 statement escalates to a table lock and no transaction holds more than one batch; the loop ends.
 
 A statement trigger on the archive table (created for the test, dropped afterwards) records, for

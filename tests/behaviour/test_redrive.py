@@ -1,4 +1,4 @@
-"""redrive (issue 9 part 5): dead-lettered jobs go back into the queue as new jobs, once."""
+"""redrive: dead-lettered jobs go back into the queue as new jobs, once."""
 
 from __future__ import annotations
 

@@ -133,7 +133,7 @@ def test_a_consumer_login_claims_and_commits_past_the_guard(use_spec):
 
 @pytest.mark.parametrize("limit", ["NULL", -1])
 def test_peek_refuses_a_null_or_negative_limit_with_the_out_of_range_code(use_spec, limit):
-    """Issue 24 item 11: SQL Server's TOP (NULL) raised 1014 (no code the client maps) and
+    """SQL Server's TOP (NULL) raised 1014 (no code the client maps) and
     PostgreSQL's LIMIT NULL returned every pending row; both now refuse it as out of range."""
     env = use_spec(FEAT)
     env.client("jobs").enqueue(job_type="t", customer_id=1, amount=1)

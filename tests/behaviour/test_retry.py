@@ -89,7 +89,7 @@ def test_fail_keeps_a_long_error_to_4000_characters(use_spec, retry):
 
 def test_fail_with_retry_null_is_refused_and_dead_letters_nothing(use_spec):
     """retry NULL (an unset flag passed through) is refused (argument out of range), the job keeps its
-    lease; before issue 15 it was read as "no retry" and the job was dead-lettered at once."""
+    lease; before the fix it was read as "no retry" and the job was dead-lettered at once."""
     env = use_spec(EX004)
     events = env.client("rainfall_events")
     events.enqueue(rainfall_id=8)

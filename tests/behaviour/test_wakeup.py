@@ -1,4 +1,4 @@
-"""Waiting for work instead of polling (issue 11): PostgreSQL's wake-ups (`wakeup: notify`: enqueue
+"""Waiting for work instead of polling: PostgreSQL's wake-ups (`wakeup: notify`: enqueue
 NOTIFYs at commit, the client LISTENs on a connection of its own) and SQL Server's waiting dequeue
 (@wait_ms). A wake-up only shortens a wait: a missed one, or a lost LISTEN connection, leaves the job
 to the next poll. Times are checked against generous bounds only (a 30 s poll interval, a job taken

@@ -154,7 +154,7 @@ def test_correct_after_a_drain_raises_a_watermark_a_release_lowered(use_spec):
     """The reaper releases an early job after the watermark passed it: the release lowers the
     watermark to that job. Once it is done too and the table is empty, correct must raise the
     watermark to the next id again (from the identity), or every later claim walks the drained
-    range (seed 001's ghosts, until vacuum)."""
+    range (the ghost rows of claimed jobs, until vacuum)."""
     env = use_spec(BEHAVE)
     queue = env.client("wm")
     queue.enqueue_many([{"n": n} for n in range(1, 31)])

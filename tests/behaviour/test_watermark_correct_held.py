@@ -1,4 +1,4 @@
-"""watermark_correct under a caller's transactions (issue 15, item 8): corrected_at means "searched
+"""watermark_correct under a caller's transactions: corrected_at means "searched
 below the watermark at this time, with a view of at least that time", so a correction whose view is
 older than the clock (a REPEATABLE READ caller's snapshot) leaves it alone, and the rescan bound
 (docs/api.md, "The watermark never strands a job") still holds for a job that became claimable

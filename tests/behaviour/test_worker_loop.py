@@ -38,7 +38,7 @@ def test_the_worker_completes_what_succeeds_and_fails_what_raises(use_spec, capl
     assert raised.levelno == logging.WARNING and f"job {ids[2]}:" in raised.getMessage()
     assert "ValueError: no gauge 3" in raised.getMessage() and "retried after its backoff" in raised.getMessage()
     assert raised.exc_info and raised.exc_info[0] is ValueError
-    # each completion handed the handler's result on to the transfer queue (issue 24, item 6)
+    # each completion handed the handler's result on to the transfer queue
     assert sorted(env.sql(f"SELECT {env.col('rainfall_id')}, {env.col('summary')} FROM {env.name('rainfall_transfer')}")) \
         == [(n, f"gauge {n}") for n in (1, 2, 4, 5, 6, 7)]
 
@@ -177,7 +177,7 @@ def test_an_idle_worker_corrects_the_watermark_once_and_leaves_the_rest_to_maint
 
 @pytest.mark.parametrize("result", [None, "done", {"rainfall_id": 1, "colour": "red"}])
 def test_a_handler_result_that_is_no_result_stops_the_worker(use_spec, result):
-    """Issue 24, item 6: run_worker called complete(job) without values, so 004 run by our own worker
+    """run_worker called complete(job) without values, so 004 run by our own worker
     never handed anything on. A handler's None (a forgotten result) is not taken as "no result":
     the worker hands the batch back, with the reason as its error, and stops with HandlerResultError."""
     env = use_spec(EX004)

@@ -90,7 +90,7 @@ def lease_worker(target: Target, name: str, ledger_dir: str, results: Any, go: A
         def handle(job: Any) -> Any:
             os.write(handled_fd, f"{job.id}\n".encode())
             if block_at is None:
-                return NO_RESULT  # seed 004's outbox: these jobs hand nothing on (ignored without an outbox)
+                return NO_RESULT  # example 004's outbox: these jobs hand nothing on (ignored without an outbox)
             if job.lease_token != state["token"]:
                 state.update(token=job.lease_token, batch=state["batch"] + 1, index=-1)
             state["index"] += 1

@@ -1,4 +1,4 @@
-"""Workers that look after the queue themselves (issue 9 part 1): every worker process holding
+"""Workers that look after the queue themselves: every worker process holding
 leases is killed with SIGKILL, fresh workers start, and no reaper runs anywhere: only run_worker's
 built-in maintain (every MAINTAIN_EVERY seconds) releases the dead workers' jobs. Every job is
 completed exactly once (the workers' ledgers), and the jobs the dead held are done within their

@@ -1,4 +1,4 @@
-"""Delete mode (seed 002, card codes): concurrent buyers, each on its own connection, claim one code
+"""Delete mode (example 002, card codes): concurrent buyers, each on its own connection, claim one code
 per transaction. A code is handed out exactly once; a buyer that rolls back puts its code back, and
 another buyer gets it."""
 

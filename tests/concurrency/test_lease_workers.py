@@ -1,4 +1,4 @@
-"""Worker processes on a lease queue (seed 004's rainfall_events: mark mode, so every job stays in
+"""Worker processes on a lease queue (example 004's rainfall_events: mark mode, so every job stays in
 the table with its processed flag and attempts): every job is completed exactly once, while a
 producer keeps enqueueing and when a worker is killed in the middle of a batch.
 

@@ -117,7 +117,7 @@ class Job:
     since: float = 0.0              # when this state was committed (or the locks on it released)
     finished: tuple[float, float] = (0.0, 0.0)
     completions: int = 0
-    lowered: bool = False           # attempts raised by the lower_attempts arrangement (item 12)
+    lowered: bool = False           # attempts raised by the lower_attempts arrangement
     history: list = field(default_factory=list)
 
     def note(self, what: str) -> None:

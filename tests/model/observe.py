@@ -69,7 +69,7 @@ class Observer:
                 raise Violation("claim-waits", text)
             if watermark and step.op in ("fail", "reap", "maintain", "complete", "extend", "fenced_fail",
                                          "fenced_complete"):
-                raise Violation("watermark-wait", text + " (issue 15 item 10: no worker call may wait on the "
+                raise Violation("watermark-wait", text + " (no worker call may wait on the "
                                                          "watermark row)")
 
     def _sample_claim(self) -> None:
@@ -106,7 +106,7 @@ class Observer:
         if holder is not None:
             # docs/api.md, "Claim cost", a held snapshot: what claims leave behind stays for every
             # claim to walk while a transaction of the schedule pins the xmin horizon (a REPEATABLE
-            # READ caller, or any that wrote): not bounded yet (issue 24 item 14). Recorded, not judged.
+            # READ caller, or any that wrote): not bounded yet. Recorded, not judged.
             self.report.log.append(f"     claim of 5: {buffers} shared buffers, not judged: {holder} holds the "
                                    "xmin horizon")
             return

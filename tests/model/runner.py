@@ -6,7 +6,7 @@ then is *in flight* (blocked on a lock, as a rule): the scheduler goes on with t
 skips the steps of a session whose call is in flight, and applies the call's result when it
 returns. A call in flight longer than WAIT_BOUND is looked up in pg_locks: what it waits for, and
 who holds it. A claim that waits, or any worker call that waits on the watermark row, is a
-violation (issue 15, item 10); other waits (a complete behind another transaction's takeover of
+violation; other waits (a complete behind another transaction's takeover of
 its job, an enqueue behind an uncommitted one with the same dedupe key) are recorded.
 
 After every step with nothing in flight the scheduler reads the committed tables and reconciles

@@ -7,15 +7,15 @@ operation and arguments abstractly ("complete the 2nd job this session holds", "
 database answers (which jobs, whether a lease expired, whether a step waits on a lock) may differ
 between two runs of a seed (it depends on time); the steps sent never do.
 
-Known defects of issue 15 are behind options, each off by default until its fix is merged (the
+Known defects are behind options, each off by default until its fix is merged (the
 runner's checks catch each when it is on; tests/model/test_model.py shows which seed does):
-- early_tx_lease (item 9): a lease-timing call (claim, extend, fail with retry) inside a caller's
+- early_tx_lease: a lease-timing call (claim, extend, fail with retry) inside a caller's
   transaction after its first statement, so that now() is older than the call.
-- tx_watermark (item 10): on a queue with a watermark, a caller's transaction that claims, fails or
+- tx_watermark: on a queue with a watermark, a caller's transaction that claims, fails or
   corrects the watermark (each may hold the watermark row until the caller commits).
-- lowered_attempts (item 12): a job's attempts raised to max_attempts while it waits, as a revision
+- lowered_attempts: a job's attempts raised to max_attempts while it waits, as a revision
   that lowers max_attempts leaves it.
-- constraints_immediate (item 13): a delete-mode claim in a transaction after
+- constraints_immediate: a delete-mode claim in a transaction after
   SET CONSTRAINTS ALL IMMEDIATE.
 """
 
@@ -150,7 +150,7 @@ def generate(seed: int, shape: Shape, options: Options) -> list[Step]:
             args = {"all": rng.random() < 0.4, "pick": rng.randrange(1000)}
         elif op == "begin":
             session.isolation = rng.choice(ISOLATIONS if options.strict_levels else ISOLATIONS[:1])
-            # A third of READ COMMITTED callers are in autocommit-off mode (issue 24): SQL Server's
+            # A third of READ COMMITTED callers are in autocommit-off mode: SQL Server's
             # IMPLICIT_TRANSACTIONS ON, where the transaction begins at the first call's first data
             # statement; psycopg with autocommit off. Drawn apart from rng, so each seed's steps stay
             # as they were but for this word.
@@ -196,10 +196,10 @@ def _tx_ops(shape: Shape, options: Options, session: _Session) -> dict[str, floa
             ops["set_constraints_immediate"] = 1.0
         return ops
     # Lease timing (claim, extend, fail's backoff) is taken from now(): inside a transaction only
-    # as its first statement, unless early_tx_lease (item 9).
+    # as its first statement, unless early_tx_lease.
     timing_ok = options.early_tx_lease or session.statements == 0
     # On a watermark queue a claim or a fail can hold the watermark row until the caller ends
-    # (item 10): only with tx_watermark.
+    # only with tx_watermark.
     watermark_ok = options.tx_watermark or not shape.watermark
     ops["complete"] = 1.5
     if timing_ok:

@@ -155,7 +155,7 @@ class _Rollback(Exception):
 
 
 class ImplicitTransaction:
-    """A caller's transaction in the autocommit-off mode (issue 24), entered and left on the session's
+    """A caller's transaction in the autocommit-off mode, entered and left on the session's
     thread like client.transaction(): SQL Server's IMPLICIT_TRANSACTIONS ON, where nothing is open
     until the first statement that reads or writes a table (a procedure's own, since the caller
     runs none), and the caller ends it with COMMIT or ROLLBACK; PostgreSQL's psycopg with autocommit

@@ -1,4 +1,4 @@
-"""Model-based concurrency test (issue 15): seeded schedules of many sessions mixing every queue
+"""Model-based concurrency test: seeded schedules of many sessions mixing every queue
 operation, held after every step and at the end to tests/model/model.py.
 
 CI runs a fixed set of seeds (CI_SEEDS) on PostgreSQL with several sessions, and one single-session
@@ -33,7 +33,7 @@ SPEC = Path(__file__).parent / "specs" / "model.yaml"
 QUEUES = ("lmark", "larch", "lprio", "dq")
 
 # The CI set: fixed seeds per queue, with the default Options (the known-defect options of
-# tests/model/schedule.py off until issue 15's fixes for items 9, 10, 12 and 13 are merged).
+# tests/model/schedule.py off until their fixes are merged).
 CI_SEEDS = {"lmark": (1, 2), "larch": (1, 2), "lprio": (1, 2), "dq": (1, 2, 5008)}  # dq 5008: a SET left a transaction open
 CI_OPTIONS = Options(sessions=4, steps=110, prefill=150, early_tx_lease=True, tx_watermark=True,
                      lowered_attempts=True, constraints_immediate=True)
@@ -126,7 +126,7 @@ def test_model_schedules(use_spec, dialect, tmp_path):
 
 @pytest.mark.parametrize("queue", QUEUES)
 def test_model_schedule_where_no_call_returns_within_the_step_wait(use_spec, dialect, tmp_path, monkeypatch, queue):
-    """A loaded machine (issue 24 item 15): every call outlasts the scheduler's step wait, as a
+    """A loaded machine: every call outlasts the scheduler's step wait, as a
     Babelfish call that compiles does at a load of 4. The schedule still runs every step whose
     session nothing blocks (a T-SQL engine runs one session: every step), ends each transaction on
     its own session's thread, never reads a session's connection while its call is in flight (on
@@ -147,44 +147,44 @@ def test_model_schedule_where_no_call_returns_within_the_step_wait(use_spec, dia
     assert report.calls >= report.steps // 2, "\n".join(report.log)
 
 
-# The defects of issue 15 that other branches fix, each with the smallest schedule that shows it
+# The known defects (tests/model/schedule.py's options), each with the smallest schedule that shows it
 # (session, operation, arguments; None: the scheduler) and the seeds that found it with the option
 # that exposes it (tests/model/schedule.py; timing decides whether a seed's run meets it). Each
 # failed on the code before its fix with the violation named, and keeps every invariant since;
 # CI_OPTIONS turns on every option that exposes them. A defect found later and not yet fixed goes
 # into KNOWN_UNFIXED (skipped unless QGEN_MODEL_KNOWN=1) until its fix lands.
 KNOWN = {
-    9: ("lprio", [(0, "enqueue", {"n": 1}), (1, "begin", {"isolation": "read committed", "early": True}),
+    "early_tx_lease": ("lprio", [(0, "enqueue", {"n": 1}), (1, "begin", {"isolation": "read committed", "early": True}),
                   (None, "sleep", {"seconds": 1.1}), (1, "claim", {"batch": 1, "lease_seconds": 2}),
                   (1, "commit", {}), (2, "claim", {"batch": 1, "lease_seconds": 2})],
         "early-lease: a claim in a transaction begun 1.1 s earlier returns a lease 1.1 s short "
         "(seeds 3-6 of lprio with early_tx_lease=1)"),
-    10: ("larch", [(0, "enqueue", {"n": 1, "job_type": "red"}),
+    "tx_watermark": ("larch", [(0, "enqueue", {"n": 1, "job_type": "red"}),
                    (0, "begin", {"isolation": "read committed", "early": True}), (0, "watermark_correct", {}),
                    (2, "maintain", {}), (None, "sleep", {"seconds": 0.6}), (0, "commit", {})],
          "watermark-wait: maintain waits on the watermark row an open watermark_correct holds "
          "(seeds 1 and 3 of larch with tx_watermark=1, steps=200)"),
-    12: ("larch", [(0, "enqueue", {"n": 1, "job_type": "red"}), (None, "lower_attempts", {"pick": 0}),
+    "lowered_attempts": ("larch", [(0, "enqueue", {"n": 1, "job_type": "red"}), (None, "lower_attempts", {"pick": 0}),
                    (1, "claim", {"batch": 1, "lease_seconds": 2})],
          "state: a job no lease held is dead-lettered as 'lease expired on the last attempt' "
          "(seeds 1 and 3 of larch with lowered_attempts=1)"),
-    13: ("dq", [(0, "enqueue", {"n": 1, "job_type": "red"}),
+    "constraints_immediate": ("dq", [(0, "enqueue", {"n": 1, "job_type": "red"}),
                 (1, "begin", {"isolation": "read committed", "early": False}),
                 (1, "set_constraints_immediate", {}), (1, "claim", {"batch": 1}), (1, "commit", {})],
          "unexpected-error: a delete-mode claim in a transaction after SET CONSTRAINTS ALL IMMEDIATE is refused "
          "(seeds 1 and 2 of dq with constraints_immediate=1)"),
 }
-KNOWN_UNFIXED: set[int] = set()
+KNOWN_UNFIXED: set[str] = set()
 
 
 @pytest.mark.parametrize("item", sorted(KNOWN))
 def test_model_known_defects(use_spec, dialect, tmp_path, item):
-    """The smallest schedules that show issue 15's items 9, 10, 12 and 13 keep every invariant."""
+    """The smallest schedules that show the known defects keep every invariant."""
     queue, plan, today = KNOWN[item]
     if dialect != "postgres":
         pytest.skip("these schedules need several sessions (PostgreSQL)")
     if item in KNOWN_UNFIXED and not os.environ.get("QGEN_MODEL_KNOWN"):
-        pytest.skip(f"issue 15 item {item} is not fixed yet; it fails with [{today}] "
+        pytest.skip(f"the known defect {item} is not fixed yet; it fails with [{today}] "
                     "(QGEN_MODEL_KNOWN=1 runs it)")
     env = use_spec(SPEC)
     steps = [Step(i, session, op, args) for i, (session, op, args) in enumerate(plan)]
@@ -192,11 +192,11 @@ def test_model_known_defects(use_spec, dialect, tmp_path, item):
     assert report.steps == len(steps)
 
 
-# Issue 24: callers in the autocommit-off mode (SQL Server's IMPLICIT_TRANSACTIONS ON, psycopg with
+# Callers in the autocommit-off mode (SQL Server's IMPLICIT_TRANSACTIONS ON, psycopg with
 # autocommit off): an enqueue and a claim rolled back with the caller's transaction, and committed
 # with it. One session, each step waited for (a T-SQL session's first call of a procedure compiles
 # it on Babelfish for a second or more, B23: a shorter wait would skip the next steps as busy).
-# Before issue 24 SQL Server's enqueue committed by itself (the rolled-back job stayed) and its
+# Before the fix SQL Server's enqueue committed by itself (the rolled-back job stayed) and its
 # delete-mode claim was refused.
 _IMPLICIT = {"isolation": "implicit", "early": False}
 IMPLICIT_PLANS = {

@@ -4,7 +4,6 @@ suite on the same server has its own."""
 
 import os
 import subprocess
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -12,9 +11,9 @@ import pytest
 from qgen.render import render_spec
 from qgen.spec import role_name
 from qgen.specload import load_spec
+from tests.conftest import ROOT
 from tests.support.run import named, run_spec
 
-HERE = Path(__file__).parent
 DSN = os.environ.get("QGEN_PG_DSN", "host=127.0.0.1 port=5432 user=postgres")
 
 
@@ -24,10 +23,14 @@ def _admin():
 
 class Installed:
     def __init__(self, spec_name: str):
-        # A name in specs/ here, or a path relative to the repository (the examples).
-        path = HERE / "specs" / f"{spec_name}.yaml" if "/" not in spec_name else HERE.parent.parent / spec_name
-        self.spec_name = path.stem
-        self.db = named(f"qgen_pgsmoke_t_{path.stem.lower()}")
+        # A case of tests/cases/ (its folder's name), or a path relative to the repository (the examples).
+        if "/" in spec_name:
+            path = ROOT / spec_name
+            self.spec_name = path.stem
+        else:
+            path = ROOT / "tests" / "cases" / spec_name / "spec.yaml"
+            self.spec_name = spec_name
+        self.db = named(f"qgen_pgsmoke_t_{self.spec_name.lower()}")
         self.spec = run_spec(load_spec(path))
         self.rendering = render_spec(self.spec, path.name, "postgres")
         self.dsn = f"{DSN} dbname={self.db}"

@@ -492,7 +492,7 @@ class QueueEnv:
         where = f" WHERE {self.col('id')} IN ({', '.join(str(int(i)) for i in ids)})" if ids else ""
         moved = self.execute(f"UPDATE {self.name(queue, kind)} SET {c} = {shifted}{where}")
         if self.dialect == "postgres" and column == "available_at" and kind == "table":
-            # Time passes for the due index's bound too (issue 24, item 14): no deferred job may be
+            # Time passes for the due index's bound too: no deferred job may be
             # due before it, and a due time moved back by hand would wait for the rescan.
             watermark = self.name(queue, "watermark_table")
             if self.scalar("SELECT to_regclass(?) IS NOT NULL", watermark):

@@ -504,8 +504,8 @@ def _claim_inserts(batches: list[list[Tok]]) -> set[str]:
 
 
 def claim_range_lock_findings(text: str, name: str = "") -> list[Finding]:
-    """A key-range read (HOLDLOCK, SERIALIZABLE) of a table a claim path inserts into (issue 24,
-    item 3): the range lock is held to the end of the reader's transaction, which for a claim in a
+    """A key-range read (HOLDLOCK, SERIALIZABLE) of a table a claim path inserts into: the range
+    lock is held to the end of the reader's transaction, which for a claim in a
     delete queue is the buyer's whole sale (and for an enqueue, an importer's whole transaction).
     With sequential keys every new key falls in the same range, at the end of the table's unique
     index, so every claim's insert there (RangeI-N) waits for that transaction: claimers queue
@@ -593,7 +593,7 @@ def rerun_findings(text: str, name: str = "") -> list[Finding]:
 
 # What every qgen procedure sets at the top of its body, whatever the caller's session (the template
 # macro procedure_start): READ COMMITTED is what READPAST and the locking reads need. Not
-# IMPLICIT_TRANSACTIONS: a procedure leaves the caller's setting alone (issue 24: set OFF, an
+# IMPLICIT_TRANSACTIONS: a procedure leaves the caller's setting alone (set OFF, an
 # enqueue committed by itself and escaped a caller with implicit transactions; set ON, a caller in
 # autocommit would be left a transaction it never asked for), and a SET of it anywhere in a
 # procedure is reported.

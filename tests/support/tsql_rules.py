@@ -47,7 +47,7 @@ turns them into findings at the token's line:column.
   count); and a sized column of an OPENJSON ... WITH list with no such test of it followed by a
   THROW (enqueue_json's batch check). SQL Server
   converts the caller's value to the parameter's type before the first statement runs, cutting a
-  longer string and rounding extra scale silently (issue 24 item 2: a 37-character card code cut to
+  longer string and rounding extra scale silently (a 37-character card code cut to
   32 became another code's dedupe key; an @owner past 128 characters cut to another worker's).
   qgen's parameters are one wider than their column and checked (templates/mssql/macros.sql.j2
   param_type, check_values); a text the procedure cuts on purpose (fail's @error) is nvarchar(max)

@@ -7,7 +7,7 @@
 SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
 SET NUMERIC_ROUNDABORT OFF;
 GO
--- Drains the queue from inside the database (seed 000's looping worker), so a scheduled job can run
+-- Drains the queue from inside the database (a looping worker), so a scheduled job can run
 -- it: claims one job at a time, calls four.count_users_with_reputation with @id and the payload, completes the job when
 -- the handler returns and fails it (retry or dead letter) when the handler raises. Stops when nothing
 -- is claimable, after @max_items jobs or after @max_seconds (0: no limit).

@@ -7,7 +7,7 @@
 SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
 SET NUMERIC_ROUNDABORT OFF;
 GO
--- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue).
+-- The next pending jobs, in queue order, without claiming them.
 CREATE OR ALTER PROCEDURE [four].[four_queue_peek]
     @limit int = 100
 AS

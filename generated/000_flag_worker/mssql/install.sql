@@ -985,7 +985,7 @@ GO
 
 -- qgen 0.1.0: worker four.four_queue_worker, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Drains the queue from inside the database (seed 000's looping worker), so a scheduled job can run
+-- Drains the queue from inside the database (a looping worker), so a scheduled job can run
 -- it: claims one job at a time, calls four.count_users_with_reputation with @id and the payload, completes the job when
 -- the handler returns and fails it (retry or dead letter) when the handler raises. Stops when nothing
 -- is claimable, after @max_items jobs or after @max_seconds (0: no limit).
@@ -1202,7 +1202,7 @@ GO
 
 -- qgen 0.1.0: peek four.four_queue_peek, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue).
+-- The next pending jobs, in queue order, without claiming them.
 CREATE OR ALTER PROCEDURE [four].[four_queue_peek]
     @limit int = 100
 AS

@@ -1063,7 +1063,7 @@ REVOKE ALL ON FUNCTION "four"."four_queue_reap" FROM PUBLIC;
 
 -- qgen 0.1.0: worker four.four_queue_worker, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Drains the queue from inside the database (seed 000's looping worker), so a scheduled job can run
+-- Drains the queue from inside the database (a looping worker), so a scheduled job can run
 -- it with CALL: claims one job at a time, calls four.count_users_with_reputation with id and the payload, completes the
 -- job when the handler returns and fails it (retry or dead letter) when the handler raises. Stops
 -- when nothing is claimable, after max_items jobs or after max_seconds (0: no limit); processed
@@ -1187,7 +1187,7 @@ REVOKE ALL ON FUNCTION "four"."four_queue_metrics" FROM PUBLIC;
 
 -- qgen 0.1.0: peek four.four_queue_peek, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue). Returns the
+-- The next pending jobs, in queue order, without claiming them. Returns the
 -- pending view's rows. "limit" is a reserved word: by name it is passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "four"."four_queue_peek"
 (

@@ -580,7 +580,7 @@ GO
 
 -- qgen 0.1.0: peek ghosts.testq_peek, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue).
+-- The next pending jobs, in queue order, without claiming them.
 CREATE OR ALTER PROCEDURE [ghosts].[testq_peek]
     @limit int = 100
 AS

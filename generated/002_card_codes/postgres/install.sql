@@ -563,7 +563,7 @@ REVOKE ALL ON FUNCTION "cards"."card_codes_metrics" FROM PUBLIC;
 
 -- qgen 0.1.0: peek cards.card_codes_peek, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue). Returns the
+-- The next pending jobs, in queue order, without claiming them. Returns the
 -- pending view's rows. "limit" is a reserved word: by name it is passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "cards"."card_codes_peek"
 (

@@ -1089,7 +1089,7 @@ GO
 
 -- qgen 0.1.0: peek QueueSample.ViewQueue, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue).
+-- The next pending jobs, in queue order, without claiming them.
 CREATE OR ALTER PROCEDURE [QueueSample].[ViewQueue]
     @job_type uniqueidentifier = NULL,
     @limit int = 100

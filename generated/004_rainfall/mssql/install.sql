@@ -1010,7 +1010,7 @@ GO
 
 -- qgen 0.1.0: peek rainfall.rainfall_events_peek, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue).
+-- The next pending jobs, in queue order, without claiming them.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_peek]
     @limit int = 100
 AS
@@ -1796,7 +1796,7 @@ GO
 
 -- qgen 0.1.0: peek rainfall.rainfall_transfer_peek, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue).
+-- The next pending jobs, in queue order, without claiming them.
 CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_peek]
     @limit int = 100
 AS

@@ -1,6 +1,6 @@
 -- qgen 0.1.0: peek rainfall.rainfall_events_peek, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The next pending jobs, in queue order, without claiming them (seed 003's ViewQueue). Returns the
+-- The next pending jobs, in queue order, without claiming them. Returns the
 -- pending view's rows. "limit" is a reserved word: by name it is passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_peek"
 (

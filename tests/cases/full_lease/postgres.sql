@@ -1,0 +1,2929 @@
+-- qgen 0.1.0: every object of spec.yaml, for PostgreSQL, in dependency order.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- qgen 0.1.0: schema pgs_full, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- pgs_full_owner owns every object qgen creates here, and cannot log in: the SECURITY DEFINER
+-- functions run with its rights (its own tables and nothing else), not with those of whoever ran
+-- install. The schema and the role are marked (COMMENT) when install creates them: uninstall drops
+-- only what carries the mark.
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'pgs_full_owner') THEN
+        CREATE ROLE "pgs_full_owner" NOLOGIN;
+        COMMENT ON ROLE "pgs_full_owner" IS 'qgen: created by the install of schema pgs_full';
+    ELSIF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'pgs_full_owner' AND (rolcanlogin OR rolsuper)) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG022',
+            MESSAGE = 'qgen: role pgs_full_owner exists and can log in or is a superuser; qgen''s SECURITY DEFINER functions run as this role',
+            HINT = 'Make it NOLOGIN NOSUPERUSER, or drop it and let install create it.';
+    END IF;
+    -- Whoever installs creates the objects and hands them to the owner (ALTER ... OWNER TO), which
+    -- takes membership of it unless it is a superuser.
+    IF NOT pg_catalog.pg_has_role(current_user, 'pgs_full_owner', 'MEMBER') THEN
+        GRANT "pgs_full_owner" TO CURRENT_USER;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'pgs_full') THEN
+        CREATE SCHEMA "pgs_full";
+        COMMENT ON SCHEMA "pgs_full" IS 'qgen: created by the install of schema pgs_full';
+    END IF;
+END
+$qgen$;
+GRANT USAGE, CREATE ON SCHEMA "pgs_full" TO "pgs_full_owner";
+
+-- qgen 0.1.0: roles pgs_full_producer, pgs_full_consumer, pgs_full_admin (cluster-wide), rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables
+-- directly. Roles belong to the cluster, not the database: create each one only if it is missing,
+-- and mark the ones install creates (COMMENT): uninstall drops only those, never a role that was
+-- there before and that the spec only names.
+DO $qgen$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'pgs_full_producer') THEN
+        CREATE ROLE "pgs_full_producer" NOLOGIN;
+        COMMENT ON ROLE "pgs_full_producer" IS 'qgen: created by the install of schema pgs_full';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'pgs_full_consumer') THEN
+        CREATE ROLE "pgs_full_consumer" NOLOGIN;
+        COMMENT ON ROLE "pgs_full_consumer" IS 'qgen: created by the install of schema pgs_full';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'pgs_full_admin') THEN
+        CREATE ROLE "pgs_full_admin" NOLOGIN;
+        COMMENT ON ROLE "pgs_full_admin" IS 'qgen: created by the install of schema pgs_full';
+    END IF;
+END
+$qgen$;
+
+-- qgen 0.1.0: table pgs_full.tasks, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Storage fit for a queue table, whose rows are inserted, updated (leased, released) and deleted all day:
+-- fillfactor 50: half of each page left free, so that a claim can put the new version of every row
+--   of the page next to the old one, even for a batch that takes the whole page: a HOT update,
+--   which writes no index entry (no index names a column a claim writes; see the claim index).
+--   With 85, a batch of 10 claimed on 400-byte rows was HOT for 22% of its rows; with 50, 100%.
+-- autovacuum_vacuum_scale_factor 0.01 (default 0.2): vacuum once 1% of the rows are dead, not 20%:
+--   on a queue with a backlog, dead entries at the head of the claim index are what every claim
+--   walks through, and 20% of a million-row backlog is 200,000 of them.
+-- autovacuum_vacuum_threshold 1000 (default 50): but on a nearly empty queue, not after every 50
+--   deleted jobs: a few vacuums a minute at most on a busy small queue.
+-- autovacuum_analyze_scale_factor 0.02 (default 0.1): the row count swings with the backlog; keep
+--   the statistics the planner sees close to it.
+CREATE TABLE IF NOT EXISTS "pgs_full"."tasks"
+(
+    -- Ever-increasing: claims walk the id in order, and the watermark is an id.
+    "id" bigint GENERATED ALWAYS AS IDENTITY,
+    "job_type" varchar(50) NOT NULL,
+    "tenant" integer NOT NULL,
+    "item" varchar(100) NOT NULL,
+    "note" text NULL,
+    "body" jsonb NULL,
+    "amount" numeric(10, 2) NULL,
+    "available_at" timestamptz NOT NULL DEFAULT now(),
+    "enqueued_at" timestamptz NOT NULL DEFAULT now(),
+    "enqueued_by" varchar(128) NULL,
+    "attempts" integer NOT NULL DEFAULT 0,
+    "lease_token" uuid NULL,
+    "lease_owner" varchar(128) NULL,
+    "lease_expires_at" timestamptz NULL,
+    "claimed_at" timestamptz NULL,
+    "claimed_by" varchar(128) NULL,
+    "last_error" varchar(4000) NULL,
+    "processed" boolean NOT NULL DEFAULT FALSE,
+    "processed_at" timestamptz NULL,
+    PRIMARY KEY ("id")
+)
+WITH (fillfactor = 50, autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
+      autovacuum_analyze_scale_factor = 0.02);
+ALTER TABLE "pgs_full"."tasks" OWNER TO "pgs_full_owner";
+
+-- qgen 0.1.0: claim_index pgs_full.tasks_claim_ix, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
+-- update); a claim starts at the watermark and steps over the jobs in flight there.
+-- Deferred jobs (delayed, or released with a backoff) are left out of it: see the due index below.
+CREATE INDEX IF NOT EXISTS "tasks_claim_ix"
+    ON "pgs_full"."tasks" ("job_type", "id")
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
+    ;
+-- The due index: deferred jobs not yet claimed (a claim takes a job out of it), by the time they
+-- become available. A claim takes the due ones from here first, so however many wait for their
+-- time, no claim and no watermark steps over them.
+CREATE INDEX IF NOT EXISTS "tasks_claim_ix_due"
+    ON "pgs_full"."tasks" ("available_at", "id")
+    WHERE "available_at" > "enqueued_at" AND "processed" = FALSE;
+
+-- qgen 0.1.0: claim_order_index pgs_full.tasks_claim_order_ix, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A dequeue without a job type claims from every sub-queue, in queue order: tasks_claim_ix is keyed
+-- by job type first and cannot give that order, so this one does.
+CREATE INDEX IF NOT EXISTS "tasks_claim_order_ix"
+    ON "pgs_full"."tasks" ("id")
+    WHERE "processed" = FALSE AND "available_at" <= "enqueued_at"
+    ;
+
+-- qgen 0.1.0: dead_letter_table pgs_full.tasks_dead, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: "id" is the job's id, which repeats once the queue's identity is restarted.
+CREATE TABLE IF NOT EXISTS "pgs_full"."tasks_dead"
+(
+    "entry_id" bigint GENERATED ALWAYS AS IDENTITY,
+    "id" bigint NOT NULL,
+    "job_type" varchar(50) NOT NULL,
+    "tenant" integer NOT NULL,
+    "item" varchar(100) NOT NULL,
+    "note" text NULL,
+    "body" jsonb NULL,
+    "amount" numeric(10, 2) NULL,
+    "enqueued_at" timestamptz NOT NULL,
+    "enqueued_by" varchar(128) NULL,
+    "claimed_at" timestamptz NULL,
+    "claimed_by" varchar(128) NULL,
+    "attempts" integer NOT NULL,
+    "last_error" varchar(4000) NULL,
+    "dead_at" timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY ("entry_id")
+);
+ALTER TABLE "pgs_full"."tasks_dead" OWNER TO "pgs_full_owner";
+
+-- qgen 0.1.0: dedupe_index pgs_full.tasks_dedupe_ux, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row per dedupe key among the jobs not yet processed (dedupe.scope: queued): enqueueing the same
+-- item twice finds the row already there; once processed, the key can be queued again.
+CREATE UNIQUE INDEX IF NOT EXISTS "tasks_dedupe_ux"
+    ON "pgs_full"."tasks" ("tenant", "item")
+    WHERE "processed" = FALSE;
+
+-- qgen 0.1.0: processed_index pgs_full.tasks_processed_ix, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes processed jobs by age: only processed rows are indexed, by when they were processed.
+CREATE INDEX IF NOT EXISTS "tasks_processed_ix"
+    ON "pgs_full"."tasks" ("processed_at")
+    WHERE "processed";
+
+-- qgen 0.1.0: watermark_table pgs_full.tasks_watermark, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: the lowest id a claim needs to look at. Claims start their index range here instead of
+-- walking the dead index entries that claimed or deleted rows leave at the low end.
+CREATE TABLE IF NOT EXISTS "pgs_full"."tasks_watermark"
+(
+    "id" bigint NOT NULL,
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    -- When the table was last searched below the watermark (by a dequeue's rescan or
+    -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
+    "corrected_at" timestamptz NOT NULL DEFAULT '-infinity',
+    -- Where claims start the due index: no deferred job a claim may take is due before due_from,
+    -- see postgres__due_bound_move. due_moved_at: when a dequeue last moved it.
+    "due_from" timestamptz NOT NULL DEFAULT '-infinity',
+    "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity',
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_full"."tasks_watermark" OWNER TO "pgs_full_owner";
+INSERT INTO "pgs_full"."tasks_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+
+-- qgen 0.1.0: dead_letter_index pgs_full.tasks_dead_ix, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+CREATE INDEX IF NOT EXISTS "tasks_dead_ix"
+    ON "pgs_full"."tasks_dead" ("dead_at");
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+CREATE INDEX IF NOT EXISTS "tasks_dead_id_ix"
+    ON "pgs_full"."tasks_dead" ("id");
+
+-- qgen 0.1.0: outbox_table pgs_full.tasks_outbox, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Results handed on by complete in the same transaction, for a separate transfer to pick up.
+CREATE TABLE IF NOT EXISTS "pgs_full"."tasks_outbox"
+(
+    "id" bigint GENERATED ALWAYS AS IDENTITY,
+    "source_id" bigint NOT NULL,
+    "summary" varchar(200) NOT NULL,
+    "score" integer NULL,
+    "created_at" timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY ("id")
+);
+ALTER TABLE "pgs_full"."tasks_outbox" OWNER TO "pgs_full_owner";
+
+-- qgen 0.1.0: pending_view pgs_full.tasks_pending, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs waiting to be claimed (delayed ones included, with their available_at).
+CREATE OR REPLACE VIEW "pgs_full"."tasks_pending" AS
+SELECT "job"."id", "job"."job_type", "job"."tenant", "job"."item", "job"."note", "job"."body", "job"."amount", "job"."available_at", "job"."enqueued_at", "job"."enqueued_by", "job"."attempts", "job"."last_error"
+FROM "pgs_full"."tasks" AS "job"
+WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+ALTER VIEW "pgs_full"."tasks_pending" OWNER TO "pgs_full_owner";
+
+-- qgen 0.1.0: batch_type pgs_full.tasks_batch, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The shape of one job in enqueue_batch's JSON array (jsonb_populate_recordset reads the array into
+-- it). A composite type has no NOT NULL or defaults: enqueue_batch fills ordinal (the array
+-- position) when missing, and the table rejects a missing required column.
+-- Its string and decimal fields have no length or scale (m.param_type): reading a job into
+-- varchar(n) or numeric(p,s) would cut or round a value past its column before enqueue_batch
+-- could refuse it (QG010).
+DO $qgen$
+BEGIN
+    IF pg_catalog.to_regtype('"pgs_full"."tasks_batch"') IS NULL THEN
+        CREATE TYPE "pgs_full"."tasks_batch" AS
+        (
+            "ordinal" integer,
+            "job_type" varchar,
+            "tenant" integer,
+            "item" varchar,
+            "note" text,
+            "body" jsonb,
+            "amount" numeric,
+            "run_at" timestamptz
+        );
+    END IF;
+END
+$qgen$;
+ALTER TYPE "pgs_full"."tasks_batch" OWNER TO "pgs_full_owner";
+
+-- qgen 0.1.0: enqueue pgs_full.tasks_enqueue, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
+-- (enqueued = false).
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_enqueue"
+(
+    "job_type" varchar(50),
+    "tenant" integer,
+    "item" varchar(100),
+    "note" text DEFAULT NULL,
+    "body" jsonb DEFAULT NULL,
+    "amount" numeric(10, 2) DEFAULT NULL,
+    "run_at" timestamptz DEFAULT NULL,
+    "enqueued_by" varchar(128) DEFAULT NULL
+)
+RETURNS TABLE ("id" bigint, "enqueued" boolean)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF pg_catalog.length("tasks_enqueue"."job_type") > 50 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: job_type is past its column''s limit in pgs_full.tasks_enqueue; accepted: string(50), at most 50 characters';
+    END IF;
+    IF pg_catalog.length("tasks_enqueue"."item") > 100 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: item is past its column''s limit in pgs_full.tasks_enqueue; accepted: string(100), at most 100 characters';
+    END IF;
+    IF (pg_catalog.abs("tasks_enqueue"."amount") >= 100000000 OR "tasks_enqueue"."amount" <> pg_catalog.round("tasks_enqueue"."amount", 2)) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: amount is past its column''s limit in pgs_full.tasks_enqueue; accepted: decimal(10,2), at most 8 digits before the point and 2 after, never rounded';
+    END IF;
+    IF pg_catalog.length("tasks_enqueue"."enqueued_by") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: enqueued_by is past its column''s limit in pgs_full.tasks_enqueue; accepted: string(128), at most 128 characters';
+    END IF;
+    -- A delayed job: due no earlier than the clock read under this lock (postgres__due_bound_move).
+    IF "tasks_enqueue"."run_at" > now() THEN
+        LOCK TABLE "pgs_full"."tasks_watermark" IN ROW SHARE MODE;
+    END IF;
+    -- ON CONFLICT waits for a concurrent insert of the same key to commit or roll back, so two
+    -- sessions can never both enqueue it, and no subtransaction is needed to catch the violation.
+    -- The existing row can be finished and deleted between the conflict and the lookup: then try again.
+    LOOP
+        INSERT INTO "pgs_full"."tasks" AS "job" ("job_type", "tenant", "item", "note", "body", "amount", "available_at", "enqueued_by")
+            VALUES ("tasks_enqueue"."job_type", "tasks_enqueue"."tenant", "tasks_enqueue"."item", "tasks_enqueue"."note", "tasks_enqueue"."body", "tasks_enqueue"."amount", CASE WHEN "tasks_enqueue"."run_at" > now() THEN greatest("tasks_enqueue"."run_at", pg_catalog.clock_timestamp()) ELSE coalesce("tasks_enqueue"."run_at", now()) END, coalesce("tasks_enqueue"."enqueued_by", session_user::text))
+            ON CONFLICT ("tenant", "item") WHERE "processed" = FALSE DO NOTHING
+            RETURNING "job"."id" INTO "id";
+        IF FOUND THEN
+            "enqueued" := TRUE;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        SELECT "e"."id" INTO "id"
+        FROM "pgs_full"."tasks" AS "e"
+        WHERE "e"."tenant" = "tasks_enqueue"."tenant" AND "e"."item" = "tasks_enqueue"."item" AND "e"."processed" = FALSE;
+        IF FOUND THEN
+            "enqueued" := FALSE;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+    END LOOP;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_enqueue" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_enqueue" FROM PUBLIC;
+
+-- qgen 0.1.0: enqueue_batch pgs_full.tasks_enqueue_batch, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds many jobs in one statement; ids are assigned in ordinal order (a job's "ordinal" key, else
+-- its position in the array). Returns (ordinal, id, enqueued) for every input job: a job already
+-- queued, or repeated earlier in the batch, returns that id with enqueued = false.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_enqueue_batch"
+(
+    "jobs" jsonb,
+    "enqueued_by" varchar(128) DEFAULT NULL
+)
+RETURNS TABLE ("ordinal" integer, "id" bigint, "enqueued" boolean)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
+    v$sequence regclass := pg_catalog.pg_get_serial_sequence('"pgs_full"."tasks"', 'id')::regclass;
+    v$over integer;
+    v$over_column text;
+    v$ordinal integer;
+    v$id bigint;
+    v$enqueued boolean;
+    v$key_1 integer;
+    v$key_2 varchar(100);
+BEGIN
+
+    IF pg_catalog.length("tasks_enqueue_batch"."enqueued_by") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: enqueued_by is past its column''s limit in pgs_full.tasks_enqueue_batch; accepted: string(128), at most 128 characters';
+    END IF;
+
+    SELECT coalesce("j"."ordinal", "e"."position$"::integer),
+           CASE WHEN pg_catalog.length("j"."job_type") > 50 THEN 'job_type; accepted: string(50), at most 50 characters' WHEN pg_catalog.length("j"."item") > 100 THEN 'item; accepted: string(100), at most 100 characters' WHEN (pg_catalog.abs("j"."amount") >= 100000000 OR "j"."amount" <> pg_catalog.round("j"."amount", 2)) THEN 'amount; accepted: decimal(10,2), at most 8 digits before the point and 2 after, never rounded' END
+    INTO v$over, v$over_column
+    FROM jsonb_array_elements("tasks_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::"pgs_full"."tasks_batch", "e"."job$") AS "j"
+    WHERE pg_catalog.length("j"."job_type") > 50 OR pg_catalog.length("j"."item") > 100 OR (pg_catalog.abs("j"."amount") >= 100000000 OR "j"."amount" <> pg_catalog.round("j"."amount", 2))
+    ORDER BY "e"."position$"
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = pg_catalog.format('qgen: job %s of the batch has a value past its column''s limit in pgs_full.tasks_enqueue_batch: column %s', v$over, v$over_column);
+    END IF;
+    -- Delayed jobs: due no earlier than the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "pgs_full"."tasks_watermark" IN ROW SHARE MODE;
+    FOR v$ordinal, v$id, v$enqueued, v$key_1, v$key_2 IN
+        WITH "input" AS
+        (
+            SELECT coalesce("j"."ordinal", "e"."position$"::integer) AS "ordinal",
+                   "j"."job_type", "j"."tenant", "j"."item", "j"."note", "j"."body", "j"."amount", "j"."run_at"
+            -- The array position and the new id are qgen's own columns beside the job's: their names
+            -- hold a $, which no spec column can.
+            FROM jsonb_array_elements("tasks_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+            CROSS JOIN LATERAL jsonb_populate_record(NULL::"pgs_full"."tasks_batch", "e"."job$") AS "j"
+        ),
+        "numbered" AS
+        (
+            -- A volatile target list runs after ORDER BY, so the ids follow the ordinals.
+            SELECT "i".*, nextval(v$sequence) AS "new$id"
+            FROM "input" AS "i"
+            ORDER BY "i"."ordinal"
+        ),
+        "inserted" AS
+        (
+            INSERT INTO "pgs_full"."tasks" AS "job" ("id", "job_type", "tenant", "item", "note", "body", "amount", "available_at", "enqueued_by")
+            OVERRIDING SYSTEM VALUE
+            SELECT "n"."new$id", "n"."job_type", "n"."tenant", "n"."item", "n"."note", "n"."body", "n"."amount", CASE WHEN "n"."run_at" > now() THEN greatest("n"."run_at", pg_catalog.clock_timestamp()) ELSE coalesce("n"."run_at", now()) END, coalesce("tasks_enqueue_batch"."enqueued_by", session_user::text)
+            FROM "numbered" AS "n"
+            ORDER BY "n"."ordinal"
+            -- A key already queued, or repeated in the batch, is skipped here and reported below.
+            ON CONFLICT ("tenant", "item") WHERE "processed" = FALSE DO NOTHING
+            RETURNING "job"."id"
+        )
+        SELECT "n"."ordinal",
+               CASE WHEN "k"."id" IS NOT NULL THEN "n"."new$id"
+                    ELSE coalesce(
+                        -- A job queued before this statement ...
+                        (SELECT "e"."id" FROM "pgs_full"."tasks" AS "e" WHERE "e"."tenant" = "n"."tenant" AND "e"."item" = "n"."item" AND "e"."processed" = FALSE),
+                        -- ... or the first job of this batch with that key.
+                        (SELECT min("d"."new$id") FROM "numbered" AS "d" INNER JOIN "inserted" AS "x" ON "x"."id" = "d"."new$id"
+                         WHERE "d"."tenant" = "n"."tenant" AND "d"."item" = "n"."item"))
+               END,
+               "k"."id" IS NOT NULL,
+               "n"."tenant", "n"."item"
+
+        FROM "numbered" AS "n"
+        LEFT JOIN "inserted" AS "k" ON "k"."id" = "n"."new$id"
+        ORDER BY "n"."ordinal"
+    LOOP
+        IF v$id IS NULL THEN
+            -- Another session committed this key while the statement ran (ON CONFLICT saw it, the
+            -- statement's snapshot did not): a new statement sees it.
+            SELECT "e"."id" INTO v$id
+            FROM "pgs_full"."tasks" AS "e"
+            WHERE "e"."tenant" = v$key_1 AND "e"."item" = v$key_2 AND "e"."processed" = FALSE;
+        END IF;
+        "ordinal" := v$ordinal;
+        "id" := v$id;
+        "enqueued" := v$enqueued;
+        RETURN NEXT;
+    END LOOP;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_enqueue_batch" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_enqueue_batch" FROM PUBLIC;
+
+-- qgen 0.1.0: watermark_move pgs_full.tasks_watermark_move, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Moves the watermark up to 50 ids below the claim that called it (the slack covers claims and inserts
+-- still in flight), but never past a row that is still unclaimed, and never down.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_watermark_move"
+(
+    "claimed_from" bigint
+)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$current bigint;
+    v$target bigint := "tasks_watermark_move"."claimed_from" - 50;
+    v$lowest bigint;
+BEGIN
+    -- A REPEATABLE READ or SERIALIZABLE caller's snapshot may still show as claimed a job released
+    -- since: only a READ COMMITTED call moves the watermark.
+    IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        RETURN;
+    END IF;
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction), nothing can move, and dequeue calls this after every such claim;
+    -- taking the watermark row then would hold it through the caller's transaction, and the rescan
+    -- and the other movers would skip it for as long as claims keep coming.
+    SELECT "w"."id" INTO v$current FROM "pgs_full"."tasks_watermark" AS "w";
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM "pgs_full"."tasks" AS "job"
+               WHERE "job"."id" = v$current AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at") THEN
+        RETURN;
+    END IF;
+    -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
+    SELECT "w"."id" INTO v$current FROM "pgs_full"."tasks_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    -- A separate statement, so its snapshot is taken after the lock: a release that committed
+    -- before is seen here, and one that commits after lowers the watermark itself. A snapshot shows
+    -- each row's last committed version: a row an open claim holds (a delete, or a lease inside a
+    -- caller's transaction) still looks unclaimed, so the move stops at it and a rollback strands
+    -- nothing. A row whose insert is not yet committed is invisible and can be passed: dequeue's
+    -- rescan (watermark.rescan) finds it once it commits.
+    SELECT min("job"."id") INTO v$lowest
+    FROM "pgs_full"."tasks" AS "job"
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
+    UPDATE "pgs_full"."tasks_watermark" AS "w"
+    SET "id" = coalesce(v$lowest, v$target)
+    WHERE "w"."id" < coalesce(v$lowest, v$target);
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_watermark_move" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_watermark_move" FROM PUBLIC;
+
+-- qgen 0.1.0: watermark_correct pgs_full.tasks_watermark_correct, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
+-- the lowest unclaimed id, or below the next id when every row is claimed or gone (the table's highest
+-- id, or its identity when it is empty), never below 0. It repairs a watermark that is wrong either
+-- way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it after a
+-- drain (run it after a dequeue that found nothing) and for a watermark set by hand.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_watermark_correct"()
+RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$new bigint;
+    v$held boolean;
+    v$searched timestamptz;
+    v$due_low timestamptz;
+BEGIN
+    -- The row first, so that the scan below starts after whatever held it committed; but never
+    -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
+    -- transaction may hold the row for as long as it stays open (a caller's transaction whose
+    -- dequeue moved the watermark, another uncommitted correction). Then nothing changes: the call
+    -- returns the watermark it reads, as old and new. So does a REPEATABLE READ or SERIALIZABLE
+    -- caller whose snapshot is older than the row (a serialization failure otherwise).
+    BEGIN
+        SELECT "w"."id" INTO "old_watermark" FROM "pgs_full"."tasks_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+        v$held := NOT FOUND AND EXISTS (SELECT 1 FROM "pgs_full"."tasks_watermark");
+    EXCEPTION WHEN serialization_failure THEN
+        v$held := TRUE;
+    END;
+    IF v$held THEN
+        SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "pgs_full"."tasks_watermark" AS "w";
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    -- corrected_at gets the time before the search (it counts as a dequeue's rescan): the search's
+    -- snapshot is taken after it, so a job that becomes claimable below the watermark later may be
+    -- missed here, and the next rescan is due watermark.rescan seconds after this moment, within the
+    -- bound. A REPEATABLE READ or SERIALIZABLE caller searches its transaction's first snapshot,
+    -- older than any clock reading here: its search does not count (corrected_at is left as it is).
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        v$searched := pg_catalog.clock_timestamp();
+    END IF;
+    SELECT min("job"."id") INTO v$new FROM "pgs_full"."tasks" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
+    IF v$new IS NULL THEN
+        SELECT max("job"."id") + 1 INTO v$new FROM "pgs_full"."tasks" AS "job";
+    END IF;
+    IF v$new IS NULL THEN
+        -- Drained: the next id comes from the identity. Left where it was, a watermark a release
+        -- had lowered would make every claim walk the whole drained range again.
+        v$new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"pgs_full"."tasks"', 'id')::regclass) + 1;
+    END IF;
+    -- greatest() skips NULLs, so a table never inserted into (v$new NULL) must not reach it.
+    "new_watermark" := CASE WHEN v$new IS NULL THEN coalesce("old_watermark", 0)
+                            ELSE greatest(v$new - 50, 0) END;
+    IF "new_watermark" > "old_watermark" AND NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- REPEATABLE READ or SERIALIZABLE: the scans above read the transaction's first snapshot,
+        -- which may still show as claimed a job released since. Lowering is safe; raising waits
+        -- for a READ COMMITTED call.
+        "new_watermark" := "old_watermark";
+    END IF;
+    -- Below the due index's bound: a deferred job written past the routines may be due before it.
+    SELECT "d"."available_at" INTO v$due_low
+    FROM "pgs_full"."tasks" AS "d"
+    WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "pgs_full"."tasks_watermark" AS "b")
+    ORDER BY "d"."available_at"
+    LIMIT 1;
+    IF "old_watermark" IS NULL THEN
+        -- The row was deleted by hand: put it back.
+        INSERT INTO "pgs_full"."tasks_watermark" ("id", "corrected_at") VALUES ("tasks_watermark_correct"."new_watermark", coalesce(v$searched, '-infinity'))
+        ON CONFLICT DO NOTHING;
+    ELSE
+        UPDATE "pgs_full"."tasks_watermark" AS "w" SET "id" = "tasks_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at"),
+            -- It counts as a rescan (corrected_at): lower the due bound as the rescan does.
+            "due_from" = least("w"."due_from", coalesce(v$due_low, "w"."due_from"));
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_watermark_correct" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_watermark_correct" FROM PUBLIC;
+
+-- qgen 0.1.0: dequeue pgs_full.tasks_dequeue, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
+-- name with a parameter (the job type column and the job_type filter), which RETURNS TABLE forbids.
+DO $qgen$
+BEGIN
+    IF pg_catalog.to_regtype('"pgs_full"."tasks_dequeue_row"') IS NULL THEN
+        CREATE TYPE "pgs_full"."tasks_dequeue_row" AS
+        (
+            "id" bigint,
+            "job_type" varchar(50),
+            "tenant" integer,
+            "item" varchar(100),
+            "note" text,
+            "body" jsonb,
+            "amount" numeric(10, 2),
+            "attempts" integer,
+            "lease_token" uuid,
+            "lease_expires_at" timestamptz
+        );
+    END IF;
+END
+$qgen$;
+ALTER TYPE "pgs_full"."tasks_dequeue_row" OWNER TO "pgs_full_owner";
+-- Claims up to batch_size jobs under one new lease token and returns them. The lease is a soft
+-- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
+-- With complete_lease_token it first completes that lease's jobs as complete does, in the same
+-- transaction: one commit per batch instead of two; complete_ids names them (primary-key lookups;
+-- without it the whole table is searched for the token). A token that holds none of them raises
+-- QG001 and nothing is claimed. A job whose lease expired is claimed again like a new one (the
+-- old worker's token no longer holds it); one that was on its last attempt is
+-- dead-lettered here instead of being handed out, and another claimed in its place.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_dequeue"
+(
+    "owner" varchar(128) DEFAULT NULL,
+    "batch_size" integer DEFAULT 5,
+    "job_type" varchar(50) DEFAULT NULL,
+    "lease_seconds" integer DEFAULT 30,
+    "complete_lease_token" uuid DEFAULT NULL,
+    "complete_ids" bigint[] DEFAULT NULL
+)
+RETURNS SETOF "pgs_full"."tasks_dequeue_row"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
+ROWS 5
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$token uuid := gen_random_uuid();
+    v$completed integer;
+    v$want integer := "tasks_dequeue"."batch_size";
+    v$exhausted bigint[];
+    -- The previous lease's jobs this call completes by id (in its first claim statement).
+    v$ids bigint[];
+    v$start bigint;
+    v$top bigint;
+    v$rows "pgs_full"."tasks_dequeue_row"[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
+    v$highest bigint;
+    v$from bigint;
+    v$rescan boolean;
+    v$mark bigint;
+    v$searched timestamptz;
+    v$stranded bigint;
+    -- The due index's bound: where claims read it from, whether this call moves it, and the
+    -- mover's clock and earliest due time (see postgres__due_bound_move).
+    v$due_from timestamptz;
+    v$due_move boolean;
+    v$due_clock timestamptz;
+    v$due_low timestamptz;
+BEGIN
+    IF "tasks_dequeue"."batch_size" IS NULL OR "tasks_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for pgs_full.tasks_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("tasks_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    IF pg_catalog.length("tasks_dequeue"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in pgs_full.tasks_dequeue; accepted: string(128), at most 128 characters';
+    END IF;
+    IF "tasks_dequeue"."lease_seconds" IS NULL OR "tasks_dequeue"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("tasks_dequeue"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
+    IF "tasks_dequeue"."complete_lease_token" IS NOT NULL THEN
+        -- Outbox values belong to one job: completing a whole lease here would skip them silently.
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.tasks: this queue has an outbox: complete each job with its id and its outbox values, then dequeue';
+    END IF;
+    LOOP
+        -- Two statements, so each keeps its own cached plan (with and without the sub-queue filter).
+        IF "tasks_dequeue"."job_type" IS NULL THEN
+            WITH "mark" AS MATERIALIZED
+            (
+                -- The watermark, unless a rescan is due (see watermark_start): then NULL, and the claim takes
+                -- nothing; the body rescans and claims again from v$start.
+                -- With the due index's bound, and whether to move it (see postgres__due_bound_move).
+                SELECT coalesce(v$start, CASE WHEN ("w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10)) IS NOT TRUE THEN "w"."id" END) AS "from",
+                       coalesce("w"."due_from", '-infinity') AS "due_from",
+                       coalesce("w"."due_moved_at" <= pg_catalog.clock_timestamp() - interval '1 second', FALSE) AS "due_move"
+                FROM (VALUES (1)) AS "one" ("row")
+                LEFT JOIN "pgs_full"."tasks_watermark" AS "w" ON TRUE
+            ),
+            "done" AS
+            (
+                UPDATE "pgs_full"."tasks" AS "job"
+                SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+                WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "tasks_dequeue"."complete_lease_token"
+                RETURNING "job"."id"
+            ),
+            "due" AS MATERIALIZED
+            (
+                -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+                -- in the claim index, and the watermark passes them. The due index holds only those not yet
+                -- claimed, by available_at: while none is due this reads one page.
+                SELECT "d"."id"
+                FROM "pgs_full"."tasks" AS "d"
+                -- now(), not the clock: what a claim may take is judged as of its transaction's start, which
+                -- can only make it take less (never a job before its time, never a live lease); the leases it
+                -- grants are timed from the clock. A stable now() also keeps the planner's estimates, and with
+                -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
+                -- walked 142 buffers where it walks 11).
+                WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+                  -- No deferred job a claim may take is due before due_from (see postgres__due_bound_move):
+                  -- the seek starts there, past the dead entries of those claimed before it.
+                  AND "d"."available_at" >= (SELECT "m"."due_from" FROM "mark" AS "m")
+                ORDER BY "d"."available_at", "d"."id"
+                LIMIT (SELECT CASE WHEN "m"."from" IS NULL THEN 0 ELSE v$want END FROM "mark" AS "m")
+                FOR UPDATE SKIP LOCKED
+            ),
+            "ready" AS MATERIALIZED
+            (
+                SELECT "next"."id"
+                FROM "pgs_full"."tasks" AS "next"
+                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE
+                  -- Available since its enqueue, hence now that a snapshot shows it: not compared with now()
+                  -- (the caller's transaction may have begun before the job was enqueued).
+                  AND "next"."available_at" <= "next"."enqueued_at"
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+                  AND "next"."id" >= (SELECT "m"."from" FROM "mark" AS "m")
+                  -- Not a job this statement completes (its lease may be over, which makes it takeable).
+                  AND "next"."id" <> ALL (coalesce(v$ids, '{}'))
+                ORDER BY "next"."id"
+                LIMIT (SELECT CASE WHEN "m"."from" IS NULL THEN 0 ELSE v$want END FROM "mark" AS "m") - (SELECT count(*) FROM "due")
+                FOR UPDATE SKIP LOCKED
+            ),
+            "claimed" AS
+            (
+                UPDATE "pgs_full"."tasks" AS "job"
+                SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 3 THEN v$spent ELSE v$token END,
+                    "lease_owner" = "tasks_dequeue"."owner",
+                    "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "tasks_dequeue"."lease_seconds"),
+                    "claimed_at" = pg_catalog.clock_timestamp(),
+                    "claimed_by" = coalesce("tasks_dequeue"."owner", session_user::text),
+                    -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                    "available_at" = least("job"."available_at", "job"."enqueued_at"),
+                    "attempts" = "job"."attempts" + 1,
+                    -- A job taken over from an expired lease says so (the old token no longer holds it).
+                    "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
+                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
+                RETURNING "job"."id", "job"."job_type", "job"."tenant", "job"."item", "job"."note", "job"."body", "job"."amount", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+            )
+            SELECT (SELECT count(*) FROM "done"), (SELECT "m"."from" FROM "mark" AS "m"), max("c"."id"),
+                   (SELECT "m"."due_from" FROM "mark" AS "m"), (SELECT "m"."due_move" FROM "mark" AS "m") AND EXISTS (SELECT 1 FROM "due"),
+                   array_agg(ROW("c"."id", "c"."job_type", "c"."tenant", "c"."item", "c"."note", "c"."body", "c"."amount", "c"."attempts", "c"."lease_token", "c"."lease_expires_at")::"pgs_full"."tasks_dequeue_row" ORDER BY "c"."id") FILTER (WHERE "c"."lease_token" = v$token),
+                   array_agg("c"."id") FILTER (WHERE "c"."lease_token" = v$spent)
+            INTO v$completed, v$from, v$top, v$due_from, v$due_move, v$rows, v$exhausted
+            FROM "claimed" AS "c";
+        ELSE
+            WITH "mark" AS MATERIALIZED
+            (
+                -- The watermark, unless a rescan is due (see watermark_start): then NULL, and the claim takes
+                -- nothing; the body rescans and claims again from v$start.
+                -- With the due index's bound, and whether to move it (see postgres__due_bound_move).
+                SELECT coalesce(v$start, CASE WHEN ("w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10)) IS NOT TRUE THEN "w"."id" END) AS "from",
+                       coalesce("w"."due_from", '-infinity') AS "due_from",
+                       coalesce("w"."due_moved_at" <= pg_catalog.clock_timestamp() - interval '1 second', FALSE) AS "due_move"
+                FROM (VALUES (1)) AS "one" ("row")
+                LEFT JOIN "pgs_full"."tasks_watermark" AS "w" ON TRUE
+            ),
+            "done" AS
+            (
+                UPDATE "pgs_full"."tasks" AS "job"
+                SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+                WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "tasks_dequeue"."complete_lease_token"
+                RETURNING "job"."id"
+            ),
+            "due" AS MATERIALIZED
+            (
+                -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+                -- in the claim index, and the watermark passes them. The due index holds only those not yet
+                -- claimed, by available_at: while none is due this reads one page.
+                SELECT "d"."id"
+                FROM "pgs_full"."tasks" AS "d"
+                -- now(), not the clock: what a claim may take is judged as of its transaction's start, which
+                -- can only make it take less (never a job before its time, never a live lease); the leases it
+                -- grants are timed from the clock. A stable now() also keeps the planner's estimates, and with
+                -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
+                -- walked 142 buffers where it walks 11).
+                WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."processed" = FALSE AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+                  -- No deferred job a claim may take is due before due_from (see postgres__due_bound_move):
+                  -- the seek starts there, past the dead entries of those claimed before it.
+                  AND "d"."available_at" >= (SELECT "m"."due_from" FROM "mark" AS "m")
+                  AND "d"."job_type" = "tasks_dequeue"."job_type"
+                ORDER BY "d"."available_at", "d"."id"
+                LIMIT (SELECT CASE WHEN "m"."from" IS NULL THEN 0 ELSE v$want END FROM "mark" AS "m")
+                FOR UPDATE SKIP LOCKED
+            ),
+            "ready" AS MATERIALIZED
+            (
+                SELECT "next"."id"
+                FROM "pgs_full"."tasks" AS "next"
+                WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."processed" = FALSE
+                  -- Available since its enqueue, hence now that a snapshot shows it: not compared with now()
+                  -- (the caller's transaction may have begun before the job was enqueued).
+                  AND "next"."available_at" <= "next"."enqueued_at"
+                  -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+                  AND "next"."id" >= (SELECT "m"."from" FROM "mark" AS "m")
+                  -- Not a job this statement completes (its lease may be over, which makes it takeable).
+                  AND "next"."id" <> ALL (coalesce(v$ids, '{}'))
+                  -- The job type as a range of one value, and first in ORDER BY: only the (job type, queue
+                  -- order) index gives that order, so even the generic plan seeks it. Written "= job_type",
+                  -- the planner drops the constant from the order, guesses half the rows match, and walks
+                  -- the whole queue in id order through the other types' jobs (a lagging type's backlog).
+                  AND "next"."job_type" >= "tasks_dequeue"."job_type"
+                  AND "next"."job_type" <= "tasks_dequeue"."job_type"
+                ORDER BY "next"."job_type", "next"."id"
+                LIMIT (SELECT CASE WHEN "m"."from" IS NULL THEN 0 ELSE v$want END FROM "mark" AS "m") - (SELECT count(*) FROM "due")
+                FOR UPDATE SKIP LOCKED
+            ),
+            "claimed" AS
+            (
+                UPDATE "pgs_full"."tasks" AS "job"
+                SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 3 THEN v$spent ELSE v$token END,
+                    "lease_owner" = "tasks_dequeue"."owner",
+                    "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "tasks_dequeue"."lease_seconds"),
+                    "claimed_at" = pg_catalog.clock_timestamp(),
+                    "claimed_by" = coalesce("tasks_dequeue"."owner", session_user::text),
+                    -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                    "available_at" = least("job"."available_at", "job"."enqueued_at"),
+                    "attempts" = "job"."attempts" + 1,
+                    -- A job taken over from an expired lease says so (the old token no longer holds it).
+                    "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
+                -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+                -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+                WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
+                RETURNING "job"."id", "job"."job_type", "job"."tenant", "job"."item", "job"."note", "job"."body", "job"."amount", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+            )
+            SELECT (SELECT count(*) FROM "done"), (SELECT "m"."from" FROM "mark" AS "m"), max("c"."id"),
+                   (SELECT "m"."due_from" FROM "mark" AS "m"), (SELECT "m"."due_move" FROM "mark" AS "m") AND EXISTS (SELECT 1 FROM "due"),
+                   array_agg(ROW("c"."id", "c"."job_type", "c"."tenant", "c"."item", "c"."note", "c"."body", "c"."amount", "c"."attempts", "c"."lease_token", "c"."lease_expires_at")::"pgs_full"."tasks_dequeue_row" ORDER BY "c"."id") FILTER (WHERE "c"."lease_token" = v$token),
+                   array_agg("c"."id") FILTER (WHERE "c"."lease_token" = v$spent)
+            INTO v$completed, v$from, v$top, v$due_from, v$due_move, v$rows, v$exhausted
+            FROM "claimed" AS "c";
+        END IF;
+        IF v$ids IS NOT NULL THEN
+            -- The previous lease: a token that held none of its jobs claims nothing (this rolls back).
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+                    MESSAGE = 'qgen: lease lost on pgs_full.tasks: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+            v$ids := NULL;
+        END IF;
+        IF v$from IS NULL THEN
+            -- A rescan is due, or the watermark row is missing: every 10 s, look below the
+            -- watermark first for jobs it passed (see the macro watermark_start), then claim from there.
+            SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "pgs_full"."tasks_watermark" AS "w";
+            IF NOT FOUND THEN
+                v$from := 0;
+                INSERT INTO "pgs_full"."tasks_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+            ELSIF v$rescan AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                -- Only at READ COMMITTED: at REPEATABLE READ or SERIALIZABLE the search would read the
+                -- transaction's first snapshot, and locking a row another worker changed since fails the
+                -- caller's whole transaction (40001); a READ COMMITTED dequeue or maintain rescans instead.
+                SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
+                FROM "pgs_full"."tasks_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    -- A statement of its own: its snapshot is taken after the lock, so it sees every release
+                    -- committed before; one that commits later waits for this row and lowers the watermark itself.
+                    -- corrected_at gets the time before the search, so a job committed after it is left to the next.
+                    SELECT min("job"."id") INTO v$stranded
+                    FROM "pgs_full"."tasks" AS "job"
+                    WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE AND "job"."available_at" <= "job"."enqueued_at";
+                    -- Below the due index's bound: a deferred job written past the routines may be due before it.
+                    SELECT "d"."available_at" INTO v$due_low
+                    FROM "pgs_full"."tasks" AS "d"
+                    WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" < (SELECT "b"."due_from" FROM "pgs_full"."tasks_watermark" AS "b")
+                    ORDER BY "d"."available_at"
+                    LIMIT 1;
+                    UPDATE "pgs_full"."tasks_watermark" AS "w"
+                    SET "corrected_at" = v$searched,
+                        "due_from" = least("w"."due_from", coalesce(v$due_low, "w"."due_from")),
+                        "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
+                    RETURNING "w"."id" INTO v$from;
+                END IF;
+            END IF;
+            v$start := v$from;
+            CONTINUE;
+        END IF;
+        v$start := v$from;
+        v$highest := greatest(v$highest, v$top);
+        IF v$rows IS NOT NULL THEN
+            RETURN QUERY SELECT * FROM pg_catalog.unnest(v$rows);
+        END IF;
+        EXIT WHEN v$exhausted IS NULL;
+        -- Jobs taken over with no attempt left are not handed out: they leave, and as many again
+        -- are claimed in their place (each round takes rows out of the table, so it ends).
+        WITH "gone" AS
+        (
+            DELETE FROM "pgs_full"."tasks" AS "job"
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
+            RETURNING "job".*
+        )
+        INSERT INTO "pgs_full"."tasks_dead" ("id", "job_type", "tenant", "item", "note", "body", "amount", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."job_type", "g"."tenant", "g"."item", "g"."note", "g"."body", "g"."amount", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g";
+        v$want := pg_catalog.cardinality(v$exhausted);
+        v$exhausted := NULL;
+    END LOOP;
+    -- Once a second, raise the due index's bound (see postgres__due_bound_move), at READ COMMITTED
+    -- only, and only after a claim that took a due job (each leaves a dead entry in the due index
+    -- behind the bound; a claim that took none has nothing to pass, and its move would only take
+    -- the watermark row, which a caller's open transaction would then hold).
+    IF v$due_move AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        v$due_clock := NULL;
+        BEGIN
+            LOCK TABLE "pgs_full"."tasks_watermark" IN EXCLUSIVE MODE NOWAIT;
+            v$due_clock := pg_catalog.clock_timestamp();
+            -- Ends the block: rolling back its subtransaction releases the lock at once.
+            RAISE EXCEPTION USING ERRCODE = 'lock_not_available';
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;
+        END;
+        IF v$due_clock IS NOT NULL THEN
+            SELECT "d"."available_at" INTO v$due_low
+            FROM "pgs_full"."tasks" AS "d"
+            WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."processed" = FALSE AND "d"."available_at" >= v$due_from
+            ORDER BY "d"."available_at"
+            LIMIT 1;
+            -- SKIP LOCKED: a session that holds the row (a watermark move in an open transaction) wins.
+            PERFORM 1 FROM "pgs_full"."tasks_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "pgs_full"."tasks_watermark" AS "w"
+                SET "due_from" = greatest("w"."due_from", least(v$due_clock, coalesce(v$due_low, v$due_clock))),
+                    "due_moved_at" = v$due_clock;
+            END IF;
+        END IF;
+    END IF;
+    -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+    -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+    -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+    IF v$highest - v$from >= 150 THEN
+        PERFORM "pgs_full"."tasks_watermark_move"(v$highest);
+    END IF;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_dequeue" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_dequeue" FROM PUBLIC;
+
+-- qgen 0.1.0: complete pgs_full.tasks_complete, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Finishes jobs held by a lease: marks them processed. With id, only that job; with ids, those of
+-- them the lease holds (primary-key lookups); with neither, every job of the lease, which needs a
+-- search of the whole table for the token (no index holds tokens: a claim writes no indexed column)
+-- (refused here with QG002: this queue has an outbox, whose values belong to one job). The token is the fence: a worker whose lease was released or taken over gets QG001.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_complete"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL,
+    "summary" varchar(200) DEFAULT NULL,
+    "score" integer DEFAULT NULL,
+    "no_result" boolean DEFAULT FALSE
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$completed integer;
+BEGIN
+    IF pg_catalog.length("tasks_complete"."summary") > 200 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: summary is past its column''s limit in pgs_full.tasks_complete; accepted: string(200), at most 200 characters';
+    END IF;
+    IF "tasks_complete"."id" IS NULL THEN
+        -- Outbox values belong to one job: a whole lease completed at once would skip them silently.
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.tasks: this queue has an outbox: complete each job with its id and its outbox values, not a whole lease by its token';
+    ELSE
+        -- A job hands its outbox values on, or the caller says it has none (no_result => true).
+        IF "tasks_complete"."no_result" IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: no_result NULL is out of range; accepted: false (the outbox values are given) or true (this job hands nothing on)';
+        ELSIF "tasks_complete"."no_result" AND ("tasks_complete"."summary" IS NOT NULL OR "tasks_complete"."score" IS NOT NULL) THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: complete on pgs_full.tasks: no_result => true says this job hands nothing on, yet outbox values were given; pass the values or no_result => true, not both';
+        ELSIF NOT "tasks_complete"."no_result" AND NOT ("tasks_complete"."summary" IS NOT NULL OR "tasks_complete"."score" IS NOT NULL) THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.tasks: this queue has an outbox: complete each job with its outbox values (summary, score), or with no_result => true when the job hands nothing on';
+        ELSIF NOT "tasks_complete"."no_result" AND "tasks_complete"."summary" IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG003',
+                MESSAGE = 'qgen: complete on pgs_full.tasks: outbox value summary is missing (NULL); it is NOT NULL in the outbox; accepted: every NOT NULL outbox value, or no_result => true';
+        END IF;
+        WITH "done" AS
+        (
+            UPDATE "pgs_full"."tasks" AS "job"
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."id" = "tasks_complete"."id" AND "job"."lease_token" = "tasks_complete"."lease_token"
+            RETURNING "job"."id"
+        ),
+        -- The result goes on in the same transaction as the completion (seed 004's local queue table).
+        "handed_on" AS
+        (
+            INSERT INTO "pgs_full"."tasks_outbox" ("source_id", "summary", "score")
+            SELECT "d"."id", "tasks_complete"."summary", "tasks_complete"."score"
+            FROM "done" AS "d"
+            WHERE "tasks_complete"."summary" IS NOT NULL OR "tasks_complete"."score" IS NOT NULL
+        )
+        SELECT count(*) INTO v$completed FROM "done";
+    END IF;
+    IF v$completed = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.tasks: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    RETURN v$completed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_complete" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_complete" FROM PUBLIC;
+
+-- qgen 0.1.0: fail pgs_full.tasks_fail, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A worker could not finish a job. With attempts left (at most 3) and retry it is released for
+-- another try after a backoff (returns 0); otherwise it goes to the dead-letter table (returns 1).
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_fail"
+(
+    "lease_token" uuid,
+    "id" bigint,
+    "error" varchar(4000) DEFAULT NULL,
+    "retry" boolean DEFAULT TRUE
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). PostgreSQL ignores the parameter's declared length; the insert into varchar(4000)
+    -- would refuse a longer text (22001) and cut trailing spaces past it.
+    v$error text := pg_catalog.left("tasks_fail"."error", 4000);
+    v$gone integer;
+BEGIN
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF "tasks_fail"."retry" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: retry NULL is out of range; accepted: true or false';
+    END IF;
+    IF "tasks_fail"."retry" THEN
+        -- The job is deferred again: no earlier than the clock read under this lock (postgres__due_bound_move).
+        LOCK TABLE "pgs_full"."tasks_watermark" IN ROW SHARE MODE;
+        UPDATE "pgs_full"."tasks" AS "job"
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
+            "last_error" = v$error,
+            "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(10::float8, 2 * power(3::float8, least("job"."attempts" - 1, 60))))
+        WHERE "job"."id" = "tasks_fail"."id" AND "job"."lease_token" = "tasks_fail"."lease_token"
+          AND "job"."attempts" < 3;
+        IF FOUND THEN
+            -- The job is claimable again: the watermark must not stay above it.
+            IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                FOR v$try IN 1 .. 5 LOOP
+                    PERFORM 1 FROM "pgs_full"."tasks_watermark" AS "w" WHERE "w"."id" > "tasks_fail"."id" FOR UPDATE SKIP LOCKED;
+                    IF FOUND THEN
+                        UPDATE "pgs_full"."tasks_watermark" AS "w" SET "id" = "tasks_fail"."id" WHERE "w"."id" > "tasks_fail"."id";
+                        EXIT;
+                    END IF;
+                    -- Not taken: either nothing to lower, or another transaction holds the row.
+                    EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_full"."tasks_watermark" AS "w" WHERE "w"."id" > "tasks_fail"."id");
+                    PERFORM pg_catalog.pg_sleep(0.01);
+                END LOOP;
+            END IF;
+            RETURN 0;
+        END IF;
+    END IF;
+    -- No retry (asked, or attempts used up), or the token does not hold the job: then nothing matches.
+    WITH "gone" AS
+    (
+        DELETE FROM "pgs_full"."tasks" AS "job"
+        WHERE "job"."id" = "tasks_fail"."id" AND "job"."lease_token" = "tasks_fail"."lease_token"
+        RETURNING "job".*
+    )
+    INSERT INTO "pgs_full"."tasks_dead" ("id", "job_type", "tenant", "item", "note", "body", "amount", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
+    SELECT "g"."id", "g"."job_type", "g"."tenant", "g"."item", "g"."note", "g"."body", "g"."amount", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", v$error, pg_catalog.clock_timestamp()
+    FROM "gone" AS "g";
+    GET DIAGNOSTICS v$gone = ROW_COUNT;
+    IF v$gone = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.tasks: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    RETURN 1;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_fail" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_fail" FROM PUBLIC;
+
+-- qgen 0.1.0: extend_lease pgs_full.tasks_extend_lease, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now.
+-- With id, one job; with ids, those of them the lease holds (primary-key lookups); with neither,
+-- every job of the lease (a search of the whole table). Only lease_expires_at changes: a HOT update.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_extend_lease"
+(
+    "lease_token" uuid,
+    "lease_seconds" integer DEFAULT 30,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$extended integer;
+BEGIN
+    IF "tasks_extend_lease"."lease_seconds" IS NULL OR "tasks_extend_lease"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("tasks_extend_lease"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
+    IF "tasks_extend_lease"."ids" IS NOT NULL THEN
+        UPDATE "pgs_full"."tasks" AS "job"
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "tasks_extend_lease"."lease_seconds")
+        WHERE "job"."id" = ANY ("tasks_extend_lease"."ids") AND "job"."id" = coalesce("tasks_extend_lease"."id", "job"."id")
+          AND "job"."lease_token" = "tasks_extend_lease"."lease_token";
+    ELSIF "tasks_extend_lease"."id" IS NULL THEN
+        -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
+        UPDATE "pgs_full"."tasks" AS "job"
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "tasks_extend_lease"."lease_seconds")
+        WHERE "job"."lease_token" = "tasks_extend_lease"."lease_token";
+    ELSE
+        UPDATE "pgs_full"."tasks" AS "job"
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "tasks_extend_lease"."lease_seconds")
+        WHERE "job"."id" = "tasks_extend_lease"."id" AND "job"."lease_token" = "tasks_extend_lease"."lease_token";
+    END IF;
+    GET DIAGNOSTICS v$extended = ROW_COUNT;
+    IF v$extended = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.tasks: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    RETURN v$extended;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_extend_lease" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_extend_lease" FROM PUBLIC;
+
+-- qgen 0.1.0: reap pgs_full.tasks_reap, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Releases jobs whose lease expired (a worker died or overran its allotted time), at most
+-- batch_size per call: those with attempts left become claimable again, with their old token
+-- cleared so the late worker is fenced off; the rest are dead-lettered.
+-- No index holds leases (a claim writes no indexed column, so that it is a HOT update): reap looks
+-- at the first 10 x batch_size unfinished jobs in queue order, which is where claims take jobs
+-- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
+-- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
+-- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
+-- expired lease behind more than that many jobs waits for a claim.
+-- Deferred jobs (delayed, backed off) are not among them: they are never leased, and the claim
+-- index that reap walks leaves them out.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_reap"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE ("released" integer, "dead_lettered" integer)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$lowest bigint;
+BEGIN
+    IF "tasks_reap"."batch_size" IS NULL OR "tasks_reap"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for pgs_full.tasks_reap; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("tasks_reap"."batch_size"::text, 'NULL'));
+    END IF;
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "pgs_full"."tasks_watermark" IN ROW SHARE MODE;
+    WITH "expired" AS
+    (
+        -- SKIP LOCKED: a job being completed right now is locked by its worker; leave it to finish.
+        SELECT "job"."id", "job"."attempts"
+        FROM "pgs_full"."tasks" AS "job"
+        WHERE "job"."id" IN
+              (
+                  SELECT "first"."id"
+                  FROM "pgs_full"."tasks" AS "first"
+                  WHERE "first"."processed" = FALSE AND "first"."available_at" <= "first"."enqueued_at"
+                  ORDER BY "first"."id"
+                  LIMIT "tasks_reap"."batch_size" * 10
+              )
+          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < pg_catalog.clock_timestamp()
+        LIMIT "tasks_reap"."batch_size"
+        FOR UPDATE SKIP LOCKED
+    ),
+    "freed" AS
+    (
+        UPDATE "pgs_full"."tasks" AS "job"
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+            "last_error" = 'qgen: lease expired before the job was completed'
+        FROM "expired" AS "e"
+        WHERE "job"."id" = "e"."id" AND "e"."attempts" < 3
+        RETURNING "job"."id"
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_full"."tasks" AS "job"
+        USING "expired" AS "e"
+        WHERE "job"."id" = "e"."id" AND "e"."attempts" >= 3
+        RETURNING "job".*
+    ),
+    "buried" AS
+    (
+        INSERT INTO "pgs_full"."tasks_dead" ("id", "job_type", "tenant", "item", "note", "body", "amount", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."job_type", "g"."tenant", "g"."item", "g"."note", "g"."body", "g"."amount", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
+    INTO "released", "dead_lettered", v$lowest;
+    IF v$lowest IS NOT NULL THEN
+        -- Released jobs are claimable again: the watermark must not stay above them.
+        IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+            FOR v$try IN 1 .. 5 LOOP
+                PERFORM 1 FROM "pgs_full"."tasks_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    UPDATE "pgs_full"."tasks_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                    EXIT;
+                END IF;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_full"."tasks_watermark" AS "w" WHERE "w"."id" > v$lowest);
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
+        END IF;
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_reap" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_reap" FROM PUBLIC;
+
+-- qgen 0.1.0: metrics pgs_full.tasks_metrics, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row describing the queue now. Counts scan the table: for dashboards and alerts, not hot paths.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_metrics"()
+RETURNS TABLE
+(
+    "ready" bigint,
+    "scheduled" bigint,
+    "in_flight" bigint,
+    "expired" bigint,
+    "processed" bigint,
+    "dead" bigint,
+    "archived" bigint,
+    "oldest_ready_age_seconds" bigint,
+    "watermark" bigint,
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+    SELECT
+        count(*) FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."available_at" <= now()),
+        count(*) FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."available_at" > now()),
+        count(*) FILTER (WHERE "job"."lease_token" IS NOT NULL),
+        count(*) FILTER (WHERE "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < now()),
+        count(*) FILTER (WHERE "job"."processed"),
+        (SELECT count(*) FROM "pgs_full"."tasks_dead"),
+        0::bigint,
+        coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."available_at" <= now())))::bigint, 0),
+        (SELECT "w"."id" FROM "pgs_full"."tasks_watermark" AS "w"),
+        min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE),
+        count(*) FILTER (WHERE "job"."processed" AND "job"."processed_at" >= now() - interval '1 minute'),
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
+            - (SELECT "w"."id" FROM "pgs_full"."tasks_watermark" AS "w")
+    FROM "pgs_full"."tasks" AS "job";
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_metrics" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_metrics" FROM PUBLIC;
+
+-- qgen 0.1.0: peek pgs_full.tasks_peek, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The next pending jobs, in queue order, without claiming them. Returns the
+-- pending view's rows. "limit" is a reserved word: by name it is passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_peek"
+(
+    "job_type" varchar(50) DEFAULT NULL,
+    "limit" integer DEFAULT 100
+)
+RETURNS SETOF "pgs_full"."tasks_pending"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    -- NULL (LIMIT NULL: every row) or negative is refused as the other argument checks are.
+    IF "tasks_peek"."limit" IS NULL OR "tasks_peek"."limit" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit is out of range for pgs_full.tasks_peek; accepted: 0 or more rows';
+    END IF;
+    RETURN QUERY
+    SELECT "p".*
+    FROM "pgs_full"."tasks_pending" AS "p"
+    WHERE "tasks_peek"."job_type" IS NULL OR "p"."job_type" = "tasks_peek"."job_type"
+    ORDER BY "p"."id"
+    LIMIT "tasks_peek"."limit";
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_peek" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_peek" FROM PUBLIC;
+
+-- qgen 0.1.0: purge_batch pgs_full.tasks_purge_batch, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds: at most batch_size rows (1000 by default, refused above 4000) over all
+-- those tables together, in the caller's transaction. purge (a procedure) calls it in a loop and
+-- commits after each batch; a client can call it in a loop of its own, one transaction per call.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_purge_batch"
+(
+    "older_than_seconds" integer DEFAULT 604800,
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE ("archived" integer, "processed" integer, "dead" integer)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$cutoff timestamptz;
+    v$left integer := "tasks_purge_batch"."batch_size";
+    v$deleted integer;
+BEGIN
+    IF "tasks_purge_batch"."batch_size" IS NULL OR "tasks_purge_batch"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("tasks_purge_batch"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF "tasks_purge_batch"."older_than_seconds" IS NULL OR "tasks_purge_batch"."older_than_seconds" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: older_than_seconds ' || coalesce("tasks_purge_batch"."older_than_seconds"::text, 'NULL') || ' is out of range; accepted: 0 or more';
+    END IF;
+    v$cutoff := now() - pg_catalog.make_interval(secs => "tasks_purge_batch"."older_than_seconds");
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    IF v$left > 0 THEN
+        DELETE FROM "pgs_full"."tasks" AS "x"
+        WHERE "x"."id" = ANY (ARRAY(
+            SELECT "y"."id" FROM "pgs_full"."tasks" AS "y"
+            WHERE "y"."processed" AND "y"."processed_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "processed" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
+    IF v$left > 0 THEN
+        DELETE FROM "pgs_full"."tasks_dead" AS "x"
+        WHERE "x"."entry_id" = ANY (ARRAY(
+            SELECT "y"."entry_id" FROM "pgs_full"."tasks_dead" AS "y"
+            WHERE "y"."dead_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "dead" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_purge_batch" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_purge_batch" FROM PUBLIC;
+
+-- qgen 0.1.0: purge pgs_full.tasks_purge, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds, one batch of at most batch_size rows at a time, and COMMITs after each batch:
+-- no transaction holds more than one batch, and vacuum can clean up behind it while it runs.
+-- Rows that finish while it runs (a second after it began) are left for the next purge, so it ends.
+-- A procedure that commits cannot be SECURITY DEFINER nor have a SET clause: it runs with its
+-- caller's rights and reaches the tables only through tasks_purge_batch (EXECUTE on that is all it
+-- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
+-- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
+-- tasks_purge_batch instead.
+CREATE OR REPLACE PROCEDURE "pgs_full"."tasks_purge"
+(
+    "older_than_seconds" integer DEFAULT 604800,
+    "batch_size" integer DEFAULT 1000,
+    INOUT "archived" bigint DEFAULT NULL,
+    INOUT "processed" bigint DEFAULT NULL,
+    INOUT "dead" bigint DEFAULT NULL
+)
+LANGUAGE plpgsql
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$batch record;
+BEGIN
+    "tasks_purge"."archived" := 0;
+    "tasks_purge"."processed" := 0;
+    "tasks_purge"."dead" := 0;
+    LOOP
+        -- Each batch is a new transaction with a later now(): widen the age by the whole seconds
+        -- spent so far, so the cutoff stays within a second of where it was when the call began.
+        SELECT * INTO v$batch
+        FROM "pgs_full"."tasks_purge_batch"(
+            "tasks_purge"."older_than_seconds" + pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v$started))::integer,
+            "tasks_purge"."batch_size");
+        "tasks_purge"."archived" := "tasks_purge"."archived" + v$batch."archived";
+        "tasks_purge"."processed" := "tasks_purge"."processed" + v$batch."processed";
+        "tasks_purge"."dead" := "tasks_purge"."dead" + v$batch."dead";
+        COMMIT;
+        -- A short batch: nothing older is left (or what is left is locked: the next purge takes it).
+        EXIT WHEN v$batch."archived" + v$batch."processed" + v$batch."dead" < "tasks_purge"."batch_size";
+    END LOOP;
+END
+$qgen$;
+ALTER PROCEDURE "pgs_full"."tasks_purge" OWNER TO "pgs_full_owner";
+REVOKE ALL ON PROCEDURE "pgs_full"."tasks_purge" FROM PUBLIC;
+
+-- qgen 0.1.0: maintain pgs_full.tasks_maintain, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- batch_size finished jobs older than the retention (604800 s), releases up to batch_size expired
+-- leases (reap), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue: a caller that finds another one running returns at once with skipped = true.
+-- more = true when a step filled its batch: call again (qgen maintain does) to do the rest.
+-- Granted to the consumer role, so any worker can run it (run_worker does, every few seconds).
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_maintain"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE
+(
+    "skipped" boolean,
+    "released" integer,
+    "dead_lettered" integer,
+    "old_watermark" bigint,
+    "new_watermark" bigint,
+    "archived" integer,
+    "processed" integer,
+    "dead" integer,
+    "more" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "tasks_maintain"."batch_size" IS NULL OR "tasks_maintain"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("tasks_maintain"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    "released" := 0;
+    "dead_lettered" := 0;
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    -- One at a time (see the macro maintain_lock). The lock is the transaction's: it goes with the
+    -- commit or the rollback, whatever happens.
+    BEGIN
+        LOCK TABLE "pgs_full"."tasks_watermark" IN SHARE UPDATE EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        "skipped" := TRUE;
+        "more" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END;
+    "skipped" := FALSE;
+    -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+    SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
+    FROM "pgs_full"."tasks_purge_batch"(604800, "tasks_maintain"."batch_size") AS "p";
+    SELECT "r"."released", "r"."dead_lettered" INTO "released", "dead_lettered"
+    -- reap takes at most the queue's max_batch_size (1000).
+    FROM "pgs_full"."tasks_reap"(least("tasks_maintain"."batch_size", 1000)) AS "r";
+    SELECT "w"."old_watermark", "w"."new_watermark" INTO "old_watermark", "new_watermark"
+    FROM "pgs_full"."tasks_watermark_correct"() AS "w";
+    "more" := "archived" + "processed" + "dead" >= "tasks_maintain"."batch_size"
+              OR "released" + "dead_lettered" >= least("tasks_maintain"."batch_size", 1000);
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_maintain" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_maintain" FROM PUBLIC;
+
+-- qgen 0.1.0: redrive pgs_full.tasks_redrive, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Puts dead-lettered jobs back into the queue as new jobs: a new id, attempts 0, available now,
+-- their last error kept. Either the dead jobs with these ids, or (redrive_all) every dead job
+-- after after_id, in the order they died; at most batch_size per call: last_id is the last
+-- dead-letter entry looked at (its entry_id: a job id can repeat there), to pass as after_id to
+-- the next call. Each job is inserted and removed from the dead-letter
+-- table in this one transaction, so it is redriven once: a second call finds nothing, and a
+-- concurrent one waits and then finds it gone.
+-- A job whose dedupe key is already queued again is not redriven: it stays dead and is counted
+-- in skipped_duplicates.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_redrive"
+(
+    "ids" bigint[] DEFAULT NULL,
+    "redrive_all" boolean DEFAULT FALSE,
+    "after_id" bigint DEFAULT 0,
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE ("redriven" integer, "skipped_duplicates" integer, "last_id" bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$dead record;
+BEGIN
+    IF "tasks_redrive"."batch_size" IS NULL OR "tasks_redrive"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("tasks_redrive"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF ("tasks_redrive"."ids" IS NOT NULL) = coalesce("tasks_redrive"."redrive_all", FALSE) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: redrive takes either ids or redrive_all => true, not both and not neither';
+    END IF;
+    "redriven" := 0;
+    "skipped_duplicates" := 0;
+    FOR v$dead IN
+        SELECT "x".*
+        FROM "pgs_full"."tasks_dead" AS "x"
+        WHERE ("tasks_redrive"."redrive_all" AND "x"."entry_id" > coalesce("tasks_redrive"."after_id", 0))
+           OR "x"."id" = ANY ("tasks_redrive"."ids")
+        ORDER BY "x"."entry_id"
+        LIMIT "tasks_redrive"."batch_size"
+        FOR UPDATE OF "x"
+    LOOP
+        "last_id" := v$dead."entry_id";
+        INSERT INTO "pgs_full"."tasks" ("job_type", "tenant", "item", "note", "body", "amount", "enqueued_by", "attempts", "available_at", "last_error")
+        VALUES (v$dead."job_type", v$dead."tenant", v$dead."item", v$dead."note", v$dead."body", v$dead."amount", v$dead."enqueued_by", 0, now(), v$dead."last_error")
+        -- Whatever unique key says the job is queued already, it is not queued twice.
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            DELETE FROM "pgs_full"."tasks_dead" AS "x" WHERE "x"."entry_id" = v$dead."entry_id";
+            "redriven" := "redriven" + 1;
+        ELSE
+            "skipped_duplicates" := "skipped_duplicates" + 1;
+        END IF;
+    END LOOP;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_redrive" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_redrive" FROM PUBLIC;
+
+-- qgen 0.1.0: table pgs_full.strict, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Storage fit for a queue table, whose rows are inserted, updated (leased, released) and deleted all day:
+-- fillfactor 50: half of each page left free, so that a claim can put the new version of every row
+--   of the page next to the old one, even for a batch that takes the whole page: a HOT update,
+--   which writes no index entry (no index names a column a claim writes; see the claim index).
+--   With 85, a batch of 10 claimed on 400-byte rows was HOT for 22% of its rows; with 50, 100%.
+-- autovacuum_vacuum_scale_factor 0.01 (default 0.2): vacuum once 1% of the rows are dead, not 20%:
+--   on a queue with a backlog, dead entries at the head of the claim index are what every claim
+--   walks through, and 20% of a million-row backlog is 200,000 of them.
+-- autovacuum_vacuum_threshold 1000 (default 50): but on a nearly empty queue, not after every 50
+--   deleted jobs: a few vacuums a minute at most on a busy small queue.
+-- autovacuum_analyze_scale_factor 0.02 (default 0.1): the row count swings with the backlog; keep
+--   the statistics the planner sees close to it.
+CREATE TABLE IF NOT EXISTS "pgs_full"."strict"
+(
+    -- Ever-increasing: claims walk the id in order, and the watermark is an id.
+    "id" bigint GENERATED ALWAYS AS IDENTITY,
+    "key" varchar(50) NOT NULL,
+    "available_at" timestamptz NOT NULL DEFAULT now(),
+    "enqueued_at" timestamptz NOT NULL DEFAULT now(),
+    "attempts" integer NOT NULL DEFAULT 0,
+    "lease_token" uuid NULL,
+    "lease_owner" varchar(128) NULL,
+    "lease_expires_at" timestamptz NULL,
+    "last_error" varchar(4000) NULL,
+    PRIMARY KEY ("id")
+)
+WITH (fillfactor = 50, autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
+      autovacuum_analyze_scale_factor = 0.02);
+ALTER TABLE "pgs_full"."strict" OWNER TO "pgs_full_owner";
+
+-- qgen 0.1.0: claim_index pgs_full.strict_claim_ix, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
+-- update); a claim starts at the watermark and steps over the jobs in flight there.
+-- Deferred jobs (delayed, or released with a backoff) are left out of it: see the due index below.
+CREATE INDEX IF NOT EXISTS "strict_claim_ix"
+    ON "pgs_full"."strict" ("id")
+    WHERE "available_at" <= "enqueued_at"
+    ;
+-- The due index: deferred jobs not yet claimed (a claim takes a job out of it), by the time they
+-- become available. A claim takes the due ones from here first, so however many wait for their
+-- time, no claim and no watermark steps over them.
+CREATE INDEX IF NOT EXISTS "strict_claim_ix_due"
+    ON "pgs_full"."strict" ("available_at", "id")
+    WHERE "available_at" > "enqueued_at";
+
+-- qgen 0.1.0: dead_letter_table pgs_full.strict_dead, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: "id" is the job's id, which repeats once the queue's identity is restarted.
+CREATE TABLE IF NOT EXISTS "pgs_full"."strict_dead"
+(
+    "entry_id" bigint GENERATED ALWAYS AS IDENTITY,
+    "id" bigint NOT NULL,
+    "key" varchar(50) NOT NULL,
+    "enqueued_at" timestamptz NOT NULL,
+    "attempts" integer NOT NULL,
+    "last_error" varchar(4000) NULL,
+    "dead_at" timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY ("entry_id")
+);
+ALTER TABLE "pgs_full"."strict_dead" OWNER TO "pgs_full_owner";
+
+-- qgen 0.1.0: dedupe_index pgs_full.strict_dedupe_ux, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row per dedupe key: enqueueing the same item twice finds the row already there.
+CREATE UNIQUE INDEX IF NOT EXISTS "strict_dedupe_ux"
+    ON "pgs_full"."strict" ("key");
+
+-- qgen 0.1.0: watermark_table pgs_full.strict_watermark, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: the lowest id a claim needs to look at. Claims start their index range here instead of
+-- walking the dead index entries that claimed or deleted rows leave at the low end.
+CREATE TABLE IF NOT EXISTS "pgs_full"."strict_watermark"
+(
+    "id" bigint NOT NULL,
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    -- When the table was last searched below the watermark (by a dequeue's rescan or
+    -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
+    "corrected_at" timestamptz NOT NULL DEFAULT '-infinity',
+    -- Where claims start the due index: no deferred job a claim may take is due before due_from,
+    -- see postgres__due_bound_move. due_moved_at: when a dequeue last moved it.
+    "due_from" timestamptz NOT NULL DEFAULT '-infinity',
+    "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity',
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_full"."strict_watermark" OWNER TO "pgs_full_owner";
+INSERT INTO "pgs_full"."strict_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+
+-- qgen 0.1.0: dead_letter_index pgs_full.strict_dead_ix, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+CREATE INDEX IF NOT EXISTS "strict_dead_ix"
+    ON "pgs_full"."strict_dead" ("dead_at");
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+CREATE INDEX IF NOT EXISTS "strict_dead_id_ix"
+    ON "pgs_full"."strict_dead" ("id");
+
+-- qgen 0.1.0: pending_view pgs_full.strict_pending, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs waiting to be claimed (delayed ones included, with their available_at).
+CREATE OR REPLACE VIEW "pgs_full"."strict_pending" AS
+SELECT "job"."id", "job"."key", "job"."available_at", "job"."enqueued_at", "job"."attempts", "job"."last_error"
+FROM "pgs_full"."strict" AS "job"
+WHERE "job"."lease_token" IS NULL;
+ALTER VIEW "pgs_full"."strict_pending" OWNER TO "pgs_full_owner";
+
+-- qgen 0.1.0: batch_type pgs_full.strict_batch, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The shape of one job in enqueue_batch's JSON array (jsonb_populate_recordset reads the array into
+-- it). A composite type has no NOT NULL or defaults: enqueue_batch fills ordinal (the array
+-- position) when missing, and the table rejects a missing required column.
+-- Its string and decimal fields have no length or scale (m.param_type): reading a job into
+-- varchar(n) or numeric(p,s) would cut or round a value past its column before enqueue_batch
+-- could refuse it (QG010).
+DO $qgen$
+BEGIN
+    IF pg_catalog.to_regtype('"pgs_full"."strict_batch"') IS NULL THEN
+        CREATE TYPE "pgs_full"."strict_batch" AS
+        (
+            "ordinal" integer,
+            "key" varchar
+        );
+    END IF;
+END
+$qgen$;
+ALTER TYPE "pgs_full"."strict_batch" OWNER TO "pgs_full_owner";
+
+-- qgen 0.1.0: enqueue pgs_full.strict_enqueue, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
+-- (enqueued = false), or here raises unique_violation (23505).
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_enqueue"
+(
+    "key" varchar(50)
+)
+RETURNS TABLE ("id" bigint, "enqueued" boolean)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF pg_catalog.length("strict_enqueue"."key") > 50 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: key is past its column''s limit in pgs_full.strict_enqueue; accepted: string(50), at most 50 characters';
+    END IF;
+    -- ON CONFLICT waits for a concurrent insert of the same key to commit or roll back, so two
+    -- sessions can never both enqueue it, and no subtransaction is needed to catch the violation.
+    INSERT INTO "pgs_full"."strict" AS "job" ("key")
+        VALUES ("strict_enqueue"."key")
+        ON CONFLICT ("key") DO NOTHING
+        RETURNING "job"."id" INTO "id";
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'unique_violation',
+            MESSAGE = 'qgen: duplicate job on pgs_full.strict: a job with this dedupe key (key) is already queued',
+            SCHEMA = 'pgs_full', TABLE = 'strict', CONSTRAINT = 'strict_dedupe_ux';
+    END IF;
+    "enqueued" := TRUE;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_enqueue" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_enqueue" FROM PUBLIC;
+
+-- qgen 0.1.0: enqueue_batch pgs_full.strict_enqueue_batch, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds many jobs in one statement; ids are assigned in ordinal order (a job's "ordinal" key, else
+-- its position in the array). Returns (ordinal, id, enqueued) for every input job: a job already
+-- queued, or repeated earlier in the batch, raises unique_violation (23505) and nothing is enqueued.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_enqueue_batch"
+(
+    "jobs" jsonb
+)
+RETURNS TABLE ("ordinal" integer, "id" bigint, "enqueued" boolean)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    -- The ids are drawn before the insert, so each input job knows its id whether or not it is inserted.
+    v$sequence regclass := pg_catalog.pg_get_serial_sequence('"pgs_full"."strict"', 'id')::regclass;
+    v$over integer;
+    v$over_column text;
+    v$ordinal integer;
+    v$id bigint;
+    v$enqueued boolean;
+    v$key_1 varchar(50);
+BEGIN
+
+    SELECT coalesce("j"."ordinal", "e"."position$"::integer),
+           CASE WHEN pg_catalog.length("j"."key") > 50 THEN 'key; accepted: string(50), at most 50 characters' END
+    INTO v$over, v$over_column
+    FROM jsonb_array_elements("strict_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::"pgs_full"."strict_batch", "e"."job$") AS "j"
+    WHERE pg_catalog.length("j"."key") > 50
+    ORDER BY "e"."position$"
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = pg_catalog.format('qgen: job %s of the batch has a value past its column''s limit in pgs_full.strict_enqueue_batch: column %s', v$over, v$over_column);
+    END IF;
+    FOR v$ordinal, v$id, v$enqueued, v$key_1 IN
+        WITH "input" AS
+        (
+            SELECT coalesce("j"."ordinal", "e"."position$"::integer) AS "ordinal",
+                   "j"."key"
+            -- The array position and the new id are qgen's own columns beside the job's: their names
+            -- hold a $, which no spec column can.
+            FROM jsonb_array_elements("strict_enqueue_batch"."jobs") WITH ORDINALITY AS "e"("job$", "position$")
+            CROSS JOIN LATERAL jsonb_populate_record(NULL::"pgs_full"."strict_batch", "e"."job$") AS "j"
+        ),
+        "numbered" AS
+        (
+            -- A volatile target list runs after ORDER BY, so the ids follow the ordinals.
+            SELECT "i".*, nextval(v$sequence) AS "new$id"
+            FROM "input" AS "i"
+            ORDER BY "i"."ordinal"
+        ),
+        "inserted" AS
+        (
+            INSERT INTO "pgs_full"."strict" AS "job" ("id", "key")
+            OVERRIDING SYSTEM VALUE
+            SELECT "n"."new$id", "n"."key"
+            FROM "numbered" AS "n"
+            ORDER BY "n"."ordinal"
+            -- A key already queued, or repeated in the batch, is skipped here and reported below.
+            ON CONFLICT ("key") DO NOTHING
+            RETURNING "job"."id"
+        )
+        SELECT "n"."ordinal",
+               "n"."new$id",
+               "k"."id" IS NOT NULL,
+               "n"."key"
+
+        FROM "numbered" AS "n"
+        LEFT JOIN "inserted" AS "k" ON "k"."id" = "n"."new$id"
+        ORDER BY "n"."ordinal"
+    LOOP
+        IF NOT v$enqueued THEN
+            RAISE EXCEPTION USING ERRCODE = 'unique_violation',
+                MESSAGE = 'qgen: duplicate job on pgs_full.strict: a job in the batch has a dedupe key (key) that is already queued or repeated',
+                SCHEMA = 'pgs_full', TABLE = 'strict', CONSTRAINT = 'strict_dedupe_ux';
+        END IF;
+        "ordinal" := v$ordinal;
+        "id" := v$id;
+        "enqueued" := v$enqueued;
+        RETURN NEXT;
+    END LOOP;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_enqueue_batch" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_enqueue_batch" FROM PUBLIC;
+
+-- qgen 0.1.0: watermark_move pgs_full.strict_watermark_move, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Moves the watermark up to 50 ids below the claim that called it (the slack covers claims and inserts
+-- still in flight), but never past a row that is still unclaimed, and never down.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_watermark_move"
+(
+    "claimed_from" bigint
+)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$current bigint;
+    v$target bigint := "strict_watermark_move"."claimed_from" - 50;
+    v$lowest bigint;
+BEGIN
+    -- A REPEATABLE READ or SERIALIZABLE caller's snapshot may still show as claimed a job released
+    -- since: only a READ COMMITTED call moves the watermark.
+    IF NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        RETURN;
+    END IF;
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction), nothing can move, and dequeue calls this after every such claim;
+    -- taking the watermark row then would hold it through the caller's transaction, and the rescan
+    -- and the other movers would skip it for as long as claims keep coming.
+    SELECT "w"."id" INTO v$current FROM "pgs_full"."strict_watermark" AS "w";
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    IF EXISTS (SELECT 1 FROM "pgs_full"."strict" AS "job"
+               WHERE "job"."id" = v$current AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at") THEN
+        RETURN;
+    END IF;
+    -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
+    SELECT "w"."id" INTO v$current FROM "pgs_full"."strict_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND OR v$current >= v$target THEN
+        RETURN;
+    END IF;
+    -- A separate statement, so its snapshot is taken after the lock: a release that committed
+    -- before is seen here, and one that commits after lowers the watermark itself. A snapshot shows
+    -- each row's last committed version: a row an open claim holds (a delete, or a lease inside a
+    -- caller's transaction) still looks unclaimed, so the move stops at it and a rollback strands
+    -- nothing. A row whose insert is not yet committed is invisible and can be passed: dequeue's
+    -- rescan (watermark.rescan) finds it once it commits.
+    SELECT min("job"."id") INTO v$lowest
+    FROM "pgs_full"."strict" AS "job"
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at";
+    UPDATE "pgs_full"."strict_watermark" AS "w"
+    SET "id" = coalesce(v$lowest, v$target)
+    WHERE "w"."id" < coalesce(v$lowest, v$target);
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_watermark_move" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_watermark_move" FROM PUBLIC;
+
+-- qgen 0.1.0: watermark_correct pgs_full.strict_watermark_correct, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resets the watermark from the table itself: 50 ids (the slack, for inserts still in flight) below
+-- the lowest unclaimed id, or below the next id when every row is claimed or gone (the table's highest
+-- id, or its identity when it is empty), never below 0. It repairs a watermark that is wrong either
+-- way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it after a
+-- drain (run it after a dequeue that found nothing) and for a watermark set by hand.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_watermark_correct"()
+RETURNS TABLE ("old_watermark" bigint, "new_watermark" bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$new bigint;
+    v$held boolean;
+    v$searched timestamptz;
+    v$due_low timestamptz;
+BEGIN
+    -- The row first, so that the scan below starts after whatever held it committed; but never
+    -- waiting for it: a worker runs this (after an empty dequeue, and in maintain), and another
+    -- transaction may hold the row for as long as it stays open (a caller's transaction whose
+    -- dequeue moved the watermark, another uncommitted correction). Then nothing changes: the call
+    -- returns the watermark it reads, as old and new. So does a REPEATABLE READ or SERIALIZABLE
+    -- caller whose snapshot is older than the row (a serialization failure otherwise).
+    BEGIN
+        SELECT "w"."id" INTO "old_watermark" FROM "pgs_full"."strict_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+        v$held := NOT FOUND AND EXISTS (SELECT 1 FROM "pgs_full"."strict_watermark");
+    EXCEPTION WHEN serialization_failure THEN
+        v$held := TRUE;
+    END;
+    IF v$held THEN
+        SELECT "w"."id", "w"."id" INTO "old_watermark", "new_watermark" FROM "pgs_full"."strict_watermark" AS "w";
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    -- corrected_at gets the time before the search (it counts as a dequeue's rescan): the search's
+    -- snapshot is taken after it, so a job that becomes claimable below the watermark later may be
+    -- missed here, and the next rescan is due watermark.rescan seconds after this moment, within the
+    -- bound. A REPEATABLE READ or SERIALIZABLE caller searches its transaction's first snapshot,
+    -- older than any clock reading here: its search does not count (corrected_at is left as it is).
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        v$searched := pg_catalog.clock_timestamp();
+    END IF;
+    SELECT min("job"."id") INTO v$new FROM "pgs_full"."strict" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at";
+    IF v$new IS NULL THEN
+        SELECT max("job"."id") + 1 INTO v$new FROM "pgs_full"."strict" AS "job";
+    END IF;
+    IF v$new IS NULL THEN
+        -- Drained: the next id comes from the identity. Left where it was, a watermark a release
+        -- had lowered would make every claim walk the whole drained range again.
+        v$new := pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence('"pgs_full"."strict"', 'id')::regclass) + 1;
+    END IF;
+    -- greatest() skips NULLs, so a table never inserted into (v$new NULL) must not reach it.
+    "new_watermark" := CASE WHEN v$new IS NULL THEN coalesce("old_watermark", 0)
+                            ELSE greatest(v$new - 50, 0) END;
+    IF "new_watermark" > "old_watermark" AND NOT pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        -- REPEATABLE READ or SERIALIZABLE: the scans above read the transaction's first snapshot,
+        -- which may still show as claimed a job released since. Lowering is safe; raising waits
+        -- for a READ COMMITTED call.
+        "new_watermark" := "old_watermark";
+    END IF;
+    -- Below the due index's bound: a deferred job written past the routines may be due before it.
+    SELECT "d"."available_at" INTO v$due_low
+    FROM "pgs_full"."strict" AS "d"
+    WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."available_at" < (SELECT "b"."due_from" FROM "pgs_full"."strict_watermark" AS "b")
+    ORDER BY "d"."available_at"
+    LIMIT 1;
+    IF "old_watermark" IS NULL THEN
+        -- The row was deleted by hand: put it back.
+        INSERT INTO "pgs_full"."strict_watermark" ("id", "corrected_at") VALUES ("strict_watermark_correct"."new_watermark", coalesce(v$searched, '-infinity'))
+        ON CONFLICT DO NOTHING;
+    ELSE
+        UPDATE "pgs_full"."strict_watermark" AS "w" SET "id" = "strict_watermark_correct"."new_watermark", "corrected_at" = coalesce(v$searched, "w"."corrected_at"),
+            -- It counts as a rescan (corrected_at): lower the due bound as the rescan does.
+            "due_from" = least("w"."due_from", coalesce(v$due_low, "w"."due_from"));
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_watermark_correct" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_watermark_correct" FROM PUBLIC;
+
+-- qgen 0.1.0: dequeue pgs_full.strict_dequeue, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
+-- name with a parameter (the job type column and the job_type filter), which RETURNS TABLE forbids.
+DO $qgen$
+BEGIN
+    IF pg_catalog.to_regtype('"pgs_full"."strict_dequeue_row"') IS NULL THEN
+        CREATE TYPE "pgs_full"."strict_dequeue_row" AS
+        (
+            "id" bigint,
+            "key" varchar(50),
+            "attempts" integer,
+            "lease_token" uuid,
+            "lease_expires_at" timestamptz
+        );
+    END IF;
+END
+$qgen$;
+ALTER TYPE "pgs_full"."strict_dequeue_row" OWNER TO "pgs_full_owner";
+-- Claims up to batch_size jobs under one new lease token and returns them. The lease is a soft
+-- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
+-- With complete_lease_token it first completes that lease's jobs as complete does, in the same
+-- transaction: one commit per batch instead of two; complete_ids names them (primary-key lookups;
+-- without it the whole table is searched for the token). A token that holds none of them raises
+-- QG001 and nothing is claimed. A job whose lease expired is claimed again like a new one (the
+-- old worker's token no longer holds it); one that was on its last attempt is
+-- dead-lettered here instead of being handed out, and another claimed in its place.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_dequeue"
+(
+    "owner" varchar(128) DEFAULT NULL,
+    "batch_size" integer DEFAULT 10,
+    "lease_seconds" integer DEFAULT 300,
+    "complete_lease_token" uuid DEFAULT NULL,
+    "complete_ids" bigint[] DEFAULT NULL
+)
+RETURNS SETOF "pgs_full"."strict_dequeue_row"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
+ROWS 10
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$token uuid := gen_random_uuid();
+    v$completed integer;
+    v$want integer := "strict_dequeue"."batch_size";
+    v$exhausted bigint[];
+    -- The previous lease's jobs this call completes by id (in its first claim statement).
+    v$ids bigint[];
+    v$start bigint;
+    v$top bigint;
+    v$rows "pgs_full"."strict_dequeue_row"[];
+    -- The token a claim gives the jobs it took over on their last attempt (kept back, dead-lettered).
+    v$spent uuid := gen_random_uuid();
+    v$highest bigint;
+    v$from bigint;
+    v$rescan boolean;
+    v$mark bigint;
+    v$searched timestamptz;
+    v$stranded bigint;
+    -- The due index's bound: where claims read it from, whether this call moves it, and the
+    -- mover's clock and earliest due time (see postgres__due_bound_move).
+    v$due_from timestamptz;
+    v$due_move boolean;
+    v$due_clock timestamptz;
+    v$due_low timestamptz;
+BEGIN
+    IF "strict_dequeue"."batch_size" IS NULL OR "strict_dequeue"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for pgs_full.strict_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("strict_dequeue"."batch_size"::text, 'NULL'));
+    END IF;
+    IF pg_catalog.length("strict_dequeue"."owner") > 128 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG010',
+            MESSAGE = 'qgen: owner is past its column''s limit in pgs_full.strict_dequeue; accepted: string(128), at most 128 characters';
+    END IF;
+    IF "strict_dequeue"."lease_seconds" IS NULL OR "strict_dequeue"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("strict_dequeue"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
+    IF "strict_dequeue"."complete_lease_token" IS NOT NULL THEN
+        -- Named by id: completed by the claim statement below. Otherwise: a search for the token.
+        v$ids := "strict_dequeue"."complete_ids";
+        IF v$ids IS NULL THEN
+            DELETE FROM "pgs_full"."strict" AS "job"
+            WHERE "job"."lease_token" = "strict_dequeue"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+        END IF;
+    END IF;
+    LOOP
+        WITH "mark" AS MATERIALIZED
+        (
+            -- The watermark, unless a rescan is due (see watermark_start): then NULL, and the claim takes
+            -- nothing; the body rescans and claims again from v$start.
+            -- With the due index's bound, and whether to move it (see postgres__due_bound_move).
+            SELECT coalesce(v$start, CASE WHEN ("w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10)) IS NOT TRUE THEN "w"."id" END) AS "from",
+                   coalesce("w"."due_from", '-infinity') AS "due_from",
+                   coalesce("w"."due_moved_at" <= pg_catalog.clock_timestamp() - interval '1 second', FALSE) AS "due_move"
+            FROM (VALUES (1)) AS "one" ("row")
+            LEFT JOIN "pgs_full"."strict_watermark" AS "w" ON TRUE
+        ),
+        "done" AS
+        (
+            DELETE FROM "pgs_full"."strict" AS "job"
+            WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "strict_dequeue"."complete_lease_token"
+            RETURNING "job"."id"
+        ),
+        "due" AS MATERIALIZED
+        (
+            -- Deferred jobs (delayed, or released with a backoff) whose time has come, first: they are not
+            -- in the claim index, and the watermark passes them. The due index holds only those not yet
+            -- claimed, by available_at: while none is due this reads one page.
+            SELECT "d"."id"
+            FROM "pgs_full"."strict" AS "d"
+            -- now(), not the clock: what a claim may take is judged as of its transaction's start, which
+            -- can only make it take less (never a job before its time, never a live lease); the leases it
+            -- grants are timed from the clock. A stable now() also keeps the planner's estimates, and with
+            -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
+            -- walked 142 buffers where it walks 11).
+            WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."available_at" <= now() AND "d"."available_at" > "d"."enqueued_at"
+              -- No deferred job a claim may take is due before due_from (see postgres__due_bound_move):
+              -- the seek starts there, past the dead entries of those claimed before it.
+              AND "d"."available_at" >= (SELECT "m"."due_from" FROM "mark" AS "m")
+            ORDER BY "d"."available_at", "d"."id"
+            LIMIT (SELECT CASE WHEN "m"."from" IS NULL THEN 0 ELSE v$want END FROM "mark" AS "m")
+            FOR UPDATE SKIP LOCKED
+        ),
+        "ready" AS MATERIALIZED
+        (
+            SELECT "next"."id"
+            FROM "pgs_full"."strict" AS "next"
+            WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now())
+              -- Available since its enqueue, hence now that a snapshot shows it: not compared with now()
+              -- (the caller's transaction may have begun before the job was enqueued).
+              AND "next"."available_at" <= "next"."enqueued_at"
+              -- Below the watermark every row is claimed, gone or deferred: start the index range there.
+              AND "next"."id" >= (SELECT "m"."from" FROM "mark" AS "m")
+              -- Not a job this statement completes (its lease may be over, which makes it takeable).
+              AND "next"."id" <> ALL (coalesce(v$ids, '{}'))
+            ORDER BY "next"."id"
+            LIMIT (SELECT CASE WHEN "m"."from" IS NULL THEN 0 ELSE v$want END FROM "mark" AS "m") - (SELECT count(*) FROM "due")
+            FOR UPDATE SKIP LOCKED
+        ),
+        "claimed" AS
+        (
+            UPDATE "pgs_full"."strict" AS "job"
+            SET "lease_token" = CASE WHEN "job"."lease_token" IS NOT NULL AND "job"."attempts" >= 5 THEN v$spent ELSE v$token END,
+                "lease_owner" = "strict_dequeue"."owner",
+                "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "strict_dequeue"."lease_seconds"),
+                -- A deferred job leaves the due index as it is claimed (no other claim changes an indexed column).
+                "available_at" = least("job"."available_at", "job"."enqueued_at"),
+                "attempts" = "job"."attempts" + 1,
+                -- A job taken over from an expired lease says so (the old token no longer holds it).
+                "last_error" = CASE WHEN "job"."lease_token" IS NULL THEN "job"."last_error" ELSE 'qgen: lease expired before the job was completed' END
+            -- = ANY(ARRAY(...)): the picked ids are an InitPlan, so the update is a primary-key lookup
+            -- whatever LIMIT estimate the plan was made with (see postgres__definer: plans are generic).
+            WHERE "job"."id" = ANY (ARRAY (SELECT "u"."id" FROM "due" AS "u" UNION ALL SELECT "r"."id" FROM "ready" AS "r"))
+            RETURNING "job"."id", "job"."key", "job"."attempts", "job"."lease_token", "job"."lease_expires_at"
+        )
+        SELECT (SELECT count(*) FROM "done"), (SELECT "m"."from" FROM "mark" AS "m"), max("c"."id"),
+               (SELECT "m"."due_from" FROM "mark" AS "m"), (SELECT "m"."due_move" FROM "mark" AS "m") AND EXISTS (SELECT 1 FROM "due"),
+               array_agg(ROW("c"."id", "c"."key", "c"."attempts", "c"."lease_token", "c"."lease_expires_at")::"pgs_full"."strict_dequeue_row" ORDER BY "c"."id") FILTER (WHERE "c"."lease_token" = v$token),
+               array_agg("c"."id") FILTER (WHERE "c"."lease_token" = v$spent)
+        INTO v$completed, v$from, v$top, v$due_from, v$due_move, v$rows, v$exhausted
+        FROM "claimed" AS "c";
+        IF v$ids IS NOT NULL THEN
+            -- The previous lease: a token that held none of its jobs claims nothing (this rolls back).
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+                    MESSAGE = 'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+            v$ids := NULL;
+        END IF;
+        IF v$from IS NULL THEN
+            -- A rescan is due, or the watermark row is missing: every 10 s, look below the
+            -- watermark first for jobs it passed (see the macro watermark_start), then claim from there.
+            SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "pgs_full"."strict_watermark" AS "w";
+            IF NOT FOUND THEN
+                v$from := 0;
+                INSERT INTO "pgs_full"."strict_watermark" ("id") VALUES (0) ON CONFLICT DO NOTHING;
+            ELSIF v$rescan AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                -- Only at READ COMMITTED: at REPEATABLE READ or SERIALIZABLE the search would read the
+                -- transaction's first snapshot, and locking a row another worker changed since fails the
+                -- caller's whole transaction (40001); a READ COMMITTED dequeue or maintain rescans instead.
+                SELECT "w"."id", pg_catalog.clock_timestamp() INTO v$mark, v$searched
+                FROM "pgs_full"."strict_watermark" AS "w" WHERE "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    -- A statement of its own: its snapshot is taken after the lock, so it sees every release
+                    -- committed before; one that commits later waits for this row and lowers the watermark itself.
+                    -- corrected_at gets the time before the search, so a job committed after it is left to the next.
+                    SELECT min("job"."id") INTO v$stranded
+                    FROM "pgs_full"."strict" AS "job"
+                    WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at";
+                    -- Below the due index's bound: a deferred job written past the routines may be due before it.
+                    SELECT "d"."available_at" INTO v$due_low
+                    FROM "pgs_full"."strict" AS "d"
+                    WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."available_at" < (SELECT "b"."due_from" FROM "pgs_full"."strict_watermark" AS "b")
+                    ORDER BY "d"."available_at"
+                    LIMIT 1;
+                    UPDATE "pgs_full"."strict_watermark" AS "w"
+                    SET "corrected_at" = v$searched,
+                        "due_from" = least("w"."due_from", coalesce(v$due_low, "w"."due_from")),
+                        "id" = CASE WHEN v$stranded IS NULL THEN "w"."id" ELSE least("w"."id", greatest(v$stranded - 50, 0)) END
+                    RETURNING "w"."id" INTO v$from;
+                END IF;
+            END IF;
+            v$start := v$from;
+            CONTINUE;
+        END IF;
+        v$start := v$from;
+        v$highest := greatest(v$highest, v$top);
+        IF v$rows IS NOT NULL THEN
+            RETURN QUERY SELECT * FROM pg_catalog.unnest(v$rows);
+        END IF;
+        EXIT WHEN v$exhausted IS NULL;
+        -- Jobs taken over with no attempt left are not handed out: they leave, and as many again
+        -- are claimed in their place (each round takes rows out of the table, so it ends).
+        WITH "gone" AS
+        (
+            DELETE FROM "pgs_full"."strict" AS "job"
+            WHERE "job"."id" = ANY (v$exhausted) AND "job"."lease_token" = v$spent
+            RETURNING "job".*
+        )
+        INSERT INTO "pgs_full"."strict_dead" ("id", "key", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."key", "g"."enqueued_at", "g"."attempts" - 1, 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g";
+        v$want := pg_catalog.cardinality(v$exhausted);
+        v$exhausted := NULL;
+    END LOOP;
+    -- Once a second, raise the due index's bound (see postgres__due_bound_move), at READ COMMITTED
+    -- only, and only after a claim that took a due job (each leaves a dead entry in the due index
+    -- behind the bound; a claim that took none has nothing to pass, and its move would only take
+    -- the watermark row, which a caller's open transaction would then hold).
+    IF v$due_move AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        v$due_clock := NULL;
+        BEGIN
+            LOCK TABLE "pgs_full"."strict_watermark" IN EXCLUSIVE MODE NOWAIT;
+            v$due_clock := pg_catalog.clock_timestamp();
+            -- Ends the block: rolling back its subtransaction releases the lock at once.
+            RAISE EXCEPTION USING ERRCODE = 'lock_not_available';
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;
+        END;
+        IF v$due_clock IS NOT NULL THEN
+            SELECT "d"."available_at" INTO v$due_low
+            FROM "pgs_full"."strict" AS "d"
+            WHERE "d"."available_at" > "d"."enqueued_at" AND "d"."available_at" >= v$due_from
+            ORDER BY "d"."available_at"
+            LIMIT 1;
+            -- SKIP LOCKED: a session that holds the row (a watermark move in an open transaction) wins.
+            PERFORM 1 FROM "pgs_full"."strict_watermark" AS "w" FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "pgs_full"."strict_watermark" AS "w"
+                SET "due_from" = greatest("w"."due_from", least(v$due_clock, coalesce(v$due_low, v$due_clock))),
+                    "due_moved_at" = v$due_clock;
+            END IF;
+        END IF;
+    END IF;
+    -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+    -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+    -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+    IF v$highest - v$from >= 150 THEN
+        PERFORM "pgs_full"."strict_watermark_move"(v$highest);
+    END IF;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_dequeue" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_dequeue" FROM PUBLIC;
+
+-- qgen 0.1.0: complete pgs_full.strict_complete, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Finishes jobs held by a lease: deletes them. With id, only that job; with ids, those of
+-- them the lease holds (primary-key lookups); with neither, every job of the lease, which needs a
+-- search of the whole table for the token (no index holds tokens: a claim writes no indexed column). The token is the fence: a worker whose lease was released or taken over gets QG001.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_complete"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$completed integer;
+BEGIN
+    IF "strict_complete"."id" IS NULL THEN
+        IF "strict_complete"."ids" IS NULL THEN
+            DELETE FROM "pgs_full"."strict" AS "job"
+            WHERE "job"."lease_token" = "strict_complete"."lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+        ELSE
+            DELETE FROM "pgs_full"."strict" AS "job"
+            WHERE "job"."id" = ANY ("strict_complete"."ids") AND "job"."lease_token" = "strict_complete"."lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+        END IF;
+    ELSE
+        DELETE FROM "pgs_full"."strict" AS "job"
+        WHERE "job"."id" = "strict_complete"."id" AND "job"."lease_token" = "strict_complete"."lease_token";
+        GET DIAGNOSTICS v$completed = ROW_COUNT;
+    END IF;
+    IF v$completed = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    RETURN v$completed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_complete" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_complete" FROM PUBLIC;
+
+-- qgen 0.1.0: fail pgs_full.strict_fail, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A worker could not finish a job. With attempts left (at most 5) and retry it is released for
+-- another try after a backoff (returns 0); otherwise it goes to the dead-letter table (returns 1).
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_fail"
+(
+    "lease_token" uuid,
+    "id" bigint,
+    "error" varchar(4000) DEFAULT NULL,
+    "retry" boolean DEFAULT TRUE
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). PostgreSQL ignores the parameter's declared length; the insert into varchar(4000)
+    -- would refuse a longer text (22001) and cut trailing spaces past it.
+    v$error text := pg_catalog.left("strict_fail"."error", 4000);
+    v$gone integer;
+BEGIN
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF "strict_fail"."retry" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: retry NULL is out of range; accepted: true or false';
+    END IF;
+    IF "strict_fail"."retry" THEN
+        -- The job is deferred again: no earlier than the clock read under this lock (postgres__due_bound_move).
+        LOCK TABLE "pgs_full"."strict_watermark" IN ROW SHARE MODE;
+        UPDATE "pgs_full"."strict" AS "job"
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL,
+            "last_error" = v$error,
+            "available_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => least(3600::float8, 10 * power(2::float8, least("job"."attempts" - 1, 60))))
+        WHERE "job"."id" = "strict_fail"."id" AND "job"."lease_token" = "strict_fail"."lease_token"
+          AND "job"."attempts" < 5;
+        IF FOUND THEN
+            -- The job is claimable again: the watermark must not stay above it.
+            IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+                FOR v$try IN 1 .. 5 LOOP
+                    PERFORM 1 FROM "pgs_full"."strict_watermark" AS "w" WHERE "w"."id" > "strict_fail"."id" FOR UPDATE SKIP LOCKED;
+                    IF FOUND THEN
+                        UPDATE "pgs_full"."strict_watermark" AS "w" SET "id" = "strict_fail"."id" WHERE "w"."id" > "strict_fail"."id";
+                        EXIT;
+                    END IF;
+                    -- Not taken: either nothing to lower, or another transaction holds the row.
+                    EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_full"."strict_watermark" AS "w" WHERE "w"."id" > "strict_fail"."id");
+                    PERFORM pg_catalog.pg_sleep(0.01);
+                END LOOP;
+            END IF;
+            RETURN 0;
+        END IF;
+    END IF;
+    -- No retry (asked, or attempts used up), or the token does not hold the job: then nothing matches.
+    WITH "gone" AS
+    (
+        DELETE FROM "pgs_full"."strict" AS "job"
+        WHERE "job"."id" = "strict_fail"."id" AND "job"."lease_token" = "strict_fail"."lease_token"
+        RETURNING "job".*
+    )
+    INSERT INTO "pgs_full"."strict_dead" ("id", "key", "enqueued_at", "attempts", "last_error", "dead_at")
+    SELECT "g"."id", "g"."key", "g"."enqueued_at", "g"."attempts", v$error, pg_catalog.clock_timestamp()
+    FROM "gone" AS "g";
+    GET DIAGNOSTICS v$gone = ROW_COUNT;
+    IF v$gone = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    RETURN 1;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_fail" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_fail" FROM PUBLIC;
+
+-- qgen 0.1.0: extend_lease pgs_full.strict_extend_lease, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Keeps a lease alive while a worker is still busy: its jobs expire lease_seconds from now.
+-- With id, one job; with ids, those of them the lease holds (primary-key lookups); with neither,
+-- every job of the lease (a search of the whole table). Only lease_expires_at changes: a HOT update.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_extend_lease"
+(
+    "lease_token" uuid,
+    "lease_seconds" integer DEFAULT 300,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$extended integer;
+BEGIN
+    IF "strict_extend_lease"."lease_seconds" IS NULL OR "strict_extend_lease"."lease_seconds" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: lease_seconds ' || coalesce("strict_extend_lease"."lease_seconds"::text, 'NULL') || ' is out of range; accepted: 1 or more seconds';
+    END IF;
+    IF "strict_extend_lease"."ids" IS NOT NULL THEN
+        UPDATE "pgs_full"."strict" AS "job"
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "strict_extend_lease"."lease_seconds")
+        WHERE "job"."id" = ANY ("strict_extend_lease"."ids") AND "job"."id" = coalesce("strict_extend_lease"."id", "job"."id")
+          AND "job"."lease_token" = "strict_extend_lease"."lease_token";
+    ELSIF "strict_extend_lease"."id" IS NULL THEN
+        -- No index holds tokens (a claim writes no indexed column): this searches the whole table.
+        UPDATE "pgs_full"."strict" AS "job"
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "strict_extend_lease"."lease_seconds")
+        WHERE "job"."lease_token" = "strict_extend_lease"."lease_token";
+    ELSE
+        UPDATE "pgs_full"."strict" AS "job"
+        SET "lease_expires_at" = pg_catalog.clock_timestamp() + pg_catalog.make_interval(secs => "strict_extend_lease"."lease_seconds")
+        WHERE "job"."id" = "strict_extend_lease"."id" AND "job"."lease_token" = "strict_extend_lease"."lease_token";
+    END IF;
+    GET DIAGNOSTICS v$extended = ROW_COUNT;
+    IF v$extended = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    RETURN v$extended;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_extend_lease" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_extend_lease" FROM PUBLIC;
+
+-- qgen 0.1.0: reap pgs_full.strict_reap, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Releases jobs whose lease expired (a worker died or overran its allotted time), at most
+-- batch_size per call: those with attempts left become claimable again, with their old token
+-- cleared so the late worker is fenced off; the rest are dead-lettered.
+-- No index holds leases (a claim writes no indexed column, so that it is a HOT update): reap looks
+-- at the first 10 x batch_size unfinished jobs in queue order, which is where claims take jobs
+-- and so where leases are. It is not what brings a job back: a claim takes over an expired lease
+-- it reaches (and dequeue's rescan below the watermark finds those the watermark passed); reap
+-- releases them sooner where nobody claims, and keeps metrics and the pending view current. An
+-- expired lease behind more than that many jobs waits for a claim.
+-- Deferred jobs (delayed, backed off) are not among them: they are never leased, and the claim
+-- index that reap walks leaves them out.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_reap"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE ("released" integer, "dead_lettered" integer)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$lowest bigint;
+BEGIN
+    IF "strict_reap"."batch_size" IS NULL OR "strict_reap"."batch_size" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = pg_catalog.format('qgen: batch_size %s is out of range for pgs_full.strict_reap; accepted: 1 to 1000 (the queue''s max_batch_size)',
+                                        coalesce("strict_reap"."batch_size"::text, 'NULL'));
+    END IF;
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "pgs_full"."strict_watermark" IN ROW SHARE MODE;
+    WITH "expired" AS
+    (
+        -- SKIP LOCKED: a job being completed right now is locked by its worker; leave it to finish.
+        SELECT "job"."id", "job"."attempts"
+        FROM "pgs_full"."strict" AS "job"
+        WHERE "job"."id" IN
+              (
+                  SELECT "first"."id"
+                  FROM "pgs_full"."strict" AS "first"
+                  WHERE "first"."available_at" <= "first"."enqueued_at"
+                  ORDER BY "first"."id"
+                  LIMIT "strict_reap"."batch_size" * 10
+              )
+          AND "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < pg_catalog.clock_timestamp()
+        LIMIT "strict_reap"."batch_size"
+        FOR UPDATE SKIP LOCKED
+    ),
+    "freed" AS
+    (
+        UPDATE "pgs_full"."strict" AS "job"
+        SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+            "last_error" = 'qgen: lease expired before the job was completed'
+        FROM "expired" AS "e"
+        WHERE "job"."id" = "e"."id" AND "e"."attempts" < 5
+        RETURNING "job"."id"
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_full"."strict" AS "job"
+        USING "expired" AS "e"
+        WHERE "job"."id" = "e"."id" AND "e"."attempts" >= 5
+        RETURNING "job".*
+    ),
+    "buried" AS
+    (
+        INSERT INTO "pgs_full"."strict_dead" ("id", "key", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."key", "g"."enqueued_at", "g"."attempts", 'qgen: lease expired on the last attempt', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT (SELECT count(*) FROM "freed"), (SELECT count(*) FROM "gone"), (SELECT min("f"."id") FROM "freed" AS "f")
+    INTO "released", "dead_lettered", v$lowest;
+    IF v$lowest IS NOT NULL THEN
+        -- Released jobs are claimable again: the watermark must not stay above them.
+        IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+            FOR v$try IN 1 .. 5 LOOP
+                PERFORM 1 FROM "pgs_full"."strict_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    UPDATE "pgs_full"."strict_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                    EXIT;
+                END IF;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_full"."strict_watermark" AS "w" WHERE "w"."id" > v$lowest);
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
+        END IF;
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_reap" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_reap" FROM PUBLIC;
+
+-- qgen 0.1.0: metrics pgs_full.strict_metrics, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row describing the queue now. Counts scan the table: for dashboards and alerts, not hot paths.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_metrics"()
+RETURNS TABLE
+(
+    "ready" bigint,
+    "scheduled" bigint,
+    "in_flight" bigint,
+    "expired" bigint,
+    "processed" bigint,
+    "dead" bigint,
+    "archived" bigint,
+    "oldest_ready_age_seconds" bigint,
+    "watermark" bigint,
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+    SELECT
+        count(*) FILTER (WHERE "job"."lease_token" IS NULL AND "job"."available_at" <= now()),
+        count(*) FILTER (WHERE "job"."lease_token" IS NULL AND "job"."available_at" > now()),
+        count(*) FILTER (WHERE "job"."lease_token" IS NOT NULL),
+        count(*) FILTER (WHERE "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < now()),
+        0::bigint,
+        (SELECT count(*) FROM "pgs_full"."strict_dead"),
+        0::bigint,
+        coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."available_at" <= now())))::bigint, 0),
+        (SELECT "w"."id" FROM "pgs_full"."strict_watermark" AS "w"),
+        min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL),
+        -- on_complete: delete leaves no trace of a completion to count.
+        NULL::bigint,
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
+            - (SELECT "w"."id" FROM "pgs_full"."strict_watermark" AS "w")
+    FROM "pgs_full"."strict" AS "job";
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_metrics" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_metrics" FROM PUBLIC;
+
+-- qgen 0.1.0: peek pgs_full.strict_peek, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The next pending jobs, in queue order, without claiming them. Returns the
+-- pending view's rows. "limit" is a reserved word: by name it is passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_peek"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS SETOF "pgs_full"."strict_pending"
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    -- NULL (LIMIT NULL: every row) or negative is refused as the other argument checks are.
+    IF "strict_peek"."limit" IS NULL OR "strict_peek"."limit" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit is out of range for pgs_full.strict_peek; accepted: 0 or more rows';
+    END IF;
+    RETURN QUERY
+    SELECT "p".*
+    FROM "pgs_full"."strict_pending" AS "p"
+    ORDER BY "p"."id"
+    LIMIT "strict_peek"."limit";
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_peek" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_peek" FROM PUBLIC;
+
+-- qgen 0.1.0: purge_batch pgs_full.strict_purge_batch, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds: at most batch_size rows (1000 by default, refused above 4000) over all
+-- those tables together, in the caller's transaction. purge (a procedure) calls it in a loop and
+-- commits after each batch; a client can call it in a loop of its own, one transaction per call.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_purge_batch"
+(
+    "older_than_seconds" integer DEFAULT 604800,
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE ("archived" integer, "processed" integer, "dead" integer)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$cutoff timestamptz;
+    v$left integer := "strict_purge_batch"."batch_size";
+    v$deleted integer;
+BEGIN
+    IF "strict_purge_batch"."batch_size" IS NULL OR "strict_purge_batch"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("strict_purge_batch"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF "strict_purge_batch"."older_than_seconds" IS NULL OR "strict_purge_batch"."older_than_seconds" < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: older_than_seconds ' || coalesce("strict_purge_batch"."older_than_seconds"::text, 'NULL') || ' is out of range; accepted: 0 or more';
+    END IF;
+    v$cutoff := now() - pg_catalog.make_interval(secs => "strict_purge_batch"."older_than_seconds");
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    IF v$left > 0 THEN
+        DELETE FROM "pgs_full"."strict_dead" AS "x"
+        WHERE "x"."entry_id" = ANY (ARRAY(
+            SELECT "y"."entry_id" FROM "pgs_full"."strict_dead" AS "y"
+            WHERE "y"."dead_at" < v$cutoff
+            LIMIT v$left
+            FOR UPDATE SKIP LOCKED));
+        GET DIAGNOSTICS v$deleted = ROW_COUNT;
+        "dead" := v$deleted;
+        v$left := v$left - v$deleted;
+    END IF;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_purge_batch" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_purge_batch" FROM PUBLIC;
+
+-- qgen 0.1.0: purge pgs_full.strict_purge, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- older_than_seconds, one batch of at most batch_size rows at a time, and COMMITs after each batch:
+-- no transaction holds more than one batch, and vacuum can clean up behind it while it runs.
+-- Rows that finish while it runs (a second after it began) are left for the next purge, so it ends.
+-- A procedure that commits cannot be SECURITY DEFINER nor have a SET clause: it runs with its
+-- caller's rights and reaches the tables only through strict_purge_batch (EXECUTE on that is all it
+-- needs); every name in it is schema-qualified. CALL it outside a transaction block (inside one,
+-- PostgreSQL refuses its COMMIT: invalid transaction termination, 2D000); there call
+-- strict_purge_batch instead.
+CREATE OR REPLACE PROCEDURE "pgs_full"."strict_purge"
+(
+    "older_than_seconds" integer DEFAULT 604800,
+    "batch_size" integer DEFAULT 1000,
+    INOUT "archived" bigint DEFAULT NULL,
+    INOUT "processed" bigint DEFAULT NULL,
+    INOUT "dead" bigint DEFAULT NULL
+)
+LANGUAGE plpgsql
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$started timestamptz := pg_catalog.clock_timestamp();
+    v$batch record;
+BEGIN
+    "strict_purge"."archived" := 0;
+    "strict_purge"."processed" := 0;
+    "strict_purge"."dead" := 0;
+    LOOP
+        -- Each batch is a new transaction with a later now(): widen the age by the whole seconds
+        -- spent so far, so the cutoff stays within a second of where it was when the call began.
+        SELECT * INTO v$batch
+        FROM "pgs_full"."strict_purge_batch"(
+            "strict_purge"."older_than_seconds" + pg_catalog.floor(pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() - v$started))::integer,
+            "strict_purge"."batch_size");
+        "strict_purge"."archived" := "strict_purge"."archived" + v$batch."archived";
+        "strict_purge"."processed" := "strict_purge"."processed" + v$batch."processed";
+        "strict_purge"."dead" := "strict_purge"."dead" + v$batch."dead";
+        COMMIT;
+        -- A short batch: nothing older is left (or what is left is locked: the next purge takes it).
+        EXIT WHEN v$batch."archived" + v$batch."processed" + v$batch."dead" < "strict_purge"."batch_size";
+    END LOOP;
+END
+$qgen$;
+ALTER PROCEDURE "pgs_full"."strict_purge" OWNER TO "pgs_full_owner";
+REVOKE ALL ON PROCEDURE "pgs_full"."strict_purge" FROM PUBLIC;
+
+-- qgen 0.1.0: maintain pgs_full.strict_maintain, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- batch_size finished jobs older than the retention (604800 s), releases up to batch_size expired
+-- leases (reap), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue: a caller that finds another one running returns at once with skipped = true.
+-- more = true when a step filled its batch: call again (qgen maintain does) to do the rest.
+-- Granted to the consumer role, so any worker can run it (run_worker does, every few seconds).
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_maintain"
+(
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE
+(
+    "skipped" boolean,
+    "released" integer,
+    "dead_lettered" integer,
+    "old_watermark" bigint,
+    "new_watermark" bigint,
+    "archived" integer,
+    "processed" integer,
+    "dead" integer,
+    "more" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "strict_maintain"."batch_size" IS NULL OR "strict_maintain"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("strict_maintain"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    "released" := 0;
+    "dead_lettered" := 0;
+    "archived" := 0;
+    "processed" := 0;
+    "dead" := 0;
+    -- One at a time (see the macro maintain_lock). The lock is the transaction's: it goes with the
+    -- commit or the rollback, whatever happens.
+    BEGIN
+        LOCK TABLE "pgs_full"."strict_watermark" IN SHARE UPDATE EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        "skipped" := TRUE;
+        "more" := FALSE;
+        RETURN NEXT;
+        RETURN;
+    END;
+    "skipped" := FALSE;
+    -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+    SELECT "p"."archived", "p"."processed", "p"."dead" INTO "archived", "processed", "dead"
+    FROM "pgs_full"."strict_purge_batch"(604800, "strict_maintain"."batch_size") AS "p";
+    SELECT "r"."released", "r"."dead_lettered" INTO "released", "dead_lettered"
+    -- reap takes at most the queue's max_batch_size (1000).
+    FROM "pgs_full"."strict_reap"(least("strict_maintain"."batch_size", 1000)) AS "r";
+    SELECT "w"."old_watermark", "w"."new_watermark" INTO "old_watermark", "new_watermark"
+    FROM "pgs_full"."strict_watermark_correct"() AS "w";
+    "more" := "archived" + "processed" + "dead" >= "strict_maintain"."batch_size"
+              OR "released" + "dead_lettered" >= least("strict_maintain"."batch_size", 1000);
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_maintain" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_maintain" FROM PUBLIC;
+
+-- qgen 0.1.0: redrive pgs_full.strict_redrive, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Puts dead-lettered jobs back into the queue as new jobs: a new id, attempts 0, available now,
+-- their last error kept. Either the dead jobs with these ids, or (redrive_all) every dead job
+-- after after_id, in the order they died; at most batch_size per call: last_id is the last
+-- dead-letter entry looked at (its entry_id: a job id can repeat there), to pass as after_id to
+-- the next call. Each job is inserted and removed from the dead-letter
+-- table in this one transaction, so it is redriven once: a second call finds nothing, and a
+-- concurrent one waits and then finds it gone.
+-- A job whose dedupe key is already queued again is not redriven: it stays dead and is counted
+-- in skipped_duplicates.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_redrive"
+(
+    "ids" bigint[] DEFAULT NULL,
+    "redrive_all" boolean DEFAULT FALSE,
+    "after_id" bigint DEFAULT 0,
+    "batch_size" integer DEFAULT 1000
+)
+RETURNS TABLE ("redriven" integer, "skipped_duplicates" integer, "last_id" bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$dead record;
+BEGIN
+    IF "strict_redrive"."batch_size" IS NULL OR "strict_redrive"."batch_size" NOT BETWEEN 1 AND 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: batch_size ' || coalesce("strict_redrive"."batch_size"::text, 'NULL') || ' is out of range; accepted: 1 to 4000';
+    END IF;
+    IF ("strict_redrive"."ids" IS NOT NULL) = coalesce("strict_redrive"."redrive_all", FALSE) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: redrive takes either ids or redrive_all => true, not both and not neither';
+    END IF;
+    "redriven" := 0;
+    "skipped_duplicates" := 0;
+    FOR v$dead IN
+        SELECT "x".*
+        FROM "pgs_full"."strict_dead" AS "x"
+        WHERE ("strict_redrive"."redrive_all" AND "x"."entry_id" > coalesce("strict_redrive"."after_id", 0))
+           OR "x"."id" = ANY ("strict_redrive"."ids")
+        ORDER BY "x"."entry_id"
+        LIMIT "strict_redrive"."batch_size"
+        FOR UPDATE OF "x"
+    LOOP
+        "last_id" := v$dead."entry_id";
+        INSERT INTO "pgs_full"."strict" ("key", "attempts", "available_at", "last_error")
+        VALUES (v$dead."key", 0, now(), v$dead."last_error")
+        -- Whatever unique key says the job is queued already, it is not queued twice.
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            DELETE FROM "pgs_full"."strict_dead" AS "x" WHERE "x"."entry_id" = v$dead."entry_id";
+            "redriven" := "redriven" + 1;
+        ELSE
+            "skipped_duplicates" := "skipped_duplicates" + 1;
+        END IF;
+    END LOOP;
+    RETURN NEXT;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_redrive" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_redrive" FROM PUBLIC;
+
+-- qgen 0.1.0: grants to roles pgs_full_producer, pgs_full_consumer, pgs_full_admin, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
+-- a queue table directly. USAGE on the schema lets the roles name the functions.
+GRANT USAGE ON SCHEMA "pgs_full" TO "pgs_full_producer", "pgs_full_consumer", "pgs_full_admin";
+GRANT EXECUTE ON FUNCTION "pgs_full"."tasks_enqueue", "pgs_full"."tasks_enqueue_batch" TO "pgs_full_producer";
+GRANT USAGE ON TYPE "pgs_full"."tasks_batch" TO "pgs_full_producer";
+GRANT EXECUTE ON FUNCTION "pgs_full"."tasks_dequeue", "pgs_full"."tasks_complete", "pgs_full"."tasks_fail", "pgs_full"."tasks_extend_lease" TO "pgs_full_consumer";
+GRANT USAGE ON TYPE "pgs_full"."tasks_dequeue_row" TO "pgs_full_consumer";
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON FUNCTION "pgs_full"."tasks_watermark_correct" TO "pgs_full_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "pgs_full"."tasks_maintain" TO "pgs_full_consumer";
+GRANT SELECT ON "pgs_full"."tasks_pending" TO "pgs_full_admin";
+GRANT EXECUTE ON FUNCTION "pgs_full"."strict_enqueue", "pgs_full"."strict_enqueue_batch" TO "pgs_full_producer";
+GRANT USAGE ON TYPE "pgs_full"."strict_batch" TO "pgs_full_producer";
+GRANT EXECUTE ON FUNCTION "pgs_full"."strict_dequeue", "pgs_full"."strict_complete", "pgs_full"."strict_fail", "pgs_full"."strict_extend_lease" TO "pgs_full_consumer";
+GRANT USAGE ON TYPE "pgs_full"."strict_dequeue_row" TO "pgs_full_consumer";
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON FUNCTION "pgs_full"."strict_watermark_correct" TO "pgs_full_consumer";
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON FUNCTION "pgs_full"."strict_maintain" TO "pgs_full_consumer";
+GRANT SELECT ON "pgs_full"."strict_pending" TO "pgs_full_admin";
+-- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
+-- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_enqueue" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_enqueue_batch" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_watermark_move" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_watermark_correct" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_dequeue" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_complete" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_fail" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_extend_lease" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_reap" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_metrics" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_peek" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_purge_batch" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_purge" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_maintain" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_redrive" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_enqueue" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_enqueue_batch" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_watermark_move" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_watermark_correct" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_dequeue" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_complete" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_fail" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_extend_lease" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_reap" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_metrics" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_peek" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_purge_batch" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_purge" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_maintain" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_redrive" TO "pgs_full_admin";
+
+-- qgen 0.1.0: verify pgs_full, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's functions or tables is owned by another role
+-- than pgs_full_owner, or a SECURITY DEFINER function does not pin its search_path: run with its
+-- owner's rights, it would resolve names through its caller's path.
+DO $qgen$
+DECLARE
+    v$wrong text;
+BEGIN
+    SELECT pg_catalog.string_agg(x.what, ', ' ORDER BY x.what) INTO v$wrong
+    FROM
+    (
+        SELECT p.oid::pg_catalog.regprocedure::text
+               || CASE WHEN p.proowner <> '"pgs_full_owner"'::pg_catalog.regrole THEN ' (owned by ' || p.proowner::pg_catalog.regrole::text || ')'
+                       ELSE ' (search_path not pinned)' END AS what
+        FROM pg_catalog.pg_proc AS p
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'pgs_full'
+          AND p.proname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive')
+          AND (p.proowner <> '"pgs_full_owner"'::pg_catalog.regrole
+               OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
+                                               WHERE c.setting LIKE 'search\_path=%')))
+        UNION ALL
+        SELECT c.oid::pg_catalog.regclass::text || ' (owned by ' || c.relowner::pg_catalog.regrole::text || ')'
+        FROM pg_catalog.pg_class AS c
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'pgs_full'
+          AND c.relkind IN ('r', 'v$v')
+          AND c.relname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive')
+          AND c.relowner <> '"pgs_full_owner"'::pg_catalog.regrole
+    ) AS x;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020', MESSAGE = 'qgen: wrongly installed in schema pgs_full: ' || v$wrong;
+    END IF;
+    -- And each function is what this install rendered, not an older version left in place (psql
+    -- without ON_ERROR_STOP goes on after a CREATE OR REPLACE that failed): md5 of its body without
+    -- whitespace (qgen.dialects.postgres.module_fingerprints) against the one rendered.
+    SELECT pg_catalog.string_agg(r.name, ', ' ORDER BY r.name) INTO v$wrong
+    FROM
+    (
+        VALUES
+            ('strict_complete', 'b47ce50077b3999ad3b842cca0a7e110'),
+            ('strict_dequeue', '5a6e15f593236828b7081626d58b187d'),
+            ('strict_enqueue', '91e78f12257295b3fc529079d4887147'),
+            ('strict_enqueue_batch', 'c7fa4cbee50bc880ad39d8b130388b04'),
+            ('strict_extend_lease', '1e59c86e89fd3553ba7ab87de30f3b09'),
+            ('strict_fail', '821ccace12eaf6bebc5877b6681dbde3'),
+            ('strict_maintain', 'fb485bc2d8400146231a3405d2bc0403'),
+            ('strict_metrics', '8b2c71bbea4b33872762e4ce0e8ac0a4'),
+            ('strict_peek', 'b54e901873e22a58bb37e652733bb819'),
+            ('strict_purge', '87043806bd96defe59a02c92432cc918'),
+            ('strict_purge_batch', 'bc28bcd90f409974a5e9abc42e1edac4'),
+            ('strict_reap', '9b8304062f4cf02d5f64606f27ba765b'),
+            ('strict_redrive', 'af8bc1b42beb4caa6985331ec1c856f3'),
+            ('strict_watermark_correct', '3b5e9bada31882e8b94624f42b8865ca'),
+            ('strict_watermark_move', 'c8143a531f491432c2f2b255054bc758'),
+            ('tasks_complete', '12952f66523d0efe36dd25c6be53e1f3'),
+            ('tasks_dequeue', '61210ee9e3b11446a61ec4a939b56590'),
+            ('tasks_enqueue', '1e6f021751c5ab290eec074cec142d73'),
+            ('tasks_enqueue_batch', '712ad22622a30ff0d93775a323495503'),
+            ('tasks_extend_lease', 'acaee8352498cbb1384edd431ecc992e'),
+            ('tasks_fail', '563ac4edebedbc5d282733935ae705d0'),
+            ('tasks_maintain', '6098253f1ead356451936d2aad3a6a66'),
+            ('tasks_metrics', '155fc7ae9daef2d3b750275fae496035'),
+            ('tasks_peek', '9f54000b4a6ad7606a4f8bb15f2f56a5'),
+            ('tasks_purge', '0fc4aec24bf6d26bd7897bb5892f49bb'),
+            ('tasks_purge_batch', 'f99703e092a2aa119fe079aa6dd46d6a'),
+            ('tasks_reap', 'cdfa60827cb751bb514256c9950b15a2'),
+            ('tasks_redrive', '380bab11519d7a7156f1d9451047ddd2'),
+            ('tasks_watermark_correct', 'cfe63f0c4e2ea21225f504305272afe0'),
+            ('tasks_watermark_move', '2835b31c8454089276213d64388d2226')
+    ) AS r (name, fingerprint)
+    JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
+    JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'pgs_full'
+    WHERE pg_catalog.md5(pg_catalog.regexp_replace(p.prosrc, '[[:space:]]', '', 'g')) <> r.fingerprint;
+    IF v$wrong IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG020',
+            MESSAGE = 'qgen: installed in schema pgs_full, but not as this install rendered it: ' || v$wrong,
+            HINT = 'An earlier statement failed and left an older version: read its error, fix it and run install.sql again.';
+    END IF;
+END
+$qgen$;

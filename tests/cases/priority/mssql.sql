@@ -1,0 +1,1114 @@
+-- qgen 0.1.0: every object of spec.yaml, for SQL Server (T-SQL), in dependency order.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- qgen 0.1.0: schema pgs_prio, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Refused before anything is created: a schema that exists and is owned by a database role (or an
+-- application role, a group, a user mapped to a certificate or key). Its procedures are owned by
+-- that owner, and maintain runs WITH EXECUTE AS OWNER, which can impersonate only a user: every
+-- call of maintain would fail (error 15517) long after install succeeded. sqlcmd and SSMS go on to
+-- the next batch after an error: the batch after the refusal sets NOEXEC ON, so no later batch runs
+-- (verify, install's last batch, sets it OFF again).
+DECLARE @q$refused nvarchar(2048);
+SELECT @q$refused = CONCAT(N'qgen: install refused: schema [pgs_prio] is owned by ', QUOTENAME([p].[name]), N' (',
+    [p].[type_desc], N'), which EXECUTE AS OWNER cannot impersonate: qgen''s maintain procedures run as the schema''s owner, ',
+    N'so every call of maintain would fail. Give the schema to a user, ALTER AUTHORIZATION ON SCHEMA::[pgs_prio] TO [dbo]; ',
+    N'(or to another user), then run install.sql again.')
+FROM sys.schemas AS [s] INNER JOIN sys.database_principals AS [p] ON [p].[principal_id] = [s].[principal_id] WHERE [s].[name] = N'pgs_prio' AND [p].[type] NOT IN ('S', 'U', 'E');
+IF @q$refused IS NOT NULL
+    THROW 50022, @q$refused, 1;
+GO
+
+IF EXISTS (SELECT 1 FROM sys.schemas AS [s] INNER JOIN sys.database_principals AS [p] ON [p].[principal_id] = [s].[principal_id] WHERE [s].[name] = N'pgs_prio' AND [p].[type] NOT IN ('S', 'U', 'E'))
+    SET NOEXEC ON;
+GO
+
+-- CREATE SCHEMA must be alone in its batch, so it runs through EXEC; the name is a checked identifier.
+-- A schema install creates is marked (extended property qgen.created): uninstall drops only such a one.
+IF SCHEMA_ID(N'pgs_prio') IS NULL
+BEGIN
+    EXEC(N'CREATE SCHEMA [pgs_prio] AUTHORIZATION [dbo];');
+    EXEC sys.sp_addextendedproperty @name = N'qgen.created', @value = N'created by the install of qgen''s queues',
+        @level0type = N'SCHEMA', @level0name = N'pgs_prio';
+END;
+GO
+
+-- qgen 0.1.0: roles pgs_prio_producer, pgs_prio_consumer, pgs_prio_admin (database roles), rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
+-- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):
+-- uninstall drops only such a one, never a role that was there before and that the spec only names.
+IF DATABASE_PRINCIPAL_ID(N'pgs_prio_producer') IS NULL
+BEGIN
+    CREATE ROLE [pgs_prio_producer];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'pgs_prio') AND [name] = N'qgen.created_role.pgs_prio_producer')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.pgs_prio_producer', @value = N'pgs_prio_producer',
+            @level0type = N'SCHEMA', @level0name = N'pgs_prio';
+END;
+IF DATABASE_PRINCIPAL_ID(N'pgs_prio_consumer') IS NULL
+BEGIN
+    CREATE ROLE [pgs_prio_consumer];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'pgs_prio') AND [name] = N'qgen.created_role.pgs_prio_consumer')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.pgs_prio_consumer', @value = N'pgs_prio_consumer',
+            @level0type = N'SCHEMA', @level0name = N'pgs_prio';
+END;
+IF DATABASE_PRINCIPAL_ID(N'pgs_prio_admin') IS NULL
+BEGIN
+    CREATE ROLE [pgs_prio_admin];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'pgs_prio') AND [name] = N'qgen.created_role.pgs_prio_admin')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.pgs_prio_admin', @value = N'pgs_prio_admin',
+            @level0type = N'SCHEMA', @level0name = N'pgs_prio';
+END;
+GO
+
+-- qgen 0.1.0: table pgs_prio.urgent, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+IF OBJECT_ID(N'pgs_prio.urgent', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_prio].[urgent]
+    (
+        [id] bigint IDENTITY(1, 1) NOT NULL,
+        [msg] nvarchar(max) NOT NULL,
+        [priority] int NOT NULL CONSTRAINT [urgent_priority_df] DEFAULT (0),
+        [available_at] datetime2(3) NOT NULL CONSTRAINT [urgent_available_at_df] DEFAULT (SYSUTCDATETIME()),
+        [enqueued_at] datetime2(3) NOT NULL CONSTRAINT [urgent_enqueued_at_df] DEFAULT (SYSUTCDATETIME()),
+        [attempts] int NOT NULL CONSTRAINT [urgent_attempts_df] DEFAULT (0),
+        [lease_token] uniqueidentifier NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        -- Clustered on the ever-increasing id: inserts append, and claims walk it in order.
+        CONSTRAINT [urgent_pk] PRIMARY KEY CLUSTERED ([id])
+    );
+END;
+GO
+
+-- qgen 0.1.0: claim_index pgs_prio.urgent_claim_ix, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'urgent_claim_ix' AND object_id = OBJECT_ID(N'pgs_prio.urgent'))
+    CREATE NONCLUSTERED INDEX [urgent_claim_ix]
+    ON [pgs_prio].[urgent] ([priority] DESC, [id])
+    INCLUDE ([available_at], [lease_token])
+    WHERE [lease_token] IS NULL;
+GO
+
+-- qgen 0.1.0: lease_index pgs_prio.urgent_lease_ix, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Only leased rows (the jobs in flight), so complete-by-token, extend and reap find them without a scan.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'urgent_lease_ix' AND object_id = OBJECT_ID(N'pgs_prio.urgent'))
+    CREATE NONCLUSTERED INDEX [urgent_lease_ix]
+    ON [pgs_prio].[urgent] ([lease_token]) INCLUDE ([lease_expires_at], [attempts])
+    WHERE [lease_token] IS NOT NULL;
+GO
+
+-- qgen 0.1.0: archive_table pgs_prio.urgent_archive, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Completed jobs, moved here by complete and removed by purge after the retention period.
+-- Keyed by an identity of its own: [id] is the job's id, which repeats once the queue's identity is
+-- reseeded (or when a job reaches the archive twice).
+IF OBJECT_ID(N'pgs_prio.urgent_archive', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_prio].[urgent_archive]
+    (
+        [entry_id] bigint IDENTITY(1, 1) NOT NULL,
+        [id] bigint NOT NULL,
+        [msg] nvarchar(max) NOT NULL,
+        [priority] int NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL,
+        [completed_at] datetime2(3) NOT NULL CONSTRAINT [urgent_archive_completed_at_df] DEFAULT (SYSUTCDATETIME()),
+        CONSTRAINT [urgent_archive_pk] PRIMARY KEY CLUSTERED ([entry_id])
+    );
+END;
+GO
+
+-- qgen 0.1.0: archive_index pgs_prio.urgent_archive_ix, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes archived jobs by age: it finds the old ones here instead of scanning the archive.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'urgent_archive_ix' AND object_id = OBJECT_ID(N'pgs_prio.urgent_archive'))
+    CREATE NONCLUSTERED INDEX [urgent_archive_ix]
+    ON [pgs_prio].[urgent_archive] ([completed_at]);
+GO
+
+-- qgen 0.1.0: pending_view pgs_prio.urgent_pending, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs waiting to be claimed (delayed ones included, with their available_at).
+CREATE OR ALTER VIEW [pgs_prio].[urgent_pending]
+AS
+SELECT [id], [msg], [priority], [available_at], [enqueued_at], [attempts], [last_error]
+FROM [pgs_prio].[urgent]
+WHERE [lease_token] IS NULL;
+GO
+
+-- qgen 0.1.0: batch_type pgs_prio.urgent_batch, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
+-- A table type cannot be altered: a spec change that touches it goes through a migration that
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
+IF TYPE_ID(N'pgs_prio.urgent_batch') IS NULL
+    CREATE TYPE [pgs_prio].[urgent_batch] AS TABLE
+    (
+        [ordinal] int NOT NULL,
+        [msg] nvarchar(max) NOT NULL,
+        [priority] int NOT NULL DEFAULT (0),
+        PRIMARY KEY ([ordinal])
+    );
+GO
+
+-- qgen 0.1.0: enqueue pgs_prio.urgent_enqueue, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_enqueue]
+    @msg nvarchar(max),
+    @priority int = 0
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL);
+    BEGIN TRY
+        INSERT INTO [pgs_prio].[urgent] ([msg], [priority])
+        -- OUTPUT INTO a table variable: a bare OUTPUT fails once someone adds a trigger to the table (error 334).
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        VALUES (@msg, @priority);
+        SELECT [id], CAST(1 AS bit) AS [enqueued] FROM @q$new;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: enqueue_batch pgs_prio.urgent_enqueue_batch, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds many jobs in one statement (at most 1999: more could escalate to a table lock; the client
+-- splits a bigger batch); ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
+-- for every input row.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_enqueue_batch]
+    @jobs [pgs_prio].[urgent_batch] READONLY
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    IF (SELECT COUNT(*) FROM @jobs) > 1999
+        THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for pgs_prio.urgent: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        INSERT INTO [pgs_prio].[urgent] ([msg], [priority])
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        SELECT [j].[msg], [j].[priority]
+        FROM @jobs AS [j]
+        -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
+        ORDER BY [j].[ordinal];
+        -- The nth lowest new id belongs to the nth lowest ordinal.
+        SELECT [j].[ordinal], [n].[id], CAST(1 AS bit) AS [enqueued]
+        FROM (SELECT [ordinal], ROW_NUMBER() OVER (ORDER BY [ordinal]) AS [position] FROM @jobs) AS [j]
+        INNER JOIN (SELECT [id], ROW_NUMBER() OVER (ORDER BY [id]) AS [position] FROM @q$new) AS [n]
+            ON [n].[position] = [j].[position]
+        ORDER BY [j].[ordinal];
+
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: enqueue_json pgs_prio.urgent_enqueue_json, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
+-- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
+-- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
+-- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_enqueue_json]
+    @jobs nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$batch [pgs_prio].[urgent_batch];
+    BEGIN TRY
+        INSERT INTO @q$batch ([ordinal], [msg], [priority])
+        SELECT COALESCE([j].[ordinal], CAST([a].[key] AS int) + 1),
+               [j].[msg],
+               COALESCE([j].[priority], 0)
+        FROM OPENJSON(@jobs) AS [a]
+        CROSS APPLY OPENJSON([a].[value])
+        WITH
+        (
+            [ordinal] int '$.ordinal',
+            [msg] nvarchar(max) 'strict $.msg',
+            [priority] int '$.priority'
+        ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 1999
+            THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for pgs_prio.urgent: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
+        BEGIN TRANSACTION;
+        INSERT INTO [pgs_prio].[urgent] ([msg], [priority])
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        SELECT [j].[msg], [j].[priority]
+        FROM @q$batch AS [j]
+        -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
+        ORDER BY [j].[ordinal];
+        -- The nth lowest new id belongs to the nth lowest ordinal.
+        SELECT [j].[ordinal], [n].[id], CAST(1 AS bit) AS [enqueued]
+        FROM (SELECT [ordinal], ROW_NUMBER() OVER (ORDER BY [ordinal]) AS [position] FROM @q$batch) AS [j]
+        INNER JOIN (SELECT [id], ROW_NUMBER() OVER (ORDER BY [id]) AS [position] FROM @q$new) AS [n]
+            ON [n].[position] = [j].[position]
+        ORDER BY [j].[ordinal];
+
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: dequeue pgs_prio.urgent_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
+-- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
+-- With @complete_lease_token it first completes that lease's jobs as complete(@lease_token) does,
+-- in the same transaction: one commit per batch instead of two. A token that holds no job raises
+-- 50001 and nothing is claimed.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_dequeue]
+    @owner nvarchar(129) = NULL,
+    @batch_size int = 10,
+    @lease_seconds int = 300,
+    @complete_lease_token uniqueidentifier = NULL,
+    @wait_ms int = 0
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for pgs_prio.urgent_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in pgs_prio.urgent_dequeue; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
+        THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 20000 milliseconds.', 1;
+    IF @wait_ms > 0 AND (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50005, N'qgen: refused on pgs_prio.urgent: dequeue waits for work (@wait_ms) only outside a transaction, with IMPLICIT_TRANSACTIONS OFF: inside one it would hold that transaction open while it waits; pass @wait_ms = 0', 1;
+    DECLARE @q$began datetime2(7) = SYSUTCDATETIME();
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$token uniqueidentifier = NEWID();
+    DECLARE @q$done TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [msg] nvarchar(max) NOT NULL,
+        [priority] int NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
+    DECLARE @q$claimed TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [msg] nvarchar(max) NOT NULL,
+        [priority] int NOT NULL,
+        [attempts] int NOT NULL,
+        [lease_token] uniqueidentifier NOT NULL,
+        [lease_expires_at] datetime2(3) NOT NULL
+    );
+    BEGIN TRY
+        -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
+    q$attempt:
+        BEGIN TRANSACTION;
+        IF @complete_lease_token IS NOT NULL
+        BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_prio].[urgent] WHERE [lease_token] = @complete_lease_token;
+            DELETE FROM [pgs_prio].[urgent]
+            OUTPUT deleted.[id], deleted.[msg], deleted.[priority], deleted.[enqueued_at], deleted.[attempts]
+            INTO @q$done ([id], [msg], [priority], [enqueued_at], [attempts])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @complete_lease_token;
+            -- Through a table variable (see the macro kept_table); as many rows as the DELETE, for @@ROWCOUNT.
+            INSERT INTO [pgs_prio].[urgent_archive] ([id], [msg], [priority], [enqueued_at], [attempts], [completed_at])
+            SELECT [id], [msg], [priority], [enqueued_at], [attempts], @q$now FROM @q$done;
+
+            IF @@ROWCOUNT = 0
+                THROW 50001, N'qgen: lease lost on pgs_prio.urgent: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
+        ;WITH [next_job] AS
+        (
+            SELECT TOP (@batch_size) [id], [msg], [priority], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+            -- The one reference to the table: these hints hold for every row the claim reads.
+            FROM [pgs_prio].[urgent] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [lease_token] IS NULL AND [available_at] <= @q$now
+            ORDER BY [priority] DESC, [id]
+        )
+        UPDATE [next_job]
+        SET [lease_token] = @q$token,
+            [lease_owner] = @owner,
+            [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [attempts] = [attempts] + 1
+        OUTPUT inserted.[id], inserted.[msg], inserted.[priority], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+        INTO @q$claimed ([id], [msg], [priority], [attempts], [lease_token], [lease_expires_at])
+        -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        COMMIT TRANSACTION;
+        -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
+        IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
+            AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) + 50 < @wait_ms
+        BEGIN
+            WAITFOR DELAY '00:00:00.050';
+            -- No claim starts after the deadline, even when the sleep overran it.
+            IF DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) < @wait_ms
+            BEGIN
+                SET @complete_lease_token = NULL;
+                SET @q$now = SYSUTCDATETIME();
+                GOTO q$attempt;
+            END;
+        END;
+        -- ---- end of the wait block ----
+        SELECT [id], [msg], [priority], [attempts], [lease_token], [lease_expires_at]
+        FROM @q$claimed
+        ORDER BY [priority] DESC, [id];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: complete pgs_prio.urgent_complete, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Finishes jobs held by a lease: moves them to the archive. With @id, only that job; without, every job of
+-- the lease. The token is the fence: a worker whose lease was released or taken over gets error 50001.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_complete]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$completed int;
+    DECLARE @q$done TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [msg] nvarchar(max) NOT NULL,
+        [priority] int NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_prio].[urgent] WHERE [lease_token] = @lease_token;
+            DELETE FROM [pgs_prio].[urgent]
+            OUTPUT deleted.[id], deleted.[msg], deleted.[priority], deleted.[enqueued_at], deleted.[attempts]
+            INTO @q$done ([id], [msg], [priority], [enqueued_at], [attempts])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+            -- Through a table variable (see the macro kept_table); as many rows as the DELETE, for @@ROWCOUNT.
+            INSERT INTO [pgs_prio].[urgent_archive] ([id], [msg], [priority], [enqueued_at], [attempts], [completed_at])
+            SELECT [id], [msg], [priority], [enqueued_at], [attempts], @q$now FROM @q$done;
+
+            SET @q$completed = @@ROWCOUNT;
+        END
+        ELSE
+        BEGIN
+            DELETE FROM [pgs_prio].[urgent]
+            OUTPUT deleted.[id], deleted.[msg], deleted.[priority], deleted.[enqueued_at], deleted.[attempts]
+            INTO @q$done ([id], [msg], [priority], [enqueued_at], [attempts])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+            -- Through a table variable (see the macro kept_table); as many rows as the DELETE, for @@ROWCOUNT.
+            INSERT INTO [pgs_prio].[urgent_archive] ([id], [msg], [priority], [enqueued_at], [attempts], [completed_at])
+            SELECT [id], [msg], [priority], [enqueued_at], [attempts], @q$now FROM @q$done;
+
+            SET @q$completed = @@ROWCOUNT;
+        END;
+        IF @q$completed = 0
+            THROW 50001, N'qgen: lease lost on pgs_prio.urgent: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        COMMIT TRANSACTION;
+        RETURN @q$completed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: fail pgs_prio.urgent_fail, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A worker could not finish a job. With attempts left (at most 2) and @retry = 1 it is released for
+-- another try after a backoff (returns 0); otherwise it is deleted (dead_letter: false) (returns 1).
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_fail]
+    @lease_token uniqueidentifier,
+    @id bigint,
+    @error nvarchar(max) = NULL,
+    @retry bit = 1
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF @retry IS NULL
+        THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). The parameter is nvarchar(max) so that the cut is this one, not the call's.
+    DECLARE @q$error nvarchar(4000) = LEFT(@error, 4000);
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$attempts int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- UPDLOCK: a locking read of the current row (also under READ_COMMITTED_SNAPSHOT), held
+        -- until commit, so a reaper cannot release the job between this read and the change below.
+        SELECT @q$attempts = [attempts]
+        FROM [pgs_prio].[urgent] WITH (UPDLOCK, ROWLOCK)
+        WHERE [id] = @id AND [lease_token] = @lease_token;
+        IF @q$attempts IS NULL
+            THROW 50001, N'qgen: lease lost on pgs_prio.urgent: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        IF @retry = 1 AND @q$attempts < 2
+        BEGIN
+            UPDATE [pgs_prio].[urgent]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @q$error,
+                [available_at] = DATEADD(second, CAST(CASE WHEN 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 10 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now)
+            WHERE [id] = @id;
+            COMMIT TRANSACTION;
+            RETURN 0;
+        END;
+        DELETE FROM [pgs_prio].[urgent]
+        WHERE [id] = @id;
+        COMMIT TRANSACTION;
+        RETURN 1;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: extend_lease pgs_prio.urgent_extend_lease, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Keeps a lease alive while a worker is still busy: its jobs expire @lease_seconds from now.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_extend_lease]
+    @lease_token uniqueidentifier,
+    @lease_seconds int = 300,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    DECLARE @q$until datetime2(3) = DATEADD(second, @lease_seconds, SYSUTCDATETIME());
+    DECLARE @q$extended int;
+    BEGIN TRY
+        IF @id IS NULL
+        BEGIN
+            -- The row by its id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_prio].[urgent] WHERE [lease_token] = @lease_token;
+            UPDATE [pgs_prio].[urgent] SET [lease_expires_at] = @q$until WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [pgs_prio].[urgent] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$extended = @@ROWCOUNT;
+        IF @q$extended = 0
+            THROW 50001, N'qgen: lease lost on pgs_prio.urgent: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        RETURN @q$extended;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: reap pgs_prio.urgent_reap, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Releases jobs whose lease expired (a worker died or overran its allotted time), at most
+-- @batch_size per call so it never holds many locks: those with attempts left become claimable
+-- again, with their old token cleared so the late worker is fenced off; the rest are deleted.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_reap]
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set: no INSERT ... EXEC, inside
+    -- which this procedure's ROLLBACK would fail with error 3915 and hide its own error.
+    @released int = NULL OUTPUT,
+    @dead_lettered int = NULL OUTPUT,
+    @result_set bit = 1
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for pgs_prio.urgent_reap; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- Lock order (see the macro held_ids): complete, fail and extend take a job's row by its
+        -- clustered key, then the lease index's key. A reap that sought the lease index and looked
+        -- the rows up took them the other way round and deadlocked (1205) with a worker finishing
+        -- the job at its expiry. So: the expired ids first, from the lease index, keeping no lock
+        -- (READCOMMITTEDLOCK: shared locks that go as the rows are read; READPAST: a job being
+        -- completed right now is locked by its worker, leave it to finish); then each row by its
+        -- id (INDEX(1), FORCESEEK: the clustered key), with the expiry checked again under its lock.
+        INSERT INTO @q$expired ([id])
+        SELECT TOP (@batch_size) [id]
+        FROM [pgs_prio].[urgent] WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Each statement reads the table once, through its CTE (as dequeue's claim does). UPDLOCK
+        -- (and the statement's own update locks) make these locking reads of current rows.
+        ;WITH [expired] AS
+        (
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error]            FROM [pgs_prio].[urgent] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 2
+        )
+        UPDATE [expired]
+        SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+            [last_error] = N'qgen: lease expired before the job was completed'
+        OUTPUT inserted.[id] INTO @q$freed ([id])
+        -- Planned for one row, whatever @batch_size the first call sniffed.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$released = @@ROWCOUNT;
+
+        -- Out of attempts: what is left of the batch.
+        ;WITH [expired] AS
+        (
+            SELECT TOP (@batch_size - @q$released) [id], [msg], [priority], [enqueued_at], [attempts]
+            FROM [pgs_prio].[urgent] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 2
+        )
+        DELETE FROM [expired]
+        OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
+        SET @q$dead_lettered = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        SELECT @released = @q$released, @dead_lettered = @q$dead_lettered;
+        IF @result_set = 1
+            SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: metrics pgs_prio.urgent_metrics, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row describing the queue now, for dashboards and alerts. Each count reads the one index that
+-- holds its rows (claim, due, lease, processed index; the dead-letter and archive tables), never the
+-- whole queue table (finished rows included), and does not wait on a row: WITH (READPAST,
+-- READCOMMITTEDLOCK) skips a row another transaction holds (a job being claimed, completed or enqueued right now),
+-- the watermark's one row is read WITH (NOLOCK). So under concurrency the numbers are approximate:
+-- a job changing at that moment is counted in neither state, and the counts are not one snapshot.
+-- READPAST skips row and page locks only: a table lock (an escalated lock of a large transaction,
+-- uninstall's TABLOCKX, an offline index build) still makes it wait.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_metrics]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$ready bigint, @q$scheduled bigint, @q$in_flight bigint = 0, @q$expired bigint = 0,
+        @q$processed bigint = 0, @q$dead bigint = 0, @q$archived bigint = 0, @q$recent bigint,
+        @q$oldest_id bigint, @q$lowest bigint, @q$watermark bigint, @q$highest bigint,
+        @q$due_ready bigint = 0, @q$due_scheduled bigint = 0, @q$due_oldest bigint, @q$due_lowest bigint;
+    -- Unclaimed jobs: the claim index.
+    SELECT @q$ready = COUNT_BIG(CASE WHEN [available_at] <= @q$now THEN 1 END),
+        @q$scheduled = COUNT_BIG(CASE WHEN [available_at] > @q$now THEN 1 END),
+        @q$oldest_id = MIN(CASE WHEN [available_at] <= @q$now THEN [id] END),
+        @q$lowest = MIN([id])
+    FROM [pgs_prio].[urgent] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [lease_token] IS NULL;
+    -- Jobs in flight: the lease index.
+    SELECT @q$in_flight = COUNT_BIG(*), @q$expired = COUNT_BIG(CASE WHEN [lease_expires_at] < @q$now THEN 1 END)
+    FROM [pgs_prio].[urgent] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [lease_token] IS NOT NULL;
+    SELECT @q$archived = COUNT_BIG(*), @q$recent = COUNT_BIG(CASE WHEN [completed_at] >= DATEADD(minute, -1, @q$now) THEN 1 END)
+    FROM [pgs_prio].[urgent_archive] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$ready AS [ready], @q$scheduled AS [scheduled], @q$in_flight AS [in_flight], @q$expired AS [expired],
+        @q$processed AS [processed], @q$dead AS [dead], @q$archived AS [archived],
+        -- The age of the oldest ready job: the one with the lowest id (ids grow with enqueued_at).
+        COALESCE(DATEDIFF_BIG(second, (SELECT [enqueued_at] FROM [pgs_prio].[urgent] WITH (READPAST, READCOMMITTEDLOCK) WHERE [id] = @q$oldest_id), @q$now), 0)
+            AS [oldest_ready_age_seconds],
+        @q$watermark AS [watermark],
+        @q$lowest AS [lowest_pending_id],
+        @q$recent AS [completed_last_minute],
+        CAST(NULL AS bigint) AS [watermark_lag];
+END;
+GO
+
+-- qgen 0.1.0: peek pgs_prio.urgent_peek, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The next pending jobs, in queue order, without claiming them.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_peek]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    -- NULL or negative is refused with the other argument checks' code (TOP would raise 1014).
+    IF @limit IS NULL OR @limit < 0
+        THROW 50003, N'qgen: @limit is out of range for pgs_prio.urgent_peek; accepted: 0 or more rows.', 1;
+    SELECT TOP (@limit) [id], [msg], [priority], [available_at], [enqueued_at], [attempts], [last_error]
+    FROM [pgs_prio].[urgent_pending]
+    ORDER BY [priority] DESC, [id];
+END;
+GO
+
+-- qgen 0.1.0: purge_batch pgs_prio.urgent_purge_batch, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 1999) over all those
+-- tables together, in one transaction (the caller's, when there is one). purge loops over batches;
+-- maintain runs one.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_purge_batch]
+    @older_than_seconds int = 604800,
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set (see reap).
+    @archived int = NULL OUTPUT,
+    @processed int = NULL OUTPUT,
+    @dead int = NULL OUTPUT,
+    @result_set bit = 1
+AS
+BEGIN
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$left int = @batch_size, @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @q$left > 0
+        BEGIN
+            DELETE TOP (@q$left) FROM [pgs_prio].[urgent_archive] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [completed_at] < @q$cutoff
+            OPTION (OPTIMIZE FOR (@q$left = 1));
+            SET @q$archived = @@ROWCOUNT;
+            SET @q$left -= @q$archived;
+        END;
+
+        COMMIT TRANSACTION;
+        SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
+        IF @result_set = 1
+            SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: purge pgs_prio.urgent_purge, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 1999),
+-- each committed on its own, so no statement takes enough locks to escalate to a table lock and
+-- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
+-- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
+-- so it refuses to run inside the caller's transaction (error 50004: there, call
+-- urgent_purge_batch, which deletes one batch in that transaction).
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_purge]
+    @older_than_seconds int = 604800,
+    @batch_size int = 1000
+AS
+BEGIN
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    IF (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction (or with IMPLICIT_TRANSACTIONS ON, where its first statement would open one); call it outside a transaction in autocommit mode, or call urgent_purge_batch (one batch) there.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$archived bigint = 0, @q$processed bigint = 0, @q$dead bigint = 0, @q$deleted int;
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
+    BEGIN
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [pgs_prio].[urgent_archive] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [completed_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$archived += @q$deleted;
+    END;
+
+    SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+END;
+GO
+
+-- qgen 0.1.0: maintain pgs_prio.urgent_maintain, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- @batch_size finished jobs older than the retention (604800 s), releases up to @batch_size expired
+-- leases (reap), in that order, in one transaction. Only one runs at a
+-- time per queue (an application lock owned by the transaction, so it goes with the commit or the
+-- rollback, a client timeout included): a caller that finds another one running returns at once
+-- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
+-- Inside a caller's transaction its work commits with that transaction, and the lock is held
+-- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
+-- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
+-- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
+-- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_maintain]
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
+WITH EXECUTE AS OWNER
+AS
+BEGIN
+    -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
+    DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
+    DECLARE @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0;
+    DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
+    -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
+    DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    -- An application lock belongs to the principal named in @DbPrincipal (with the resource and the
+    -- database), and only a member of that principal, dbo or db_owner may take it. The default,
+    -- public, would let any user of the database take this lock first and stop maintenance for as
+    -- long as it held it. It is taken as the owner of qgen's objects (this procedure runs as that
+    -- owner): no other login can take it, except dbo and members of db_owner.
+    DECLARE @q$principal sysname = USER_NAME();
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        EXEC @q$lock = sys.sp_getapplock
+            @Resource = N'qgen.maintain:[pgs_prio].[urgent]',
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = @q$principal;
+        -- -1: not granted at once, another maintain holds it. -2 (cancelled), -3 (deadlock victim)
+        -- and -999 (a call error) are not "someone else is maintaining": refused with the code.
+        IF @q$lock = -1
+            SET @q$skipped = 1;
+        ELSE IF @q$lock < 0
+        BEGIN
+            DECLARE @q$why nvarchar(2048) = CONCAT(N'qgen: refused on pgs_prio.urgent: maintain could not take its application lock (sp_getapplock returned ',
+                @q$lock, N' for principal ', @q$principal, N').');
+            THROW 50005, @q$why, 1;
+        END
+        ELSE
+        BEGIN
+            -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+            EXEC [pgs_prio].[urgent_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size,
+                @archived = @q$archived OUTPUT, @processed = @q$processed OUTPUT, @dead = @q$dead OUTPUT, @result_set = 0;
+            EXEC [pgs_prio].[urgent_reap] @batch_size = @q$reap_batch,
+                @released = @q$released OUTPUT, @dead_lettered = @q$dead_lettered OUTPUT, @result_set = 0;
+        END;
+        COMMIT TRANSACTION;
+        IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
+            SET @q$more = 1;
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: grants to roles pgs_prio_producer, pgs_prio_consumer, pgs_prio_admin, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
+-- change a queue table directly.
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_enqueue] TO [pgs_prio_producer];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_enqueue_batch] TO [pgs_prio_producer];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_enqueue_json] TO [pgs_prio_producer];
+GRANT EXECUTE ON TYPE::[pgs_prio].[urgent_batch] TO [pgs_prio_producer];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_dequeue] TO [pgs_prio_consumer];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_complete] TO [pgs_prio_consumer];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_fail] TO [pgs_prio_consumer];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_extend_lease] TO [pgs_prio_consumer];
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_maintain] TO [pgs_prio_consumer];
+GRANT SELECT ON OBJECT::[pgs_prio].[urgent_pending] TO [pgs_prio_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_enqueue] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_enqueue_batch] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_enqueue_json] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_dequeue] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_complete] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_fail] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_extend_lease] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_reap] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_metrics] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_peek] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_purge_batch] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_purge] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_maintain] TO [pgs_prio_admin];
+GRANT EXECUTE ON TYPE::[pgs_prio].[urgent_batch] TO [pgs_prio_admin];
+GO
+
+-- qgen 0.1.0: verify pgs_prio, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's procedures or views is stored with
+-- ANSI_NULLS or QUOTED_IDENTIFIER OFF: a module keeps the options of the session that created it,
+-- and such a module fails on every call once a filtered index exists (one created or altered
+-- from a session with them OFF, as sqlcmd without -I is, and without the SET batch qgen's files begin with).
+DECLARE @q$wrong nvarchar(max) = N'';
+SELECT @q$wrong = @q$wrong + N' ' + QUOTENAME([s].[name]) + N'.' + QUOTENAME([o].[name])
+FROM sys.sql_modules AS [sm]
+INNER JOIN sys.objects AS [o] ON [o].[object_id] = [sm].[object_id]
+INNER JOIN sys.schemas AS [s] ON [s].[schema_id] = [o].[schema_id]
+WHERE [s].[name] = N'pgs_prio'
+  AND [o].[name] IN
+  (
+      N'urgent',
+      N'urgent_claim_ix',
+      N'urgent_lease_ix',
+      N'urgent_archive',
+      N'urgent_archive_ix',
+      N'urgent_pending',
+      N'urgent_batch',
+      N'urgent_enqueue',
+      N'urgent_enqueue_batch',
+      N'urgent_enqueue_json',
+      N'urgent_dequeue',
+      N'urgent_complete',
+      N'urgent_fail',
+      N'urgent_extend_lease',
+      N'urgent_reap',
+      N'urgent_metrics',
+      N'urgent_peek',
+      N'urgent_purge_batch',
+      N'urgent_purge',
+      N'urgent_maintain'
+  )
+  AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
+IF @q$wrong <> N''
+BEGIN
+    DECLARE @q$message nvarchar(2048) = LEFT(N'qgen: stored with ANSI_NULLS or QUOTED_IDENTIFIER OFF, so they fail once a '
+        + N'filtered index exists:' + @q$wrong + N'. Run install.sql again from a session with both ON (sqlcmd -I).', 2048);
+    THROW 50020, @q$message, 1;
+END;
+-- And every object install makes must exist: sqlcmd without -b goes on after a batch that failed
+-- (a CREATE PROCEDURE that does not compile, an OPENJSON under compatibility level 130), so an
+-- install that printed an error and carried on ends here with the names of what is missing.
+DECLARE @q$missing nvarchar(max) = N'';
+IF OBJECT_ID(N'pgs_prio.urgent') IS NULL
+    SET @q$missing += N' pgs_prio.urgent';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'urgent_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_prio.urgent'))
+    SET @q$missing += N' pgs_prio.urgent_claim_ix';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'urgent_lease_ix' AND [object_id] = OBJECT_ID(N'pgs_prio.urgent'))
+    SET @q$missing += N' pgs_prio.urgent_lease_ix';
+IF OBJECT_ID(N'pgs_prio.urgent_archive') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_archive';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'urgent_archive_ix' AND [object_id] = OBJECT_ID(N'pgs_prio.urgent_archive'))
+    SET @q$missing += N' pgs_prio.urgent_archive_ix';
+IF OBJECT_ID(N'pgs_prio.urgent_pending') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_pending';
+IF TYPE_ID(N'pgs_prio.urgent_batch') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_batch';
+IF OBJECT_ID(N'pgs_prio.urgent_enqueue') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_enqueue';
+IF OBJECT_ID(N'pgs_prio.urgent_enqueue_batch') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_enqueue_batch';
+IF OBJECT_ID(N'pgs_prio.urgent_enqueue_json') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_enqueue_json';
+IF OBJECT_ID(N'pgs_prio.urgent_dequeue') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_dequeue';
+IF OBJECT_ID(N'pgs_prio.urgent_complete') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_complete';
+IF OBJECT_ID(N'pgs_prio.urgent_fail') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_fail';
+IF OBJECT_ID(N'pgs_prio.urgent_extend_lease') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_extend_lease';
+IF OBJECT_ID(N'pgs_prio.urgent_reap') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_reap';
+IF OBJECT_ID(N'pgs_prio.urgent_metrics') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_metrics';
+IF OBJECT_ID(N'pgs_prio.urgent_peek') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_peek';
+IF OBJECT_ID(N'pgs_prio.urgent_purge_batch') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_purge_batch';
+IF OBJECT_ID(N'pgs_prio.urgent_purge') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_purge';
+IF OBJECT_ID(N'pgs_prio.urgent_maintain') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_maintain';
+IF @q$missing <> N''
+BEGIN
+    DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
+        + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
+    THROW 50020, @q$absent, 1;
+END;
+-- And maintain can run: it runs WITH EXECUTE AS OWNER, as its owner (its schema's, unless it was given
+-- one of its own), and only a user can be impersonated. A schema given to a role after install (or
+-- installed into by a qgen that did not refuse one, see the schema's batch) fails every call of
+-- maintain (error 15517) while every other procedure works.
+DECLARE @q$owners nvarchar(max) = N'';
+SELECT @q$owners = @q$owners + N' ' + QUOTENAME([s].[name]) + N'.' + QUOTENAME([o].[name]) + N' (owned by '
+    + QUOTENAME([p].[name]) + N', ' + [p].[type_desc] + N')'
+FROM sys.objects AS [o]
+INNER JOIN sys.schemas AS [s] ON [s].[schema_id] = [o].[schema_id]
+INNER JOIN sys.database_principals AS [p] ON [p].[principal_id] = COALESCE([o].[principal_id], [s].[principal_id])
+WHERE [s].[name] = N'pgs_prio'
+  AND [o].[name] IN
+  (
+      N'urgent_maintain'
+  )
+  AND [p].[type] NOT IN ('S', 'U', 'E');
+IF @q$owners <> N''
+BEGIN
+    DECLARE @q$impersonate nvarchar(2048) = LEFT(N'qgen: maintain runs WITH EXECUTE AS OWNER, which cannot impersonate its owner, '
+        + N'so every call of it fails:' + @q$owners + N'. Give schema [pgs_prio] to a user, ALTER AUTHORIZATION ON SCHEMA::'
+        + N'[pgs_prio] TO [dbo]; (a procedure given an owner of its own: ALTER AUTHORIZATION ON OBJECT::... TO SCHEMA OWNER;), '
+        + N'then run install.sql again.', 2048);
+    THROW 50020, @q$impersonate, 1;
+END;
+-- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
+-- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
+-- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
+-- its name on, without spaces, tabs or line breaks (qgen.dialects.mssql.module_fingerprints), against
+-- the one rendered. An index: its uniqueness, key columns (in order, with DESC), included columns
+-- and whether it has a filter, against the rendered CREATE INDEX (the filter's text is not
+-- compared: SQL Server stores it rewritten).
+DECLARE @q$stale nvarchar(max) = N'';
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pgs_prio.' + [r].[name]), N' '))
+FROM
+(
+    VALUES
+        (N'urgent_complete', 0xABB1BD608DDFC352B33864BD9818917744D10B5896CB4CA1E1C420687BA7E921),
+        (N'urgent_dequeue', 0x1044058B9AC7454BFC59A535448F55DC50DD39277B84F199514BAD0B4D8148AA),
+        (N'urgent_enqueue', 0xAAE35A60882932A397751C75B35520E0B552D64707E7FE833AC0B024D5EF8DB4),
+        (N'urgent_enqueue_batch', 0xF092D8EDBD8625D915C62A198ABFF1CA3C83EE2D79946724C86DC1AF1AAE6156),
+        (N'urgent_enqueue_json', 0x2C8412338FF37BC465D4C9D0B54036875E2148A2DC15CDEBB42583B3C53A0C10),
+        (N'urgent_extend_lease', 0x98936D15F53D6DF3452D5DDE80CD17BF24A7B75E59004C29F81DC0947E81E456),
+        (N'urgent_fail', 0x4BDF48FE895DB8D36B797847AF9810AA7A7778CB349E7C20E8F7B11E08B1787E),
+        (N'urgent_maintain', 0xA2BDC869D783E6D8315E227561F2BCCA2C8DC9F48BBBEC85CF46E94D49996256),
+        (N'urgent_metrics', 0x723470A4CADB3D11DA1DF354A50CB2B27D3A715951A969CAF292FE1E0324A18D),
+        (N'urgent_peek', 0x7FA14B5338DDB2CB2C92631FB3DAC83453DE1882AB1425058D7A5986C30A37FE),
+        (N'urgent_pending', 0x0597A68ACC2AE7960598F876A3B6C0A0D813F2F63E8F319EB678712C26637710),
+        (N'urgent_purge', 0xB2F7DDD7037EFF0CA008666A3717A0EE54C24FB341D89338042EC41908CD9EBB),
+        (N'urgent_purge_batch', 0x0731F475CF309B18A0E2C0612A86F233E062A5B0F1B1F90E8EE1F2335B615F92),
+        (N'urgent_reap', 0x0EFBC0DA2EDECE1B8F689C14041ECABB74936D7EB50FE87FF055316A2F7EA48B)
+) AS [r]([name], [fingerprint])
+INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'pgs_prio.' + [r].[name])
+CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
+WHERE HASHBYTES('SHA2_256', REPLACE(REPLACE(REPLACE(REPLACE(
+          SUBSTRING([d].[text], CHARINDEX(N'[pgs_prio].[' + [r].[name] + N']' COLLATE Latin1_General_BIN2, [d].[text]), LEN([d].[text])),
+          NCHAR(32), N''), NCHAR(9), N''), NCHAR(10), N''), NCHAR(13), N'')) <> [r].[fingerprint];
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pgs_prio.' + [r].[table] + N'.' + [r].[name]
+    + N' (' + COALESCE([shape].[now], N'?') + N', rendered ' + [r].[shape] + N')'), N' '))
+FROM
+(
+    VALUES
+        (N'urgent', N'urgent_claim_ix', N'(priority desc, id) include (available_at, lease_token) where'),
+        (N'urgent', N'urgent_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
+        (N'urgent_archive', N'urgent_archive_ix', N'(completed_at)')
+) AS [r]([table], [name], [shape])
+INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'pgs_prio.' + [r].[table]) AND [i].[name] = [r].[name]
+CROSS APPLY
+(
+    SELECT CONCAT(CASE WHEN [i].[is_unique] = 1 THEN N'unique ' END,
+        N'(', (SELECT STRING_AGG(CONCAT([c].[name], CASE WHEN [ic].[is_descending_key] = 1 THEN N' desc' END), N', ')
+                      WITHIN GROUP (ORDER BY [ic].[key_ordinal])
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[key_ordinal] > 0), N')',
+        (SELECT N' include (' + STRING_AGG([c].[name], N', ') WITHIN GROUP (ORDER BY UPPER([c].[name]) COLLATE Latin1_General_BIN2) + N')'
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[is_included_column] = 1),
+        CASE WHEN [i].[has_filter] = 1 THEN N' where' END) AS [now]
+) AS [shape]
+WHERE [shape].[now] <> [r].[shape];
+IF @q$stale <> N''
+BEGIN
+    DECLARE @q$older nvarchar(2048) = LEFT(N'qgen: installed, but not as this install rendered it:' + @q$stale
+        + N'. An earlier batch failed and left an older version (read its error above, fix it and run install.sql again), '
+        + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
+    THROW 50020, @q$older, 1;
+END;
+GO
+
+-- An install the schema's batch refused set NOEXEC ON, so that sqlcmd and SSMS, which go on to the
+-- next batch after an error, ran nothing more: give the session back as it was.
+SET NOEXEC OFF;
+GO

@@ -1,0 +1,1674 @@
+-- qgen 0.1.0: every object of spec.yaml, for SQL Server (T-SQL), in dependency order.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- qgen 0.1.0: schema pgs_wrk, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Refused before anything is created: a schema that exists and is owned by a database role (or an
+-- application role, a group, a user mapped to a certificate or key). Its procedures are owned by
+-- that owner, and maintain runs WITH EXECUTE AS OWNER, which can impersonate only a user: every
+-- call of maintain would fail (error 15517) long after install succeeded. sqlcmd and SSMS go on to
+-- the next batch after an error: the batch after the refusal sets NOEXEC ON, so no later batch runs
+-- (verify, install's last batch, sets it OFF again).
+DECLARE @q$refused nvarchar(2048);
+SELECT @q$refused = CONCAT(N'qgen: install refused: schema [pgs_wrk] is owned by ', QUOTENAME([p].[name]), N' (',
+    [p].[type_desc], N'), which EXECUTE AS OWNER cannot impersonate: qgen''s maintain procedures run as the schema''s owner, ',
+    N'so every call of maintain would fail. Give the schema to a user, ALTER AUTHORIZATION ON SCHEMA::[pgs_wrk] TO [dbo]; ',
+    N'(or to another user), then run install.sql again.')
+FROM sys.schemas AS [s] INNER JOIN sys.database_principals AS [p] ON [p].[principal_id] = [s].[principal_id] WHERE [s].[name] = N'pgs_wrk' AND [p].[type] NOT IN ('S', 'U', 'E');
+IF @q$refused IS NOT NULL
+    THROW 50022, @q$refused, 1;
+GO
+
+IF EXISTS (SELECT 1 FROM sys.schemas AS [s] INNER JOIN sys.database_principals AS [p] ON [p].[principal_id] = [s].[principal_id] WHERE [s].[name] = N'pgs_wrk' AND [p].[type] NOT IN ('S', 'U', 'E'))
+    SET NOEXEC ON;
+GO
+
+-- CREATE SCHEMA must be alone in its batch, so it runs through EXEC; the name is a checked identifier.
+-- A schema install creates is marked (extended property qgen.created): uninstall drops only such a one.
+IF SCHEMA_ID(N'pgs_wrk') IS NULL
+BEGIN
+    EXEC(N'CREATE SCHEMA [pgs_wrk] AUTHORIZATION [dbo];');
+    EXEC sys.sp_addextendedproperty @name = N'qgen.created', @value = N'created by the install of qgen''s queues',
+        @level0type = N'SCHEMA', @level0name = N'pgs_wrk';
+END;
+GO
+
+-- qgen 0.1.0: roles pgs_wrk_producer, pgs_wrk_consumer, pgs_wrk_admin (database roles), rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Producers enqueue, consumers work the queue, admins run maintenance; none of them reads tables directly.
+-- A role install creates is recorded on the schema (extended property qgen.created_role.<role>):
+-- uninstall drops only such a one, never a role that was there before and that the spec only names.
+IF DATABASE_PRINCIPAL_ID(N'pgs_wrk_producer') IS NULL
+BEGIN
+    CREATE ROLE [pgs_wrk_producer];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'pgs_wrk') AND [name] = N'qgen.created_role.pgs_wrk_producer')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.pgs_wrk_producer', @value = N'pgs_wrk_producer',
+            @level0type = N'SCHEMA', @level0name = N'pgs_wrk';
+END;
+IF DATABASE_PRINCIPAL_ID(N'pgs_wrk_consumer') IS NULL
+BEGIN
+    CREATE ROLE [pgs_wrk_consumer];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'pgs_wrk') AND [name] = N'qgen.created_role.pgs_wrk_consumer')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.pgs_wrk_consumer', @value = N'pgs_wrk_consumer',
+            @level0type = N'SCHEMA', @level0name = N'pgs_wrk';
+END;
+IF DATABASE_PRINCIPAL_ID(N'pgs_wrk_admin') IS NULL
+BEGIN
+    CREATE ROLE [pgs_wrk_admin];
+    IF NOT EXISTS (SELECT 1 FROM sys.extended_properties WHERE [class] = 3 AND [major_id] = SCHEMA_ID(N'pgs_wrk') AND [name] = N'qgen.created_role.pgs_wrk_admin')
+        EXEC sys.sp_addextendedproperty @name = N'qgen.created_role.pgs_wrk_admin', @value = N'pgs_wrk_admin',
+            @level0type = N'SCHEMA', @level0name = N'pgs_wrk';
+END;
+GO
+
+-- qgen 0.1.0: table pgs_wrk.mail, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+IF OBJECT_ID(N'pgs_wrk.mail', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_wrk].[mail]
+    (
+        [id] bigint IDENTITY(1, 1) NOT NULL,
+        [recipient] nvarchar(100) NOT NULL,
+        [subject] nvarchar(200) NULL,
+        [available_at] datetime2(3) NOT NULL CONSTRAINT [mail_available_at_df] DEFAULT (SYSUTCDATETIME()),
+        -- 1 while the job waits for its time (delayed by run_at, or released by fail or reap) and no
+        -- claim holds it: such a job is in the due index, not the claim index (a filtered index
+        -- cannot compare available_at with enqueued_at, so enqueue, fail, reap and dequeue keep it).
+        [deferred] bit NOT NULL CONSTRAINT [mail_deferred_df] DEFAULT (0),
+        [enqueued_at] datetime2(3) NOT NULL CONSTRAINT [mail_enqueued_at_df] DEFAULT (SYSUTCDATETIME()),
+        [attempts] int NOT NULL CONSTRAINT [mail_attempts_df] DEFAULT (0),
+        [lease_token] uniqueidentifier NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        -- Clustered on the ever-increasing id: inserts append, and claims walk it in order.
+        CONSTRAINT [mail_pk] PRIMARY KEY CLUSTERED ([id])
+    );
+END;
+GO
+
+-- qgen 0.1.0: claim_index pgs_wrk.mail_claim_ix, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
+-- Deferred jobs (delayed, or released with a backoff: [deferred] = 1) are left out of it: see the due index below.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'mail_claim_ix' AND object_id = OBJECT_ID(N'pgs_wrk.mail'))
+    CREATE NONCLUSTERED INDEX [mail_claim_ix]
+    ON [pgs_wrk].[mail] ([id])
+    INCLUDE ([available_at], [lease_token], [deferred])
+    WHERE [lease_token] IS NULL AND [deferred] = 0;
+-- The due index: deferred jobs, by the time they become available ([deferred] = 1 only while no
+-- claim holds the job: a claim clears it). A claim takes the due ones from here first, so however
+-- many wait for their time, no claim and no watermark steps over them.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'mail_claim_ix_due' AND object_id = OBJECT_ID(N'pgs_wrk.mail'))
+    CREATE NONCLUSTERED INDEX [mail_claim_ix_due]
+    ON [pgs_wrk].[mail] ([available_at], [id])
+    INCLUDE ([deferred])
+    WHERE [deferred] = 1;
+GO
+
+-- qgen 0.1.0: lease_index pgs_wrk.mail_lease_ix, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Only leased rows (the jobs in flight), so complete-by-token, extend and reap find them without a scan.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'mail_lease_ix' AND object_id = OBJECT_ID(N'pgs_wrk.mail'))
+    CREATE NONCLUSTERED INDEX [mail_lease_ix]
+    ON [pgs_wrk].[mail] ([lease_token]) INCLUDE ([lease_expires_at], [attempts])
+    WHERE [lease_token] IS NOT NULL;
+GO
+
+-- qgen 0.1.0: watermark_table pgs_wrk.mail_watermark, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: the lowest id a claim needs to look at. Claims start their range seek here instead of
+-- walking the ghost records that deleted or claimed rows leave at the low end of the index.
+IF OBJECT_ID(N'pgs_wrk.mail_watermark', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_wrk].[mail_watermark]
+    (
+        [id] bigint NOT NULL,
+        -- Bumped by every change, so watermark_correct can tell a release happened while it scanned.
+        [version] bigint NOT NULL CONSTRAINT [mail_watermark_version_df] DEFAULT (0),
+        [one_row] bit NOT NULL CONSTRAINT [mail_watermark_one_row_df] DEFAULT (1),
+        -- When the table was last searched below the watermark (by a dequeue's rescan or
+        -- watermark_correct): a dequeue rescans when this is watermark.rescan old.
+        [corrected_at] datetime2(3) NOT NULL
+            CONSTRAINT [mail_watermark_corrected_at_df] DEFAULT ('0001-01-01'),
+        CONSTRAINT [mail_watermark_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [mail_watermark_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_watermark])
+    INSERT INTO [pgs_wrk].[mail_watermark] ([id]) VALUES (0);
+GO
+
+-- qgen 0.1.0: dead_letter_table pgs_wrk.mail_dead, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs that used up their attempts, kept with their last error until purged. Keyed by an identity
+-- of its own: [id] is the job's id, which repeats once the queue's identity is reseeded.
+IF OBJECT_ID(N'pgs_wrk.mail_dead', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_wrk].[mail_dead]
+    (
+        [entry_id] bigint IDENTITY(1, 1) NOT NULL,
+        [id] bigint NOT NULL,
+        [recipient] nvarchar(100) NOT NULL,
+        [subject] nvarchar(200) NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL,
+        [last_error] nvarchar(4000) NULL,
+        [dead_at] datetime2(3) NOT NULL CONSTRAINT [mail_dead_dead_at_df] DEFAULT (SYSUTCDATETIME()),
+        CONSTRAINT [mail_dead_pk] PRIMARY KEY CLUSTERED ([entry_id])
+    );
+END;
+GO
+
+-- qgen 0.1.0: dead_letter_index pgs_wrk.mail_dead_ix, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- purge deletes dead letters by age: it finds the old ones here instead of scanning the table.
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'mail_dead_ix' AND object_id = OBJECT_ID(N'pgs_wrk.mail_dead'))
+    CREATE NONCLUSTERED INDEX [mail_dead_ix]
+    ON [pgs_wrk].[mail_dead] ([dead_at]);
+-- redrive by ids names jobs by their id: it seeks them here instead of scanning every dead letter
+-- (under UPDLOCK on SQL Server, which would lock its way through the whole table).
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE name = N'mail_dead_id_ix' AND object_id = OBJECT_ID(N'pgs_wrk.mail_dead'))
+    CREATE NONCLUSTERED INDEX [mail_dead_id_ix]
+    ON [pgs_wrk].[mail_dead] ([id]);
+GO
+
+-- qgen 0.1.0: pending_view pgs_wrk.mail_pending, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Jobs waiting to be claimed (delayed ones included, with their available_at).
+CREATE OR ALTER VIEW [pgs_wrk].[mail_pending]
+AS
+SELECT [id], [recipient], [subject], [available_at], [enqueued_at], [attempts], [last_error]
+FROM [pgs_wrk].[mail]
+WHERE [lease_token] IS NULL;
+GO
+
+-- qgen 0.1.0: batch_type pgs_wrk.mail_batch, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The rows enqueue_batch takes as a table-valued parameter; ids are assigned in ordinal order.
+-- A table type cannot be altered: a spec change that touches it goes through a migration that
+-- drops and recreates it with the procedures that use it. Its columns are one wider than the
+-- table's (m.param_type): a caller's insert into a variable of this type cannot cut or round a value
+-- past its column unseen; enqueue_batch refuses it with error 50010.
+IF TYPE_ID(N'pgs_wrk.mail_batch') IS NULL
+    CREATE TYPE [pgs_wrk].[mail_batch] AS TABLE
+    (
+        [ordinal] int NOT NULL,
+        [recipient] nvarchar(101) NOT NULL,
+        [subject] nvarchar(201) NULL,
+        PRIMARY KEY ([ordinal])
+    );
+GO
+
+-- qgen 0.1.0: enqueue pgs_wrk.mail_enqueue, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds one job; returns its id. With a dedupe key, a job already queued returns the existing id
+-- (enqueued = 0). A value past its column's
+-- limit is refused with error 50010, never cut or rounded: its parameter is one wider (m.param_type).
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_enqueue]
+    @recipient nvarchar(101),
+    @subject nvarchar(201) = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF DATALENGTH(@recipient) > 200
+        THROW 50010, N'qgen: @recipient is past its column''s limit in pgs_wrk.mail_enqueue; accepted: string(100), at most 100 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
+    IF DATALENGTH(@subject) > 400
+        THROW 50010, N'qgen: @subject is past its column''s limit in pgs_wrk.mail_enqueue; accepted: string(200), at most 200 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL);
+    BEGIN TRY
+        INSERT INTO [pgs_wrk].[mail] ([recipient], [subject])
+        -- OUTPUT INTO a table variable: a bare OUTPUT fails once someone adds a trigger to the table (error 334).
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        VALUES (@recipient, @subject);
+        SELECT [id], CAST(1 AS bit) AS [enqueued] FROM @q$new;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: enqueue_batch pgs_wrk.mail_enqueue_batch, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Adds many jobs in one statement (at most 1999: more could escalate to a table lock; the client
+-- splits a bigger batch); ids are assigned in ordinal order. Returns (ordinal, id, enqueued)
+-- for every input row.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_enqueue_batch]
+    @jobs [pgs_wrk].[mail_batch] READONLY
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    IF (SELECT COUNT(*) FROM @jobs) > 1999
+        THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for pgs_wrk.mail: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
+    DECLARE @q$over int, @q$over_column nvarchar(2048);
+    SELECT TOP (1) @q$over = [j].[ordinal],
+           @q$over_column = CASE WHEN DATALENGTH([j].[recipient]) > 200 THEN N'recipient; accepted: string(100), at most 100 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' WHEN DATALENGTH([j].[subject]) > 400 THEN N'subject; accepted: string(200), at most 200 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+    FROM @jobs AS [j]
+    WHERE DATALENGTH([j].[recipient]) > 200 OR DATALENGTH([j].[subject]) > 400
+    ORDER BY [j].[ordinal];
+    IF @q$over IS NOT NULL
+    BEGIN
+        DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in pgs_wrk.mail_enqueue_batch: column ', @q$over_column, N'.');
+        THROW 50010, @q$over_message, 1;
+    END;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        INSERT INTO [pgs_wrk].[mail] ([recipient], [subject])
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        SELECT [j].[recipient], [j].[subject]
+        FROM @jobs AS [j]
+        -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
+        ORDER BY [j].[ordinal];
+        -- The nth lowest new id belongs to the nth lowest ordinal.
+        SELECT [j].[ordinal], [n].[id], CAST(1 AS bit) AS [enqueued]
+        FROM (SELECT [ordinal], ROW_NUMBER() OVER (ORDER BY [ordinal]) AS [position] FROM @jobs) AS [j]
+        INNER JOIN (SELECT [id], ROW_NUMBER() OVER (ORDER BY [id]) AS [position] FROM @q$new) AS [n]
+            ON [n].[position] = [j].[position]
+        ORDER BY [j].[ordinal];
+
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: enqueue_json pgs_wrk.mail_enqueue_json, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- enqueue_batch for callers that cannot send a table-valued parameter (pyodbc through FreeTDS):
+-- the same jobs as one JSON array of objects, one per job, keyed by the batch type's column names.
+-- Every job-type and payload column's key must be there (strict paths: a missing or misspelt key is
+-- an error, never a silent NULL; give null for no value); "ordinal" (the job's position in the
+-- array, from 1), "priority" and "run_at" are optional. A datetime is ISO 8601, UTC when
+-- it has no offset; a json column is the JSON text as a string. Needs SQL Server 2016 or later and
+-- database compatibility level 130 or higher (OPENJSON). Returns what enqueue_batch returns.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_enqueue_json]
+    @jobs nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$new TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$batch [pgs_wrk].[mail_batch];
+    BEGIN TRY
+        INSERT INTO @q$batch ([ordinal], [recipient], [subject])
+        SELECT COALESCE([j].[ordinal], CAST([a].[key] AS int) + 1),
+               [j].[recipient],
+               [j].[subject]
+        FROM OPENJSON(@jobs) AS [a]
+        CROSS APPLY OPENJSON([a].[value])
+        WITH
+        (
+            [ordinal] int '$.ordinal',
+            [recipient] nvarchar(101) 'strict $.recipient',
+            [subject] nvarchar(201) 'strict $.subject'
+        ) AS [j];
+        IF (SELECT COUNT(*) FROM @q$batch) > 1999
+            THROW 50003, N'qgen: a batch of more than 1999 jobs is out of range for pgs_wrk.mail: one statement writing more could escalate to a table lock; accepted: 1 to 1999 jobs per call (split the batch; the client does).', 1;
+        DECLARE @q$over int, @q$over_column nvarchar(2048);
+        SELECT TOP (1) @q$over = [j].[ordinal],
+               @q$over_column = CASE WHEN DATALENGTH([j].[recipient]) > 200 THEN N'recipient; accepted: string(100), at most 100 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' WHEN DATALENGTH([j].[subject]) > 400 THEN N'subject; accepted: string(200), at most 200 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two)' END
+        FROM @q$batch AS [j]
+        WHERE DATALENGTH([j].[recipient]) > 200 OR DATALENGTH([j].[subject]) > 400
+        ORDER BY [j].[ordinal];
+        IF @q$over IS NOT NULL
+        BEGIN
+            DECLARE @q$over_message nvarchar(2048) = CONCAT(N'qgen: job ', @q$over, N' of the batch has a value past its column''s limit in pgs_wrk.mail_enqueue_json: column ', @q$over_column, N'.');
+            THROW 50010, @q$over_message, 1;
+        END;
+        BEGIN TRANSACTION;
+        INSERT INTO [pgs_wrk].[mail] ([recipient], [subject])
+        OUTPUT inserted.[id] INTO @q$new ([id])
+        SELECT [j].[recipient], [j].[subject]
+        FROM @q$batch AS [j]
+        -- INSERT ... SELECT ... ORDER BY assigns identity values in that order.
+        ORDER BY [j].[ordinal];
+        -- The nth lowest new id belongs to the nth lowest ordinal.
+        SELECT [j].[ordinal], [n].[id], CAST(1 AS bit) AS [enqueued]
+        FROM (SELECT [ordinal], ROW_NUMBER() OVER (ORDER BY [ordinal]) AS [position] FROM @q$batch) AS [j]
+        INNER JOIN (SELECT [id], ROW_NUMBER() OVER (ORDER BY [id]) AS [position] FROM @q$new) AS [n]
+            ON [n].[position] = [j].[position]
+        ORDER BY [j].[ordinal];
+
+        COMMIT TRANSACTION;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: watermark_move pgs_wrk.mail_watermark_move, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Moves the watermark up to 50 ids below the claim that called it (the slack covers claims and inserts
+-- still in flight), but never past a row that is still unclaimed, and never down.
+-- Deferred jobs ([deferred] = 1) do not stop it: claims find them through the due index, whatever their id.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_watermark_move]
+    @claimed_from bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$target bigint = @claimed_from - 50;
+    -- READPAST on the watermark row: a session already moving it wins, this one skips.
+    -- NOLOCK on the queue: the move stops at the lowest row in the range it would pass that is
+    -- unclaimed as far as any session can see, committed or not. So it stops at a job whose insert
+    -- is not yet committed (a locking or READPAST read would skip it and strand it), and at a job
+    -- a release (fail, reap) is putting back (that release also lowers the watermark itself, after
+    -- this move, since it waits for the watermark row).
+    -- It also stops at a row another open transaction has locked (present under NOLOCK, skipped by
+    -- READPAST): a lease claim inside a caller's transaction that may still roll back, or a
+    -- completion in flight. Rows this transaction claimed itself are not skipped by READPAST.
+    -- First without a lock: while a row it may not pass sits at the watermark (a claim held open
+    -- in a caller's transaction, an insert not yet committed), nothing can move, and dequeue calls
+    -- this after every such claim; writing the watermark row then would hold it through the
+    -- caller's transaction, and the rescan and the other movers would skip it while claims go on.
+    DECLARE @q$current bigint = (SELECT [id] FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK));
+    IF @q$current IS NULL OR @q$current >= @q$target
+        RETURN;
+    IF EXISTS (SELECT 1 FROM [pgs_wrk].[mail] AS [job] WITH (NOLOCK)
+               WHERE [job].[id] = @q$current
+                 AND ([job].[lease_token] IS NULL AND [job].[deferred] = 0
+                      OR NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                     WHERE [settled].[id] = [job].[id]))
+              )
+        RETURN;
+    UPDATE [w]
+    SET [id] = COALESCE(
+            (
+                SELECT MIN([job].[id])
+                FROM [pgs_wrk].[mail] AS [job] WITH (NOLOCK)
+                WHERE [job].[id] >= [w].[id] AND [job].[id] < @q$target
+                  AND ([job].[lease_token] IS NULL AND [job].[deferred] = 0
+                       OR NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                      WHERE [settled].[id] = [job].[id]))
+            ), @q$target),
+        [version] = [w].[version] + 1
+    FROM [pgs_wrk].[mail_watermark] AS [w] WITH (ROWLOCK, READPAST, READCOMMITTEDLOCK)
+    WHERE [w].[id] < @q$target;
+END;
+GO
+
+-- qgen 0.1.0: watermark_correct pgs_wrk.mail_watermark_correct, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resets the watermark from the table itself: 50 ids below the lowest unclaimed row, or below the next
+-- id when every row is claimed or gone (the table's highest id, or its identity when it is empty;
+-- unchanged only when no id was ever generated), never below 0. It repairs a watermark that is wrong
+-- either way; dequeue's rescan already finds jobs the watermark passed, so this is for raising it
+-- after a drain (run it after a dequeue that found nothing) and for a watermark set by hand. It
+-- never waits on the watermark row, and never passes a job another transaction holds.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_watermark_correct]
+    -- maintain reads the result here (OUTPUT) and asks for no result set (see reap).
+    @old_watermark bigint = NULL OUTPUT,
+    @new_watermark bigint = NULL OUTPUT,
+    @result_set bit = 1
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$old bigint, @q$new bigint, @q$searched datetime2(3);
+    DECLARE @q$held bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The watermark row first and kept, so that the scan below starts after whatever held it
+        -- committed; but never waiting for it (READPAST): workers run this (after an empty dequeue,
+        -- and through maintain), and another transaction may hold the row for as long as it stays
+        -- open (a caller's transaction whose dequeue moved the watermark or rescanned, another
+        -- uncommitted correction or maintain). Then nothing changes, corrected_at included: the
+        -- call returns the watermark it reads, as old and new. UPDLOCK: a locking read of the
+        -- current row, also under READ_COMMITTED_SNAPSHOT.
+        SELECT @q$old = [id] FROM [pgs_wrk].[mail_watermark] WITH (ROWLOCK, READPAST, UPDLOCK);
+        IF @q$old IS NULL AND EXISTS (SELECT 1 FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK))
+        BEGIN
+            COMMIT TRANSACTION;
+            SET @q$old = (SELECT [id] FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK));
+            SELECT @old_watermark = @q$old, @new_watermark = @q$old;
+            IF @result_set = 1
+                SELECT @q$old AS [old_watermark], @q$old AS [new_watermark];
+            RETURN;
+        END;
+        -- No row (deleted by hand): lock the empty range (HOLDLOCK) so that one session puts it back.
+        IF @q$old IS NULL
+            SET @q$old = (SELECT [id] FROM [pgs_wrk].[mail_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- corrected_at gets the time before the search (it counts as a dequeue's rescan): a job that
+        -- becomes claimable below the watermark after this moment may be missed here, and the next
+        -- rescan is due watermark.rescan seconds after this moment, so within the bound.
+        SET @q$searched = SYSUTCDATETIME();
+        -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
+        -- committed, so the watermark does not pass it. Deferred jobs (the [deferred] bit) do not hold
+        -- it back: the due index hands them to claims.
+        SET @q$new = (SELECT MIN([job].[id]) FROM [pgs_wrk].[mail] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[deferred] = 0);
+        -- A row NOLOCK shows leased but another transaction holds (READPAST skips it) counts as
+        -- unclaimed, as in the mover: a lease claim inside a caller's transaction that may still roll
+        -- back (the job is then unclaimed again, below a watermark passed on the strength of a claim
+        -- that never was), or a release in flight. Only leased rows can be such a row (the lease
+        -- index holds them). Rows this transaction holds itself are not skipped: a rollback of those
+        -- rolls this correction back too.
+        SET @q$held = (SELECT MIN([job].[id]) FROM [pgs_wrk].[mail] AS [job] WITH (NOLOCK)
+                       WHERE [job].[lease_token] IS NOT NULL
+                         AND NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
+                                         WHERE [settled].[id] = [job].[id]));
+        IF @q$held < @q$new OR (@q$new IS NULL AND @q$held IS NOT NULL)
+            SET @q$new = @q$held;
+        SET @q$new = @q$new - 50;
+        IF @q$new IS NULL
+            SET @q$new = (SELECT MAX([id]) + 1 FROM [pgs_wrk].[mail] WITH (NOLOCK)) - 50;
+        -- Drained: the next id comes from the identity (NULL if none was ever generated). Left where
+        -- it was, a watermark a release had lowered would make every claim walk the drained range.
+        -- sys.identity_columns is metadata, which ownership chaining does not open: a login sees it
+        -- only with a permission on the table, so qgen's roles that may run this procedure get VIEW
+        -- DEFINITION on it (metadata only, no rows; grants.sql). IDENT_CURRENT has the same limit
+        -- and returns the seed for a table never inserted into, and MAX(id) of the archive or dead
+        -- letters could be above the identity after a reseed. Without the permission @q$new stays
+        -- NULL and the watermark is left where it was: never past a row, only slower to claim from.
+        IF @q$new IS NULL
+            SET @q$new = (SELECT CONVERT(bigint, [last_value]) + 1 FROM sys.identity_columns
+                        WHERE [object_id] = OBJECT_ID(N'[pgs_wrk].[mail]') AND [name] = N'id') - 50;
+        IF @q$new IS NULL
+            SET @q$new = COALESCE(@q$old, 0);
+        IF @q$new < 0
+            SET @q$new = 0;
+        IF @q$old IS NULL
+            INSERT INTO [pgs_wrk].[mail_watermark] ([id], [corrected_at]) VALUES (@q$new, @q$searched);
+        ELSE
+            UPDATE [pgs_wrk].[mail_watermark] SET [id] = @q$new, [version] = [version] + 1, [corrected_at] = @q$searched;
+        COMMIT TRANSACTION;
+        SELECT @old_watermark = @q$old, @new_watermark = @q$new;
+        IF @result_set = 1
+            SELECT @q$old AS [old_watermark], @q$new AS [new_watermark];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: dequeue pgs_wrk.mail_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
+-- lock: no transaction stays open while the worker runs, and reap releases it if the worker dies.
+-- With @complete_lease_token it first completes that lease's jobs as complete(@lease_token) does,
+-- in the same transaction: one commit per batch instead of two. A token that holds no job raises
+-- 50001 and nothing is claimed.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_dequeue]
+    @owner nvarchar(129) = NULL,
+    @batch_size int = 10,
+    @lease_seconds int = 300,
+    @complete_lease_token uniqueidentifier = NULL,
+    @wait_ms int = 0
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for pgs_wrk.mail_dequeue; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in pgs_wrk.mail_dequeue; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    IF @wait_ms IS NULL OR @wait_ms < 0 OR @wait_ms > 20000
+        THROW 50003, N'qgen: @wait_ms is out of range; accepted: 0 to 20000 milliseconds.', 1;
+    IF @wait_ms > 0 AND (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50005, N'qgen: refused on pgs_wrk.mail: dequeue waits for work (@wait_ms) only outside a transaction, with IMPLICIT_TRANSACTIONS OFF: inside one it would hold that transaction open while it waits; pass @wait_ms = 0', 1;
+    DECLARE @q$began datetime2(7) = SYSUTCDATETIME();
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$token uniqueidentifier = NEWID();
+    DECLARE @q$claimed TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [recipient] nvarchar(100) NOT NULL,
+        [subject] nvarchar(200) NULL,
+        [attempts] int NOT NULL,
+        [lease_token] uniqueidentifier NOT NULL,
+        [lease_expires_at] datetime2(3) NOT NULL
+    );
+    DECLARE @q$from bigint;
+    -- What the claim index is left to fill once the due deferred jobs are claimed.
+    DECLARE @q$rest int;
+    BEGIN TRY
+        -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
+    q$attempt:
+        BEGIN TRANSACTION;
+        IF @complete_lease_token IS NOT NULL
+        BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_wrk].[mail] WHERE [lease_token] = @complete_lease_token;
+            DELETE FROM [pgs_wrk].[mail]
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @complete_lease_token;
+
+            IF @@ROWCOUNT = 0
+                THROW 50001, N'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
+        -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
+        IF EXISTS (SELECT 1 FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
+        BEGIN
+            DECLARE @q$mark bigint, @q$stranded bigint;
+            UPDATE [pgs_wrk].[mail_watermark] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SET @q$mark = [id], [corrected_at] = SYSUTCDATETIME(), [version] = [version] + 1
+            WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME());
+            IF @@ROWCOUNT = 1
+            BEGIN
+                SELECT @q$stranded = MIN([job].[id])
+                FROM [pgs_wrk].[mail] AS [job] WITH (NOLOCK)
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[deferred] = 0;
+                IF @q$stranded IS NOT NULL
+                    UPDATE [pgs_wrk].[mail_watermark]
+                    SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
+                        [version] = [version] + 1
+                    WHERE [id] > CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END;
+            END;
+        END
+        ELSE IF NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK))
+            INSERT INTO [pgs_wrk].[mail_watermark] ([id])
+            SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- Start at the watermark: below it every row is claimed or gone, and only ghosts remain.
+        -- NOLOCK: a mover inside another caller's open transaction must not block every claim; its
+        -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
+        -- A missing row reads as 0.
+        SET @q$from = COALESCE((SELECT [id] FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK)), 0);
+        ;WITH [due_job] AS
+        (
+            SELECT TOP (@batch_size) [id], [recipient], [subject], [attempts], [lease_token], [lease_owner], [lease_expires_at], [deferred]
+            -- The one reference to the table (see the claim below); it seeks the due index.
+            FROM [pgs_wrk].[mail] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [deferred] = 1 AND [available_at] <= @q$now
+            ORDER BY [available_at], [id]
+        )
+        UPDATE [due_job]
+        SET [lease_token] = @q$token,
+            [lease_owner] = @owner,
+            [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [deferred] = 0,
+            [attempts] = [attempts] + 1
+        OUTPUT inserted.[id], inserted.[recipient], inserted.[subject], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+        INTO @q$claimed ([id], [recipient], [subject], [attempts], [lease_token], [lease_expires_at])
+        -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+        SET @q$rest = @batch_size - @@ROWCOUNT;
+        IF @q$rest > 0
+        BEGIN
+            ;WITH [next_job] AS
+            (
+                SELECT TOP (@q$rest) [id], [recipient], [subject], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+                -- The one reference to the table: these hints hold for every row the claim reads.
+                FROM [pgs_wrk].[mail] WITH (ROWLOCK, READPAST, UPDLOCK)
+                WHERE [lease_token] IS NULL AND [available_at] <= @q$now AND [deferred] = 0
+                  AND [id] >= @q$from
+                ORDER BY [id]
+            )
+            UPDATE [next_job]
+            SET [lease_token] = @q$token,
+                [lease_owner] = @owner,
+                [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                [attempts] = [attempts] + 1
+            OUTPUT inserted.[id], inserted.[recipient], inserted.[subject], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+            INTO @q$claimed ([id], [recipient], [subject], [attempts], [lease_token], [lease_expires_at])
+            -- Planned for one row, whatever @q$rest the first call sniffed: a seek in queue order.
+            OPTION (OPTIMIZE FOR (@q$rest = 1));
+        END;
+        -- Move the watermark once this claim reached 100 + 50 ids above it, to 50 below the claim's highest
+        -- id: about once per 100 claimed ids, however the ids run (a gap at every multiple of
+        -- 100, from dedupe hits or rolled-back enqueues, or one claim of many ids).
+        DECLARE @q$highest bigint;
+        SELECT @q$highest = MAX([id]) FROM @q$claimed;
+        IF @q$highest - @q$from >= 150
+            EXEC [pgs_wrk].[mail_watermark_move] @claimed_from = @q$highest;
+        COMMIT TRANSACTION;
+        -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
+        IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
+            AND DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) + 50 < @wait_ms
+        BEGIN
+            WAITFOR DELAY '00:00:00.050';
+            -- No claim starts after the deadline, even when the sleep overran it.
+            IF DATEDIFF(millisecond, @q$began, SYSUTCDATETIME()) < @wait_ms
+            BEGIN
+                SET @complete_lease_token = NULL;
+                SET @q$now = SYSUTCDATETIME();
+                GOTO q$attempt;
+            END;
+        END;
+        -- ---- end of the wait block ----
+        SELECT [id], [recipient], [subject], [attempts], [lease_token], [lease_expires_at]
+        FROM @q$claimed
+        ORDER BY [id];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: complete pgs_wrk.mail_complete, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Finishes jobs held by a lease: deletes them. With @id, only that job; without, every job of
+-- the lease. The token is the fence: a worker whose lease was released or taken over gets error 50001.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_complete]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$completed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_wrk].[mail] WHERE [lease_token] = @lease_token;
+            DELETE FROM [pgs_wrk].[mail]
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+
+            SET @q$completed = @@ROWCOUNT;
+        END
+        ELSE
+        BEGIN
+            DELETE FROM [pgs_wrk].[mail]
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+
+            SET @q$completed = @@ROWCOUNT;
+        END;
+        IF @q$completed = 0
+            THROW 50001, N'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        COMMIT TRANSACTION;
+        RETURN @q$completed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: fail pgs_wrk.mail_fail, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- A worker could not finish a job. With attempts left (at most 2) and @retry = 1 it is released for
+-- another try after a backoff (returns 0); otherwise it goes to the dead-letter table (returns 1).
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_fail]
+    @lease_token uniqueidentifier,
+    @id bigint,
+    @error nvarchar(max) = NULL,
+    @retry bit = 1
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    -- NULL is not "no retry": refused, so a caller passing an unset flag does not dead-letter the job.
+    IF @retry IS NULL
+        THROW 50003, N'qgen: @retry NULL is out of range; accepted: 0 or 1.', 1;
+    -- The error text is cut to its column's 4000 characters here, on purpose and never
+    -- refused: a worker reports an exception whose text it does not control (a stack trace runs to
+    -- many thousands), and a failure that could not be recorded would leave the job leased until
+    -- its lease ran out, to be retried with no error kept (docs/api.md, "Values past a column's
+    -- limit"). The parameter is nvarchar(max) so that the cut is this one, not the call's.
+    DECLARE @q$error nvarchar(4000) = LEFT(@error, 4000);
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$attempts int;
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [recipient] nvarchar(100) NOT NULL,
+        [subject] nvarchar(200) NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- UPDLOCK: a locking read of the current row (also under READ_COMMITTED_SNAPSHOT), held
+        -- until commit, so a reaper cannot release the job between this read and the change below.
+        SELECT @q$attempts = [attempts]
+        FROM [pgs_wrk].[mail] WITH (UPDLOCK, ROWLOCK)
+        WHERE [id] = @id AND [lease_token] = @lease_token;
+        IF @q$attempts IS NULL
+            THROW 50001, N'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        IF @retry = 1 AND @q$attempts < 2
+        BEGIN
+            UPDATE [pgs_wrk].[mail]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [last_error] = @q$error,
+                [available_at] = DATEADD(second, CAST(CASE WHEN 0 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) > 3600 THEN 3600 ELSE 0 * POWER(CAST(2 AS float), CASE WHEN @q$attempts > 61 THEN 60 ELSE @q$attempts - 1 END) END AS int), @q$now),
+                -- Into the due index for its backoff, off the claim index and the watermark's way.
+                [deferred] = 1
+            WHERE [id] = @id;
+            -- The job is claimable again: the watermark must not stay above it (unless another
+            -- transaction holds the watermark row: then the rescan finds the job; never a wait).
+            UPDATE [w]
+            SET [id] = @id, [version] = [w].[version] + 1
+            FROM [pgs_wrk].[mail_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @id;
+            COMMIT TRANSACTION;
+            RETURN 0;
+        END;
+        DELETE FROM [pgs_wrk].[mail]
+        OUTPUT deleted.[id], deleted.[recipient], deleted.[subject], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [recipient], [subject], [enqueued_at], [attempts])
+        WHERE [id] = @id;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [pgs_wrk].[mail_dead] ([id], [recipient], [subject], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [recipient], [subject], [enqueued_at], [attempts], @q$error, @q$now FROM @q$dead;
+        COMMIT TRANSACTION;
+        RETURN 1;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: extend_lease pgs_wrk.mail_extend_lease, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Keeps a lease alive while a worker is still busy: its jobs expire @lease_seconds from now.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_extend_lease]
+    @lease_token uniqueidentifier,
+    @lease_seconds int = 300,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    DECLARE @q$until datetime2(3) = DATEADD(second, @lease_seconds, SYSUTCDATETIME());
+    DECLARE @q$extended int;
+    BEGIN TRY
+        IF @id IS NULL
+        BEGIN
+            -- The row by its id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_wrk].[mail] WHERE [lease_token] = @lease_token;
+            UPDATE [pgs_wrk].[mail] SET [lease_expires_at] = @q$until WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [pgs_wrk].[mail] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$extended = @@ROWCOUNT;
+        IF @q$extended = 0
+            THROW 50001, N'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        RETURN @q$extended;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: reap pgs_wrk.mail_reap, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Releases jobs whose lease expired (a worker died or overran its allotted time), at most
+-- @batch_size per call so it never holds many locks: those with attempts left become claimable
+-- again, with their old token cleared so the late worker is fenced off; the rest are dead-lettered.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_reap]
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set: no INSERT ... EXEC, inside
+    -- which this procedure's ROLLBACK would fail with error 3915 and hide its own error.
+    @released int = NULL OUTPUT,
+    @dead_lettered int = NULL OUTPUT,
+    @result_set bit = 1
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: batch_size ', COALESCE(CAST(@batch_size AS nvarchar(11)), N'NULL'),
+            N' is out of range for pgs_wrk.mail_reap; accepted: 1 to 1000 (the queue''s max_batch_size).');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$expired TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [recipient] nvarchar(100) NOT NULL,
+        [subject] nvarchar(200) NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- Lock order (see the macro held_ids): complete, fail and extend take a job's row by its
+        -- clustered key, then the lease index's key. A reap that sought the lease index and looked
+        -- the rows up took them the other way round and deadlocked (1205) with a worker finishing
+        -- the job at its expiry. So: the expired ids first, from the lease index, keeping no lock
+        -- (READCOMMITTEDLOCK: shared locks that go as the rows are read; READPAST: a job being
+        -- completed right now is locked by its worker, leave it to finish); then each row by its
+        -- id (INDEX(1), FORCESEEK: the clustered key), with the expiry checked again under its lock.
+        INSERT INTO @q$expired ([id])
+        SELECT TOP (@batch_size) [id]
+        FROM [pgs_wrk].[mail] WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        -- Each statement reads the table once, through its CTE (as dequeue's claim does). UPDLOCK
+        -- (and the statement's own update locks) make these locking reads of current rows.
+        ;WITH [expired] AS
+        (
+            SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [pgs_wrk].[mail] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 2
+        )
+        UPDATE [expired]
+        SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+            -- Released into the due index: the next claim takes it first, whatever its id.
+            [deferred] = 1,
+            [last_error] = N'qgen: lease expired before the job was completed'
+        OUTPUT inserted.[id] INTO @q$freed ([id])
+        -- Planned for one row, whatever @batch_size the first call sniffed.
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$released = @@ROWCOUNT;
+
+        -- Out of attempts: what is left of the batch.
+        ;WITH [expired] AS
+        (
+            SELECT TOP (@batch_size - @q$released) [id], [recipient], [subject], [enqueued_at], [attempts]
+            FROM [pgs_wrk].[mail] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
+            WHERE [id] IN (SELECT [id] FROM @q$expired)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] >= 2
+        )
+        DELETE FROM [expired]
+        OUTPUT deleted.[id], deleted.[recipient], deleted.[subject], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [recipient], [subject], [enqueued_at], [attempts])
+        OPTION (OPTIMIZE FOR (@batch_size = 1, @q$released = 0));
+        SET @q$dead_lettered = @@ROWCOUNT;
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [pgs_wrk].[mail_dead] ([id], [recipient], [subject], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [recipient], [subject], [enqueued_at], [attempts], N'qgen: lease expired on the last attempt', @q$now FROM @q$dead;
+
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        IF @q$lowest IS NOT NULL
+            UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [pgs_wrk].[mail_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
+        COMMIT TRANSACTION;
+        SELECT @released = @q$released, @dead_lettered = @q$dead_lettered;
+        IF @result_set = 1
+            SELECT @q$released AS [released], @q$dead_lettered AS [dead_lettered];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: worker pgs_wrk.mail_worker, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Drains the queue from inside the database (a looping worker), so a scheduled job can run
+-- it: claims one job at a time, calls pgs_wrk.send_mail with @id and the payload, completes the job when
+-- the handler returns and fails it (retry or dead letter) when the handler raises. Stops when nothing
+-- is claimable, after @max_items jobs or after @max_seconds (0: no limit).
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_worker]
+    @max_items int = 0,
+    @max_seconds int = 0,
+    @owner nvarchar(129) = NULL,
+    @lease_seconds int = 300
+AS
+BEGIN
+    -- The handler runs at READ COMMITTED too, unless it sets a level of its own.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @lease_seconds IS NULL OR @lease_seconds < 1
+        THROW 50003, N'qgen: @lease_seconds is out of range; accepted: 1 or more seconds.', 1;
+    IF DATALENGTH(@owner) > 256
+        THROW 50010, N'qgen: @owner is past its column''s limit in pgs_wrk.mail_worker; accepted: string(128), at most 128 characters (UTF-16 code units: one outside the Basic Multilingual Plane counts two).', 1;
+    -- Each job commits on its own (the handler's work with its completion), and a failing handler's
+    -- work is rolled back: inside the caller's transaction, or with the caller's
+    -- IMPLICIT_TRANSACTIONS ON, nothing would commit until the caller does, and that rollback would
+    -- take the caller's own work with it. Refused there, before anything is claimed.
+    IF (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50005, N'qgen: refused on pgs_wrk.mail: the worker commits after every job, which it cannot do inside a transaction of the caller (or with IMPLICIT_TRANSACTIONS ON); call it outside a transaction in autocommit mode', 1;
+    DECLARE @q$started datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$now datetime2(3), @q$token uniqueidentifier, @q$processed int = 0, @q$job_id bigint, @q$error nvarchar(4000);
+    DECLARE @q$c$recipient nvarchar(100);
+    DECLARE @q$c$subject nvarchar(200);
+    DECLARE @q$claimed TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [recipient] nvarchar(100) NOT NULL,
+        [subject] nvarchar(200) NULL,
+        [attempts] int NOT NULL,
+        [lease_token] uniqueidentifier NOT NULL,
+        [lease_expires_at] datetime2(3) NOT NULL
+    );
+    DECLARE @q$from bigint;
+    -- The default owner fits its column: the name's first 117 characters, ':' and the session id.
+    SET @owner = COALESCE(@owner, N'mail_worker:' + CAST(@@SPID AS nvarchar(10)));
+    WHILE (@max_items = 0 OR @q$processed < @max_items)
+      AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)
+    BEGIN
+        DELETE FROM @q$claimed;
+        SET @q$now = SYSUTCDATETIME();
+        SET @q$token = NEWID();
+        -- The claim takes the path dequeue takes: from the watermark, after the rescan when it is due,
+        -- moving the watermark as a dequeue's claim does, in one short transaction of its own.
+        BEGIN TRANSACTION;
+        IF EXISTS (SELECT 1 FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
+        BEGIN
+            DECLARE @q$mark bigint, @q$stranded bigint;
+            UPDATE [pgs_wrk].[mail_watermark] WITH (ROWLOCK, READPAST, UPDLOCK)
+            SET @q$mark = [id], [corrected_at] = SYSUTCDATETIME(), [version] = [version] + 1
+            WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME());
+            IF @@ROWCOUNT = 1
+            BEGIN
+                SELECT @q$stranded = MIN([job].[id])
+                FROM [pgs_wrk].[mail] AS [job] WITH (NOLOCK)
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[deferred] = 0;
+                IF @q$stranded IS NOT NULL
+                    UPDATE [pgs_wrk].[mail_watermark]
+                    SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
+                        [version] = [version] + 1
+                    WHERE [id] > CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END;
+            END;
+        END
+        ELSE IF NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK))
+            INSERT INTO [pgs_wrk].[mail_watermark] ([id])
+            SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_watermark] WITH (UPDLOCK, HOLDLOCK));
+        -- Start at the watermark: below it every row is claimed or gone, and only ghosts remain.
+        -- NOLOCK: a mover inside another caller's open transaction must not block every claim; its
+        -- uncommitted value is as safe as a committed one (it never passes that claim's own rows).
+        -- A missing row reads as 0.
+        SET @q$from = COALESCE((SELECT [id] FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK)), 0);
+        ;WITH [due_job] AS
+        (
+            SELECT TOP (1) [id], [recipient], [subject], [attempts], [lease_token], [lease_owner], [lease_expires_at], [deferred]
+            -- The one reference to the table (see the claim below); it seeks the due index.
+            FROM [pgs_wrk].[mail] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [deferred] = 1 AND [available_at] <= @q$now
+            ORDER BY [available_at], [id]
+        )
+        UPDATE [due_job]
+        SET [lease_token] = @q$token,
+            [lease_owner] = @owner,
+            [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+            [deferred] = 0,
+            [attempts] = [attempts] + 1
+        OUTPUT inserted.[id], inserted.[recipient], inserted.[subject], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+        INTO @q$claimed ([id], [recipient], [subject], [attempts], [lease_token], [lease_expires_at]);
+        -- Then the rest of the batch from the claim index, which holds only claimable jobs.
+        IF NOT EXISTS (SELECT 1 FROM @q$claimed)
+        BEGIN
+            ;WITH [next_job] AS
+            (
+                SELECT TOP (1) [id], [recipient], [subject], [attempts], [lease_token], [lease_owner], [lease_expires_at]
+                -- The one reference to the table: these hints hold for every row the claim reads.
+                FROM [pgs_wrk].[mail] WITH (ROWLOCK, READPAST, UPDLOCK)
+                WHERE [lease_token] IS NULL AND [available_at] <= @q$now AND [deferred] = 0
+                  AND [id] >= @q$from
+                ORDER BY [id]
+            )
+            UPDATE [next_job]
+            SET [lease_token] = @q$token,
+                [lease_owner] = @owner,
+                [lease_expires_at] = DATEADD(second, @lease_seconds, @q$now),
+                [attempts] = [attempts] + 1
+            OUTPUT inserted.[id], inserted.[recipient], inserted.[subject], inserted.[attempts], inserted.[lease_token], inserted.[lease_expires_at]
+            INTO @q$claimed ([id], [recipient], [subject], [attempts], [lease_token], [lease_expires_at]);
+        END;
+        IF (SELECT MAX([id]) FROM @q$claimed) - @q$from >= 150
+        BEGIN
+            SET @q$job_id = (SELECT MAX([id]) FROM @q$claimed);
+            EXEC [pgs_wrk].[mail_watermark_move] @claimed_from = @q$job_id;
+        END;
+        COMMIT TRANSACTION;
+        IF NOT EXISTS (SELECT 1 FROM @q$claimed)
+            BREAK;
+        SELECT @q$job_id = [id], @q$c$recipient = [recipient], @q$c$subject = [subject] FROM @q$claimed;
+        BEGIN TRY
+            -- The handler's work and the completion commit together or not at all, so a job that
+            -- is retried never has its work applied twice.
+            BEGIN TRANSACTION;
+            EXEC [pgs_wrk].[send_mail] @id = @q$job_id, @recipient = @q$c$recipient, @subject = @q$c$subject;
+            EXEC [pgs_wrk].[mail_complete] @lease_token = @q$token, @id = @q$job_id;
+            COMMIT TRANSACTION;
+        END TRY
+        BEGIN CATCH
+            IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+            SET @q$error = ERROR_MESSAGE();
+            -- Fail the job only while this lease still holds it: a lost lease (50001) means the
+            -- reaper released it and another worker may have it now.
+            IF EXISTS (SELECT 1 FROM [pgs_wrk].[mail] WHERE [id] = @q$job_id AND [lease_token] = @q$token)
+            BEGIN
+                BEGIN TRY
+                    EXEC [pgs_wrk].[mail_fail] @lease_token = @q$token, @id = @q$job_id, @error = @q$error;
+                END TRY
+                BEGIN CATCH
+                    IF ERROR_NUMBER() <> 50001
+                        THROW;
+                END CATCH;
+            END;
+        END CATCH;
+        SET @q$processed += 1;
+    END;
+    SELECT @q$processed AS [processed];
+END;
+GO
+
+-- qgen 0.1.0: metrics pgs_wrk.mail_metrics, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row describing the queue now, for dashboards and alerts. Each count reads the one index that
+-- holds its rows (claim, due, lease, processed index; the dead-letter and archive tables), never the
+-- whole queue table (finished rows included), and does not wait on a row: WITH (READPAST,
+-- READCOMMITTEDLOCK) skips a row another transaction holds (a job being claimed, completed or enqueued right now),
+-- the watermark's one row is read WITH (NOLOCK). So under concurrency the numbers are approximate:
+-- a job changing at that moment is counted in neither state, and the counts are not one snapshot.
+-- READPAST skips row and page locks only: a table lock (an escalated lock of a large transaction,
+-- uninstall's TABLOCKX, an offline index build) still makes it wait.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_metrics]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$ready bigint, @q$scheduled bigint, @q$in_flight bigint = 0, @q$expired bigint = 0,
+        @q$processed bigint = 0, @q$dead bigint = 0, @q$archived bigint = 0, @q$recent bigint,
+        @q$oldest_id bigint, @q$lowest bigint, @q$watermark bigint, @q$highest bigint,
+        @q$due_ready bigint = 0, @q$due_scheduled bigint = 0, @q$due_oldest bigint, @q$due_lowest bigint;
+    -- Unclaimed jobs not deferred: the claim index.
+    SELECT @q$ready = COUNT_BIG(CASE WHEN [available_at] <= @q$now THEN 1 END),
+        @q$scheduled = COUNT_BIG(CASE WHEN [available_at] > @q$now THEN 1 END),
+        @q$oldest_id = MIN(CASE WHEN [available_at] <= @q$now THEN [id] END),
+        @q$lowest = MIN([id])
+    FROM [pgs_wrk].[mail] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [lease_token] IS NULL AND [deferred] = 0;
+    -- Deferred jobs (delayed, backed off, released): the due index.
+    SELECT @q$due_ready = COUNT_BIG(CASE WHEN [available_at] <= @q$now THEN 1 END),
+        @q$due_scheduled = COUNT_BIG(CASE WHEN [available_at] > @q$now THEN 1 END),
+        @q$due_oldest = MIN(CASE WHEN [available_at] <= @q$now THEN [id] END),
+        @q$due_lowest = MIN([id])
+    FROM [pgs_wrk].[mail] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [deferred] = 1;
+    SELECT @q$ready += @q$due_ready, @q$scheduled += @q$due_scheduled,
+        @q$oldest_id = CASE WHEN @q$due_oldest < @q$oldest_id OR @q$oldest_id IS NULL THEN @q$due_oldest ELSE @q$oldest_id END,
+        @q$lowest = CASE WHEN @q$due_lowest < @q$lowest OR @q$lowest IS NULL THEN @q$due_lowest ELSE @q$lowest END;
+    -- Jobs in flight: the lease index.
+    SELECT @q$in_flight = COUNT_BIG(*), @q$expired = COUNT_BIG(CASE WHEN [lease_expires_at] < @q$now THEN 1 END)
+    FROM [pgs_wrk].[mail] WITH (READPAST, READCOMMITTEDLOCK)
+    WHERE [lease_token] IS NOT NULL;
+    SELECT @q$dead = COUNT_BIG(*) FROM [pgs_wrk].[mail_dead] WITH (READPAST, READCOMMITTEDLOCK);
+    -- One row, a value: read without waiting on a transaction that holds it (a dirty value at worst).
+    SELECT @q$watermark = [id] FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK);
+    -- The highest id: the last key of the clustered index (one row, skipped if locked).
+    SELECT @q$highest = MAX([id]) FROM [pgs_wrk].[mail] WITH (READPAST, READCOMMITTEDLOCK);
+    SELECT @q$ready AS [ready], @q$scheduled AS [scheduled], @q$in_flight AS [in_flight], @q$expired AS [expired],
+        @q$processed AS [processed], @q$dead AS [dead], @q$archived AS [archived],
+        -- The age of the oldest ready job: the one with the lowest id (ids grow with enqueued_at).
+        COALESCE(DATEDIFF_BIG(second, (SELECT [enqueued_at] FROM [pgs_wrk].[mail] WITH (READPAST, READCOMMITTEDLOCK) WHERE [id] = @q$oldest_id), @q$now), 0)
+            AS [oldest_ready_age_seconds],
+        @q$watermark AS [watermark],
+        @q$lowest AS [lowest_pending_id],
+        -- on_complete: delete leaves no trace of a completion to count.
+        CAST(NULL AS bigint) AS [completed_last_minute],
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+END;
+GO
+
+-- qgen 0.1.0: peek pgs_wrk.mail_peek, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The next pending jobs, in queue order, without claiming them.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_peek]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    -- NULL or negative is refused with the other argument checks' code (TOP would raise 1014).
+    IF @limit IS NULL OR @limit < 0
+        THROW 50003, N'qgen: @limit is out of range for pgs_wrk.mail_peek; accepted: 0 or more rows.', 1;
+    SELECT TOP (@limit) [id], [recipient], [subject], [available_at], [enqueued_at], [attempts], [last_error]
+    FROM [pgs_wrk].[mail_pending]
+    ORDER BY [id];
+END;
+GO
+
+-- qgen 0.1.0: purge_batch pgs_wrk.mail_purge_batch, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes ONE batch of finished jobs (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds: at most @batch_size rows (1000 by default, refused above 1999) over all those
+-- tables together, in one transaction (the caller's, when there is one). purge loops over batches;
+-- maintain runs one.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_purge_batch]
+    @older_than_seconds int = 604800,
+    @batch_size int = 1000,
+    -- maintain reads the counts here (OUTPUT) and asks for no result set (see reap).
+    @archived int = NULL OUTPUT,
+    @processed int = NULL OUTPUT,
+    @dead int = NULL OUTPUT,
+    @result_set bit = 1
+AS
+BEGIN
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$left int = @batch_size, @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @q$left > 0
+        BEGIN
+            DELETE TOP (@q$left) FROM [pgs_wrk].[mail_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [dead_at] < @q$cutoff
+            OPTION (OPTIMIZE FOR (@q$left = 1));
+            SET @q$dead = @@ROWCOUNT;
+            SET @q$left -= @q$dead;
+        END;
+
+        COMMIT TRANSACTION;
+        SELECT @archived = @q$archived, @processed = @q$processed, @dead = @q$dead;
+        IF @result_set = 1
+            SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: purge pgs_wrk.mail_purge, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Removes every finished job (archived, processed, dead-lettered) finished longer ago than
+-- @older_than_seconds, in batches of at most @batch_size rows (1000 by default, refused above 1999),
+-- each committed on its own, so no statement takes enough locks to escalate to a table lock and
+-- no transaction holds more than one batch. The cutoff is fixed when the call begins, so rows that
+-- finish while it runs are left for the next purge and the loop ends. It must commit per batch,
+-- so it refuses to run inside the caller's transaction (error 50004: there, call
+-- mail_purge_batch, which deletes one batch in that transaction).
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_purge]
+    @older_than_seconds int = 604800,
+    @batch_size int = 1000
+AS
+BEGIN
+    -- READPAST needs READ COMMITTED (or REPEATABLE READ): pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
+    IF @older_than_seconds IS NULL OR @older_than_seconds < 0
+        THROW 50003, N'qgen: @older_than_seconds is out of range; accepted: 0 or more.', 1;
+    IF (@@TRANCOUNT > 0 OR (@@OPTIONS & 2) = 2)
+        THROW 50004, N'qgen: purge commits after every batch, which it cannot do inside the caller''s transaction (or with IMPLICIT_TRANSACTIONS ON, where its first statement would open one); call it outside a transaction in autocommit mode, or call mail_purge_batch (one batch) there.', 1;
+    DECLARE @q$cutoff datetime2(3) = DATEADD(second, -@older_than_seconds, SYSUTCDATETIME());
+    DECLARE @q$archived bigint = 0, @q$processed bigint = 0, @q$dead bigint = 0, @q$deleted int;
+    SET @q$deleted = @batch_size;
+    WHILE @q$deleted = @batch_size
+    BEGIN
+        -- No transaction is open: each DELETE commits by itself, one batch at a time.
+        DELETE TOP (@batch_size) FROM [pgs_wrk].[mail_dead] WITH (ROWLOCK, READPAST, UPDLOCK)
+        WHERE [dead_at] < @q$cutoff
+        OPTION (OPTIMIZE FOR (@batch_size = 1));
+        SET @q$deleted = @@ROWCOUNT;
+        SET @q$dead += @q$deleted;
+    END;
+
+    SELECT @q$archived AS [archived], @q$processed AS [processed], @q$dead AS [dead];
+END;
+GO
+
+-- qgen 0.1.0: maintain pgs_wrk.mail_maintain, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Looks after the queue, one bounded batch of each, so a call returns quickly: purges up to
+-- @batch_size finished jobs older than the retention (604800 s), releases up to @batch_size expired
+-- leases (reap), and corrects the watermark, in that order, in one transaction. Only one runs at a
+-- time per queue (an application lock owned by the transaction, so it goes with the commit or the
+-- rollback, a client timeout included): a caller that finds another one running returns at once
+-- with skipped = 1. more = 1 when a step filled its batch: call again to do the rest.
+-- Inside a caller's transaction its work commits with that transaction, and the lock is held
+-- until then. It reads the steps' results through OUTPUT parameters, not INSERT ... EXEC: inside
+-- one, a step's ROLLBACK fails with error 3915, which is all the caller would see of the step's own
+-- error. Granted to the consumer role, so any worker can run it. It runs as the owner of qgen's
+-- objects (EXECUTE AS OWNER) so that it can take its lock as that owner, not as public: see below.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_maintain]
+    @batch_size int = 1000,
+    -- The Agent job (schedule.sql) reads more here and asks for no result set, to call again at once.
+    @more bit = NULL OUTPUT,
+    @result_set bit = 1
+WITH EXECUTE AS OWNER
+AS
+BEGIN
+    -- reap and purge READPAST, which needs READ COMMITTED: pinned here, whatever the caller runs at.
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
+    DECLARE @q$lock int, @q$skipped bit = 0, @q$more bit = 0;
+    DECLARE @q$archived int = 0, @q$processed int = 0, @q$dead int = 0;
+    DECLARE @q$released int = 0, @q$dead_lettered int = 0;
+    DECLARE @q$old_watermark bigint, @q$new_watermark bigint;
+    -- reap takes at most the queue's max_batch_size: a larger batch would be refused (50003).
+    DECLARE @q$reap_batch int = CASE WHEN @batch_size > 1000 THEN 1000 ELSE @batch_size END;
+    -- An application lock belongs to the principal named in @DbPrincipal (with the resource and the
+    -- database), and only a member of that principal, dbo or db_owner may take it. The default,
+    -- public, would let any user of the database take this lock first and stop maintenance for as
+    -- long as it held it. It is taken as the owner of qgen's objects (this procedure runs as that
+    -- owner): no other login can take it, except dbo and members of db_owner.
+    DECLARE @q$principal sysname = USER_NAME();
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        EXEC @q$lock = sys.sp_getapplock
+            @Resource = N'qgen.maintain:[pgs_wrk].[mail]',
+            @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 0, @DbPrincipal = @q$principal;
+        -- -1: not granted at once, another maintain holds it. -2 (cancelled), -3 (deadlock victim)
+        -- and -999 (a call error) are not "someone else is maintaining": refused with the code.
+        IF @q$lock = -1
+            SET @q$skipped = 1;
+        ELSE IF @q$lock < 0
+        BEGIN
+            DECLARE @q$why nvarchar(2048) = CONCAT(N'qgen: refused on pgs_wrk.mail: maintain could not take its application lock (sp_getapplock returned ',
+                @q$lock, N' for principal ', @q$principal, N').');
+            THROW 50005, @q$why, 1;
+        END
+        ELSE
+        BEGIN
+            -- Purge first and correct the watermark last: the watermark row stays locked for the least time.
+            EXEC [pgs_wrk].[mail_purge_batch] @older_than_seconds = 604800, @batch_size = @batch_size,
+                @archived = @q$archived OUTPUT, @processed = @q$processed OUTPUT, @dead = @q$dead OUTPUT, @result_set = 0;
+            EXEC [pgs_wrk].[mail_reap] @batch_size = @q$reap_batch,
+                @released = @q$released OUTPUT, @dead_lettered = @q$dead_lettered OUTPUT, @result_set = 0;
+            EXEC [pgs_wrk].[mail_watermark_correct]
+                @old_watermark = @q$old_watermark OUTPUT, @new_watermark = @q$new_watermark OUTPUT, @result_set = 0;
+        END;
+        COMMIT TRANSACTION;
+        IF @q$archived + @q$processed + @q$dead >= @batch_size OR @q$released + @q$dead_lettered >= @q$reap_batch
+            SET @q$more = 1;
+        SET @more = @q$more;
+        IF @result_set = 1
+            SELECT
+                @q$skipped AS [skipped],
+                @q$released AS [released],
+                @q$dead_lettered AS [dead_lettered],
+                @q$old_watermark AS [old_watermark],
+                @q$new_watermark AS [new_watermark],
+                @q$archived AS [archived],
+                @q$processed AS [processed],
+                @q$dead AS [dead],
+                @q$more AS [more];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: redrive pgs_wrk.mail_redrive, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Puts dead-lettered jobs back into the queue as new jobs: a new id, attempts 0, available now,
+-- their last error kept. Either the dead jobs whose ids @ids lists (a JSON array, e.g. N'[3, 7]';
+-- OPENJSON needs database compatibility level 130 or later), or (@redrive_all = 1) every dead job
+-- after @after_id, in the order they died; at most @batch_size per call: [last_id] is the last
+-- dead-letter entry looked at (its entry_id: a job id can repeat there), to pass as @after_id to
+-- the next call. Each job is inserted and removed from the
+-- dead-letter table in this one transaction, so it is redriven once: a second call finds
+-- nothing, and a concurrent one waits (UPDLOCK) and then finds it gone.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_redrive]
+    @ids nvarchar(max) = NULL,
+    @redrive_all bit = 0,
+    @after_id bigint = 0,
+    @batch_size int = 1000
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @batch_size IS NULL OR @batch_size < 1 OR @batch_size > 1999
+        THROW 50003, N'qgen: @batch_size is out of range; accepted: 1 to 1999 (a batch stays well under lock escalation).', 1;
+    IF (@ids IS NULL AND ISNULL(@redrive_all, 0) = 0) OR (@ids IS NOT NULL AND @redrive_all = 1)
+        THROW 50003, N'qgen: redrive takes either @ids or @redrive_all = 1, not both and not neither.', 1;
+    IF @ids IS NOT NULL AND ISJSON(@ids) = 0
+        THROW 50003, N'qgen: @ids must be a JSON array of ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$picked TABLE ([entry_id] bigint NOT NULL PRIMARY KEY, [keep] bit NOT NULL DEFAULT (0));
+    DECLARE @q$redriven int = 0, @q$skipped int = 0, @q$last_id bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- Two statements, so each seeks the clustered key and locks only the rows it picks.
+        IF @redrive_all = 1
+            INSERT INTO @q$picked ([entry_id])
+            SELECT TOP (@batch_size) [x].[entry_id]
+            FROM [pgs_wrk].[mail_dead] AS [x] WITH (UPDLOCK, ROWLOCK)
+            WHERE [x].[entry_id] > ISNULL(@after_id, 0)
+            ORDER BY [x].[entry_id];
+        ELSE
+            INSERT INTO @q$picked ([entry_id])
+            SELECT TOP (@batch_size) [x].[entry_id]
+            FROM [pgs_wrk].[mail_dead] AS [x] WITH (UPDLOCK, ROWLOCK)
+            WHERE [x].[id] IN (SELECT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j])
+            ORDER BY [x].[entry_id];
+        SET @q$last_id = (SELECT MAX([entry_id]) FROM @q$picked);
+        INSERT INTO [pgs_wrk].[mail] ([recipient], [subject], [attempts], [available_at], [last_error])
+        SELECT [x].[recipient], [x].[subject], 0, SYSUTCDATETIME(), [x].[last_error]
+        FROM [pgs_wrk].[mail_dead] AS [x]
+        INNER JOIN @q$picked AS [p] ON [p].[entry_id] = [x].[entry_id] AND [p].[keep] = 0
+        ORDER BY [x].[entry_id];
+        SET @q$redriven = @@ROWCOUNT;
+        DELETE [x]
+        FROM [pgs_wrk].[mail_dead] AS [x]
+        INNER JOIN @q$picked AS [p] ON [p].[entry_id] = [x].[entry_id] AND [p].[keep] = 0;
+        SET @q$skipped = (SELECT COUNT(*) FROM @q$picked WHERE [keep] = 1);
+        COMMIT TRANSACTION;
+        SELECT @q$redriven AS [redriven], @q$skipped AS [skipped_duplicates], @q$last_id AS [last_id];
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: grants to roles pgs_wrk_producer, pgs_wrk_consumer, pgs_wrk_admin, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
+-- change a queue table directly.
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_enqueue] TO [pgs_wrk_producer];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_enqueue_batch] TO [pgs_wrk_producer];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_enqueue_json] TO [pgs_wrk_producer];
+GRANT EXECUTE ON TYPE::[pgs_wrk].[mail_batch] TO [pgs_wrk_producer];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_dequeue] TO [pgs_wrk_consumer];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_complete] TO [pgs_wrk_consumer];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_fail] TO [pgs_wrk_consumer];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_extend_lease] TO [pgs_wrk_consumer];
+-- A worker whose dequeue comes back empty corrects the watermark before it concludes the queue is empty.
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_watermark_correct] TO [pgs_wrk_consumer];
+-- Metadata only (no rows): watermark_correct reads the table's identity from sys.identity_columns,
+-- which shows a table only to a login with some permission on it.
+GRANT VIEW DEFINITION ON OBJECT::[pgs_wrk].[mail] TO [pgs_wrk_consumer];
+GRANT VIEW DEFINITION ON OBJECT::[pgs_wrk].[mail] TO [pgs_wrk_admin];
+-- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_maintain] TO [pgs_wrk_consumer];
+GRANT SELECT ON OBJECT::[pgs_wrk].[mail_pending] TO [pgs_wrk_admin];
+-- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
+-- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
+-- and future (upgrade.sql takes back a schema-wide grant a former version made).
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_enqueue] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_enqueue_batch] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_enqueue_json] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_watermark_move] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_watermark_correct] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_dequeue] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_complete] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_fail] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_extend_lease] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_reap] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_worker] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_metrics] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_peek] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_purge_batch] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_purge] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_maintain] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_redrive] TO [pgs_wrk_admin];
+GRANT EXECUTE ON TYPE::[pgs_wrk].[mail_batch] TO [pgs_wrk_admin];
+GO
+
+-- qgen 0.1.0: verify pgs_wrk, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Install ends here, and fails loudly if any of qgen's procedures or views is stored with
+-- ANSI_NULLS or QUOTED_IDENTIFIER OFF: a module keeps the options of the session that created it,
+-- and such a module fails on every call once a filtered index exists (one created or altered
+-- from a session with them OFF, as sqlcmd without -I is, and without the SET batch qgen's files begin with).
+DECLARE @q$wrong nvarchar(max) = N'';
+SELECT @q$wrong = @q$wrong + N' ' + QUOTENAME([s].[name]) + N'.' + QUOTENAME([o].[name])
+FROM sys.sql_modules AS [sm]
+INNER JOIN sys.objects AS [o] ON [o].[object_id] = [sm].[object_id]
+INNER JOIN sys.schemas AS [s] ON [s].[schema_id] = [o].[schema_id]
+WHERE [s].[name] = N'pgs_wrk'
+  AND [o].[name] IN
+  (
+      N'mail',
+      N'mail_claim_ix',
+      N'mail_lease_ix',
+      N'mail_watermark',
+      N'mail_dead',
+      N'mail_dead_ix',
+      N'mail_pending',
+      N'mail_batch',
+      N'mail_enqueue',
+      N'mail_enqueue_batch',
+      N'mail_enqueue_json',
+      N'mail_watermark_move',
+      N'mail_watermark_correct',
+      N'mail_dequeue',
+      N'mail_complete',
+      N'mail_fail',
+      N'mail_extend_lease',
+      N'mail_reap',
+      N'mail_worker',
+      N'mail_metrics',
+      N'mail_peek',
+      N'mail_purge_batch',
+      N'mail_purge',
+      N'mail_maintain',
+      N'mail_redrive'
+  )
+  AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
+IF @q$wrong <> N''
+BEGIN
+    DECLARE @q$message nvarchar(2048) = LEFT(N'qgen: stored with ANSI_NULLS or QUOTED_IDENTIFIER OFF, so they fail once a '
+        + N'filtered index exists:' + @q$wrong + N'. Run install.sql again from a session with both ON (sqlcmd -I).', 2048);
+    THROW 50020, @q$message, 1;
+END;
+-- And every object install makes must exist: sqlcmd without -b goes on after a batch that failed
+-- (a CREATE PROCEDURE that does not compile, an OPENJSON under compatibility level 130), so an
+-- install that printed an error and carried on ends here with the names of what is missing.
+DECLARE @q$missing nvarchar(max) = N'';
+IF OBJECT_ID(N'pgs_wrk.mail') IS NULL
+    SET @q$missing += N' pgs_wrk.mail';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'mail_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_wrk.mail'))
+    SET @q$missing += N' pgs_wrk.mail_claim_ix';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'mail_lease_ix' AND [object_id] = OBJECT_ID(N'pgs_wrk.mail'))
+    SET @q$missing += N' pgs_wrk.mail_lease_ix';
+IF OBJECT_ID(N'pgs_wrk.mail_watermark') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_watermark';
+IF OBJECT_ID(N'pgs_wrk.mail_dead') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_dead';
+IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'mail_dead_ix' AND [object_id] = OBJECT_ID(N'pgs_wrk.mail_dead'))
+    SET @q$missing += N' pgs_wrk.mail_dead_ix';
+IF OBJECT_ID(N'pgs_wrk.mail_pending') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_pending';
+IF TYPE_ID(N'pgs_wrk.mail_batch') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_batch';
+IF OBJECT_ID(N'pgs_wrk.mail_enqueue') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_enqueue';
+IF OBJECT_ID(N'pgs_wrk.mail_enqueue_batch') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_enqueue_batch';
+IF OBJECT_ID(N'pgs_wrk.mail_enqueue_json') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_enqueue_json';
+IF OBJECT_ID(N'pgs_wrk.mail_watermark_move') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_watermark_move';
+IF OBJECT_ID(N'pgs_wrk.mail_watermark_correct') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_watermark_correct';
+IF OBJECT_ID(N'pgs_wrk.mail_dequeue') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_dequeue';
+IF OBJECT_ID(N'pgs_wrk.mail_complete') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_complete';
+IF OBJECT_ID(N'pgs_wrk.mail_fail') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_fail';
+IF OBJECT_ID(N'pgs_wrk.mail_extend_lease') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_extend_lease';
+IF OBJECT_ID(N'pgs_wrk.mail_reap') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_reap';
+IF OBJECT_ID(N'pgs_wrk.mail_worker') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_worker';
+IF OBJECT_ID(N'pgs_wrk.mail_metrics') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_metrics';
+IF OBJECT_ID(N'pgs_wrk.mail_peek') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_peek';
+IF OBJECT_ID(N'pgs_wrk.mail_purge_batch') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_purge_batch';
+IF OBJECT_ID(N'pgs_wrk.mail_purge') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_purge';
+IF OBJECT_ID(N'pgs_wrk.mail_maintain') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_maintain';
+IF OBJECT_ID(N'pgs_wrk.mail_redrive') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_redrive';
+IF @q$missing <> N''
+BEGIN
+    DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
+        + N'. An earlier batch failed: read its error above, fix it and run install.sql again (sqlcmd -b stops at the first error).', 2048);
+    THROW 50020, @q$absent, 1;
+END;
+-- And maintain can run: it runs WITH EXECUTE AS OWNER, as its owner (its schema's, unless it was given
+-- one of its own), and only a user can be impersonated. A schema given to a role after install (or
+-- installed into by a qgen that did not refuse one, see the schema's batch) fails every call of
+-- maintain (error 15517) while every other procedure works.
+DECLARE @q$owners nvarchar(max) = N'';
+SELECT @q$owners = @q$owners + N' ' + QUOTENAME([s].[name]) + N'.' + QUOTENAME([o].[name]) + N' (owned by '
+    + QUOTENAME([p].[name]) + N', ' + [p].[type_desc] + N')'
+FROM sys.objects AS [o]
+INNER JOIN sys.schemas AS [s] ON [s].[schema_id] = [o].[schema_id]
+INNER JOIN sys.database_principals AS [p] ON [p].[principal_id] = COALESCE([o].[principal_id], [s].[principal_id])
+WHERE [s].[name] = N'pgs_wrk'
+  AND [o].[name] IN
+  (
+      N'mail_maintain'
+  )
+  AND [p].[type] NOT IN ('S', 'U', 'E');
+IF @q$owners <> N''
+BEGIN
+    DECLARE @q$impersonate nvarchar(2048) = LEFT(N'qgen: maintain runs WITH EXECUTE AS OWNER, which cannot impersonate its owner, '
+        + N'so every call of it fails:' + @q$owners + N'. Give schema [pgs_wrk] to a user, ALTER AUTHORIZATION ON SCHEMA::'
+        + N'[pgs_wrk] TO [dbo]; (a procedure given an owner of its own: ALTER AUTHORIZATION ON OBJECT::... TO SCHEMA OWNER;), '
+        + N'then run install.sql again.', 2048);
+    THROW 50020, @q$impersonate, 1;
+END;
+-- And each is what this install rendered, not an older version left in place: a CREATE OR ALTER
+-- that failed (sqlcmd without -b goes on) keeps the old procedure, and IF NOT EXISTS ... CREATE
+-- INDEX keeps any index already under that name. A procedure or view: a SHA2_256 of its text from
+-- its name on, without spaces, tabs or line breaks (qgen.dialects.mssql.module_fingerprints), against
+-- the one rendered. An index: its uniqueness, key columns (in order, with DESC), included columns
+-- and whether it has a filter, against the rendered CREATE INDEX (the filter's text is not
+-- compared: SQL Server stores it rewritten).
+DECLARE @q$stale nvarchar(max) = N'';
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pgs_wrk.' + [r].[name]), N' '))
+FROM
+(
+    VALUES
+        (N'mail_complete', 0x5543069DF2936A75771434E1614D7EEF7E783ED7A452B09E1ED9FDB9D16F365C),
+        (N'mail_dequeue', 0x44D2E6574DD7801DFFC31ACCDDCC9E75E7D8C59FB2978F2B0465D43245C979AF),
+        (N'mail_enqueue', 0xF705051141144278BEE95A8414539173E3D2DD7CBE384E1722B675C750ADDC37),
+        (N'mail_enqueue_batch', 0xA86C66865C217BDDDD61B552FB1A445F85F51BA6ACFA5E3CB0283A9124C9B6CF),
+        (N'mail_enqueue_json', 0xF788F91D4093D918FABF85916B83B10E198E9B73C198DB89B14C5F019171775D),
+        (N'mail_extend_lease', 0x8F356E53DF265DBFF458441D30F48B1B8EC5857816E75319DD81F2DB45FFBD11),
+        (N'mail_fail', 0x08F62A9E8A66D805AD189D575CE051D055C748AD767EA396AD67CF238E364ACE),
+        (N'mail_maintain', 0xD77975BFE8820DFA688073DEBCE94E56755E0933ABFFA7459CFB0EBD2987B01F),
+        (N'mail_metrics', 0x3AAA434C72674635AB387285CB5F368EFB7B6F6A1CF16FD1FACCC747C297FDAC),
+        (N'mail_peek', 0x90F6C599EF5240A29D6421D9564CC8A8A5615DAB577596ACBA000372B192068C),
+        (N'mail_pending', 0x5D7B8BAFF166F73980F72E9FB6B7CC1F3DC11B001A06CE36F8E1023A9C5097FE),
+        (N'mail_purge', 0x7B96E53BCF66A6A63B0552D5D4923B5CAAC05D80F1B8C0EBF5D48B21D3955282),
+        (N'mail_purge_batch', 0xC13DEE6897D4DC337330A9BC5BDC4E17F64884CE8ADFD809277C5629765425E6),
+        (N'mail_reap', 0xA7AE79712DE4FAE515270F668FC9BF0693BBE7049F06EDE384210C71FF602345),
+        (N'mail_redrive', 0x542F8CD5A9CA6E10F5D87200CD8AD76F3EC0FB4154388B6FB5786EA904E0BADA),
+        (N'mail_watermark_correct', 0x01EB7BACF763D44BB3037F401C1CCBBAC50627BACD873334A0117AD9A00FAB4F),
+        (N'mail_watermark_move', 0xFAEB40105323997871AF9A8BE05513256568604FB4B716A7DADEF386312959E4),
+        (N'mail_worker', 0xDADF8C4A3E8A6131AC48EC49EF710907DA92B567E03A9BD6E48236EA4C785554)
+) AS [r]([name], [fingerprint])
+INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'pgs_wrk.' + [r].[name])
+CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]
+WHERE HASHBYTES('SHA2_256', REPLACE(REPLACE(REPLACE(REPLACE(
+          SUBSTRING([d].[text], CHARINDEX(N'[pgs_wrk].[' + [r].[name] + N']' COLLATE Latin1_General_BIN2, [d].[text]), LEN([d].[text])),
+          NCHAR(32), N''), NCHAR(9), N''), NCHAR(10), N''), NCHAR(13), N'')) <> [r].[fingerprint];
+SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pgs_wrk.' + [r].[table] + N'.' + [r].[name]
+    + N' (' + COALESCE([shape].[now], N'?') + N', rendered ' + [r].[shape] + N')'), N' '))
+FROM
+(
+    VALUES
+        (N'mail', N'mail_claim_ix', N'(id) include (available_at, deferred, lease_token) where'),
+        (N'mail', N'mail_claim_ix_due', N'(available_at, id) include (deferred) where'),
+        (N'mail', N'mail_lease_ix', N'(lease_token) include (attempts, lease_expires_at) where'),
+        (N'mail_dead', N'mail_dead_id_ix', N'(id)'),
+        (N'mail_dead', N'mail_dead_ix', N'(dead_at)')
+) AS [r]([table], [name], [shape])
+INNER JOIN sys.indexes AS [i] ON [i].[object_id] = OBJECT_ID(N'pgs_wrk.' + [r].[table]) AND [i].[name] = [r].[name]
+CROSS APPLY
+(
+    SELECT CONCAT(CASE WHEN [i].[is_unique] = 1 THEN N'unique ' END,
+        N'(', (SELECT STRING_AGG(CONCAT([c].[name], CASE WHEN [ic].[is_descending_key] = 1 THEN N' desc' END), N', ')
+                      WITHIN GROUP (ORDER BY [ic].[key_ordinal])
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[key_ordinal] > 0), N')',
+        (SELECT N' include (' + STRING_AGG([c].[name], N', ') WITHIN GROUP (ORDER BY UPPER([c].[name]) COLLATE Latin1_General_BIN2) + N')'
+               FROM sys.index_columns AS [ic]
+               INNER JOIN sys.columns AS [c] ON [c].[object_id] = [ic].[object_id] AND [c].[column_id] = [ic].[column_id]
+               WHERE [ic].[object_id] = [i].[object_id] AND [ic].[index_id] = [i].[index_id] AND [ic].[is_included_column] = 1),
+        CASE WHEN [i].[has_filter] = 1 THEN N' where' END) AS [now]
+) AS [shape]
+WHERE [shape].[now] <> [r].[shape];
+IF @q$stale <> N''
+BEGIN
+    DECLARE @q$older nvarchar(2048) = LEFT(N'qgen: installed, but not as this install rendered it:' + @q$stale
+        + N'. An earlier batch failed and left an older version (read its error above, fix it and run install.sql again), '
+        + N'or an index of that name was already there: drop it and run install.sql again.', 2048);
+    THROW 50020, @q$older, 1;
+END;
+GO
+
+-- An install the schema's batch refused set NOEXEC ON, so that sqlcmd and SSMS, which go on to the
+-- next batch after an error, ran nothing more: give the session back as it was.
+SET NOEXEC OFF;
+GO
