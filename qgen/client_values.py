@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 from qgen import dialects
 from qgen.catalog import claims_in_place
 from qgen.client_session import Call
+from qgen.contract import BATCH_LEAVES_OUT, declared
 from qgen.dialects.client_base import Batch, ClientDriver, Record
 from qgen.errors import InvalidArgument, QueueUsageError
 from qgen.locks import limits
@@ -250,7 +251,6 @@ class QueueShape:
             self._outbox_kinds = {n: c.type for n, c in target.payload.items()}
         database = dialects.get(driver.name)
         self._id_list = database.id_list
-        self._step_outputs = database.step_outputs  # maintain's way to read a step (never passed by the client)
         # How this database waits for work (qgen/dialects): in its dequeue (wait_ms), or on LISTEN.
         self.waits_in_dequeue = database.wait_for_work == "dequeue"
         # Where a claim leaves the row in place no index holds tokens: jobs are named by id.
@@ -269,43 +269,13 @@ class QueueShape:
 
     def parameters(self, kind: str) -> list[str]:
         """Every parameter the client may pass to one of the queue's procedures, in the procedure's
-        own order (docs/api.md; tests/behaviour/test_client_contract.py holds it to the templates)."""
-        queue = self.queue
-        job_type = [self.job_type_column] if self.job_type_column else []
-        lease = ["lease_seconds"] if self.lease_mode else []
-        by_id = self.by_id
-        outputs = self._step_outputs
-        audit = ["enqueued_by"] if queue.audit else []
-        return {
-            "enqueue": job_type + self.payload_columns + (["priority"] if queue.ordering == "priority" else [])
-            + (["run_at"] if queue.scheduling else []) + audit,
-            "enqueue_batch": ["jobs"] + audit,
-            "enqueue_json": ["jobs"] + audit,
-            "dequeue": ["owner", "batch_size"] + (["job_type"] if job_type else []) + lease
-            + ((["complete_lease_token"] + (["complete_ids"] if by_id else [])) if self.lease_mode else ["at_most_once"])
-            + (["wait_ms"] if self.waits_in_dequeue else []),
-            "complete": ["lease_token", "id"] + (["ids"] if by_id else []) + self.outbox_columns
-            + (["no_result"] if self.outbox_columns else []),
-            "fail": ["lease_token", "id", "error", "retry"],
-            "extend_lease": ["lease_token", "lease_seconds", "id"] + (["ids"] if by_id else []),
-            "reap": ["batch_size"] + (["released", "dead_lettered", "result_set"] if outputs else []),
-            "worker": ["max_items", "max_seconds", "owner", "lease_seconds"],
-            "watermark_correct": ["old_watermark", "new_watermark", "result_set"] if outputs else [],
-            "metrics": [],
-            "peek": (["job_type"] if job_type else []) + ["limit"],
-            "purge": ["older_than_seconds", "batch_size"],
-            "purge_batch": ["older_than_seconds", "batch_size"] + (["archived", "processed", "dead", "result_set"]
-                                                                 if outputs else []),
-            "maintain": ["batch_size"] + (["more", "result_set"] if outputs else []),  # the Agent job reads more
-            "redrive": ["ids", "redrive_all", "after_id", "batch_size"],
-        }[kind]
+        own order: the contract's (qgen/contract.py), less the results a CALL hands back."""
+        return [p.name for p in declared(self.spec, self.queue_name, kind, self.driver.name) if p.by_name]
 
     def batch_columns(self) -> list[str]:
         """The columns of one job in enqueue_batch: the SQL Server table type's columns in order, the
         keys of a job object in PostgreSQL's JSON array and in SQL Server's enqueue_json document."""
-        queue = self.queue
-        return (["ordinal"] + ([self.job_type_column] if self.job_type_column else []) + self.payload_columns
-                + (["priority"] if queue.ordering == "priority" else []) + (["run_at"] if queue.scheduling else []))
+        return ["ordinal"] + [name for name in self.parameters("enqueue") if name not in BATCH_LEAVES_OUT]
 
     def call(self, kind: str, params: Sequence[tuple[str, Any]], result: str) -> Call:
         """The call of the queue's `kind` procedure with these named parameters (their values go

@@ -27,6 +27,7 @@ import jinja2
 from qgen import __version__
 from qgen.locks import limits
 from qgen import dialects as dialect_registry
+from qgen.contract import declared
 from qgen.catalog import (
     ROUTINE_KINDS, DbObject, claims_in_place, has_dead_letters, keeps_duplicates, spec_objects, splits_deferred,
 )
@@ -317,6 +318,8 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         # (m.param_type, m.check_values); an error text is cut to error_max (fail).
         "label": ColumnType(kind="string", length=LABEL_MAX),
         "error_max": ERROR_MAX,
+        # A procedure's parameters on this database, from the contract (m.parameters spells them).
+        "procedure_parameters": lambda queue, kind: declared(spec, queue, kind, dialect_name),
     }
     env.globals.update(base)  # imported macro modules see these too
     parts = render_script_parts(env, dialect_name)

@@ -1,5 +1,6 @@
 """The README and the docs/ pages stay true to the code:
 - docs/spec.md documents every spec key: its table is generated from the spec model and must be current;
+- docs/api.md's procedure reference is generated from the contract (qgen/contract.py) and must be current;
 - docs/spec.md names every example;
 - every `qgen ...` command shown in a shell block of the README or a docs/ page is one the command line
   accepts (subcommand, options, choices), parsed by qgen's own argument parser;
@@ -14,6 +15,7 @@ import shlex
 import pytest
 
 from qgen.cli import build_parser
+from qgen.contract import reference_markdown
 from qgen.jsonschema import spec_reference_markdown
 from tests.conftest import ROOT
 
@@ -27,6 +29,15 @@ def test_spec_key_reference_is_current():
     end = page.index("<!-- /spec-reference -->")
     assert page[start:end] == spec_reference_markdown(), \
         "regenerate the key table in docs/spec.md from qgen.jsonschema.spec_reference_markdown()"
+
+
+def test_procedure_reference_is_current():
+    page = (ROOT / "docs" / "api.md").read_text()
+    start = page.index("<!-- procedure-reference")
+    start = page.index("\n", start) + 1
+    end = page.index("<!-- /procedure-reference -->")
+    assert page[start:end] == reference_markdown(), \
+        "regenerate the procedure reference in docs/api.md from qgen.contract.reference_markdown()"
 
 
 def test_spec_page_names_every_example():

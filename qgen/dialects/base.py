@@ -167,6 +167,9 @@ class Dialect:
     # Whether reap, purge_batch and watermark_correct also hand their results back through OUTPUT
     # parameters and take result_set (SQL Server: maintain reads them so, not by INSERT ... EXEC).
     step_outputs: bool = False
+    # Whether a procedure (not a function) hands its results back through INOUT parameters, which a
+    # CALL returns as its one row (PostgreSQL: purge's counts, the worker's processed).
+    inout_results: bool = False
     # A table's storage parameters, which a revision changes in place (PostgreSQL: the WITH (...) of
     # CREATE TABLE, fillfactor and autovacuum_*, set by ALTER TABLE ... SET): given a table's create
     # script, the script without them and them as {name: value}. None: the dialect has none, and any

@@ -186,6 +186,7 @@ POSTGRES = register(
         lease_claims_in_place=True,
         id_list=list,
         wait_for_work="listen",
+        inout_results=True,
         table_storage=table_storage,
         routines=routines,
         indexes=indexes,

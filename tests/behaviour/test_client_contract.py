@@ -1,7 +1,7 @@
-"""The client against the rendered scripts, without a database: for every spec, queue and dialect,
-the parameters the client may pass are exactly those each rendered procedure declares, and its
-enqueue_batch rows have the batch type's columns in order. This is what keeps the SQL Server side of
-the client honest where no SQL Server runs."""
+"""The rendered scripts against the contract (qgen/contract.py), without a database: for every spec,
+queue and dialect, each rendered procedure declares exactly the contract's parameters, in order, its
+outputs as outputs, and the client passes the contract's; enqueue_batch's rows have the batch type's
+columns in order. This is what keeps the SQL Server side of the client honest where no SQL Server runs."""
 
 from __future__ import annotations
 
@@ -10,22 +10,22 @@ import re
 import pytest
 
 from qgen.client import QueueClient
+from qgen.contract import PROCEDURES, declared
 from qgen.render import render_spec
 from qgen.specload import load_spec
 from tests.behaviour.helpers import BEHAVE
 from tests.conftest import COVERAGE_SPECS, EXAMPLES
 
 SPECS = EXAMPLES + COVERAGE_SPECS + [BEHAVE]
-PROCEDURES = ("enqueue", "enqueue_batch", "enqueue_json", "dequeue", "complete", "fail", "extend_lease", "reap", "worker",
-              "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive")
 
 
-def declared_parameters(dialect: str, schema: str, name: str, text: str) -> list[str]:
+def header_parameters(dialect: str, schema: str, name: str, text: str) -> list[tuple[str, bool]]:
+    """(name, is an output) of each parameter a rendered procedure's header declares, in order."""
     if dialect == "mssql":
-        header = re.search(rf"CREATE OR ALTER PROCEDURE \[{schema}\]\.\[{name}\]\n(.*?)^AS$", text, re.S | re.M)
-        return re.findall(r"^\s+@(\w+)\s", header.group(1), re.M)
+        header = re.search(rf"CREATE OR ALTER PROCEDURE \[{schema}\]\.\[{name}\]\n(.*?)^(?:WITH .*\n)?AS$", text, re.S | re.M)
+        return [(n, line.endswith(" OUTPUT")) for line, n in re.findall(r"^\s+(@(\w+)\s[^,\n]*)", header.group(1), re.M)]
     header = re.search(rf'CREATE OR REPLACE (?:FUNCTION|PROCEDURE) "{schema}"\."{name}"(\(\)|\n\(\n.*?\n\))', text, re.S)
-    return [m for inout, m in re.findall(r'^\s+(INOUT\s+)?"(\w+)"\s', header.group(1), re.M) if not inout]
+    return [(n, bool(inout)) for inout, n in re.findall(r'^\s+(INOUT\s+)?"(\w+)"\s', header.group(1), re.M)]
 
 
 def declared_columns(dialect: str, text: str) -> list[str]:
@@ -52,7 +52,7 @@ def test_sql_server_has_a_json_batch_entry_and_postgres_takes_json_in_enqueue_ba
 
 @pytest.mark.parametrize("dialect", ["postgres", "mssql"])
 @pytest.mark.parametrize("path", SPECS, ids=lambda p: p.stem)
-def test_the_client_calls_what_is_rendered(path, dialect):
+def test_rendered_headers_and_the_client_follow_the_contract(path, dialect):
     spec = load_spec(path)
     rendering = render_spec(spec, path.name, dialect)
     checked = 0
@@ -62,8 +62,10 @@ def test_the_client_calls_what_is_rendered(path, dialect):
             continue
         client = QueueClient(None, spec, obj.queue, dialect=dialect)
         if obj.kind in PROCEDURES:
-            assert declared_parameters(dialect, spec.schema, obj.name, item.create) == client.parameters(obj.kind), \
+            contract = declared(spec, obj.queue, obj.kind, dialect)
+            assert header_parameters(dialect, spec.schema, obj.name, item.create) == [(p.name, p.output) for p in contract], \
                 f"{obj.queue}.{obj.kind}"
+            assert client.parameters(obj.kind) == [p.name for p in contract if p.by_name], f"{obj.queue}.{obj.kind}"
             checked += 1
         elif obj.kind == "batch_type":
             assert declared_columns(dialect, item.create) == client.batch_columns(), f"{obj.queue}.batch_type"
