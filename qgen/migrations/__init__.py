@@ -51,7 +51,7 @@ under its old parameter list, purge as a function, an index over the lease).
 Its downgrade drops the new code, reverses the column changes (an added column goes only while no
 row has a value in it; a dropped one comes back empty and nullable), sets the storage parameters it
 changed back, drops a table it added only while it is empty, and creates the earlier revision's
-objects from the SQL kept in previous/.
+objects again from the files that revision (or one before it) keeps.
 
 Python decides what runs in which order; every line of SQL comes from templates/ (the object
 templates, and add_column, drop_column, drop_table_if_empty and table_storage for table changes).
