@@ -102,10 +102,12 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def cmd_revision(args: argparse.Namespace) -> int:
     """Write an Alembic revision that installs the spec, or moves the database to it from the
-    schema's previous qgen revision (qgen/migrate.py says what that does to tables)."""
+    schema's previous qgen revision (qgen/migrations/ says what that does to tables)."""
     from alembic.util import CommandError
 
-    from qgen.migrate import RevisionRefused, plan_revision, write_revision
+    from qgen.migrations import RevisionRefused
+    from qgen.migrations.planner import plan_revision
+    from qgen.migrations.writer import write_revision
 
     try:
         planned = plan_revision(args.spec, args.config, args.dialect, args.allow_drop)

@@ -1,7 +1,8 @@
 """Connections that come back: how QueueClient makes a connection, knows one is lost, waits before
 making another, and tells, after a retry, whether a lost call had committed.
 
-- `connection_factory(target)`: a callable that opens a new DB-API connection, from a URL or DSN:
+- `connection_factory(target)`: a callable that opens a new DB-API connection, from a URL or DSN (which
+  database it names, qgen/urls.py decides):
   `postgresql://...` (or `postgresql+psycopg://`, or a libpq DSN `host=... dbname=...`): psycopg 3,
   autocommit; `mssql+pyodbc://USER:PASS@HOST:PORT/DB[?driver=...&Key=value]` (SQLAlchemy's form;
   without driver, Microsoft's ODBC Driver 18 from qgen[mssql], else FreeTDS) or an ODBC connection
@@ -24,7 +25,6 @@ making another, and tells, after a retry, whether a lost call had committed.
 from __future__ import annotations
 
 import random
-import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -32,13 +32,10 @@ from typing import Any, Callable, Optional
 
 from qgen import dialects
 from qgen.dialects.mssql_client import default_mssql_driver, mssql_connection_string
+from qgen.urls import database_of
 
 __all__ = ["connection_lost", "dialect_of_target", "connection_factory", "mssql_connection_string",
            "default_mssql_driver", "tvp_capable", "Backoff", "LeaseBook"]
-
-_POSTGRES_SCHEMES = ("postgresql://", "postgres://", "postgresql+psycopg://")
-_MSSQL_SCHEMES = ("mssql+pyodbc://", "mssql://")
-
 
 def connection_lost(dialect: str, state: Optional[str], native: set[int], exc: BaseException,
                     connection: Any = None) -> bool:
@@ -47,27 +44,14 @@ def connection_lost(dialect: str, state: Optional[str], native: set[int], exc: B
     return dialects.client_driver(dialect)().connection_lost(state, native, exc, connection)
 
 
-def dialect_of_target(target: str) -> str:
-    lowered = target.strip().lower()
-    if lowered.startswith(_POSTGRES_SCHEMES):
-        return "postgres"
-    if lowered.startswith(_MSSQL_SCHEMES) or re.match(r"^\s*driver\s*=", lowered):
-        return "mssql"
-    if "=" in lowered and "://" not in lowered:
-        return "postgres"  # a libpq DSN: host=... dbname=...
-    raise ValueError(f"cannot tell the database of {_redacted(target)!r}; accepted: postgresql://USER@HOST:PORT/DB, "
-                     "a libpq DSN (host=... dbname=...), mssql+pyodbc://USER:PASS@HOST:PORT/DB?driver=FreeTDS, "
-                     "or an ODBC connection string (DRIVER=...;SERVER=...)")
+# Which database a URL or DSN names is decided in qgen/urls.py; env.py files that `qgen init` wrote
+# import it under this name.
+dialect_of_target = database_of
 
 
 def connection_factory(target: str) -> Callable[[], Any]:
     """A callable that opens a new connection to the database a URL or DSN names."""
-    return dialects.client_driver(dialect_of_target(target))().connector(target)
-
-
-def _redacted(target: str) -> str:
-    target = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", target)
-    return re.sub(r"(?i)((?:PWD|password)\s*=\s*)[^;\s]*", r"\1***", target)
+    return dialects.client_driver(database_of(target))().connector(target)
 
 
 def tvp_capable(driver_name: str) -> bool:

@@ -1,10 +1,11 @@
 """Open a DB-API connection from a database URL, for the commands that run against a database
-(qgen maintain, status, redrive): the URL forms Alembic and `qgen bench` take.
+(qgen maintain, status, redrive): the forms qgen/urls.py knows, as Alembic, `qgen bench` and the
+client take them.
 
-    postgresql://USER:PASS@HOST:5432/DB  (also postgres://, postgresql+psycopg://): psycopg 3
-    mssql+pyodbc://USER:PASS@HOST:1433/DB[?driver=...&Key=value]: pyodbc; every query key other than
-        driver goes into the ODBC connection string (without driver: Microsoft's ODBC Driver 18 that
-        qgen[mssql] installs, loaded by path; else FreeTDS)
+    postgresql://USER:PASS@HOST:5432/DB  (also postgres://, postgresql+psycopg://, a libpq DSN): psycopg 3
+    mssql+pyodbc://USER:PASS@HOST:1433/DB[?driver=...&Key=value] (also mssql://, an ODBC connection
+        string): pyodbc; every query key other than driver goes into the ODBC connection string
+        (without driver: Microsoft's ODBC Driver 18 that qgen[mssql] installs, loaded by path; else FreeTDS)
 
 Errors come back as DatabaseUnavailable with a message for a person (the password hidden), never a
 driver traceback.
@@ -16,6 +17,7 @@ import re
 from typing import Any, Callable
 
 from qgen.connection import mssql_connection_string
+from qgen.urls import UnknownDatabase, database_of
 
 URL_ENV = "QGEN_DATABASE_URL"
 
@@ -47,8 +49,9 @@ def _postgres(url: str) -> Any:
 
 
 def odbc_connection_string(url: str) -> str:
-    """The ODBC connection string pyodbc takes, from an mssql+pyodbc:// URL (qgen/connection.py)."""
-    return mssql_connection_string(url)
+    """The ODBC connection string pyodbc takes, from an mssql+pyodbc:// URL (qgen/connection.py), or
+    the connection string itself."""
+    return mssql_connection_string(url) if "://" in url else url
 
 
 def _mssql(url: str) -> Any:
@@ -63,17 +66,13 @@ def _mssql(url: str) -> Any:
         raise DatabaseUnavailable(f"cannot connect to {shown(url)}: {exc}") from None
 
 
-_CONNECTORS: dict[str, Callable[[str], Any]] = {
-    "postgresql": _postgres, "postgres": _postgres, "postgresql+psycopg": _postgres,
-    "mssql+pyodbc": _mssql, "mssql": _mssql,
-}
+_CONNECTORS: dict[str, Callable[[str], Any]] = {"postgres": _postgres, "mssql": _mssql}
 
 
 def connect(url: str) -> Any:
     """An autocommit DB-API connection to the database the URL names."""
-    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
-    if scheme not in _CONNECTORS:
-        raise DatabaseUnavailable(f"{shown(url)!r} is not a database URL qgen knows; accepted: "
-                                  "postgresql://USER@HOST:PORT/DATABASE or "
-                                  "mssql+pyodbc://USER:PASS@HOST:1433/DATABASE?driver=FreeTDS&TDS_Version=7.4")
-    return _CONNECTORS[scheme](url)
+    try:
+        database = database_of(url)
+    except UnknownDatabase as exc:
+        raise DatabaseUnavailable(str(exc)) from None
+    return _CONNECTORS[database](url)

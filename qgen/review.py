@@ -226,18 +226,18 @@ def _shown_path(path: str | None, previous) -> str | None:
 
 def revision_dialect_facts(planned, name: str) -> SimpleNamespace:
     plan, previous = planned.plans[name], planned.previous
-    entries = {e["key"]: e for e in plan.objects}
+    entries = {e.key: e for e in plan.objects}
     old = {o.key: o for o in previous.objects(name)} if previous else {}
 
     def shown(key: str, why: str = "") -> SimpleNamespace:
-        entry = entries.get(key) or old[key].__dict__
-        return SimpleNamespace(key=key, kind=entry["kind"], name=entry["name"], queue=entry["queue"], why=why)
+        entry = entries.get(key) or old[key]
+        return SimpleNamespace(key=key, kind=entry.kind, name=entry.name, queue=entry.queue, why=why)
 
     import os
 
     run = set(plan.upgrade)
     untouched = [k for k, e in entries.items()
-                 if all(p is None or os.path.isabs(p) for p in (e["create"], e["drop"])) and e["create"] not in run]
+                 if all(p is None or os.path.isabs(p) for p in (e.create, e.drop)) and e.create not in run]
     return SimpleNamespace(
         name=name, title=dialect_registry.get(name).title, changes=plan.changes,
         redone=[shown(k, why) for k, why in plan.redone.items()], added=[shown(k) for k in plan.added],

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from qgen.cli import main as qgen_main
-from qgen.migrate import make_revision
+from qgen.migrations.writer import make_revision
 
 BASE = """\
 schema: shop

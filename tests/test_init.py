@@ -50,6 +50,7 @@ def test_the_wheel_carries_the_distribution_name_and_the_qgen_command(wheel, tmp
         "the peers bench (PgQueuer, procrastinate) is bench tooling, not part of what users install"
     assert sorted(f.rsplit("/", 1)[1] for f in files if f.startswith("qgen/examples/")) == sorted(
         p.name for p in (ROOT / "examples").glob("*.yaml")), "the examples ship for qgen init/bench --example"
+    assert "qgen/migrations/revision.py.mako" in files, "qgen revision writes a revision's module from it"
     assert any(extra == "postgres" for extra in metadata.get("Provides-Extra", []))
     bin_ = venv_with(wheel, tmp_path / "venv")
     shown = subprocess.run([str(bin_ / "qgen"), "--version"], capture_output=True, text=True, cwd=tmp_path)

@@ -37,7 +37,9 @@ from alembic.config import Config
 
 from qgen.cli import main as qgen_main
 from qgen.client import QueueClient
-from qgen.migrate import TABLE_SHAPING, RevisionLockTimeout, make_revision
+from qgen.migrations.runner import RevisionLockTimeout
+from qgen.migrations.tables import TABLE_SHAPING
+from qgen.migrations.writer import make_revision
 from qgen.spec import Queue
 from qgen.specload import load_spec
 from qgen.worker import run_worker
@@ -448,7 +450,7 @@ def test_a_revision_under_live_workers_and_an_open_report(kind, site, tmp_path):
 
 @pytest.mark.parametrize("option", ["qgen_lock_timeout_ms=0", "qgen_lock_attempts=many"])
 def test_a_lock_option_that_is_no_whole_number_is_refused_saying_what_is_accepted(option, postgres_server, tmp_path):
-    from qgen.migrate import RevisionRefused
+    from qgen.migrations import RevisionRefused
 
     assert qgen_main(["init", str(tmp_path / "project"), "--no-spec"]) == 0
     ini = tmp_path / "project" / "alembic.ini"
@@ -470,10 +472,11 @@ def test_the_lock_timeout_ends_with_the_revision_that_set_it(postgres_server):
     from sqlalchemy import create_engine, text
 
     from qgen import dialects as registry
-    from qgen.migrate import LockPolicy, _lock_sql, _run_with_lock_retries
+    from qgen.migrations.manifest import Manifest
+    from qgen.migrations.runner import LockPolicy, _lock_sql, _run_with_lock_retries
 
     policy = LockPolicy(timeout_ms=1234)
-    manifest = {"revision": "r1", "schema": "s"}
+    manifest = Manifest("0", "r1", "", "", "s", None, ())
     with scratch_database("qgen_live") as url:
         engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
         try:

@@ -22,7 +22,8 @@ from alembic import command
 from alembic.config import Config
 
 from qgen.cli import main as qgen_main
-from qgen.migrate import RevisionRefused, make_revision
+from qgen.migrations import RevisionRefused
+from qgen.migrations.writer import make_revision
 from tests.conftest import ROOT, require
 from tests.support.pg import ADMIN_URL, scratch_database
 
@@ -436,7 +437,7 @@ def test_migration_tsql_passes_the_gate(migrations, schema, tmp_path):
     assert any("ISJSON" in text for text in scripts.values()), "a json column keeps its check on SQL Server"
     # Every file the revision runs, not only its table changes, begins with the SET options batch
     # (a revision runs each file on its own) and passes the gate.
-    schema_file = made.folder / next(e["create"] for e in made.plans["mssql"].objects if e["kind"] == "schema")
+    schema_file = made.folder / next(e.create for e in made.plans["mssql"].objects if e.kind == "schema")
     session = "".join(line for line in schema_file.read_text().splitlines(keepends=True)
                       if not line.startswith("--")).split("GO\n", 1)[0]
     assert session.startswith("SET ANSI_NULLS, QUOTED_IDENTIFIER")

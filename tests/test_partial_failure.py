@@ -366,7 +366,7 @@ def revisions() -> tuple[Path, str, str]:
     both dialects: the spec, then the spec with a nullable column added. Made once per process (the
     parameters are counted from its scripts at collection)."""
     from qgen.cli import main as qgen_main
-    from qgen.migrate import make_revision
+    from qgen.migrations.writer import make_revision
 
     folder = Path(tempfile.mkdtemp(prefix="qgen_partial_"))
     atexit.register(shutil.rmtree, folder, True)
@@ -402,7 +402,7 @@ def upgrade_units(dialect: str) -> list[str]:
 def is_guard(dialect: str, unit: str) -> bool:
     """offline_guard's batch (templates/mssql/revision_locks.sql.j2): it reads @@TRANCOUNT and
     stops the script; it fails only when the transaction is already gone, the case it is there for."""
-    from qgen.migrate import LockPolicy, _lock_sql
+    from qgen.migrations.runner import LockPolicy, _lock_sql
 
     guard = _lock_sql(dialect, UP_SCHEMA, LockPolicy()).get("offline_guard", "")
     return bool(guard.strip()) and unit.strip() == guard.strip()

@@ -19,6 +19,7 @@ import jinja2
 from pydantic import ValidationError
 
 from qgen.render import Column, Rendering, make_environment, render_spec
+from qgen.urls import UnknownDatabase, database_of
 from qgen.spec import Spec
 
 
@@ -33,17 +34,12 @@ class BenchError(Exception):
     """A bench that cannot run: the message says why and what to do."""
 
 
-# URL schemes a bench understands, by dialect. The driver of each must be importable.
-_SCHEMES = {"postgresql": "postgres", "postgres": "postgres", "postgresql+psycopg": "postgres",
-            "mssql+pyodbc": "mssql", "mssql": "mssql"}
-
-
 def dialect_of(url: str) -> str:
-    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
-    if scheme not in _SCHEMES:
-        raise BenchError(f"--url {url!r}: not a database URL qgen knows; accepted: "
-                         "postgresql://USER@HOST:PORT/DATABASE (or mssql+pyodbc://... once SQL Server has a bench)")
-    return _SCHEMES[scheme]
+    """The dialect of the database --url names (qgen/urls.py decides)."""
+    try:
+        return database_of(url)
+    except UnknownDatabase as exc:
+        raise BenchError(f"--url: {exc}") from None
 
 
 def bench_sql(dialect: str) -> Any:

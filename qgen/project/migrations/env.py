@@ -6,7 +6,7 @@ variable (sqlalchemy.url in alembic.ini is the last resort). Both databases qgen
   PostgreSQL, psycopg 3:  postgresql+psycopg://user:pass@host:5432/db
   SQL Server:             mssql+pyodbc://user:pass@host:1433/db (Microsoft's ODBC Driver 18, which
                           qgen[mssql] installs; ?driver=FreeTDS&TDS_Version=7.4 for FreeTDS)
-A qgen revision picks its SQL by the connection's dialect at run time (qgen/migrate.py).
+A qgen revision picks its SQL by the connection's dialect at run time (qgen/migrations/runner.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sqlalchemy import create_engine, pool
 from sqlalchemy.exc import DBAPIError
 
 from qgen import dialects
-from qgen.connection import dialect_of_target
+from qgen.urls import database_of
 
 URL_VARIABLE = "QGEN_DATABASE_URL"
 
@@ -40,7 +40,7 @@ def database_url() -> str:
     # client driver knows: psycopg 3 for a plain postgresql://, Microsoft's ODBC driver when a SQL
     # Server URL names none).
     try:
-        dialect = dialect_of_target(url)
+        dialect = database_of(url)
     except ValueError as exc:
         raise SystemExit(f"qgen migrations: {exc}") from None
     return dialects.client_driver(dialect)().sqlalchemy_url(url)

@@ -1,5 +1,5 @@
 <%doc>
-    The module of a revision `qgen revision` writes (qgen/migrate.py renders it, whatever the
+    The module of a revision `qgen revision` writes (qgen/migrations/writer.py renders it, whatever the
     environment's own script.py.mako says). The SQL it runs is kept in the folder of the same name.
 </%doc>"""${message}
 
