@@ -846,3 +846,18 @@ def remove_sql_server_install(spec_path: Path) -> None:
                 cursor.execute(sent)
                 while cursor.nextset():
                     pass
+
+
+def test_written_revision_modules_pass_a_linter(migrations, schema, tmp_path):
+    """A revision module is committed in the user's repository, where linters run: the first one
+    (which revises nothing) and a follow-on hold no trailing whitespace or unused import."""
+    make_revision(spec_file(tmp_path, V1, schema), "v1", migrations)
+    make_revision(spec_file(tmp_path, V2, schema, "v2.yaml"), "v2",
+                  migrations)
+    modules = sorted((migrations.parent / "migrations" / "versions").glob("*.py"))
+    assert len(modules) == 2
+    for module in modules:
+        assert [n for n, line in enumerate(module.read_text().splitlines(), 1) if line != line.rstrip()] == [], module.name
+    ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "--select", "E,F,W", "--ignore", "E501",
+                           *map(str, modules)], capture_output=True, text=True)
+    assert ruff.returncode == 0, ruff.stdout + ruff.stderr

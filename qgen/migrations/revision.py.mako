@@ -4,7 +4,7 @@
 </%doc>"""${message}
 
 Revision ID: ${up_revision}
-Revises: ${down_revision | comma,n}
+Revises:${" " + comma(down_revision) if down_revision else "" | n}
 Create Date: ${create_date}
 
 Written by `qgen revision` from ${qgen["spec"]} (schema ${qgen["schema"]}, for ${", ".join(qgen["dialects"])}).
