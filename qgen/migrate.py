@@ -215,7 +215,6 @@ def _run_with_lock_retries(bind, dialect, manifest: dict, batches: list[tuple[st
 
     from sqlalchemy import event
 
-    errors = dialect_registry.client_driver(dialect.name)()
     drain = dialect.errors_in_later_results
     if drain:
         event.listen(bind, "after_cursor_execute", _read_every_result)
@@ -232,7 +231,7 @@ def _run_with_lock_retries(bind, dialect, manifest: dict, batches: list[tuple[st
                 savepoint.commit()
                 return
             except Exception as exc:  # DBAPIError; a T-SQL error read from a later result comes as the driver's own
-                timed_out = errors.error_kind(getattr(exc, "orig", None) or exc) == "lock_timeout"
+                timed_out = dialect.error_kind(getattr(exc, "orig", None) or exc) == "lock_timeout"
                 try:
                     savepoint.rollback()
                 except Exception as lost:  # the server ended the whole transaction with the error: no retry in it
@@ -830,10 +829,11 @@ def _storage_step(dialect: str, spec: Spec, obj: DbObject, stored: str, before: 
     SQL the previous revision ran (stored) and what the templates render now for its spec (before):
     the step that sets the new ones in place, and its reversal, which sets the old ones back. False
     when the dialect has no such parameters or something else differs too."""
-    split = dialect_registry.get(dialect).table_storage
-    if split is None:
+    database = dialect_registry.get(dialect)
+    stored_split, before_split = database.table_storage(stored), database.table_storage(before)
+    if stored_split is None or before_split is None:
         return False
-    (stored_rest, was), (before_rest, wanted) = split(stored), split(before)
+    (stored_rest, was), (before_rest, wanted) = stored_split, before_split
     if stored_rest != before_rest:
         return False
     if was == wanted:  # written differently, the same parameters

@@ -365,8 +365,8 @@ def _rendered_shapes(dialect, creates: list[str]) -> SimpleNamespace:
     shape, from the scripts rendered before it (empty where the dialect compares nothing)."""
     script = "".join(creates)
     return SimpleNamespace(
-        modules=dialect.module_fingerprints(script) if dialect.module_fingerprints else {},
-        indexes=dialect.index_shapes(script) if dialect.index_shapes else {},
+        modules=dialect.module_fingerprints(script),
+        indexes=dialect.index_shapes(script),
     )
 
 
