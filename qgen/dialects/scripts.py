@@ -114,6 +114,10 @@ def split_top_level(text: str) -> tuple[str, ...]:
     return tuple(" ".join(item.split()) for item in items if item.strip())
 
 
+# The bytes a value of a fixed-size kind takes in an index key, on every database qgen knows.
+_FIXED_KEY_BYTES = {"int": 4, "bigint": 8, "uuid": 16, "bool": 1, "datetime": 8}
+
+
 class ScriptSide:
     """What a database is to the rendered scripts: facts as class attributes, readers of a rendered
     script as methods. These are the defaults; a database's class (qgen/dialects/<name>/scripts.py)
@@ -211,6 +215,3 @@ class ScriptSide:
     def grants(self, script: str) -> list[Grant]:
         raise NotImplementedError
 
-
-# The bytes a value of a fixed-size kind takes in an index key, on every database qgen knows.
-_FIXED_KEY_BYTES = {"int": 4, "bigint": 8, "uuid": 16, "bool": 1, "datetime": 8}
