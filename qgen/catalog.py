@@ -29,7 +29,7 @@ class DbObject:
 class Kind:
     name: str
     # Whether a queue has this object, given whether its database claims leased rows in place
-    # (qgen.dialects.Dialect.lease_claims_in_place).
+    # (qgen.dialects.Database.lease_claims_in_place).
     wanted: Callable[[Queue, bool], bool]
     depends_on: tuple[str, ...] = ()
     # The databases that have this kind of object (None: all). A kind one database needs and the
@@ -47,7 +47,7 @@ def _watermark(queue: Queue, in_place: bool = False) -> bool:
 
 def claims_in_place(queue: Queue, dialect: str | None) -> bool:
     """Whether this queue's claims leave a leased row in place (a HOT update on PostgreSQL; see
-    qgen.dialects.Dialect.lease_claims_in_place): only a lease queue with a watermark. Without one
+    qgen.dialects.Database.lease_claims_in_place): only a lease queue with a watermark. Without one
     (priority order, or watermark: false) nothing bounds where a claim starts, and a claim index
     that kept leased rows would make every claim step over all the jobs in flight: such a queue
     keeps an index of unleased rows and a lease index. The one place this is decided: the catalog,

@@ -50,10 +50,10 @@ waits without claiming. Waiting is refused inside client.transaction().
 
 How it is built: QueueClient (qgen/queue_client.py: the calls) holds a queue shape (qgen/client_values.py:
 names, parameters, values in and out) and a session (qgen/client_session.py: the connection,
-transactions, one call and its retries). What differs between the databases is each one's client
-driver (qgen/dialects/client_base.py and its subclasses in postgres_client.py and mssql_client.py:
-statements, result sets, values, transactions, batches, and the error table that says what each
-error code means); nothing here asks which database it is. This module is what callers import.
+transactions, one call and its retries). What differs between the databases is each one's
+database class (qgen/dialects: its client side, defaults in qgen/dialects/client.py, overrides in
+postgres/client.py and mssql/client.py: statements, result sets, values, transactions, batches, and
+the error table that says what each error code means); nothing here asks which database it is. This module is what callers import.
 
 The client is safe to share between threads (run_worker's lease heartbeat does): one lock
 serialises its use of the connection, and a `transaction()` block holds it until the block ends.
@@ -85,14 +85,14 @@ __all__ = [
 
 def error_kind(dialect: str, exc: BaseException, connection: Any = None) -> str | None:
     """What a driver error means to a queue, by its codes in the dialect's error table
-    (qgen/dialects/*_client.py): 'lease_lost', 'duplicate', 'invalid', 'refused', 'denied',
+    (qgen/dialects/*/errors.py): 'lease_lost', 'duplicate', 'invalid', 'refused', 'denied',
     'deadlock', 'missing' (the procedure, its schema or its parameters are not in the database),
     'connection' (the session is gone: qgen.connection.connection_lost), what an install or
     uninstall script refused ('not_verified', 'install_refused', 'uninstall_refused',
     'maintain_failed'), or None."""
-    return dialects.client_driver(dialect)().error_kind(exc, connection)
+    return dialects.get(dialect).error_kind(exc, connection)
 
 
 def detect_dialect(connection: Any) -> Dialect:
     """The dialect of a DB-API connection: 'postgres' (psycopg 3) or 'mssql' (pyodbc)."""
-    return dialects.client_for_connection(connection).name  # type: ignore[return-value]
+    return dialects.of_connection(connection).name  # type: ignore[return-value]

@@ -1,8 +1,9 @@
 """QueueClient's session: its connection (and a new one after a loss), the caller's transactions, and
 one procedure call with its retries (a deadlock victim after a backoff, a call whose connection was
 lost on a new connection when that is safe). It knows no queue: a call comes to it ready (`Call`,
-made by the queue's shape, qgen/client_values.py). What differs between databases is the client
-driver's (qgen/dialects/client_base.py); what an error means is its error table's."""
+made by the queue's shape, qgen/client_values.py). What differs between databases is its
+database class's (qgen/dialects; the client side in qgen/dialects/client.py); what an error means is its
+error table's."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Optional
 
 from qgen import dialects
 from qgen.connection import Backoff, connection_factory, dialect_of_target
-from qgen.dialects.client_base import ClientDriver
+from qgen.dialects import Database
 from qgen.dialects.error_codes import ErrorCode, message, queue_error
 from qgen.errors import CannotReconnect, ConnectionConfigError, ConnectionLost, QueueUsageError
 
@@ -63,10 +64,9 @@ class Session:
         self._lost = False
         self._connected_once = False  # a connection was made (or given): refusals after it are waited out
         # A factory's first connection tells the dialect when it was not given.
-        driver: Optional[type[ClientDriver]] = dialects.client_driver(dialect) if dialect else None
-        if driver is None and self.factory is None:
-            driver = dialects.client_for_connection(connection)
-        self._driver = driver(batch_via) if driver is not None else None
+        self._driver: Optional[Database] = dialects.get(dialect, batch_via) if dialect else None
+        if self._driver is None and self.factory is None:
+            self._driver = dialects.of_connection(connection, batch_via)
         if self.factory is not None:
             self.connected()
         elif connection is not None:
@@ -74,8 +74,8 @@ class Session:
             self._prepare(connection)
 
     @property
-    def driver(self) -> ClientDriver:
-        """The database's client driver (known once the session has a connection or a dialect)."""
+    def driver(self) -> Database:
+        """The database (qgen.dialects.Database; known once the session has a connection or a dialect)."""
         assert self._driver is not None
         return self._driver
 
@@ -136,7 +136,7 @@ class Session:
 
     def _prepare(self, connection: Any) -> None:
         if self._driver is None:
-            self._driver = dialects.client_for_connection(connection)(self.batch_via)
+            self._driver = dialects.of_connection(connection, self.batch_via)
         self._driver.prepare(connection)
 
     def connected(self) -> Any:
@@ -165,7 +165,7 @@ class Session:
 
     def _wait_to_connect(self, exc: Exception, attempt: int, waited: float) -> None:
         """After a failed attempt to connect: sleep before the next, or raise ConnectionLost when the time is up."""
-        driver = self._driver or dialects.client_for_error(exc)
+        driver = self._driver or dialects.of_error(exc)
         describe = driver.describe
         entry = driver.classify(exc)
         if entry is not None and entry.kind == "connection_config" and not self._connected_once:
@@ -216,7 +216,7 @@ class Session:
     # -- calling procedures ------------------------------------------------------------------
 
     def run(self, call: Call, values: list[Any]) -> Any:
-        """Send one call with its parameters' values; its result as the driver reads it (ClientDriver.fetch)."""
+        """Send one call with its parameters' values; its result as the driver reads it (Database.fetch)."""
         attempt, losses, replaced = 0, 0, False
         lost_since: Optional[float] = None  # when this call first lost its connection
         while True:

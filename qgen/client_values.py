@@ -1,7 +1,7 @@
 """QueueClient's queue shape: what it knows of its queue from the spec and the database, never from a
 connection: the names of its objects, the parameters of each procedure and the calls made of them,
 and the checks and conversions of the values it passes and reads back. The database's part of a
-conversion (json, datetimes, quoting) is its client driver's (qgen/dialects/client_base.py); this
+conversion (json, datetimes, quoting) is its database class's (qgen/dialects/client.py); this
 module only looks up the column's kind."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import uuid
 from decimal import ROUND_DOWN, Context, Decimal, localcontext
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
-from qgen import dialects
 from qgen.catalog import claims_in_place
 from qgen.client_session import Call
 from qgen.contract import BATCH_LEAVES_OUT, declared
-from qgen.dialects.client_base import Batch, ClientDriver, Record
+from qgen.dialects import Database
+from qgen.dialects.client import Batch, Record
 from qgen.errors import InvalidArgument, QueueUsageError
 from qgen.locks import limits
 from qgen.results import Job
@@ -225,10 +225,10 @@ def token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[An
 
 
 class QueueShape:
-    """One queue of a spec as its client calls it on one database (its client driver's): names,
+    """One queue of a spec as its client calls it on one database (its database class's): names,
     parameters and calls, values in and out. It holds no connection."""
 
-    def __init__(self, spec: Spec, queue_name: str, driver: ClientDriver):
+    def __init__(self, spec: Spec, queue_name: str, driver: Database):
         self.spec, self.queue_name, self.driver = spec, queue_name, driver
         self.queue = queue = queue_of(spec, queue_name)
         self.lease_mode = queue.claim == "lease"
@@ -249,10 +249,9 @@ class QueueShape:
             target = spec.queues[queue.outbox.queue]
             self.outbox_columns = list(target.payload)
             self._outbox_kinds = {n: c.type for n, c in target.payload.items()}
-        database = dialects.get(driver.name)
-        self._id_list = database.id_list
+        self._id_list = driver.id_list
         # How this database waits for work (qgen/dialects): in its dequeue (wait_ms), or on LISTEN.
-        self.waits_in_dequeue = database.wait_for_work == "dequeue"
+        self.waits_in_dequeue = driver.wait_for_work == "dequeue"
         # Where a claim leaves the row in place no index holds tokens: jobs are named by id.
         self.by_id = claims_in_place(queue, driver.name)
         # Rows per statement under lock escalation: enqueue_many's split, the maintenance batch.
@@ -330,7 +329,7 @@ class QueueShape:
                 for column, kind in kinds.items()]
 
     def batch(self, records: list[Record]) -> Batch:
-        """enqueue_many's checked records, as the driver encodes them (ClientDriver.batch_call)."""
+        """enqueue_many's checked records, as the driver encodes them (Database.batch_call)."""
         return Batch(records, {column: self.column_kind(column) for column in self._kinds},
                      (self.object_name("batch_type"), self.spec.schema), self.queue.ordering == "priority",
                      self.queue.scheduling)

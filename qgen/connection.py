@@ -9,7 +9,7 @@ making another, and tells, after a retry, whether a lost call had committed.
   string `DRIVER=...;SERVER=...`: pyodbc.
 - `connection_lost(dialect, state, native, exc, connection)`: the error means the session is gone or the
   server asked for a retry on a new one. Decided by the codes of kind 'connection' in the dialect's
-  error table (qgen/dialects/postgres_client.py, mssql_client.py), never by message text:
+  error table (qgen/dialects/postgres/errors.py, mssql/errors.py), never by message text:
   PostgreSQL SQLSTATE class 08 (connection exception), 57P01/57P02/57P03 (admin shutdown, crash
   shutdown, cannot connect now), or a psycopg OperationalError without SQLSTATE (the socket closed),
   or a connection psycopg itself marks broken; SQL Server native errors 233, 10053, 10054 (the
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from qgen import dialects
-from qgen.dialects.mssql_client import default_mssql_driver, mssql_connection_string
+from qgen.dialects.mssql.odbc import default_mssql_driver, mssql_connection_string
 from qgen.urls import database_of
 
 __all__ = ["connection_lost", "dialect_of_target", "connection_factory", "mssql_connection_string",
@@ -40,8 +40,8 @@ __all__ = ["connection_lost", "dialect_of_target", "connection_factory", "mssql_
 def connection_lost(dialect: str, state: Optional[str], native: set[int], exc: BaseException,
                     connection: Any = None) -> bool:
     """Does this driver error (its SQLSTATE and SQL Server native numbers) mean the connection is lost?
-    The dialect's error table says (qgen/dialects/*_client.py: the codes of kind 'connection')."""
-    return dialects.client_driver(dialect)().connection_lost(state, native, exc, connection)
+    The dialect's error table says (qgen/dialects/*/errors.py: the codes of kind 'connection')."""
+    return dialects.get(dialect).connection_lost(state, native, exc, connection)
 
 
 # Which database a URL or DSN names is decided in qgen/urls.py; env.py files that `qgen init` wrote
@@ -51,14 +51,14 @@ dialect_of_target = database_of
 
 def connection_factory(target: str) -> Callable[[], Any]:
     """A callable that opens a new connection to the database a URL or DSN names."""
-    return dialects.client_driver(database_of(target))().connector(target)
+    return dialects.get(database_of(target)).connector(target)
 
 
 def tvp_capable(driver_name: str) -> bool:
     """Can this ODBC driver (SQL_DRIVER_NAME, e.g. libmsodbcsql-18.6.so.2.1, libtdsodbc.so) send a
-    table-valued parameter? The driver's capability flag (qgen.dialects.mssql.ODBC_DRIVERS): Microsoft's
+    table-valued parameter? The driver's capability flag (qgen.dialects.mssql.odbc.ODBC_DRIVERS): Microsoft's
     ODBC drivers and SQL Server Native Client can; FreeTDS and drivers not known there cannot."""
-    from qgen.dialects.mssql import odbc_driver
+    from qgen.dialects.mssql.odbc import odbc_driver
 
     return odbc_driver(driver_name).sends_table_valued_parameters
 

@@ -1,6 +1,6 @@
 """The errors the Python client raises (qgen.client re-exports each). Which database error means which
 one is decided by its code, never by its message text, in its dialect's error table
-(qgen/dialects/postgres_client.py, mssql_client.py; qgen/dialects/error_codes.py reads them)."""
+(qgen/dialects/postgres/errors.py, mssql/errors.py; qgen/dialects/error_codes.py reads them)."""
 
 from __future__ import annotations
 

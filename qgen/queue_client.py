@@ -4,8 +4,9 @@ it does). It holds two parts and asks them, never the database's name:
   parameters of its procedures and the calls made of them, its values in and out;
 - its session (Session, qgen/client_session.py): the connection (a new one after a loss), the
   caller's transactions, and sending a call with its retries.
-What differs between the databases is each one's client driver (qgen/dialects/client_base.py), which
-both parts hold; a driver gets connections and values, never the client."""
+What differs between the databases is each one's database class (qgen/dialects; its client side's
+defaults in qgen/dialects/client.py), which both parts hold; it gets connections and values, never the
+client."""
 
 from __future__ import annotations
 
@@ -257,7 +258,7 @@ class QueueClient:
 
     def _enqueue_records(self, records: list, enqueued_by: Optional[str]) -> list[BatchResult]:
         """One enqueue_batch (or enqueue_json) call for enqueue_many's records (ordinal, values,
-        priority, run_at), encoded as the database takes a batch (its client driver's batch_call)."""
+        priority, run_at), encoded as the database takes a batch (its database class's batch_call)."""
         kind, params = self._session.driver.batch_call(self._session.connected, self._shape.batch(records))
         if enqueued_by is not None:
             params.append(("enqueued_by", enqueued_by))

@@ -16,7 +16,7 @@ Python here loads, orders and writes; every line of SQL comes from templates/:
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
 from types import SimpleNamespace
@@ -25,15 +25,16 @@ from typing import Iterable, Optional
 import jinja2
 
 from qgen import __version__
-from qgen.locks import limits
+from qgen.locks import Limits, limits
 from qgen import dialects as dialect_registry
 from qgen.contract import declared
+from qgen.dialects import Database
 from qgen.catalog import (
     ROUTINE_KINDS, DbObject, claims_in_place, has_dead_letters, keeps_duplicates, spec_objects, splits_deferred,
 )
 from qgen.spec import (
-    ERROR_MAX, LABEL_MAX, MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Spec,
-    object_name, role_name, wakeup_channel,
+    ERROR_MAX, LABEL_MAX, MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Dedupe,
+    JobType, Queue, Spec, Watermark, object_name, role_name, wakeup_channel,
 )
 
 
@@ -110,6 +111,79 @@ class Column:
     nullable: bool
 
 
+@dataclass(frozen=True)
+class Roles:
+    """The names of the spec's roles (`roles` in a template)."""
+
+    producer: str
+    consumer: str
+    admin: str
+    owner: str
+
+
+@dataclass(frozen=True)
+class Maintenance:
+    """The maintenance procedures' batch size (`maintenance`): the default, and the most they accept."""
+
+    batch_size: int
+    max_batch_size: int
+
+
+@dataclass(frozen=True)
+class Wait:
+    """A dequeue that waits for work (SQL Server's @wait_ms; `wait`): its bound, and its sleep between claims."""
+
+    max_ms: int
+    step_ms: int
+
+
+@dataclass(frozen=True)
+class OutboxQueue:
+    """The downstream queue of the spec a queue's complete enqueues into (`q.outbox_queue`)."""
+
+    name: str
+    spec: Queue
+    names: SimpleNamespace  # its object names, as QueueContext.names
+
+
+@dataclass(frozen=True)
+class QueueContext:
+    """What a template knows of a queue (`q`): its options, resolved names and columns. The templates
+    test these facts rather than derive them again from the spec."""
+
+    name: str
+    spec: Queue
+    # Every object name of the queue, by kind (names.dequeue, names.watermark_table, ...: one
+    # attribute per kind of qgen.spec.OBJECT_KINDS and NAME_SUFFIX).
+    names: SimpleNamespace
+    payload: list[Column]
+    job_columns: list[Column]  # what a job carries from enqueue to dequeue: job type, payload, priority
+    value_columns: list[Column]  # what a producer supplies besides priority and timing: job type and payload
+    job_type_column: Optional[Column]
+    job_type: Optional[JobType]
+    dedupe: Optional[Dedupe]
+    # dedupe.scope: ever: the tables whose rows still hold a finished job's key, besides the queue table.
+    finished_tables: list[str]
+    lease: bool  # claim: lease
+    in_place: bool  # a claim leaves the leased row in place and writes no indexed column (qgen.catalog)
+    watermark: Optional[Watermark]
+    outbox_columns: list[Column]  # the columns complete hands on: the outbox's own, or the downstream queue's payload
+    outbox_queue: Optional[OutboxQueue]  # the downstream queue complete enqueues into; None: none, or an outbox table
+    has_available_at: bool  # a column that exists only for some options: lease mode or scheduling
+    limits: Limits  # rows per statement under SQL Server's lock escalation (qgen/locks.py)
+    splits_deferred: bool  # deferred jobs (available_at later than enqueued_at) stay off the claim path (qgen.catalog)
+    # PostgreSQL, where claims leave rows in place: claims start the due index at a remembered lower
+    # bound of due times (the watermark row's due_from), not at its oldest entries, which a held
+    # snapshot keeps alive.
+    due_bound: bool
+    mark: bool  # on_complete: mark
+    archive: bool  # on_complete: archive
+    dead_letters: bool  # a dead-letter table: exhausted jobs (lease mode), or the duplicates a delete-mode claim keeps back
+    keeps_duplicates: bool
+    audit: bool
+    wakeup_channel: Optional[str]  # wakeup: notify: the channel enqueue notifies (None: the queue is polled only)
+
+
 def _object_names(spec: Spec, queue_name: str) -> SimpleNamespace:
     """Every object name of a queue, by kind (names.dequeue, names.watermark_table, ...)."""
     return SimpleNamespace(**{kind: object_name(spec, queue_name, kind) for kind in set(OBJECT_KINDS) | set(NAME_SUFFIX)})
@@ -119,62 +193,55 @@ def _columns(columns: dict) -> list[Column]:
     return [Column(name, col.type, col.nullable) for name, col in columns.items()]
 
 
-def _queue_context(spec: Spec, queue_name: str, dialect: str) -> SimpleNamespace:
-    """What a template knows of a queue: its options, resolved names and columns."""
+def _outbox(spec: Spec, queue: Queue) -> tuple[list[Column], Optional[OutboxQueue]]:
+    """The columns complete hands on, and the downstream queue it enqueues into (None: an outbox
+    table of the queue's own, or no outbox)."""
+    if queue.outbox is None:
+        return [], None
+    if queue.outbox.columns is not None:
+        return _columns(queue.outbox.columns), None
+    target = queue.outbox.queue
+    return (_columns(spec.queues[target].payload),
+            OutboxQueue(name=target, spec=spec.queues[target], names=_object_names(spec, target)))
+
+
+def queue_context(spec: Spec, queue_name: str, dialect: str) -> QueueContext:
+    """The QueueContext of one queue of a spec, on one database."""
     queue = spec.queues[queue_name]
     payload = _columns(queue.payload)
-    outbox_columns, outbox_queue = [], None
-    if queue.outbox is not None and queue.outbox.columns is not None:
-        outbox_columns = _columns(queue.outbox.columns)
-    elif queue.outbox is not None:
-        # complete enqueues into a downstream queue of the spec: its payload, its table name
-        target = queue.outbox.queue
-        outbox_columns = _columns(spec.queues[target].payload)
-        outbox_queue = SimpleNamespace(name=target, spec=spec.queues[target], names=_object_names(spec, target))
+    outbox_columns, outbox_queue = _outbox(spec, queue)
     names = _object_names(spec, queue_name)
-    # dedupe.scope: ever: the tables whose rows still hold a finished job's key, besides the queue table.
     finished_tables = []
     if queue.dedupe is not None and queue.dedupe.scope == "ever":
         finished_tables = ([names.archive_table] if queue.on_complete == "archive" else []) + (
             [names.dead_letter_table] if queue.dead_letter else [])
     job_type = [Column(queue.job_type.column, queue.job_type.type, False)] if queue.job_type else []
     priority = [Column("priority", ColumnType(kind="int"), False)] if queue.ordering == "priority" else []
-    return SimpleNamespace(
+    return QueueContext(
         name=queue_name,
         spec=queue,
         names=names,
         payload=payload,
-        # What a job carries from enqueue to dequeue: job type, payload, priority.
         job_columns=job_type + payload + priority,
-        # What a producer supplies besides priority and timing: job type and payload.
         value_columns=job_type + payload,
         job_type_column=job_type[0] if job_type else None,
         job_type=queue.job_type,
         dedupe=queue.dedupe,
         finished_tables=finished_tables,
         lease=queue.claim == "lease",
-        # A claim leaves the leased row in place and writes no indexed column (qgen.catalog).
         in_place=claims_in_place(queue, dialect),
         watermark=queue.watermark,
         outbox_columns=outbox_columns,
         outbox_queue=outbox_queue,
-        # Columns that exist only for some options; templates test these rather than re-deriving them.
         has_available_at=queue.claim == "lease" or queue.scheduling,
-        # Rows per statement under SQL Server's lock escalation (qgen/locks.py).
         limits=limits(spec, queue_name, dialect),
-        # Deferred jobs (available_at later than enqueued_at) stay off the claim path (qgen.catalog).
         splits_deferred=splits_deferred(queue),
-        # PostgreSQL, where claims leave rows in place: claims start the due index at a remembered
-        # lower bound of due times (the watermark row's due_from), not at its oldest entries, which a held
-        # snapshot keeps alive.
         due_bound=splits_deferred(queue) and claims_in_place(queue, dialect),
         mark=queue.on_complete == "mark",
         archive=queue.on_complete == "archive",
-        # A dead-letter table: exhausted jobs (lease mode), or the duplicates a delete-mode claim keeps back.
         dead_letters=has_dead_letters(queue),
         keeps_duplicates=keeps_duplicates(queue),
         audit=queue.audit,
-        # wakeup: notify: the channel enqueue notifies (None: the queue is polled only).
         wakeup_channel=wakeup_channel(spec, queue_name),
     )
 
@@ -189,7 +256,28 @@ class RenderedObject:
     upgrade: str = ""  # its upgrade block: what install.sql over an older qgen's install needs first
 
 
-SCRIPT_PARTS = ("session", "uninstall_begin", "uninstall_end", "force_uninstall", "batch_guard")
+@dataclass(frozen=True)
+class ScriptParts:
+    """The blocks of templates/<dialect>/script.sql.j2 (else default/script.sql.j2), "" when empty."""
+
+    session: str  # begins every file
+    uninstall_begin: str  # uninstall_begin and uninstall_end wrap uninstall.sql
+    uninstall_end: str
+    force_uninstall: str  # lets an uninstall that follows it in the same session drop tables that still hold jobs
+    batch_guard: str  # begins every batch of uninstall.sql's drops
+
+
+@dataclass(frozen=True)
+class RenderedShapes:
+    """What verify compares with what is installed (`rendered` in the verify template): each module's
+    fingerprint and each index's shape, from the scripts rendered before it (empty where the
+    database compares nothing)."""
+
+    modules: dict[str, str]
+    indexes: dict[tuple[str, str], str]
+
+
+SCRIPT_PARTS = tuple(f.name for f in fields(ScriptParts))
 PART_BLOCKS = ("uninstall_part_begin", "uninstall_part_end")
 
 
@@ -197,13 +285,10 @@ def _script_template(env: jinja2.Environment, dialect_name: str) -> jinja2.Templ
     return env.select_template([f"{dialect_name}/script.sql.j2", "default/script.sql.j2"])
 
 
-def render_script_parts(env: jinja2.Environment, dialect_name: str) -> SimpleNamespace:
-    """The blocks of templates/<dialect>/script.sql.j2 (else default/script.sql.j2), "" when empty:
-    session begins every file; uninstall_begin and uninstall_end wrap uninstall.sql; force_uninstall
-    lets an uninstall that follows it in the same session drop tables that still hold jobs;
-    batch_guard begins every batch of uninstall.sql's drops."""
+def render_script_parts(env: jinja2.Environment, dialect_name: str) -> ScriptParts:
+    """The blocks of templates/<dialect>/script.sql.j2 (else default/script.sql.j2)."""
     template = _script_template(env, dialect_name)
-    return SimpleNamespace(**dict(zip(SCRIPT_PARTS, _blocks(template, {"q": None, "part": 0}, *SCRIPT_PARTS))))
+    return ScriptParts(*_blocks(template, {"q": None, "part": 0}, *SCRIPT_PARTS))
 
 
 def uninstall_parts(rendered: list["RenderedObject"]) -> list[tuple[Optional[str], list["RenderedObject"]]]:
@@ -247,7 +332,7 @@ def uninstall_parts(rendered: list["RenderedObject"]) -> list[tuple[Optional[str
 
 
 def _render_uninstall(env: jinja2.Environment, dialect_name: str, base: dict, rendered: list["RenderedObject"],
-                      parts: SimpleNamespace) -> str:
+                      parts: ScriptParts) -> str:
     """uninstall.sql's body: uninstall_begin, the check (verify's drop), each part in its own
     uninstall_part_begin / uninstall_part_end (rendered with q, its queue, and part, its number from
     1), uninstall_end. Where the dialect has a batch_guard block, every batch of the parts begins with
@@ -306,12 +391,11 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
     base = {
         "spec": spec,
         "schema": spec.schema,
-        "roles": SimpleNamespace(**{r: role_name(spec, r) for r in ("producer", "consumer", "admin", "owner")}),
-        "queues": {name: _queue_context(spec, name, dialect_name) for name in spec.queues},
+        "roles": Roles(*(role_name(spec, f.name) for f in fields(Roles))),
+        "queues": {name: queue_context(spec, name, dialect_name) for name in spec.queues},
         "batch": dialect.batch_separator,
-        "maintenance": SimpleNamespace(batch_size=MAINTENANCE_BATCH, max_batch_size=MAINTENANCE_BATCH_MAX),
-        # A dequeue that waits for work (SQL Server's @wait_ms): its bound, and its sleep between claims.
-        "wait": SimpleNamespace(max_ms=MAX_WAIT_MS, step_ms=WAIT_STEP_MS),
+        "maintenance": Maintenance(batch_size=MAINTENANCE_BATCH, max_batch_size=MAINTENANCE_BATCH_MAX),
+        "wait": Wait(max_ms=MAX_WAIT_MS, step_ms=WAIT_STEP_MS),
         "objects": spec_objects(spec, dialect_name),  # every object, in dependency order (verify names them all)
         "routine_kinds": sorted(ROUTINE_KINDS),  # the kinds of object that are procedures / functions
         # A label parameter (owner, enqueued_by): its column's type, checked as a payload value is
@@ -363,14 +447,9 @@ def _has_code(text: str) -> bool:
     return any(line.strip() and not line.lstrip().startswith("--") for line in text.splitlines())
 
 
-def _rendered_shapes(dialect, creates: list[str]) -> SimpleNamespace:
-    """What verify compares with what is installed: each module's fingerprint and each index's
-    shape, from the scripts rendered before it (empty where the dialect compares nothing)."""
+def _rendered_shapes(dialect: Database, creates: list[str]) -> RenderedShapes:
     script = "".join(creates)
-    return SimpleNamespace(
-        modules=dialect.module_fingerprints(script) if dialect.module_fingerprints else {},
-        indexes=dialect.index_shapes(script) if dialect.index_shapes else {},
-    )
+    return RenderedShapes(modules=dialect.module_fingerprints(script), indexes=dialect.index_shapes(script))
 
 
 def _render_schedule(env: jinja2.Environment, dialect_name: str, base: dict, spec_label: str, title: str,

@@ -9,8 +9,9 @@ templates render say, not a second list kept here, and a signature is the one th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Optional
 from types import SimpleNamespace
 
 import jinja2
@@ -18,8 +19,8 @@ import jinja2
 from qgen import __version__
 from qgen import dialects as dialect_registry
 from qgen.catalog import claims_in_place, queue_objects
-from qgen.render import Rendering, templates_dir
-from qgen.spec import OBJECT_KINDS, Spec, object_name, role_name, wakeup_channel
+from qgen.render import Rendering, Roles, templates_dir
+from qgen.spec import OBJECT_KINDS, Queue, Spec, object_name, role_name, wakeup_channel
 
 PAGE_NAME = "REVIEW.md"
 # Objects that hold rows, and what they hold (the page's table of tables).
@@ -64,11 +65,19 @@ class IndexFact:
     serves: tuple[str, ...]    # routines whose objects depend on it
 
 
+@dataclass(frozen=True)
+class TableFact:
+    name: str
+    queue: Optional[str]
+    kind: str                  # the catalog kind (table, archive_table, ...)
+    holds: str                 # what its rows are, in words
+
+
 @dataclass
 class DialectFacts:
     name: str
     title: str
-    tables: list[SimpleNamespace] = field(default_factory=list)
+    tables: list[TableFact] = field(default_factory=list)
     indexes: list[IndexFact] = field(default_factory=list)
     procedures: list[ProcedureFact] = field(default_factory=list)
     other_grants: list[dialect_registry.Grant] = field(default_factory=list)
@@ -97,7 +106,7 @@ def dialect_facts(spec: Spec, rendering: Rendering) -> DialectFacts:
             holds = TABLE_KINDS[obj.kind].format(finished={
                 "mark": "; completed jobs stay, marked processed, until purge",
             }.get(spec.queues[obj.queue].on_complete, "") if obj.kind == "table" else "")
-            facts.tables.append(SimpleNamespace(name=obj.name, queue=obj.queue, kind=obj.kind, holds=holds))
+            facts.tables.append(TableFact(name=obj.name, queue=obj.queue, kind=obj.kind, holds=holds))
         serves = tuple(name for other in rendering.objects if obj.key in other.obj.depends_on
                        for name in routines[other.obj.key])
         facts.indexes += [IndexFact(index, obj.kind, serves if obj.kind not in TABLE_KINDS else ())
@@ -110,17 +119,29 @@ def dialect_facts(spec: Spec, rendering: Rendering) -> DialectFacts:
     return facts
 
 
-def queue_facts(spec: Spec, queue_name: str) -> SimpleNamespace:
+@dataclass(frozen=True)
+class QueueFacts:
+    """What the page says of a queue in words (`q` in review/spec.md.j2)."""
+
+    name: str
+    spec: Queue
+    has: set[str]              # the kinds of object it has
+    names: SimpleNamespace     # its object names, by kind (as qgen.render.QueueContext.names)
+    channel: Optional[str]     # wakeup: notify's channel
+    downstream: Optional[str]  # the queue of the spec its outbox enqueues into
+    takeover: list[str]        # the databases where a claim takes over an expired lease itself (qgen.catalog.claims_in_place)
+    dequeue_waits: list[str]   # the databases where dequeue can wait for work (wait_for_work)
+
+
+def queue_facts(spec: Spec, queue_name: str) -> QueueFacts:
     """What the page says of a queue in words: its options, and which kinds of object it has."""
     queue = spec.queues[queue_name]
     kinds = {obj.kind for obj in queue_objects(spec, queue_name)}
     names = SimpleNamespace(**{kind: object_name(spec, queue_name, kind) for kind in OBJECT_KINDS})
     dialects = [dialect_registry.get(d) for d in spec.dialects]
-    return SimpleNamespace(
+    return QueueFacts(
         name=queue_name, spec=queue, has=kinds, names=names, channel=wakeup_channel(spec, queue_name),
         downstream=queue.outbox.queue if queue.outbox is not None else None,
-        # The databases where a claim takes over an expired lease itself (qgen.catalog.claims_in_place),
-        # and where dequeue can wait for work (the dialect's wait_for_work).
         takeover=[d.title for d in dialects if claims_in_place(queue, d.name)],
         dequeue_waits=[d.title for d in dialects if d.wait_for_work == "dequeue"],
     )
@@ -152,7 +173,7 @@ def spec_page(spec: Spec, spec_label: str, renderings: list[Rendering]) -> str:
     template = _environment().get_template("review/spec.md.j2")
     return template.render(
         version=__version__, label=spec_label, spec=spec, schema=spec.schema,
-        roles=SimpleNamespace(**{r: role_name(spec, r) for r in ROLES}),
+        roles=Roles(*(role_name(spec, f.name) for f in fields(Roles))),
         queues=[queue_facts(spec, name) for name in spec.queues],
         dialects=[dialect_facts(spec, rendering) for rendering in renderings],
         status_fields=STATUS_FIELDS,
@@ -196,18 +217,28 @@ def _settings(value, path: str) -> dict[str, str]:
     return {path: "none" if value is None else str(value)}
 
 
-def spec_changes(before: Spec, after: Spec) -> list[SimpleNamespace]:
+@dataclass(frozen=True)
+class SpecChange:
+    """One setting a revision changes (a queue added or removed is one): its dotted path, as the spec
+    had it and as it has it now."""
+
+    path: str
+    before: str
+    after: str
+
+
+def spec_changes(before: Spec, after: Spec) -> list[SpecChange]:
     """What changed between two specs, setting by setting (a queue added or removed is one line)."""
     changes = []
     for name in before.queues.keys() - after.queues.keys():
-        changes.append(SimpleNamespace(path=f"queues.{name}", before="a queue", after="removed"))
+        changes.append(SpecChange(path=f"queues.{name}", before="a queue", after="removed"))
     for name in after.queues.keys() - before.queues.keys():
-        changes.append(SimpleNamespace(path=f"queues.{name}", before="none", after="a new queue"))
+        changes.append(SpecChange(path=f"queues.{name}", before="none", after="a new queue"))
     old = {k: v for k, v in _settings(before, "").items() if not _in_queue_of(k, after.queues.keys() ^ before.queues.keys())}
     new = {k: v for k, v in _settings(after, "").items() if not _in_queue_of(k, after.queues.keys() ^ before.queues.keys())}
     for path in sorted(old.keys() | new.keys()):
         if old.get(path) != new.get(path):
-            changes.append(SimpleNamespace(path=path, before=old.get(path, "none"), after=new.get(path, "removed")))
+            changes.append(SpecChange(path=path, before=old.get(path, "none"), after=new.get(path, "removed")))
     return sorted(changes, key=lambda c: c.path)
 
 
@@ -224,21 +255,51 @@ def _shown_path(path: str | None, previous) -> str | None:
     return "../" + Path(os.path.relpath(path, previous.folder.parent)).as_posix()
 
 
-def revision_dialect_facts(planned, name: str) -> SimpleNamespace:
+@dataclass(frozen=True)
+class ShownObject:
+    """An object a revision re-creates, adds or removes, as its page names it."""
+
+    key: str
+    kind: str
+    name: str
+    queue: Optional[str]
+    why: str = ""  # why it is re-created
+
+
+@dataclass(frozen=True)
+class RevisionFacts:
+    """What a revision does on one database (`d` in review/revision.md.j2)."""
+
+    name: str
+    title: str
+    changes: list[str]
+    redone: list[ShownObject]
+    added: list[ShownObject]
+    removed: list[ShownObject]
+    regrant: bool              # it runs the grants again
+    untouched: int             # objects it leaves as they are
+    total: int
+    upgrade: list[Optional[str]]    # the files its upgrade runs, in order
+    downgrade: list[Optional[str]]
+    downgrade_notes: list[str]
+    written: int               # files it writes
+
+
+def revision_dialect_facts(planned, name: str) -> RevisionFacts:
     plan, previous = planned.plans[name], planned.previous
     entries = {e.key: e for e in plan.objects}
     old = {o.key: o for o in previous.objects(name)} if previous else {}
 
-    def shown(key: str, why: str = "") -> SimpleNamespace:
+    def shown(key: str, why: str = "") -> ShownObject:
         entry = entries.get(key) or old[key]
-        return SimpleNamespace(key=key, kind=entry.kind, name=entry.name, queue=entry.queue, why=why)
+        return ShownObject(key=key, kind=entry.kind, name=entry.name, queue=entry.queue, why=why)
 
     import os
 
     run = set(plan.upgrade)
     untouched = [k for k, e in entries.items()
                  if all(p is None or os.path.isabs(p) for p in (e.create, e.drop)) and e.create not in run]
-    return SimpleNamespace(
+    return RevisionFacts(
         name=name, title=dialect_registry.get(name).title, changes=plan.changes,
         redone=[shown(k, why) for k, why in plan.redone.items()], added=[shown(k) for k in plan.added],
         removed=[shown(k) for k in plan.removed], regrant=plan.regrant,

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from qgen.dialects.mssql import module_fingerprints, split_batches
+from qgen.dialects.mssql import MssqlDatabase
 from qgen.render import render_spec
 from qgen.specload import load_spec
 from tests.conftest import EXAMPLES
 from tests.support.babelfish import REWRITTEN, RUNS_AS_OWNER, SENT_FINGERPRINTS, chained, creates_procedure, rewrite
+
+module_fingerprints = MssqlDatabase().module_fingerprints
+split_batches = MssqlDatabase().split_batches
 
 
 @pytest.fixture(autouse=True)

@@ -138,9 +138,9 @@ def test_after_a_loss_a_refused_connection_is_waited_out_as_the_loss_is(caplog, 
     ConnectionLost, as for any loss."""
     import psycopg
 
-    from qgen.dialects import client_driver
+    from qgen import dialects
 
-    missing = client_driver("postgres")().connector(pg_url(database=f"qgen_none_{uuid.uuid4().hex[:8]}"))
+    missing = dialects.get("postgres").connector(pg_url(database=f"qgen_none_{uuid.uuid4().hex[:8]}"))
     made = []
 
     def factory():

@@ -1,5 +1,5 @@
 """No branch on the dialect's name outside qgen/dialects/: what differs between databases is
-a dialect's (qgen/dialects/*.py: the Dialect's fields, the client driver's overrides and capability
+a database class's (qgen/dialects/: its class attributes, its methods' overrides and capability
 flags), never an `if dialect == "mssql"` in the modules that use them. The scan reads qgen's source:
 an equality test of anything named dialect (a name, an attribute, a call's result) or any comparison
 with the string "postgres" / "mssql" is a branch on the dialect's name."""
@@ -66,4 +66,4 @@ def test_no_module_outside_qgen_dialects_branches_on_the_dialect():
     # test bench, not the product, and keeps its branches (the rule covers qgen's product modules).
     allowed = {k for k in found if k.startswith("qgen/bench/")}
     assert {k: v for k, v in found.items() if k not in allowed} == {}, \
-        "a branch on the dialect's name outside qgen/dialects/: make it a Dialect field or a client driver override"
+        "a branch on the dialect's name outside qgen/dialects/: make it a class attribute or a method override of the database's class"

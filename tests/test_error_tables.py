@@ -1,4 +1,4 @@
-"""One error table per dialect (qgen/dialects/postgres_client.py, mssql_client.py): every
+"""One error table per dialect (qgen/dialects/postgres/errors.py, mssql/errors.py): every
 code the templates raise is in its dialect's table, each code of a table is classified as its entry
 says (PostgreSQL: each SQLSTATE raised for real on the live server; SQL Server: each number in
 pyodbc's own message format, and qgen's own THROW numbers raised for real where QGEN_TEST_MSSQL_URL
@@ -22,8 +22,8 @@ from qgen.dialects.error_codes import KINDS, queue_error
 from tests.conftest import ROOT
 
 TEMPLATES = ROOT / "templates"
-POSTGRES = dialects.client_driver("postgres").errors
-MSSQL = dialects.client_driver("mssql").errors
+POSTGRES = dialects.get("postgres").errors
+MSSQL = dialects.get("mssql").errors
 
 
 def template_codes(dialect: str) -> dict[str, set]:
@@ -50,7 +50,7 @@ def test_the_template_scan_finds_the_codes_it_should():
 
 @pytest.mark.parametrize("dialect", ["mssql", "postgres"])
 def test_every_code_the_templates_raise_is_in_the_dialects_table(dialect):
-    table = dialects.client_driver(dialect).errors
+    table = dialects.get(dialect).errors
     conditions = table.conditions()
     missing = {name: sorted((c for c in codes if conditions.get(c, c) not in table), key=str)
                for name, codes in template_codes(dialect).items()}

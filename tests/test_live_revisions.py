@@ -190,7 +190,7 @@ class SqlServerSite(Site):
         return made
 
     def lock_timeout_is_unmapped(self, error: BaseException) -> bool:
-        from qgen.dialects.mssql_client import pyodbc_codes
+        from qgen.dialects.mssql.errors import pyodbc_codes
         from tests.support.babelfish import BABELFISH_UNMAPPED, REWRITTEN
 
         unmapped = BABELFISH_UNMAPPED in pyodbc_codes(getattr(error, "orig", error))[1]

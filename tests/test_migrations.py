@@ -833,7 +833,9 @@ def remove_sql_server_install(spec_path: Path) -> None:
     import pyodbc
 
     from qgen.connection import mssql_connection_string
-    from qgen.dialects.mssql import split_batches
+    from qgen.dialects.mssql import MssqlDatabase
+
+    split_batches = MssqlDatabase().split_batches
     from qgen.render import render_spec
     from qgen.specload import load_spec
     from tests.support.babelfish import is_babelfish, rewrite

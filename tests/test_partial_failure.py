@@ -54,7 +54,7 @@ from typing import Any, Callable, Iterator, Optional
 import psycopg
 import pytest
 
-from qgen.dialects.mssql import split_batches
+from qgen.dialects.mssql import MssqlDatabase
 from qgen.render import Rendering, render_spec
 from qgen.specload import load_spec_text
 from tests.conftest import require
@@ -63,6 +63,8 @@ from tests.support.backends import MSSQL_MISSING, MSSQL_URL_ENV, MssqlBackend
 from tests.support.pg import scratch_database, server_problem
 from tests.support.run import TOKEN, named, run_spec
 from tests.support.scripts import catalog, failing, is_code, pg_statements, run_batches, run_psql, shapes
+
+split_batches = MssqlDatabase().split_batches
 
 SCHEMA = f"pf_{TOKEN}"
 SPEC = f"""schema: {SCHEMA}

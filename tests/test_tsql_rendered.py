@@ -229,7 +229,7 @@ def test_uninstall_refuses_before_it_drops_anything_and_drops_only_what_install_
     and SSMS, which go on after an error, run nothing more) while a table holds rows, unless the
     session set qgen.force_uninstall; its last batch sets NOEXEC OFF. It drops a role or the schema
     only when install recorded creating it, and a role only without members."""
-    from qgen.dialects.mssql import split_batches
+    split_batches = dialects.get("mssql").split_batches
 
     for spec_path in SPECS:
         spec = load_spec(spec_path)
@@ -285,7 +285,7 @@ def test_install_refuses_a_schema_owned_by_a_role_before_any_batch_that_creates(
     sqlcmd without -b and SSMS go on after an error: the next batch sets NOEXEC ON on the same
     condition, so no later batch runs, and verify, install's last batch, sets it OFF again. (Babelfish
     ignores NOEXEC, B7: this order is what shows it; tests/test_tsql_install.py runs the refusal.)"""
-    from qgen.dialects.mssql import split_batches
+    split_batches = dialects.get("mssql").split_batches
 
     rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")
     batches = split_batches(rendering.install)
@@ -354,7 +354,7 @@ def test_verify_compares_each_module_and_index_with_what_this_install_rendered(s
     It now holds a fingerprint of every procedure and view (its text from its name on, whitespace
     removed) and the shape of every index (unique, keys, includes, filtered or not), and raises 50020
     naming what differs."""
-    from qgen.dialects.mssql import index_shapes, module_fingerprints
+    index_shapes, module_fingerprints = dialects.get("mssql").index_shapes, dialects.get("mssql").module_fingerprints
 
     rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")
     verify = next(item.create for item in rendering.objects if item.obj.kind == "verify")
@@ -376,7 +376,7 @@ def test_an_index_shape_lists_included_columns_in_the_order_verify_reads_them():
     the same order on every database collation: the rendered shape must list them so. Sorted by plain
     code point, (JobType, deferred) became "JobType, deferred" while SQL Server (case-insensitive
     collation) read "deferred, JobType", and every install of example 003 failed verify (50020)."""
-    from qgen.dialects.mssql import index_shapes
+    index_shapes = dialects.get("mssql").index_shapes
 
     script = ("CREATE NONCLUSTERED INDEX [ix] ON [s].[t] ([available_at], [id]) "
               "INCLUDE ([JobType], [deferred], [a_1], [a1]) WHERE [deferred] = 1;\n")
@@ -386,7 +386,7 @@ def test_an_index_shape_lists_included_columns_in_the_order_verify_reads_them():
 
 
 def test_a_module_fingerprint_ignores_what_engines_and_clients_change_and_nothing_else():
-    from qgen.dialects.mssql import module_fingerprints
+    module_fingerprints = dialects.get("mssql").module_fingerprints
 
     body = "CREATE OR ALTER PROCEDURE [s].[p]\n    @n int = 1\nAS\nBEGIN\n    SELECT @n AS [n];\nEND;\n"
     same = module_fingerprints(body)["p"]

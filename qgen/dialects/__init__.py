@@ -1,62 +1,49 @@
-"""Dialect registry: one module per database, registered by name (as alembic does in alembic/ddl).
-
-Everything that differs between databases outside the templates lives in these modules:
-how a script is cut into batches, which file extension and comment style it uses, and how
-a rendered script is split for execution. Templates live in templates/<dialect>/ and fall
-back to templates/default/.
+"""The databases qgen knows, one class each, registered by dialect name (as alembic does in alembic/ddl):
+`get(name)` is the one way in. Everything that differs between databases outside the templates is a
+class attribute or a method of a database's class (qgen/dialects/base.py: Database and its defaults;
+qgen/dialects/<name>/: the overrides). Templates live in templates/<dialect>/ and fall back to
+templates/default/.
 """
 
 from __future__ import annotations
 
-from qgen.dialects.base import (
-    _REGISTRY, CreatedName, Dialect, Grant, Index, Routine, code_only, find_created, parenthesised, register,
-    split_top_level,
-)
+from qgen.dialects.base import _REGISTRY, Database, register
+from qgen.dialects.scripts import CreatedName, Grant, Index, Routine
 
-from qgen.dialects.client_base import _CLIENTS, ClientDriver
-
-__all__ = ["ClientDriver", "client_driver", "CreatedName", "Dialect", "Grant", "Index", "Routine", "code_only", "find_created", "parenthesised",
-           "register", "split_top_level", "get", "names"]
+__all__ = ["Database", "CreatedName", "Grant", "Index", "Routine", "register", "get", "of_connection", "of_error",
+           "names"]
 
 
-def get(name: str) -> Dialect:
+def get(name: str, batch_via: str = "auto") -> Database:
+    """The database of a dialect name; batch_via: how its client sends enqueue_many's batches."""
     _load_builtin()
     try:
-        return _REGISTRY[name]
+        return _REGISTRY[name](batch_via)
     except KeyError:
-        raise KeyError(f"unknown dialect {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+        raise ValueError(f"unknown dialect {name!r}; accepted: {', '.join(sorted(_REGISTRY))}") from None
 
 
-def client_driver(name: str) -> type[ClientDriver]:
-    """The client driver class of a dialect (qgen/dialects/client_base.py): how QueueClient talks to it."""
-    _load_builtin()
-    try:
-        return _CLIENTS[name]
-    except KeyError:
-        raise ValueError(f"unknown dialect {name!r}; accepted: {', '.join(sorted(_CLIENTS))}") from None
-
-
-def client_for_connection(connection: object) -> type[ClientDriver]:
-    """The client driver whose DB-API module made this connection (psycopg 3, pyodbc)."""
+def of_connection(connection: object, batch_via: str = "auto") -> Database:
+    """The database whose DB-API module (psycopg 3, pyodbc) made this connection."""
     _load_builtin()
     module = type(connection).__module__.split(".")[0]
-    for driver in _CLIENTS.values():
-        if driver.driver_module == module:
-            return driver
-    accepted = " or ".join(f"dialect={d.name!r} ({d.driver_module})" for d in _CLIENTS.values())
+    for database in _REGISTRY.values():
+        if database.driver_module == module:
+            return database(batch_via)
+    accepted = " or ".join(f"dialect={d.name!r} ({d.driver_module})" for d in _REGISTRY.values())
     raise ValueError(f"cannot tell the database of a {type(connection).__module__}.{type(connection).__name__} "
                      f"connection; pass {accepted}")
 
 
-def client_for_error(exc: BaseException) -> ClientDriver:
-    """A client driver of the DB-API module that raised this error (the defaults, which know no
-    code, for any other): a session without a connection yet reads a failed connect with it."""
+def of_error(exc: BaseException) -> Database:
+    """The database of the DB-API module that raised this error (the defaults, which know no code,
+    for any other): a session without a connection yet reads a failed connect with it."""
     _load_builtin()
     module = type(exc).__module__.split(".")[0]
-    for driver in _CLIENTS.values():
-        if driver.driver_module == module:
-            return driver()
-    return ClientDriver()
+    for database in _REGISTRY.values():
+        if database.driver_module == module:
+            return database()
+    return Database()
 
 
 def names() -> list[str]:
@@ -65,4 +52,4 @@ def names() -> list[str]:
 
 
 def _load_builtin() -> None:
-    from qgen.dialects import mssql, mssql_client, postgres, postgres_client  # noqa: F401  (import registers them)
+    from qgen.dialects import mssql, postgres  # noqa: F401  (import registers them)

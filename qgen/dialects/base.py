@@ -1,191 +1,31 @@
-"""What a database module of qgen/dialects/ is made of (Dialect, CreatedName) and the registry it
-registers itself in. The database modules import this module, not the package, so that the package
-(which loads them) and they import nothing of each other's in a circle."""
+"""One object per database (as alembic's ddl/impl.py has one DefaultImpl subclass per dialect):
+`Database` holds the defaults of both sides, a database's class in qgen/dialects/<name>/ overrides what
+differs and registers itself under its dialect's name. The script side (qgen/dialects/scripts.py:
+facts and readers of rendered SQL) and the client side (qgen/dialects/client.py: calls, values,
+connections, errors) are the two halves each class is composed of. The database packages import this
+module, not qgen.dialects, so that the package (which loads them) and they form no import circle."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import TypeVar
+
+from qgen.dialects.client import ClientSide
+from qgen.dialects.scripts import ScriptSide
 
 
-@dataclass(frozen=True)
-class CreatedName:
-    """A name a rendered script gives an object: what it names, and the namespace in which no other
-    object may have it (namespaces that hold names of several kinds are named for what they hold)."""
+class Database(ScriptSide, ClientSide):
+    """One database as qgen renders for it and its client talks to it. Facts are class attributes;
+    an instance carries only what one client chooses (batch_via) and learns of its connection."""
 
-    what: str       # table, index, constraint, procedure, type, role ...
-    name: str
-    namespace: str  # e.g. "relation", "routine", "role"; "index on <table>" for per-table names
+    def __init__(self, batch_via: str = "auto"):
+        self.batch_via = batch_via
 
 
-def find_created(script: str, patterns: list[tuple[str, str, str]], quoted: str) -> Iterator[tuple[str, str, str, str | None]]:
-    """(what, namespace, quoted name, quoted table or None) for each match of (regex, what, namespace)
-    in a rendered script. In a regex, {name} is the created object's quoted name, {qname} the same,
-    optionally schema-qualified, {table} the (qualified) table it belongs to; quoted is the pattern
-    of one quoted identifier, without groups."""
-    parts = {"name": f"(?P<n>{quoted})", "qname": rf"(?:{quoted}\.)?(?P<n>{quoted})",
-             "table": rf"(?:{quoted}\.)?(?P<t>{quoted})"}
-    for regex, what, namespace in patterns:
-        for match in re.finditer(regex.format(**parts), script):
-            yield what, namespace, match.group("n"), match.groupdict().get("t")
+_REGISTRY: dict[str, type[Database]] = {}
+D = TypeVar("D", bound=type[Database])
 
 
-@dataclass(frozen=True)
-class Routine:
-    """A procedure or function a rendered script creates (the review page lists them)."""
-
-    name: str
-    kind: str                 # "function" or "procedure", as the database calls it
-    parameters: tuple[str, ...]  # as the script declares them, one each ("@batch_size int = 10")
-    returns: str | None = None
-
-
-@dataclass(frozen=True)
-class Index:
-    """An index a rendered script creates, its table's primary key included."""
-
-    name: str
-    table: str
-    keys: tuple[str, ...]
-    unique: bool = False
-    include: tuple[str, ...] = ()
-    where: str | None = None
-
-
-@dataclass(frozen=True)
-class Grant:
-    """One privilege a rendered grants script gives a role: on one object, or (on None) on every
-    routine of the schema."""
-
-    privilege: str            # EXECUTE, SELECT, USAGE, VIEW DEFINITION ...
-    on: str | None            # the object's name, unqualified; None: every routine in the schema
-    role: str
-
-
-def code_only(script: str) -> str:
-    """The script without its whole-line comments (what the review page's readers below look at)."""
-    return "".join(line for line in script.splitlines(keepends=True) if not line.lstrip().startswith("--"))
-
-
-def parenthesised(text: str, start: int) -> tuple[str, int]:
-    """The text between the parenthesis at start and the one that closes it, and the index after it."""
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1:i], i + 1
-    raise ValueError(f"unbalanced parenthesis at {start}")
-
-
-def index_after_keys(match: "re.Match[str]", code: str, plain: Callable[[str], str], unquote: Callable[[str], str],
-                     where_end: str) -> Index:
-    """The Index a CREATE INDEX match names (group 1: UNIQUE, 2: the index, 3: its table), read from
-    the key list that follows the match, an INCLUDE list, and a WHERE clause ending at where_end (a
-    regex); plain and unquote are the dialect's way of showing and unquoting identifiers."""
-    keys, after = parenthesised(code, match.end())
-    include: tuple[str, ...] = ()
-    rest = code[after:]
-    if rest.lstrip().startswith("INCLUDE"):
-        cols, used = parenthesised(rest, rest.index("("))
-        include, rest = split_top_level(plain(cols)), rest[used:]
-    where = re.match(rf"\s*WHERE\s+(.*?)\s*{where_end}", rest, re.S)
-    return Index(unquote(match.group(2)), unquote(match.group(3)), split_top_level(plain(keys)),
-                 bool(match.group(1)), include, " ".join(plain(where.group(1)).split()) if where else None)
-
-
-def split_top_level(text: str) -> tuple[str, ...]:
-    """Comma-separated items outside parentheses, stripped and joined to one line each."""
-    items: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for ch in text:
-        if ch == "," and depth == 0:
-            items.append("".join(current))
-            current = []
-            continue
-        depth += (ch == "(") - (ch == ")")
-        current.append(ch)
-    items.append("".join(current))
-    return tuple(" ".join(item.split()) for item in items if item.strip())
-
-
-@dataclass(frozen=True)
-class Dialect:
-    name: str
-    title: str
-    # Ends every batch of a rendered script; for T-SQL the GO line, for PostgreSQL nothing.
-    batch_separator: str
-    # Splits a rendered script into the units a driver can execute one at a time.
-    split_batches: Callable[[str], list[str]]
-    # Limits the database imposes on identifiers: the longest, in the unit identifier_size counts.
-    max_identifier_length: int
-    identifier_size: Callable[[str], int]
-    identifier_unit: str
-    # Every name a rendered script creates (qgen/names.py checks them against the limit and each other).
-    created_names: Callable[[str], list[CreatedName]]
-    # The widest index key the database takes, in bytes, and the most bytes a value of a portable
-    # type (qgen.spec.ColumnType) takes in one; None: it cannot be an index key of bounded size.
-    max_index_key_bytes: int
-    index_key_bytes: Callable[[object], "int | None"]
-    # Lease mode. True: a claim writes no indexed column, so it can update the row in place
-    # (PostgreSQL's HOT update: no new index entry). Leased rows then stay in the claim index,
-    # no index holds lease tokens (callers name their jobs by id), and a claim takes over an
-    # expired lease itself. False: the claim index holds only unleased rows and a lease index
-    # holds the jobs in flight (SQL Server, where a claim updates the row in place anyway and a
-    # claim stepping over leased rows would take locks on them).
-    lease_claims_in_place: bool
-    # How a list of job ids is passed to a procedure (PostgreSQL bigint[]; SQL Server a JSON array).
-    id_list: Callable[[list], object]
-    # How a client waits for work when a dequeue finds none: "dequeue" (the dequeue procedure takes
-    # wait_ms and claims again until a job comes or the time is over), or "listen" (the client
-    # LISTENs on the queue's wake-up channel, which enqueue notifies with `wakeup: notify`, and
-    # claims again when woken; without it, it sleeps and polls).
-    wait_for_work: str
-    # Whether a batch answers with one result per statement, an error arriving only with the result
-    # that carries it (T-SQL through pyodbc: a THROW after a statement that counted rows is in a later
-    # result, FreeTDS raising it only when read): then whoever runs a script's batches reads every
-    # result of each (qgen/migrate.py), or the error is lost and the script goes on.
-    errors_in_later_results: bool = False
-    # Where the roles a spec names live, for the header of the roles script: PostgreSQL's roles
-    # belong to the cluster; SQL Server's CREATE ROLE makes a role of the one database.
-    role_scope: str = "cluster-wide"
-    # Whether one statement holding many row and page locks on an index is escalated to a table
-    # lock (SQL Server, at 5,000): then qgen caps the rows per statement (qgen/locks.py).
-    escalates_locks: bool = False
-    # Whether what it renders depends on the spec's sqlserver_version (SQL Server: a table's key
-    # options; a revision that changes the version says tables already there keep theirs).
-    follows_sqlserver_version: bool = False
-    # What verify compares with what is installed, from the rendered scripts: {module: fingerprint}
-    # and {(table, index): shape} (SQL Server: qgen/dialects/mssql.py). None: verify checks only
-    # that each object exists.
-    module_fingerprints: Callable[[str], "dict[str, str]"] | None = None
-    index_shapes: Callable[[str], "dict[tuple[str, str], str]"] | None = None
-    # Whether reap, purge_batch and watermark_correct also hand their results back through OUTPUT
-    # parameters and take result_set (SQL Server: maintain reads them so, not by INSERT ... EXEC).
-    step_outputs: bool = False
-    # Whether a procedure (not a function) hands its results back through INOUT parameters, which a
-    # CALL returns as its one row (PostgreSQL: purge's counts, the worker's processed).
-    inout_results: bool = False
-    # A table's storage parameters, which a revision changes in place (PostgreSQL: the WITH (...) of
-    # CREATE TABLE, fillfactor and autovacuum_*, set by ALTER TABLE ... SET): given a table's create
-    # script, the script without them and them as {name: value}. None: the dialect has none, and any
-    # difference in a table's script is one a revision refuses.
-    table_storage: Callable[[str], "tuple[str, dict[str, str]]"] | None = None
-    # What the review page reads back from a rendered script (so that it states what the SQL does,
-    # not a second account of it): the routines it creates, the indexes (and primary keys), and the
-    # privileges a grants script gives.
-    routines: Callable[[str], "list[Routine]"] | None = None
-    indexes: Callable[[str], "list[Index]"] | None = None
-    grants: Callable[[str], "list[Grant]"] | None = None
-
-
-_REGISTRY: dict[str, Dialect] = {}
-
-
-def register(dialect: Dialect) -> Dialect:
-    _REGISTRY[dialect.name] = dialect
-    return dialect
+def register(database: D) -> D:
+    """Register a database's class under its dialect's name (a class decorator)."""
+    _REGISTRY[database.name] = database
+    return database

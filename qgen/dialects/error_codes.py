@@ -1,5 +1,5 @@
-"""What a database error means to a queue, decided in one place: each dialect's client driver
-(qgen/dialects/postgres_client.py, mssql_client.py) holds one ErrorTable, from each code the database
+"""What a database error means to a queue, decided in one place: each database's class holds
+one ErrorTable (qgen/dialects/postgres/errors.py, mssql/errors.py), from each code the database
 or qgen's own procedures raise (a SQLSTATE, a SQL Server error number, a SQLSTATE class) to its kind
 and the QueueError the client raises for it (qgen/errors.py). Nothing here reads message text.
 
@@ -64,7 +64,7 @@ CONNECTION = ErrorCode("connection", ConnectionLost, "the session is gone: the c
 # kind: SQL Server's refusal comes with a record of SQLSTATE class 08 too.
 CONNECTION_CONFIG = ErrorCode("connection_config", ConnectionConfigError,
                               "cannot connect as configured: not retried")
-# A host name that does not resolve, as the client's own lookup says (client_base.unknown_host sets
+# A host name that does not resolve, as the client's own lookup says (qgen.dialects.client.unknown_host sets
 # getaddrinfo's error number on the connect error as qgen_errno): in both dialects' tables. A
 # temporary failure of the lookup (EAI_AGAIN) is not here: an outage, retried.
 UNKNOWN_HOST: dict[Code, ErrorCode] = {

@@ -163,7 +163,6 @@ def _attempt(bind: Any, dialect: Any, manifest: Manifest, batches: list[tuple[st
              policy: LockPolicy) -> tuple[str | None, str] | None:
     """One attempt under a savepoint: None when every batch ran; after a lock timeout, rolled back to the
     savepoint: the file whose batch waited and who held the lock. Any other error is raised."""
-    errors = dialect_registry.client_driver(dialect.name)()
     savepoint = bind.begin_nested()
     at = None  # the file whose batch waited
     try:
@@ -175,7 +174,7 @@ def _attempt(bind: Any, dialect: Any, manifest: Manifest, batches: list[tuple[st
         savepoint.commit()
         return None
     except Exception as exc:  # DBAPIError; a T-SQL error read from a later result comes as the driver's own
-        timed_out = errors.error_kind(getattr(exc, "orig", None) or exc) == "lock_timeout"
+        timed_out = dialect.error_kind(getattr(exc, "orig", None) or exc) == "lock_timeout"
         try:
             savepoint.rollback()
         except Exception as lost:  # the server ended the whole transaction with the error: no retry in it

@@ -203,10 +203,11 @@ def _storage_step(dialect: str, spec: Spec, obj: DbObject, stored: str, before: 
     SQL the previous revision ran (stored) and what the templates render now for its spec (before):
     the step that sets the new ones in place, and its reversal, which sets the old ones back. False
     when the dialect has no such parameters or something else differs too."""
-    split = dialect_registry.get(dialect).table_storage
-    if split is None:
+    database = dialect_registry.get(dialect)
+    stored_split, before_split = database.table_storage(stored), database.table_storage(before)
+    if stored_split is None or before_split is None:
         return False
-    (stored_rest, was), (before_rest, wanted) = split(stored), split(before)
+    (stored_rest, was), (before_rest, wanted) = stored_split, before_split
     if stored_rest != before_rest:
         return False
     if was == wanted:  # written differently, the same parameters

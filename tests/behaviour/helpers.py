@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 
 from qgen.client import PermissionDenied, error_kind
-from qgen.dialects.mssql_client import pyodbc_codes
+from qgen.dialects.mssql.errors import pyodbc_codes
 from tests.conftest import ROOT
 from tests.support.babelfish import BABELFISH_UNMAPPED, REWRITTEN
 from tests.support.backends import QueueEnv

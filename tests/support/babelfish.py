@@ -443,9 +443,11 @@ SENT_FINGERPRINTS: dict[str, str] = {}
 def remember_fingerprints(original: str, sent: list[str]) -> None:
     """B24: a batch that creates a module, and what the harness sent instead: the module's rendered
     fingerprint now stands for the fingerprint Babelfish computes over the text it holds (the text
-    verify hashes, qgen.dialects.mssql.module_texts, of the batch sent, as Babelfish keeps it), in
+    verify hashes, qgen.dialects.mssql's module_texts, of the batch sent, as Babelfish keeps it), in
     UTF-8 as Babelfish hashes an nvarchar."""
-    from qgen.dialects.mssql import module_fingerprints, module_texts
+    from qgen.dialects.mssql import MssqlDatabase
+
+    module_fingerprints, module_texts = MssqlDatabase().module_fingerprints, MssqlDatabase().module_texts
 
     rendered = module_fingerprints(original)
     held = [text for one in sent

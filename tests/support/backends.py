@@ -18,7 +18,7 @@ SQL Server: only when QGEN_TEST_MSSQL_URL is set, in SQLAlchemy's URL form
 passed on to the ODBC connection string; driver defaults to FreeTDS, the driver Debian's tdsodbc
 registers). The login needs CREATE DATABASE and, for the grants tests, CREATE LOGIN (sa in a
 container will do). Each session creates its own database there, installs each spec by running the
-batches of its install.sql (split on GO by qgen.dialects.mssql.split_batches), and drops the database
+batches of its install.sql (split on GO by qgen.dialects.mssql's split_batches), and drops the database
 and the logins it made at the end. Without the variable every SQL Server test is skipped, with the
 reason. Nothing is ever faked: a test runs against a real database or does not run.
 
@@ -41,13 +41,15 @@ import pytest
 
 from qgen.client import QueueClient
 from qgen.connection import mssql_connection_string as _odbc_string
-from qgen.dialects.mssql import split_batches
+from qgen.dialects.mssql import MssqlDatabase
 from qgen.render import Rendering, render_spec
 from qgen.spec import Spec, object_name
 from qgen.specload import load_spec
 from tests.support.babelfish import (GAPS, REWRITTEN, chain_ownership, creates_procedure, is_babelfish, rewrite, server_ddl,
                                      send_datetimes_as_text)
 from tests.support.run import named, run_spec
+
+split_batches = MssqlDatabase().split_batches
 
 MSSQL_URL_ENV = "QGEN_TEST_MSSQL_URL"
 BABELFISH_LOCK_TIMEOUT_MS = 15000

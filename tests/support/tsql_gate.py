@@ -39,10 +39,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from qgen.dialects.mssql import batch_spans
+from qgen.dialects.mssql import MssqlDatabase
 from tests.support.tsql_locks import lock_order_problems
 from tests.support.tsql_rules import references, rule_findings, statements, target
 from tests.support.tsql_tokens import Tok, at, is_word, line_col, module_statement, statement_with, tokens
+
+batch_spans = MssqlDatabase().batch_spans
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BUILD_SCRIPT = REPO_ROOT / "tools" / "tsql_parser" / "build.sh"

@@ -39,9 +39,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from qgen.dialects.mssql import batch_spans
+from qgen.dialects.mssql import MssqlDatabase
 from tests.support.tsql_rules import Ref, Statement, _close, _depths, _procedure_name, references, statements, target
 from tests.support.tsql_tokens import Tok, at, is_word, line_col, tokens
+
+batch_spans = MssqlDatabase().batch_spans
 
 _HOLDING_HINTS = {"UPDLOCK", "XLOCK", "HOLDLOCK", "SERIALIZABLE", "REPEATABLEREAD"}
 _WHERE_ENDS = {"ORDER", "OPTION", "GROUP", "HAVING", "UNION", "EXCEPT", "INTERSECT", "OUTPUT", "FOR"}

@@ -36,14 +36,14 @@ def database_url() -> str:
         raise SystemExit(f"qgen migrations: no database; set {URL_VARIABLE} or pass -x url=..., e.g. "
                          "postgresql+psycopg://user@host:5432/db or "
                          "mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4")
-    # The URL as SQLAlchemy must see it to connect the way qgen's own commands do (the database's
-    # client driver knows: psycopg 3 for a plain postgresql://, Microsoft's ODBC driver when a SQL
+    # The URL as SQLAlchemy must see it to connect the way qgen's own commands do (its
+    # database class, qgen.dialects, knows: psycopg 3 for a plain postgresql://, Microsoft's ODBC driver when a SQL
     # Server URL names none).
     try:
         dialect = database_of(url)
     except ValueError as exc:
         raise SystemExit(f"qgen migrations: {exc}") from None
-    return dialects.client_driver(dialect)().sqlalchemy_url(url)
+    return dialects.get(dialect).sqlalchemy_url(url)
 
 
 def run_migrations_offline() -> None:

@@ -1,24 +1,21 @@
-"""The client side of a database: how QueueClient (qgen/client.py) talks to it, as alembic's
-ddl/impl.py does for DDL and River's driver interface for its queue. ClientDriver holds the
-defaults; each database's module (postgres_client.py, mssql_client.py) subclasses it, overriding
-only what differs, and registers the subclass under its dialect's name (qgen.dialects.client_driver).
+"""The client side of a database (ClientSide, which qgen.dialects.base.Database is made of): how
+QueueClient (qgen/client.py) talks to it, as River's driver interface does for its queue. ClientSide
+holds the defaults; each database's class (qgen/dialects/<name>/client.py) overrides only what differs.
 
-What a driver decides:
+What the client side decides:
 - statement text: how a procedure call with named parameters is written (`statement`), and how its
   result sets are read (`fetch`);
 - values in and out: json, datetimes (`value_in`, `datetime_in`, `value_out`);
 - the connection: making one from a URL (`connector`), preparing one (`prepare`), the caller's
   transaction (`transaction`);
 - enqueue_many's batch encoding (`batch_call`), the in-database worker's call (`run_worker`);
-A driver never sees the client: it gets a connection (or a callable that returns the client's), the
-values to convert, and what encoding them takes (`Batch`).
-- errors: one ErrorTable (qgen/dialects/error_codes.py), the codes of a driver error (`codes`), and
-  from them what it means (`error_kind`, `connection_lost`).
-Capabilities are boolean class attributes (like River's SupportsListener()): a client asks them,
-never the dialect's name.
-
-A database-specific fast path of the client (a cheaper way to make a call on one database) belongs
-in that database's subclass, as an override of the method whose work it does.
+- errors: one ErrorTable (qgen/dialects/<name>/errors.py), the codes of a driver error (`codes`),
+  and from them what it means (`error_kind`, `connection_lost`).
+It never sees the client: it gets a connection (or a callable that returns the client's), the values
+to convert, and what encoding them takes (`Batch`). Capabilities are boolean class attributes (like
+River's SupportsListener()): a client asks them, never the dialect's name. A database-specific fast
+path of the client (a cheaper way to make a call on one database) belongs in that database's class,
+as an override of the method whose work it does.
 """
 
 from __future__ import annotations
@@ -69,14 +66,14 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
-class ClientDriver:
-    """The defaults; a database's subclass sets `name`, its ErrorTable and its capabilities."""
+class ClientSide:
+    """The defaults; a database's class sets its DB-API module, its ErrorTable and its capabilities."""
 
-    name: ClassVar[str] = ""
     driver_module: ClassVar[str] = ""   # the DB-API module whose connections are this database's
     errors: ClassVar[ErrorTable] = ErrorTable({})
+    batch_via: str  # per client: how enqueue_many sends a batch ('auto', 'json', 'tvp'), see batch_as_json
 
-    # Capabilities. (How a dequeue waits for work is the Dialect's wait_for_work, qgen/dialects/base.py.)
+    # Capabilities. (How a dequeue waits for work is the script side's wait_for_work, qgen/dialects/scripts.py.)
     autocommit_calls: ClassVar[bool] = False     # each call runs in autocommit mode; transaction() is explicit
     has_enqueue_json: ClassVar[bool] = False     # enqueue_many may send its jobs as one JSON document
     reads_every_result_set: ClassVar[bool] = False  # a call's results come in several sets: read to the last
@@ -84,9 +81,6 @@ class ClientDriver:
 
     # Value kinds value_out hands back unchanged: a claim's fast path (QueueShape.jobs) leaves them alone.
     PLAIN_KINDS: ClassVar[frozenset[str]] = frozenset({"string", "text", "decimal", "xml"})
-
-    def __init__(self, batch_via: str = "auto"):
-        self.batch_via = batch_via
 
     # -- names and statements ----------------------------------------------------------------
 
@@ -297,11 +291,3 @@ def unknown_host(hosts: Sequence[str]) -> Optional[int]:
             return None
     return numbers[0] if numbers and all(n in final for n in numbers) else None
 
-
-_CLIENTS: dict[str, type[ClientDriver]] = {}
-
-
-def register_client(driver: type[ClientDriver]) -> type[ClientDriver]:
-    """Register a database's client driver under its dialect's name (a class decorator)."""
-    _CLIENTS[driver.name] = driver
-    return driver

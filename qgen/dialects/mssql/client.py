@@ -1,0 +1,127 @@
+"""SQL Server's client side (pyodbc): procedures called with EXEC and named parameters (@name = ?),
+several result sets per call, an autocommit connection with explicit transactions, naive UTC
+datetimes, JSON as text, enqueue_many's jobs as a table-valued parameter or one JSON document, and
+SQL Server error numbers read from pyodbc's diagnostic records (qgen/dialects/mssql/errors.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+from typing import Any, Callable, Iterator, Optional
+
+from qgen.dialects.client import Batch, ClientSide, Params, json_default, unknown_host, utc
+from qgen.dialects.mssql.errors import ERRORS, pyodbc_codes
+from qgen.dialects.mssql.odbc import mssql_connection_string, odbc_driver, odbc_server_host
+
+
+class MssqlClient(ClientSide):
+    driver_module = "pyodbc"
+    errors = ERRORS
+    # The procedures manage their own transactions (BEGIN/COMMIT, and ROLLBACK + THROW on error).
+    # Under ODBC's implicit transactions (autocommit off) their first SELECT would open an outer
+    # transaction they do not commit (error 266), so calls run in autocommit mode and transaction()
+    # opens an explicit one.
+    autocommit_calls = True
+    has_enqueue_json = True
+    reads_every_result_set = True
+    json_comes_parsed = False  # nvarchar JSON: json_out parses it
+    # Per client, once asked (sends_table_valued_parameters): the connection's driver sends table-valued parameters.
+    _tvp: Optional[bool] = None
+
+    def quote(self, name: str) -> str:
+        return "[" + name.replace("]", "]]") + "]"
+
+    def statement(self, routine: str, params: Params, shape: str) -> str:
+        args = ", ".join(f"@{p} = ?" for p, _ in params)
+        if shape == "scalar":
+            return (f"SET NOCOUNT ON; DECLARE @qgen_return int; EXEC @qgen_return = {routine} {args}; "
+                    "SELECT @qgen_return AS [return_value];")
+        return f"SET NOCOUNT ON; EXEC {routine} {args};"
+
+    @staticmethod
+    def text_length(value: str) -> int:
+        """nvarchar(n) holds n UTF-16 code units: a character outside the Basic Multilingual Plane takes two."""
+        return len(value.encode("utf-16-le", "surrogatepass")) // 2
+
+    def datetime_in(self, value: dt.datetime) -> Any:
+        """datetime2 holds no zone: UTC, naive."""
+        return utc(value).replace(tzinfo=None)
+
+    def json_out(self, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+    def sqlalchemy_url(self, url: str) -> str:
+        """A SQL Server URL without driver= gets the driver qgen's own commands take (Microsoft's ODBC
+        Driver 18, loaded by path, else FreeTDS): SQLAlchemy alone would ask the ODBC manager for a
+        driver by name and fail with IM002."""
+        from urllib.parse import quote_plus
+
+        from sqlalchemy import make_url
+
+        parsed = make_url(url)
+        if parsed.drivername in ("mssql", "mssql+pyodbc") and not {"driver", "odbc_connect"} & {k.lower() for k in parsed.query}:
+            return "mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(url))
+        return url
+
+    def connector(self, target: str) -> Callable[[], Any]:
+        odbc = mssql_connection_string(target) if "://" in target else target
+
+        def connect_mssql() -> Any:
+            import pyodbc
+
+            try:
+                return pyodbc.connect(odbc, autocommit=True)
+            except pyodbc.Error as exc:  # the drivers report an unknown host as a server not answering
+                exc.qgen_errno = unknown_host([odbc_server_host(odbc)])  # type: ignore[attr-defined]
+                raise
+
+        return connect_mssql
+
+    @contextlib.contextmanager
+    def transaction(self, connection: Any) -> Iterator[None]:
+        """An explicit transaction on the autocommit connection (see autocommit_calls)."""
+        self.execute_batch(connection, "BEGIN TRANSACTION;")
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.execute_batch(connection, "IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION;")
+            raise
+        self.execute_batch(connection, "COMMIT TRANSACTION;")
+
+    def sends_table_valued_parameters(self, connection: Callable[[], Any]) -> bool:
+        """What the ODBC driver can (qgen.dialects.mssql.odbc.ODBC_DRIVERS): asked once."""
+        if self._tvp is None:
+            import pyodbc
+
+            self._tvp = odbc_driver(str(connection().getinfo(pyodbc.SQL_DRIVER_NAME))).sends_table_valued_parameters
+        return self._tvp
+
+    def batch_call(self, connection: Callable[[], Any], batch: Batch) -> tuple[str, list[tuple[str, Any]]]:
+        def value(column: str, value: Any) -> Any:
+            return self.value_in(batch.kinds.get(column), value)
+
+        if self.batch_as_json(connection):
+            # enqueue_json: the same jobs as one JSON document; a json column as its JSON text.
+            array = self.json_jobs(batch.records, value)
+            return "enqueue_json", [("jobs", json.dumps(array, default=json_default))]
+        # A table-valued parameter: the type's name and schema first (pyodbc >= 4.0.32), then one
+        # tuple per job in the type's column order: ordinal, job type, payload, priority, run_at.
+        rows: list[Any] = list(batch.table_type)
+        for ordinal, values, priority, run_at in batch.records:
+            row = [ordinal] + [value(c, v) for c, v in values]
+            if batch.priority:
+                row.append(int(priority or 0))
+            if batch.run_at:
+                row.append(self.plain_in(run_at))
+            rows.append(tuple(row))
+        return "enqueue_batch", [("jobs", rows)]
+
+    def run_worker(self, run: Callable[..., Any], params: Params) -> int:
+        """The worker procedure reports the jobs it handled in a result set."""
+        return int(run("worker", params, "rows")[0]["processed"])
+
+    def codes(self, exc: BaseException) -> tuple[Optional[str], set[int]]:
+        state = getattr(exc, "sqlstate", None)
+        return (state, set()) if state is not None else pyodbc_codes(exc)
