@@ -11,8 +11,8 @@ from pathlib import Path
 
 from qgen import __version__
 from qgen import dialects as dialect_registry
-from qgen.render import check_rendering, check_text, output_dir, render_spec, write_rendering, write_text
-from qgen.specload import SpecInvalid, SpecUnreadable, load_spec
+from qgen.render.engine import check_rendering, check_text, output_dir, render_spec, write_rendering, write_text
+from qgen.spec.load import SpecInvalid, SpecUnreadable, load_spec
 
 
 def _dialects_for(spec, requested: str) -> list[str]:
@@ -24,7 +24,7 @@ def _dialects_for(spec, requested: str) -> list[str]:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from qgen.review import page_path, spec_page
+    from qgen.render.review import page_path, spec_page
 
     spec_path = Path(args.spec)
     spec = load_spec(spec_path)
@@ -63,7 +63,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from qgen.jsonschema import spec_json_schema
+    from qgen.spec.json_schema import spec_json_schema
 
     text = json.dumps(spec_json_schema(), indent=2, sort_keys=True) + "\n"
     if args.output:

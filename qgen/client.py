@@ -5,7 +5,7 @@ psycopg 3 for PostgreSQL, pyodbc for SQL Server. It never builds SQL from values
 a bound parameter, and the only names in its SQL are identifiers from the validated spec
 (qgen.spec.object_name), quoted for the database.
 
-    from qgen.specload import load_spec
+    from qgen.spec.load import load_spec
     from qgen.client import QueueClient
 
     client = QueueClient(psycopg.connect(url), load_spec("examples/004_rainfall.yaml"), "rainfall_events")

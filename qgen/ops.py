@@ -28,8 +28,8 @@ from typing import Any, Callable, Iterator, NoReturn, Optional
 from qgen import prometheus
 from qgen.client import ConnectionLost, NotInstalled, PermissionDenied, QueueClient, QueueError
 from qgen.dburl import URL_ENV, DatabaseUnavailable, connect, shown
-from qgen.spec import Spec, _parse_duration, object_name
-from qgen.specload import load_spec
+from qgen.spec.model import Spec, _parse_duration, object_name
+from qgen.spec.load import load_spec
 
 MAX_ROUNDS = 50  # maintain calls per queue per run while it reports more to do
 HORIZON_WARN_SECONDS = 300.0  # qgen status warns of a snapshot held open this long (--horizon-warn)
@@ -218,7 +218,7 @@ def _horizon_sql(dialect: str) -> Optional[str]:
     status.sql.j2), or None where it has none."""
     import jinja2
 
-    from qgen.render import make_environment
+    from qgen.render.engine import make_environment
 
     try:
         module = make_environment(dialect).get_template(f"{dialect}/ops/status.sql.j2").module

@@ -27,7 +27,7 @@ from qgen.errors import InvalidArgument, LeaseLost, OutcomeUnknown, QueueUsageEr
 from qgen.results import (
     BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
 )
-from qgen.spec import ERROR_MAX, MAX_WAIT_MS, Spec, wakeup_channel
+from qgen.spec.model import ERROR_MAX, MAX_WAIT_MS, Spec, wakeup_channel
 from qgen.wakeup import STOP_CHECK, Listener
 
 Dialect = Literal["postgres", "mssql"]
@@ -231,7 +231,7 @@ class QueueClient:
         """Add many jobs in one call. Each job is a dict of payload columns, plus optionally job_type
         (or the job-type column), priority and run_at. Ids are assigned in list order; the results
         come back in that order, with ordinal = 1-based position in the list. On SQL Server more jobs
-        than one statement may write without risking lock escalation (qgen/locks.py) go in several
+        than one statement may write without risking lock escalation (qgen/spec/locks.py) go in several
         calls inside one transaction: still all or nothing."""
         if not jobs:
             return []
@@ -247,7 +247,7 @@ class QueueClient:
         step = self._shape.limits.enqueue_rows
         if not step or len(records) <= step:
             return self._enqueue_records(records, enqueued_by)
-        # More jobs than one statement may write without risking a table lock (qgen/locks.py): one
+        # More jobs than one statement may write without risking a table lock (qgen/spec/locks.py): one
         # call per part, all in one transaction (the caller's, or one of its own), so the batch is
         # still all or nothing and a key repeated across parts is found as in one batch.
         results: list[BatchResult] = []

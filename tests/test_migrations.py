@@ -836,8 +836,8 @@ def remove_sql_server_install(spec_path: Path) -> None:
     from qgen.dialects.mssql import MssqlDatabase
 
     split_batches = MssqlDatabase().split_batches
-    from qgen.render import render_spec
-    from qgen.specload import load_spec
+    from qgen.render.engine import render_spec
+    from qgen.spec.load import load_spec
     from tests.support.babelfish import is_babelfish, rewrite
 
     rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")

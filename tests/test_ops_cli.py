@@ -13,8 +13,8 @@ import psycopg
 import pytest
 
 from qgen.client import NotInstalled, QueueClient
-from qgen.render import render_spec
-from qgen.specload import load_spec
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec
 from tests.conftest import ROOT
 from tests.support.pg import run_script, scratch_database
 from tests.support.run import run_spec

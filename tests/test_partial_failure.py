@@ -55,8 +55,8 @@ import psycopg
 import pytest
 
 from qgen.dialects.mssql import MssqlDatabase
-from qgen.render import Rendering, render_spec
-from qgen.specload import load_spec_text
+from qgen.render.engine import Rendering, render_spec
+from qgen.spec.load import load_spec_text
 from tests.conftest import require
 from tests.support.babelfish import GAPS
 from tests.support.backends import MSSQL_MISSING, MSSQL_URL_ENV, MssqlBackend

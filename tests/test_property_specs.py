@@ -24,9 +24,9 @@ import psycopg
 import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 
-from qgen.render import render_spec
-from qgen.spec import role_name
-from qgen.specload import SpecInvalid, load_spec_text
+from qgen.render.engine import render_spec
+from qgen.spec.model import role_name
+from qgen.spec.load import SpecInvalid, load_spec_text
 from tests.conftest import require
 from tests.support.pg import run_script, scratch_database
 from tests.support.run import TOKEN, named

@@ -99,7 +99,7 @@ def test_a_batch_goes_as_a_table_valued_parameter_through_python_tds(server):
     (qgen's client speaks pyodbc only; python-tds here calls the procedure itself.)"""
     from sqlalchemy.engine import make_url
 
-    from qgen.spec import object_name
+    from qgen.spec.model import object_name
     from tests.conftest import require
 
     try:

@@ -13,7 +13,7 @@ from qgen.bench.chaos import ChaosOptions
 from qgen.bench.database import BenchDatabase, BenchError, scratch_spec
 from qgen.bench.load import LoadOptions, run_load
 from qgen.bench.report import load_table
-from qgen.specload import load_spec
+from qgen.spec.load import load_spec
 
 URL_ENV = "QGEN_DATABASE_URL"
 LOAD_LEASE = 300   # seconds a bench worker's claim holds its jobs

@@ -33,7 +33,7 @@ from qgen.bench.database import BenchDatabase, BenchError, queue_variant, scratc
 from qgen.bench.fleet import Fleet, ledger_lines, percentile
 from qgen.bench.procs import Signals, Target, _add, _client, _ledger, _run_child, sample_payload
 from qgen.bench.report import table
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 from qgen.worker import POLL_INTERVAL, run_worker
 
 VARIANTS = {"polling": "poll", "wake-ups": "notify"}

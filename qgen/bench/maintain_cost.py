@@ -26,7 +26,7 @@ from qgen.bench.load import worker_mode
 from qgen.bench.procs import Target, worker
 from qgen.bench.report import table
 from qgen.client import QueueClient
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 from qgen.worker import MAINTAIN_EVERY
 
 

@@ -24,7 +24,7 @@ from qgen.bench.fleet import Fleet, Progress, verdict, write_ledger
 from qgen.bench.procs import Target, inserter, producer, updater, worker
 from qgen.bench.report import table
 from qgen.client import QueueClient
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 
 COUNTER_ROWS = 100_000
 ENQUEUE_BATCH = 100

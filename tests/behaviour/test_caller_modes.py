@@ -27,9 +27,9 @@ from typing import Any, Callable
 
 import pytest
 
-from qgen.catalog import ROUTINE_KINDS, queue_objects
+from qgen.spec.catalog import ROUTINE_KINDS, queue_objects
 from qgen.client import error_kind
-from qgen.specload import load_spec
+from qgen.spec.load import load_spec
 from tests.behaviour.helpers import BEHAVE, EX000
 from tests.support.babelfish import GAPS
 from tests.support.backends import EXTRA_TABLES, QueueEnv

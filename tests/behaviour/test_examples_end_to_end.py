@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from qgen.client import QueueUsageError
-from qgen.specload import load_spec
+from qgen.spec.load import load_spec
 from qgen.worker import run_worker
 from tests.behaviour.helpers import ROOT
 

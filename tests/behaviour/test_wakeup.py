@@ -12,7 +12,7 @@ import time
 import pytest
 
 from qgen.client import InvalidArgument, QueueClient, QueueUsageError
-from qgen.spec import wakeup_channel
+from qgen.spec.model import wakeup_channel
 from qgen.worker import run_worker
 from tests.behaviour.helpers import call_sql
 from tests.conftest import ROOT

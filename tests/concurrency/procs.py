@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Optional
 
 from qgen.client import QueueClient
-from qgen.specload import load_spec
+from qgen.spec.load import load_spec
 from qgen.worker import NO_RESULT, WorkerStats, run_worker
 
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Union
 
 from qgen import dialects
-from qgen.catalog import claims_in_place
-from qgen.locks import limits
-from qgen.spec import ERROR_MAX, LABEL_MAX, ColumnType, Spec
+from qgen.spec.catalog import claims_in_place
+from qgen.spec.locks import limits
+from qgen.spec.model import ERROR_MAX, LABEL_MAX, ColumnType, Spec
 
 # Types that are not one portable column type: the queue's own columns, expanded per queue, and
 # what each database passes a list or a batch as (the dialect's m.parameters spells them).
