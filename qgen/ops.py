@@ -231,7 +231,7 @@ def oldest_snapshot(session: Session) -> Optional[dict[str, Any]]:
     """The oldest snapshot another session of the database holds open: {pid, xid_age, seconds}
     (seconds None where this login may not see that session's start), {} when none is held, None
     where the dialect has no query for it or it could not be read (said on stderr)."""
-    from qgen.connection import dialect_of_target
+    from qgen.client.connection import dialect_of_target
 
     sql = _horizon_sql(dialect_of_target(session.url))
     if sql is None or session.connection is None:

@@ -38,7 +38,7 @@ import pytest
 from qgen.bench.database import BenchDatabase, scratch_spec, variant_queue
 from qgen.bench.procs import sample_payload
 from qgen.spec.catalog import claims_in_place
-from qgen.queue_client import QueueClient
+from qgen.client.queue import QueueClient
 from qgen.spec.model import Spec, object_name
 from qgen.spec.load import load_spec
 from tests.conftest import ROOT, require

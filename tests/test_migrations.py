@@ -483,7 +483,7 @@ def sql_server_engine():
 
     import sqlalchemy as sa
 
-    from qgen.connection import mssql_connection_string
+    from qgen.client.connection import mssql_connection_string
 
     return sa.create_engine("mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(MSSQL_URL)))
 
@@ -832,7 +832,7 @@ def remove_sql_server_install(spec_path: Path) -> None:
 
     import pyodbc
 
-    from qgen.connection import mssql_connection_string
+    from qgen.client.connection import mssql_connection_string
     from qgen.dialects.mssql import MssqlDatabase
 
     split_batches = MssqlDatabase().split_batches

@@ -11,7 +11,7 @@ import os
 import pytest
 
 from qgen.client import QueueClient
-from qgen.connection import mssql_connection_string, tvp_capable
+from qgen.client.connection import mssql_connection_string, tvp_capable
 from qgen.dialects.mssql.odbc import FREETDS, MICROSOFT_ODBC, microsoft_odbc_path, odbc_driver
 from tests.conftest import EXAMPLES
 from tests.support.backends import mssql_server as server  # noqa: F401 (a fixture)

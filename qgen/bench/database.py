@@ -19,7 +19,7 @@ import jinja2
 from pydantic import ValidationError
 
 from qgen.render.engine import Column, Rendering, make_environment, render_spec
-from qgen.urls import UnknownDatabase, database_of
+from qgen.dialects.urls import UnknownDatabase, database_of
 from qgen.spec.model import Spec
 
 
@@ -35,7 +35,7 @@ class BenchError(Exception):
 
 
 def dialect_of(url: str) -> str:
-    """The dialect of the database --url names (qgen/urls.py decides)."""
+    """The dialect of the database --url names (qgen/dialects/urls.py decides)."""
     try:
         return database_of(url)
     except UnknownDatabase as exc:

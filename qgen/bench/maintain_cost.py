@@ -27,7 +27,7 @@ from qgen.bench.procs import Target, worker
 from qgen.bench.report import table
 from qgen.client import QueueClient
 from qgen.spec.model import Spec
-from qgen.worker import MAINTAIN_EVERY
+from qgen.client.worker import MAINTAIN_EVERY
 
 
 @dataclass(frozen=True)

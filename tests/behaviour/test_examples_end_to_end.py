@@ -26,7 +26,7 @@ import pytest
 
 from qgen.client import QueueUsageError
 from qgen.spec.load import load_spec
-from qgen.worker import run_worker
+from qgen.client.worker import run_worker
 from tests.behaviour.helpers import ROOT
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))

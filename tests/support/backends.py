@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterator, Optional
 import pytest
 
 from qgen.client import QueueClient
-from qgen.connection import mssql_connection_string as _odbc_string
+from qgen.client.connection import mssql_connection_string as _odbc_string
 from qgen.dialects.mssql import MssqlDatabase
 from qgen.render.engine import Rendering, render_spec
 from qgen.spec.model import Spec, object_name

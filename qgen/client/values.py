@@ -12,13 +12,13 @@ from decimal import ROUND_DOWN, Context, Decimal, localcontext
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from qgen.spec.catalog import claims_in_place
-from qgen.client_session import Call
+from qgen.client.session import Call
 from qgen.spec.contract import BATCH_LEAVES_OUT, declared
 from qgen.dialects import Database
 from qgen.dialects.client import Batch, Record
 from qgen.errors import InvalidArgument, QueueUsageError
 from qgen.spec.locks import limits
-from qgen.results import Job
+from qgen.client.results import Job
 from qgen.spec.model import LABEL_MAX, ColumnType, Queue, Spec, object_name
 
 # Columns qgen adds, by the kind their values come back as.
