@@ -11,7 +11,7 @@ import pytest
 
 from qgen import dialects
 from qgen.cli import main
-from qgen.ops import status_row
+from qgen.cli.ops import status_row
 from qgen.render.engine import render_spec
 from qgen.render.review import STATUS_FIELDS, dialect_facts, spec_page
 from qgen.spec.load import load_spec, load_spec_text

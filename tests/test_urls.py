@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from qgen import connection, dburl
+from qgen import connection
+from qgen.cli import dburl
 from qgen.bench.database import BenchError, dialect_of
 from qgen.migrations.manifest import DialectFiles, Manifest
 from qgen.migrations.runner import _database

@@ -1,4 +1,4 @@
-"""`qgen bench`: the command's flow (the arguments are declared in qgen/cli.py)."""
+"""`qgen bench`: the command's flow (the arguments are declared in qgen/cli/__init__.py)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def _bench(args: argparse.Namespace) -> int:
     if (args.spec is None) == (args.example is None):
         raise BenchError("give a spec: SPEC (a file) or --example NAME (a spec qgen ships), one of them")
     if args.example is not None:
-        from qgen.scaffold import UnknownExample, example_path
+        from qgen.cli.scaffold import UnknownExample, example_path
 
         try:
             spec_path = example_path(args.example)

@@ -32,7 +32,7 @@ from typing import Any, Callable, Optional, TextIO
 from qgen.bench.database import BenchDatabase, BenchError, queue_variant, scratch_spec, variant_queue
 from qgen.bench.fleet import Fleet, ledger_lines, percentile
 from qgen.bench.procs import Signals, Target, _add, _client, _ledger, _run_child, sample_payload
-from qgen.bench.report import table
+from qgen.cli.tables import table
 from qgen.spec.model import Spec
 from qgen.client.worker import POLL_INTERVAL, run_worker
 
