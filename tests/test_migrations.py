@@ -417,7 +417,7 @@ def test_a_table_difference_beyond_storage_is_still_refused(migrations, schema, 
 def test_migration_tsql_passes_the_gate(migrations, schema, tmp_path):
     """The SQL Server side of a spec-change revision (previous objects, column changes and their
     reversal) passes the same T-SQL gate as every rendered script."""
-    from tests.support.tsql_gate import ParserUnavailable, check_scripts, ensure_parser
+    from tools.tsql_gate.gate import ParserUnavailable, check_scripts, ensure_parser
 
     try:
         ensure_parser()

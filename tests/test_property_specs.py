@@ -31,7 +31,7 @@ from tests.conftest import require
 from tests.support.pg import run_script, scratch_database
 from tests.support.run import TOKEN, named
 from tests.support.spec_strategies import specs
-from tests.support.tsql_gate import ParserUnavailable, ensure_parser, own_findings, sqlfluff_findings, sqlparser_findings
+from tools.tsql_gate.gate import ParserUnavailable, ensure_parser, own_findings, sqlfluff_findings, sqlparser_findings
 
 EXAMPLES = int(os.environ.get("QGEN_PROPERTY_EXAMPLES", "40"))
 LOCATED = re.compile(r"spec\.yaml:([0-9]+):([0-9]+): (\S[^:]*|\S.*?): (.+)", re.S)

@@ -16,7 +16,7 @@ from qgen.spec.load import load_spec
 from qgen.spec.catalog import ROUTINE_KINDS
 from qgen.spec.model import MAX_WAIT_MS, WAIT_STEP_MS, object_name
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
-from tests.support.tsql_gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
+from tools.tsql_gate.gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
                                      sqlfluff_findings)
 
 pytestmark = pytest.mark.tsql_gate
@@ -103,7 +103,7 @@ BREAKAGES = {
     "two procedures in one batch": ("metrics.sql.j2", "{% block drop %}", "{% block drop %}", "own", "GO batch"),
     "unparsable for sqlfluff": ("purge.sql.j2", " AS [archived], ", " AS AS [archived], ",
                                 "sqlfluff", "unparsable"),
-    # qgen's semantic rules (tests/support/tsql_rules.py), one defect each
+    # qgen's semantic rules (tools/tsql_gate/rules.py), one defect each
     "READPAST without READ COMMITTED pinned": ("dequeue.sql.j2", "    {{ m.procedure_start() }}\n", "", "own", "error 650"),
     "claim through a second reference": ("macros.sql.j2", "{#- Complete the lease-mode jobs",
                                          JOIN_CLAIM + "{#- Complete the lease-mode jobs", "own", "do not cover"),
@@ -127,7 +127,7 @@ BREAKAGES = {
         "own", "still there", 0),
     "maintain's applock taken as public": ("maintain.sql.j2", ", @DbPrincipal = @q$principal;", ";", "own",
                                           "applock principal"),
-    # deployment rules (tests/support/tsql_gate.deploy_findings)
+    # deployment rules (tools/tsql_gate/gate.py, deploy_findings)
     "a procedure that leaves a session option to the caller": (
         "purge.sql.j2", "    {{ m.procedure_start() }}\n",
         "    SET NOCOUNT, XACT_ABORT ON;\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n",
