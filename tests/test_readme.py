@@ -28,7 +28,7 @@ def test_spec_key_reference_is_current():
     start = page.index("\n", start) + 1
     end = page.index("<!-- /spec-reference -->")
     assert page[start:end] == spec_reference_markdown(), \
-        "regenerate the key table in docs/spec.md from qgen.jsonschema.spec_reference_markdown()"
+        "regenerate the key table in docs/spec.md from qgen.spec.json_schema.spec_reference_markdown()"
 
 
 def test_procedure_reference_is_current():
@@ -37,7 +37,7 @@ def test_procedure_reference_is_current():
     start = page.index("\n", start) + 1
     end = page.index("<!-- /procedure-reference -->")
     assert page[start:end] == reference_markdown(), \
-        "regenerate the procedure reference in docs/api.md from qgen.contract.reference_markdown()"
+        "regenerate the procedure reference in docs/api.md from qgen.spec.contract.reference_markdown()"
 
 
 def test_spec_page_names_every_example():

@@ -166,13 +166,13 @@ class QueueContext:
     # dedupe.scope: ever: the tables whose rows still hold a finished job's key, besides the queue table.
     finished_tables: list[str]
     lease: bool  # claim: lease
-    in_place: bool  # a claim leaves the leased row in place and writes no indexed column (qgen.catalog)
+    in_place: bool  # a claim leaves the leased row in place and writes no indexed column (qgen.spec.catalog)
     watermark: Optional[Watermark]
     outbox_columns: list[Column]  # the columns complete hands on: the outbox's own, or the downstream queue's payload
     outbox_queue: Optional[OutboxQueue]  # the downstream queue complete enqueues into; None: none, or an outbox table
     has_available_at: bool  # a column that exists only for some options: lease mode or scheduling
     limits: Limits  # rows per statement under SQL Server's lock escalation (qgen/spec/locks.py)
-    splits_deferred: bool  # deferred jobs (available_at later than enqueued_at) stay off the claim path (qgen.catalog)
+    splits_deferred: bool  # deferred jobs (available_at later than enqueued_at) stay off the claim path (qgen.spec.catalog)
     # PostgreSQL, where claims leave rows in place: claims start the due index at a remembered lower
     # bound of due times (the watermark row's due_from), not at its oldest entries, which a held
     # snapshot keeps alive.

@@ -33,7 +33,7 @@ TABLE_KINDS = {
     "outbox_table": "the result rows complete writes, in the completing transaction",
 }
 ROLES = ("producer", "consumer", "admin")
-# What `qgen status` prints per queue (qgen.ops.status_row's keys; tests/test_review.py holds the two
+# What `qgen status` prints per queue (qgen.cli.ops.status_row's keys; tests/test_review.py holds the two
 # together), and what each tells an operator to watch for.
 STATUS_FIELDS = (
     ("pending", "ready + scheduled jobs; a steady climb means producers outrun the workers"),
@@ -129,7 +129,7 @@ class QueueFacts:
     names: SimpleNamespace     # its object names, by kind (as qgen.render.QueueContext.names)
     channel: Optional[str]     # wakeup: notify's channel
     downstream: Optional[str]  # the queue of the spec its outbox enqueues into
-    takeover: list[str]        # the databases where a claim takes over an expired lease itself (qgen.catalog.claims_in_place)
+    takeover: list[str]        # the databases where a claim takes over an expired lease itself (qgen.spec.catalog.claims_in_place)
     dequeue_waits: list[str]   # the databases where dequeue can wait for work (wait_for_work)
 
 

@@ -1,7 +1,7 @@
 """Caller modes: every procedure, both databases, called in each mode a client's session can
 be in, each asserting what docs/api.md ("The caller's session mode") promises.
 
-The procedures are the catalog's (qgen.catalog.queue_objects, the routine kinds), taken from a few
+The procedures are the catalog's (qgen.spec.catalog.queue_objects, the routine kinds), taken from a few
 subject queues that between them have every kind: a procedure added to the catalog is called here in
 every mode, and fails until it has a recipe below saying how to give it something to do.
 
