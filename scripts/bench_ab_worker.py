@@ -8,7 +8,7 @@ import time
 URL = os.environ.get("QGEN_AB_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 def work(spec_path, mode, batch, folder, name, seconds, out):
-    from qgen.specload import load_spec
+    from qgen.spec.load import load_spec
     from qgen.client import QueueClient
     spec = load_spec(spec_path)
     c = QueueClient(URL, spec, "testq", owner="ab")

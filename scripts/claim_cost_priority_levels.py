@@ -13,7 +13,7 @@ import sys
 
 from qgen.bench.claim_cost import _Cell, _variant
 from qgen.bench.database import BenchDatabase
-from qgen.specload import load_spec
+from qgen.spec.load import load_spec
 
 FACTOR, PER_LEVEL, READY = "priority, unvacuumed", 2000, 1000
 

@@ -29,7 +29,7 @@ import threading
 import time
 from collections import Counter
 
-from qgen.dburl import connect
+from qgen.cli.dburl import connect
 
 ERROR_NUMBER = re.compile(r"\((\d{3,5})\)")
 

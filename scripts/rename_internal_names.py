@@ -1,6 +1,6 @@
 """Give every variable the templates declare a name no spec name can have.
 
-A spec name matches [A-Za-z_][A-Za-z0-9_]* (qgen/spec.py), so a name holding `$` can never be a
+A spec name matches [A-Za-z_][A-Za-z0-9_]* (qgen/spec/model.py), so a name holding `$` can never be a
 payload column, a job-type column or a parameter. This script renames, mechanically:
 
 - PostgreSQL (templates/postgres): every PL/pgSQL variable declared in a DECLARE section,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from qgen.dialects.mssql import MssqlDatabase
-from qgen.render import render_spec
-from qgen.specload import load_spec
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec
 from tests.conftest import EXAMPLES
 from tests.support.babelfish import REWRITTEN, RUNS_AS_OWNER, SENT_FINGERPRINTS, chained, creates_procedure, rewrite
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from qgen.cli import main
-from qgen.render import check_rendering, render_spec, write_rendering
-from qgen.specload import SpecInvalid, load_spec
+from qgen.render.engine import check_rendering, render_spec, write_rendering
+from qgen.spec.load import SpecInvalid, load_spec
 from tests.conftest import EXAMPLES, ROOT
 
 CASES = ROOT / "tests" / "cases"

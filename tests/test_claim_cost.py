@@ -18,7 +18,7 @@ import pytest
 
 from qgen.bench.claim_cost import FACTORS, _Cell, _variant
 from qgen.bench.database import BenchDatabase
-from qgen.specload import load_spec
+from qgen.spec.load import load_spec
 from tests.conftest import ROOT
 from tests.support.pg import scratch_database
 from tests.support.run import named
@@ -176,7 +176,7 @@ def test_a_held_snapshot_does_not_make_claims_walk_the_work_done_since(db):
     index's dead entries within the watermark's every + slack ids (150), there at both points."""
     from qgen.bench.database import scratch_spec, variant_queue
     from qgen.client import QueueClient
-    from qgen.spec import object_name
+    from qgen.spec.model import object_name
 
     body = variant_queue(load_spec(SPEC), "testq", "lease", 10)
     body.update(scheduling=True, max_batch_size=1000, retry={"max_attempts": 5, "backoff": {"base": 0, "factor": 1,

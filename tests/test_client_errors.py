@@ -74,7 +74,7 @@ import os  # noqa: E402
 import uuid  # noqa: E402
 
 from qgen.client import ConnectionConfigError, ConnectionLost, QueueClient  # noqa: E402
-from qgen.specload import load_spec_text  # noqa: E402
+from qgen.spec.load import load_spec_text  # noqa: E402
 
 SPEC = load_spec_text("schema: s\nqueues:\n  q:\n    payload:\n      a: int\n", "s.yaml")
 UNKNOWN_HOST = "no-such-host.invalid"  # .invalid never resolves (RFC 6761)

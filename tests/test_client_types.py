@@ -5,7 +5,7 @@ enqueue and enqueue_many (one checking path, QueueShape.job), on both databases'
 Before: an int for a string(n) column raised NotInstalled ("install the spec") from enqueue and was
 stored as '42' by enqueue_many, priority=2.7 became 2, a dict for a text column was a raw driver error.
 
-Generated: every portable kind (qgen/spec.py ColumnType: the spec below has a NOT NULL column of each,
+Generated: every portable kind (qgen/spec/model.py ColumnType: the spec below has a NOT NULL column of each,
 and the first test fails when a kind is added) x every value of VALUES (ACCEPTS says, independently
 of the client, which kinds take it) x {enqueue, enqueue_many} x {postgres, mssql}. No database: the
 client has none, so a value that passes its checks reaches the send and raises CannotReconnect,
@@ -22,8 +22,8 @@ from typing import Any, Callable, get_args
 import pytest
 
 from qgen.client import CannotReconnect, InvalidArgument, QueueClient, QueueUsageError
-from qgen.spec import ColumnType
-from qgen.specload import load_spec_text
+from qgen.spec.model import ColumnType
+from qgen.spec.load import load_spec_text
 
 KINDS = get_args(ColumnType.model_fields["kind"].annotation)
 TYPES = {"string": "string(40)", "decimal": "decimal(6,2)"}  # the rest: the kind's own name

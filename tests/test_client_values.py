@@ -11,9 +11,9 @@ import psycopg
 import pytest
 
 from qgen.client import InvalidArgument, QueueClient
-from qgen.render import render_spec
-from qgen.specload import load_spec_text
-from qgen.worker import run_worker
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec_text
+from qgen.client.worker import run_worker
 from tests.support.pg import scratch_database
 from tests.support.run import run_spec
 

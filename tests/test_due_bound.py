@@ -23,7 +23,7 @@ import time
 import pytest
 
 from qgen.bench.database import BenchDatabase, scratch_spec, variant_queue
-from qgen.specload import load_spec
+from qgen.spec.load import load_spec
 from tests.conftest import ROOT
 from tests.support.pg import scratch_database
 from tests.support.run import named

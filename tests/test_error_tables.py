@@ -17,7 +17,7 @@ import pytest
 
 from qgen import dialects
 from qgen.client import error_kind
-from qgen.connection import connection_lost
+from qgen.client.connection import connection_lost
 from qgen.dialects.error_codes import KINDS, queue_error
 from tests.conftest import ROOT
 
@@ -152,7 +152,7 @@ def mssql():
         pytest.skip("QGEN_TEST_MSSQL_URL is not set: no SQL Server to raise errors on")
     import pyodbc
 
-    from qgen.connection import mssql_connection_string
+    from qgen.client.connection import mssql_connection_string
 
     with contextlib.closing(pyodbc.connect(mssql_connection_string(url), autocommit=True)) as conn:
         yield conn

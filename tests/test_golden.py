@@ -10,8 +10,8 @@ import shutil
 import pytest
 
 from qgen.cli import main
-from qgen.render import render_spec
-from qgen.specload import load_spec
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec
 from tests.conftest import EXAMPLES, ROOT
 
 DIALECTS = ["mssql", "postgres"]
@@ -83,13 +83,13 @@ def test_default_output_folder_is_generated_stem(tmp_path, monkeypatch):
 
 def test_installed_wheel_layout_finds_templates(tmp_path):
     """templates/ ships inside the package as qgen/templates; the renderer must find it there."""
-    import qgen.render as render_module
+    import qgen.render.engine as render_module
 
     fake_package = tmp_path / "qgen"
     shutil.copytree(ROOT / "templates", fake_package / "templates")
     original = render_module.__file__
     try:
-        render_module.__file__ = str(fake_package / "render.py")
+        render_module.__file__ = str(fake_package / "render" / "engine.py")
         assert render_module.templates_dir() == fake_package / "templates"
     finally:
         render_module.__file__ = original

@@ -37,10 +37,10 @@ import pytest
 
 from qgen.bench.database import BenchDatabase, scratch_spec, variant_queue
 from qgen.bench.procs import sample_payload
-from qgen.catalog import claims_in_place
-from qgen.queue_client import QueueClient
-from qgen.spec import Spec, object_name
-from qgen.specload import load_spec
+from qgen.spec.catalog import claims_in_place
+from qgen.client.queue import QueueClient
+from qgen.spec.model import Spec, object_name
+from qgen.spec.load import load_spec
 from tests.conftest import ROOT, require
 
 SPEC = ROOT / "examples" / "001_watermark.yaml"

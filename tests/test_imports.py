@@ -82,9 +82,30 @@ def test_a_circle_through_annotations_or_relative_imports_is_found(tmp_path):
 
 def test_the_public_names_stay_where_they_were():
     import qgen.client as client
-    import qgen.worker as worker
+    import qgen.client.worker as worker
 
     assert client.run_worker is worker.run_worker and client.WorkerStats is worker.WorkerStats
     for name in client.__all__:
         assert hasattr(client, name), name
     assert not hasattr(client, "__getattr__"), "no module __getattr__ re-export"
+
+
+def test_import_paths_users_files_hold_still_import():
+    """Files outside qgen import these paths: revision modules (qgen.migrate), the migrations/env.py
+    that `qgen init` wrote (qgen.connection), README examples of earlier versions (qgen.specload,
+    qgen.worker). Each still gives the names those files use, the same objects as their new homes."""
+    import qgen.client.connection
+    import qgen.client.worker
+    import qgen.spec.load
+    from qgen.connection import dialect_of_target, mssql_connection_string
+    from qgen.migrate import qgen_schemas, run_revision
+    from qgen.specload import SpecInvalid, load_spec, load_spec_text
+    from qgen.worker import NO_RESULT, WorkerStats, run_worker
+
+    assert dialect_of_target is qgen.client.connection.dialect_of_target
+    assert mssql_connection_string is qgen.client.connection.mssql_connection_string
+    assert (load_spec, load_spec_text, SpecInvalid) == (qgen.spec.load.load_spec, qgen.spec.load.load_spec_text,
+                                                        qgen.spec.load.SpecInvalid)
+    assert (run_worker, WorkerStats, NO_RESULT) == (qgen.client.worker.run_worker, qgen.client.worker.WorkerStats,
+                                                    qgen.client.worker.NO_RESULT)
+    assert callable(run_revision) and callable(qgen_schemas)

@@ -13,8 +13,8 @@ import uuid
 import psycopg
 import pytest
 
-from qgen.render import render_spec
-from qgen.specload import load_spec_text
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec_text
 from tests.support.pg import ADMIN_URL, run_script, scratch_database
 from tests.support.run import TOKEN, named
 

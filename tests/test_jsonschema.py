@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 import yaml
 
-from qgen.jsonschema import spec_json_schema
+from qgen.spec.json_schema import spec_json_schema
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, ROOT
 
 PUBLISHED = ROOT / "schema" / "qgen-spec.schema.json"

@@ -40,9 +40,9 @@ from qgen.client import QueueClient
 from qgen.migrations.runner import RevisionLockTimeout
 from qgen.migrations.tables import TABLE_SHAPING
 from qgen.migrations.writer import make_revision
-from qgen.spec import Queue
-from qgen.specload import load_spec
-from qgen.worker import run_worker
+from qgen.spec.model import Queue
+from qgen.spec.load import load_spec
+from qgen.client.worker import run_worker
 from tests.support.backends import mssql_server  # noqa: F401 (a fixture: a database of this module's own)
 from tests.support.pg import ADMIN_URL, scratch_database
 from tests.support.run import named
@@ -177,7 +177,7 @@ class SqlServerSite(Site):
     def _connect(self, autocommit: bool):
         import pyodbc
 
-        from qgen.connection import mssql_connection_string
+        from qgen.client.connection import mssql_connection_string
 
         return pyodbc.connect(mssql_connection_string(self.url), autocommit=autocommit)
 

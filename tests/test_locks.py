@@ -1,4 +1,4 @@
-"""The lock-escalation arithmetic (qgen/locks.py): every statement qgen sizes from it stays under
+"""The lock-escalation arithmetic (qgen/spec/locks.py): every statement qgen sizes from it stays under
 the budget on every index, page locks of wide rows counted, and the budget is not wasted."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from qgen.locks import LOCK_BUDGET, PAGE_BYTES, column_bytes, limits, rows_under_budget
-from qgen.spec import MAINTENANCE_BATCH_MAX, MAX_CLAIM, ColumnType
-from qgen.specload import load_spec, load_spec_text
+from qgen.spec.locks import LOCK_BUDGET, PAGE_BYTES, column_bytes, limits, rows_under_budget
+from qgen.spec.model import MAINTENANCE_BATCH_MAX, MAX_CLAIM, ColumnType
+from qgen.spec.load import load_spec, load_spec_text
 from tests.conftest import COVERAGE_SPECS, EXAMPLES
 
 
@@ -50,7 +50,7 @@ def test_a_dedupe_key_halves_what_one_insert_may_write():
 def test_the_deferred_bit_of_a_fifo_queue_with_available_at_is_counted_in_its_row():
     """SQL Server's [deferred] bit widens each row of a fifo queue with available_at by a
     byte; a priority queue has none (its deferred jobs stay in its claim index)."""
-    from qgen.locks import _job_bytes
+    from qgen.spec.locks import _job_bytes
 
     def width(ordering: str) -> int:
         spec = load_spec_text(f"queues:\n  q:\n    payload: {{a: int}}\n    ordering: {ordering}\n", "s.yaml")

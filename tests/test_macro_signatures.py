@@ -1,5 +1,5 @@
 """Dialect macros of one name take the same parameters: `m.name(...)` dispatches to `<dialect>__name`,
-else `default__name` (qgen/render.py's MacroDispatch), so a call reads the same whichever database it
+else `default__name` (qgen/render/engine.py's MacroDispatch), so a call reads the same whichever database it
 renders for only when every definition of the name has the same parameter list (names, in order;
 defaults may differ). Macros that do different things on different databases have different names."""
 

@@ -20,8 +20,8 @@ import tempfile
 import psycopg
 import pytest
 
-from qgen.render import render_spec
-from qgen.specload import load_spec_text
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec_text
 from tests.conftest import require
 from tests.support.run import run_spec
 

@@ -417,7 +417,7 @@ def test_a_table_difference_beyond_storage_is_still_refused(migrations, schema, 
 def test_migration_tsql_passes_the_gate(migrations, schema, tmp_path):
     """The SQL Server side of a spec-change revision (previous objects, column changes and their
     reversal) passes the same T-SQL gate as every rendered script."""
-    from tests.support.tsql_gate import ParserUnavailable, check_scripts, ensure_parser
+    from tools.tsql_gate.gate import ParserUnavailable, check_scripts, ensure_parser
 
     try:
         ensure_parser()
@@ -483,7 +483,7 @@ def sql_server_engine():
 
     import sqlalchemy as sa
 
-    from qgen.connection import mssql_connection_string
+    from qgen.client.connection import mssql_connection_string
 
     return sa.create_engine("mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(MSSQL_URL)))
 
@@ -832,12 +832,12 @@ def remove_sql_server_install(spec_path: Path) -> None:
 
     import pyodbc
 
-    from qgen.connection import mssql_connection_string
+    from qgen.client.connection import mssql_connection_string
     from qgen.dialects.mssql import MssqlDatabase
 
     split_batches = MssqlDatabase().split_batches
-    from qgen.render import render_spec
-    from qgen.specload import load_spec
+    from qgen.render.engine import render_spec
+    from qgen.spec.load import load_spec
     from tests.support.babelfish import is_babelfish, rewrite
 
     rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")

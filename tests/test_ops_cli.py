@@ -13,8 +13,8 @@ import psycopg
 import pytest
 
 from qgen.client import NotInstalled, QueueClient
-from qgen.render import render_spec
-from qgen.specload import load_spec
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec
 from tests.conftest import ROOT
 from tests.support.pg import run_script, scratch_database
 from tests.support.run import run_spec
@@ -216,7 +216,7 @@ def test_a_round_after_the_connection_was_lost_connects_again(installed, capsys)
     dropped made the client raise CannotReconnect (a QueueError: the session was kept), and every later
     round raised it again, for ever. Which errors drop the session is the error table's: a lost
     connection does."""
-    from qgen.ops import Session, _call
+    from qgen.cli.ops import Session, _call
 
     url, spec = installed
     session = Session(url, spec)

@@ -55,8 +55,8 @@ import psycopg
 import pytest
 
 from qgen.dialects.mssql import MssqlDatabase
-from qgen.render import Rendering, render_spec
-from qgen.specload import load_spec_text
+from qgen.render.engine import Rendering, render_spec
+from qgen.spec.load import load_spec_text
 from tests.conftest import require
 from tests.support.babelfish import GAPS
 from tests.support.backends import MSSQL_MISSING, MSSQL_URL_ENV, MssqlBackend
@@ -504,7 +504,7 @@ def test_every_batch_of_an_offline_upgrade_script_is_guarded():
     prints, the first revision's (it installs) and the second's: a batch added to a revision, or
     an Alembic that prints something new between its BEGIN and COMMIT, is covered without a
     database."""
-    from tests.support.tsql_gate import transaction_guard_findings
+    from tools.tsql_gate.gate import transaction_guard_findings
 
     _ini, first, second = revisions()
     for span in (first, f"{first}:{second}"):

@@ -85,7 +85,7 @@ def test_node_peer_drains_every_job_exactly_once_through_its_own_api(postgres_se
     completed once, and the peer's own tables hold nothing unfinished."""
     from tools.bench_peers.run import Measure, PeerOptions, measure_once, scratch_databases
     from tools.bench_peers.run import EXAMPLE
-    from qgen.specload import load_spec
+    from qgen.spec.load import load_spec
 
     token = f"{TOKEN}{secrets.token_hex(2)}"
     system = peers.module(peer).system(peer, token)
@@ -103,7 +103,7 @@ def test_node_peer_fill_returns_every_id_of_a_fill_larger_than_a_pipe_buffer(pos
     came back on one stdout line that the Node process's exit cut at the pipe's buffer."""
     from tools.bench_peers.run import EXAMPLE, scratch_databases
     from qgen.bench.procs import Target
-    from qgen.specload import load_spec
+    from qgen.spec.load import load_spec
 
     token = f"{TOKEN}{secrets.token_hex(2)}"
     system = peers.module("graphile-worker").system("graphile-worker", token)

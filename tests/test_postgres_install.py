@@ -8,9 +8,9 @@ import psycopg
 import pytest
 
 from qgen import dialects
-from qgen.render import render_spec
-from qgen.spec import role_name
-from qgen.specload import load_spec
+from qgen.render.engine import render_spec
+from qgen.spec.model import role_name
+from qgen.spec.load import load_spec
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, ROOT
 from tests.support.pg import run_script, scratch_database, uninstalled_at_the_end
 from tests.support.run import run_spec
@@ -117,7 +117,7 @@ def test_claim_and_purge_indexes(postgres_server):
 
 @pytest.mark.parametrize("spec_path", EXAMPLES + COVERAGE_SPECS, ids=lambda p: p.stem)
 def test_every_name_install_creates_is_one_qgen_check_knows(postgres_server, spec_path):
-    """qgen/names.py checks the names it collects from the rendered scripts; what PostgreSQL then
+    """qgen/render/names.py checks the names it collects from the rendered scripts; what PostgreSQL then
     holds must be exactly those, or a template created a name the check never saw."""
     spec = run_spec(load_spec(spec_path))  # roles of this run's own: they belong to the cluster
     rendering = render_spec(spec, spec_path.name, "postgres")

@@ -1,4 +1,4 @@
-"""qgen/prometheus.py writes what a strict 0.0.4 parser (tests/support/prom_text.py) reads back
+"""qgen/cli/prometheus.py writes what a strict 0.0.4 parser (tests/support/prom_text.py) reads back
 exactly: label values and HELP text escaped, every name by Prometheus's conventions. And the parser
 is strict: each malformed text below is refused (a parser that accepts anything checks nothing)."""
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from qgen.prometheus import QUEUE_GAUGES, Family, families, render
+from qgen.cli.prometheus import QUEUE_GAUGES, Family, families, render
 from tests.support.prom_text import ExpositionError, parse, value
 
 # Queue and schema names a spec refuses (it takes safe identifiers only), and the exposition must

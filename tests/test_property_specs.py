@@ -24,14 +24,14 @@ import psycopg
 import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 
-from qgen.render import render_spec
-from qgen.spec import role_name
-from qgen.specload import SpecInvalid, load_spec_text
+from qgen.render.engine import render_spec
+from qgen.spec.model import role_name
+from qgen.spec.load import SpecInvalid, load_spec_text
 from tests.conftest import require
 from tests.support.pg import run_script, scratch_database
 from tests.support.run import TOKEN, named
 from tests.support.spec_strategies import specs
-from tests.support.tsql_gate import ParserUnavailable, ensure_parser, own_findings, sqlfluff_findings, sqlparser_findings
+from tools.tsql_gate.gate import ParserUnavailable, ensure_parser, own_findings, sqlfluff_findings, sqlparser_findings
 
 EXAMPLES = int(os.environ.get("QGEN_PROPERTY_EXAMPLES", "40"))
 LOCATED = re.compile(r"spec\.yaml:([0-9]+):([0-9]+): (\S[^:]*|\S.*?): (.+)", re.S)

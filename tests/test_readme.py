@@ -1,6 +1,6 @@
 """The README and the docs/ pages stay true to the code:
 - docs/spec.md documents every spec key: its table is generated from the spec model and must be current;
-- docs/api.md's procedure reference is generated from the contract (qgen/contract.py) and must be current;
+- docs/api.md's procedure reference is generated from the contract (qgen/spec/contract.py) and must be current;
 - docs/spec.md names every example;
 - every `qgen ...` command shown in a shell block of the README or a docs/ page is one the command line
   accepts (subcommand, options, choices), parsed by qgen's own argument parser;
@@ -15,8 +15,8 @@ import shlex
 import pytest
 
 from qgen.cli import build_parser
-from qgen.contract import reference_markdown
-from qgen.jsonschema import spec_reference_markdown
+from qgen.spec.contract import reference_markdown
+from qgen.spec.json_schema import spec_reference_markdown
 from tests.conftest import ROOT
 
 PAGES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
@@ -28,7 +28,7 @@ def test_spec_key_reference_is_current():
     start = page.index("\n", start) + 1
     end = page.index("<!-- /spec-reference -->")
     assert page[start:end] == spec_reference_markdown(), \
-        "regenerate the key table in docs/spec.md from qgen.jsonschema.spec_reference_markdown()"
+        "regenerate the key table in docs/spec.md from qgen.spec.json_schema.spec_reference_markdown()"
 
 
 def test_procedure_reference_is_current():
@@ -37,7 +37,7 @@ def test_procedure_reference_is_current():
     start = page.index("\n", start) + 1
     end = page.index("<!-- /procedure-reference -->")
     assert page[start:end] == reference_markdown(), \
-        "regenerate the procedure reference in docs/api.md from qgen.contract.reference_markdown()"
+        "regenerate the procedure reference in docs/api.md from qgen.spec.contract.reference_markdown()"
 
 
 def test_spec_page_names_every_example():
@@ -107,8 +107,8 @@ def test_links_to_docs_pages_resolve():
 def test_roles_are_described_as_sql_servers_database_roles_and_postgresqls_cluster_roles():
     """The docs called the roles server-wide; on SQL Server CREATE ROLE makes a role
     of one database (PostgreSQL's roles do belong to the cluster)."""
-    from qgen.render import render_spec
-    from qgen.specload import load_spec
+    from qgen.render.engine import render_spec
+    from qgen.spec.load import load_spec
 
     spec_path = ROOT / "examples" / "000_flag_worker.yaml"
     headers = {d: render_spec(load_spec(spec_path), spec_path.name, d).files()["01_roles.sql"].splitlines()[0]

@@ -23,9 +23,9 @@ import psycopg
 import pytest
 
 from qgen.client import CannotReconnect, ConnectionLost, OutcomeUnknown, QueueClient
-from qgen.render import render_spec
-from qgen.specload import load_spec_text
-from qgen.worker import NO_RESULT, run_worker
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec_text
+from qgen.client.worker import NO_RESULT, run_worker
 from tests.support.pg import ADMIN_URL, scratch_database
 from tests.support.proxy import CuttingProxy
 from tests.support.run import run_spec

@@ -11,10 +11,10 @@ import pytest
 
 from qgen import dialects
 from qgen.cli import main
-from qgen.ops import status_row
-from qgen.render import render_spec
-from qgen.review import STATUS_FIELDS, dialect_facts, spec_page
-from qgen.specload import load_spec, load_spec_text
+from qgen.cli.ops import status_row
+from qgen.render.engine import render_spec
+from qgen.render.review import STATUS_FIELDS, dialect_facts, spec_page
+from qgen.spec.load import load_spec, load_spec_text
 from tests.conftest import EXAMPLES, ROOT
 
 

@@ -104,7 +104,7 @@ def test_revisions_written_before_the_split_upgrade_and_downgrade_on_sql_server(
 
     import sqlalchemy as sa
 
-    from qgen.connection import mssql_connection_string
+    from qgen.client.connection import mssql_connection_string
     from tests.support.babelfish import rewriting_sqlalchemy
 
     schema = SCHEMA

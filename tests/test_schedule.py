@@ -12,9 +12,9 @@ import subprocess
 import psycopg
 import pytest
 
-from qgen.render import render_spec
-from qgen.spec import object_name
-from qgen.specload import load_spec
+from qgen.render.engine import render_spec
+from qgen.spec.model import object_name
+from qgen.spec.load import load_spec
 from tests.conftest import EXAMPLES, ROOT
 from tests.support.pg import run_script, scratch_database
 from tests.support.run import run_spec

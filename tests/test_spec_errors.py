@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from qgen.specload import SpecInvalid, load_spec_text
+from qgen.spec.load import SpecInvalid, load_spec_text
 from tests.conftest import ROOT
 
 CASES = ROOT / "tests" / "cases"
@@ -35,7 +35,7 @@ MISTAKES = {
     "out_of_range": (4, 17, "queues.q.batch_size", ["out of range", "at least 1"]),
     "batch_size_above_the_lock_escalation_cap": (4, 17, "queues.q.batch_size", ["at most 4000"]),
     "max_batch_size_above_the_lock_escalation_cap": (4, 21, "queues.q.max_batch_size", ["at most 4000"]),
-    # SQL Server escalates one statement's 5,000 locks on an index to a table lock (qgen/locks.py): a
+    # SQL Server escalates one statement's 5,000 locks on an index to a table lock (qgen/spec/locks.py): a
     # lease queue's row can fill a page alone (last_error), so a claim takes two locks a row.
     "max_batch_size_whose_claim_could_escalate_on_sql_server": (4, 21, "queues.q.max_batch_size", ["escalates to a table lock", "page locks",
                                                 "accepted: max_batch_size at most 1999"]),
@@ -230,7 +230,7 @@ def test_minimal_spec_is_a_queue_name_and_one_column():
 def test_sqlserver_2016_means_2016_sp1():
     """The T-SQL uses CREATE OR ALTER, which SQL Server 2016 has from SP1 on: `2016` is accepted in
     that sense only, and the key's description (README, JSON Schema) says so."""
-    from qgen.spec import Spec
+    from qgen.spec.model import Spec
 
     spec = load_spec_text("sqlserver_version: 2016\nqueues:\n  q:\n    payload: {a: int}\n", "spec.yaml")
     assert spec.sqlserver_version == 2016
@@ -243,8 +243,8 @@ def test_a_claim_size_only_sql_server_would_escalate_is_accepted_for_postgresql_
 def test_grants_role_prefix_names_the_roles_and_is_checked_where_it_is_written():
     """Roles belong to the whole server: a spec may give them a prefix of their own (two databases
     that install the same schema otherwise share its roles)."""
-    from qgen.render import render_spec
-    from qgen.spec import role_name
+    from qgen.render.engine import render_spec
+    from qgen.spec.model import role_name
 
     base = "schema: app_queues\ngrants:\n  role_prefix: {prefix}\nqueues:\n  q:\n    payload: {{a: int}}\n"
     spec = load_spec_text(base.format(prefix="billing_db"))

@@ -16,7 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qgen.specload import SpecInvalid, load_spec_text
+from qgen.spec.load import SpecInvalid, load_spec_text
 from tests.support.spec_strategies import specs
 
 EXAMPLES = int(os.environ.get("QGEN_FUZZ_EXAMPLES", "100"))

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from qgen.specload import SpecInvalid, load_spec_text
+from qgen.spec.load import SpecInvalid, load_spec_text
 
 
 def test_a_null_payload_key_is_reported_at_its_own_line_with_what_is_accepted():

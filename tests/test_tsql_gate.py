@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.support.tsql_gate import (
+from tools.tsql_gate.gate import (
     Finding,
     ParserUnavailable,
     check_scripts,
@@ -461,7 +461,7 @@ def test_own_check_reports(sql, needle):
 
 
 # --------------------------------------------------------------------------------------------------
-# Gate 3: qgen's semantic rules (tests/support/tsql_rules.py). Each sample is real T-SQL (the test
+# Gate 3: qgen's semantic rules (tools/tsql_gate/rules.py). Each sample is real T-SQL (the test
 # at the end parses them all) and trips only the rule it is listed under.
 
 CLAIM_CTE = ("DECLARE @c TABLE (id int);\n"
@@ -1033,7 +1033,7 @@ def test_procedures_and_batches_outside_a_spanning_transaction_need_no_guard():
 
 
 # --------------------------------------------------------------------------------------------------
-# "lock order" (tests/support/tsql_locks.py): a job's row and its lease index's key, taken in
+# "lock order" (tools/tsql_gate/locks.py): a job's row and its lease index's key, taken in
 # opposite orders by two procedures that hold or end a lease.
 
 LEASE_TABLE = """\

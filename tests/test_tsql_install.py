@@ -11,9 +11,9 @@ import contextlib
 
 import pytest
 
-from qgen.render import render_spec
-from qgen.spec import object_name
-from qgen.specload import load_spec
+from qgen.render.engine import render_spec
+from qgen.spec.model import object_name
+from qgen.spec.load import load_spec
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, ROOT
 from tests.support.backends import BEFORE_INSTALL, MssqlBackend
 from tests.support.backends import mssql_server as server  # noqa: F401 (a fixture)
@@ -134,7 +134,7 @@ def test_install_refuses_a_schema_owned_by_a_role_before_creating_anything(serve
     import pyodbc
 
     from qgen.client import error_kind
-    from qgen.spec import role_name
+    from qgen.spec.model import role_name
 
     with role_owned_schema(server) as (spec, rendering, role):
         with contextlib.closing(server.connect(autocommit=True)) as conn:  # as on SQL Server

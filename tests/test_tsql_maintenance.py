@@ -5,7 +5,7 @@ broken on purpose:
 
 - purge and purge_batch delete with DELETE TOP (...) WITH (ROWLOCK, READPAST) only, under a pinned
   READ COMMITTED (READPAST raises error 650 under SERIALIZABLE or SNAPSHOT), and refuse a batch
-  size above the queue's cap (qgen/locks.py: page locks of wide rows counted) before any delete, so
+  size above the queue's cap (qgen/spec/locks.py: page locks of wide rows counted) before any delete, so
   no statement can take enough locks to escalate;
 - purge refuses to run inside the caller's transaction (where it could not commit per batch)
   before it deletes anything;
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from qgen.render import render_spec, templates_dir
-from qgen.locks import limits
-from qgen.specload import load_spec
+from qgen.render.engine import render_spec, templates_dir
+from qgen.spec.locks import limits
+from qgen.spec.load import load_spec
 from tests.behaviour.helpers import BEHAVE
 from tests.conftest import COVERAGE_SPECS, EXAMPLES
 
@@ -52,7 +52,7 @@ def maintenance_problems(rendering, spec) -> list[str]:
             if pin < 0 or pin > deletes[0]:
                 problems.append(f"{where}: READ COMMITTED is not pinned before the first READPAST delete")
             # Under lock escalation on every table it deletes from, wide rows' page locks counted
-            # (qgen/locks.py): for a lease queue's archive or dead letters well under 4000.
+            # (qgen/spec/locks.py): for a lease queue's archive or dead letters well under 4000.
             most = limits(spec, item.obj.queue, "mssql").maintenance_max
             cap = body.find(f"@batch_size > {most}\n")
             if cap < 0 or cap > deletes[0]:

@@ -11,7 +11,7 @@ import os
 import pytest
 
 from qgen.client import QueueClient
-from qgen.connection import mssql_connection_string, tvp_capable
+from qgen.client.connection import mssql_connection_string, tvp_capable
 from qgen.dialects.mssql.odbc import FREETDS, MICROSOFT_ODBC, microsoft_odbc_path, odbc_driver
 from tests.conftest import EXAMPLES
 from tests.support.backends import mssql_server as server  # noqa: F401 (a fixture)
@@ -99,7 +99,7 @@ def test_a_batch_goes_as_a_table_valued_parameter_through_python_tds(server):
     (qgen's client speaks pyodbc only; python-tds here calls the procedure itself.)"""
     from sqlalchemy.engine import make_url
 
-    from qgen.spec import object_name
+    from qgen.spec.model import object_name
     from tests.conftest import require
 
     try:

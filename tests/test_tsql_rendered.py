@@ -11,12 +11,12 @@ import shutil
 import pytest
 
 from qgen import dialects
-from qgen.render import render_spec, templates_dir
-from qgen.specload import load_spec
-from qgen.catalog import ROUTINE_KINDS
-from qgen.spec import MAX_WAIT_MS, WAIT_STEP_MS, object_name
+from qgen.render.engine import render_spec, templates_dir
+from qgen.spec.load import load_spec
+from qgen.spec.catalog import ROUTINE_KINDS
+from qgen.spec.model import MAX_WAIT_MS, WAIT_STEP_MS, object_name
 from tests.conftest import COVERAGE_SPECS, EXAMPLES, require
-from tests.support.tsql_gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
+from tools.tsql_gate.gate import (ParserUnavailable, check_scripts, deploy_findings, ensure_parser, own_findings,
                                      sqlfluff_findings)
 
 pytestmark = pytest.mark.tsql_gate
@@ -83,7 +83,7 @@ DELETE [job]
 
 @pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)
 def test_qgen_check_sees_every_name_the_tsql_creates(spec_path):
-    """qgen/names.py holds the names it collects to SQL Server's limit and to each other: every
+    """qgen/render/names.py holds the names it collects to SQL Server's limit and to each other: every
     CREATE and every named CONSTRAINT of the rendered T-SQL must be among them."""
     for item in render_spec(load_spec(spec_path), spec_path.name, "mssql").objects:
         code = "\n".join(line for line in item.create.splitlines() if not line.lstrip().startswith("--"))
@@ -103,7 +103,7 @@ BREAKAGES = {
     "two procedures in one batch": ("metrics.sql.j2", "{% block drop %}", "{% block drop %}", "own", "GO batch"),
     "unparsable for sqlfluff": ("purge.sql.j2", " AS [archived], ", " AS AS [archived], ",
                                 "sqlfluff", "unparsable"),
-    # qgen's semantic rules (tests/support/tsql_rules.py), one defect each
+    # qgen's semantic rules (tools/tsql_gate/rules.py), one defect each
     "READPAST without READ COMMITTED pinned": ("dequeue.sql.j2", "    {{ m.procedure_start() }}\n", "", "own", "error 650"),
     "claim through a second reference": ("macros.sql.j2", "{#- Complete the lease-mode jobs",
                                          JOIN_CLAIM + "{#- Complete the lease-mode jobs", "own", "do not cover"),
@@ -127,7 +127,7 @@ BREAKAGES = {
         "own", "still there", 0),
     "maintain's applock taken as public": ("maintain.sql.j2", ", @DbPrincipal = @q$principal;", ";", "own",
                                           "applock principal"),
-    # deployment rules (tests/support/tsql_gate.deploy_findings)
+    # deployment rules (tools/tsql_gate/gate.py, deploy_findings)
     "a procedure that leaves a session option to the caller": (
         "purge.sql.j2", "    {{ m.procedure_start() }}\n",
         "    SET NOCOUNT, XACT_ABORT ON;\n    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\n",
@@ -332,8 +332,8 @@ def test_the_admin_role_is_granted_qgens_own_procedures_by_name_and_nothing_sche
     """EXECUTE ON SCHEMA would give the admin role every procedure of a shared schema (or dbo), the
     application's included, present and future: never granted, only each procedure qgen creates
     (and taken back, by upgrade.sql, from an install an older qgen made)."""
-    from qgen.catalog import ROUTINE_KINDS
-    from qgen.spec import role_name
+    from qgen.spec.catalog import ROUTINE_KINDS
+    from qgen.spec.model import role_name
 
     spec = load_spec(spec_path)
     rendering = render_spec(spec, spec_path.name, "mssql")

@@ -17,8 +17,8 @@ import time
 
 import psycopg
 
-from qgen.render import render_spec
-from qgen.specload import load_spec_text
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec_text
 from tests.conftest import require
 from tests.support.pg import scratch_database, server_problem
 from tests.support.run import TOKEN, run_spec

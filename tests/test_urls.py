@@ -1,15 +1,16 @@
-"""Which database a URL or connection string names is decided in one place (qgen/urls.py), and the
+"""Which database a URL or connection string names is decided in one place (qgen/dialects/urls.py), and the
 client, the commands' --url, Alembic's env.py, a running revision and the bench all ask it."""
 
 from __future__ import annotations
 
 import pytest
 
-from qgen import connection, dburl
+from qgen import connection
+from qgen.cli import dburl
 from qgen.bench.database import BenchError, dialect_of
 from qgen.migrations.manifest import DialectFiles, Manifest
 from qgen.migrations.runner import _database
-from qgen.urls import UnknownDatabase, database_of
+from qgen.dialects.urls import UnknownDatabase, database_of
 
 ACCEPTED = [
     ("postgresql://postgres@127.0.0.1:5432/app", "postgres"),

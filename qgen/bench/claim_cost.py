@@ -28,9 +28,9 @@ from typing import Any, Optional, TextIO
 
 from qgen.bench.database import BenchDatabase, BenchError, scratch_spec, variant_queue
 from qgen.bench.procs import sample_payload
-from qgen.bench.report import table
-from qgen.catalog import claims_in_place
-from qgen.spec import Spec, object_name
+from qgen.cli.tables import table
+from qgen.spec.catalog import claims_in_place
+from qgen.spec.model import Spec, object_name
 
 FACTORS = ("delayed", "backed-off", "burned ids", "lagging type", "in flight", "unvacuumed completed",
            "priority, unvacuumed")

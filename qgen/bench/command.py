@@ -1,4 +1,4 @@
-"""`qgen bench`: the command's flow (the arguments are declared in qgen/cli.py)."""
+"""`qgen bench`: the command's flow (the arguments are declared in qgen/cli/__init__.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from qgen.bench.chaos import ChaosOptions
 from qgen.bench.database import BenchDatabase, BenchError, scratch_spec
 from qgen.bench.load import LoadOptions, run_load
 from qgen.bench.report import load_table
-from qgen.specload import load_spec
+from qgen.spec.load import load_spec
 
 URL_ENV = "QGEN_DATABASE_URL"
 LOAD_LEASE = 300   # seconds a bench worker's claim holds its jobs
@@ -38,7 +38,7 @@ def _bench(args: argparse.Namespace) -> int:
     if (args.spec is None) == (args.example is None):
         raise BenchError("give a spec: SPEC (a file) or --example NAME (a spec qgen ships), one of them")
     if args.example is not None:
-        from qgen.scaffold import UnknownExample, example_path
+        from qgen.cli.scaffold import UnknownExample, example_path
 
         try:
             spec_path = example_path(args.example)

@@ -16,7 +16,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from qgen.bench.report import table
+from qgen.cli.tables import table
 
 REFERENCE = "R1: single-row UPDATE"
 

@@ -18,9 +18,9 @@ import jinja2
 
 from pydantic import ValidationError
 
-from qgen.render import Column, Rendering, make_environment, render_spec
-from qgen.urls import UnknownDatabase, database_of
-from qgen.spec import Spec
+from qgen.render.engine import Column, Rendering, make_environment, render_spec
+from qgen.dialects.urls import UnknownDatabase, database_of
+from qgen.spec.model import Spec
 
 
 UNINSTALL_TRIES = 3
@@ -35,7 +35,7 @@ class BenchError(Exception):
 
 
 def dialect_of(url: str) -> str:
-    """The dialect of the database --url names (qgen/urls.py decides)."""
+    """The dialect of the database --url names (qgen/dialects/urls.py decides)."""
     try:
         return database_of(url)
     except UnknownDatabase as exc:
@@ -62,8 +62,8 @@ def scratch_spec(spec: Spec, schema: str, queues: Optional[dict[str, dict]] = No
     data["grants"] = {**data.get("grants", {}), **{r: f"{schema}_{r}" for r in ("producer", "consumer", "admin")}}
     if queues is not None:
         data["queues"] = queues
-    from qgen.names import name_problems
-    from qgen.specload import describe_validation
+    from qgen.render.names import name_problems
+    from qgen.spec.load import describe_validation
 
     try:
         moved = Spec.model_validate(data)
@@ -193,7 +193,7 @@ class BenchDatabase:
     def remaining_ids(self, spec: Spec, queue: str) -> set[int]:
         """The ids of a queue's jobs not finished: still in its table (not processed, when on_complete
         is mark), or in its dead-letter table."""
-        from qgen.spec import object_name
+        from qgen.spec.model import object_name
 
         q = spec.queues[queue]
         table = object_name(spec, queue, "table")
@@ -205,7 +205,7 @@ class BenchDatabase:
 
     def leased_by(self, spec: Spec, queue: str, owner: str) -> set[int]:
         """The ids of the jobs a worker (its owner name) holds under a lease."""
-        from qgen.spec import object_name
+        from qgen.spec.model import object_name
 
         statement = self.sql.leased_by(spec.schema, object_name(spec, queue, "table"))
         return {row[0] for row in self.execute(statement, {"owner": owner})}

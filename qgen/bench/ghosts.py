@@ -24,9 +24,9 @@ from typing import Any, Optional, TextIO
 from qgen.bench.database import BenchDatabase, BenchError, fill_queue, queue_variant
 from qgen.bench.fleet import Fleet, Progress, verdict, write_ledger
 from qgen.bench.procs import Target, worker
-from qgen.bench.report import table
+from qgen.cli.tables import table
 from qgen.client import QueueClient
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 
 # name: (claim mode, watermark on); None for the naive pattern's own table
 VARIANTS: dict[str, Optional[tuple[str, bool]]] = {

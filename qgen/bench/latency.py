@@ -32,9 +32,9 @@ from typing import Any, Callable, Optional, TextIO
 from qgen.bench.database import BenchDatabase, BenchError, queue_variant, scratch_spec, variant_queue
 from qgen.bench.fleet import Fleet, ledger_lines, percentile
 from qgen.bench.procs import Signals, Target, _add, _client, _ledger, _run_child, sample_payload
-from qgen.bench.report import table
-from qgen.spec import Spec
-from qgen.worker import POLL_INTERVAL, run_worker
+from qgen.cli.tables import table
+from qgen.spec.model import Spec
+from qgen.client.worker import POLL_INTERVAL, run_worker
 
 VARIANTS = {"polling": "poll", "wake-ups": "notify"}
 # The targets with wake-ups (PostgreSQL): p99 at 500 jobs/s with 4 workers, idle CPU.

@@ -16,7 +16,7 @@ from qgen.bench.chaos import Chaos, ChaosOptions, recovery
 from qgen.bench.database import BenchDatabase, BenchError
 from qgen.bench.fleet import Fleet, Progress, in_doubt, percentile, verdict
 from qgen.bench.procs import Target, producer, reaper, worker
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 
 
 @dataclass(frozen=True)

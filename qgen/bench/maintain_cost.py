@@ -24,10 +24,10 @@ from qgen.bench.database import BenchDatabase, fill_queue, scratch_spec
 from qgen.bench.fleet import Fleet, Progress, percentile
 from qgen.bench.load import worker_mode
 from qgen.bench.procs import Target, worker
-from qgen.bench.report import table
+from qgen.cli.tables import table
 from qgen.client import QueueClient
-from qgen.spec import Spec
-from qgen.worker import MAINTAIN_EVERY
+from qgen.spec.model import Spec
+from qgen.client.worker import MAINTAIN_EVERY
 
 
 @dataclass(frozen=True)

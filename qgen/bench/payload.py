@@ -9,7 +9,7 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 
 
 def sample_payload(spec: Spec, queue: str, n: int) -> dict[str, Any]:

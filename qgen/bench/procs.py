@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from qgen.bench.payload import sample_payload  # noqa: F401  (processes and tests take it from here)
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 
 
 @dataclass(frozen=True)

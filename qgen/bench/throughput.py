@@ -22,9 +22,9 @@ from typing import Any, Optional, TextIO
 from qgen.bench.database import BenchDatabase, fill_queue, queue_variant
 from qgen.bench.fleet import Fleet, Progress, verdict, write_ledger
 from qgen.bench.procs import Target, inserter, producer, updater, worker
-from qgen.bench.report import table
+from qgen.cli.tables import table
 from qgen.client import QueueClient
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 
 COUNTER_ROWS = 100_000
 ENQUEUE_BATCH = 100

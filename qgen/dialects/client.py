@@ -1,5 +1,5 @@
 """The client side of a database (ClientSide, which qgen.dialects.base.Database is made of): how
-QueueClient (qgen/client.py) talks to it, as River's driver interface does for its queue. ClientSide
+QueueClient (qgen/client/__init__.py) talks to it, as River's driver interface does for its queue. ClientSide
 holds the defaults; each database's class (qgen/dialects/<name>/client.py) overrides only what differs.
 
 What the client side decides:

@@ -156,7 +156,7 @@ class ScriptSide:
     # belong to the cluster; SQL Server's CREATE ROLE makes a role of the one database.
     role_scope: ClassVar[str] = "cluster-wide"
     # Whether one statement holding many row and page locks on an index is escalated to a table
-    # lock (SQL Server, at 5,000): then qgen caps the rows per statement (qgen/locks.py).
+    # lock (SQL Server, at 5,000): then qgen caps the rows per statement (qgen/spec/locks.py).
     escalates_locks: ClassVar[bool] = False
     # Whether what it renders depends on the spec's sqlserver_version (SQL Server: a table's key
     # options; a revision that changes the version says tables already there keep theirs).
@@ -177,7 +177,7 @@ class ScriptSide:
         return len(name)
 
     def created_names(self, script: str) -> list[CreatedName]:
-        """Every name a rendered script creates (qgen/names.py checks them against the limit and each other)."""
+        """Every name a rendered script creates (qgen/render/names.py checks them against the limit and each other)."""
         raise NotImplementedError
 
     def index_key_bytes(self, t: Any) -> Optional[int]:

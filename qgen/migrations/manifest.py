@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from qgen.migrations import RevisionRefused
-from qgen.spec import Spec
-from qgen.specload import SpecInvalid, load_spec_text
+from qgen.spec.model import Spec
+from qgen.spec.load import SpecInvalid, load_spec_text
 
 MANIFEST = "manifest.json"
 SPEC_FILE = "spec.yaml"

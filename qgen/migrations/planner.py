@@ -8,14 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from qgen.catalog import DbObject
+from qgen.spec.catalog import DbObject
 from qgen.migrations import RevisionRefused, has_sql
 from qgen.migrations.manifest import ObjectEntry, Previous, StoredObject, find_previous
 from qgen.migrations.steps import DialectPlan, Steps, body, header
 from qgen.migrations.tables import DATA_TABLES, column_changes, plan_kept_tables, render_change
-from qgen.render import Rendering, render_spec
-from qgen.spec import Spec
-from qgen.specload import load_spec
+from qgen.render.engine import Rendering, render_spec
+from qgen.spec.model import Spec
+from qgen.spec.load import load_spec
 
 # Run by every revision that creates objects (install ends with it); their drop block is uninstall's
 # guard against dropping tables with jobs, so only the teardown runs it, never a revision that follows.
@@ -40,7 +40,7 @@ class PlannedRevision:
 
     def page(self, message: str, dry_run: bool = False) -> str:
         """The revision's review page (REVIEW.md in its folder; `qgen revision --dry-run` prints it)."""
-        from qgen.review import revision_page
+        from qgen.render.review import revision_page
 
         return revision_page(self, message, dry_run)
 

@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 from qgen import dialects as dialect_registry
 from qgen.migrations import RevisionRefused, has_sql
 from qgen.migrations.manifest import Manifest
-from qgen.render import make_environment
-from qgen.urls import UnknownDatabase, database_of
+from qgen.render.engine import make_environment
+from qgen.dialects.urls import UnknownDatabase, database_of
 
 # A child of Alembic's logger: what a downgrade keeps and drops shows where Alembic's own lines do.
 _LOG = logging.getLogger("alembic.runtime.qgen")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from qgen import __version__
 from qgen import dialects as dialect_registry
 from qgen.migrations.manifest import ObjectEntry
-from qgen.render import HEADER_MARK
+from qgen.render.engine import HEADER_MARK
 
 
 @dataclass

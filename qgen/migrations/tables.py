@@ -13,11 +13,11 @@ from typing import Any, Mapping
 from jinja2 import TemplateNotFound
 
 from qgen import dialects as dialect_registry
-from qgen.catalog import DbObject
+from qgen.spec.catalog import DbObject
 from qgen.migrations.manifest import Previous, StoredObject
 from qgen.migrations.steps import DialectPlan, Steps, body
-from qgen.render import Column, Rendering, make_environment, render_spec
-from qgen.spec import Spec
+from qgen.render.engine import Column, Rendering, make_environment, render_spec
+from qgen.spec.model import Spec
 
 # Tables that hold jobs or results: never dropped or re-created by a revision that follows another.
 DATA_TABLES = ("table", "dead_letter_table", "archive_table", "outbox_table")

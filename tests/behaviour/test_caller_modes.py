@@ -1,7 +1,7 @@
 """Caller modes: every procedure, both databases, called in each mode a client's session can
 be in, each asserting what docs/api.md ("The caller's session mode") promises.
 
-The procedures are the catalog's (qgen.catalog.queue_objects, the routine kinds), taken from a few
+The procedures are the catalog's (qgen.spec.catalog.queue_objects, the routine kinds), taken from a few
 subject queues that between them have every kind: a procedure added to the catalog is called here in
 every mode, and fails until it has a recipe below saying how to give it something to do.
 
@@ -27,9 +27,9 @@ from typing import Any, Callable
 
 import pytest
 
-from qgen.catalog import ROUTINE_KINDS, queue_objects
+from qgen.spec.catalog import ROUTINE_KINDS, queue_objects
 from qgen.client import error_kind
-from qgen.specload import load_spec
+from qgen.spec.load import load_spec
 from tests.behaviour.helpers import BEHAVE, EX000
 from tests.support.babelfish import GAPS
 from tests.support.backends import EXTRA_TABLES, QueueEnv

@@ -1,4 +1,4 @@
-"""The rendered scripts against the contract (qgen/contract.py), without a database: for every spec,
+"""The rendered scripts against the contract (qgen/spec/contract.py), without a database: for every spec,
 queue and dialect, each rendered procedure declares exactly the contract's parameters, in order, its
 outputs as outputs, and the client passes the contract's; enqueue_batch's rows have the batch type's
 columns in order. This is what keeps the SQL Server side of the client honest where no SQL Server runs."""
@@ -10,9 +10,9 @@ import re
 import pytest
 
 from qgen.client import QueueClient
-from qgen.contract import PROCEDURES, declared
-from qgen.render import render_spec
-from qgen.specload import load_spec
+from qgen.spec.contract import PROCEDURES, declared
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec
 from tests.behaviour.helpers import BEHAVE
 from tests.conftest import COVERAGE_SPECS, EXAMPLES
 

@@ -1,4 +1,4 @@
-"""The result columns the contract declares (qgen/contract.py, and so docs/api.md's procedure
+"""The result columns the contract declares (qgen/spec/contract.py, and so docs/api.md's procedure
 reference) are the columns a real call returns, in order: dequeue, peek and metrics of every queue of
 every example, on each database (the cursor's description of a call made by hand)."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from qgen.contract import result_columns
+from qgen.spec.contract import result_columns
 from tests.behaviour.helpers import call_sql
 from tests.behaviour.test_examples_end_to_end import CASES, job_values
 

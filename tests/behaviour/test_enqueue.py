@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from qgen.client import DuplicateJob, InvalidArgument, QueueUsageError
-from qgen.locks import limits
+from qgen.spec.locks import limits
 from tests.behaviour.helpers import EX000, EX002, EX004, FEAT, db_now
 
 
@@ -180,7 +180,7 @@ def test_enqueue_many_through_either_sql_server_entry(use_spec, dialect, via):
 
 def test_a_batch_bigger_than_one_statement_may_write_is_split_and_stays_all_or_nothing(use_spec):
     """SQL Server: enqueue_batch and enqueue_json refuse more jobs than one INSERT may write without
-    risking lock escalation on the queue table or its dedupe index (qgen/locks.py), and the client
+    risking lock escalation on the queue table or its dedupe index (qgen/spec/locks.py), and the client
     splits a bigger batch into calls inside one transaction: ids still in list order, a key repeated
     across the parts found as in one batch."""
     env = use_spec(EX000)

@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 
 from qgen.client import QueueUsageError
-from qgen.specload import load_spec
-from qgen.worker import run_worker
+from qgen.spec.load import load_spec
+from qgen.client.worker import run_worker
 from tests.behaviour.helpers import ROOT
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))

@@ -9,7 +9,7 @@ and rounded extra scale. Only the Python client checked lengths; T-SQL, ODBC, JD
 did not.
 
 Generated: the columns are every column of tests/behaviour/specs/limits.yaml, which has one payload
-and one outbox column of every portable type (the first test fails when qgen/spec.py gains a kind
+and one outbox column of every portable type (the first test fails when qgen/spec/model.py gains a kind
 the spec lacks); the values are each kind's limits and one past (CASES); the entry points are the
 client's calls and every rendered routine that takes a column's value, found in the rendered SQL
 (entry_points: a routine with a parameter named after a payload or outbox column, one taking the
@@ -32,7 +32,7 @@ from typing import Any, Callable, Optional, get_args
 import pytest
 
 from qgen.client import InvalidArgument
-from qgen.spec import ERROR_MAX, LABEL_MAX, ColumnType
+from qgen.spec.model import ERROR_MAX, LABEL_MAX, ColumnType
 from tests.support.babelfish import BABELFISH_UNMAPPED
 
 SPEC = Path(__file__).resolve().parent / "specs" / "limits.yaml"

@@ -146,7 +146,7 @@ def test_maintain_reports_a_steps_own_error(use_spec):
 
 def _agent_step(env) -> str:
     """The T-SQL of schedule.sql's Agent job step (the @q$command string, unquoted), as Agent runs it."""
-    from qgen.render import render_spec
+    from qgen.render.engine import render_spec
 
     schedule = render_spec(env.spec, "spec.yaml", "mssql").files()["schedule.sql"]
     start = schedule.index("DECLARE @q$command nvarchar(max) = N'") + len("DECLARE @q$command nvarchar(max) = N'")

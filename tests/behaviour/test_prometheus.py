@@ -13,8 +13,8 @@ import urllib.request
 
 import pytest
 
-from qgen.ops import MetricsServer, Session
-from qgen.prometheus import CONTENT_TYPE
+from qgen.cli.ops import MetricsServer, Session
+from qgen.cli.prometheus import CONTENT_TYPE
 from tests.behaviour.helpers import FEAT, db_now
 from tests.conftest import ROOT
 from tests.support.prom_text import parse, value

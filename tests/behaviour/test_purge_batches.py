@@ -13,7 +13,7 @@ import time
 import pytest
 
 from qgen.client import QueueUsageError
-from qgen.locks import limits
+from qgen.spec.locks import limits
 from tests.behaviour.helpers import FEAT, call_sql
 
 ROWS, BATCH, DAY = 3200, 500, 86400

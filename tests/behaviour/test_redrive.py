@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from qgen.spec import object_name
+from qgen.spec.model import object_name
 from tests.behaviour.helpers import BEHAVE, EX004, FEAT
 
 

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from qgen.client import InvalidArgument, QueueClient, QueueUsageError
-from qgen.spec import wakeup_channel
-from qgen.worker import run_worker
+from qgen.spec.model import wakeup_channel
+from qgen.client.worker import run_worker
 from tests.behaviour.helpers import call_sql
 from tests.conftest import ROOT
 

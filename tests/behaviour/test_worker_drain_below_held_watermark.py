@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from qgen.worker import run_worker
+from qgen.client.worker import run_worker
 from tests.behaviour.helpers import BEHAVE
 
 QUEUE = "busy"        # lease, watermark every 10 ids, slack 2, rescan 2 s

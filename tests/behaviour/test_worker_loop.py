@@ -1,4 +1,4 @@
-"""qgen.worker.run_worker: handle, complete or fail, keep the lease alive, give up on overrun."""
+"""qgen.client.worker.run_worker: handle, complete or fail, keep the lease alive, give up on overrun."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 import pytest
 
 from qgen.client import QueueUsageError
-from qgen.worker import NO_RESULT, OVERRUN_ERROR, HandlerResultError, run_worker
+from qgen.client.worker import NO_RESULT, OVERRUN_ERROR, HandlerResultError, run_worker
 from tests.behaviour.helpers import EX002, EX004, FEAT, wait_past
 
 

@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Optional
 
 from qgen.client import QueueClient
-from qgen.specload import load_spec
-from qgen.worker import NO_RESULT, WorkerStats, run_worker
+from qgen.spec.load import load_spec
+from qgen.client.worker import NO_RESULT, WorkerStats, run_worker
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def _add(total: WorkerStats, part: WorkerStats) -> None:
 def lease_worker(target: Target, name: str, ledger_dir: str, results: Any, go: Any, *,
                  batch_size: int, lease_seconds: int, stop: Any = None, producer_done: Any = None,
                  block_at: Optional[tuple[int, int]] = None, maintain_every: Optional[float] = None) -> None:
-    """Work the queue with qgen.worker.run_worker until `stop` is set or, without `stop`, until
+    """Work the queue with qgen.client.run_worker until `stop` is set or, without `stop`, until
     the queue is empty after `producer_done` was set.
 
     block_at=(batch, index): the victim of the SIGKILL test. Its handler reports

@@ -2,7 +2,7 @@
 the table with its processed flag and attempts): every job is completed exactly once, while a
 producer keeps enqueueing and when a worker is killed in the middle of a batch.
 
-Each worker runs qgen.worker.run_worker on a connection of its own and appends the id of every job
+Each worker runs qgen.client.run_worker on a connection of its own and appends the id of every job
 whose complete() returned to its own ledger file (tests/concurrency/procs.py). The ledgers, the
 enqueued ids and the table must agree: no id completed twice, none lost. Throughput is printed
 (`pytest -s`), never asserted."""

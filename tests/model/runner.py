@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from qgen.catalog import claims_in_place, queue_objects
+from qgen.spec.catalog import claims_in_place, queue_objects
 from qgen.client import LeaseLost
 from tests.model.calls import Calls
 from tests.model.model import EPS, Facts, Model, Violation

@@ -8,9 +8,9 @@ import subprocess
 import psycopg
 import pytest
 
-from qgen.render import render_spec
-from qgen.spec import role_name
-from qgen.specload import load_spec
+from qgen.render.engine import render_spec
+from qgen.spec.model import role_name
+from qgen.spec.load import load_spec
 from tests.conftest import ROOT
 from tests.support.run import named, run_spec
 

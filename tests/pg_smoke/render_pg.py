@@ -3,8 +3,8 @@
 import sys
 from pathlib import Path
 
-from qgen.render import render_spec
-from qgen.specload import load_spec
+from qgen.render.engine import render_spec
+from qgen.spec.load import load_spec
 
 
 def render(spec_path: str, out: str) -> tuple[Path, Path]:

@@ -663,7 +663,7 @@ def rewriting_sqlalchemy(url: str) -> Iterator[None]:
     from sqlalchemy import event
     from sqlalchemy.engine import Engine
 
-    from qgen.connection import mssql_connection_string
+    from qgen.client.connection import mssql_connection_string
 
     with contextlib.closing(pyodbc.connect(mssql_connection_string(url), autocommit=True)) as conn:
         babelfish = is_babelfish(conn)

@@ -40,11 +40,11 @@ from typing import Any, Callable, Iterator, Optional
 import pytest
 
 from qgen.client import QueueClient
-from qgen.connection import mssql_connection_string as _odbc_string
+from qgen.client.connection import mssql_connection_string as _odbc_string
 from qgen.dialects.mssql import MssqlDatabase
-from qgen.render import Rendering, render_spec
-from qgen.spec import Spec, object_name
-from qgen.specload import load_spec
+from qgen.render.engine import Rendering, render_spec
+from qgen.spec.model import Spec, object_name
+from qgen.spec.load import load_spec
 from tests.support.babelfish import (GAPS, REWRITTEN, chain_ownership, creates_procedure, is_babelfish, rewrite, server_ddl,
                                      send_datetimes_as_text)
 from tests.support.run import named, run_spec

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 
-from qgen.spec import Spec, role_name
+from qgen.spec.model import Spec, role_name
 
 # Short (names stay within PostgreSQL's 63 characters), lowercase (no quoting needed), per process.
 TOKEN = f"r{os.getpid() % 100000:05d}{secrets.token_hex(2)}"

@@ -13,8 +13,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from qgen.jsonschema import spec_json_schema
-from qgen.spec import MAX_INT, TYPE_PATTERN_JSON
+from qgen.spec.json_schema import spec_json_schema
+from qgen.spec.model import MAX_INT, TYPE_PATTERN_JSON
 
 RESERVED_WORDS = ["select", "from", "where", "order", "group", "table", "user", "limit", "offset", "key", "index",
                   "primary", "default", "check", "end", "begin", "return", "found", "new", "old", "result",

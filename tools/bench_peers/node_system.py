@@ -37,7 +37,7 @@ from qgen.bench.database import BenchError
 from qgen.bench.fleet import Fleet
 from qgen.bench.payload import sample_payload
 from qgen.bench.procs import Signals, Target, _add, _run_child
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 from tools.bench_peers.system import FILL_CHUNK, Installed, PeerSystem, System, fresh_public_schema
 
 NODE_DIR = Path(__file__).resolve().parent / "node"

@@ -19,7 +19,7 @@ from qgen.bench.database import BenchDatabase, queue_variant
 from qgen.bench.fleet import Fleet
 from tools.bench_peers.system import QUEUE, Installed, System
 from qgen.bench.procs import Target, _client, worker
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 
 VARIANTS = {  # name: (claim, qgen.bench.procs worker mode)
     "qgen-lease": ("lease", "lease"),

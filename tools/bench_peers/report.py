@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import tools.bench_peers as peers
 from qgen.bench.database import BenchError
-from qgen.bench.report import table
+from qgen.cli.tables import table
 
 BASES = ("qgen-lease", "qgen-delete", "qgen-delete-tx")
 

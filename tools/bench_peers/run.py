@@ -28,7 +28,7 @@ from qgen.bench.fleet import Fleet, ledger_lines, percentile, verdict, write_led
 from qgen.bench.load import _AllSet
 from tools.bench_peers.system import QUEUE, System
 from qgen.bench.procs import Target
-from qgen.specload import load_spec
+from qgen.spec.load import load_spec
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "001_watermark.yaml"  # tools/bench_peers/run.py
 MIXED_PRODUCERS = MIXED_WORKERS = 2

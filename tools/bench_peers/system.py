@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator, Optional
 import tools.bench_peers as peers
 from qgen.bench.fleet import Fleet
 from qgen.bench.procs import Signals, Target, _add, _ledger, _record, _run_child, sample_payload
-from qgen.spec import Spec
+from qgen.spec.model import Spec
 
 QUEUE = "testq"   # example 001's queue: its payload (a 400-character filler) is every system's payload
 FILL_CHUNK = 1000

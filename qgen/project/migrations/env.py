@@ -20,7 +20,7 @@ from sqlalchemy import create_engine, pool
 from sqlalchemy.exc import DBAPIError
 
 from qgen import dialects
-from qgen.urls import database_of
+from qgen.dialects.urls import database_of
 
 URL_VARIABLE = "QGEN_DATABASE_URL"
 

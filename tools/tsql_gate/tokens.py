@@ -1,4 +1,4 @@
-"""T-SQL tokens for the gate's own checks (tests/support/tsql_gate.py, tsql_rules.py): comments
+"""T-SQL tokens for the gate's own checks (tools/tsql_gate/gate.py, tsql_rules.py): comments
 dropped, string literals collapsed, bracketed and quoted identifiers unquoted, words upper-cased."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the Python client's calls and the worker loop return (qgen.client and qgen.worker re-export each)."""
+"""What the Python client's calls and the worker loop return (qgen.client and qgen.client.worker re-export each)."""
 
 from __future__ import annotations
 

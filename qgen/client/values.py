@@ -11,15 +11,15 @@ import uuid
 from decimal import ROUND_DOWN, Context, Decimal, localcontext
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
-from qgen.catalog import claims_in_place
-from qgen.client_session import Call
-from qgen.contract import BATCH_LEAVES_OUT, declared
+from qgen.spec.catalog import claims_in_place
+from qgen.client.session import Call
+from qgen.spec.contract import BATCH_LEAVES_OUT, declared
 from qgen.dialects import Database
 from qgen.dialects.client import Batch, Record
 from qgen.errors import InvalidArgument, QueueUsageError
-from qgen.locks import limits
-from qgen.results import Job
-from qgen.spec import LABEL_MAX, ColumnType, Queue, Spec, object_name
+from qgen.spec.locks import limits
+from qgen.client.results import Job
+from qgen.spec.model import LABEL_MAX, ColumnType, Queue, Spec, object_name
 
 # Columns qgen adds, by the kind their values come back as.
 SYSTEM_KINDS = {
@@ -172,7 +172,7 @@ def check_type(where: str, name: str, value: Any, kind: ColumnType, nullable: bo
             what = f"{type_name(bad)} {bad}" if isinstance(bad, (float, Decimal)) else f"of type {type_name(bad)}"
             raise InvalidArgument(f"{where}: {part} is {what}, which JSON cannot hold; accepted: json, {ACCEPTED[k]}")
         ok = True
-    else:  # pragma: no cover - a kind qgen/spec.py gained: tests/test_client_types.py fails first
+    else:  # pragma: no cover - a kind qgen/spec/model.py gained: tests/test_client_types.py fails first
         raise AssertionError(f"no Python type is accepted for the kind {k}: add it to ACCEPTED and check_type")
     if not ok:
         shown = "a str that is not a UUID" if k == "uuid" and isinstance(value, str) else f"of type {type_name(value)}"
@@ -268,7 +268,7 @@ class QueueShape:
 
     def parameters(self, kind: str) -> list[str]:
         """Every parameter the client may pass to one of the queue's procedures, in the procedure's
-        own order: the contract's (qgen/contract.py), less the results a CALL hands back."""
+        own order: the contract's (qgen/spec/contract.py), less the results a CALL hands back."""
         return [p.name for p in declared(self.spec, self.queue_name, kind, self.driver.name) if p.by_name]
 
     def batch_columns(self) -> list[str]:

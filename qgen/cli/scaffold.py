@@ -13,7 +13,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-PROJECT = Path(__file__).parent / "project"
+PACKAGE = Path(__file__).parents[1]  # qgen/
+PROJECT = PACKAGE / "project"
 SPEC_NAME = "queues.yaml"
 FILES = ("alembic.ini", "migrations/env.py", "migrations/script.py.mako", SPEC_NAME)
 VERSIONS = "migrations/versions"
@@ -21,8 +22,8 @@ VERSIONS = "migrations/versions"
 
 def examples_dir() -> Path:
     """examples/ ships inside the wheel as qgen/examples; a checkout keeps it at the repo root."""
-    packaged = Path(__file__).parent / "examples"
-    return packaged if packaged.is_dir() else Path(__file__).parent.parent / "examples"
+    packaged = PACKAGE / "examples"
+    return packaged if packaged.is_dir() else PACKAGE.parent / "examples"
 
 
 def example_names() -> list[str]:

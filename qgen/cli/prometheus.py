@@ -1,5 +1,5 @@
 """Queue metrics in the Prometheus text exposition format (version 0.0.4), for `qgen status --format
-prometheus` and `qgen metrics --port` (qgen/ops.py reads the figures; this module only names and
+prometheus` and `qgen metrics --port` (qgen/cli/ops.py reads the figures; this module only names and
 writes them, so it needs no database and no third-party package).
 
 Every figure is a gauge: the metrics procedure reports what the tables hold at one instant, and
@@ -67,7 +67,7 @@ def render(families: list[Family]) -> str:
     return "\n".join(lines) + "\n"
 
 
-# Per queue, from the metrics procedure's row (qgen/ops.py status_row's source): (name, the row's key, help).
+# Per queue, from the metrics procedure's row (qgen/cli/ops.py status_row's source): (name, the row's key, help).
 QUEUE_GAUGES: tuple[tuple[str, str, str], ...] = (
     ("qgen_jobs_ready", "ready", "Jobs claimable now (gauge)."),
     ("qgen_jobs_scheduled", "scheduled",

@@ -1,6 +1,6 @@
 """qgen's own semantic rules for T-SQL: defects that parse fine and that only a SQL Server under
 load, under a caller's transaction or with a trigger added would show. Each rule looks at one GO
-batch's tokens (tests/support/tsql_tokens.py) and reports (token, message); tsql_gate.own_findings
+batch's tokens (tools/tsql_gate/tokens.py) and reports (token, message); tsql_gate.own_findings
 turns them into findings at the token's line:column.
 
 * ``isolation``: a procedure that reads WITH (READPAST) must run SET TRANSACTION ISOLATION LEVEL
@@ -63,7 +63,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from tests.support.tsql_tokens import Tok, at, is_word, module_statement, statement_with
+from tools.tsql_gate.tokens import Tok, at, is_word, module_statement, statement_with
 
 _DML = ("INSERT", "UPDATE", "DELETE", "MERGE")
 _STATEMENT_KEYWORDS = ("SELECT",) + _DML

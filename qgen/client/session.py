@@ -1,7 +1,7 @@
 """QueueClient's session: its connection (and a new one after a loss), the caller's transactions, and
 one procedure call with its retries (a deadlock victim after a backoff, a call whose connection was
 lost on a new connection when that is safe). It knows no queue: a call comes to it ready (`Call`,
-made by the queue's shape, qgen/client_values.py). What differs between databases is its
+made by the queue's shape, qgen/client/values.py). What differs between databases is its
 database class's (qgen/dialects; the client side in qgen/dialects/client.py); what an error means is its
 error table's."""
 
@@ -15,7 +15,7 @@ import time
 from typing import Any, Callable, Iterator, NamedTuple, Optional
 
 from qgen import dialects
-from qgen.connection import Backoff, connection_factory, dialect_of_target
+from qgen.client.connection import Backoff, connection_factory, dialect_of_target
 from qgen.dialects import Database
 from qgen.dialects.error_codes import ErrorCode, message, queue_error
 from qgen.errors import CannotReconnect, ConnectionConfigError, ConnectionLost, QueueUsageError

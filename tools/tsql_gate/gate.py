@@ -12,20 +12,20 @@ Three gates, each returning ``Finding``s with script line/column (1-based):
   VIEW, PROCEDURE, FUNCTION, TRIGGER, SCHEMA (also DEFAULT, RULE) is the first statement of its GO
   batch, and no batch holds two of those or of CREATE TYPE. CREATE TYPE itself may follow other
   statements (SQL Server allows it; qgen renders ``IF TYPE_ID(...) IS NULL CREATE TYPE ...``).
-  (c) the semantic rules of tests/support/tsql_rules.py: what parses but fails under a caller's
+  (c) the semantic rules of tools/tsql_gate/rules.py: what parses but fails under a caller's
   transaction, READ_COMMITTED_SNAPSHOT, a trigger, or a sniffed parameter.
   And what a script must do to deploy whatever the session (``deploy_findings``): (c) a script that
   creates anything first sets ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT,
   CONCAT_NULL_YIELDS_NULL ON and NUMERIC_ROUNDABORT OFF in a batch of its own, and never flips one;
   (d) every filtered index keys or INCLUDEs each column its WHERE names; (e) every CREATE that is not
   CREATE OR ALTER is guarded by an IF that tests the object is missing, so a script runs twice;
-  (g) "lock order" (tests/support/tsql_locks.py): no two procedures that hold or end a lease take a
+  (g) "lock order" (tools/tsql_gate/locks.py): no two procedures that hold or end a lease take a
   job's row and an index key of its table in opposite orders.
   (f) "filtered claim": a claim (a TOP read WITH (READPAST, UPDLOCK)) of a table that has filtered
   indexes names, literally, every predicate of one of their filters in its WHERE, so that a cached
   plan can seek it.
 
-Command line, from the repo root: ``python -m tests.support.tsql_gate FILE.sql...``
+Command line, from the repo root: ``python -m tools.tsql_gate FILE.sql...``
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from qgen.dialects.mssql import MssqlDatabase
-from tests.support.tsql_locks import lock_order_problems
-from tests.support.tsql_rules import references, rule_findings, statements, target
-from tests.support.tsql_tokens import Tok, at, is_word, line_col, module_statement, statement_with, tokens
+from tools.tsql_gate.locks import lock_order_problems
+from tools.tsql_gate.rules import references, rule_findings, statements, target
+from tools.tsql_gate.tokens import Tok, at, is_word, line_col, module_statement, statement_with, tokens
 
 batch_spans = MssqlDatabase().batch_spans
 
@@ -201,7 +201,7 @@ def _shorten(s: str, limit: int = 200) -> str:
 
 def own_findings(text: str, name: str = "") -> list[Finding]:
     """Checks neither parser makes: CTE ';' terminator rule, one module per GO batch, and qgen's
-    semantic rules (tests/support/tsql_rules.py: READ COMMITTED pinned before READPAST, READPAST
+    semantic rules (tools/tsql_gate/rules.py: READ COMMITTED pinned before READPAST, READPAST
     with a locking hint, no claim through a second reference, no OUTPUT without INTO, TOP
     (@variable) over READPAST with a pinned plan).
 
@@ -753,7 +753,7 @@ def transaction_guard_findings(text: str, name: str = "") -> list[Finding]:
 
 
 def lock_order_findings(text: str, name: str = "") -> list[Finding]:
-    """The "lock order" rule (tests/support/tsql_locks.py) over a whole script."""
+    """The "lock order" rule (tools/tsql_gate/locks.py) over a whole script."""
     return [Finding(name, line, column, "own", message) for line, column, message in lock_order_problems(text)]
 
 
@@ -761,7 +761,7 @@ def deploy_findings(text: str, name: str = "") -> list[Finding]:
     """The rules a rendered qgen script must pass to deploy on any session and to run twice: SET
     options, filtered indexes, guarded CREATEs, every procedure's own session options, every batch of
     a transaction that spans batches guarded, no key-range lock on a table claims insert into; and the
-    script-wide "lock order" rule (tests/support/tsql_locks.py)."""
+    script-wide "lock order" rule (tools/tsql_gate/locks.py)."""
     return sorted(session_findings(text, name) + filtered_index_findings(text, name) + rerun_findings(text, name)
                   + procedure_session_findings(text, name) + filtered_claim_findings(text, name)
                   + transaction_guard_findings(text, name) + claim_range_lock_findings(text, name)
@@ -788,7 +788,7 @@ def check_script(text: str, name: str) -> list[Finding]:
 
 def main(argv: list[str]) -> int:
     if not argv:
-        print("usage: python -m tests.support.tsql_gate FILE.sql...", file=sys.stderr)
+        print("usage: python -m tools.tsql_gate FILE.sql...", file=sys.stderr)
         return 2
     results = check_scripts({path: Path(path).read_text(encoding="utf-8") for path in argv})
     problems = [f for findings in results.values() for f in findings]
@@ -796,6 +796,3 @@ def main(argv: list[str]) -> int:
         print(finding)
     return 1 if problems else 0
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

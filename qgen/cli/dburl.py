@@ -1,5 +1,5 @@
 """Open a DB-API connection from a database URL, for the commands that run against a database
-(qgen maintain, status, redrive): the forms qgen/urls.py knows, as Alembic, `qgen bench` and the
+(qgen maintain, status, redrive): the forms qgen/dialects/urls.py knows, as Alembic, `qgen bench` and the
 client take them.
 
     postgresql://USER:PASS@HOST:5432/DB  (also postgres://, postgresql+psycopg://, a libpq DSN): psycopg 3
@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from qgen.connection import mssql_connection_string
-from qgen.urls import UnknownDatabase, database_of
+from qgen.client.connection import mssql_connection_string
+from qgen.dialects.urls import UnknownDatabase, database_of
 
 URL_ENV = "QGEN_DATABASE_URL"
 
@@ -49,7 +49,7 @@ def _postgres(url: str) -> Any:
 
 
 def odbc_connection_string(url: str) -> str:
-    """The ODBC connection string pyodbc takes, from an mssql+pyodbc:// URL (qgen/connection.py), or
+    """The ODBC connection string pyodbc takes, from an mssql+pyodbc:// URL (qgen/client/connection.py), or
     the connection string itself."""
     return mssql_connection_string(url) if "://" in url else url
 

@@ -40,8 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from qgen.dialects.mssql import MssqlDatabase
-from tests.support.tsql_rules import Ref, Statement, _close, _depths, _procedure_name, references, statements, target
-from tests.support.tsql_tokens import Tok, at, is_word, line_col, tokens
+from tools.tsql_gate.rules import Ref, Statement, _close, _depths, _procedure_name, references, statements, target
+from tools.tsql_gate.tokens import Tok, at, is_word, line_col, tokens
 
 batch_spans = MssqlDatabase().batch_spans
 

@@ -12,7 +12,7 @@ from typing import Any
 from qgen import __version__
 from pydantic import BaseModel
 
-from qgen.spec import _IDENTIFIER, MAX_IDENTIFIER, TYPE_NAMES, TYPE_PATTERN_JSON, Spec
+from qgen.spec.model import _IDENTIFIER, MAX_IDENTIFIER, TYPE_NAMES, TYPE_PATTERN_JSON, Spec
 
 _TYPE_STRING = {"type": "string", "pattern": TYPE_PATTERN_JSON, "description": f"A portable type: {TYPE_NAMES}."}
 
@@ -104,7 +104,7 @@ def spec_reference_markdown() -> str:
     """docs/spec.md's table of every spec key, generated from the models so it cannot drift."""
     from pydantic_core import PydanticUndefined
 
-    from qgen.spec import Backoff, Column, Dedupe, Grants, JobType, Outbox, Queue, Retry, Watermark, Worker
+    from qgen.spec.model import Backoff, Column, Dedupe, Grants, JobType, Outbox, Queue, Retry, Watermark, Worker
 
     sections = [
         ("", Spec), ("grants.", Grants), ("queues.<name>.", Queue), ("queues.<name>.payload.<column>.", Column),

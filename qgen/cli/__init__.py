@@ -11,8 +11,8 @@ from pathlib import Path
 
 from qgen import __version__
 from qgen import dialects as dialect_registry
-from qgen.render import check_rendering, check_text, output_dir, render_spec, write_rendering, write_text
-from qgen.specload import SpecInvalid, SpecUnreadable, load_spec
+from qgen.render.engine import check_rendering, check_text, output_dir, render_spec, write_rendering, write_text
+from qgen.spec.load import SpecInvalid, SpecUnreadable, load_spec
 
 
 def _dialects_for(spec, requested: str) -> list[str]:
@@ -24,7 +24,7 @@ def _dialects_for(spec, requested: str) -> list[str]:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from qgen.review import page_path, spec_page
+    from qgen.render.review import page_path, spec_page
 
     spec_path = Path(args.spec)
     spec = load_spec(spec_path)
@@ -63,7 +63,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from qgen.jsonschema import spec_json_schema
+    from qgen.spec.json_schema import spec_json_schema
 
     text = json.dumps(spec_json_schema(), indent=2, sort_keys=True) + "\n"
     if args.output:
@@ -75,7 +75,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_init(args: argparse.Namespace) -> int:
     """Scaffold an Alembic environment for qgen revisions, and a starter spec, like `alembic init`."""
-    from qgen.scaffold import SPEC_NAME, InitRefused, UnknownExample, example_path, init_project
+    from qgen.cli.scaffold import SPEC_NAME, InitRefused, UnknownExample, example_path, init_project
 
     folder = Path(args.directory)
     if args.example is not None and args.no_spec:
@@ -174,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
         "upgrade head.")
     init.add_argument("directory", nargs="?", default=".", help="where (default: the current folder)")
     init.add_argument("--no-spec", action="store_true", help="the Alembic environment only, without queues.yaml")
-    from qgen.scaffold import example_names
+    from qgen.cli.scaffold import example_names
 
     init.add_argument("--example", metavar="NAME", help="write the example spec NAME (NAME.yaml) instead of "
                       f"queues.yaml; one of: {', '.join(example_names())}")
@@ -211,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and report throughput, claim latency and an exactly-once verdict from a ledger (exit 3 when it fails); "
         "--experiment runs one of the studies instead. SPEC, or --example NAME for a spec qgen ships."))
 
-    from qgen.ops import add_commands as ops_commands
+    from qgen.cli.ops import add_commands as ops_commands
 
     ops_commands(commands)
     return parser
@@ -231,6 +231,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{exc}\nqgen: {count} error{'s' if count != 1 else ''} in the spec", file=sys.stderr)
         return 2
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

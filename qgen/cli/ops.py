@@ -1,5 +1,5 @@
 """Operations commands: `qgen maintain`, `qgen status`, `qgen metrics`, `qgen redrive` (their arguments are declared
-here and registered in qgen/cli.py). Each opens its own connection from --url (qgen/dburl.py) and
+here and registered in qgen/cli/__init__.py). Each opens its own connection from --url (qgen/cli/dburl.py) and
 calls the queue's procedures through QueueClient, so the login needs only EXECUTE: the consumer
 role for maintain, the admin role for status and metrics (the metrics procedure) and redrive.
 
@@ -25,11 +25,11 @@ import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, Callable, Iterator, NoReturn, Optional
 
-from qgen import prometheus
+import qgen.cli.prometheus as prometheus
 from qgen.client import ConnectionLost, NotInstalled, PermissionDenied, QueueClient, QueueError
-from qgen.dburl import URL_ENV, DatabaseUnavailable, connect, shown
-from qgen.spec import Spec, _parse_duration, object_name
-from qgen.specload import load_spec
+from qgen.cli.dburl import URL_ENV, DatabaseUnavailable, connect, shown
+from qgen.spec.model import Spec, _parse_duration, object_name
+from qgen.spec.load import load_spec
 
 MAX_ROUNDS = 50  # maintain calls per queue per run while it reports more to do
 HORIZON_WARN_SECONDS = 300.0  # qgen status warns of a snapshot held open this long (--horizon-warn)
@@ -204,7 +204,7 @@ def status_row(spec: Spec, queue: str, metrics: dict[str, Any]) -> dict[str, Any
 
 
 def _status_table(rows: list[dict[str, Any]]) -> str:
-    from qgen.bench.report import table
+    from qgen.cli.tables import table
 
     headers = ("queue", "pending", "in flight", "expired", "oldest pending (s)", "dead", "done last min",
                "watermark lag")
@@ -218,7 +218,7 @@ def _horizon_sql(dialect: str) -> Optional[str]:
     status.sql.j2), or None where it has none."""
     import jinja2
 
-    from qgen.render import make_environment
+    from qgen.render.engine import make_environment
 
     try:
         module = make_environment(dialect).get_template(f"{dialect}/ops/status.sql.j2").module
@@ -231,7 +231,7 @@ def oldest_snapshot(session: Session) -> Optional[dict[str, Any]]:
     """The oldest snapshot another session of the database holds open: {pid, xid_age, seconds}
     (seconds None where this login may not see that session's start), {} when none is held, None
     where the dialect has no query for it or it could not be read (said on stderr)."""
-    from qgen.connection import dialect_of_target
+    from qgen.client.connection import dialect_of_target
 
     sql = _horizon_sql(dialect_of_target(session.url))
     if sql is None or session.connection is None:
@@ -331,7 +331,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def scrape(session: Session, queues: list[str], command: str = "metrics") -> tuple[str, bool]:
-    """Every queue's metrics as Prometheus exposition text (qgen/prometheus.py), and whether every
+    """Every queue's metrics as Prometheus exposition text (qgen/cli/prometheus.py), and whether every
     queue was read. A queue that could not be read (database unreachable, not installed, login
     refused: said on stderr, as status says it) has qgen_up 0 and no other sample; never an exception."""
     started = time.monotonic()

@@ -3,7 +3,7 @@ default, output or not, the condition that includes it, meaning) and its result 
 
 The templates render every procedure's parameter list from it (m.parameters, one macro per
 dialect: how a type, a default or an output is spelled there), the client checks its calls against
-it (qgen.client_values.QueueShape.parameters), docs/api.md's procedure reference is generated from
+it (qgen.client.values.QueueShape.parameters), docs/api.md's procedure reference is generated from
 it (reference_markdown) and tests/behaviour holds the result columns to what a real call returns.
 Nothing here is SQL: this module says what a parameter is, the templates say how it is written."""
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Union
 
 from qgen import dialects
-from qgen.catalog import claims_in_place
-from qgen.locks import limits
-from qgen.spec import ERROR_MAX, LABEL_MAX, ColumnType, Spec
+from qgen.spec.catalog import claims_in_place
+from qgen.spec.locks import limits
+from qgen.spec.model import ERROR_MAX, LABEL_MAX, ColumnType, Spec
 
 # Types that are not one portable column type: the queue's own columns, expanded per queue, and
 # what each database passes a list or a batch as (the dialect's m.parameters spells them).
@@ -46,7 +46,7 @@ REQUIRED = _Required()  # a parameter without a default
 @dataclass(frozen=True)
 class FromSpec:
     """A default taken from the spec: "queue.<field>", "worker.<field>" (the queue's worker) or
-    "limits.<field>" (qgen.locks.Limits of the queue on the database)."""
+    "limits.<field>" (qgen.spec.locks.Limits of the queue on the database)."""
 
     path: str
 
@@ -98,7 +98,7 @@ class Procedure:
     returns: str = ""              # what it returns besides rows of results ("" when it has results)
     example: tuple[tuple[str, str], ...] = ()   # (parameter, value) of an example call, values as written
     example_result: tuple[tuple[str, ...], ...] = ()  # rows of it, one value per result column
-    sql_server_only: bool = False  # PostgreSQL has no such procedure (qgen.catalog decides what is rendered)
+    sql_server_only: bool = False  # PostgreSQL has no such procedure (qgen.spec.catalog decides what is rendered)
 
 
 PAYLOAD = "payload"

@@ -689,7 +689,7 @@ def wakeup_channel(spec: Spec, queue_name: str) -> str | None:
     """The LISTEN/NOTIFY channel of a queue with `wakeup: notify` (None without): `<schema>.<name>`,
     the name from the naming pattern (`{queue}_wakeup`) or `names.wakeup_channel`. Channels belong to
     the whole database, not to a schema, so the schema is part of the name; qgen check holds it to
-    PostgreSQL's 63 bytes (qgen/names.py)."""
+    PostgreSQL's 63 bytes (qgen/render/names.py)."""
     if spec.queues[queue_name].wakeup != "notify":
         return None
     return f"{spec.schema}.{object_name(spec, queue_name, 'wakeup_channel')}"

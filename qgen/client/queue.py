@@ -1,8 +1,8 @@
-"""QueueClient: the calls of one queue (qgen/client.py is the module to import it from, and says what
+"""QueueClient: the calls of one queue (qgen/client/__init__.py is the module to import it from, and says what
 it does). It holds two parts and asks them, never the database's name:
-- its queue shape (QueueShape, qgen/client_values.py): the names of the queue's objects, the
+- its queue shape (QueueShape, qgen/client/values.py): the names of the queue's objects, the
   parameters of its procedures and the calls made of them, its values in and out;
-- its session (Session, qgen/client_session.py): the connection (a new one after a loss), the
+- its session (Session, qgen/client/session.py): the connection (a new one after a loss), the
   caller's transactions, and sending a call with its retries.
 What differs between the databases is each one's database class (qgen/dialects; its client side's
 defaults in qgen/dialects/client.py), which both parts hold; it gets connections and values, never the
@@ -20,15 +20,15 @@ import uuid
 from decimal import Decimal
 from typing import Any, Generic, Iterator, Literal, Mapping, Optional, Sequence, TypeVar, Union, overload
 
-from qgen.client_session import Session
-from qgen.client_values import INT_MAX, QueueShape, check_label, check_number, queue_of, token_and_id
-from qgen.connection import LeaseBook
+from qgen.client.session import Session
+from qgen.client.values import INT_MAX, QueueShape, check_label, check_number, queue_of, token_and_id
+from qgen.client.connection import LeaseBook
 from qgen.errors import InvalidArgument, LeaseLost, OutcomeUnknown, QueueUsageError
-from qgen.results import (
+from qgen.client.results import (
     BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
 )
-from qgen.spec import ERROR_MAX, MAX_WAIT_MS, Spec, wakeup_channel
-from qgen.wakeup import STOP_CHECK, Listener
+from qgen.spec.model import ERROR_MAX, MAX_WAIT_MS, Spec, wakeup_channel
+from qgen.client.wakeup import STOP_CHECK, Listener
 
 Dialect = Literal["postgres", "mssql"]
 log = logging.getLogger("qgen.client")
@@ -95,7 +95,7 @@ class QueueClient:
         batch_via: Literal["auto", "tvp", "json"] = "auto",
     ):
         """connection: a DB-API connection (used as is: when it is lost, calls raise ConnectionLost),
-        or a callable that opens a new one, or a URL / DSN (qgen.connection.connection_factory): then
+        or a callable that opens a new one, or a URL / DSN (qgen.client.connection.connection_factory): then
         a lost connection is replaced, waiting reconnect_backoff * 2^n seconds (jittered, at most
         reconnect_backoff_max) between attempts, for at most reconnect_timeout seconds per call.
         batch_via (SQL Server): how enqueue_many sends its jobs: 'tvp' (enqueue_batch's table-valued
@@ -231,7 +231,7 @@ class QueueClient:
         """Add many jobs in one call. Each job is a dict of payload columns, plus optionally job_type
         (or the job-type column), priority and run_at. Ids are assigned in list order; the results
         come back in that order, with ordinal = 1-based position in the list. On SQL Server more jobs
-        than one statement may write without risking lock escalation (qgen/locks.py) go in several
+        than one statement may write without risking lock escalation (qgen/spec/locks.py) go in several
         calls inside one transaction: still all or nothing."""
         if not jobs:
             return []
@@ -247,7 +247,7 @@ class QueueClient:
         step = self._shape.limits.enqueue_rows
         if not step or len(records) <= step:
             return self._enqueue_records(records, enqueued_by)
-        # More jobs than one statement may write without risking a table lock (qgen/locks.py): one
+        # More jobs than one statement may write without risking a table lock (qgen/spec/locks.py): one
         # call per part, all in one transaction (the caller's, or one of its own), so the batch is
         # still all or nothing and a key repeated across parts is found as in one batch.
         results: list[BatchResult] = []

@@ -1,7 +1,7 @@
 """The review page of a spec (REVIEW.md beside the rendered SQL) and of a revision.
 
 Python gathers facts; templates/review/*.md.j2 says them in words. The facts come from the spec,
-the catalog (qgen.catalog: which objects a queue has and what each depends on) and the rendered SQL
+the catalog (qgen.spec.catalog: which objects a queue has and what each depends on) and the rendered SQL
 itself, read back by the dialect (qgen.dialects: routines with their parameters, indexes with their
 keys, the privileges the grants script gives). So "who may call what" is what the grants the
 templates render say, not a second list kept here, and a signature is the one the script declares.
@@ -18,9 +18,9 @@ import jinja2
 
 from qgen import __version__
 from qgen import dialects as dialect_registry
-from qgen.catalog import claims_in_place, queue_objects
-from qgen.render import Rendering, Roles, templates_dir
-from qgen.spec import OBJECT_KINDS, Queue, Spec, object_name, role_name, wakeup_channel
+from qgen.spec.catalog import claims_in_place, queue_objects
+from qgen.render.engine import Rendering, Roles, templates_dir
+from qgen.spec.model import OBJECT_KINDS, Queue, Spec, object_name, role_name, wakeup_channel
 
 PAGE_NAME = "REVIEW.md"
 # Objects that hold rows, and what they hold (the page's table of tables).
@@ -33,7 +33,7 @@ TABLE_KINDS = {
     "outbox_table": "the result rows complete writes, in the completing transaction",
 }
 ROLES = ("producer", "consumer", "admin")
-# What `qgen status` prints per queue (qgen.ops.status_row's keys; tests/test_review.py holds the two
+# What `qgen status` prints per queue (qgen.cli.ops.status_row's keys; tests/test_review.py holds the two
 # together), and what each tells an operator to watch for.
 STATUS_FIELDS = (
     ("pending", "ready + scheduled jobs; a steady climb means producers outrun the workers"),
@@ -129,7 +129,7 @@ class QueueFacts:
     names: SimpleNamespace     # its object names, by kind (as qgen.render.QueueContext.names)
     channel: Optional[str]     # wakeup: notify's channel
     downstream: Optional[str]  # the queue of the spec its outbox enqueues into
-    takeover: list[str]        # the databases where a claim takes over an expired lease itself (qgen.catalog.claims_in_place)
+    takeover: list[str]        # the databases where a claim takes over an expired lease itself (qgen.spec.catalog.claims_in_place)
     dequeue_waits: list[str]   # the databases where dequeue can wait for work (wait_for_work)
 
 
@@ -194,7 +194,7 @@ def _settings(value, path: str) -> dict[str, str]:
     """Every setting of a spec (defaults included) as dotted path -> value as the spec writes it."""
     from pydantic import BaseModel
 
-    from qgen.spec import Column, ColumnType
+    from qgen.spec.model import Column, ColumnType
 
     if isinstance(value, ColumnType):
         return {path: str(value)}

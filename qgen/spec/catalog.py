@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from qgen import dialects
-from qgen.spec import Queue, Spec, object_name, role_name
+from qgen.spec.model import Queue, Spec, object_name, role_name
 
 
 @dataclass(frozen=True)

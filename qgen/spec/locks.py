@@ -29,8 +29,8 @@ import math
 from dataclasses import dataclass
 
 from qgen import dialects
-from qgen.catalog import splits_deferred
-from qgen.spec import MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_CLAIM, ColumnType, Queue, Spec
+from qgen.spec.catalog import splits_deferred
+from qgen.spec.model import MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_CLAIM, ColumnType, Queue, Spec
 
 ESCALATION_LOCKS = 5000
 LOCK_BUDGET = 4000

@@ -13,10 +13,10 @@ came from: a `names:` override, a grants role, else the queue's name or the sche
 from __future__ import annotations
 
 from qgen import dialects as dialect_registry
-from qgen.catalog import DbObject
+from qgen.spec.catalog import DbObject
 from qgen.dialects import CreatedName
-from qgen.render import render_spec
-from qgen.spec import Spec, role_name
+from qgen.render.engine import render_spec
+from qgen.spec.model import Spec, role_name
 
 ROLES = ("producer", "consumer", "admin")
 

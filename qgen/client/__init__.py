@@ -5,7 +5,7 @@ psycopg 3 for PostgreSQL, pyodbc for SQL Server. It never builds SQL from values
 a bound parameter, and the only names in its SQL are identifiers from the validated spec
 (qgen.spec.object_name), quoted for the database.
 
-    from qgen.specload import load_spec
+    from qgen.spec.load import load_spec
     from qgen.client import QueueClient
 
     client = QueueClient(psycopg.connect(url), load_spec("examples/004_rainfall.yaml"), "rainfall_events")
@@ -44,12 +44,12 @@ transaction was rolled back: retry the block).
 
 Waiting for work. dequeue(wait=seconds) claims, and when nothing is claimable waits for a job up
 to that long: on PostgreSQL a queue with `wakeup: notify` wakes it through a second connection that
-LISTENs on the queue's channel (qgen/wakeup.py; only a client given a URL or a factory can open one),
+LISTENs on the queue's channel (qgen/client/wakeup.py; only a client given a URL or a factory can open one),
 otherwise it sleeps; on SQL Server the dequeue procedure waits itself (@wait_ms). wait_for_jobs(timeout)
 waits without claiming. Waiting is refused inside client.transaction().
 
-How it is built: QueueClient (qgen/queue_client.py: the calls) holds a queue shape (qgen/client_values.py:
-names, parameters, values in and out) and a session (qgen/client_session.py: the connection,
+How it is built: QueueClient (qgen/client/queue.py: the calls) holds a queue shape (qgen/client/values.py:
+names, parameters, values in and out) and a session (qgen/client/session.py: the connection,
 transactions, one call and its retries). What differs between the databases is each one's
 database class (qgen/dialects: its client side, defaults in qgen/dialects/client.py, overrides in
 postgres/client.py and mssql/client.py: statements, result sets, values, transactions, batches, and
@@ -68,11 +68,11 @@ from qgen.errors import (
     CannotReconnect, ConnectionConfigError, ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
     QueueUsageError,
 )
-from qgen.queue_client import Dialect, QueueClient
-from qgen.results import (
+from qgen.client.queue import Dialect, QueueClient
+from qgen.client.results import (
     BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
 )
-from qgen.worker import WorkerStats, run_worker
+from qgen.client.worker import WorkerStats, run_worker
 
 __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
@@ -87,7 +87,7 @@ def error_kind(dialect: str, exc: BaseException, connection: Any = None) -> str 
     """What a driver error means to a queue, by its codes in the dialect's error table
     (qgen/dialects/*/errors.py): 'lease_lost', 'duplicate', 'invalid', 'refused', 'denied',
     'deadlock', 'missing' (the procedure, its schema or its parameters are not in the database),
-    'connection' (the session is gone: qgen.connection.connection_lost), what an install or
+    'connection' (the session is gone: qgen.client.connection.connection_lost), what an install or
     uninstall script refused ('not_verified', 'install_refused', 'uninstall_refused',
     'maintain_failed'), or None."""
     return dialects.get(dialect).error_kind(exc, connection)

@@ -23,7 +23,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from qgen.connection import Backoff
+from qgen.client.connection import Backoff
 
 log = logging.getLogger("qgen.client")
 

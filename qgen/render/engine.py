@@ -25,14 +25,14 @@ from typing import Iterable, Optional
 import jinja2
 
 from qgen import __version__
-from qgen.locks import Limits, limits
+from qgen.spec.locks import Limits, limits
 from qgen import dialects as dialect_registry
-from qgen.contract import declared
+from qgen.spec.contract import declared
 from qgen.dialects import Database
-from qgen.catalog import (
+from qgen.spec.catalog import (
     ROUTINE_KINDS, DbObject, claims_in_place, has_dead_letters, keeps_duplicates, spec_objects, splits_deferred,
 )
-from qgen.spec import (
+from qgen.spec.model import (
     ERROR_MAX, LABEL_MAX, MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Dedupe,
     JobType, Queue, Spec, Watermark, object_name, role_name, wakeup_channel,
 )
@@ -40,8 +40,9 @@ from qgen.spec import (
 
 def templates_dir() -> Path:
     """templates/ ships inside the wheel as qgen/templates; a checkout keeps it at the repo root."""
-    packaged = Path(__file__).parent / "templates"
-    return packaged if packaged.is_dir() else Path(__file__).parent.parent / "templates"
+    package = Path(__file__).parents[1]  # qgen/
+    packaged = package / "templates"
+    return packaged if packaged.is_dir() else package.parent / "templates"
 
 
 class MacroDispatch:
@@ -165,13 +166,13 @@ class QueueContext:
     # dedupe.scope: ever: the tables whose rows still hold a finished job's key, besides the queue table.
     finished_tables: list[str]
     lease: bool  # claim: lease
-    in_place: bool  # a claim leaves the leased row in place and writes no indexed column (qgen.catalog)
+    in_place: bool  # a claim leaves the leased row in place and writes no indexed column (qgen.spec.catalog)
     watermark: Optional[Watermark]
     outbox_columns: list[Column]  # the columns complete hands on: the outbox's own, or the downstream queue's payload
     outbox_queue: Optional[OutboxQueue]  # the downstream queue complete enqueues into; None: none, or an outbox table
     has_available_at: bool  # a column that exists only for some options: lease mode or scheduling
-    limits: Limits  # rows per statement under SQL Server's lock escalation (qgen/locks.py)
-    splits_deferred: bool  # deferred jobs (available_at later than enqueued_at) stay off the claim path (qgen.catalog)
+    limits: Limits  # rows per statement under SQL Server's lock escalation (qgen/spec/locks.py)
+    splits_deferred: bool  # deferred jobs (available_at later than enqueued_at) stay off the claim path (qgen.spec.catalog)
     # PostgreSQL, where claims leave rows in place: claims start the due index at a remembered lower
     # bound of due times (the watermark row's due_from), not at its oldest entries, which a held
     # snapshot keeps alive.

@@ -1,6 +1,6 @@
 """The worker loop's built-in maintenance: the queue's maintain procedure, every few seconds.
 
-run_worker (qgen/worker.py) calls Maintenance.run_if_due between batches and between the jobs of a
+run_worker (qgen/client/worker.py) calls Maintenance.run_if_due between batches and between the jobs of a
 batch, on the worker's own connection. maintain releases expired leases (a crashed worker's jobs),
 corrects the watermark and purges finished jobs, one bounded batch each; only one runs at a time per
 queue, so in a fleet the others return at once (skipped). When it reports more work it runs again at
@@ -19,8 +19,8 @@ import weakref
 from typing import Optional
 
 from qgen.errors import PermissionDenied
-from qgen.queue_client import QueueClient
-from qgen.results import MaintainResult, WorkerStats
+from qgen.client.queue import QueueClient
+from qgen.client.results import MaintainResult, WorkerStats
 
 MAINTAIN_EVERY = 5.0  # seconds between maintain calls of one worker (run_worker's default)
 

@@ -1,0 +1,360 @@
+"""A worker loop over a lease-mode queue: claim a batch, handle each job, complete or fail it.
+
+    from qgen.client.worker import run_worker
+    stats = run_worker(client, handle, allotted_seconds=15 * 60)
+
+- Each job is passed to handler(job). When it returns, the job is completed (fenced by the lease
+  token); when it raises, the job is failed with the error text (retried after the backoff, or
+  dead-lettered when its attempts are used up).
+- While the handler runs, a background thread extends the batch's lease every lease/3 seconds, so a
+  slow but alive worker keeps its jobs; a worker that died stops extending and the reaper frees them.
+- allotted_seconds (an allotted time per run) bounds the whole run. The heartbeat never extends the
+  lease past it. When it is over, the worker stops: no new job is started and no new batch claimed;
+  the job being handled when the time ran out is still completed if its lease holds. The jobs of
+  the batch not yet started are given up. By default (release_unstarted=True) they are handed back
+  at once with fail(retry=True) and the error "allotted time over", so another worker can take them
+  after the backoff instead of after the lease and the reaper; the claim already counted as an
+  attempt either way, so a job on its last attempt is dead-lettered by this release as the reaper
+  would. With release_unstarted=False they are left leased: the lease expires and reap releases them.
+- A dequeue that comes back empty on a queue with a watermark calls watermark_correct once before
+  the queue is taken as empty (an insert that committed late can sit below the watermark). The
+  correction needs the admin role; a login without it skips the correction (PermissionDenied).
+- stop_when_empty=False waits for work instead of returning when empty (with one watermark
+  correction when it finds the queue empty, then maintain's, every maintain_every seconds; with
+  maintenance off, one per empty poll); set `stop` (a threading.Event) to end the loop. Each claim that finds
+  nothing waits up to poll_interval seconds for a job (QueueClient.dequeue(wait=...)): on
+  PostgreSQL with `wakeup: notify` (and a client made from a URL or a factory) a wake-up ends the
+  wait at once and the job is claimed; on SQL Server the dequeue procedure itself claims again
+  every 50 ms until a job comes; otherwise the wait is a sleep. Whatever ends a wait, the loop
+  claims again: a missed wake-up, a lost LISTEN connection or a queue without wake-ups still finds
+  the job at the next poll, poll_interval seconds later at most.
+- A lost connection does not end the loop. The client reconnects by itself (given a URL or a
+  connection factory) and retries what is safe to retry; when a call still fails with
+  ConnectionLost (the database stayed away longer than the client's reconnect_timeout), the loop
+  logs it, waits (jittered, growing up to a cap) and carries on until the database is back, the
+  allotted time is over or `stop` is set. A client given a ready connection cannot make another:
+  when that connection is lost, run_worker raises CannotReconnect (a ConnectionLost) at once instead
+  of waiting for a database it has no way to reach again (the job being finished is reported to
+  on_done as 'unknown'; the batch's other jobs stay leased until reap releases them). A complete or fail whose outcome stayed unknown
+  (OutcomeUnknown, or ConnectionLost) is counted, never repeated: the lease token fences it, and a
+  job whose completion did not commit is released by reap when its lease expires. Every loss,
+  wait and recovery is logged (loggers qgen.worker and qgen.client).
+- Maintenance: every maintain_every seconds (default 5; None or 0 switches it off) the loop calls
+  the queue's maintain procedure (reap expired leases, correct the watermark, purge: one bounded
+  batch each; one caller at a time per queue), so a fleet of workers needs no other process to
+  reap. See qgen/client/maintenance.py.
+- A queue with an outbox (complete hands a row on to the transfer queue) takes the
+  handler's return value as the job's result: a mapping of outbox values ({column: value}) is
+  handed on by complete in the job's own transaction; NO_RESULT says the job hands nothing on
+  (complete's no_result). Anything else (None included: a handler that forgot its result) is not
+  taken as "no result": run_worker hands the batch back (fail with retry, the error naming the
+  problem) and raises HandlerResultError, a QueueUsageError, at the first such job. A mapping
+  missing a NOT NULL value is refused by complete (InvalidArgument): that job is failed with the
+  refusal as its error (retried, then dead-lettered) and the worker goes on. On a queue without an
+  outbox the handler's return value is ignored.
+- on_done(job, outcome) is called after each job with 'completed', 'failed', 'dead', 'lease_lost'
+  or 'unknown' (a completion whose commit nobody can confirm), e.g. to keep a ledger.
+
+Only lease-mode queues: a delete-mode job is handled inside the transaction of its dequeue
+(`with client.transaction(): jobs = client.dequeue(); ...`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import socket
+import threading
+import time
+from typing import Any, Callable, Mapping, Optional
+
+from qgen.client.connection import Backoff
+from qgen.errors import (
+    CannotReconnect, ConnectionLost, InvalidArgument, LeaseLost, OutcomeUnknown, PermissionDenied, QueueUsageError,
+)
+from qgen.client.maintenance import MAINTAIN_EVERY, Maintenance
+from qgen.client.queue import QueueClient
+from qgen.client.results import Job, WorkerStats
+
+__all__ = ["run_worker", "WorkerStats", "POLL_INTERVAL", "OVERRUN_ERROR", "NO_RESULT", "HandlerResultError"]
+
+POLL_INTERVAL = 1.0  # seconds an idle worker waits for work before it claims again (run_worker's default)
+OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
+log = logging.getLogger("qgen.worker")
+
+
+class _NoResult:
+    """The handler's way to say that a job of a queue with an outbox hands nothing on."""
+
+    def __repr__(self) -> str:
+        return "qgen.worker.NO_RESULT"
+
+
+NO_RESULT: Any = _NoResult()
+
+
+class HandlerResultError(QueueUsageError):
+    """The handler's return value cannot be a result of a queue with an outbox (run_worker stops)."""
+
+
+class _Heartbeat:
+    """Extends one lease from a background thread until stopped, never past the deadline."""
+
+    def __init__(self, client: QueueClient, token: Any, lease_seconds: int, deadline: Optional[float]):
+        self.client, self.token, self.lease_seconds, self.deadline = client, token, lease_seconds, deadline
+        self.lost = False
+        self.error: Optional[BaseException] = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="qgen-lease-heartbeat", daemon=True)
+
+    def __enter__(self) -> "_Heartbeat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        interval = max(0.2, self.lease_seconds / 3)
+        while not self._stop.wait(interval):
+            seconds = self.lease_seconds
+            if self.deadline is not None:
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    return  # allotted time over: let the lease run out
+                seconds = min(seconds, max(1, math.ceil(left)))
+            try:
+                self.client.extend_lease(self.token, lease_seconds=seconds)
+            except CannotReconnect as exc:  # no connection will come back: the worker's own call stops it
+                self.error = exc
+                return
+            except LeaseLost:
+                self.lost = True  # every job of the lease is finished, or it was taken over
+                return
+            except ConnectionLost as exc:  # the database is away: try again at the next beat
+                log.warning("lease heartbeat: %s", exc)
+                continue
+            except Exception as exc:  # keep the worker going; its own calls will report the problem
+                self.error = exc
+                return
+
+
+def run_worker(
+    client: QueueClient,
+    handler: Callable[[Job], Any],
+    *,
+    batch_size: Optional[int] = None,
+    allotted_seconds: Optional[float] = None,
+    stop_when_empty: bool = True,
+    job_type: Any = None,
+    owner: Optional[str] = None,
+    lease_seconds: Optional[int] = None,
+    heartbeat: bool = True,
+    release_unstarted: bool = True,
+    correct_watermark: bool = True,
+    max_batches: Optional[int] = None,
+    poll_interval: float = POLL_INTERVAL,
+    stop: Optional[threading.Event] = None,
+    on_done: Optional[Callable[[Job, str], Any]] = None,
+    maintain_every: Optional[float] = MAINTAIN_EVERY,
+) -> WorkerStats:
+    """Work the queue until it is empty (or forever, with stop_when_empty=False), the allotted time
+    is over, max_batches batches were claimed, or `stop` is set; run the queue's maintain every
+    maintain_every seconds meanwhile (None or 0: never; qgen/client/maintenance.py). Returns what it did."""
+    if not client.lease_mode:
+        raise QueueUsageError(f"run_worker needs a lease queue; {client.queue_name} has claim: delete "
+                              "(handle its jobs inside `with client.transaction():`)")
+    stats = WorkerStats()
+    retries_before, reconnects_before = client.deadlock_retries, client.reconnects
+    backoff, waits = Backoff(0.5, 15.0), 0
+    started = time.monotonic()
+    deadline = started + allotted_seconds if allotted_seconds is not None else None
+    # The default owner fits lease_owner's 128 characters whatever the host's name (up to 253).
+    owner = owner or f"qgen-worker:{socket.gethostname()[:80]}:{os.getpid()}:{threading.get_ident()}"
+    lease = int(lease_seconds if lease_seconds is not None else client.queue.lease)
+    may_correct = correct_watermark and client.queue.watermark.enabled
+    corrected = False
+    maintenance = Maintenance(client, maintain_every, stats)
+
+    def time_over() -> bool:
+        return deadline is not None and time.monotonic() >= deadline
+
+    def pause(seconds: float) -> None:
+        if deadline is not None:
+            seconds = max(0.0, min(seconds, deadline - time.monotonic()))
+        if stop is not None:
+            stop.wait(seconds)
+        else:
+            time.sleep(seconds)
+
+    try:
+        while not (stop is not None and stop.is_set()):
+            if max_batches is not None and stats.batches >= max_batches:
+                break
+            if time_over():
+                stats.overran = True
+                break
+            maintenance.run_if_due()
+            # Idle, the claim itself waits for work (a wake-up, or SQL Server's waiting dequeue) up to
+            # poll_interval: the next claim after it is the poll that a missed wake-up falls back on.
+            wait = 0.0 if stop_when_empty else poll_interval
+            if deadline is not None:
+                wait = max(0.0, min(wait, deadline - time.monotonic()))
+            try:
+                jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease,
+                                      wait=wait, stop=stop)
+                if not jobs and may_correct and not corrected:
+                    corrected = True
+                    try:
+                        client.watermark_correct()
+                        stats.watermark_corrections += 1
+                    except PermissionDenied:
+                        may_correct = False  # a consumer-only login: nothing to correct with
+                    continue
+            except CannotReconnect:
+                stats.connection_lost += 1
+                raise  # waiting cannot bring back a connection the client has no way to make
+            except ConnectionLost as exc:
+                stats.connection_lost += 1
+                waits += 1
+                delay = backoff.delay(waits)
+                log.warning("worker %s: %s; trying again in %.1fs", owner, exc, delay)
+                pause(delay)
+                continue
+            if waits:
+                log.info("worker %s: working again after %d wait(s) for the database", owner, waits)
+                waits = 0
+            if not jobs:
+                if stop_when_empty:
+                    break
+                # Idle: with maintenance on, maintain corrects the watermark every maintain_every seconds,
+                # so the streak needs no correction per poll (each one costs an idle worker a call).
+                corrected = maintenance.on
+                continue
+            corrected = False
+            stats.batches += 1
+            beat = _Heartbeat(client, jobs[0].lease_token, lease, deadline) if heartbeat else contextlib.nullcontext()
+            with beat:
+                for index, job in enumerate(jobs):
+                    if time_over():
+                        stats.overran = True
+                        _give_up(client, jobs[index:], release_unstarted, stats)
+                        break
+                    if index:
+                        maintenance.run_if_due()
+                    try:
+                        outcome = _handle(client, handler, job, stats)
+                    except CannotReconnect:
+                        _done(on_done, job, "unknown")
+                        raise
+                    except HandlerResultError as exc:
+                        # Every job would be finished with its result lost: hand the batch back, stop.
+                        _give_up(client, jobs[index:], True, stats, error=f"qgen worker: {exc}")
+                        raise
+                    _done(on_done, job, outcome)
+            if stats.overran:
+                break
+    finally:
+        stats.deadlock_retries = client.deadlock_retries - retries_before
+        stats.reconnects = client.reconnects - reconnects_before
+    return stats
+
+
+def _done(on_done: Optional[Callable[[Job, str], Any]], job: Job, outcome: str) -> None:
+    if on_done is not None:
+        on_done(job, outcome)
+
+
+def _handle(client: QueueClient, handler: Callable[[Job], Any], job: Job, stats: WorkerStats) -> str:
+    """Run the handler on one job, then complete or fail it; what happened to the job."""
+    try:
+        result = handler(job)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        outcome = _finish(client, stats, job, lambda: client.fail(job, error=error, retry=True))
+        # The handler's failure, with its traceback: ERROR when the job is dead-lettered, else WARNING.
+        log.log(logging.ERROR if outcome == "dead" else logging.WARNING, "job %s: the handler raised %s; %s",
+                job.id, error, _AFTER_FAILURE.get(outcome, "the failure was not recorded: " + outcome), exc_info=exc)
+        return outcome
+    if not client.outbox_columns:
+        return _finish(client, stats, job, lambda: client.complete(job))
+    values = _outbox_values(client, job, result)
+    try:
+        if values is None:
+            return _finish(client, stats, job, lambda: client.complete(job, no_result=True))
+        return _finish(client, stats, job, lambda: client.complete(job, **values))
+    except InvalidArgument as exc:  # this job's result lacks a NOT NULL value: fail it, with the refusal
+        error = f"{type(exc).__name__}: {exc}"
+        outcome = _finish(client, stats, job, lambda: client.fail(job, error=error, retry=True))
+        log.log(logging.ERROR if outcome == "dead" else logging.WARNING, "job %s: complete refused the handler's "
+                "result: %s; %s", job.id, error, _AFTER_FAILURE.get(outcome, "the failure was not recorded: " + outcome))
+        return outcome
+
+
+def _outbox_values(client: QueueClient, job: Job, result: Any) -> Optional[dict[str, Any]]:
+    """The outbox values a handler returned for `job` (None: NO_RESULT); HandlerResultError if it
+    returned anything else, a forgotten result (None) included."""
+    if result is NO_RESULT:
+        return None
+    accepted = ", ".join(client.outbox_columns)
+    if not isinstance(result, Mapping):
+        raise HandlerResultError(
+            f"the handler returned {type(result).__name__} for job {job.id} of {client.queue_name}, which has an "
+            f"outbox: return the job's outbox values as a mapping ({accepted}), or qgen.worker.NO_RESULT when it "
+            "hands nothing on")
+    unknown = sorted(str(k) for k in result if k not in client.outbox_columns)
+    if unknown:
+        raise HandlerResultError(f"the handler returned unknown outbox column(s) {', '.join(unknown)} for job "
+                                 f"{job.id} of {client.queue_name}; accepted: {accepted}")
+    return dict(result)
+
+
+_AFTER_FAILURE = {
+    "failed": "it is retried after its backoff",
+    "dead": "no attempts left: it is dead-lettered",
+    "lease_lost": "its lease was lost meanwhile (another worker holds it, or it was reaped)",
+    "unknown": "the database did not confirm the failure: the job comes back when its lease expires",
+}
+
+
+def _finish(client: QueueClient, stats: WorkerStats, job: Job, call: Callable[[], Any]) -> str:
+    try:
+        result = call()
+    except OutcomeUnknown as exc:
+        stats.outcome_unknown += 1
+        log.warning("job %s: %s", job.id, exc)
+        return "unknown"
+    except LeaseLost:
+        stats.lease_lost += 1
+        return "lease_lost"
+    except CannotReconnect:
+        stats.outcome_unknown += 1
+        stats.connection_lost += 1
+        raise
+    except ConnectionLost as exc:
+        # Not repeated here: if it did not commit, the lease expires and reap releases the job.
+        stats.outcome_unknown += 1
+        stats.connection_lost += 1
+        log.warning("job %s: %s; if it did not commit, the job is released when its lease expires", job.id, exc)
+        return "unknown"
+    if result in ("retry", "dead"):
+        stats.failed += 1
+        stats.dead_lettered += result == "dead"
+        return "failed" if result == "retry" else "dead"
+    stats.processed += 1
+    return "completed"
+
+
+def _give_up(client: QueueClient, jobs: list[Job], release: bool, stats: WorkerStats,
+             error: str = OVERRUN_ERROR) -> None:
+    stats.given_up += len(jobs)
+    if not release:
+        return
+    for job in jobs:
+        try:
+            client.fail(job, error=error, retry=True)
+        except (LeaseLost, ConnectionLost):
+            pass  # already reaped and taken over, or the lease will run out: nothing of ours to give back
