@@ -25,6 +25,7 @@ from qgen.cli import main as qgen_main
 from qgen.migrations import RevisionRefused
 from qgen.migrations.writer import make_revision
 from tests.conftest import ROOT, require
+from tests.support.backends import mssql_server  # noqa: F401 (a fixture: a database of this module's own)
 from tests.support.pg import ADMIN_URL, scratch_database
 
 V1 = """\
@@ -476,7 +477,15 @@ def test_a_spec_change_that_adds_and_removes_indexes(migrations, database, schem
 MSSQL_URL = os.environ.get("QGEN_TEST_MSSQL_URL")
 
 
-def sql_server_engine():
+@pytest.fixture
+def sql_server_url(mssql_server) -> str:
+    """The URL of a database of this module's own on QGEN_TEST_MSSQL_URL's server (dropped at the end):
+    the revisions' alembic_version table is the database's, and another test process or run migrating
+    on the same server (a database the URL names, master included) would find this one's revisions in it."""
+    return mssql_server.database_url
+
+
+def sql_server_engine(url: str):
     """The test's own SQLAlchemy engine on that server, through the ODBC connection string qgen makes
     (Microsoft's driver unless the URL names one)."""
     from urllib.parse import quote_plus
@@ -485,7 +494,7 @@ def sql_server_engine():
 
     from qgen.client.connection import mssql_connection_string
 
-    return sa.create_engine("mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(MSSQL_URL)))
+    return sa.create_engine("mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(url)))
 
 
 def test_the_sql_server_teardown_ends_the_transaction_its_guard_begins(migrations, schema, tmp_path):
@@ -502,7 +511,7 @@ def test_the_sql_server_teardown_ends_the_transaction_its_guard_begins(migration
 
 @pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate "
                     "(e.g. mssql+pyodbc://sa:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4)")
-def test_sql_server_spec_change_with_jobs(migrations, schema, tmp_path):
+def test_sql_server_spec_change_with_jobs(migrations, schema, tmp_path, sql_server_url):
     """The same scenario on SQL Server through pyodbc and Microsoft's ODBC driver; the database in the URL is used
     as it is, and everything the revisions create is removed by downgrade base at the end (it was not:
     the teardown ran uninstall's guard, which begins the transaction uninstall.sql's ending commits,
@@ -510,10 +519,10 @@ def test_sql_server_spec_change_with_jobs(migrations, schema, tmp_path):
     from tests.support.babelfish import rewriting_sqlalchemy
 
     # The URL as a user gives it to Alembic (without driver=, qgen's env.py takes Microsoft's driver).
-    config = alembic_config(migrations, MSSQL_URL)
-    engine = sql_server_engine()
+    config = alembic_config(migrations, sql_server_url)
+    engine = sql_server_engine(sql_server_url)
     make_revision(spec_file(tmp_path, V1, schema), "v1", migrations, dialect="mssql")
-    with rewriting_sqlalchemy(MSSQL_URL):
+    with rewriting_sqlalchemy(sql_server_url):
         sql_server_spec_change(config, engine, schema, migrations, tmp_path)
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
@@ -665,13 +674,13 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
 
 @pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate "
                     "(e.g. mssql+pyodbc://sa:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4)")
-def test_sql_server_revision_leaves_the_unchanged_queue_alone(migrations, schema, tmp_path):
+def test_sql_server_revision_leaves_the_unchanged_queue_alone(migrations, schema, tmp_path, sql_server_url):
     """On SQL Server: a column added to one queue of two; the other queue's procedures keep
     their object_id and modify_date through upgrade and downgrade, and the jobs of both are kept."""
     from tests.support.babelfish import rewriting_sqlalchemy
 
-    config = alembic_config(migrations, MSSQL_URL)  # without driver=: env.py takes Microsoft's driver (was IM002)
-    engine = sql_server_engine()
+    config = alembic_config(migrations, sql_server_url)  # without driver=: env.py takes Microsoft's driver (was IM002)
+    engine = sql_server_engine(sql_server_url)
 
     def procedures(prefix: str):
         with engine.connect() as conn:
@@ -683,7 +692,7 @@ def test_sql_server_revision_leaves_the_unchanged_queue_alone(migrations, schema
             return conn.exec_driver_sql(f"SELECT * FROM [{schema}].[{table}] ORDER BY id").fetchall()
 
     make_revision(spec_file(tmp_path, TWO_QUEUES, schema), "v1", migrations, dialect="mssql")
-    with rewriting_sqlalchemy(MSSQL_URL):
+    with rewriting_sqlalchemy(sql_server_url):
         unchanged_queue_alone(config, engine, schema, migrations, tmp_path, procedures, rows)
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
@@ -771,24 +780,24 @@ def test_a_sql_server_table_an_older_qgen_made_without_the_deferred_bit_gets_it_
 
 
 
-def freetds_url() -> str | None:
-    """MSSQL_URL's server, database and login through FreeTDS (an odbc_connect= URL: SQLAlchemy's own
+def freetds_url(given: str) -> str | None:
+    """The given URL's server, database and login through FreeTDS (an odbc_connect= URL: SQLAlchemy's own
     FreeTDS string puts the port after a comma, which FreeTDS does not read), None without FreeTDS."""
     from urllib.parse import quote_plus
 
     import pyodbc
     from sqlalchemy import make_url
 
-    if not MSSQL_URL or "FreeTDS" not in pyodbc.drivers():
+    if "FreeTDS" not in pyodbc.drivers():
         return None
-    url = make_url(MSSQL_URL)
+    url = make_url(given)
     odbc = (f"DRIVER={{FreeTDS}};SERVER={url.host};PORT={url.port or 1433};DATABASE={url.database};"
             f"UID={url.username};PWD={{{url.password}}};TDS_Version=7.4")
     return "mssql+pyodbc:///?odbc_connect=" + quote_plus(odbc)
 
 
 @pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate")
-def test_an_upgrade_into_a_schema_owned_by_a_role_is_refused(migrations, schema, tmp_path):
+def test_an_upgrade_into_a_schema_owned_by_a_role_is_refused(migrations, schema, tmp_path, sql_server_url):
     """install refuses (50022) a schema owned by a database role before it creates anything; an Alembic
     upgrade runs the same batches on one connection and must stop there too, with that error, create
     nothing and stamp nothing, through either driver. The refusal's batch assigns a variable first:
@@ -796,18 +805,18 @@ def test_an_upgrade_into_a_schema_owned_by_a_role_is_refused(migrations, schema,
     none: the upgrade created every object in the role's schema and was stamped as applied."""
     from tests.support.babelfish import rewriting_sqlalchemy
 
-    engine = sql_server_engine()
+    engine = sql_server_engine(sql_server_url)
     role = f"{schema}_dbas"
     with engine.begin() as conn:
         conn.exec_driver_sql(f"CREATE ROLE [{role}]")
         conn.exec_driver_sql(f"CREATE SCHEMA [{schema}] AUTHORIZATION [{role}]")
     make_revision(spec_file(tmp_path, V1, schema), "v1", migrations, dialect="mssql")
-    urls = {"Microsoft's driver": MSSQL_URL, "FreeTDS": freetds_url()}
+    urls = {"Microsoft's driver": sql_server_url, "FreeTDS": freetds_url(sql_server_url)}
     try:
         for driver, url in urls.items():
             if url is None:
                 continue
-            with rewriting_sqlalchemy(MSSQL_URL), pytest.raises(Exception, match="50022") as refused:
+            with rewriting_sqlalchemy(sql_server_url), pytest.raises(Exception, match="50022") as refused:
                 command.upgrade(alembic_config(migrations, url), "head")
             assert "install refused" in str(refused.value), driver
             with engine.connect() as conn:
@@ -818,14 +827,14 @@ def test_an_upgrade_into_a_schema_owned_by_a_role_is_refused(migrations, schema,
                 if stamped is not None:
                     assert conn.exec_driver_sql("SELECT count(*) FROM alembic_version").scalar() == 0, driver
     finally:
-        remove_sql_server_install(spec_file(tmp_path, V1, schema))
+        remove_sql_server_install(spec_file(tmp_path, V1, schema), sql_server_url)
         with engine.begin() as conn:
             conn.exec_driver_sql(f"DROP SCHEMA [{schema}]")
             conn.exec_driver_sql(f"DROP ROLE [{role}]")
         engine.dispose()
 
 
-def remove_sql_server_install(spec_path: Path) -> None:
+def remove_sql_server_install(spec_path: Path, url: str) -> None:
     """What an install of spec_path left (even one it made in a schema not its own: kept), by its
     rendered uninstall, forced, each batch as the harness sends it."""
     import contextlib
@@ -841,7 +850,7 @@ def remove_sql_server_install(spec_path: Path) -> None:
     from tests.support.babelfish import is_babelfish, rewrite
 
     rendering = render_spec(load_spec(spec_path), spec_path.name, "mssql")
-    with contextlib.closing(pyodbc.connect(mssql_connection_string(MSSQL_URL), autocommit=True)) as conn:
+    with contextlib.closing(pyodbc.connect(mssql_connection_string(url), autocommit=True)) as conn:
         babelfish, cursor = is_babelfish(conn), conn.cursor()
         for batch in split_batches(rendering.force_uninstall + rendering.uninstall):
             for sent in (rewrite(batch) if babelfish else [batch]):

@@ -3,12 +3,18 @@ revisions (an install, then a follow-on that adds a nullable column and lengthen
 `qgen revision` wrote before qgen/migrate.py became the package qgen/migrations/. Their modules import
 `qgen.migrate.run_revision`, and their manifests are the JSON that qgen wrote then. They are copied
 into a fresh environment byte for byte, so their schema (and its roles, which belong to the whole
-PostgreSQL cluster) has a fixed name: the tests remove what a run cut short may have left first."""
+PostgreSQL cluster) has a fixed name: the tests remove what a run cut short may have left first, and
+on PostgreSQL take turns with any other run on this machine through a lock file (the roles are the
+cluster's). On SQL Server they migrate a database of this module's own, whose alembic_version table no
+other test process or run shares."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import os
+import tempfile
 import shutil
 from pathlib import Path
 
@@ -19,6 +25,7 @@ from alembic.config import Config
 
 from qgen.cli import main as qgen_main
 from tests.conftest import ROOT
+from tests.support.backends import mssql_server  # noqa: F401 (a fixture: a database of this module's own)
 from tests.support.pg import ADMIN_URL, scratch_database
 
 FIXTURE = ROOT / "tests" / "fixtures" / "revisions_before_split"
@@ -66,6 +73,17 @@ def _dequeue_args(conn, schema: str) -> str:
                         "p.pronamespace WHERE n.nspname = %s AND p.proname = 'mail_dequeue'", (schema,)).fetchone()[0]
 
 
+@contextlib.contextmanager
+def _roles_to_ourselves():
+    """The fixed roles are the cluster's: one run on this machine at a time uses them."""
+    with open(os.path.join(tempfile.gettempdir(), f"{SCHEMA}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def _drop_roles() -> None:
     with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
         for role in ROLES:
@@ -73,6 +91,11 @@ def _drop_roles() -> None:
 
 
 def test_revisions_written_before_the_split_upgrade_and_downgrade_on_postgres(postgres_server, project):
+    with _roles_to_ourselves():
+        _upgrade_and_downgrade_on_postgres(project)
+
+
+def _upgrade_and_downgrade_on_postgres(project: Path) -> None:
     schema = SCHEMA
     _drop_roles()
     try:
@@ -99,7 +122,7 @@ def test_revisions_written_before_the_split_upgrade_and_downgrade_on_postgres(po
 
 
 @pytest.mark.skipif(not MSSQL_URL, reason="QGEN_TEST_MSSQL_URL is not set: no SQL Server to migrate")
-def test_revisions_written_before_the_split_upgrade_and_downgrade_on_sql_server(project):
+def test_revisions_written_before_the_split_upgrade_and_downgrade_on_sql_server(project, mssql_server):
     from urllib.parse import quote_plus
 
     import sqlalchemy as sa
@@ -107,14 +130,14 @@ def test_revisions_written_before_the_split_upgrade_and_downgrade_on_sql_server(
     from qgen.client.connection import mssql_connection_string
     from tests.support.babelfish import rewriting_sqlalchemy
 
-    schema = SCHEMA
-    engine = sa.create_engine("mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(MSSQL_URL)))
+    schema, url = SCHEMA, mssql_server.database_url
+    engine = sa.create_engine("mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(url)))
     with engine.connect() as conn:
         left = conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is not None
     if left:  # by a run cut short
         from tests.test_migrations import remove_sql_server_install
 
-        remove_sql_server_install(next(FIXTURE.glob("*_v1")) / "spec.yaml")
+        remove_sql_server_install(next(FIXTURE.glob("*_v1")) / "spec.yaml", url)
         with engine.begin() as conn:
             conn.exec_driver_sql(f"DROP SCHEMA [{schema}]")
 
@@ -123,8 +146,8 @@ def test_revisions_written_before_the_split_upgrade_and_downgrade_on_sql_server(
             return [r[0] for r in conn.exec_driver_sql(
                 "SELECT name FROM sys.columns WHERE object_id = OBJECT_ID(?)", (f"{schema}.mail",)).fetchall()]
 
-    config = alembic_config(project, MSSQL_URL)
-    with rewriting_sqlalchemy(MSSQL_URL):
+    config = alembic_config(project, url)
+    with rewriting_sqlalchemy(url):
         try:
             command.upgrade(config, "head")
             assert "note" in columns()
@@ -135,6 +158,6 @@ def test_revisions_written_before_the_split_upgrade_and_downgrade_on_sql_server(
             command.upgrade(config, "head")
         finally:
             command.downgrade(config, "base")
-    engine.dispose()
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
+    engine.dispose()  # its pooled sessions would keep the module's database in use at its drop
