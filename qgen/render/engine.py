@@ -28,6 +28,7 @@ from qgen import __version__
 from qgen.spec.locks import Limits, limits
 from qgen import dialects as dialect_registry
 from qgen.spec.contract import declared
+from qgen.render.template_cache import CompiledTemplates
 from qgen.dialects import Database
 from qgen.spec.catalog import (
     ROUTINE_KINDS, DbObject, claims_in_place, has_dead_letters, keeps_duplicates, spec_objects, splits_deferred,
@@ -71,23 +72,8 @@ class MacroDispatch:
         raise AttributeError(f"no macro {self._dialect}__{name} or default__{name}")
 
 
-class _CompiledTemplates(jinja2.BytecodeCache):
-    """Compiled templates kept for the life of the process: an environment is made per rendering (its
-    globals are the spec's), and compiling the templates cost far more than rendering them. A
-    template whose source changed is compiled again (the bucket checks the source's checksum)."""
-
-    def __init__(self) -> None:
-        self._code: dict[str, bytes] = {}
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        if bucket.key in self._code:
-            bucket.bytecode_from_string(self._code[bucket.key])
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self._code[bucket.key] = bucket.bytecode_to_string()
-
-
-_COMPILED = _CompiledTemplates()
+# Compiled templates, in memory and in the user's cache folder (qgen/render/template_cache.py).
+_COMPILED = CompiledTemplates()
 
 
 def make_environment(dialect: str, templates: Path | None = None) -> jinja2.Environment:
