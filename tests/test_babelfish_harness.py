@@ -108,3 +108,38 @@ def test_an_applock_not_granted_reads_as_sql_server_answers_it():
     sent, = rewrite("BEGIN\n    EXEC @q$lock = sys.sp_getapplock\n        @Resource = N'x;y', @LockMode = 'Exclusive', "
                     "@LockTimeout = 0, @DbPrincipal = @p;\n    IF @q$lock = -1 SET @skipped = 1;\nEND")
     assert "@DbPrincipal = @p; IF @q$lock = -999 SET @q$lock = -1;\n    IF @q$lock = -1" in sent
+
+
+def test_a_database_with_sessions_still_in_it_is_dropped(request):
+    """Teardown drops a test database that other sessions are still in (a pool a test did not dispose,
+    a connection a failing test left open): B13's KILL ends them a moment later, and the DROP waits for
+    that instead of failing the run ("currently in use in another session", CI at a load of 4)."""
+    import os
+
+    import pyodbc
+
+    from tests.support.backends import MSSQL_URL_ENV, MssqlBackend, mssql_connection_string
+
+    url = os.environ.get(MSSQL_URL_ENV)
+    if not url:
+        pytest.skip("needs a T-SQL engine (QGEN_TEST_MSSQL_URL)")
+    backend = MssqlBackend(url)
+    left_open = []
+    try:
+        base = mssql_connection_string(url)
+        for _ in range(6):
+            conn = pyodbc.connect(base, autocommit=True)
+            conn.cursor().execute(f"USE [{backend.database}]")
+            left_open.append(conn)
+    finally:
+        backend.close()
+    check = pyodbc.connect(mssql_connection_string(url), autocommit=True)
+    try:
+        assert check.cursor().execute("SELECT DB_ID(?)", backend.database).fetchone()[0] is None
+    finally:
+        check.close()
+        for conn in left_open:
+            try:
+                conn.close()
+            except pyodbc.Error:
+                pass   # KILLed: the server ended it
