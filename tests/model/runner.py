@@ -204,9 +204,14 @@ class Runner(Calls, Observer):
             self.model.lowered(job_id, attempts, time.time())
             self._log(step, f"job {job_id} attempts -> {attempts}")
 
-    def _finish(self, session: Session) -> None:
+    def _finish(self, session: Session, may_defer: bool = False) -> bool:
+        """Apply a returned call's result to the model (False: deferred, see below)."""
         # A call in flight that was unblocked meanwhile may have committed before this one saw its
         # rows: give each a moment to report, and apply first those that returned before this one.
+        # Which of two calls returning at the same moment the server ran first, their return times
+        # cannot tell (a call unblocked by this one's COMMIT can return before the COMMIT call
+        # does): one that breaks the model applied first is judged again after this one.
+        deferred: list[Session] = []
         others = [s for s in self._in_flight() if s is not session]
         if others and not self._finishing:
             self._finishing = True
@@ -216,23 +221,29 @@ class Runner(Calls, Observer):
                 mine = session.outcome.t1
                 for other in sorted((o for o in others if o.busy and o.wait(0) and o.outcome.t1 < mine),
                                     key=lambda o: o.outcome.t1):
-                    self._finish(other)
+                    if not self._finish(other, may_defer=True):
+                        deferred.append(other)
             finally:
                 self._finishing = False
-        step, on_result, _ = session.pending
+        step, on_result, submitted = session.pending
         outcome = session.outcome
         session.pending = None
         # Calls returning at the same moment may have committed in either order: when this result
         # breaks the model while another call is in flight, apply the others that return within
         # a moment first, and judge this one again on the model as it was.
-        saved = self.model.snapshot() if any(s.busy for s in self.sessions) else None
+        saved = self.model.snapshot() if any(s.busy for s in self.sessions) or may_defer else None
         try:
             try:
                 text = on_result(outcome)
             except Violation:
-                if saved is None or self._finishing:
+                if saved is None:
                     raise
                 self.model.restore(saved)
+                if may_defer:
+                    session.pending = (step, on_result, submitted)
+                    return False
+                if self._finishing:
+                    raise
                 self._finishing = True
                 try:
                     busy = [s for s in self.sessions if s.busy]
@@ -248,6 +259,10 @@ class Runner(Calls, Observer):
             raise
         self._log(step, f"[{outcome.t0:.3f}, {outcome.t1:.3f}] {text}")
         self._check_idle(session, step)
+        for other in deferred:
+            if other.busy:
+                self._finish(other)
+        return True
 
     def _check_idle(self, session: Session, step: Step) -> None:
         """A session outside a caller's transaction must be left with none open: every call outside

@@ -192,6 +192,33 @@ def test_model_known_defects(use_spec, dialect, tmp_path, item):
     assert report.steps == len(steps)
 
 
+def test_a_call_a_commit_unblocks_is_judged_after_that_commit(use_spec, dialect, tmp_path, monkeypatch):
+    """An enqueue blocked behind another session's uncommitted job with its dedupe key returns that
+    job as the key's holder once the COMMIT frees it, and can return before the COMMIT call does
+    (CI at a load of 4: "[dedupe] ... returned job 171, which the model has as unknown"): the
+    scheduler judged it first, on a model without the commit. Here the COMMIT call returns late
+    on purpose; before the fix this schedule failed every time."""
+    if dialect != "postgres":
+        pytest.skip("needs several sessions (PostgreSQL)")
+    original = runner_module.Runner._end_tx
+
+    def late(self, session, commit):
+        work, after = original(self, session, commit)
+
+        def slow():
+            value = work()
+            time.sleep(0.1)   # the server has committed; the call returns within the step wait, late
+            return value
+        return slow, after
+    monkeypatch.setattr(runner_module.Runner, "_end_tx", late)
+    env = use_spec(SPEC)
+    plan = [(1, "begin", {"isolation": "read committed", "early": False}), (1, "enqueue", {"k": 2, "n": 1}),
+            (0, "enqueue", {"k": 2, "n": 2}), (1, "commit", {}), (0, "complete", {"pick": 0})]
+    steps = [Step(i, session, op, args) for i, (session, op, args) in enumerate(plan)]
+    report = run_schedule(env, "lmark", 0, Options(sessions=2, steps=len(steps)), tmp_path, steps)
+    assert any("enqueued=False" in line for line in report.log), "\n".join(report.log)
+
+
 # Callers in the autocommit-off mode (SQL Server's IMPLICIT_TRANSACTIONS ON, psycopg with
 # autocommit off): an enqueue and a claim rolled back with the caller's transaction, and committed
 # with it. One session, each step waited for (a T-SQL session's first call of a procedure compiles
