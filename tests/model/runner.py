@@ -35,6 +35,7 @@ from tests.model.sessions import Session, _epoch
 from tests.support.backends import QueueEnv
 
 STEP_WAIT = 0.4        # seconds the scheduler waits for a step before it counts as in flight
+REJUDGE_WAIT = 3.0     # seconds a result that breaks the model waits for the calls in flight with it
 HANG_BOUND = 60.0      # a call neither returning nor blocked by another session this long: a hang
 SAMPLE_EVERY = 15      # steps between two measured claims (PostgreSQL)
 
@@ -247,8 +248,11 @@ class Runner(Calls, Observer):
                 self._finishing = True
                 try:
                     busy = [s for s in self.sessions if s.busy]
+                    # Only on the way to a failure: a loaded machine (CI at a load of 4) can take
+                    # more than half a second to return a COMMIT the server has done.
+                    give_up = time.time() + REJUDGE_WAIT
                     for other in busy:
-                        other.wait(0.5)
+                        other.wait(max(0.0, give_up - time.time()))
                     for other in sorted((o for o in busy if o.wait(0)), key=lambda o: o.outcome.t1):
                         self._finish(other)
                 finally:

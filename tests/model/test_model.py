@@ -192,25 +192,28 @@ def test_model_known_defects(use_spec, dialect, tmp_path, item):
     assert report.steps == len(steps)
 
 
-def test_a_call_a_commit_unblocks_is_judged_after_that_commit(use_spec, dialect, tmp_path, monkeypatch):
+@pytest.mark.parametrize("late", [0.1, 1.5])
+def test_a_call_a_commit_unblocks_is_judged_after_that_commit(use_spec, dialect, tmp_path, monkeypatch, late):
     """An enqueue blocked behind another session's uncommitted job with its dedupe key returns that
     job as the key's holder once the COMMIT frees it, and can return before the COMMIT call does
     (CI at a load of 4: "[dedupe] ... returned job 171, which the model has as unknown"): the
     scheduler judged it first, on a model without the commit. Here the COMMIT call returns late
-    on purpose; before the fix this schedule failed every time."""
+    on purpose: within the step wait (the COMMIT's result was applied after the enqueue's), and
+    past it and past the half second the scheduler waited for calls in flight before it judged a
+    result that breaks the model again. Before the fixes each failed every time."""
     if dialect != "postgres":
         pytest.skip("needs several sessions (PostgreSQL)")
     original = runner_module.Runner._end_tx
 
-    def late(self, session, commit):
+    def returning_late(self, session, commit):
         work, after = original(self, session, commit)
 
         def slow():
             value = work()
-            time.sleep(0.1)   # the server has committed; the call returns within the step wait, late
+            time.sleep(late)   # the server has committed; the call returns late
             return value
         return slow, after
-    monkeypatch.setattr(runner_module.Runner, "_end_tx", late)
+    monkeypatch.setattr(runner_module.Runner, "_end_tx", returning_late)
     env = use_spec(SPEC)
     plan = [(1, "begin", {"isolation": "read committed", "early": False}), (1, "enqueue", {"k": 2, "n": 1}),
             (0, "enqueue", {"k": 2, "n": 2}), (1, "commit", {}), (0, "complete", {"pick": 0})]
