@@ -93,7 +93,7 @@ def test_the_public_names_stay_where_they_were():
 def test_import_paths_users_files_hold_still_import():
     """Files outside qgen import these paths: revision modules (qgen.migrate), the migrations/env.py
     that `qgen init` wrote (qgen.connection), README examples of earlier versions (qgen.specload,
-    qgen.worker). Each still gives the names those files use, the same objects as their new homes."""
+    qgen.worker), code that named the result types by their first home (qgen.results). Each still gives the names those files use, the same objects as their new homes."""
     import qgen.client.connection
     import qgen.client.worker
     import qgen.spec.load
@@ -101,6 +101,8 @@ def test_import_paths_users_files_hold_still_import():
     from qgen.migrate import qgen_schemas, run_revision
     from qgen.specload import SpecInvalid, load_spec, load_spec_text
     from qgen.worker import NO_RESULT, WorkerStats, run_worker
+    import qgen.client.results
+    import qgen.results
 
     assert dialect_of_target is qgen.client.connection.dialect_of_target
     assert mssql_connection_string is qgen.client.connection.mssql_connection_string
@@ -109,3 +111,6 @@ def test_import_paths_users_files_hold_still_import():
     assert (run_worker, WorkerStats, NO_RESULT) == (qgen.client.worker.run_worker, qgen.client.worker.WorkerStats,
                                                     qgen.client.worker.NO_RESULT)
     assert callable(run_revision) and callable(qgen_schemas)
+    for name in qgen.results.__all__:   # pickled results and type annotations name these
+        assert getattr(qgen.results, name) is getattr(qgen.client.results, name), name
+    assert set(qgen.results.__all__) == set(qgen.client.results.__all__)
