@@ -123,6 +123,29 @@ def test_status_json_and_table(db):
 
 
 
+def test_status_numbers_are_what_the_review_page_says_they_are(db):
+    """in_flight counts an expired lease too, as the review page's words say (they said "not yet
+    expired"); a delete queue's throughput is said to be untracked, not shown as a bare '-'."""
+    from qgen.render.review import STATUS_FIELDS
+
+    url, jobs = db
+    jobs.enqueue(job_type="t", customer_id=1, amount=1)
+    jobs.enqueue(job_type="t", customer_id=2, amount=1)
+    jobs.dequeue(batch_size=1, lease_seconds=1)
+    jobs.dequeue(batch_size=1, lease_seconds=300)
+    time.sleep(1.2)
+    done = qgen("status", SPEC, "--url", url, "--json")
+    rows = {row["queue"]: row for row in json.loads(done.stdout)["queues"]}
+    assert (rows["feat.jobs"]["in_flight"], rows["feat.jobs"]["expired"]) == (2, 1)
+    words = dict(STATUS_FIELDS)
+    assert "expired leases included" in words["in_flight"] and "not yet expired" not in words["in_flight"]
+    assert rows["feat.urgent"]["completed_last_minute"] is None and "untracked" in words["completed_last_minute"]
+    table = qgen("status", SPEC, "--url", url)
+    urgent = next(line for line in table.stdout.splitlines() if line.startswith("| feat.urgent "))
+    assert [cell.strip() for cell in urgent.strip("|").split("|")][6] == "untracked", urgent  # done last min
+    assert "done last min: untracked with on_complete: delete" in table.stdout
+
+
 def test_status_shows_the_oldest_open_snapshot_and_warns_past_the_threshold(db):
     """A session holding a snapshot open (a REPEATABLE READ report, pg_dump, a
     forgotten BEGIN) keeps every row version claims leave behind, so claims cost more the longer it

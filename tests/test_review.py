@@ -173,3 +173,64 @@ def test_status_fields_are_what_qgen_status_prints():
                                                   "dead", "completed_last_minute", "archived", "processed", "watermark",
                                                   "watermark_lag"), 0))
     assert [name for name, _ in STATUS_FIELDS] == [k for k in row if k != "queue"]
+
+
+# ---------------------------------------------------------------------------------------------
+# A revision's page (REVIEW.md in the revision's folder, written by `qgen revision`).
+
+REV1 = """\
+schema: s
+queues:
+  mail:
+    payload:
+      address: string(320)
+    lease: 2m
+  sms:
+    payload:
+      to: string(20)
+"""
+
+
+def revision_pages(tmp_path, *specs: str) -> list[str]:
+    """The page of each revision made, in turn, from the specs in an Alembic environment of `qgen init`."""
+    from qgen.migrations.writer import make_revision
+
+    assert main(["init", str(tmp_path / "project"), "--no-spec"]) == 0
+    pages = []
+    for n, text in enumerate(specs):
+        path = tmp_path / f"v{n + 1}.yaml"
+        path.write_text(text, encoding="utf-8")
+        made = make_revision(path, f"step {n + 1}", tmp_path / "project" / "alembic.ini")
+        pages.append((made.folder / "REVIEW.md").read_text(encoding="utf-8"))
+    return pages
+
+
+def test_a_revision_page_shows_durations_as_the_spec_writes_them(tmp_path):
+    """`lease: 2m -> 3m` reads `2m | 3m`, not `120 | 180`; a default is shown in the largest whole unit
+    (retention 7d); the same time written another way (2m -> 120s) is no change at all."""
+    v2 = REV1.replace("lease: 2m", "lease: 3m\n    retention: 36h\n    retry: {backoff: {base: 90}}")
+    v3 = v2.replace("lease: 3m", "lease: 180s").replace("retention: 36h", "retention: 1d")
+    _, second, third = revision_pages(tmp_path, REV1, v2, v3)
+    assert "| `queues.mail.lease` | 2m | 3m |" in second
+    assert "| `queues.mail.retention` | 7d | 36h |" in second
+    assert "| `queues.mail.retry.backoff.base` | 10s | 90 |" in second
+    assert "| `queues.mail.retention` | 36h | 1d |" in third and "queues.mail.lease" not in third
+
+
+def test_a_revision_page_carries_the_guarantees_of_the_queues_it_changes(tmp_path):
+    """What the spec's review page says of a queue (its guarantee, what to schedule and watch) is on the
+    revision's page for the queues it changes, in the same words, and only for those."""
+    v2 = REV1.replace("lease: 2m", "lease: 3m")
+    first, second = revision_pages(tmp_path, REV1, v2)
+    spec_side = page_of(v2, "v2.yaml")
+    part = second[second.index("## What the queues it changes guarantee"):]
+    assert "### Queue `mail`" in part and "`sms" not in part
+    mail = section(spec_side, "mail")
+    promises = mail[mail.index("**Guarantee.**"):mail.index("### Lifecycle")].strip()
+    assert promises in part and "its lease (3 min)" in promises
+    assert "### What to schedule\n\nEach queue needs `maintain` to run every few seconds: `mail_maintain`.\n" in part
+    watch = spec_side[spec_side.index("`qgen status v2.yaml"):spec_side.index("## Objects on")].strip()
+    assert watch in part
+    # The first revision installs every queue: the guarantees of each.
+    part = first[first.index("## What the queues it changes guarantee"):]
+    assert "### Queue `mail`" in part and "### Queue `sms`" in part and "`mail_maintain`, `sms_maintain`" in part

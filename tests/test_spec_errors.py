@@ -186,6 +186,36 @@ def test_several_mistakes_are_reported_together():
         ("queues.q.bach_size", 5), ("queues.q.claim", 6), ("queues.q.payload.a.type", 4)]
 
 
+def test_a_mistake_across_fields_is_reported_with_the_others_at_once():
+    """A dedupe key that names no column is found in the same report as a wrong type, an unknown key and
+    a wrong value elsewhere (not only once those are fixed), each at its place; a setting taken out for
+    the check (the wrong lease) or a column stood in for (the wrong type) is not blamed twice."""
+    errors = errors_of(
+        """\
+        queues:
+          mail:
+            payload:
+              address: strng(320)
+              name: string(20)
+            lease: 2x
+            dedupe: {key: [adress, address]}
+            priorty: 3
+          sms:
+            payload:
+              to: string(20)
+            claim: delete
+            lease: 1m
+        """
+    )
+    assert [(e.line, e.column, e.path) for e in errors] == [
+        (4, 16, "queues.mail.payload.address.type"), (6, 12, "queues.mail.lease"),
+        (7, 20, "queues.mail.dedupe.key[0]"), (8, 5, "queues.mail.priorty"), (13, 12, "queues.sms.lease")]
+    assert "'adress' is not a payload column; accepted: address, name" in errors[2].message
+    assert "only claim: lease has lease" in errors[4].message
+    # A missing payload leaves nothing sensible to check across fields: only what is wrong is said.
+    assert [e.path for e in errors_of("queues:\n  q:\n    dedupe: x\n    lease: 2x\n")] == ["queues.q.payload", "queues.q.lease"]
+
+
 def test_cli_reports_errors_without_a_traceback(tmp_path):
     spec = tmp_path / "bad.yaml"
     spec.write_text("queues:\n  q:\n    payload: {a: int}\n    bach_size: 3\n")

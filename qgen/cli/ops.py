@@ -203,6 +203,9 @@ def status_row(spec: Spec, queue: str, metrics: dict[str, Any]) -> dict[str, Any
     }
 
 
+UNTRACKED = "untracked"
+
+
 def _status_table(rows: list[dict[str, Any]]) -> str:
     from qgen.cli.tables import table
 
@@ -210,7 +213,9 @@ def _status_table(rows: list[dict[str, Any]]) -> str:
                "watermark lag")
     keys = ("queue", "pending", "in_flight", "expired", "oldest_pending_age_seconds", "dead",
             "completed_last_minute", "watermark_lag")
-    return table(headers, [[row[k] for k in keys] for row in rows])
+    # A delete queue's completions leave no row to count (on_complete: delete): said as such, not as 0.
+    return table(headers, [[UNTRACKED if k == "completed_last_minute" and row[k] is None else row[k] for k in keys]
+                           for row in rows])
 
 
 def _horizon_sql(dialect: str) -> Optional[str]:
@@ -294,8 +299,9 @@ def _status_once(session: Session, queues: list[str], as_json: bool, watching: b
         print(_status_table(rows))
         if snapshot is not None:
             print(_snapshot_line(snapshot))
-        print("done last min: '-' when on_complete: delete (nothing records a completion); "
-              "a negative watermark lag: pending jobs below the watermark\n" if not watching else "")
+        print(f"done last min: {UNTRACKED} with on_complete: delete (a completion deletes the row and nothing "
+              "records it: docs/operations.md says why); a negative watermark lag: pending jobs below the watermark\n"
+              if not watching else "")
     sys.stdout.flush()
     _warn_horizon(snapshot, horizon_warn)
     return ok

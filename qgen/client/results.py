@@ -89,4 +89,6 @@ class WorkerStats:
     maintenance_runs: int = 0     # maintain calls that did their work
     maintenance_skipped: int = 0  # maintain calls that found another one running on the queue
     reaped: int = 0               # expired leases those calls released (or dead-lettered)
-    overran: bool = False    # the allotted time ran out before the queue was empty
+    # The allotted time ran out with work left: jobs of the batch not started (given_up), or after a full
+    # batch (the queue may hold more); not after a claim that found the queue empty or took what was left.
+    overran: bool = False

@@ -16,6 +16,8 @@
   after the backoff instead of after the lease and the reaper; the claim already counted as an
   attempt either way, so a job on its last attempt is dead-lettered by this release as the reaper
   would. With release_unstarted=False they are left leased: the lease expires and reap releases them.
+  stats.overran says the time ran out with work left: jobs of the batch not started, or right after a
+  full batch; not when it ran out on an empty queue (an idle worker) or after a short batch.
 - A dequeue that comes back empty on a queue with a watermark calls watermark_correct once before
   the queue is taken as empty (an insert that committed late can sit below the watermark). The
   correction needs the admin role; a login without it skips the correction (PermissionDenied).
@@ -178,6 +180,11 @@ def run_worker(
     may_correct = correct_watermark and client.queue.watermark.enabled
     corrected = False
     maintenance = Maintenance(client, maintain_every, stats)
+    # Whether the worker's last claim came back full (the queue may hold more than one claim takes):
+    # time that runs out after a claim that found the queue empty (an idle worker waiting for work) or
+    # took what was left of it (a short batch) is no overrun.
+    had_work = False
+    wanted = batch_size if batch_size is not None else client.queue.batch_size
 
     def time_over() -> bool:
         return deadline is not None and time.monotonic() >= deadline
@@ -195,7 +202,7 @@ def run_worker(
             if max_batches is not None and stats.batches >= max_batches:
                 break
             if time_over():
-                stats.overran = True
+                stats.overran = had_work
                 break
             maintenance.run_if_due()
             # Idle, the claim itself waits for work (a wake-up, or SQL Server's waiting dequeue) up to
@@ -206,6 +213,7 @@ def run_worker(
             try:
                 jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease,
                                       wait=wait, stop=stop)
+                had_work = len(jobs) >= wanted
                 if not jobs and may_correct and not corrected:
                     corrected = True
                     try:

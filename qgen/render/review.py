@@ -39,11 +39,12 @@ STATUS_FIELDS = (
     ("pending", "ready + scheduled jobs; a steady climb means producers outrun the workers"),
     ("ready", "claimable now"),
     ("scheduled", "waiting for their time (delayed, or backing off after a failure)"),
-    ("in_flight", "claimed under a lease not yet expired"),
+    ("in_flight", "claimed under a lease, expired leases included (`expired` counts those again)"),
     ("expired", "leases that ran out: a worker died or is too slow; maintain (or the next claim) releases them"),
     ("oldest_pending_age_seconds", "how long the oldest claimable job has waited: the queue's latency"),
     ("dead", "dead letters: jobs that failed every attempt; look at last_error, then redrive"),
-    ("completed_last_minute", "throughput (recorded only with on_complete: mark or archive)"),
+    ("completed_last_minute", "throughput, from the rows finished jobs leave (on_complete: mark or archive); "
+                              "`untracked` (JSON null) with on_complete: delete, which leaves none"),
     ("archived", "rows in the archive"),
     ("processed", "processed rows kept (on_complete: mark)"),
     ("watermark", "where claims start"),
@@ -190,31 +191,38 @@ def page_path(spec_path: Path, output: str | None, root: Path | None = None) -> 
 # A revision's page.
 
 
-def _settings(value, path: str) -> dict[str, str]:
-    """Every setting of a spec (defaults included) as dotted path -> value as the spec writes it."""
+def _settings(value, path: str, duration: bool = False) -> dict[str, tuple[object, str]]:
+    """Every setting of a spec (defaults included) as dotted path -> (its value, compared; the value as
+    the spec writes it, shown): a lease the spec writes `2m` is shown `2m`, and `120s` there is no change."""
     from pydantic import BaseModel
 
-    from qgen.spec.model import Column, ColumnType
+    from qgen.spec.model import Column, ColumnType, duration_text, is_duration
 
+    if duration and isinstance(value, int):
+        return {path: (value, duration_text(value))}
     if isinstance(value, ColumnType):
-        return {path: str(value)}
+        return {path: (str(value), str(value))}
     if isinstance(value, Column):  # a payload column is one setting: its type, and nullable
-        return {path: f"{value.type}{', nullable' if value.nullable else ''}"}
+        shown = f"{value.type}{', nullable' if value.nullable else ''}"
+        return {path: (shown, shown)}
     if isinstance(value, BaseModel):
         found = {}
         for name, info in type(value).model_fields.items():
-            found.update(_settings(getattr(value, name), f"{path}.{info.alias or name}" if path else info.alias or name))
+            found.update(_settings(getattr(value, name), f"{path}.{info.alias or name}" if path else info.alias or name,
+                                   is_duration(info)))
         return found
     if isinstance(value, dict):
         found = {}
         for key, item in value.items():
             found.update(_settings(item, f"{path}.{key}"))
-        return found or {path: "{}"}
+        return found or {path: ("{}", "{}")}
     if isinstance(value, (list, tuple)):
-        return {path: "[" + ", ".join(str(v) for v in value) + "]"}
-    if isinstance(value, bool):
-        return {path: "true" if value else "false"}
-    return {path: "none" if value is None else str(value)}
+        shown = "[" + ", ".join(str(v) for v in value) + "]"
+    elif isinstance(value, bool):
+        shown = "true" if value else "false"
+    else:
+        shown = "none" if value is None else str(value)
+    return {path: (shown, shown)}
 
 
 @dataclass(frozen=True)
@@ -237,8 +245,9 @@ def spec_changes(before: Spec, after: Spec) -> list[SpecChange]:
     old = {k: v for k, v in _settings(before, "").items() if not _in_queue_of(k, after.queues.keys() ^ before.queues.keys())}
     new = {k: v for k, v in _settings(after, "").items() if not _in_queue_of(k, after.queues.keys() ^ before.queues.keys())}
     for path in sorted(old.keys() | new.keys()):
-        if old.get(path) != new.get(path):
-            changes.append(SpecChange(path=path, before=old.get(path, "none"), after=new.get(path, "removed")))
+        was, now = old.get(path), new.get(path)
+        if was is None or now is None or was[0] != now[0]:
+            changes.append(SpecChange(path=path, before=was[1] if was else "none", after=now[1] if now else "removed"))
     return sorted(changes, key=lambda c: c.path)
 
 
@@ -312,14 +321,31 @@ def revision_dialect_facts(planned, name: str) -> RevisionFacts:
     )
 
 
+def changed_queues(spec: Spec, changes: list[SpecChange], facts: list[RevisionFacts], first: bool) -> list[str]:
+    """The queues of the spec a revision changes: every one in a first revision; else those with a
+    setting changed (or new), and those with an object created again, added or removed (a newer qgen)."""
+    if first:
+        return list(spec.queues)
+    named = {c.path.split(".")[1] for c in changes if c.path.startswith("queues.")}
+    named |= {o.queue for d in facts for o in d.redone + d.added + d.removed if o.queue}
+    return [name for name in spec.queues if name in named]
+
+
 def revision_page(planned, message: str, dry_run: bool = False) -> str:
-    """What a revision changes, in words: the spec settings, the objects per dialect, and the data."""
+    """What a revision changes, in words: the spec settings, the objects per dialect, and the data; then
+    what the queues it changes guarantee, and what to schedule and watch for them, in the words of the
+    spec's own review page."""
     previous = planned.previous
     template = _environment().get_template("review/revision.md.j2")
+    changes = spec_changes(previous.spec, planned.spec) if previous else []
+    facts = [revision_dialect_facts(planned, name) for name in planned.plans]
+    changed = changed_queues(planned.spec, changes, facts, previous is None)
     return template.render(
         version=__version__, message=message, revision=planned.revision, dry_run=dry_run,
         previous=previous.revision if previous else None, schema=planned.spec.schema, label=planned.spec_path.name,
-        spec_changes=spec_changes(previous.spec, planned.spec) if previous else [],
+        spec_changes=changes,
         queues=list(planned.spec.queues),
-        dialects=[revision_dialect_facts(planned, name) for name in planned.plans],
+        dialects=facts,
+        changed=[queue_facts(planned.spec, name) for name in changed],
+        status_fields=STATUS_FIELDS,
     )

@@ -12,7 +12,7 @@ from typing import Any
 from qgen import __version__
 from pydantic import BaseModel
 
-from qgen.spec.model import _IDENTIFIER, MAX_IDENTIFIER, TYPE_NAMES, TYPE_PATTERN_JSON, Spec
+from qgen.spec.model import _IDENTIFIER, MAX_IDENTIFIER, TYPE_NAMES, TYPE_PATTERN_JSON, Spec, is_duration
 
 _TYPE_STRING = {"type": "string", "pattern": TYPE_PATTERN_JSON, "description": f"A portable type: {TYPE_NAMES}."}
 
@@ -90,7 +90,7 @@ def _accepted(name: str, info) -> str:
     annotation = info.annotation
     if typing.get_origin(annotation) is typing.Literal:
         return " \\| ".join(f"`{a}`" for a in typing.get_args(annotation))
-    if any(getattr(getattr(m, "func", None), "__name__", "") == "_parse_duration" for m in info.metadata):
+    if is_duration(info):
         return "duration: `30s`, `5m`, `1h`, `7d` or seconds"
     if annotation is bool:
         return "`true` \\| `false`"
@@ -118,7 +118,7 @@ def spec_reference_markdown() -> str:
             key = info.alias or name
             if info.is_required():
                 default = "required"
-            elif any(getattr(getattr(m, "func", None), "__name__", "") == "_parse_duration" for m in info.metadata):
+            elif is_duration(info):
                 default = f"`{info.default}` s"
             elif info.default_factory is not None:
                 default = "see below" if isinstance(info.default_factory(), BaseModel) else f"`{json_default(info.default_factory())}`"

@@ -340,7 +340,15 @@ def load_spec_text(text: str, file: str = "<spec>") -> Spec:
     try:
         spec = Spec.model_validate(data)
     except ValidationError as exc:
-        raise SpecInvalid(_in_line_order(_format_validation(exc, file, positions))) from None
+        # The other mistakes too, in one report: the cross-field checks of the spec with each wrong
+        # setting taken out (or, a payload column, stood in for), on what is left (_repaired).
+        found = _format_validation(exc, file, positions)
+        repaired = _repaired(data, exc)
+        if repaired is not None:
+            spec, taken = repaired
+            found += _located(file, positions, [(path, message) for path, message in spec.problems()
+                                                if not any(_related(path, t) for t in taken)])
+        raise SpecInvalid(_in_line_order(found)) from None
     problems = spec.problems()
     if not problems:
         # Imported here, not at the top: the name check renders the spec (qgen.render imports the spec
@@ -354,15 +362,68 @@ def load_spec_text(text: str, file: str = "<spec>") -> Spec:
 
         problems = lock_problems(spec)
     if problems:
-        errors = []
-        for path, message in problems:
-            node, key_node, _ = positions.find(path)
-            # A problem with a column's or a queue's name points at the name; any other at the value.
-            about_name = len(path) >= 2 and path[-2] in ("payload", "columns") or (len(path) == 2 and path[0] == "queues")
-            mark = (key_node if about_name and key_node is not None else node or positions.root).start_mark
-            errors.append(SpecError(file, mark.line + 1, mark.column + 1, _dotted(path), message))
-        raise SpecInvalid(_in_line_order(errors))
+        raise SpecInvalid(_in_line_order(_located(file, positions, problems)))
     return spec
+
+
+def _located(file: str, positions: _Positions, problems: list[tuple[tuple, str]]) -> list[SpecError]:
+    errors = []
+    for path, message in problems:
+        node, key_node, _ = positions.find(path)
+        # A problem with a column's or a queue's name points at the name; any other at the value.
+        about_name = len(path) >= 2 and path[-2] in ("payload", "columns") or (len(path) == 2 and path[0] == "queues")
+        mark = (key_node if about_name and key_node is not None else node or positions.root).start_mark
+        errors.append(SpecError(file, mark.line + 1, mark.column + 1, _dotted(path), message))
+    return errors
+
+
+# A payload column whose type is wrong is stood in for by one of this type, so that the checks that
+# name the column (a dedupe key on it) neither miss it nor blame what it cannot be: an int is NOT
+# NULL, fits an index key, and clashes with nothing.
+_STAND_IN_COLUMN = "int"
+
+
+def _related(path: tuple, taken: tuple) -> bool:
+    """Whether one path lies within the other (a problem about a setting that was taken out)."""
+    shorter = min(len(path), len(taken))
+    return tuple(path[:shorter]) == tuple(taken[:shorter])
+
+
+def _repaired(data: dict, error: ValidationError, rounds: int = 8) -> tuple[Spec, list[tuple]] | None:
+    """The spec with every wrong setting taken out (its default applies) and every wrong payload column
+    stood in for, and the paths of what was changed; None when that does not make it valid (a
+    required key is missing, or a taken-out setting leaves another wrong)."""
+    import copy
+
+    data, taken = copy.deepcopy(data), []
+    for _ in range(rounds):
+        for item in error.errors(include_url=False):
+            loc = tuple(step for step in item["loc"] if not (isinstance(step, str) and step.startswith("function-"))
+                        and step != "[key]")
+            if item["type"] == "missing" or len(loc) < 3 or loc[0] != "queues":
+                return None  # a queue (or the spec) cannot be without it: nothing sensible is left to check
+            if loc[2] == "payload" and len(loc) >= 4 and isinstance(data["queues"].get(loc[1]), dict) \
+                    and isinstance(data["queues"][loc[1]].get("payload"), dict) and loc[3] in data["queues"][loc[1]]["payload"]:
+                data["queues"][loc[1]]["payload"][loc[3]] = _STAND_IN_COLUMN
+                taken.append(loc[:4])
+                continue
+            # The deepest key of a mapping on the way: a setting with a default, taken out.
+            parent, at = data, None
+            for depth, step in enumerate(loc):
+                if not isinstance(parent, dict) or step not in parent:
+                    break
+                if isinstance(parent[step], dict) or depth == len(loc) - 1 or not isinstance(parent[step], (list, dict)):
+                    at = (parent, step, loc[:depth + 1])
+                parent = parent[step]
+            if at is None or len(at[2]) < 3:
+                return None
+            at[0].pop(at[1], None)
+            taken.append(at[2])
+        try:
+            return Spec.model_validate(data), taken
+        except ValidationError as again:
+            error = again
+    return None
 
 
 def _in_line_order(errors: list[SpecError]) -> list[SpecError]:

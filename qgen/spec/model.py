@@ -16,6 +16,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    WrapValidator,
     model_validator,
 )
 
@@ -98,7 +99,46 @@ def _at_least_one_second(seconds: int) -> int:
     return seconds
 
 
-Seconds = Annotated[int, BeforeValidator(_parse_duration), Field(json_schema_extra={"type": ["string", "integer"], "pattern": r"^\d+(s|m|h|d)?$"})]
+class Duration(int):
+    """A duration in seconds that remembers how the spec wrote it (`text`: '2m', '90s', '300'), so a page
+    can show a setting as the spec has it; in every other way the int it is."""
+
+    text: str
+
+    def __new__(cls, seconds: int, text: str | None = None) -> "Duration":
+        made = super().__new__(cls, seconds)
+        made.text = text if text is not None else str(int(seconds))
+        return made
+
+    def __getnewargs__(self) -> tuple[int, str]:  # copy and pickle keep the text
+        return int(self), self.text
+
+
+def _keep_duration_text(value: Any, handler: Any) -> Duration:
+    seconds = handler(_parse_duration(value))
+    return Duration(seconds, value.strip() if isinstance(value, str) else str(value))
+
+
+_UNIT_ORDER = (("d", 86400), ("h", 3600), ("m", 60))
+
+
+def duration_text(seconds: int) -> str:
+    """A duration as the spec writes it: the spec's own text where it gave one (a Duration), else (a
+    default) the largest unit that holds it whole: 300 -> 5m, 604800 -> 7d, 90 -> 90s."""
+    if isinstance(seconds, Duration):
+        return seconds.text
+    for unit, size in _UNIT_ORDER:
+        if seconds and seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def is_duration(field: Any) -> bool:
+    """Whether a model field (a pydantic FieldInfo) holds a duration (Seconds)."""
+    return any(getattr(m, "func", None) is _keep_duration_text for m in field.metadata)
+
+
+Seconds = Annotated[int, WrapValidator(_keep_duration_text), Field(json_schema_extra={"type": ["string", "integer"], "pattern": r"^\d+(s|m|h|d)?$"})]
 
 # ---------------------------------------------------------------------------------------------
 # Portable column types.

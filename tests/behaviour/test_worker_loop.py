@@ -209,3 +209,25 @@ def test_a_result_missing_a_value_fails_that_job_only(use_spec):
                      ids[1])[0]
     assert error.startswith("InvalidArgument:") and "summary" in error
     assert sorted(r for (r,) in env.sql(f"SELECT {env.col('rainfall_id')} FROM {env.name('rainfall_transfer')}")) == [1, 3]
+
+
+def test_a_worker_whose_time_runs_out_on_an_empty_queue_did_not_overrun(use_spec):
+    """overran means the allotted time ended with work left: not for an idle worker waiting on an empty
+    queue, nor for one that took the last jobs in a short batch; yes after a full batch."""
+    env = use_spec(EX004)  # batch_size 5
+    events = env.client("rainfall_events")
+    idle = run_worker(events, lambda job: NO_RESULT, allotted_seconds=0.5, stop_when_empty=False, poll_interval=0.1)
+    assert (idle.batches, idle.overran) == (0, False)
+
+    def slow(job):
+        time.sleep(0.25)
+        return NO_RESULT
+
+    events.enqueue_many([{"rainfall_id": n} for n in range(3)])
+    drained = run_worker(events, slow, allotted_seconds=1.5, stop_when_empty=False, poll_interval=0.1)
+    assert (drained.processed, drained.given_up, drained.batches, drained.overran) == (3, 0, 1, False)
+
+    events.enqueue_many([{"rainfall_id": n} for n in range(6)])
+    full = run_worker(events, slow, allotted_seconds=1.1, stop_when_empty=False, poll_interval=0.1)
+    assert (full.processed + full.given_up, full.batches, full.overran) == (5, 1, True)
+    assert events.metrics()["ready"] == 1, "the job the overrun left"
