@@ -306,7 +306,7 @@ class Grants(_Strict):
     admin: Optional[Identifier] = Field(None, description="Default: <role_prefix>_admin.")
 
 
-OBJECT_KINDS = (
+OBJECT_KINDS: tuple[str, ...] = (
     "table", "claim_index", "claim_order_index", "dedupe_index", "lease_index", "processed_index",
     "pending_view", "watermark_table", "priority_marks", "dead_letter_table", "dead_letter_index", "archive_table",
     "archive_index", "outbox_table", "batch_type", "enqueue", "enqueue_batch", "enqueue_json",
