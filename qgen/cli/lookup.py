@@ -67,7 +67,10 @@ def _one_line(text: Optional[str]) -> str:
 
 
 def _when(value: Optional[dt.datetime]) -> str:
-    return "-" if value is None else value.isoformat(sep=" ", timespec="seconds")
+    """A time in UTC, to the second, as the tables show it."""
+    if value is None:
+        return "-"
+    return (value.astimezone(dt.timezone.utc) if value.tzinfo else value).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -113,7 +116,7 @@ def cmd_dead(args: argparse.Namespace) -> int:
                 continue
             more = f" (the newest {args.limit}: --limit shows more)" if len(letters) == args.limit else ""
             print(f"{name}: {len(letters)} dead letter{'s' if len(letters) != 1 else ''}, newest first{more}")
-            print(table(("id", "attempts", "dead at (UTC)", "last error"),
+            print(table(("id", "attempts", "dead at", "last error"),
                         [[d.id, d.attempts, _when(d.dead_at), _one_line(d.last_error)] for d in letters]))
             print(f"put them back: qgen redrive {args.spec} {queue} --ids ID,ID... (or --all)\n")
     return 0 if ok else 1
