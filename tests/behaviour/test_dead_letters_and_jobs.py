@@ -22,12 +22,11 @@ def test_dead_letters_newest_first_with_their_errors_at_most_limit(use_spec):
     queue = env.client("retrying")
     assert queue.dead_letters() == []
     ids = bury(queue, 3, n=lambda n: 10 + n)       # errors "poison 0", "poison 1", "poison 2"
-    env.backdate("retrying", "dead_at", 60, ids=[ids[0]], kind="dead_letter_table")  # the oldest by a minute
     letters = queue.dead_letters()
-    assert [d.id for d in letters] == ids[::-1], "newest first"
+    assert [d.id for d in letters] == ids[::-1], "newest first: in the order they were dead-lettered"
     assert [(d.payload, d.attempts, d.last_error) for d in letters] == [
         ({"n": 12}, 1, "poison 2"), ({"n": 11}, 1, "poison 1"), ({"n": 10}, 1, "poison 0")]
-    assert all(d.dead_at.tzinfo is not None and d.enqueued_at <= d.dead_at for d in letters[:2])
+    assert all(d.dead_at.tzinfo is not None and d.enqueued_at <= d.dead_at for d in letters)
     assert [d.id for d in queue.dead_letters(limit=2)] == ids[:0:-1], "the newest two"
     queue.redrive([ids[1]])
     assert [d.id for d in queue.dead_letters()] == [ids[2], ids[0]], "a redriven job is no longer listed"

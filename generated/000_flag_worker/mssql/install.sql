@@ -1520,11 +1520,11 @@ BEGIN
             N' is out of range for four.four_queue_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[reputation], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [four].[four_queue_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -1794,7 +1794,7 @@ FROM
 (
     VALUES
         (N'four_queue_complete', 0xC6D5E4BCB8C453E7ADA1F224451B69CC6C4BE145133B0CB3DD32AC9DD89F94C9),
-        (N'four_queue_dead_letters', 0xFB282E23E3BBBA787D5FC18389043B13649B221DD50C256D4C033CC97ED94D89),
+        (N'four_queue_dead_letters', 0x8377E6B34DF45FFE8BA4E4D4441DC7AB4E1869C877F312A4DC49064890352BED),
         (N'four_queue_dequeue', 0x977AFAE42DD2D02D3ED4186FAA29AA4385F15EDE788D63DE18964C3CFB162A37),
         (N'four_queue_enqueue', 0xB9B503EB8C08CE29535CAC02A089D504C77BA938EA1D7FBBFB887C8BCEC9FC43),
         (N'four_queue_enqueue_batch', 0x1271BAD2278EF511C98D21C6BA1F59841AD059274AF17E34527AF2D6CFE038C5),

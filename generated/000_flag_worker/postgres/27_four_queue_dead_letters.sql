@@ -1,7 +1,7 @@
 -- qgen 0.1.0: dead_letters four.four_queue_dead_letters, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "four"."four_queue_dead_letters"
@@ -31,7 +31,7 @@ BEGIN
     SELECT "x"."id", "x"."reputation", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "four"."four_queue_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "four_queue_dead_letters"."limit";
 END
 $qgen$;

@@ -40,7 +40,7 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dead_letters', '7ed926787907fe328a92471022768a42'),
+            ('four_queue_dead_letters', 'ecf49bb836d4b9876b989f96303bf9ed'),
             ('four_queue_dequeue', '047beb00445791b328344497e8dd62b3'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),

@@ -1457,8 +1457,8 @@ REVOKE ALL ON FUNCTION "four"."four_queue_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters four.four_queue_dead_letters, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "four"."four_queue_dead_letters"
@@ -1488,7 +1488,7 @@ BEGIN
     SELECT "x"."id", "x"."reputation", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "four"."four_queue_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "four_queue_dead_letters"."limit";
 END
 $qgen$;
@@ -1638,7 +1638,7 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
-            ('four_queue_dead_letters', '7ed926787907fe328a92471022768a42'),
+            ('four_queue_dead_letters', 'ecf49bb836d4b9876b989f96303bf9ed'),
             ('four_queue_dequeue', '047beb00445791b328344497e8dd62b3'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),

@@ -781,11 +781,11 @@ BEGIN
             N' is out of range for cards.card_codes_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[card_number], [x].[card_secret], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [cards].[card_codes_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -1011,7 +1011,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
-        (N'card_codes_dead_letters', 0x1715F56D9DAF6B0D20F6588C7EA9656D32D30BC68653282E538F16F32F8897A0),
+        (N'card_codes_dead_letters', 0xE45B7BAA2E02622B1230D539C2AE6CBD206E4068E61F8DA25D62A05804F27098),
         (N'card_codes_dequeue', 0x550AE1E078916BCD821E2BE26048948F28AA2E9CB3A57B7A6C69462D35B94DE9),
         (N'card_codes_enqueue', 0x9B172B62FC1734986FC168C56EF0EE5025BB0FA393FCA770DED9F4E333369C74),
         (N'card_codes_enqueue_batch', 0xC195CD211672DFC581B9D2621244A41260A140A066A5A617609AA682E9F4134B),

@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_dead_letters', '15d268b7d9fc78c9fc9eff6c08cf4da4'),
+            ('card_codes_dead_letters', '2f588b3455445bd97d1bb1c5763823a6'),
             ('card_codes_dequeue', '09aa020eb0fefa57decda5c92285f2be'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),

@@ -763,8 +763,8 @@ REVOKE ALL ON FUNCTION "cards"."card_codes_maintain" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters cards.card_codes_dead_letters, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "cards"."card_codes_dead_letters"
@@ -795,7 +795,7 @@ BEGIN
     SELECT "x"."id", "x"."card_number", "x"."card_secret", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "cards"."card_codes_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "card_codes_dead_letters"."limit";
 END
 $qgen$;
@@ -941,7 +941,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_dead_letters', '15d268b7d9fc78c9fc9eff6c08cf4da4'),
+            ('card_codes_dead_letters', '2f588b3455445bd97d1bb1c5763823a6'),
             ('card_codes_dequeue', '09aa020eb0fefa57decda5c92285f2be'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),

@@ -29,11 +29,11 @@ BEGIN
             N' is out of range for QueueSample.WorkQueue_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[JobType], [x].[JobInfo], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [QueueSample].[WorkQueue_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO

@@ -1398,11 +1398,11 @@ BEGIN
             N' is out of range for QueueSample.WorkQueue_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[JobType], [x].[JobInfo], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [QueueSample].[WorkQueue_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -1671,7 +1671,7 @@ FROM
         (N'QueueJob', 0xC5F589E31A60CD42C081563AD4F4B6E14C59024C8C5032976D68D0EF3F826B90),
         (N'ViewQueue', 0x0FE9F0C38EB14D1961AD9F5B0CCD53AFF6BEFCE58DE8C09D3AB5E53B86963A97),
         (N'WorkQueue_complete', 0xA2475A9CBB377294042E7CB590C0858D52FDAAF1F70D4984C5747C60C1C70AC3),
-        (N'WorkQueue_dead_letters', 0xCC051BDECE2079A2CA8CE0D37D40FCB313D11773CE5CDDD6871EAD7D6B49327D),
+        (N'WorkQueue_dead_letters', 0xA3A8A801B2B04ABD70C8D8093932C7A6F4550D0232760DE3C65CB0954A84E3AA),
         (N'WorkQueue_enqueue_batch', 0xDBEC74169770E19408B4B2CCAE5CBB2D9A2A3251E40F295BDB04789591F01B1B),
         (N'WorkQueue_enqueue_json', 0x0BF064318377EE10240BBBDD066BE9A366BDB5A77C91052EEB93387BB92FE25F),
         (N'WorkQueue_extend_lease', 0xE317DAC8270A9F75D80DE8223E6571CF518C345C50E8998AF80659702A5887CF),

@@ -43,7 +43,7 @@ BEGIN
             ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
-            ('WorkQueue_dead_letters', 'b8020f868038b8471bed76de8ee58fed'),
+            ('WorkQueue_dead_letters', '7bc60c0d95599d5dc2d22e8e16b95f86'),
             ('WorkQueue_enqueue_batch', 'f59885c4cf8e26183e8f2ebf5dc599df'),
             ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),
             ('WorkQueue_fail', '81458216c8819bd961e3d94e0bf7c603'),

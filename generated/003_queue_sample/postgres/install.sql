@@ -1393,8 +1393,8 @@ REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters QueueSample.WorkQueue_dead_letters, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_dead_letters"
@@ -1425,7 +1425,7 @@ BEGIN
     SELECT "x"."id", "x"."JobType", "x"."JobInfo", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "QueueSample"."WorkQueue_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "WorkQueue_dead_letters"."limit";
 END
 $qgen$;
@@ -1577,7 +1577,7 @@ BEGIN
             ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
-            ('WorkQueue_dead_letters', 'b8020f868038b8471bed76de8ee58fed'),
+            ('WorkQueue_dead_letters', '7bc60c0d95599d5dc2d22e8e16b95f86'),
             ('WorkQueue_enqueue_batch', 'f59885c4cf8e26183e8f2ebf5dc599df'),
             ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),
             ('WorkQueue_fail', '81458216c8819bd961e3d94e0bf7c603'),

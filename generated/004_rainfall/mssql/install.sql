@@ -1317,11 +1317,11 @@ BEGIN
             N' is out of range for rainfall.rainfall_events_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[rainfall_id], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [rainfall].[rainfall_events_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -2390,7 +2390,7 @@ FROM
 (
     VALUES
         (N'rainfall_events_complete', 0x081E56B82761CC3ADF93EFFEC31E19CA7EDBC76CD20061C68374EDCAEF8FFED8),
-        (N'rainfall_events_dead_letters', 0xE01161A8DEEFB28C43EA04C5C10854D596EB8D69F64B817DB45E52F0A451C2AA),
+        (N'rainfall_events_dead_letters', 0x08A723DF4FBF75897E26686371023A898F3B6629E09CD4DFA44904DFC854DD97),
         (N'rainfall_events_dequeue', 0x4EB2FB45DDFF15557E98D305424A6D371193AFCAAEF4DBF6307E7E7AD31896E2),
         (N'rainfall_events_enqueue', 0x39EB463CD90F9397D8920C9628759D4DACED171E1602EE133CFC2250F1F6D8A0),
         (N'rainfall_events_enqueue_batch', 0x780B67F105E1236820FD858F6C60E36D051FDF6723C7CB9FAE35269F55BCD81F),

@@ -40,7 +40,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
-            ('rainfall_events_dead_letters', 'f737d4437204cdab98018cdad0ff33e8'),
+            ('rainfall_events_dead_letters', '68b8785c06f75ebb2502747e5e40b3d5'),
             ('rainfall_events_dequeue', 'f927eec8f2ca328abf09872558637273'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),

@@ -1311,8 +1311,8 @@ REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters rainfall.rainfall_events_dead_letters, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_dead_letters"
@@ -1342,7 +1342,7 @@ BEGIN
     SELECT "x"."id", "x"."rainfall_id", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "rainfall"."rainfall_events_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "rainfall_events_dead_letters"."limit";
 END
 $qgen$;
@@ -2230,7 +2230,7 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
-            ('rainfall_events_dead_letters', 'f737d4437204cdab98018cdad0ff33e8'),
+            ('rainfall_events_dead_letters', '68b8785c06f75ebb2502747e5e40b3d5'),
             ('rainfall_events_dequeue', 'f927eec8f2ca328abf09872558637273'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),

@@ -1540,11 +1540,11 @@ BEGIN
             N' is out of range for pgs_full.tasks_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[job_type], [x].[tenant], [x].[item], [x].[note], [x].[body], [x].[amount], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [pgs_full].[tasks_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -2888,11 +2888,11 @@ BEGIN
             N' is out of range for pgs_full.strict_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[key], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [pgs_full].[strict_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -3282,7 +3282,7 @@ FROM
 (
     VALUES
         (N'strict_complete', 0xE38E705E60C80DFAB285088C7E1B8DF16CAD53F45CB445C9041B14F57AE7209C),
-        (N'strict_dead_letters', 0x9F04C9B110D2DB14C6A1832930D4168C59DB1D30AA8703E5559B382D338FAC27),
+        (N'strict_dead_letters', 0xFFF5587A0975B3955AA542A43B66278847031E3DF0E1254D2800C69584BE311A),
         (N'strict_dequeue', 0xFD3A10D25F31309874AA28F06AEE28644F3898A68747F8A3C97C2D93D53D003B),
         (N'strict_enqueue', 0x1EF301432BC9210B8496C571AD64F359A6553F4A43034B5861C04D22A3F4DB75),
         (N'strict_enqueue_batch', 0x7F8E4AA685451E36C046D3424EA160B326BF2F7DE852AD6326D6D5E9DE641467),
@@ -3301,7 +3301,7 @@ FROM
         (N'strict_watermark_correct', 0x24ABE77D252108A0F734293B1A26CE87B9AF4D782C00A0BD1C1F0403B6B0DE34),
         (N'strict_watermark_move', 0xC07919E65DF5BA4C51BA4680356C52F3BAC56D56371DFF3A0C239FBF943A7026),
         (N'tasks_complete', 0x02E703DF4AA020C4BAE18D2511F6CA5DE14815225A74EACE5C72C4EFCE566C0A),
-        (N'tasks_dead_letters', 0x5A30C7CFF80191D2E5C24FC9797F4B1ED9DC899F4787C752BFBA21A96B276A35),
+        (N'tasks_dead_letters', 0x600ECBB5510AA05B8CC29BEBA1F0442216212EDCD6F3AF9631EE7A2F9141C861),
         (N'tasks_dequeue', 0xA767F2335630255C2F2478E3E23C0DD2CD288F09E04242F00A3CBF145596B82E),
         (N'tasks_enqueue', 0x3ED9672AB3038AD71B71B438012451EF86D11F2C1E2EFE7879E9E065BBB1ACD8),
         (N'tasks_enqueue_batch', 0x8FE216A3E37BD849A4683759E78DBC4CB407572E2AD7DB4D63C11E19326BA439),

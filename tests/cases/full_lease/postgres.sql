@@ -1541,8 +1541,8 @@ REVOKE ALL ON FUNCTION "pgs_full"."tasks_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters pgs_full.tasks_dead_letters, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "pgs_full"."tasks_dead_letters"
@@ -1577,7 +1577,7 @@ BEGIN
     SELECT "x"."id", "x"."job_type", "x"."tenant", "x"."item", "x"."note", "x"."body", "x"."amount", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "pgs_full"."tasks_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "tasks_dead_letters"."limit";
 END
 $qgen$;
@@ -2902,8 +2902,8 @@ REVOKE ALL ON FUNCTION "pgs_full"."strict_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters pgs_full.strict_dead_letters, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "pgs_full"."strict_dead_letters"
@@ -2933,7 +2933,7 @@ BEGIN
     SELECT "x"."id", "x"."key", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "pgs_full"."strict_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "strict_dead_letters"."limit";
 END
 $qgen$;
@@ -3108,7 +3108,7 @@ BEGIN
     (
         VALUES
             ('strict_complete', 'b47ce50077b3999ad3b842cca0a7e110'),
-            ('strict_dead_letters', '695c12f756b83693e5ca65334a894333'),
+            ('strict_dead_letters', 'fc72ff60a476630446236a12c9395809'),
             ('strict_dequeue', '5a6e15f593236828b7081626d58b187d'),
             ('strict_enqueue', '91e78f12257295b3fc529079d4887147'),
             ('strict_enqueue_batch', 'c7fa4cbee50bc880ad39d8b130388b04'),
@@ -3125,7 +3125,7 @@ BEGIN
             ('strict_watermark_correct', '3b5e9bada31882e8b94624f42b8865ca'),
             ('strict_watermark_move', 'c8143a531f491432c2f2b255054bc758'),
             ('tasks_complete', '12952f66523d0efe36dd25c6be53e1f3'),
-            ('tasks_dead_letters', '592306f06017db42132ba5f88eb6bcee'),
+            ('tasks_dead_letters', 'ef37e0a96f1cd7d0deee04f358146556'),
             ('tasks_dequeue', '61210ee9e3b11446a61ec4a939b56590'),
             ('tasks_enqueue', '1e6f021751c5ab290eec074cec142d73'),
             ('tasks_enqueue_batch', '712ad22622a30ff0d93775a323495503'),

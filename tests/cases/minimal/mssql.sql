@@ -1280,11 +1280,11 @@ BEGIN
             N' is out of range for pgs_min.jobs_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[url], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [pgs_min].[jobs_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -1544,7 +1544,7 @@ FROM
 (
     VALUES
         (N'jobs_complete', 0xE0A185D5B6F0C489870F04985096FBEBF32784F7D9AB906BDDE3A5965336CE20),
-        (N'jobs_dead_letters', 0xEE06781EB54B30D4271F43A488D80BCD65C3DBF5C6CDE4EE8C43FF43A7A676D4),
+        (N'jobs_dead_letters', 0x024C0DA4A38CA952F2591B1F9E2175FFA31BF84F2E6D393E3B9781C290D54709),
         (N'jobs_dequeue', 0x14502BA7470D85D49A851BAE0514FEBC02CA5E4B22C4BDAD7C95F798338DFCF5),
         (N'jobs_enqueue', 0x8DB656DE649274119EF4607E005120CAE38E6892D4CBBE8D6CA08E118A7FB55C),
         (N'jobs_enqueue_batch', 0x473E66C82F33F7C91A8CB874B567F658ABA1734F24644DD11EEE15EDE3AA1074),

@@ -1262,8 +1262,8 @@ REVOKE ALL ON FUNCTION "pgs_min"."jobs_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters pgs_min.jobs_dead_letters, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "pgs_min"."jobs_dead_letters"
@@ -1293,7 +1293,7 @@ BEGIN
     SELECT "x"."id", "x"."url", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "pgs_min"."jobs_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "jobs_dead_letters"."limit";
 END
 $qgen$;
@@ -1442,7 +1442,7 @@ BEGIN
     (
         VALUES
             ('jobs_complete', '36ee92281f86554a902bc38d7c1d6b93'),
-            ('jobs_dead_letters', 'e1cbb9f8737db340797f7ccf1f3a6c42'),
+            ('jobs_dead_letters', '62d1e4d0d1d0b7bdb1323e306743044e'),
             ('jobs_dequeue', 'b452c4b3966624457e94b37c14a30a26'),
             ('jobs_enqueue', '49bc213290d41bc9368d7fdb4a4673c9'),
             ('jobs_enqueue_batch', '29e7b877799081fee388ce6187d5bc0b'),

@@ -1383,11 +1383,11 @@ BEGIN
             N' is out of range for pgs_obq.orders_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[order_no], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [pgs_obq].[orders_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -2736,11 +2736,11 @@ BEGIN
             N' is out of range for pgs_obq.invoices_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[order_no], [x].[total], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [pgs_obq].[invoices_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -3124,7 +3124,7 @@ FROM
 (
     VALUES
         (N'invoices_complete', 0xC51D7184BAAC68D6634829C177EEE0F12E2580BDE108BF8C0EFDDA4DA2B657C5),
-        (N'invoices_dead_letters', 0x8333C4312A21CCAA4163A64FBAFA5B595FC4F45A0CAA4C24744CBD4A2F1C76D4),
+        (N'invoices_dead_letters', 0x2A4E37F2CD43E0F2479C45E1CC81E9E9AF7EF7AB2AD38CF0DD134CC0C46FE7A4),
         (N'invoices_dequeue', 0xDE30F3894AF6CCE2F39454E48B26BED574EF1F04310E871F4647E03E74EDB811),
         (N'invoices_enqueue', 0x895056B64379CB99C158A9CA91966FE2461CE88FD27EA0D0246C7F2DC052704D),
         (N'invoices_enqueue_batch', 0xE160CFCC3ABB0867183BEA3062F87DADA2EF219F6F8888B811F2CCF5716D5185),
@@ -3143,7 +3143,7 @@ FROM
         (N'invoices_watermark_correct', 0x7705F2912FF4745D54574F0BAB9D70421C5CCDBFFBB29E1DA82387F9DD567094),
         (N'invoices_watermark_move', 0xE02A925544C7B80E1ECF5F0EA50E291E6B1CEACB2A787D9E1ADA3C420112B3AF),
         (N'orders_complete', 0xDAAD4D1E380CF464FC44E985934D94C518D0B295A8D68D633034070DE09FD5DB),
-        (N'orders_dead_letters', 0x618DDC622A8BAE169A4DE33DA0E89A040CFFCBE4E3F18C6AA237CD1DA3973BE4),
+        (N'orders_dead_letters', 0xADE50E2F4A30A3E768E7827B9C8B5FCB31A6371C01B7644FF3E7CC8AEA1B8D6E),
         (N'orders_dequeue', 0x96EA5264D3BAC20527E0273AD92D8FFC7160D86A94120C93B67D6D5A6414A87A),
         (N'orders_enqueue', 0xDBC3F457EDCCEB07ADD29BB7509095A138BC7301811D51D3AD518CC821AB87D4),
         (N'orders_enqueue_batch', 0x28C330C058EF40A2772C8D042258459940493F53447E1928C4F587586715C12B),

@@ -1373,8 +1373,8 @@ REVOKE ALL ON FUNCTION "pgs_obq"."orders_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters pgs_obq.orders_dead_letters, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "pgs_obq"."orders_dead_letters"
@@ -1404,7 +1404,7 @@ BEGIN
     SELECT "x"."id", "x"."order_no", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "pgs_obq"."orders_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "orders_dead_letters"."limit";
 END
 $qgen$;
@@ -2749,8 +2749,8 @@ REVOKE ALL ON FUNCTION "pgs_obq"."invoices_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters pgs_obq.invoices_dead_letters, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "pgs_obq"."invoices_dead_letters"
@@ -2781,7 +2781,7 @@ BEGIN
     SELECT "x"."id", "x"."order_no", "x"."total", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "pgs_obq"."invoices_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "invoices_dead_letters"."limit";
 END
 $qgen$;
@@ -2956,7 +2956,7 @@ BEGIN
     (
         VALUES
             ('invoices_complete', 'bec467eefa4717c09e43ff5e005ad1b8'),
-            ('invoices_dead_letters', 'c01db747dc7f5c469b4066bdaf8fbaec'),
+            ('invoices_dead_letters', '0c7f703227a35e58bbb24eab1cb139df'),
             ('invoices_dequeue', 'de8a4070f9ad70d45c14c78b478f62e7'),
             ('invoices_enqueue', 'f30b8429df2f1b1e2f5059b1b3589400'),
             ('invoices_enqueue_batch', 'bf5124e1c7e28a392904cb60d6084009'),
@@ -2973,7 +2973,7 @@ BEGIN
             ('invoices_watermark_correct', '13c1be69e1545daa82d14cf1e6bd3b65'),
             ('invoices_watermark_move', '9e0d3cdf1783ae447c791097b8cdec76'),
             ('orders_complete', '9816c7c40ac6a98d7e1d3bc8291fe7bc'),
-            ('orders_dead_letters', '38f154f4c6105c32fbfc261850cab49b'),
+            ('orders_dead_letters', 'b571a2afe69474232dbd1aa44d2e12d7'),
             ('orders_dequeue', 'e0f2d414486d79a30ad43e2d80884199'),
             ('orders_enqueue', '30f6ceabe1e03c470f2457e39882bd63'),
             ('orders_enqueue_batch', 'e26684ce3146e831ffe5313a68142040'),

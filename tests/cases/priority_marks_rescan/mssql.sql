@@ -981,11 +981,11 @@ BEGIN
             N' is out of range for qgreview.prio_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[n], [x].[priority], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [qgreview].[prio_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -1821,7 +1821,7 @@ FROM
 (
     VALUES
         (N'prio_complete', 0x80F9013ECDFBAD452B00BD5ACDB52ABCB766AB3AA5E0B526D6A181B1CA1D7A81),
-        (N'prio_dead_letters', 0xD1C0E74CBFD37A3064297FA1DE3D2B6DE2E4855F1B9E6EC4E8878D2EA727B164),
+        (N'prio_dead_letters', 0xC3F32BCF3F9179B19A5112A89BEEE8BE56A5535EB8763ED706D6C56F340E1FFB),
         (N'prio_dequeue', 0x0E8331253864805E51981BA4759C49BFE00FECD5D36271A22A8A06AE4B3CEAD9),
         (N'prio_enqueue', 0x090A78B782F60536FBC2CF7C62DAE8C791CF697909A90A28B494B39C16EC4864),
         (N'prio_enqueue_batch', 0xA20ED4107A9FF24571930F6A69621D694E990CBC6CADB9A33D1BDD6C15CBF1F2),

@@ -998,8 +998,8 @@ REVOKE ALL ON FUNCTION "qgreview"."prio_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters qgreview.prio_dead_letters, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "qgreview"."prio_dead_letters"
@@ -1030,7 +1030,7 @@ BEGIN
     SELECT "x"."id", "x"."n", "x"."priority", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "qgreview"."prio_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "prio_dead_letters"."limit";
 END
 $qgen$;
@@ -1849,7 +1849,7 @@ BEGIN
     (
         VALUES
             ('prio_complete', '809351fcf3a80a4536b91f3ad629ce02'),
-            ('prio_dead_letters', 'de9c63faf3f798ab23bd491a8dc2c5fc'),
+            ('prio_dead_letters', 'df6d06a2e98ec24243a309f32e8c3780'),
             ('prio_dequeue', '3c98fb504322c49d64bb38d6a4f5a771'),
             ('prio_enqueue', '6c51718f4be81434a32a500d5b25acdf'),
             ('prio_enqueue_batch', '4c473ab476de62858142ee1b89893206'),

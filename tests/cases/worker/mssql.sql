@@ -1445,11 +1445,11 @@ BEGIN
             N' is out of range for pgs_wrk.mail_dead_letters; accepted: 1 to 1000 rows.');
         THROW 50003, @q$error, 1;
     END;
-    -- Newest first: the dead_at index backwards, each row's columns by its key.
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
     SELECT TOP (@limit) [x].[id], [x].[recipient], [x].[subject], [x].[enqueued_at], [x].[attempts],
         [x].[dead_at], [x].[last_error]
     FROM [pgs_wrk].[mail_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
-    ORDER BY [x].[dead_at] DESC, [x].[entry_id] DESC
+    ORDER BY [x].[entry_id] DESC
     OPTION (RECOMPILE);
 END;
 GO
@@ -1713,7 +1713,7 @@ FROM
 (
     VALUES
         (N'mail_complete', 0x5543069DF2936A75771434E1614D7EEF7E783ED7A452B09E1ED9FDB9D16F365C),
-        (N'mail_dead_letters', 0x6878C62971FD1BA2FA9ECDBDC05F3B62B2255C4E201B769A9E9315CDD6609454),
+        (N'mail_dead_letters', 0x95926D8CB03051EA7AEC808BDCA8177560D995F6CEBFBEFEFEFA44A35DB1D2BB),
         (N'mail_dequeue', 0x44D2E6574DD7801DFFC31ACCDDCC9E75E7D8C59FB2978F2B0465D43245C979AF),
         (N'mail_enqueue', 0xF705051141144278BEE95A8414539173E3D2DD7CBE384E1722B675C750ADDC37),
         (N'mail_enqueue_batch', 0xA86C66865C217BDDDD61B552FB1A445F85F51BA6ACFA5E3CB0283A9124C9B6CF),

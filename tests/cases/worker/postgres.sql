@@ -1348,8 +1348,8 @@ REVOKE ALL ON FUNCTION "pgs_wrk"."mail_redrive" FROM PUBLIC;
 
 -- qgen 0.1.0: dead_letters pgs_wrk.mail_dead_letters, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- The dead letters, newest first, with the error each died of: at most "limit" rows (1 to
--- 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
 -- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
 -- passed as "limit" => n.
 CREATE OR REPLACE FUNCTION "pgs_wrk"."mail_dead_letters"
@@ -1380,7 +1380,7 @@ BEGIN
     SELECT "x"."id", "x"."recipient", "x"."subject", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
         "x"."last_error"::text
     FROM "pgs_wrk"."mail_dead" AS "x"
-    ORDER BY "x"."dead_at" DESC, "x"."entry_id" DESC
+    ORDER BY "x"."entry_id" DESC
     LIMIT "mail_dead_letters"."limit";
 END
 $qgen$;
@@ -1530,7 +1530,7 @@ BEGIN
     (
         VALUES
             ('mail_complete', '4e400134cdec8b553b2830e4818de4df'),
-            ('mail_dead_letters', 'f5b415d17739e2de5712b8f8d4c5dbc4'),
+            ('mail_dead_letters', 'fced6b40f621f28a03c656f4dea6ad11'),
             ('mail_dequeue', 'b12af6cf9a889d10ea8e8904c8043cdf'),
             ('mail_enqueue', 'ef1cc67cba2269d2b17f816d2a22d215'),
             ('mail_enqueue_batch', '3126cb986aa567da2270810104d13c2d'),
