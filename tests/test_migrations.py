@@ -617,7 +617,7 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
         assert not any("_sms_" in step for step in plan.upgrade + plan.downgrade), (dialect, plan.upgrade)
         assert set(plan.redone) <= {f"mail.{kind}" for kind in ("pending_view", "batch_type", "enqueue", "enqueue_batch",
                                                                 "enqueue_json", "dequeue", "fail", "reap", "peek",
-                                                                "redrive", "maintain")}, plan.redone
+                                                                "redrive", "maintain", "dead_letters")}, plan.redone
         assert "mail.complete" not in plan.redone and "mail.extend_lease" not in plan.redone
         assert plan.regrant and not plan.added and not plan.removed
     # Every object file it holds is of an object whose SQL changed (tables: their definition after
@@ -626,7 +626,8 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
     # module changes it.
     objects = {p.stem.split("_", 1)[1] for p in (second.folder / "postgres" / "create").iterdir()}
     assert objects == {"verify", "mail_table", "mail_dead_letter_table", "mail_pending_view", "mail_batch_type", "mail_enqueue",
-                       "mail_enqueue_batch", "mail_dequeue", "mail_fail", "mail_reap", "mail_redrive"}
+                       "mail_enqueue_batch", "mail_dequeue", "mail_fail", "mail_reap", "mail_redrive",
+                       "mail_dead_letters"}  # it returns the payload columns
 
     command.upgrade(config, "head")
     with psycopg.connect(database, autocommit=True) as conn:

@@ -1,4 +1,4 @@
-"""The qgen command line: render, check, schema, init, revision, bench, maintain, status, metrics, redrive."""
+"""The qgen command line: render, check, schema, init, revision, bench, maintain, status, metrics, redrive, dead, job."""
 
 from __future__ import annotations
 
@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     from qgen.cli.ops import add_commands as ops_commands
 
     ops_commands(commands)
+    from qgen.cli.lookup import add_commands as lookup_commands  # qgen dead, qgen job (issue 25)
+
+    lookup_commands(commands)
     return parser
 
 

@@ -70,13 +70,14 @@ from qgen.errors import (
 )
 from qgen.client.queue import Dialect, QueueClient
 from qgen.client.results import (
-    BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
+    BatchResult, DeadLetter, EnqueueResult, Job, JobState, MaintainResult, PurgeResult, ReapResult, RedriveResult,
+    WatermarkCorrection,
 )
 from qgen.client.worker import WorkerStats, run_worker
 
 __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
-    "MaintainResult", "RedriveResult",
+    "MaintainResult", "RedriveResult", "DeadLetter", "JobState",
     "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
     "ConnectionLost", "CannotReconnect", "ConnectionConfigError", "OutcomeUnknown", "NotInstalled", "error_kind", "detect_dialect",
     "run_worker", "WorkerStats",

@@ -25,9 +25,11 @@ from qgen.client.values import INT_MAX, QueueShape, check_label, check_number, q
 from qgen.client.connection import LeaseBook
 from qgen.errors import InvalidArgument, LeaseLost, OutcomeUnknown, QueueUsageError
 from qgen.client.results import (
-    BatchResult, EnqueueResult, Job, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection,
+    BatchResult, DeadLetter, EnqueueResult, Job, JobState, MaintainResult, PurgeResult, ReapResult, RedriveResult,
+    WatermarkCorrection,
 )
-from qgen.spec.model import ERROR_MAX, MAX_WAIT_MS, Spec, wakeup_channel
+from qgen.spec.catalog import has_dead_letters
+from qgen.spec.model import DEAD_LETTERS_MAX, ERROR_MAX, MAX_WAIT_MS, Spec, wakeup_channel
 from qgen.client.wakeup import STOP_CHECK, Listener
 
 Dialect = Literal["postgres", "mssql"]
@@ -555,6 +557,35 @@ class QueueClient:
             if row["last_id"] is None:
                 return RedriveResult(redriven, skipped)
             after = int(row["last_id"])
+
+    def dead_letters(self, limit: Optional[int] = None) -> list[DeadLetter]:
+        """The queue's dead letters, newest first, at most limit (100 by default, 1 to 1000) of them,
+        each with the error it died of. Reads only (docs/api.md, "Dead letters and jobs by id"): the
+        admin role's, as redrive is."""
+        if not has_dead_letters(self.queue):
+            raise QueueUsageError(f"dead_letters: queue {self.queue_name} has no dead-letter table (it needs "
+                                  "claim: lease with dead_letter: true, or a delete-mode archive with dedupe.scope: ever)")
+        params = [] if limit is None else [("limit", check_number(self._shape.where("dead_letters"), "limit", limit, 1,
+                                                                   DEAD_LETTERS_MAX))]
+        found = []
+        for row in (self._shape.row(r) for r in self._run("dead_letters", params, "rows")):
+            job_type = row.pop(self.job_type_column) if self.job_type_column else None
+            found.append(DeadLetter(id=int(row["id"]), attempts=int(row["attempts"]), dead_at=row["dead_at"],
+                                    last_error=row["last_error"], enqueued_at=row["enqueued_at"],
+                                    payload={c: row[c] for c in self.payload_columns}, job_type=job_type,
+                                    priority=None if row.get("priority") is None else int(row["priority"])))
+        return found
+
+    def job(self, id: int) -> JobState:
+        """Where one job is now, by its id: queued, scheduled, in_flight (lease_owner, lease_expires_at),
+        processed, archived, dead (last_error), or not_found. Reads only, the admin role's."""
+        job_id = check_number(self._shape.where("job"), "id", id, 1, 2**63 - 1)
+        row = self._shape.row(self._run("job", [("job_id", job_id)], "rows")[0])
+        attempts = row.get("attempts")
+        return JobState(id=int(row["id"]), state=str(row["state"]), enqueued_at=row.get("enqueued_at"),
+                        available_at=row.get("available_at"), attempts=None if attempts is None else int(attempts),
+                        lease_owner=row.get("lease_owner"), lease_expires_at=row.get("lease_expires_at"),
+                        last_error=row.get("last_error"), finished_at=row.get("finished_at"))
 
     def watermark_correct(self) -> WatermarkCorrection:
         """Reset the watermark from the table (after a dequeue that found nothing, or periodically)."""

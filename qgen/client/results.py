@@ -9,7 +9,7 @@ from typing import Any, NamedTuple, Optional
 
 __all__ = [
     "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection", "MaintainResult",
-    "RedriveResult", "Job", "WorkerStats",
+    "RedriveResult", "Job", "WorkerStats", "DeadLetter", "JobState",
 ]
 
 
@@ -92,3 +92,39 @@ class WorkerStats:
     # The allotted time ran out with work left: jobs of the batch not started (given_up), or after a full
     # batch (the queue may hold more); not after a claim that found the queue empty or took what was left.
     overran: bool = False
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """One dead letter (QueueClient.dead_letters): a job that used up its attempts, or a duplicate a
+    delete-mode claim kept back, with the error it died of."""
+
+    id: int                          # the job's id: what redrive takes
+    attempts: int
+    dead_at: dt.datetime
+    last_error: Optional[str]
+    enqueued_at: dt.datetime
+    payload: dict[str, Any]
+    job_type: Any = None
+    priority: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class JobState:
+    """Where one job is (QueueClient.job). state: queued, scheduled (delayed, or backing off after a
+    failure), in_flight (leased), processed (on_complete: mark), archived, dead, or not_found (never
+    enqueued; or finished with on_complete: delete, purged, or redriven under a new id)."""
+
+    id: int
+    state: str
+    enqueued_at: Optional[dt.datetime] = None
+    available_at: Optional[dt.datetime] = None
+    attempts: Optional[int] = None
+    lease_owner: Optional[str] = None
+    lease_expires_at: Optional[dt.datetime] = None  # in_flight: past it, the lease is expired and reap releases it
+    last_error: Optional[str] = None
+    finished_at: Optional[dt.datetime] = None       # processed, archived or dead: when
+
+    @property
+    def found(self) -> bool:
+        return self.state != "not_found"

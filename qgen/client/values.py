@@ -28,6 +28,7 @@ SYSTEM_KINDS = {
     "claimed_at": "datetime", "processed_at": "datetime", "completed_at": "datetime", "dead_at": "datetime",
     "enqueued": "bool", "processed": "bool", "ordinal": "int",
 }
+SYSTEM_KINDS.update(finished_at="datetime")  # job's result (issue 25)
 _JOB_FIELDS = ("id", "attempts", "lease_token", "lease_expires_at", "priority", "enqueued_at")
 _JOB_SYSTEM = frozenset(_JOB_FIELDS)
 # Values already of the type value_out makes are handed on (ids and tokens, as psycopg gives them).
@@ -39,6 +40,7 @@ _READY_TYPES: dict[str, type] = {"int": int, "bigint": int, "uuid": uuid.UUID}
 # the existing job; the in-database worker and calls inside client.transaction() never are.
 RETRIED_AFTER_LOSS = frozenset({"dequeue", "complete", "fail", "extend_lease", "reap", "metrics", "peek", "purge",
                                 "watermark_correct"})
+RETRIED_AFTER_LOSS |= {"dead_letters", "job"}  # read-only inspection (issue 25): nothing to repeat
 ENQUEUES = frozenset({"enqueue", "enqueue_batch", "enqueue_json"})
 
 

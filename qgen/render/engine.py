@@ -34,7 +34,7 @@ from qgen.spec.catalog import (
     ROUTINE_KINDS, DbObject, claims_in_place, has_dead_letters, keeps_duplicates, spec_objects, splits_deferred,
 )
 from qgen.spec.model import (
-    ERROR_MAX, LABEL_MAX, MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Dedupe,
+    DEAD_LETTERS_MAX, ERROR_MAX, LABEL_MAX, MAINTENANCE_BATCH, MAINTENANCE_BATCH_MAX, MAX_WAIT_MS, NAME_SUFFIX, OBJECT_KINDS, WAIT_STEP_MS, ColumnType, Dedupe,
     JobType, Queue, Spec, Watermark, object_name, role_name, wakeup_channel,
 )
 
@@ -391,6 +391,7 @@ def render_spec(spec: Spec, spec_label: str, dialect_name: str, templates: Path 
         "error_max": ERROR_MAX,
         # A procedure's parameters on this database, from the contract (m.parameters spells them).
         "procedure_parameters": lambda queue, kind: declared(spec, queue, kind, dialect_name),
+        "dead_letters_max": DEAD_LETTERS_MAX,  # the most rows one dead_letters call lists
     }
     env.globals.update(base)  # imported macro modules see these too
     parts = render_script_parts(env, dialect_name)

@@ -145,11 +145,19 @@ QUEUE_KINDS: tuple[Kind, ...] = (
 )
 
 
+# Read-only inspection (issue 25), the admin role's: the dead letters, newest first, with their
+# errors; one job's state by id, wherever it is (queue table, dead letters, archive).
+QUEUE_KINDS += (
+    Kind("dead_letters", has_dead_letters, ("dead_letter_table", "dead_letter_index")),
+    Kind("job", lambda q, p: True, ("table", "dead_letter_table", "dead_letter_index", "archive_table")),
+)
+
 # The kinds that are procedures (functions on PostgreSQL): what a role is granted EXECUTE on.
 ROUTINE_KINDS = frozenset({
     "enqueue", "enqueue_batch", "enqueue_json", "dequeue", "complete", "fail", "extend_lease", "reap", "worker",
     "watermark_move", "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive",
 })
+ROUTINE_KINDS |= {"dead_letters", "job"}  # read-only inspection (issue 25)
 
 
 def queue_objects(spec: Spec, queue_name: str, dialect: str | None = None) -> list[DbObject]:

@@ -15,7 +15,7 @@ from typing import Union
 from qgen import dialects
 from qgen.spec.catalog import claims_in_place
 from qgen.spec.locks import limits
-from qgen.spec.model import ERROR_MAX, LABEL_MAX, ColumnType, Spec
+from qgen.spec.model import DEAD_LETTERS_MAX, ERROR_MAX, LABEL_MAX, ColumnType, Spec
 
 # Types that are not one portable column type: the queue's own columns, expanded per queue, and
 # what each database passes a list or a batch as (the dialect's m.parameters spells them).
@@ -241,6 +241,38 @@ PROCEDURES: dict[str, Procedure] = {p.kind: p for p in (
         ResultColumn("last_id", "the last id looked at (the next call's after_id)")),
         example=(("redrive_all", "true"),), example_result=(("3", "0", "17"),)),
 )}
+
+# Read-only inspection (issue 25): what the admin role reads of dead letters and of one job. Both
+# read without holding a lock past the row being read (docs/api.md, "Dead letters and jobs by id").
+JOB_STATES = ("queued", "scheduled", "in_flight", "processed", "archived", "dead", "not_found")
+PROCEDURES.update({p.kind: p for p in (
+    Procedure("dead_letters", "The dead letters, newest first, with the error each died of (reads only).", (
+        Parameter("limit", INT, 100, meaning=f"the most rows (1 to {DEAD_LETTERS_MAX})"),
+    ), (
+        ResultColumn("id", "the job's id (what redrive takes)"), ResultColumn(JOB_TYPE, "its job type", ("job_type",)),
+        ResultColumn(PAYLOAD, "its payload columns"), ResultColumn("priority", "its priority", ("priority",)),
+        ResultColumn("enqueued_at", "when it was enqueued"),
+        ResultColumn("attempts", "claims it had (0: a duplicate a delete-mode claim kept back)"),
+        ResultColumn("dead_at", "when it was dead-lettered"), ResultColumn("last_error", "the error it died of"),
+    ), example=(("limit", "10"),),
+        example_result=(("17", "7", "2026-01-01 12:00:00", "5", "2026-01-01 12:09:10", "timeout"),)),
+    Procedure("job", "One job's state by id, wherever it is: queue table, dead letters or archive (reads only).", (
+        Parameter("job_id", BIGINT, meaning="the job's id (1 or more)"),
+    ), (
+        ResultColumn("id", "the id asked for"),
+        ResultColumn("state", "one of " + ", ".join(JOB_STATES) + " (not_found: never enqueued, or finished "
+                     "with `on_complete: delete`, purged, or redriven under a new id)"),
+        ResultColumn("enqueued_at", "when it was enqueued"),
+        ResultColumn("available_at", "when it is (or was) due", ("available_at",)),
+        ResultColumn("attempts", "claims so far (NULL where the queue does not count them)"),
+        ResultColumn("lease_owner", "who holds the lease (in_flight)", ("lease",)),
+        ResultColumn("lease_expires_at", "when the lease runs out (in_flight; past: reap releases it)", ("lease",)),
+        ResultColumn("last_error", "the last failure's error"),
+        ResultColumn("finished_at", "when it was processed, archived or dead-lettered"),
+    ), example=(("job_id", "17"),),
+        example_result=(("17", "dead", "2026-01-01 12:00:00", "2026-01-01 12:08:40", "5", "NULL", "NULL", "timeout",
+                         "2026-01-01 12:09:10"),)),
+)})
 
 BATCH_LEAVES_OUT = ("enqueued_by",)  # enqueue's parameters a batch passes once for every job
 

@@ -346,7 +346,7 @@ class Grants(_Strict):
     admin: Optional[Identifier] = Field(None, description="Default: <role_prefix>_admin.")
 
 
-OBJECT_KINDS = (
+OBJECT_KINDS: tuple[str, ...] = (
     "table", "claim_index", "claim_order_index", "dedupe_index", "lease_index", "processed_index",
     "pending_view", "watermark_table", "priority_marks", "dead_letter_table", "dead_letter_index", "archive_table",
     "archive_index", "outbox_table", "batch_type", "enqueue", "enqueue_batch", "enqueue_json",
@@ -355,6 +355,8 @@ OBJECT_KINDS = (
     # Not an object: the LISTEN/NOTIFY channel of `wakeup: notify` (PostgreSQL), named like one.
     "wakeup_channel",
 )
+# Read-only inspection (issue 25): a queue's dead letters listed, one job looked up by id.
+OBJECT_KINDS += ("dead_letters", "job")
 ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
 
 # Maintenance (purge, purge_batch, maintain, redrive) works in batches of at most this many rows, each
@@ -363,6 +365,8 @@ ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
 # table. A batch_size outside 1..MAINTENANCE_BATCH_MAX is refused at run time.
 MAINTENANCE_BATCH = 1000
 MAINTENANCE_BATCH_MAX = 4000
+# The most rows one dead_letters call lists (a page for a person or a script, not an export).
+DEAD_LETTERS_MAX = 1000
 
 # Names a user's column may not take, each with the reason. Only what qgen adds beside the user's
 # columns: the columns of the tables that hold jobs (queue, dead-letter, archive), of the batch type

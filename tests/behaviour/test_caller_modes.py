@@ -137,6 +137,11 @@ RECIPES: dict[str, Recipe] = {
     "peek": Recipe(lambda env, c: {}, effect=False),
     "worker": Recipe(lambda env, c: (c.enqueue(reputation=1), {"max_items": 1})[-1], commits_itself=True),
 }
+# Read-only inspection (issue 25): they change nothing in any mode.
+RECIPES.update({
+    "dead_letters": Recipe(lambda env, c: (_dead(env, c), {"limit": 10})[-1], effect=False),
+    "job": Recipe(lambda env, c: {"job_id": c.enqueue(n=1).id}, effect=False),
+})
 # The recipes of one kind, by what the queue is (a delete-mode claim follows another rule).
 VARIANTS: dict[str, Callable[[Any], list[str]]] = {
     "dequeue": lambda q: ["dequeue:lease", "dequeue:wait"] if q.claim == "lease" else ["dequeue:delete"],

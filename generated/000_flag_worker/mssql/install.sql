@@ -1496,6 +1496,102 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters four.four_queue_dead_letters, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [four].[four_queue_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for four.four_queue_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[reputation], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [four].[four_queue_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job four.four_queue_job, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [four].[four_queue_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for four.four_queue_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[processed] = 1 THEN N'processed' WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], [j].[processed_at]
+    FROM [four].[four_queue] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], NULL, [x].[attempts], NULL, NULL,
+            [x].[last_error], [x].[dead_at]
+        FROM [four].[four_queue_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles four_producer, four_consumer, four_admin, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1537,6 +1633,8 @@ GRANT EXECUTE ON OBJECT::[four].[four_queue_purge_batch] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_purge] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_redrive] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_dead_letters] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_job] TO [four_admin];
 GRANT EXECUTE ON TYPE::[four].[four_queue_batch] TO [four_admin];
 GO
 
@@ -1580,7 +1678,9 @@ WHERE [s].[name] = N'four'
       N'four_queue_purge_batch',
       N'four_queue_purge',
       N'four_queue_maintain',
-      N'four_queue_redrive'
+      N'four_queue_redrive',
+      N'four_queue_dead_letters',
+      N'four_queue_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1647,6 +1747,10 @@ IF OBJECT_ID(N'four.four_queue_maintain') IS NULL
     SET @q$missing += N' four.four_queue_maintain';
 IF OBJECT_ID(N'four.four_queue_redrive') IS NULL
     SET @q$missing += N' four.four_queue_redrive';
+IF OBJECT_ID(N'four.four_queue_dead_letters') IS NULL
+    SET @q$missing += N' four.four_queue_dead_letters';
+IF OBJECT_ID(N'four.four_queue_job') IS NULL
+    SET @q$missing += N' four.four_queue_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1690,12 +1794,14 @@ FROM
 (
     VALUES
         (N'four_queue_complete', 0xC6D5E4BCB8C453E7ADA1F224451B69CC6C4BE145133B0CB3DD32AC9DD89F94C9),
+        (N'four_queue_dead_letters', 0x8377E6B34DF45FFE8BA4E4D4441DC7AB4E1869C877F312A4DC49064890352BED),
         (N'four_queue_dequeue', 0x977AFAE42DD2D02D3ED4186FAA29AA4385F15EDE788D63DE18964C3CFB162A37),
         (N'four_queue_enqueue', 0xB9B503EB8C08CE29535CAC02A089D504C77BA938EA1D7FBBFB887C8BCEC9FC43),
         (N'four_queue_enqueue_batch', 0x1271BAD2278EF511C98D21C6BA1F59841AD059274AF17E34527AF2D6CFE038C5),
         (N'four_queue_enqueue_json', 0x3775AB3DFBB387C6CE364D57625BFC37FE00946E8A3F230D053085546F57C532),
         (N'four_queue_extend_lease', 0x7814C61FEE6176522C47FCD566B8A84448EFBD4E2688DFE4D73A5303A6EBB486),
         (N'four_queue_fail', 0x32FF0FD960ED779AA7D2B40C985ED33FA36479BF5FF4D90B014A4F706F1D09B9),
+        (N'four_queue_job', 0x8AC18EF4CD37FFBB0C5994C0FE16CD792E89A43EB8AC3B6D6DFE0A5F56FBACA1),
         (N'four_queue_maintain', 0x4098AA75B4E28419FC3FA526E0C9EACE2998EF4223648FF9A323508529F356B5),
         (N'four_queue_metrics', 0x8DF4DD9C05F6570F71F23E56ACECD077C4398E5C5EE27878A15BEB596EE1A37F),
         (N'four_queue_peek', 0xADD33894121D0A58A1D8B4AC44B7A5FDF971FB7317BDDA43D3B609D3F122A866),

@@ -1455,6 +1455,112 @@ $qgen$;
 ALTER FUNCTION "four"."four_queue_redrive" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_redrive" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters four.four_queue_dead_letters, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "four"."four_queue_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "reputation" integer,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "four_queue_dead_letters"."limit" IS NULL OR "four_queue_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("four_queue_dead_letters"."limit"::text, 'NULL') || ' is out of range for four.four_queue_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."reputation", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "four"."four_queue_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "four_queue_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_dead_letters" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job four.four_queue_job, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "four"."four_queue_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "four_queue_job"."job_id" IS NULL OR "four_queue_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("four_queue_job"."job_id"::text, 'NULL') || ' is out of range for four.four_queue_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."processed" THEN 'processed' WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, "j"."processed_at"
+    FROM "four"."four_queue" AS "j"
+    WHERE "j"."id" = "four_queue_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", NULL::timestamptz, "x"."attempts", NULL::text, NULL::timestamptz,
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "four"."four_queue_dead" AS "x"
+    WHERE "x"."id" = "four_queue_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "four_queue_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_job" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles four_producer, four_consumer, four_admin, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1487,6 +1593,8 @@ GRANT EXECUTE ON ROUTINE "four"."four_queue_purge_batch" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_purge" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_maintain" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_redrive" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_dead_letters" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_job" TO "four_admin";
 
 -- qgen 0.1.0: verify four, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1506,7 +1614,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'four'
-          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive')
+          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job')
           AND (p.proowner <> '"four_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1516,7 +1624,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'four'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive')
+          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job')
           AND c.relowner <> '"four_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1530,11 +1638,13 @@ BEGIN
     (
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
+            ('four_queue_dead_letters', 'ecf49bb836d4b9876b989f96303bf9ed'),
             ('four_queue_dequeue', '047beb00445791b328344497e8dd62b3'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),
             ('four_queue_fail', '292edded62e2233d7856bc7e6659d7cf'),
+            ('four_queue_job', '5dd798b5bbc18aff8034a57f2599ccb1'),
             ('four_queue_maintain', 'ba4490a3d632371a9a1bc9f2be6bc73c'),
             ('four_queue_metrics', '72153fe06f084b3b1bdefac1b3855b1c'),
             ('four_queue_peek', '3235181cdcb5e87155662fa90c046a3e'),

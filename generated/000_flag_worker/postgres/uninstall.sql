@@ -86,6 +86,8 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "four"."four_queue_job";
+DROP FUNCTION IF EXISTS "four"."four_queue_dead_letters";
 DROP FUNCTION IF EXISTS "four"."four_queue_redrive";
 DROP FUNCTION IF EXISTS "four"."four_queue_maintain";
 DROP ROUTINE IF EXISTS "four"."four_queue_purge";

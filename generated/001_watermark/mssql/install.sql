@@ -755,6 +755,58 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: job ghosts.testq_job, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [ghosts].[testq_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for ghosts.testq_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [attempts], [last_error], [finished_at])
+    SELECT [j].[id], N'queued',
+        [j].[enqueued_at],
+        NULL,
+        NULL, NULL
+    FROM [ghosts].[testq] AS [j]
+    WHERE [j].[id] = @job_id;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [attempts], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles ghosts_producer, ghosts_consumer, ghosts_admin, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -787,6 +839,7 @@ GRANT EXECUTE ON OBJECT::[ghosts].[testq_peek] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge_batch] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_maintain] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_job] TO [ghosts_admin];
 GRANT EXECUTE ON TYPE::[ghosts].[testq_batch] TO [ghosts_admin];
 GO
 
@@ -818,7 +871,8 @@ WHERE [s].[name] = N'ghosts'
       N'testq_peek',
       N'testq_purge_batch',
       N'testq_purge',
-      N'testq_maintain'
+      N'testq_maintain',
+      N'testq_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -861,6 +915,8 @@ IF OBJECT_ID(N'ghosts.testq_purge') IS NULL
     SET @q$missing += N' ghosts.testq_purge';
 IF OBJECT_ID(N'ghosts.testq_maintain') IS NULL
     SET @q$missing += N' ghosts.testq_maintain';
+IF OBJECT_ID(N'ghosts.testq_job') IS NULL
+    SET @q$missing += N' ghosts.testq_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -907,6 +963,7 @@ FROM
         (N'testq_enqueue', 0x2BD195AB033AEE4B7100EFD1394D12ED932AD3D3C463846CDD85540B8A2A1B3C),
         (N'testq_enqueue_batch', 0x742B9936B3149FB7070360E160C8B18D20A736D5F0EA72AC71E198C2AD5EAFBD),
         (N'testq_enqueue_json', 0xECD6308E33FD703428EA010A994E211260097CADE8FA7182AAF94D2F50C92010),
+        (N'testq_job', 0xEDEA7704E493F200902751D29730D7082E37341C0B5919AC959DFA76B0FB88FE),
         (N'testq_maintain', 0xBBC793CDD035691620B9B729E04D862EA1F0C703104C2A6E07F21ECF9280DF86),
         (N'testq_metrics', 0x589F817616C456C2189A4C2B321E6D84DF72C2AB7A411B867FBE55C3DF82F0C5),
         (N'testq_peek', 0x8DDECD9D2E3BA612F074D4BF658649249113792B7ECE410A3D19498C1AACD7B8),

@@ -738,6 +738,58 @@ $qgen$;
 ALTER FUNCTION "ghosts"."testq_maintain" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_maintain" FROM PUBLIC;
 
+-- qgen 0.1.0: job ghosts.testq_job, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "ghosts"."testq_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "testq_job"."job_id" IS NULL OR "testq_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("testq_job"."job_id"::text, 'NULL') || ' is out of range for ghosts.testq_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", 'queued'::text,
+        "j"."enqueued_at",
+        NULL::integer,
+        NULL::text, NULL::timestamptz
+    FROM "ghosts"."testq" AS "j"
+    WHERE "j"."id" = "testq_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "testq_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::integer,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "ghosts"."testq_job" OWNER TO "ghosts_owner";
+REVOKE ALL ON FUNCTION "ghosts"."testq_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles ghosts_producer, ghosts_consumer, ghosts_admin, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -764,6 +816,7 @@ GRANT EXECUTE ON ROUTINE "ghosts"."testq_peek" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_purge_batch" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_purge" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_maintain" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_job" TO "ghosts_admin";
 
 -- qgen 0.1.0: verify ghosts, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -783,7 +836,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'ghosts'
-          AND p.proname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain')
+          AND p.proname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain', 'testq_job')
           AND (p.proowner <> '"ghosts_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -793,7 +846,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'ghosts'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain')
+          AND c.relname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain', 'testq_job')
           AND c.relowner <> '"ghosts_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -810,6 +863,7 @@ BEGIN
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
             ('testq_enqueue', '0e8974c30dd19a558b7ac27c602ccbd3'),
             ('testq_enqueue_batch', 'ea2610563d872f37eb2922226fea76e1'),
+            ('testq_job', 'a3c637fc956d75f0b50681d54610e513'),
             ('testq_maintain', '4897190e0a6187786dca8f2e52539b51'),
             ('testq_metrics', '0677e1e62503ff1e063f1dbf6601fa09'),
             ('testq_peek', '46abce391f8aca6abd6ad3cb70511ec9'),

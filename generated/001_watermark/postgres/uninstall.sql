@@ -74,6 +74,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "ghosts"."testq_job";
 DROP FUNCTION IF EXISTS "ghosts"."testq_maintain";
 DROP ROUTINE IF EXISTS "ghosts"."testq_purge";
 DROP FUNCTION IF EXISTS "ghosts"."testq_purge_batch";

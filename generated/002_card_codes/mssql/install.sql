@@ -757,6 +757,106 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters cards.card_codes_dead_letters, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [cards].[card_codes_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for cards.card_codes_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[card_number], [x].[card_secret], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [cards].[card_codes_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job cards.card_codes_job, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [cards].[card_codes_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for cards.card_codes_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [attempts], [last_error], [finished_at])
+    SELECT [j].[id], N'queued',
+        [j].[enqueued_at],
+        NULL,
+        NULL, NULL
+    FROM [cards].[card_codes] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [attempts], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], [x].[attempts],
+            [x].[last_error], [x].[dead_at]
+        FROM [cards].[card_codes_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [attempts], [last_error], [finished_at])
+        SELECT TOP (1) [a].[id], N'archived', [a].[enqueued_at], NULL,
+            NULL, [a].[completed_at]
+        FROM [cards].[card_codes_archive] AS [a] WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE [a].[id] = @job_id
+        ORDER BY [a].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [attempts], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles cards_producer, cards_consumer, cards_admin, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -781,6 +881,8 @@ GRANT EXECUTE ON OBJECT::[cards].[card_codes_peek] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_purge_batch] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_purge] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_maintain] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_dead_letters] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_job] TO [cards_admin];
 GRANT EXECUTE ON TYPE::[cards].[card_codes_batch] TO [cards_admin];
 GO
 
@@ -814,7 +916,9 @@ WHERE [s].[name] = N'cards'
       N'card_codes_peek',
       N'card_codes_purge_batch',
       N'card_codes_purge',
-      N'card_codes_maintain'
+      N'card_codes_maintain',
+      N'card_codes_dead_letters',
+      N'card_codes_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -861,6 +965,10 @@ IF OBJECT_ID(N'cards.card_codes_purge') IS NULL
     SET @q$missing += N' cards.card_codes_purge';
 IF OBJECT_ID(N'cards.card_codes_maintain') IS NULL
     SET @q$missing += N' cards.card_codes_maintain';
+IF OBJECT_ID(N'cards.card_codes_dead_letters') IS NULL
+    SET @q$missing += N' cards.card_codes_dead_letters';
+IF OBJECT_ID(N'cards.card_codes_job') IS NULL
+    SET @q$missing += N' cards.card_codes_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -903,10 +1011,12 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
+        (N'card_codes_dead_letters', 0xE45B7BAA2E02622B1230D539C2AE6CBD206E4068E61F8DA25D62A05804F27098),
         (N'card_codes_dequeue', 0x550AE1E078916BCD821E2BE26048948F28AA2E9CB3A57B7A6C69462D35B94DE9),
         (N'card_codes_enqueue', 0x9B172B62FC1734986FC168C56EF0EE5025BB0FA393FCA770DED9F4E333369C74),
         (N'card_codes_enqueue_batch', 0xC195CD211672DFC581B9D2621244A41260A140A066A5A617609AA682E9F4134B),
         (N'card_codes_enqueue_json', 0xC765D36F2F16054C660249DA0B900E0EA8D53EFE0B018AF7608C1F1C156B2CE2),
+        (N'card_codes_job', 0x2D2F51E87457AD9235EF77C814E789AE72DAD827F85C03A06C2DE2257A426293),
         (N'card_codes_maintain', 0x30C97B1B24C8ACC3708D0160545676F90AC8ABD1E7EC8F217827E583BA0DA8DD),
         (N'card_codes_metrics', 0xED9A5BA8C7AFA1CD6FE4B1B160DFAF851E6A418DD27D0A12A24BCEF045228FA6),
         (N'card_codes_peek', 0x01512C2852CCB61306B7277D9ABB615A76E78DED74AB3456AFC9CFBD83743E88),

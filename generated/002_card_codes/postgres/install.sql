@@ -761,6 +761,120 @@ $qgen$;
 ALTER FUNCTION "cards"."card_codes_maintain" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_maintain" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters cards.card_codes_dead_letters, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "cards"."card_codes_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "card_number" varchar(32),
+    "card_secret" varchar(64),
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "card_codes_dead_letters"."limit" IS NULL OR "card_codes_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("card_codes_dead_letters"."limit"::text, 'NULL') || ' is out of range for cards.card_codes_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."card_number", "x"."card_secret", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "cards"."card_codes_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "card_codes_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "cards"."card_codes_dead_letters" OWNER TO "cards_owner";
+REVOKE ALL ON FUNCTION "cards"."card_codes_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job cards.card_codes_job, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "cards"."card_codes_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "card_codes_job"."job_id" IS NULL OR "card_codes_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("card_codes_job"."job_id"::text, 'NULL') || ' is out of range for cards.card_codes_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", 'queued'::text,
+        "j"."enqueued_at",
+        NULL::integer,
+        NULL::text, NULL::timestamptz
+    FROM "cards"."card_codes" AS "j"
+    WHERE "j"."id" = "card_codes_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", "x"."attempts",
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "cards"."card_codes_dead" AS "x"
+    WHERE "x"."id" = "card_codes_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "a"."id", 'archived'::text, "a"."enqueued_at", NULL::integer,
+        NULL::text, "a"."completed_at"
+    FROM "cards"."card_codes_archive" AS "a"
+    WHERE "a"."id" = "card_codes_job"."job_id"
+    ORDER BY "a"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "card_codes_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::integer,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "cards"."card_codes_job" OWNER TO "cards_owner";
+REVOKE ALL ON FUNCTION "cards"."card_codes_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles cards_producer, cards_consumer, cards_admin, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -783,6 +897,8 @@ GRANT EXECUTE ON ROUTINE "cards"."card_codes_peek" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_purge_batch" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_purge" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_maintain" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_dead_letters" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_job" TO "cards_admin";
 
 -- qgen 0.1.0: verify cards, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -802,7 +918,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'cards'
-          AND p.proname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain')
+          AND p.proname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job')
           AND (p.proowner <> '"cards_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -812,7 +928,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'cards'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain')
+          AND c.relname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job')
           AND c.relowner <> '"cards_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -825,10 +941,12 @@ BEGIN
     FROM
     (
         VALUES
+            ('card_codes_dead_letters', '2f588b3455445bd97d1bb1c5763823a6'),
             ('card_codes_dequeue', '09aa020eb0fefa57decda5c92285f2be'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),
             ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),
+            ('card_codes_job', '5b4632f3520b2c068ffa7355666a3212'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
             ('card_codes_metrics', 'c7e402034464911a30785cd643213097'),
             ('card_codes_peek', '76c755a31f249bcaee18bd72bdcbc372'),

@@ -98,6 +98,8 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "cards"."card_codes_job";
+DROP FUNCTION IF EXISTS "cards"."card_codes_dead_letters";
 DROP FUNCTION IF EXISTS "cards"."card_codes_maintain";
 DROP ROUTINE IF EXISTS "cards"."card_codes_purge";
 DROP FUNCTION IF EXISTS "cards"."card_codes_purge_batch";

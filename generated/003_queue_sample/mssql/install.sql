@@ -1374,6 +1374,102 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters QueueSample.WorkQueue_dead_letters, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for QueueSample.WorkQueue_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[JobType], [x].[JobInfo], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [QueueSample].[WorkQueue_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job QueueSample.WorkQueue_job, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for QueueSample.WorkQueue_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[processed] = 1 THEN N'processed' WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], [j].[processed_at]
+    FROM [QueueSample].[WorkQueue] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], NULL, [x].[attempts], NULL, NULL,
+            [x].[last_error], [x].[dead_at]
+        FROM [QueueSample].[WorkQueue_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles QueueSample_producer, QueueSample_consumer, QueueSample_admin, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1414,6 +1510,8 @@ GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_purge_batch] TO [QueueSample_a
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_purge] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_maintain] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_redrive] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_dead_letters] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_job] TO [QueueSample_admin];
 GRANT EXECUTE ON TYPE::[QueueSample].[WorkQueue_batch] TO [QueueSample_admin];
 GO
 
@@ -1456,7 +1554,9 @@ WHERE [s].[name] = N'QueueSample'
       N'WorkQueue_purge_batch',
       N'WorkQueue_purge',
       N'WorkQueue_maintain',
-      N'WorkQueue_redrive'
+      N'WorkQueue_redrive',
+      N'WorkQueue_dead_letters',
+      N'WorkQueue_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1521,6 +1621,10 @@ IF OBJECT_ID(N'QueueSample.WorkQueue_maintain') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_maintain';
 IF OBJECT_ID(N'QueueSample.WorkQueue_redrive') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_redrive';
+IF OBJECT_ID(N'QueueSample.WorkQueue_dead_letters') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_dead_letters';
+IF OBJECT_ID(N'QueueSample.WorkQueue_job') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1567,10 +1671,12 @@ FROM
         (N'QueueJob', 0xC5F589E31A60CD42C081563AD4F4B6E14C59024C8C5032976D68D0EF3F826B90),
         (N'ViewQueue', 0x0FE9F0C38EB14D1961AD9F5B0CCD53AFF6BEFCE58DE8C09D3AB5E53B86963A97),
         (N'WorkQueue_complete', 0xA2475A9CBB377294042E7CB590C0858D52FDAAF1F70D4984C5747C60C1C70AC3),
+        (N'WorkQueue_dead_letters', 0xA3A8A801B2B04ABD70C8D8093932C7A6F4550D0232760DE3C65CB0954A84E3AA),
         (N'WorkQueue_enqueue_batch', 0xDBEC74169770E19408B4B2CCAE5CBB2D9A2A3251E40F295BDB04789591F01B1B),
         (N'WorkQueue_enqueue_json', 0x0BF064318377EE10240BBBDD066BE9A366BDB5A77C91052EEB93387BB92FE25F),
         (N'WorkQueue_extend_lease', 0xE317DAC8270A9F75D80DE8223E6571CF518C345C50E8998AF80659702A5887CF),
         (N'WorkQueue_fail', 0x0532C60BA2C64A85C68AAD005FAE5253E2FCB4C4B1EA2999322B67C0B7AEE103),
+        (N'WorkQueue_job', 0x2DF037E1EC65650E90315A6D7885975E5CC306EDA3649B443CAF9DE4982F6F45),
         (N'WorkQueue_maintain', 0x4BFFF7FDA8727D2DCB7F07D30EE27DB54D40F702EA417C2A118ED772E9440D78),
         (N'WorkQueue_metrics', 0x1E4F18FB8D44EBC9A49B7177D7B3FDEFE735E5B77DD1ED31C409D2D6FA07AA71),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),

@@ -1391,6 +1391,113 @@ $qgen$;
 ALTER FUNCTION "QueueSample"."WorkQueue_redrive" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_redrive" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters QueueSample.WorkQueue_dead_letters, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "JobType" uuid,
+    "JobInfo" xml,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "WorkQueue_dead_letters"."limit" IS NULL OR "WorkQueue_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("WorkQueue_dead_letters"."limit"::text, 'NULL') || ' is out of range for QueueSample.WorkQueue_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."JobType", "x"."JobInfo", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "QueueSample"."WorkQueue_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "WorkQueue_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_dead_letters" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job QueueSample.WorkQueue_job, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "WorkQueue_job"."job_id" IS NULL OR "WorkQueue_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("WorkQueue_job"."job_id"::text, 'NULL') || ' is out of range for QueueSample.WorkQueue_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."processed" THEN 'processed' WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, "j"."processed_at"
+    FROM "QueueSample"."WorkQueue" AS "j"
+    WHERE "j"."id" = "WorkQueue_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", NULL::timestamptz, "x"."attempts", NULL::text, NULL::timestamptz,
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "QueueSample"."WorkQueue_dead" AS "x"
+    WHERE "x"."id" = "WorkQueue_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "WorkQueue_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_job" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles QueueSample_producer, QueueSample_consumer, QueueSample_admin, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1422,6 +1529,8 @@ GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_purge_batch" TO "QueueSample_a
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_purge" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_maintain" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_redrive" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_dead_letters" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_job" TO "QueueSample_admin";
 
 -- qgen 0.1.0: verify QueueSample, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1441,7 +1550,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'QueueSample'
-          AND p.proname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive')
+          AND p.proname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive', 'WorkQueue_dead_letters', 'WorkQueue_job')
           AND (p.proowner <> '"QueueSample_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1451,7 +1560,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'QueueSample'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive')
+          AND c.relname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive', 'WorkQueue_dead_letters', 'WorkQueue_job')
           AND c.relowner <> '"QueueSample_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1468,9 +1577,11 @@ BEGIN
             ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
+            ('WorkQueue_dead_letters', '7bc60c0d95599d5dc2d22e8e16b95f86'),
             ('WorkQueue_enqueue_batch', 'f59885c4cf8e26183e8f2ebf5dc599df'),
             ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),
             ('WorkQueue_fail', '81458216c8819bd961e3d94e0bf7c603'),
+            ('WorkQueue_job', '2fe2104c20762cb18ceff03f2e9ce588'),
             ('WorkQueue_maintain', '7cd0bd906b68fc0d8592a127ee118097'),
             ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
             ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),

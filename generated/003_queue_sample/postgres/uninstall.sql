@@ -86,6 +86,8 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_job";
+DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_dead_letters";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_redrive";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_maintain";
 DROP ROUTINE IF EXISTS "QueueSample"."WorkQueue_purge";

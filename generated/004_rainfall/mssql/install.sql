@@ -1293,6 +1293,102 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters rainfall.rainfall_events_dead_letters, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for rainfall.rainfall_events_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[rainfall_id], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [rainfall].[rainfall_events_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job rainfall.rainfall_events_job, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for rainfall.rainfall_events_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[processed] = 1 THEN N'processed' WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], [j].[processed_at]
+    FROM [rainfall].[rainfall_events] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], NULL, [x].[attempts], NULL, NULL,
+            [x].[last_error], [x].[dead_at]
+        FROM [rainfall].[rainfall_events_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: watermark_table rainfall.rainfall_transfer_watermark, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- One row: the lowest id a claim needs to look at. Claims start their range seek here instead of
@@ -1971,6 +2067,58 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: job rainfall.rainfall_transfer_job, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for rainfall.rainfall_transfer_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [attempts], [last_error], [finished_at])
+    SELECT [j].[id], N'queued',
+        [j].[enqueued_at],
+        NULL,
+        NULL, NULL
+    FROM [rainfall].[rainfall_transfer] AS [j]
+    WHERE [j].[id] = @job_id;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [attempts], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles rainfall_producer, rainfall_consumer, rainfall_admin, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -2025,6 +2173,8 @@ GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_purge_batch] TO [rainfall_a
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_purge] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_maintain] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_redrive] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_dead_letters] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_job] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_batch] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_json] TO [rainfall_admin];
@@ -2036,6 +2186,7 @@ GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_peek] TO [rainfall_admin]
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_purge_batch] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_purge] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_maintain] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_job] TO [rainfall_admin];
 GRANT EXECUTE ON TYPE::[rainfall].[rainfall_events_batch] TO [rainfall_admin];
 GRANT EXECUTE ON TYPE::[rainfall].[rainfall_transfer_batch] TO [rainfall_admin];
 GO
@@ -2080,6 +2231,8 @@ WHERE [s].[name] = N'rainfall'
       N'rainfall_events_purge',
       N'rainfall_events_maintain',
       N'rainfall_events_redrive',
+      N'rainfall_events_dead_letters',
+      N'rainfall_events_job',
       N'rainfall_transfer_watermark',
       N'rainfall_transfer_pending',
       N'rainfall_transfer_batch',
@@ -2093,7 +2246,8 @@ WHERE [s].[name] = N'rainfall'
       N'rainfall_transfer_peek',
       N'rainfall_transfer_purge_batch',
       N'rainfall_transfer_purge',
-      N'rainfall_transfer_maintain'
+      N'rainfall_transfer_maintain',
+      N'rainfall_transfer_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -2158,6 +2312,10 @@ IF OBJECT_ID(N'rainfall.rainfall_events_maintain') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_maintain';
 IF OBJECT_ID(N'rainfall.rainfall_events_redrive') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_redrive';
+IF OBJECT_ID(N'rainfall.rainfall_events_dead_letters') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_dead_letters';
+IF OBJECT_ID(N'rainfall.rainfall_events_job') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_job';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_watermark') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_watermark';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_pending') IS NULL
@@ -2186,6 +2344,8 @@ IF OBJECT_ID(N'rainfall.rainfall_transfer_purge') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_purge';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_maintain') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_maintain';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_job') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -2230,12 +2390,14 @@ FROM
 (
     VALUES
         (N'rainfall_events_complete', 0x081E56B82761CC3ADF93EFFEC31E19CA7EDBC76CD20061C68374EDCAEF8FFED8),
+        (N'rainfall_events_dead_letters', 0x08A723DF4FBF75897E26686371023A898F3B6629E09CD4DFA44904DFC854DD97),
         (N'rainfall_events_dequeue', 0x4EB2FB45DDFF15557E98D305424A6D371193AFCAAEF4DBF6307E7E7AD31896E2),
         (N'rainfall_events_enqueue', 0x39EB463CD90F9397D8920C9628759D4DACED171E1602EE133CFC2250F1F6D8A0),
         (N'rainfall_events_enqueue_batch', 0x780B67F105E1236820FD858F6C60E36D051FDF6723C7CB9FAE35269F55BCD81F),
         (N'rainfall_events_enqueue_json', 0xB2C718D9E5D12B6EE2F7849C6E36E4CFA091E0D076DDD513CBBA3A2AC8E00769),
         (N'rainfall_events_extend_lease', 0x8CE3D603BB1257AFD777D8856556B9A8D80BA03C71F8839EE8364FBA688BC972),
         (N'rainfall_events_fail', 0x09699E10EDA96452CC32760A496AB9D61B3C6BE363EE4C52C96FBFF307B703B6),
+        (N'rainfall_events_job', 0x65E3E43E29AFF88B24E116D08449975D95B524398C3532552EEAB9FDEFE77BB2),
         (N'rainfall_events_maintain', 0xD39C5D8F36776267E421CECCB96B07B24A33019D881FD2E3E1320597F17C3316),
         (N'rainfall_events_metrics', 0x80B2B074D60C86A809AC5BF722BB67EEE7633692D4FBBDE828EAB45B63E85083),
         (N'rainfall_events_peek', 0xF661DE30B0942B5BBD5CD0801883088FA634E96355F774D29CED069D143013BB),
@@ -2250,6 +2412,7 @@ FROM
         (N'rainfall_transfer_enqueue', 0x4D6FC5912A895AD8CDAFD76A83A05DED7AAB754D145C8E1CE37C2C99AF121015),
         (N'rainfall_transfer_enqueue_batch', 0x181750DECA8D6EF0F0E4CAE15000C901F0A6C1152D621F99701889FE13E1F24D),
         (N'rainfall_transfer_enqueue_json', 0x66AE0B4A53B56CB2FD5E7B5279CD2B22DA4A6941FBA6A3B79B9EEE9FFA7C2482),
+        (N'rainfall_transfer_job', 0x9AA4523E72AED9CF533831C11DFEA30476CCC77EB56BD1DDC269B2F17B4754FA),
         (N'rainfall_transfer_maintain', 0xB644A41001F4BCA64539E498A866C48CF03E51582944C98C99BEF566447C0F3B),
         (N'rainfall_transfer_metrics', 0x43E783A0EBBC297D3AF221BFAA6167BA348DFC300B74EB5222A9BA55EF904055),
         (N'rainfall_transfer_peek', 0xE1F6ADA6EF26617A17C86954F520964B088C8151A7A0D88731C74B5EFD74C0C0),

@@ -1309,6 +1309,112 @@ $qgen$;
 ALTER FUNCTION "rainfall"."rainfall_events_redrive" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_redrive" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters rainfall.rainfall_events_dead_letters, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "rainfall_id" bigint,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "rainfall_events_dead_letters"."limit" IS NULL OR "rainfall_events_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("rainfall_events_dead_letters"."limit"::text, 'NULL') || ' is out of range for rainfall.rainfall_events_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."rainfall_id", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "rainfall"."rainfall_events_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "rainfall_events_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_dead_letters" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job rainfall.rainfall_events_job, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "rainfall_events_job"."job_id" IS NULL OR "rainfall_events_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("rainfall_events_job"."job_id"::text, 'NULL') || ' is out of range for rainfall.rainfall_events_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."processed" THEN 'processed' WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, "j"."processed_at"
+    FROM "rainfall"."rainfall_events" AS "j"
+    WHERE "j"."id" = "rainfall_events_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", NULL::timestamptz, "x"."attempts", NULL::text, NULL::timestamptz,
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "rainfall"."rainfall_events_dead" AS "x"
+    WHERE "x"."id" = "rainfall_events_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "rainfall_events_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_job" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_job" FROM PUBLIC;
+
 -- qgen 0.1.0: watermark_table rainfall.rainfall_transfer_watermark, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- One row: the lowest id a claim needs to look at. Claims start their index range here instead of
@@ -1976,6 +2082,58 @@ $qgen$;
 ALTER FUNCTION "rainfall"."rainfall_transfer_maintain" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_maintain" FROM PUBLIC;
 
+-- qgen 0.1.0: job rainfall.rainfall_transfer_job, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "rainfall_transfer_job"."job_id" IS NULL OR "rainfall_transfer_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("rainfall_transfer_job"."job_id"::text, 'NULL') || ' is out of range for rainfall.rainfall_transfer_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", 'queued'::text,
+        "j"."enqueued_at",
+        NULL::integer,
+        NULL::text, NULL::timestamptz
+    FROM "rainfall"."rainfall_transfer" AS "j"
+    WHERE "j"."id" = "rainfall_transfer_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "rainfall_transfer_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::integer,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_job" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles rainfall_producer, rainfall_consumer, rainfall_admin, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -2016,6 +2174,8 @@ GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_purge_batch" TO "rainfall_a
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_purge" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_maintain" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_redrive" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_dead_letters" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_job" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue_batch" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_watermark_move" TO "rainfall_admin";
@@ -2026,6 +2186,7 @@ GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_peek" TO "rainfall_admin"
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_purge_batch" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_purge" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_maintain" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_job" TO "rainfall_admin";
 
 -- qgen 0.1.0: verify rainfall, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -2045,7 +2206,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'rainfall'
-          AND p.proname IN ('rainfall_events', 'rainfall_events_claim_ix', 'rainfall_events_processed_ix', 'rainfall_events_watermark', 'rainfall_events_dead', 'rainfall_events_dead_ix', 'rainfall_events_pending', 'rainfall_events_batch', 'rainfall_events_enqueue', 'rainfall_events_enqueue_batch', 'rainfall_events_watermark_move', 'rainfall_events_watermark_correct', 'rainfall_events_dequeue', 'rainfall_transfer', 'rainfall_events_complete', 'rainfall_events_fail', 'rainfall_events_extend_lease', 'rainfall_events_reap', 'rainfall_events_metrics', 'rainfall_events_peek', 'rainfall_events_purge_batch', 'rainfall_events_purge', 'rainfall_events_maintain', 'rainfall_events_redrive', 'rainfall_transfer_watermark', 'rainfall_transfer_pending', 'rainfall_transfer_batch', 'rainfall_transfer_enqueue', 'rainfall_transfer_enqueue_batch', 'rainfall_transfer_watermark_move', 'rainfall_transfer_watermark_correct', 'rainfall_transfer_dequeue', 'rainfall_transfer_metrics', 'rainfall_transfer_peek', 'rainfall_transfer_purge_batch', 'rainfall_transfer_purge', 'rainfall_transfer_maintain')
+          AND p.proname IN ('rainfall_events', 'rainfall_events_claim_ix', 'rainfall_events_processed_ix', 'rainfall_events_watermark', 'rainfall_events_dead', 'rainfall_events_dead_ix', 'rainfall_events_pending', 'rainfall_events_batch', 'rainfall_events_enqueue', 'rainfall_events_enqueue_batch', 'rainfall_events_watermark_move', 'rainfall_events_watermark_correct', 'rainfall_events_dequeue', 'rainfall_transfer', 'rainfall_events_complete', 'rainfall_events_fail', 'rainfall_events_extend_lease', 'rainfall_events_reap', 'rainfall_events_metrics', 'rainfall_events_peek', 'rainfall_events_purge_batch', 'rainfall_events_purge', 'rainfall_events_maintain', 'rainfall_events_redrive', 'rainfall_events_dead_letters', 'rainfall_events_job', 'rainfall_transfer_watermark', 'rainfall_transfer_pending', 'rainfall_transfer_batch', 'rainfall_transfer_enqueue', 'rainfall_transfer_enqueue_batch', 'rainfall_transfer_watermark_move', 'rainfall_transfer_watermark_correct', 'rainfall_transfer_dequeue', 'rainfall_transfer_metrics', 'rainfall_transfer_peek', 'rainfall_transfer_purge_batch', 'rainfall_transfer_purge', 'rainfall_transfer_maintain', 'rainfall_transfer_job')
           AND (p.proowner <> '"rainfall_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -2055,7 +2216,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'rainfall'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('rainfall_events', 'rainfall_events_claim_ix', 'rainfall_events_processed_ix', 'rainfall_events_watermark', 'rainfall_events_dead', 'rainfall_events_dead_ix', 'rainfall_events_pending', 'rainfall_events_batch', 'rainfall_events_enqueue', 'rainfall_events_enqueue_batch', 'rainfall_events_watermark_move', 'rainfall_events_watermark_correct', 'rainfall_events_dequeue', 'rainfall_transfer', 'rainfall_events_complete', 'rainfall_events_fail', 'rainfall_events_extend_lease', 'rainfall_events_reap', 'rainfall_events_metrics', 'rainfall_events_peek', 'rainfall_events_purge_batch', 'rainfall_events_purge', 'rainfall_events_maintain', 'rainfall_events_redrive', 'rainfall_transfer_watermark', 'rainfall_transfer_pending', 'rainfall_transfer_batch', 'rainfall_transfer_enqueue', 'rainfall_transfer_enqueue_batch', 'rainfall_transfer_watermark_move', 'rainfall_transfer_watermark_correct', 'rainfall_transfer_dequeue', 'rainfall_transfer_metrics', 'rainfall_transfer_peek', 'rainfall_transfer_purge_batch', 'rainfall_transfer_purge', 'rainfall_transfer_maintain')
+          AND c.relname IN ('rainfall_events', 'rainfall_events_claim_ix', 'rainfall_events_processed_ix', 'rainfall_events_watermark', 'rainfall_events_dead', 'rainfall_events_dead_ix', 'rainfall_events_pending', 'rainfall_events_batch', 'rainfall_events_enqueue', 'rainfall_events_enqueue_batch', 'rainfall_events_watermark_move', 'rainfall_events_watermark_correct', 'rainfall_events_dequeue', 'rainfall_transfer', 'rainfall_events_complete', 'rainfall_events_fail', 'rainfall_events_extend_lease', 'rainfall_events_reap', 'rainfall_events_metrics', 'rainfall_events_peek', 'rainfall_events_purge_batch', 'rainfall_events_purge', 'rainfall_events_maintain', 'rainfall_events_redrive', 'rainfall_events_dead_letters', 'rainfall_events_job', 'rainfall_transfer_watermark', 'rainfall_transfer_pending', 'rainfall_transfer_batch', 'rainfall_transfer_enqueue', 'rainfall_transfer_enqueue_batch', 'rainfall_transfer_watermark_move', 'rainfall_transfer_watermark_correct', 'rainfall_transfer_dequeue', 'rainfall_transfer_metrics', 'rainfall_transfer_peek', 'rainfall_transfer_purge_batch', 'rainfall_transfer_purge', 'rainfall_transfer_maintain', 'rainfall_transfer_job')
           AND c.relowner <> '"rainfall_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -2069,11 +2230,13 @@ BEGIN
     (
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
+            ('rainfall_events_dead_letters', '68b8785c06f75ebb2502747e5e40b3d5'),
             ('rainfall_events_dequeue', 'f927eec8f2ca328abf09872558637273'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
             ('rainfall_events_fail', 'd9b2a99528ab9b315d967daec94bbf5e'),
+            ('rainfall_events_job', 'f774f326f2f8e8401bdf4611c96601ee'),
             ('rainfall_events_maintain', 'e786eb7852ad621c1ac0dceeaf31c190'),
             ('rainfall_events_metrics', '7f6f92827e77a2a87654db73ad0941e0'),
             ('rainfall_events_peek', '9ef3aeed5380b9c8ae7023ac3a1f9f82'),
@@ -2087,6 +2250,7 @@ BEGIN
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
             ('rainfall_transfer_enqueue', '9e0b36dac3abfdfa685a5ab4c0a82629'),
             ('rainfall_transfer_enqueue_batch', '93aa3150bad48f811316842da265018f'),
+            ('rainfall_transfer_job', 'bb6b9cb70540850b09c0625c149f017a'),
             ('rainfall_transfer_maintain', '03d20d545ad8fd56d928b7665a8b4e7f'),
             ('rainfall_transfer_metrics', '7cc1aaeddced3d443733e77814dcc8be'),
             ('rainfall_transfer_peek', 'a2ca99f52fb5f60253c51a7c0f52f126'),

@@ -96,6 +96,8 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_job";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_dead_letters";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_redrive";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_maintain";
 DROP ROUTINE IF EXISTS "rainfall"."rainfall_events_purge";
@@ -154,6 +156,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_job";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_maintain";
 DROP ROUTINE IF EXISTS "rainfall"."rainfall_transfer_purge";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_purge_batch";

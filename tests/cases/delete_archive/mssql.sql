@@ -827,6 +827,65 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: job pgs_del.events_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [pgs_del].[events_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for pgs_del.events_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [attempts], [last_error], [finished_at])
+    SELECT [j].[id], N'queued',
+        [j].[enqueued_at],
+        NULL,
+        NULL, NULL
+    FROM [pgs_del].[events] AS [j]
+    WHERE [j].[id] = @job_id;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [attempts], [last_error], [finished_at])
+        SELECT TOP (1) [a].[id], N'archived', [a].[enqueued_at], NULL,
+            NULL, [a].[completed_at]
+        FROM [pgs_del].[events_archive] AS [a] WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE [a].[id] = @job_id
+        ORDER BY [a].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [attempts], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: table pgs_del.typed, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 IF OBJECT_ID(N'pgs_del.typed', N'U') IS NULL
@@ -1638,6 +1697,59 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: job pgs_del.typed_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [pgs_del].[typed_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for pgs_del.typed_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        NULL,
+        NULL, NULL
+    FROM [pgs_del].[typed] AS [j]
+    WHERE [j].[id] = @job_id;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_del_producer, pgs_del_consumer, pgs_del_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1684,6 +1796,7 @@ GRANT EXECUTE ON OBJECT::[pgs_del].[events_peek] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[events_purge_batch] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[events_purge] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[events_maintain] TO [pgs_del_admin];
+GRANT EXECUTE ON OBJECT::[pgs_del].[events_job] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_enqueue] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_enqueue_batch] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_enqueue_json] TO [pgs_del_admin];
@@ -1695,6 +1808,7 @@ GRANT EXECUTE ON OBJECT::[pgs_del].[typed_peek] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_purge_batch] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_purge] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_maintain] TO [pgs_del_admin];
+GRANT EXECUTE ON OBJECT::[pgs_del].[typed_job] TO [pgs_del_admin];
 GRANT EXECUTE ON TYPE::[pgs_del].[events_batch] TO [pgs_del_admin];
 GRANT EXECUTE ON TYPE::[pgs_del].[typed_batch] TO [pgs_del_admin];
 GO
@@ -1730,6 +1844,7 @@ WHERE [s].[name] = N'pgs_del'
       N'events_purge_batch',
       N'events_purge',
       N'events_maintain',
+      N'events_job',
       N'typed',
       N'typed_claim_ix',
       N'typed_claim_order_ix',
@@ -1746,7 +1861,8 @@ WHERE [s].[name] = N'pgs_del'
       N'typed_peek',
       N'typed_purge_batch',
       N'typed_purge',
-      N'typed_maintain'
+      N'typed_maintain',
+      N'typed_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1793,6 +1909,8 @@ IF OBJECT_ID(N'pgs_del.events_purge') IS NULL
     SET @q$missing += N' pgs_del.events_purge';
 IF OBJECT_ID(N'pgs_del.events_maintain') IS NULL
     SET @q$missing += N' pgs_del.events_maintain';
+IF OBJECT_ID(N'pgs_del.events_job') IS NULL
+    SET @q$missing += N' pgs_del.events_job';
 IF OBJECT_ID(N'pgs_del.typed') IS NULL
     SET @q$missing += N' pgs_del.typed';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'typed_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_del.typed'))
@@ -1827,6 +1945,8 @@ IF OBJECT_ID(N'pgs_del.typed_purge') IS NULL
     SET @q$missing += N' pgs_del.typed_purge';
 IF OBJECT_ID(N'pgs_del.typed_maintain') IS NULL
     SET @q$missing += N' pgs_del.typed_maintain';
+IF OBJECT_ID(N'pgs_del.typed_job') IS NULL
+    SET @q$missing += N' pgs_del.typed_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1874,6 +1994,7 @@ FROM
         (N'events_enqueue', 0x1B2F682B7B2D7FAB79473276903E6D3B834E58403E98A22C50106B9927F558F0),
         (N'events_enqueue_batch', 0xCB9F1B82CAAD974860E5A114150DEA2EF652038BA0F929BA86BDCD31566B13EE),
         (N'events_enqueue_json', 0x7A4929CE07A4F364865467AEC620AAC1D67B63AEBF0FF7A4A1002EC5F4EE47A1),
+        (N'events_job', 0x6D483BAB994BBF48B37016FE497285B5B01C2B16A7AEFD8B192DD8EE600FBF97),
         (N'events_maintain', 0xDC9B1D98C01705254839ABF03690A4A69AB14603B3018FE1C10936667ED1E648),
         (N'events_metrics', 0x9136867B69B7C7DD707F5D629E50C271382B3EE870092538E3AE0AF869A92CFE),
         (N'events_peek', 0x3C5B881F19DAEE6D6ADEAA5065DCB4D91A6BFC90C19FD0D4E577AEA83694FEE3),
@@ -1886,6 +2007,7 @@ FROM
         (N'typed_enqueue', 0xE91AD6498D0C21F0E66F21EE9E86DCDE51B61C35169A5AFAD9C9BAEF6A614824),
         (N'typed_enqueue_batch', 0xE74330D454930339CB6E1819F1C1B4A06980560D5D6A8B38CC0FEC50321BAFA8),
         (N'typed_enqueue_json', 0x10476EBFDF03B51D0354108CF6D78DFB2D1D5692C7EE1D2310131A284F73BD54),
+        (N'typed_job', 0x6E4C3082F5300AC351892ACC125DACF826B280ED02323E4ABC7D4D5075788F1C),
         (N'typed_maintain', 0x12B8D3BAD12C954B5CA16C012E3DD1ADF092957993D7C946D300CB70F0CD1E03),
         (N'typed_metrics', 0xC90AB96723762AFA8FA74ECD6BA77B8A93BC6F4D178B8579B6AFFA0154AEC22D),
         (N'typed_peek', 0x17ECA675D9451806525674489EF47DD736C9BA939827DBE6E97972C29873C450),

@@ -794,6 +794,68 @@ $qgen$;
 ALTER FUNCTION "pgs_del"."events_maintain" OWNER TO "pgs_del_owner";
 REVOKE ALL ON FUNCTION "pgs_del"."events_maintain" FROM PUBLIC;
 
+-- qgen 0.1.0: job pgs_del.events_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "pgs_del"."events_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "events_job"."job_id" IS NULL OR "events_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("events_job"."job_id"::text, 'NULL') || ' is out of range for pgs_del.events_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", 'queued'::text,
+        "j"."enqueued_at",
+        NULL::integer,
+        NULL::text, NULL::timestamptz
+    FROM "pgs_del"."events" AS "j"
+    WHERE "j"."id" = "events_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "a"."id", 'archived'::text, "a"."enqueued_at", NULL::integer,
+        NULL::text, "a"."completed_at"
+    FROM "pgs_del"."events_archive" AS "a"
+    WHERE "a"."id" = "events_job"."job_id"
+    ORDER BY "a"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "events_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::integer,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "pgs_del"."events_job" OWNER TO "pgs_del_owner";
+REVOKE ALL ON FUNCTION "pgs_del"."events_job" FROM PUBLIC;
+
 -- qgen 0.1.0: table pgs_del.typed, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Storage fit for a queue table, whose rows are inserted, and deleted all day:
@@ -1594,6 +1656,59 @@ $qgen$;
 ALTER FUNCTION "pgs_del"."typed_maintain" OWNER TO "pgs_del_owner";
 REVOKE ALL ON FUNCTION "pgs_del"."typed_maintain" FROM PUBLIC;
 
+-- qgen 0.1.0: job pgs_del.typed_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "pgs_del"."typed_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "typed_job"."job_id" IS NULL OR "typed_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("typed_job"."job_id"::text, 'NULL') || ' is out of range for pgs_del.typed_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        NULL::integer,
+        NULL::text, NULL::timestamptz
+    FROM "pgs_del"."typed" AS "j"
+    WHERE "j"."id" = "typed_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "typed_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "pgs_del"."typed_job" OWNER TO "pgs_del_owner";
+REVOKE ALL ON FUNCTION "pgs_del"."typed_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_del_producer, pgs_del_consumer, pgs_del_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1629,6 +1744,7 @@ GRANT EXECUTE ON ROUTINE "pgs_del"."events_peek" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."events_purge_batch" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."events_purge" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."events_maintain" TO "pgs_del_admin";
+GRANT EXECUTE ON ROUTINE "pgs_del"."events_job" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_enqueue" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_enqueue_batch" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_watermark_move" TO "pgs_del_admin";
@@ -1639,6 +1755,7 @@ GRANT EXECUTE ON ROUTINE "pgs_del"."typed_peek" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_purge_batch" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_purge" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_maintain" TO "pgs_del_admin";
+GRANT EXECUTE ON ROUTINE "pgs_del"."typed_job" TO "pgs_del_admin";
 
 -- qgen 0.1.0: verify pgs_del, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1658,7 +1775,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_del'
-          AND p.proname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain')
+          AND p.proname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'events_job', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain', 'typed_job')
           AND (p.proowner <> '"pgs_del_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1668,7 +1785,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_del'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain')
+          AND c.relname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'events_job', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain', 'typed_job')
           AND c.relowner <> '"pgs_del_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1685,6 +1802,7 @@ BEGIN
             ('events_dequeue_guard', '60110e731987248caa5e88bdf0d5dab6'),
             ('events_enqueue', '4dec0d5761a7bdbfef1b1b65516f7fde'),
             ('events_enqueue_batch', '8b2bc22b7cc271c9f8f66fde37aed8fe'),
+            ('events_job', 'da6ed680acba1b6f5d64a1f1483138b1'),
             ('events_maintain', 'a4713f41cf03dd533c37869672d3cc59'),
             ('events_metrics', 'f091e9c1d3f952d29fe3413046d2e1af'),
             ('events_peek', 'ee05188e95f92838e58bcf5564a7ac41'),
@@ -1696,6 +1814,7 @@ BEGIN
             ('typed_dequeue_guard', '43d265273a1c77a611252601d61c88f9'),
             ('typed_enqueue', '20dc89ad1b1950207401945d410fa621'),
             ('typed_enqueue_batch', '03cc9300865690b12fe7fd15faf69c67'),
+            ('typed_job', 'd3d45134d727bf6bb8b8b30ed48b2620'),
             ('typed_maintain', '7f26d13034c5c6cca130bbc98050c761'),
             ('typed_metrics', '783c03c76826f6ec943776851c440010'),
             ('typed_peek', '19e9f98e0048e1390f6c0e733181e0be'),

@@ -1516,6 +1516,102 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters pgs_full.tasks_dead_letters, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [pgs_full].[tasks_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for pgs_full.tasks_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[job_type], [x].[tenant], [x].[item], [x].[note], [x].[body], [x].[amount], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [pgs_full].[tasks_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job pgs_full.tasks_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [pgs_full].[tasks_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for pgs_full.tasks_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[processed] = 1 THEN N'processed' WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], [j].[processed_at]
+    FROM [pgs_full].[tasks] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], NULL, [x].[attempts], NULL, NULL,
+            [x].[last_error], [x].[dead_at]
+        FROM [pgs_full].[tasks_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: table pgs_full.strict, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 IF OBJECT_ID(N'pgs_full.strict', N'U') IS NULL
@@ -2768,6 +2864,102 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters pgs_full.strict_dead_letters, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [pgs_full].[strict_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for pgs_full.strict_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[key], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [pgs_full].[strict_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job pgs_full.strict_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [pgs_full].[strict_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for pgs_full.strict_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], NULL
+    FROM [pgs_full].[strict] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], NULL, [x].[attempts], NULL, NULL,
+            [x].[last_error], [x].[dead_at]
+        FROM [pgs_full].[strict_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_full_producer, pgs_full_consumer, pgs_full_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -2825,6 +3017,8 @@ GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_purge_batch] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_purge] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_maintain] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_redrive] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_dead_letters] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_job] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue_batch] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue_json] TO [pgs_full_admin];
@@ -2841,6 +3035,8 @@ GRANT EXECUTE ON OBJECT::[pgs_full].[strict_purge_batch] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_purge] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_maintain] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_redrive] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[strict_dead_letters] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[strict_job] TO [pgs_full_admin];
 GRANT EXECUTE ON TYPE::[pgs_full].[tasks_batch] TO [pgs_full_admin];
 GRANT EXECUTE ON TYPE::[pgs_full].[strict_batch] TO [pgs_full_admin];
 GO
@@ -2887,6 +3083,8 @@ WHERE [s].[name] = N'pgs_full'
       N'tasks_purge',
       N'tasks_maintain',
       N'tasks_redrive',
+      N'tasks_dead_letters',
+      N'tasks_job',
       N'strict',
       N'strict_claim_ix',
       N'strict_dead',
@@ -2911,7 +3109,9 @@ WHERE [s].[name] = N'pgs_full'
       N'strict_purge_batch',
       N'strict_purge',
       N'strict_maintain',
-      N'strict_redrive'
+      N'strict_redrive',
+      N'strict_dead_letters',
+      N'strict_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -2980,6 +3180,10 @@ IF OBJECT_ID(N'pgs_full.tasks_maintain') IS NULL
     SET @q$missing += N' pgs_full.tasks_maintain';
 IF OBJECT_ID(N'pgs_full.tasks_redrive') IS NULL
     SET @q$missing += N' pgs_full.tasks_redrive';
+IF OBJECT_ID(N'pgs_full.tasks_dead_letters') IS NULL
+    SET @q$missing += N' pgs_full.tasks_dead_letters';
+IF OBJECT_ID(N'pgs_full.tasks_job') IS NULL
+    SET @q$missing += N' pgs_full.tasks_job';
 IF OBJECT_ID(N'pgs_full.strict') IS NULL
     SET @q$missing += N' pgs_full.strict';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'strict_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_full.strict'))
@@ -3030,6 +3234,10 @@ IF OBJECT_ID(N'pgs_full.strict_maintain') IS NULL
     SET @q$missing += N' pgs_full.strict_maintain';
 IF OBJECT_ID(N'pgs_full.strict_redrive') IS NULL
     SET @q$missing += N' pgs_full.strict_redrive';
+IF OBJECT_ID(N'pgs_full.strict_dead_letters') IS NULL
+    SET @q$missing += N' pgs_full.strict_dead_letters';
+IF OBJECT_ID(N'pgs_full.strict_job') IS NULL
+    SET @q$missing += N' pgs_full.strict_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -3074,12 +3282,14 @@ FROM
 (
     VALUES
         (N'strict_complete', 0xE38E705E60C80DFAB285088C7E1B8DF16CAD53F45CB445C9041B14F57AE7209C),
+        (N'strict_dead_letters', 0xFFF5587A0975B3955AA542A43B66278847031E3DF0E1254D2800C69584BE311A),
         (N'strict_dequeue', 0xFD3A10D25F31309874AA28F06AEE28644F3898A68747F8A3C97C2D93D53D003B),
         (N'strict_enqueue', 0x1EF301432BC9210B8496C571AD64F359A6553F4A43034B5861C04D22A3F4DB75),
         (N'strict_enqueue_batch', 0x7F8E4AA685451E36C046D3424EA160B326BF2F7DE852AD6326D6D5E9DE641467),
         (N'strict_enqueue_json', 0xC03D5357644A2F141C5A255EBCBF0A2A4B6F5D398BA0CE99B94E9A07295B68D6),
         (N'strict_extend_lease', 0xD061E230FB76341AD5F538962746F8244254AB8F616D623D6CBBCE31EAC7E371),
         (N'strict_fail', 0x4C53910FC6300530CB47F2F41DBD4FF33341819B4A20033EFECC33D3A2A58FF0),
+        (N'strict_job', 0x0FC2828CD11BB1DCA95BFCA4C0965F69280B7E0B8A0A4A5CFF1F5C3E77AD70CB),
         (N'strict_maintain', 0xA4BB83E5CA4A3E78AFB8D61E21C9300D1CC7C57FAD02F13A5F8A37D595E7F718),
         (N'strict_metrics', 0x547F6C0D6EFB32C37C1D8410CBA91366CAD080D7C555A07484273E4C1C712819),
         (N'strict_peek', 0xC2081AF3D97F98A4ACFB2C16424DC30287EF6AA9CDF046DAD26778A3E85CFFA7),
@@ -3091,12 +3301,14 @@ FROM
         (N'strict_watermark_correct', 0x24ABE77D252108A0F734293B1A26CE87B9AF4D782C00A0BD1C1F0403B6B0DE34),
         (N'strict_watermark_move', 0xC07919E65DF5BA4C51BA4680356C52F3BAC56D56371DFF3A0C239FBF943A7026),
         (N'tasks_complete', 0x02E703DF4AA020C4BAE18D2511F6CA5DE14815225A74EACE5C72C4EFCE566C0A),
+        (N'tasks_dead_letters', 0x600ECBB5510AA05B8CC29BEBA1F0442216212EDCD6F3AF9631EE7A2F9141C861),
         (N'tasks_dequeue', 0xA767F2335630255C2F2478E3E23C0DD2CD288F09E04242F00A3CBF145596B82E),
         (N'tasks_enqueue', 0x3ED9672AB3038AD71B71B438012451EF86D11F2C1E2EFE7879E9E065BBB1ACD8),
         (N'tasks_enqueue_batch', 0x8FE216A3E37BD849A4683759E78DBC4CB407572E2AD7DB4D63C11E19326BA439),
         (N'tasks_enqueue_json', 0x61605625A7C0F8D91D11829683132179EFA08EE3A245E50046D9CD0C1567E306),
         (N'tasks_extend_lease', 0xA065ECF2CDB0CDBB86A52EA3C5F33D66128FA144CE4912F985BA98BC35DAEE3E),
         (N'tasks_fail', 0x919EA63AA390CC175F722713D0F877E6B929BF9EE3B1D2F8E42E7F6818DAD64A),
+        (N'tasks_job', 0xE3514F7B4AC79030651C26115AA415479B2206B6F754AEC53BE65EF09A56E8B3),
         (N'tasks_maintain', 0xBDEFAAD896D6A74226EBA2AC76E6F84270C1E5A9AD0F533A4144DDD6EA9D4F74),
         (N'tasks_metrics', 0x8A50E77A56778B94B81D5ABDCC7CA927123900024B4C480D651603918CE26241),
         (N'tasks_peek', 0x1F2E3CADE15B29FED469C9CCCDF77D7B7D6351449BF8AF8CA6FD150117425A4C),

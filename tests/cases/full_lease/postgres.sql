@@ -1539,6 +1539,117 @@ $qgen$;
 ALTER FUNCTION "pgs_full"."tasks_redrive" OWNER TO "pgs_full_owner";
 REVOKE ALL ON FUNCTION "pgs_full"."tasks_redrive" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters pgs_full.tasks_dead_letters, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "job_type" varchar(50),
+    "tenant" integer,
+    "item" varchar(100),
+    "note" text,
+    "body" jsonb,
+    "amount" numeric(10, 2),
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "tasks_dead_letters"."limit" IS NULL OR "tasks_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("tasks_dead_letters"."limit"::text, 'NULL') || ' is out of range for pgs_full.tasks_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."job_type", "x"."tenant", "x"."item", "x"."note", "x"."body", "x"."amount", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "pgs_full"."tasks_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "tasks_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_dead_letters" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job pgs_full.tasks_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "tasks_job"."job_id" IS NULL OR "tasks_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("tasks_job"."job_id"::text, 'NULL') || ' is out of range for pgs_full.tasks_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."processed" THEN 'processed' WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, "j"."processed_at"
+    FROM "pgs_full"."tasks" AS "j"
+    WHERE "j"."id" = "tasks_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", NULL::timestamptz, "x"."attempts", NULL::text, NULL::timestamptz,
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "pgs_full"."tasks_dead" AS "x"
+    WHERE "x"."id" = "tasks_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "tasks_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_job" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_job" FROM PUBLIC;
+
 -- qgen 0.1.0: table pgs_full.strict, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Storage fit for a queue table, whose rows are inserted, updated (leased, released) and deleted all day:
@@ -2789,6 +2900,112 @@ $qgen$;
 ALTER FUNCTION "pgs_full"."strict_redrive" OWNER TO "pgs_full_owner";
 REVOKE ALL ON FUNCTION "pgs_full"."strict_redrive" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters pgs_full.strict_dead_letters, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "key" varchar(50),
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "strict_dead_letters"."limit" IS NULL OR "strict_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("strict_dead_letters"."limit"::text, 'NULL') || ' is out of range for pgs_full.strict_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."key", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "pgs_full"."strict_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "strict_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_dead_letters" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job pgs_full.strict_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "strict_job"."job_id" IS NULL OR "strict_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("strict_job"."job_id"::text, 'NULL') || ' is out of range for pgs_full.strict_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, NULL::timestamptz
+    FROM "pgs_full"."strict" AS "j"
+    WHERE "j"."id" = "strict_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", NULL::timestamptz, "x"."attempts", NULL::text, NULL::timestamptz,
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "pgs_full"."strict_dead" AS "x"
+    WHERE "x"."id" = "strict_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "strict_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_job" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_full_producer, pgs_full_consumer, pgs_full_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -2829,6 +3046,8 @@ GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_purge_batch" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_purge" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_maintain" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_redrive" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_dead_letters" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_job" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_enqueue" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_enqueue_batch" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_watermark_move" TO "pgs_full_admin";
@@ -2844,6 +3063,8 @@ GRANT EXECUTE ON ROUTINE "pgs_full"."strict_purge_batch" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_purge" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_maintain" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_redrive" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_dead_letters" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_job" TO "pgs_full_admin";
 
 -- qgen 0.1.0: verify pgs_full, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -2863,7 +3084,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_full'
-          AND p.proname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive')
+          AND p.proname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job')
           AND (p.proowner <> '"pgs_full_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -2873,7 +3094,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_full'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive')
+          AND c.relname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job')
           AND c.relowner <> '"pgs_full_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -2887,11 +3108,13 @@ BEGIN
     (
         VALUES
             ('strict_complete', 'b47ce50077b3999ad3b842cca0a7e110'),
+            ('strict_dead_letters', 'fc72ff60a476630446236a12c9395809'),
             ('strict_dequeue', '5a6e15f593236828b7081626d58b187d'),
             ('strict_enqueue', '91e78f12257295b3fc529079d4887147'),
             ('strict_enqueue_batch', 'c7fa4cbee50bc880ad39d8b130388b04'),
             ('strict_extend_lease', '1e59c86e89fd3553ba7ab87de30f3b09'),
             ('strict_fail', '821ccace12eaf6bebc5877b6681dbde3'),
+            ('strict_job', '5f76268b2123676ea624c794429b419c'),
             ('strict_maintain', 'fb485bc2d8400146231a3405d2bc0403'),
             ('strict_metrics', '8b2c71bbea4b33872762e4ce0e8ac0a4'),
             ('strict_peek', 'b54e901873e22a58bb37e652733bb819'),
@@ -2902,11 +3125,13 @@ BEGIN
             ('strict_watermark_correct', '3b5e9bada31882e8b94624f42b8865ca'),
             ('strict_watermark_move', 'c8143a531f491432c2f2b255054bc758'),
             ('tasks_complete', '12952f66523d0efe36dd25c6be53e1f3'),
+            ('tasks_dead_letters', 'ef37e0a96f1cd7d0deee04f358146556'),
             ('tasks_dequeue', '61210ee9e3b11446a61ec4a939b56590'),
             ('tasks_enqueue', '1e6f021751c5ab290eec074cec142d73'),
             ('tasks_enqueue_batch', '712ad22622a30ff0d93775a323495503'),
             ('tasks_extend_lease', 'acaee8352498cbb1384edd431ecc992e'),
             ('tasks_fail', '563ac4edebedbc5d282733935ae705d0'),
+            ('tasks_job', '083df857f448288421582368e4cd1449'),
             ('tasks_maintain', '6098253f1ead356451936d2aad3a6a66'),
             ('tasks_metrics', '155fc7ae9daef2d3b750275fae496035'),
             ('tasks_peek', '9f54000b4a6ad7606a4f8bb15f2f56a5'),

@@ -1256,6 +1256,102 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters pgs_min.jobs_dead_letters, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [pgs_min].[jobs_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for pgs_min.jobs_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[url], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [pgs_min].[jobs_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job pgs_min.jobs_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [pgs_min].[jobs_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for pgs_min.jobs_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], NULL
+    FROM [pgs_min].[jobs] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], NULL, [x].[attempts], NULL, NULL,
+            [x].[last_error], [x].[dead_at]
+        FROM [pgs_min].[jobs_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_min_producer, pgs_min_consumer, pgs_min_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1296,6 +1392,8 @@ GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_purge_batch] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_purge] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_maintain] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_redrive] TO [pgs_min_admin];
+GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_dead_letters] TO [pgs_min_admin];
+GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_job] TO [pgs_min_admin];
 GRANT EXECUTE ON TYPE::[pgs_min].[jobs_batch] TO [pgs_min_admin];
 GO
 
@@ -1336,7 +1434,9 @@ WHERE [s].[name] = N'pgs_min'
       N'jobs_purge_batch',
       N'jobs_purge',
       N'jobs_maintain',
-      N'jobs_redrive'
+      N'jobs_redrive',
+      N'jobs_dead_letters',
+      N'jobs_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1397,6 +1497,10 @@ IF OBJECT_ID(N'pgs_min.jobs_maintain') IS NULL
     SET @q$missing += N' pgs_min.jobs_maintain';
 IF OBJECT_ID(N'pgs_min.jobs_redrive') IS NULL
     SET @q$missing += N' pgs_min.jobs_redrive';
+IF OBJECT_ID(N'pgs_min.jobs_dead_letters') IS NULL
+    SET @q$missing += N' pgs_min.jobs_dead_letters';
+IF OBJECT_ID(N'pgs_min.jobs_job') IS NULL
+    SET @q$missing += N' pgs_min.jobs_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1440,12 +1544,14 @@ FROM
 (
     VALUES
         (N'jobs_complete', 0xE0A185D5B6F0C489870F04985096FBEBF32784F7D9AB906BDDE3A5965336CE20),
+        (N'jobs_dead_letters', 0x024C0DA4A38CA952F2591B1F9E2175FFA31BF84F2E6D393E3B9781C290D54709),
         (N'jobs_dequeue', 0x14502BA7470D85D49A851BAE0514FEBC02CA5E4B22C4BDAD7C95F798338DFCF5),
         (N'jobs_enqueue', 0x8DB656DE649274119EF4607E005120CAE38E6892D4CBBE8D6CA08E118A7FB55C),
         (N'jobs_enqueue_batch', 0x473E66C82F33F7C91A8CB874B567F658ABA1734F24644DD11EEE15EDE3AA1074),
         (N'jobs_enqueue_json', 0x33E2FA260BC2757447C192DCDAEFF83F5BB544D86C4B350B28DD4E994E9CF972),
         (N'jobs_extend_lease', 0xF369FD7383B177586C6452F7B281AE19ED6A6A89CD487501A8319A9C000F9413),
         (N'jobs_fail', 0xBE37EE8F006BC4DA50C4D0C6BF2726E1A00C6B0C00999AA617C38BAAA34AF184),
+        (N'jobs_job', 0xFD594AE4C0D528CDC89D4DAF0B73A495AE929382C65B21EE41989DF2DB57CD48),
         (N'jobs_maintain', 0x5B7C1745045A7C8672C1216E7BE59779FDAE31C9E18670333B849AC517F11A2B),
         (N'jobs_metrics', 0x5BD35A2A8492F366737698EAB2850411EE8EF454CD201716415729552CAA01BB),
         (N'jobs_peek', 0x62FF5AB3FECE2487C421C9327EBDED3C63AEB8E6FA1A525936900B87A3659655),

@@ -1260,6 +1260,112 @@ $qgen$;
 ALTER FUNCTION "pgs_min"."jobs_redrive" OWNER TO "pgs_min_owner";
 REVOKE ALL ON FUNCTION "pgs_min"."jobs_redrive" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters pgs_min.jobs_dead_letters, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "pgs_min"."jobs_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "url" varchar(200),
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "jobs_dead_letters"."limit" IS NULL OR "jobs_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("jobs_dead_letters"."limit"::text, 'NULL') || ' is out of range for pgs_min.jobs_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."url", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "pgs_min"."jobs_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "jobs_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "pgs_min"."jobs_dead_letters" OWNER TO "pgs_min_owner";
+REVOKE ALL ON FUNCTION "pgs_min"."jobs_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job pgs_min.jobs_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "pgs_min"."jobs_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "jobs_job"."job_id" IS NULL OR "jobs_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("jobs_job"."job_id"::text, 'NULL') || ' is out of range for pgs_min.jobs_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, NULL::timestamptz
+    FROM "pgs_min"."jobs" AS "j"
+    WHERE "j"."id" = "jobs_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", NULL::timestamptz, "x"."attempts", NULL::text, NULL::timestamptz,
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "pgs_min"."jobs_dead" AS "x"
+    WHERE "x"."id" = "jobs_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "jobs_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "pgs_min"."jobs_job" OWNER TO "pgs_min_owner";
+REVOKE ALL ON FUNCTION "pgs_min"."jobs_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_min_producer, pgs_min_consumer, pgs_min_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1291,6 +1397,8 @@ GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_purge_batch" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_purge" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_maintain" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_redrive" TO "pgs_min_admin";
+GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_dead_letters" TO "pgs_min_admin";
+GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_job" TO "pgs_min_admin";
 
 -- qgen 0.1.0: verify pgs_min, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1310,7 +1418,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_min'
-          AND p.proname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive')
+          AND p.proname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job')
           AND (p.proowner <> '"pgs_min_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1320,7 +1428,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_min'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive')
+          AND c.relname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job')
           AND c.relowner <> '"pgs_min_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1334,11 +1442,13 @@ BEGIN
     (
         VALUES
             ('jobs_complete', '36ee92281f86554a902bc38d7c1d6b93'),
+            ('jobs_dead_letters', '62d1e4d0d1d0b7bdb1323e306743044e'),
             ('jobs_dequeue', 'b452c4b3966624457e94b37c14a30a26'),
             ('jobs_enqueue', '49bc213290d41bc9368d7fdb4a4673c9'),
             ('jobs_enqueue_batch', '29e7b877799081fee388ce6187d5bc0b'),
             ('jobs_extend_lease', '17d7f38fbd993096154d69ecb6048e50'),
             ('jobs_fail', '8e9544106fb95bbd1c8bad806720f729'),
+            ('jobs_job', 'ac77c911a5fd78b9dc9af7b571e3041c'),
             ('jobs_maintain', '1a4032028c31305956d3349d4f631362'),
             ('jobs_metrics', '33f8706015af2d5fcba4249ae510cf0d'),
             ('jobs_peek', 'b652d1f8c14dc859ca2edd7d77bb3c6c'),

@@ -1359,6 +1359,109 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters pgs_obq.orders_dead_letters, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [pgs_obq].[orders_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for pgs_obq.orders_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[order_no], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [pgs_obq].[orders_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job pgs_obq.orders_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [pgs_obq].[orders_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for pgs_obq.orders_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], NULL
+    FROM [pgs_obq].[orders] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], NULL, [x].[attempts], NULL, NULL,
+            [x].[last_error], [x].[dead_at]
+        FROM [pgs_obq].[orders_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [a].[id], N'archived', [a].[enqueued_at], NULL, [a].[attempts], NULL, NULL,
+            NULL, [a].[completed_at]
+        FROM [pgs_obq].[orders_archive] AS [a] WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE [a].[id] = @job_id
+        ORDER BY [a].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: claim_index pgs_obq.invoices_claim_ix, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
@@ -2609,6 +2712,102 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters pgs_obq.invoices_dead_letters, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [pgs_obq].[invoices_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for pgs_obq.invoices_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[order_no], [x].[total], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [pgs_obq].[invoices_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job pgs_obq.invoices_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [pgs_obq].[invoices_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for pgs_obq.invoices_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], NULL
+    FROM [pgs_obq].[invoices] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], NULL, [x].[attempts], NULL, NULL,
+            [x].[last_error], [x].[dead_at]
+        FROM [pgs_obq].[invoices_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_obq_producer, pgs_obq_consumer, pgs_obq_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -2666,6 +2865,8 @@ GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_purge_batch] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_purge] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_maintain] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_redrive] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_dead_letters] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_job] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue_batch] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue_json] TO [pgs_obq_admin];
@@ -2682,6 +2883,8 @@ GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_purge_batch] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_purge] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_maintain] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_redrive] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_dead_letters] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_job] TO [pgs_obq_admin];
 GRANT EXECUTE ON TYPE::[pgs_obq].[orders_batch] TO [pgs_obq_admin];
 GRANT EXECUTE ON TYPE::[pgs_obq].[invoices_batch] TO [pgs_obq_admin];
 GO
@@ -2727,6 +2930,8 @@ WHERE [s].[name] = N'pgs_obq'
       N'orders_purge',
       N'orders_maintain',
       N'orders_redrive',
+      N'orders_dead_letters',
+      N'orders_job',
       N'invoices_claim_ix',
       N'invoices_dead',
       N'invoices_dedupe_ux',
@@ -2750,7 +2955,9 @@ WHERE [s].[name] = N'pgs_obq'
       N'invoices_purge_batch',
       N'invoices_purge',
       N'invoices_maintain',
-      N'invoices_redrive'
+      N'invoices_redrive',
+      N'invoices_dead_letters',
+      N'invoices_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -2817,6 +3024,10 @@ IF OBJECT_ID(N'pgs_obq.orders_maintain') IS NULL
     SET @q$missing += N' pgs_obq.orders_maintain';
 IF OBJECT_ID(N'pgs_obq.orders_redrive') IS NULL
     SET @q$missing += N' pgs_obq.orders_redrive';
+IF OBJECT_ID(N'pgs_obq.orders_dead_letters') IS NULL
+    SET @q$missing += N' pgs_obq.orders_dead_letters';
+IF OBJECT_ID(N'pgs_obq.orders_job') IS NULL
+    SET @q$missing += N' pgs_obq.orders_job';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'invoices_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_obq.invoices'))
     SET @q$missing += N' pgs_obq.invoices_claim_ix';
 IF OBJECT_ID(N'pgs_obq.invoices_dead') IS NULL
@@ -2865,6 +3076,10 @@ IF OBJECT_ID(N'pgs_obq.invoices_maintain') IS NULL
     SET @q$missing += N' pgs_obq.invoices_maintain';
 IF OBJECT_ID(N'pgs_obq.invoices_redrive') IS NULL
     SET @q$missing += N' pgs_obq.invoices_redrive';
+IF OBJECT_ID(N'pgs_obq.invoices_dead_letters') IS NULL
+    SET @q$missing += N' pgs_obq.invoices_dead_letters';
+IF OBJECT_ID(N'pgs_obq.invoices_job') IS NULL
+    SET @q$missing += N' pgs_obq.invoices_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -2909,12 +3124,14 @@ FROM
 (
     VALUES
         (N'invoices_complete', 0xC51D7184BAAC68D6634829C177EEE0F12E2580BDE108BF8C0EFDDA4DA2B657C5),
+        (N'invoices_dead_letters', 0x2A4E37F2CD43E0F2479C45E1CC81E9E9AF7EF7AB2AD38CF0DD134CC0C46FE7A4),
         (N'invoices_dequeue', 0xDE30F3894AF6CCE2F39454E48B26BED574EF1F04310E871F4647E03E74EDB811),
         (N'invoices_enqueue', 0x895056B64379CB99C158A9CA91966FE2461CE88FD27EA0D0246C7F2DC052704D),
         (N'invoices_enqueue_batch', 0xE160CFCC3ABB0867183BEA3062F87DADA2EF219F6F8888B811F2CCF5716D5185),
         (N'invoices_enqueue_json', 0xEE86EFB944F3754A44A2FD5BCDF36FC1CF7600998253325E05A5AC9D0E45B0D3),
         (N'invoices_extend_lease', 0x5A40EA48C8733AB0C713BB4438338E098E7DD1FC62061BD401F4318D13D72E12),
         (N'invoices_fail', 0xD2CFBF5496240F3865520298FE057E8D27A2F79069D12C2FBF16F03C6C4EE966),
+        (N'invoices_job', 0xD9ACAA10F0AB92E6AE9574034CC2FB060F5D33546632CE53900D9C1045D83F7F),
         (N'invoices_maintain', 0x0F792594E85B6E958A2ED94C30BE40181684890F1B5732C91DE638600F9DF527),
         (N'invoices_metrics', 0x685E3CDA2F0C5328E44A67A3FDE4A32E03B2B76DA15B9D2ED3119BD2E2A4A83C),
         (N'invoices_peek', 0x917C950509AA5C0EDCCFC4A20A4DCBB63932FF68F8C6DB3DE097326F5144895D),
@@ -2926,12 +3143,14 @@ FROM
         (N'invoices_watermark_correct', 0x7705F2912FF4745D54574F0BAB9D70421C5CCDBFFBB29E1DA82387F9DD567094),
         (N'invoices_watermark_move', 0xE02A925544C7B80E1ECF5F0EA50E291E6B1CEACB2A787D9E1ADA3C420112B3AF),
         (N'orders_complete', 0xDAAD4D1E380CF464FC44E985934D94C518D0B295A8D68D633034070DE09FD5DB),
+        (N'orders_dead_letters', 0xADE50E2F4A30A3E768E7827B9C8B5FCB31A6371C01B7644FF3E7CC8AEA1B8D6E),
         (N'orders_dequeue', 0x96EA5264D3BAC20527E0273AD92D8FFC7160D86A94120C93B67D6D5A6414A87A),
         (N'orders_enqueue', 0xDBC3F457EDCCEB07ADD29BB7509095A138BC7301811D51D3AD518CC821AB87D4),
         (N'orders_enqueue_batch', 0x28C330C058EF40A2772C8D042258459940493F53447E1928C4F587586715C12B),
         (N'orders_enqueue_json', 0xBEFF2481A6F6ED79B35BF3C6C85F994CBFB506B5C50C7CCC1FCF32F86AF7B456),
         (N'orders_extend_lease', 0xF0195B9D40BDCFFC7B95F9051B7C1C0373A9AAB5530D16B994ED99AE4A260DE1),
         (N'orders_fail', 0xF65C30A670735D96E9051179849DA495CAACB84D004B9AEB3927BF056BE94187),
+        (N'orders_job', 0xF5DA4A10464E6BDE07EBF7190FAE0A5570B8F156B907485BBCFB91F848822C9C),
         (N'orders_maintain', 0xAD5A16288C4CEA440B774473D74D6CB1835A44AF856A5852A340B5290BCD27DD),
         (N'orders_metrics', 0x0A4DFF75964B4E60F142EC66A7CDC7202C225AF4A845EF86679544D5B2E32A9F),
         (N'orders_peek', 0x6F4C33D7C1297EB4FB115D2B07A4AB31925293F4735BDAD46DFE234CAB0519F5),

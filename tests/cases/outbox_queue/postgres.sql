@@ -1371,6 +1371,122 @@ $qgen$;
 ALTER FUNCTION "pgs_obq"."orders_redrive" OWNER TO "pgs_obq_owner";
 REVOKE ALL ON FUNCTION "pgs_obq"."orders_redrive" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters pgs_obq.orders_dead_letters, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "pgs_obq"."orders_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "order_no" varchar(30),
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "orders_dead_letters"."limit" IS NULL OR "orders_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("orders_dead_letters"."limit"::text, 'NULL') || ' is out of range for pgs_obq.orders_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."order_no", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "pgs_obq"."orders_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "orders_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."orders_dead_letters" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."orders_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job pgs_obq.orders_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "pgs_obq"."orders_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "orders_job"."job_id" IS NULL OR "orders_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("orders_job"."job_id"::text, 'NULL') || ' is out of range for pgs_obq.orders_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, NULL::timestamptz
+    FROM "pgs_obq"."orders" AS "j"
+    WHERE "j"."id" = "orders_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", NULL::timestamptz, "x"."attempts", NULL::text, NULL::timestamptz,
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "pgs_obq"."orders_dead" AS "x"
+    WHERE "x"."id" = "orders_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "a"."id", 'archived'::text, "a"."enqueued_at", NULL::timestamptz, "a"."attempts", NULL::text, NULL::timestamptz,
+        NULL::text, "a"."completed_at"
+    FROM "pgs_obq"."orders_archive" AS "a"
+    WHERE "a"."id" = "orders_job"."job_id"
+    ORDER BY "a"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "orders_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."orders_job" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."orders_job" FROM PUBLIC;
+
 -- qgen 0.1.0: claim_index pgs_obq.invoices_claim_ix, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
@@ -2631,6 +2747,113 @@ $qgen$;
 ALTER FUNCTION "pgs_obq"."invoices_redrive" OWNER TO "pgs_obq_owner";
 REVOKE ALL ON FUNCTION "pgs_obq"."invoices_redrive" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters pgs_obq.invoices_dead_letters, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "pgs_obq"."invoices_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "order_no" varchar(30),
+    "total" numeric(12, 2),
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "invoices_dead_letters"."limit" IS NULL OR "invoices_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("invoices_dead_letters"."limit"::text, 'NULL') || ' is out of range for pgs_obq.invoices_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."order_no", "x"."total", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "pgs_obq"."invoices_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "invoices_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."invoices_dead_letters" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."invoices_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job pgs_obq.invoices_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "pgs_obq"."invoices_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "invoices_job"."job_id" IS NULL OR "invoices_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("invoices_job"."job_id"::text, 'NULL') || ' is out of range for pgs_obq.invoices_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, NULL::timestamptz
+    FROM "pgs_obq"."invoices" AS "j"
+    WHERE "j"."id" = "invoices_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", NULL::timestamptz, "x"."attempts", NULL::text, NULL::timestamptz,
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "pgs_obq"."invoices_dead" AS "x"
+    WHERE "x"."id" = "invoices_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "invoices_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."invoices_job" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."invoices_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_obq_producer, pgs_obq_consumer, pgs_obq_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -2671,6 +2894,8 @@ GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_purge_batch" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_purge" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_maintain" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_redrive" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_dead_letters" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_job" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_enqueue" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_enqueue_batch" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_watermark_move" TO "pgs_obq_admin";
@@ -2686,6 +2911,8 @@ GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_purge_batch" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_purge" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_maintain" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_redrive" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_dead_letters" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_job" TO "pgs_obq_admin";
 
 -- qgen 0.1.0: verify pgs_obq, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -2705,7 +2932,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_obq'
-          AND p.proname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive')
+          AND p.proname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job')
           AND (p.proowner <> '"pgs_obq_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -2715,7 +2942,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_obq'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive')
+          AND c.relname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job')
           AND c.relowner <> '"pgs_obq_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -2729,11 +2956,13 @@ BEGIN
     (
         VALUES
             ('invoices_complete', 'bec467eefa4717c09e43ff5e005ad1b8'),
+            ('invoices_dead_letters', '0c7f703227a35e58bbb24eab1cb139df'),
             ('invoices_dequeue', 'de8a4070f9ad70d45c14c78b478f62e7'),
             ('invoices_enqueue', 'f30b8429df2f1b1e2f5059b1b3589400'),
             ('invoices_enqueue_batch', 'bf5124e1c7e28a392904cb60d6084009'),
             ('invoices_extend_lease', 'cbcd23b5fdd5d495e0ec3c68211a72f7'),
             ('invoices_fail', 'e2f9246ad1414638f7d58082d5e821db'),
+            ('invoices_job', 'aa078f32f9516f0965933a307bea429e'),
             ('invoices_maintain', 'c0bbd6dc5f1ca06cb0b17f7fa9645d36'),
             ('invoices_metrics', 'ba3376317a6747ce897d740808b489a0'),
             ('invoices_peek', 'dc849317f6976415d4c0464b248511df'),
@@ -2744,11 +2973,13 @@ BEGIN
             ('invoices_watermark_correct', '13c1be69e1545daa82d14cf1e6bd3b65'),
             ('invoices_watermark_move', '9e0d3cdf1783ae447c791097b8cdec76'),
             ('orders_complete', '9816c7c40ac6a98d7e1d3bc8291fe7bc'),
+            ('orders_dead_letters', 'b571a2afe69474232dbd1aa44d2e12d7'),
             ('orders_dequeue', 'e0f2d414486d79a30ad43e2d80884199'),
             ('orders_enqueue', '30f6ceabe1e03c470f2457e39882bd63'),
             ('orders_enqueue_batch', 'e26684ce3146e831ffe5313a68142040'),
             ('orders_extend_lease', 'db49a52e80df87c23eedb557f771c9fd'),
             ('orders_fail', 'e011ac28687fd641ba18f6693eed705d'),
+            ('orders_job', 'd2c3d3b970688ea7cb7ae3be087add53'),
             ('orders_maintain', 'fcbe0f5cf16dfd03e5381a7e1dc6a1c2'),
             ('orders_metrics', 'df780811d29cbe39229c44e56dc5ef0a'),
             ('orders_peek', 'd005405d40f2fa0ca476d952a8ccc526'),

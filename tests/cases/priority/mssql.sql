@@ -892,6 +892,68 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: job pgs_prio.urgent_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for pgs_prio.urgent_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], NULL
+    FROM [pgs_prio].[urgent] AS [j]
+    WHERE [j].[id] = @job_id;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [a].[id], N'archived', [a].[enqueued_at], NULL, [a].[attempts], NULL, NULL,
+            NULL, [a].[completed_at]
+        FROM [pgs_prio].[urgent_archive] AS [a] WITH (READPAST, READCOMMITTEDLOCK)
+        WHERE [a].[id] = @job_id
+        ORDER BY [a].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_prio_producer, pgs_prio_consumer, pgs_prio_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -923,6 +985,7 @@ GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_peek] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_purge_batch] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_purge] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_maintain] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_job] TO [pgs_prio_admin];
 GRANT EXECUTE ON TYPE::[pgs_prio].[urgent_batch] TO [pgs_prio_admin];
 GO
 
@@ -959,7 +1022,8 @@ WHERE [s].[name] = N'pgs_prio'
       N'urgent_peek',
       N'urgent_purge_batch',
       N'urgent_purge',
-      N'urgent_maintain'
+      N'urgent_maintain',
+      N'urgent_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1012,6 +1076,8 @@ IF OBJECT_ID(N'pgs_prio.urgent_purge') IS NULL
     SET @q$missing += N' pgs_prio.urgent_purge';
 IF OBJECT_ID(N'pgs_prio.urgent_maintain') IS NULL
     SET @q$missing += N' pgs_prio.urgent_maintain';
+IF OBJECT_ID(N'pgs_prio.urgent_job') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1061,6 +1127,7 @@ FROM
         (N'urgent_enqueue_json', 0x2C8412338FF37BC465D4C9D0B54036875E2148A2DC15CDEBB42583B3C53A0C10),
         (N'urgent_extend_lease', 0x98936D15F53D6DF3452D5DDE80CD17BF24A7B75E59004C29F81DC0947E81E456),
         (N'urgent_fail', 0x4BDF48FE895DB8D36B797847AF9810AA7A7778CB349E7C20E8F7B11E08B1787E),
+        (N'urgent_job', 0x19B3F4A1A261F1E68B26DBC8D8D247C9DEE3269BD5FB78B1E62F958B024E3E98),
         (N'urgent_maintain', 0xA2BDC869D783E6D8315E227561F2BCCA2C8DC9F48BBBEC85CF46E94D49996256),
         (N'urgent_metrics', 0x723470A4CADB3D11DA1DF354A50CB2B27D3A715951A969CAF292FE1E0324A18D),
         (N'urgent_peek', 0x7FA14B5338DDB2CB2C92631FB3DAC83453DE1882AB1425058D7A5986C30A37FE),

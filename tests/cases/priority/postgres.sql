@@ -948,6 +948,71 @@ $qgen$;
 ALTER FUNCTION "pgs_prio"."urgent_maintain" OWNER TO "pgs_prio_owner";
 REVOKE ALL ON FUNCTION "pgs_prio"."urgent_maintain" FROM PUBLIC;
 
+-- qgen 0.1.0: job pgs_prio.urgent_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "pgs_prio"."urgent_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "urgent_job"."job_id" IS NULL OR "urgent_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("urgent_job"."job_id"::text, 'NULL') || ' is out of range for pgs_prio.urgent_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, NULL::timestamptz
+    FROM "pgs_prio"."urgent" AS "j"
+    WHERE "j"."id" = "urgent_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "a"."id", 'archived'::text, "a"."enqueued_at", NULL::timestamptz, "a"."attempts", NULL::text, NULL::timestamptz,
+        NULL::text, "a"."completed_at"
+    FROM "pgs_prio"."urgent_archive" AS "a"
+    WHERE "a"."id" = "urgent_job"."job_id"
+    ORDER BY "a"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "urgent_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "pgs_prio"."urgent_job" OWNER TO "pgs_prio_owner";
+REVOKE ALL ON FUNCTION "pgs_prio"."urgent_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_prio_producer, pgs_prio_consumer, pgs_prio_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -974,6 +1039,7 @@ GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_peek" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_purge_batch" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_purge" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_maintain" TO "pgs_prio_admin";
+GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_job" TO "pgs_prio_admin";
 
 -- qgen 0.1.0: verify pgs_prio, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -993,7 +1059,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_prio'
-          AND p.proname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain')
+          AND p.proname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job')
           AND (p.proowner <> '"pgs_prio_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1003,7 +1069,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_prio'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain')
+          AND c.relname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job')
           AND c.relowner <> '"pgs_prio_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1022,6 +1088,7 @@ BEGIN
             ('urgent_enqueue_batch', 'd6f116f7be2ed4064a581d31b2fb90b4'),
             ('urgent_extend_lease', 'c25784318c92e0dcb59de7edb32e9bfc'),
             ('urgent_fail', '1a08a2eb8bc93f0d3e7a7241c42eec0f'),
+            ('urgent_job', 'c6fee031502bc306458d2c9202a5bfcc'),
             ('urgent_maintain', 'd58941cb2d6c227129fdb32be7c36d7d'),
             ('urgent_metrics', 'bb1ab9923de19404fa372c7aca97bd2e'),
             ('urgent_peek', 'b3ca2e673463957d9fd8d8214f08871c'),

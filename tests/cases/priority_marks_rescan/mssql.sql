@@ -957,6 +957,102 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters qgreview.prio_dead_letters, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [qgreview].[prio_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for qgreview.prio_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[n], [x].[priority], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [qgreview].[prio_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job qgreview.prio_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [qgreview].[prio_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for qgreview.prio_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], NULL
+    FROM [qgreview].[prio] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], NULL, [x].[attempts], NULL, NULL,
+            [x].[last_error], [x].[dead_at]
+        FROM [qgreview].[prio_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: table qgreview.priod, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 IF OBJECT_ID(N'qgreview.priod', N'U') IS NULL
@@ -1436,6 +1532,58 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: job qgreview.priod_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [qgreview].[priod_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for qgreview.priod_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [attempts], [last_error], [finished_at])
+    SELECT [j].[id], N'queued',
+        [j].[enqueued_at],
+        NULL,
+        NULL, NULL
+    FROM [qgreview].[priod] AS [j]
+    WHERE [j].[id] = @job_id;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [attempts], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles qgreview_producer, qgreview_consumer, qgreview_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1476,6 +1624,8 @@ GRANT EXECUTE ON OBJECT::[qgreview].[prio_purge_batch] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_purge] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_maintain] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_redrive] TO [qgreview_admin];
+GRANT EXECUTE ON OBJECT::[qgreview].[prio_dead_letters] TO [qgreview_admin];
+GRANT EXECUTE ON OBJECT::[qgreview].[prio_job] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue_batch] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue_json] TO [qgreview_admin];
@@ -1485,6 +1635,7 @@ GRANT EXECUTE ON OBJECT::[qgreview].[priod_peek] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_purge_batch] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_purge] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_maintain] TO [qgreview_admin];
+GRANT EXECUTE ON OBJECT::[qgreview].[priod_job] TO [qgreview_admin];
 GRANT EXECUTE ON TYPE::[qgreview].[prio_batch] TO [qgreview_admin];
 GRANT EXECUTE ON TYPE::[qgreview].[priod_batch] TO [qgreview_admin];
 GO
@@ -1524,6 +1675,8 @@ WHERE [s].[name] = N'qgreview'
       N'prio_purge',
       N'prio_maintain',
       N'prio_redrive',
+      N'prio_dead_letters',
+      N'prio_job',
       N'priod',
       N'priod_claim_ix',
       N'priod_pending',
@@ -1536,7 +1689,8 @@ WHERE [s].[name] = N'qgreview'
       N'priod_peek',
       N'priod_purge_batch',
       N'priod_purge',
-      N'priod_maintain'
+      N'priod_maintain',
+      N'priod_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1591,6 +1745,10 @@ IF OBJECT_ID(N'qgreview.prio_maintain') IS NULL
     SET @q$missing += N' qgreview.prio_maintain';
 IF OBJECT_ID(N'qgreview.prio_redrive') IS NULL
     SET @q$missing += N' qgreview.prio_redrive';
+IF OBJECT_ID(N'qgreview.prio_dead_letters') IS NULL
+    SET @q$missing += N' qgreview.prio_dead_letters';
+IF OBJECT_ID(N'qgreview.prio_job') IS NULL
+    SET @q$missing += N' qgreview.prio_job';
 IF OBJECT_ID(N'qgreview.priod') IS NULL
     SET @q$missing += N' qgreview.priod';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'priod_claim_ix' AND [object_id] = OBJECT_ID(N'qgreview.priod'))
@@ -1617,6 +1775,8 @@ IF OBJECT_ID(N'qgreview.priod_purge') IS NULL
     SET @q$missing += N' qgreview.priod_purge';
 IF OBJECT_ID(N'qgreview.priod_maintain') IS NULL
     SET @q$missing += N' qgreview.priod_maintain';
+IF OBJECT_ID(N'qgreview.priod_job') IS NULL
+    SET @q$missing += N' qgreview.priod_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1661,12 +1821,14 @@ FROM
 (
     VALUES
         (N'prio_complete', 0x80F9013ECDFBAD452B00BD5ACDB52ABCB766AB3AA5E0B526D6A181B1CA1D7A81),
+        (N'prio_dead_letters', 0xC3F32BCF3F9179B19A5112A89BEEE8BE56A5535EB8763ED706D6C56F340E1FFB),
         (N'prio_dequeue', 0x0E8331253864805E51981BA4759C49BFE00FECD5D36271A22A8A06AE4B3CEAD9),
         (N'prio_enqueue', 0x090A78B782F60536FBC2CF7C62DAE8C791CF697909A90A28B494B39C16EC4864),
         (N'prio_enqueue_batch', 0xA20ED4107A9FF24571930F6A69621D694E990CBC6CADB9A33D1BDD6C15CBF1F2),
         (N'prio_enqueue_json', 0x172032E300CDDE98DDCB36C83AA1BD79D15CF750580FBDDF8B46D2227104A6FC),
         (N'prio_extend_lease', 0x627C680CC06AF5E03A8A404EDD018AEED01F73788A8D9F9C57F9DE9D888921E0),
         (N'prio_fail', 0xAA13B9578F0D84D6830364CB6BE7B67F8A6BE04BE1F9902F75369F0542298A45),
+        (N'prio_job', 0x07BCDD0B94AA55F8A80365AA2A8FAC7B49718CA5F8DA97403293E04499FE5003),
         (N'prio_maintain', 0x501E0F32BF26C63BA1D62E6EAC66BFA9E986566D42AD385E89D50AD092D00418),
         (N'prio_metrics', 0x757541B4A91D3F21E8E7C540D1F23BFD3ED478016F0542736EB01EE9BE5DFFBB),
         (N'prio_peek', 0xCD120DB012D44FCE8D6F6BF19498D0D4A9998F9C12F882E085436A1A1952DF3E),
@@ -1679,6 +1841,7 @@ FROM
         (N'priod_enqueue', 0x9A04A62C6C92DEE5CC8E905EDC309A9925B9C8ED70DF544DFDF8C951FCBF82AF),
         (N'priod_enqueue_batch', 0x37A749D0984CC77FD5CCF3F2B612D814379545D564267D6B75F0A165119C9563),
         (N'priod_enqueue_json', 0x8CF20FA9B809F4C7145023A0FE61360B0BBBFBDB11E601CB7E7D20BD2FAB15F0),
+        (N'priod_job', 0x236BF72BA9F4FE5B26199F15EC25ECE6FF08CD09DC4C5351DAFEAFB7251F2020),
         (N'priod_maintain', 0x9E34A02F2497291618914D5EF449224604F978324BE9248C0175874DAF9AA8FB),
         (N'priod_metrics', 0xFFBAA69500C189EC52125C94DC0059EF03E345E9FE938FD3DA8D3093613AFD95),
         (N'priod_peek', 0x162F5DDE8AEF91F80EEFE2426C5DC1107438BABDD4511E46A19C2080EC3E1478),

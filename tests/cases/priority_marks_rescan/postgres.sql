@@ -996,6 +996,113 @@ $qgen$;
 ALTER FUNCTION "qgreview"."prio_redrive" OWNER TO "qgreview_owner";
 REVOKE ALL ON FUNCTION "qgreview"."prio_redrive" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters qgreview.prio_dead_letters, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "qgreview"."prio_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "n" integer,
+    "priority" integer,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "prio_dead_letters"."limit" IS NULL OR "prio_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("prio_dead_letters"."limit"::text, 'NULL') || ' is out of range for qgreview.prio_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."n", "x"."priority", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "qgreview"."prio_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "prio_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "qgreview"."prio_dead_letters" OWNER TO "qgreview_owner";
+REVOKE ALL ON FUNCTION "qgreview"."prio_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job qgreview.prio_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "qgreview"."prio_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "prio_job"."job_id" IS NULL OR "prio_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("prio_job"."job_id"::text, 'NULL') || ' is out of range for qgreview.prio_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, NULL::timestamptz
+    FROM "qgreview"."prio" AS "j"
+    WHERE "j"."id" = "prio_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", NULL::timestamptz, "x"."attempts", NULL::text, NULL::timestamptz,
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "qgreview"."prio_dead" AS "x"
+    WHERE "x"."id" = "prio_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "prio_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "qgreview"."prio_job" OWNER TO "qgreview_owner";
+REVOKE ALL ON FUNCTION "qgreview"."prio_job" FROM PUBLIC;
+
 -- qgen 0.1.0: table qgreview.priod, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Storage fit for a queue table, whose rows are inserted, and deleted all day:
@@ -1602,6 +1709,58 @@ $qgen$;
 ALTER FUNCTION "qgreview"."priod_maintain" OWNER TO "qgreview_owner";
 REVOKE ALL ON FUNCTION "qgreview"."priod_maintain" FROM PUBLIC;
 
+-- qgen 0.1.0: job qgreview.priod_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "qgreview"."priod_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "priod_job"."job_id" IS NULL OR "priod_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("priod_job"."job_id"::text, 'NULL') || ' is out of range for qgreview.priod_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", 'queued'::text,
+        "j"."enqueued_at",
+        NULL::integer,
+        NULL::text, NULL::timestamptz
+    FROM "qgreview"."priod" AS "j"
+    WHERE "j"."id" = "priod_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "priod_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::integer,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "qgreview"."priod_job" OWNER TO "qgreview_owner";
+REVOKE ALL ON FUNCTION "qgreview"."priod_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles qgreview_producer, qgreview_consumer, qgreview_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1636,6 +1795,8 @@ GRANT EXECUTE ON ROUTINE "qgreview"."prio_purge_batch" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_purge" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_maintain" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_redrive" TO "qgreview_admin";
+GRANT EXECUTE ON ROUTINE "qgreview"."prio_dead_letters" TO "qgreview_admin";
+GRANT EXECUTE ON ROUTINE "qgreview"."prio_job" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_enqueue" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_enqueue_batch" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_dequeue" TO "qgreview_admin";
@@ -1644,6 +1805,7 @@ GRANT EXECUTE ON ROUTINE "qgreview"."priod_peek" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_purge_batch" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_purge" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_maintain" TO "qgreview_admin";
+GRANT EXECUTE ON ROUTINE "qgreview"."priod_job" TO "qgreview_admin";
 
 -- qgen 0.1.0: verify qgreview, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1663,7 +1825,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'qgreview'
-          AND p.proname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain')
+          AND p.proname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job')
           AND (p.proowner <> '"qgreview_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1673,7 +1835,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'qgreview'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain')
+          AND c.relname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job')
           AND c.relowner <> '"qgreview_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1687,11 +1849,13 @@ BEGIN
     (
         VALUES
             ('prio_complete', '809351fcf3a80a4536b91f3ad629ce02'),
+            ('prio_dead_letters', 'df6d06a2e98ec24243a309f32e8c3780'),
             ('prio_dequeue', '3c98fb504322c49d64bb38d6a4f5a771'),
             ('prio_enqueue', '6c51718f4be81434a32a500d5b25acdf'),
             ('prio_enqueue_batch', '4c473ab476de62858142ee1b89893206'),
             ('prio_extend_lease', '6600072cdfd9b4b61de428f0c5b065a7'),
             ('prio_fail', '98234958e6914919d2431d4e7e2117ab'),
+            ('prio_job', 'd2d04e6f6f8a12bdbc7dc887760e51c5'),
             ('prio_maintain', '4c07fe408f186f0260b0cdd9e6c83971'),
             ('prio_metrics', '46bf8b386d61bd28444f9a8a36d5ba4f'),
             ('prio_peek', 'e42f74ccdf76b215209f9853c6c3da56'),
@@ -1703,6 +1867,7 @@ BEGIN
             ('priod_dequeue_guard', 'db6f3744ff381777efa7666d2fad41ed'),
             ('priod_enqueue', '47e43d55af52462090836dd3fe952494'),
             ('priod_enqueue_batch', '18077b702672c9d7f5a10d3e2589de28'),
+            ('priod_job', '58fe19f72bb2c5a7a3f22021ba0cecf4'),
             ('priod_maintain', 'a960b883bd871c4099b332f406d09ad4'),
             ('priod_metrics', 'af3c735c94611e437b4b2aa3837b3aea'),
             ('priod_peek', 'c65080f1ca11dab2cc01ff8e77a623ae'),

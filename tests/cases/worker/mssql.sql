@@ -1421,6 +1421,102 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: dead_letters pgs_wrk.mail_dead_letters, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first, with the error each died of: at most @limit rows (1 to
+-- 1000). Reads only. WITH (READPAST, READCOMMITTEDLOCK), as metrics reads: a locking
+-- read at READ COMMITTED (also under READ_COMMITTED_SNAPSHOT) that never waits on a row another
+-- transaction holds and skips it instead (a dead letter fail or reap is writing, or redrive or
+-- purge is taking away, right now: it is on its way in or out), and holds each shared lock only
+-- while it reads that row, so fail, reap, redrive and purge never wait on it. Not NOLOCK: a
+-- fail rolled back with its caller's transaction would be listed as dead. READPAST skips row and
+-- page locks only: a table lock (escalated, uninstall's TABLOCKX) still makes it wait.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_dead_letters]
+    @limit int = 100
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @limit IS NULL OR @limit < 1 OR @limit > 1000
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: limit ', COALESCE(CAST(@limit AS nvarchar(11)), N'NULL'),
+            N' is out of range for pgs_wrk.mail_dead_letters; accepted: 1 to 1000 rows.');
+        THROW 50003, @q$error, 1;
+    END;
+    -- Newest first, in the order they arrived: the clustered key backwards, which stops after @limit rows.
+    SELECT TOP (@limit) [x].[id], [x].[recipient], [x].[subject], [x].[enqueued_at], [x].[attempts],
+        [x].[dead_at], [x].[last_error]
+    FROM [pgs_wrk].[mail_dead] AS [x] WITH (READPAST, READCOMMITTEDLOCK)
+    ORDER BY [x].[entry_id] DESC
+    OPTION (RECOMPILE);
+END;
+GO
+
+-- qgen 0.1.0: job pgs_wrk.mail_job, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always. It looks where a job goes in the order it
+-- goes there (the queue table, then the dead letters, then the archive), one statement each, so a
+-- job that moves meanwhile is found where it arrived, never missed.
+-- The queue table and the dead letters are read by key at plain READ COMMITTED: each shared lock is
+-- held only while its one row is read, so no worker ever waits on this procedure; under
+-- READ_COMMITTED_SNAPSHOT it reads the last committed version and waits for nothing. Without it, the
+-- read waits while another transaction holds this very job (a claim, complete or fail: milliseconds;
+-- a delete-mode claim: until the caller's transaction ends), as peek does, and then tells where the
+-- job went. Not READPAST: a held job would be reported not_found; not NOLOCK: a claim or a fail
+-- rolled back would be reported as done.
+-- The archive has no index on id (every completion would pay for one): it is scanned from its
+-- newest entry back WITH (READPAST, READCOMMITTEDLOCK), so the scan waits on no other job's row.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_job]
+    @job_id bigint
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @job_id IS NULL OR @job_id < 1
+    BEGIN
+        DECLARE @q$error nvarchar(2048) = CONCAT(N'qgen: job_id ', COALESCE(CAST(@job_id AS nvarchar(20)), N'NULL'),
+            N' is out of range for pgs_wrk.mail_job; accepted: a job id, 1 or more.');
+        THROW 50003, @q$error, 1;
+    END;
+    DECLARE @q$found TABLE
+    (
+        [id] bigint NOT NULL,
+        [state] nvarchar(16) NOT NULL,
+        [enqueued_at] datetime2(3) NULL,
+        [available_at] datetime2(3) NULL,
+        [attempts] int NULL,
+        [lease_owner] nvarchar(128) NULL,
+        [lease_expires_at] datetime2(3) NULL,
+        [last_error] nvarchar(4000) NULL,
+        [finished_at] datetime2(3) NULL
+    );
+    INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+    SELECT [j].[id], CASE WHEN [j].[lease_token] IS NOT NULL THEN N'in_flight' WHEN [j].[available_at] > SYSUTCDATETIME() THEN N'scheduled' ELSE N'queued' END,
+        [j].[enqueued_at], [j].[available_at],
+        [j].[attempts], [j].[lease_owner], [j].[lease_expires_at],
+        [j].[last_error], NULL
+    FROM [pgs_wrk].[mail] AS [j]
+    WHERE [j].[id] = @job_id;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is reseeded.
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at])
+        SELECT TOP (1) [x].[id], N'dead', [x].[enqueued_at], NULL, [x].[attempts], NULL, NULL,
+            [x].[last_error], [x].[dead_at]
+        FROM [pgs_wrk].[mail_dead] AS [x]
+        WHERE [x].[id] = @job_id
+        ORDER BY [x].[entry_id] DESC;
+    IF NOT EXISTS (SELECT 1 FROM @q$found)
+        INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
+    SELECT [id], [state], [enqueued_at], [available_at], [attempts], [lease_owner], [lease_expires_at], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_wrk_producer, pgs_wrk_consumer, pgs_wrk_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1462,6 +1558,8 @@ GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_purge_batch] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_purge] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_maintain] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_redrive] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_dead_letters] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_job] TO [pgs_wrk_admin];
 GRANT EXECUTE ON TYPE::[pgs_wrk].[mail_batch] TO [pgs_wrk_admin];
 GO
 
@@ -1503,7 +1601,9 @@ WHERE [s].[name] = N'pgs_wrk'
       N'mail_purge_batch',
       N'mail_purge',
       N'mail_maintain',
-      N'mail_redrive'
+      N'mail_redrive',
+      N'mail_dead_letters',
+      N'mail_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1566,6 +1666,10 @@ IF OBJECT_ID(N'pgs_wrk.mail_maintain') IS NULL
     SET @q$missing += N' pgs_wrk.mail_maintain';
 IF OBJECT_ID(N'pgs_wrk.mail_redrive') IS NULL
     SET @q$missing += N' pgs_wrk.mail_redrive';
+IF OBJECT_ID(N'pgs_wrk.mail_dead_letters') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_dead_letters';
+IF OBJECT_ID(N'pgs_wrk.mail_job') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1609,12 +1713,14 @@ FROM
 (
     VALUES
         (N'mail_complete', 0x5543069DF2936A75771434E1614D7EEF7E783ED7A452B09E1ED9FDB9D16F365C),
+        (N'mail_dead_letters', 0x95926D8CB03051EA7AEC808BDCA8177560D995F6CEBFBEFEFEFA44A35DB1D2BB),
         (N'mail_dequeue', 0x44D2E6574DD7801DFFC31ACCDDCC9E75E7D8C59FB2978F2B0465D43245C979AF),
         (N'mail_enqueue', 0xF705051141144278BEE95A8414539173E3D2DD7CBE384E1722B675C750ADDC37),
         (N'mail_enqueue_batch', 0xA86C66865C217BDDDD61B552FB1A445F85F51BA6ACFA5E3CB0283A9124C9B6CF),
         (N'mail_enqueue_json', 0xF788F91D4093D918FABF85916B83B10E198E9B73C198DB89B14C5F019171775D),
         (N'mail_extend_lease', 0x8F356E53DF265DBFF458441D30F48B1B8EC5857816E75319DD81F2DB45FFBD11),
         (N'mail_fail', 0x08F62A9E8A66D805AD189D575CE051D055C748AD767EA396AD67CF238E364ACE),
+        (N'mail_job', 0x8346829357980CF89FD9FF50A1012993B2EF2806B371322951C803709C3E5AB7),
         (N'mail_maintain', 0xD77975BFE8820DFA688073DEBCE94E56755E0933ABFFA7459CFB0EBD2987B01F),
         (N'mail_metrics', 0x3AAA434C72674635AB387285CB5F368EFB7B6F6A1CF16FD1FACCC747C297FDAC),
         (N'mail_peek', 0x90F6C599EF5240A29D6421D9564CC8A8A5615DAB577596ACBA000372B192068C),

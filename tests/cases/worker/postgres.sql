@@ -1346,6 +1346,113 @@ $qgen$;
 ALTER FUNCTION "pgs_wrk"."mail_redrive" OWNER TO "pgs_wrk_owner";
 REVOKE ALL ON FUNCTION "pgs_wrk"."mail_redrive" FROM PUBLIC;
 
+-- qgen 0.1.0: dead_letters pgs_wrk.mail_dead_letters, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "pgs_wrk"."mail_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "recipient" varchar(100),
+    "subject" varchar(200),
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "mail_dead_letters"."limit" IS NULL OR "mail_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("mail_dead_letters"."limit"::text, 'NULL') || ' is out of range for pgs_wrk.mail_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."recipient", "x"."subject", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "pgs_wrk"."mail_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "mail_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "pgs_wrk"."mail_dead_letters" OWNER TO "pgs_wrk_owner";
+REVOKE ALL ON FUNCTION "pgs_wrk"."mail_dead_letters" FROM PUBLIC;
+
+-- qgen 0.1.0: job pgs_wrk.mail_job, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "pgs_wrk"."mail_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "available_at" timestamptz,
+    "attempts" integer,
+    "lease_owner" text,
+    "lease_expires_at" timestamptz,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "mail_job"."job_id" IS NULL OR "mail_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("mail_job"."job_id"::text, 'NULL') || ' is out of range for pgs_wrk.mail_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", CASE WHEN "j"."lease_token" IS NOT NULL THEN 'in_flight' WHEN "j"."available_at" > now() THEN 'scheduled' ELSE 'queued' END,
+        "j"."enqueued_at", "j"."available_at",
+        "j"."attempts", "j"."lease_owner"::text, "j"."lease_expires_at",
+        "j"."last_error"::text, NULL::timestamptz
+    FROM "pgs_wrk"."mail" AS "j"
+    WHERE "j"."id" = "mail_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", NULL::timestamptz, "x"."attempts", NULL::text, NULL::timestamptz,
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "pgs_wrk"."mail_dead" AS "x"
+    WHERE "x"."id" = "mail_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "mail_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::timestamptz, NULL::integer, NULL::text, NULL::timestamptz,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "pgs_wrk"."mail_job" OWNER TO "pgs_wrk_owner";
+REVOKE ALL ON FUNCTION "pgs_wrk"."mail_job" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_wrk_producer, pgs_wrk_consumer, pgs_wrk_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1378,6 +1485,8 @@ GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_purge_batch" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_purge" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_maintain" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_redrive" TO "pgs_wrk_admin";
+GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_dead_letters" TO "pgs_wrk_admin";
+GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_job" TO "pgs_wrk_admin";
 
 -- qgen 0.1.0: verify pgs_wrk, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1397,7 +1506,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_wrk'
-          AND p.proname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive')
+          AND p.proname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job')
           AND (p.proowner <> '"pgs_wrk_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1407,7 +1516,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_wrk'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive')
+          AND c.relname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job')
           AND c.relowner <> '"pgs_wrk_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1421,11 +1530,13 @@ BEGIN
     (
         VALUES
             ('mail_complete', '4e400134cdec8b553b2830e4818de4df'),
+            ('mail_dead_letters', 'fced6b40f621f28a03c656f4dea6ad11'),
             ('mail_dequeue', 'b12af6cf9a889d10ea8e8904c8043cdf'),
             ('mail_enqueue', 'ef1cc67cba2269d2b17f816d2a22d215'),
             ('mail_enqueue_batch', '3126cb986aa567da2270810104d13c2d'),
             ('mail_extend_lease', '06256899b67f0e84a512102230e95c62'),
             ('mail_fail', 'c88820fda25c40187bbaa486a7eb1f71'),
+            ('mail_job', '50e4791ec491495c1958bb766cd2d905'),
             ('mail_maintain', '5164722bab9ef1b9d4368feb02bb5ee0'),
             ('mail_metrics', 'e54d81604e50a1d9d474549bb00b8375'),
             ('mail_peek', 'e6fd8278b4b410849d24b8bd99565a7b'),

@@ -24,3 +24,4 @@ GRANT EXECUTE ON ROUTINE "ghosts"."testq_peek" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_purge_batch" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_purge" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_maintain" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_job" TO "ghosts_admin";

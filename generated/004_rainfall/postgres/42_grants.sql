@@ -38,6 +38,8 @@ GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_purge_batch" TO "rainfall_a
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_purge" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_maintain" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_redrive" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_dead_letters" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_job" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue_batch" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_watermark_move" TO "rainfall_admin";
@@ -48,3 +50,4 @@ GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_peek" TO "rainfall_admin"
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_purge_batch" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_purge" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_maintain" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_job" TO "rainfall_admin";

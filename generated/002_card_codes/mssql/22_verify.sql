@@ -35,7 +35,9 @@ WHERE [s].[name] = N'cards'
       N'card_codes_peek',
       N'card_codes_purge_batch',
       N'card_codes_purge',
-      N'card_codes_maintain'
+      N'card_codes_maintain',
+      N'card_codes_dead_letters',
+      N'card_codes_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -82,6 +84,10 @@ IF OBJECT_ID(N'cards.card_codes_purge') IS NULL
     SET @q$missing += N' cards.card_codes_purge';
 IF OBJECT_ID(N'cards.card_codes_maintain') IS NULL
     SET @q$missing += N' cards.card_codes_maintain';
+IF OBJECT_ID(N'cards.card_codes_dead_letters') IS NULL
+    SET @q$missing += N' cards.card_codes_dead_letters';
+IF OBJECT_ID(N'cards.card_codes_job') IS NULL
+    SET @q$missing += N' cards.card_codes_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -124,10 +130,12 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
+        (N'card_codes_dead_letters', 0xE45B7BAA2E02622B1230D539C2AE6CBD206E4068E61F8DA25D62A05804F27098),
         (N'card_codes_dequeue', 0x550AE1E078916BCD821E2BE26048948F28AA2E9CB3A57B7A6C69462D35B94DE9),
         (N'card_codes_enqueue', 0x9B172B62FC1734986FC168C56EF0EE5025BB0FA393FCA770DED9F4E333369C74),
         (N'card_codes_enqueue_batch', 0xC195CD211672DFC581B9D2621244A41260A140A066A5A617609AA682E9F4134B),
         (N'card_codes_enqueue_json', 0xC765D36F2F16054C660249DA0B900E0EA8D53EFE0B018AF7608C1F1C156B2CE2),
+        (N'card_codes_job', 0x2D2F51E87457AD9235EF77C814E789AE72DAD827F85C03A06C2DE2257A426293),
         (N'card_codes_maintain', 0x30C97B1B24C8ACC3708D0160545676F90AC8ABD1E7EC8F217827E583BA0DA8DD),
         (N'card_codes_metrics', 0xED9A5BA8C7AFA1CD6FE4B1B160DFAF851E6A418DD27D0A12A24BCEF045228FA6),
         (N'card_codes_peek', 0x01512C2852CCB61306B7277D9ABB615A76E78DED74AB3456AFC9CFBD83743E88),

@@ -37,5 +37,6 @@ GRANT EXECUTE ON OBJECT::[ghosts].[testq_peek] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge_batch] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_maintain] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_job] TO [ghosts_admin];
 GRANT EXECUTE ON TYPE::[ghosts].[testq_batch] TO [ghosts_admin];
 GO

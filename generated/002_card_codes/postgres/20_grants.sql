@@ -20,3 +20,5 @@ GRANT EXECUTE ON ROUTINE "cards"."card_codes_peek" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_purge_batch" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_purge" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_maintain" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_dead_letters" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_job" TO "cards_admin";

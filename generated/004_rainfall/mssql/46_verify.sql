@@ -45,6 +45,8 @@ WHERE [s].[name] = N'rainfall'
       N'rainfall_events_purge',
       N'rainfall_events_maintain',
       N'rainfall_events_redrive',
+      N'rainfall_events_dead_letters',
+      N'rainfall_events_job',
       N'rainfall_transfer_watermark',
       N'rainfall_transfer_pending',
       N'rainfall_transfer_batch',
@@ -58,7 +60,8 @@ WHERE [s].[name] = N'rainfall'
       N'rainfall_transfer_peek',
       N'rainfall_transfer_purge_batch',
       N'rainfall_transfer_purge',
-      N'rainfall_transfer_maintain'
+      N'rainfall_transfer_maintain',
+      N'rainfall_transfer_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -123,6 +126,10 @@ IF OBJECT_ID(N'rainfall.rainfall_events_maintain') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_maintain';
 IF OBJECT_ID(N'rainfall.rainfall_events_redrive') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_redrive';
+IF OBJECT_ID(N'rainfall.rainfall_events_dead_letters') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_dead_letters';
+IF OBJECT_ID(N'rainfall.rainfall_events_job') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_job';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_watermark') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_watermark';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_pending') IS NULL
@@ -151,6 +158,8 @@ IF OBJECT_ID(N'rainfall.rainfall_transfer_purge') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_purge';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_maintain') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_maintain';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_job') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -195,12 +204,14 @@ FROM
 (
     VALUES
         (N'rainfall_events_complete', 0x081E56B82761CC3ADF93EFFEC31E19CA7EDBC76CD20061C68374EDCAEF8FFED8),
+        (N'rainfall_events_dead_letters', 0x08A723DF4FBF75897E26686371023A898F3B6629E09CD4DFA44904DFC854DD97),
         (N'rainfall_events_dequeue', 0x4EB2FB45DDFF15557E98D305424A6D371193AFCAAEF4DBF6307E7E7AD31896E2),
         (N'rainfall_events_enqueue', 0x39EB463CD90F9397D8920C9628759D4DACED171E1602EE133CFC2250F1F6D8A0),
         (N'rainfall_events_enqueue_batch', 0x780B67F105E1236820FD858F6C60E36D051FDF6723C7CB9FAE35269F55BCD81F),
         (N'rainfall_events_enqueue_json', 0xB2C718D9E5D12B6EE2F7849C6E36E4CFA091E0D076DDD513CBBA3A2AC8E00769),
         (N'rainfall_events_extend_lease', 0x8CE3D603BB1257AFD777D8856556B9A8D80BA03C71F8839EE8364FBA688BC972),
         (N'rainfall_events_fail', 0x09699E10EDA96452CC32760A496AB9D61B3C6BE363EE4C52C96FBFF307B703B6),
+        (N'rainfall_events_job', 0x65E3E43E29AFF88B24E116D08449975D95B524398C3532552EEAB9FDEFE77BB2),
         (N'rainfall_events_maintain', 0xD39C5D8F36776267E421CECCB96B07B24A33019D881FD2E3E1320597F17C3316),
         (N'rainfall_events_metrics', 0x80B2B074D60C86A809AC5BF722BB67EEE7633692D4FBBDE828EAB45B63E85083),
         (N'rainfall_events_peek', 0xF661DE30B0942B5BBD5CD0801883088FA634E96355F774D29CED069D143013BB),
@@ -215,6 +226,7 @@ FROM
         (N'rainfall_transfer_enqueue', 0x4D6FC5912A895AD8CDAFD76A83A05DED7AAB754D145C8E1CE37C2C99AF121015),
         (N'rainfall_transfer_enqueue_batch', 0x181750DECA8D6EF0F0E4CAE15000C901F0A6C1152D621F99701889FE13E1F24D),
         (N'rainfall_transfer_enqueue_json', 0x66AE0B4A53B56CB2FD5E7B5279CD2B22DA4A6941FBA6A3B79B9EEE9FFA7C2482),
+        (N'rainfall_transfer_job', 0x9AA4523E72AED9CF533831C11DFEA30476CCC77EB56BD1DDC269B2F17B4754FA),
         (N'rainfall_transfer_maintain', 0xB644A41001F4BCA64539E498A866C48CF03E51582944C98C99BEF566447C0F3B),
         (N'rainfall_transfer_metrics', 0x43E783A0EBBC297D3AF221BFAA6167BA348DFC300B74EB5222A9BA55EF904055),
         (N'rainfall_transfer_peek', 0xE1F6ADA6EF26617A17C86954F520964B088C8151A7A0D88731C74B5EFD74C0C0),

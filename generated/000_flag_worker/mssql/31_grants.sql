@@ -46,5 +46,7 @@ GRANT EXECUTE ON OBJECT::[four].[four_queue_purge_batch] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_purge] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_redrive] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_dead_letters] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_job] TO [four_admin];
 GRANT EXECUTE ON TYPE::[four].[four_queue_batch] TO [four_admin];
 GO

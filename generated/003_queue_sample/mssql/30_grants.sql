@@ -45,5 +45,7 @@ GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_purge_batch] TO [QueueSample_a
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_purge] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_maintain] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_redrive] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_dead_letters] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_job] TO [QueueSample_admin];
 GRANT EXECUTE ON TYPE::[QueueSample].[WorkQueue_batch] TO [QueueSample_admin];
 GO

@@ -29,5 +29,7 @@ GRANT EXECUTE ON OBJECT::[cards].[card_codes_peek] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_purge_batch] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_purge] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_maintain] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_dead_letters] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_job] TO [cards_admin];
 GRANT EXECUTE ON TYPE::[cards].[card_codes_batch] TO [cards_admin];
 GO

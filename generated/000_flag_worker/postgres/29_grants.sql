@@ -30,3 +30,5 @@ GRANT EXECUTE ON ROUTINE "four"."four_queue_purge_batch" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_purge" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_maintain" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_redrive" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_dead_letters" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_job" TO "four_admin";

@@ -33,7 +33,8 @@ WHERE [s].[name] = N'ghosts'
       N'testq_peek',
       N'testq_purge_batch',
       N'testq_purge',
-      N'testq_maintain'
+      N'testq_maintain',
+      N'testq_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -76,6 +77,8 @@ IF OBJECT_ID(N'ghosts.testq_purge') IS NULL
     SET @q$missing += N' ghosts.testq_purge';
 IF OBJECT_ID(N'ghosts.testq_maintain') IS NULL
     SET @q$missing += N' ghosts.testq_maintain';
+IF OBJECT_ID(N'ghosts.testq_job') IS NULL
+    SET @q$missing += N' ghosts.testq_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -122,6 +125,7 @@ FROM
         (N'testq_enqueue', 0x2BD195AB033AEE4B7100EFD1394D12ED932AD3D3C463846CDD85540B8A2A1B3C),
         (N'testq_enqueue_batch', 0x742B9936B3149FB7070360E160C8B18D20A736D5F0EA72AC71E198C2AD5EAFBD),
         (N'testq_enqueue_json', 0xECD6308E33FD703428EA010A994E211260097CADE8FA7182AAF94D2F50C92010),
+        (N'testq_job', 0xEDEA7704E493F200902751D29730D7082E37341C0B5919AC959DFA76B0FB88FE),
         (N'testq_maintain', 0xBBC793CDD035691620B9B729E04D862EA1F0C703104C2A6E07F21ECF9280DF86),
         (N'testq_metrics', 0x589F817616C456C2189A4C2B321E6D84DF72C2AB7A411B867FBE55C3DF82F0C5),
         (N'testq_peek', 0x8DDECD9D2E3BA612F074D4BF658649249113792B7ECE410A3D19498C1AACD7B8),

@@ -29,3 +29,5 @@ GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_purge_batch" TO "QueueSample_a
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_purge" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_maintain" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_redrive" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_dead_letters" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_job" TO "QueueSample_admin";

@@ -16,7 +16,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'cards'
-          AND p.proname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain')
+          AND p.proname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job')
           AND (p.proowner <> '"cards_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -26,7 +26,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'cards'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain')
+          AND c.relname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job')
           AND c.relowner <> '"cards_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -39,10 +39,12 @@ BEGIN
     FROM
     (
         VALUES
+            ('card_codes_dead_letters', '2f588b3455445bd97d1bb1c5763823a6'),
             ('card_codes_dequeue', '09aa020eb0fefa57decda5c92285f2be'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),
             ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),
+            ('card_codes_job', '5b4632f3520b2c068ffa7355666a3212'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
             ('card_codes_metrics', 'c7e402034464911a30785cd643213097'),
             ('card_codes_peek', '76c755a31f249bcaee18bd72bdcbc372'),

@@ -45,7 +45,9 @@ WHERE [s].[name] = N'four'
       N'four_queue_purge_batch',
       N'four_queue_purge',
       N'four_queue_maintain',
-      N'four_queue_redrive'
+      N'four_queue_redrive',
+      N'four_queue_dead_letters',
+      N'four_queue_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -112,6 +114,10 @@ IF OBJECT_ID(N'four.four_queue_maintain') IS NULL
     SET @q$missing += N' four.four_queue_maintain';
 IF OBJECT_ID(N'four.four_queue_redrive') IS NULL
     SET @q$missing += N' four.four_queue_redrive';
+IF OBJECT_ID(N'four.four_queue_dead_letters') IS NULL
+    SET @q$missing += N' four.four_queue_dead_letters';
+IF OBJECT_ID(N'four.four_queue_job') IS NULL
+    SET @q$missing += N' four.four_queue_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -155,12 +161,14 @@ FROM
 (
     VALUES
         (N'four_queue_complete', 0xC6D5E4BCB8C453E7ADA1F224451B69CC6C4BE145133B0CB3DD32AC9DD89F94C9),
+        (N'four_queue_dead_letters', 0x8377E6B34DF45FFE8BA4E4D4441DC7AB4E1869C877F312A4DC49064890352BED),
         (N'four_queue_dequeue', 0x977AFAE42DD2D02D3ED4186FAA29AA4385F15EDE788D63DE18964C3CFB162A37),
         (N'four_queue_enqueue', 0xB9B503EB8C08CE29535CAC02A089D504C77BA938EA1D7FBBFB887C8BCEC9FC43),
         (N'four_queue_enqueue_batch', 0x1271BAD2278EF511C98D21C6BA1F59841AD059274AF17E34527AF2D6CFE038C5),
         (N'four_queue_enqueue_json', 0x3775AB3DFBB387C6CE364D57625BFC37FE00946E8A3F230D053085546F57C532),
         (N'four_queue_extend_lease', 0x7814C61FEE6176522C47FCD566B8A84448EFBD4E2688DFE4D73A5303A6EBB486),
         (N'four_queue_fail', 0x32FF0FD960ED779AA7D2B40C985ED33FA36479BF5FF4D90B014A4F706F1D09B9),
+        (N'four_queue_job', 0x8AC18EF4CD37FFBB0C5994C0FE16CD792E89A43EB8AC3B6D6DFE0A5F56FBACA1),
         (N'four_queue_maintain', 0x4098AA75B4E28419FC3FA526E0C9EACE2998EF4223648FF9A323508529F356B5),
         (N'four_queue_metrics', 0x8DF4DD9C05F6570F71F23E56ACECD077C4398E5C5EE27878A15BEB596EE1A37F),
         (N'four_queue_peek', 0xADD33894121D0A58A1D8B4AC44B7A5FDF971FB7317BDDA43D3B609D3F122A866),

@@ -44,7 +44,9 @@ WHERE [s].[name] = N'QueueSample'
       N'WorkQueue_purge_batch',
       N'WorkQueue_purge',
       N'WorkQueue_maintain',
-      N'WorkQueue_redrive'
+      N'WorkQueue_redrive',
+      N'WorkQueue_dead_letters',
+      N'WorkQueue_job'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -109,6 +111,10 @@ IF OBJECT_ID(N'QueueSample.WorkQueue_maintain') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_maintain';
 IF OBJECT_ID(N'QueueSample.WorkQueue_redrive') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_redrive';
+IF OBJECT_ID(N'QueueSample.WorkQueue_dead_letters') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_dead_letters';
+IF OBJECT_ID(N'QueueSample.WorkQueue_job') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_job';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -155,10 +161,12 @@ FROM
         (N'QueueJob', 0xC5F589E31A60CD42C081563AD4F4B6E14C59024C8C5032976D68D0EF3F826B90),
         (N'ViewQueue', 0x0FE9F0C38EB14D1961AD9F5B0CCD53AFF6BEFCE58DE8C09D3AB5E53B86963A97),
         (N'WorkQueue_complete', 0xA2475A9CBB377294042E7CB590C0858D52FDAAF1F70D4984C5747C60C1C70AC3),
+        (N'WorkQueue_dead_letters', 0xA3A8A801B2B04ABD70C8D8093932C7A6F4550D0232760DE3C65CB0954A84E3AA),
         (N'WorkQueue_enqueue_batch', 0xDBEC74169770E19408B4B2CCAE5CBB2D9A2A3251E40F295BDB04789591F01B1B),
         (N'WorkQueue_enqueue_json', 0x0BF064318377EE10240BBBDD066BE9A366BDB5A77C91052EEB93387BB92FE25F),
         (N'WorkQueue_extend_lease', 0xE317DAC8270A9F75D80DE8223E6571CF518C345C50E8998AF80659702A5887CF),
         (N'WorkQueue_fail', 0x0532C60BA2C64A85C68AAD005FAE5253E2FCB4C4B1EA2999322B67C0B7AEE103),
+        (N'WorkQueue_job', 0x2DF037E1EC65650E90315A6D7885975E5CC306EDA3649B443CAF9DE4982F6F45),
         (N'WorkQueue_maintain', 0x4BFFF7FDA8727D2DCB7F07D30EE27DB54D40F702EA417C2A118ED772E9440D78),
         (N'WorkQueue_metrics', 0x1E4F18FB8D44EBC9A49B7177D7B3FDEFE735E5B77DD1ED31C409D2D6FA07AA71),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),

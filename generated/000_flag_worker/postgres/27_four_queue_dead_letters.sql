@@ -1,0 +1,39 @@
+-- qgen 0.1.0: dead_letters four.four_queue_dead_letters, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "four"."four_queue_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "reputation" integer,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "four_queue_dead_letters"."limit" IS NULL OR "four_queue_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("four_queue_dead_letters"."limit"::text, 'NULL') || ' is out of range for four.four_queue_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."reputation", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "four"."four_queue_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "four_queue_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_dead_letters" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_dead_letters" FROM PUBLIC;

@@ -1,0 +1,72 @@
+-- qgen 0.1.0: job cards.card_codes_job, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One job's state by id, wherever it is: queued, scheduled (delayed, or backing off after a failure),
+-- in_flight (leased: lease_expires_at, lease_owner), processed (on_complete: mark), archived, dead (with
+-- last_error), or not_found. Reads only, one row always: plain snapshot reads, which take no row
+-- lock, never wait on one and make no worker wait. It looks where a job goes in the order it goes
+-- there (the queue table, then the dead letters, then the archive), one statement each: a job that
+-- moves meanwhile is found where it arrived (each statement's snapshot is at least as new as the
+-- one before), never missed. A job a delete-mode claim holds in an open transaction is still
+-- queued here (the last committed state). The archive has no index on id (every completion would
+-- pay for one): it is read from its newest entry back.
+CREATE OR REPLACE FUNCTION "cards"."card_codes_job"
+(
+    "job_id" bigint
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "state" text,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "last_error" text,
+    "finished_at" timestamptz
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "card_codes_job"."job_id" IS NULL OR "card_codes_job"."job_id" < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: job_id ' || coalesce("card_codes_job"."job_id"::text, 'NULL') || ' is out of range for cards.card_codes_job; accepted: a job id, 1 or more';
+    END IF;
+    RETURN QUERY
+    SELECT "j"."id", 'queued'::text,
+        "j"."enqueued_at",
+        NULL::integer,
+        NULL::text, NULL::timestamptz
+    FROM "cards"."card_codes" AS "j"
+    WHERE "j"."id" = "card_codes_job"."job_id";
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    -- The newest entry: a job id repeats in the dead letters once the queue's identity is restarted.
+    RETURN QUERY
+    SELECT "x"."id", 'dead'::text, "x"."enqueued_at", "x"."attempts",
+        "x"."last_error"::text, "x"."dead_at"
+    FROM "cards"."card_codes_dead" AS "x"
+    WHERE "x"."id" = "card_codes_job"."job_id"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "a"."id", 'archived'::text, "a"."enqueued_at", NULL::integer,
+        NULL::text, "a"."completed_at"
+    FROM "cards"."card_codes_archive" AS "a"
+    WHERE "a"."id" = "card_codes_job"."job_id"
+    ORDER BY "a"."entry_id" DESC
+    LIMIT 1;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT "card_codes_job"."job_id", 'not_found'::text, NULL::timestamptz, NULL::integer,
+        NULL::text, NULL::timestamptz;
+END
+$qgen$;
+ALTER FUNCTION "cards"."card_codes_job" OWNER TO "cards_owner";
+REVOKE ALL ON FUNCTION "cards"."card_codes_job" FROM PUBLIC;

@@ -1,0 +1,40 @@
+-- qgen 0.1.0: dead_letters QueueSample.WorkQueue_dead_letters, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The dead letters, newest first (the order they arrived in: the key backwards, which stops after
+-- "limit" rows), with the error each died of: at most "limit" rows (1 to 1000). Reads only: a plain snapshot read, which takes no row lock, never waits on
+-- one and makes no fail, reap, redrive or purge wait. "limit" is a reserved word: by name it is
+-- passed as "limit" => n.
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_dead_letters"
+(
+    "limit" integer DEFAULT 100
+)
+RETURNS TABLE
+(
+    "id" bigint,
+    "JobType" uuid,
+    "JobInfo" xml,
+    "enqueued_at" timestamptz,
+    "attempts" integer,
+    "dead_at" timestamptz,
+    "last_error" text
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "WorkQueue_dead_letters"."limit" IS NULL OR "WorkQueue_dead_letters"."limit" NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: limit ' || coalesce("WorkQueue_dead_letters"."limit"::text, 'NULL') || ' is out of range for QueueSample.WorkQueue_dead_letters; accepted: 1 to 1000 rows';
+    END IF;
+    RETURN QUERY
+    SELECT "x"."id", "x"."JobType", "x"."JobInfo", "x"."enqueued_at", "x"."attempts", "x"."dead_at",
+        "x"."last_error"::text
+    FROM "QueueSample"."WorkQueue_dead" AS "x"
+    ORDER BY "x"."entry_id" DESC
+    LIMIT "WorkQueue_dead_letters"."limit";
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_dead_letters" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_dead_letters" FROM PUBLIC;
