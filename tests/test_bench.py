@@ -295,3 +295,27 @@ def test_the_comparison_of_interleaved_runs_takes_means_and_ratios_within_each_r
     assert "| after 2 " in text and "0.60" in text and "3.5 / 4.5" in text
     spread = [line for line in text.splitlines() if line.startswith("| R1: single-row UPDATE") and "| before" in line]
     assert len(spread) == 1 and "2.00" in spread[0], text
+
+
+def test_the_chaos_restart_waits_for_workers_completing_jobs(tmp_path, monkeypatch):
+    """The restart comes once the producers are done and a job was completed in the last few seconds
+    (30 s at most): at a load of 5 it came before any completion, and the run reported a restart
+    under no load (CI: completed_per_second_before 0.0)."""
+    import threading
+    import time
+
+    from qgen.bench.chaos import Chaos, ChaosOptions
+
+    done = threading.Event()
+    chaos = Chaos(ChaosOptions(restart_db="true"), done, lambda owner: set(), str(tmp_path))
+    now = time.monotonic()
+    assert not chaos._restart_due(now)                       # producers still running
+    done.set()
+    assert not chaos._restart_due(now)                       # no completion yet
+    (tmp_path / "worker-1.completed").write_text(f"7 {now - 10:.3f}\n")
+    assert not chaos._restart_due(now)                       # only an old one
+    (tmp_path / "worker-1.completed").write_text(f"7 {now - 10:.3f}\n8 {now - 1:.3f}\n")
+    assert chaos._restart_due(now)                           # the workers are completing jobs
+    idle = Chaos(ChaosOptions(restart_db="true"), done, lambda owner: set(), str(tmp_path / "none"))
+    (tmp_path / "none").mkdir()
+    assert not idle._restart_due(now) and idle._restart_due(now + Chaos.RATE_WAIT)   # not forever

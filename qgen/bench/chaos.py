@@ -14,7 +14,8 @@ have committed after the ledger line it never wrote), not guessed from the ledge
 a killed worker's transaction rolls back: it holds nothing.
 The database restart (`restart_db`, a shell command run once the producers are done, so that no
 enqueue is in flight: an enqueue without a dedupe key whose commit was lost cannot be retried, and
-the ledger could not tell whether it committed): how long the command took, the time from its start
+the ledger could not tell whether it committed; and once a job was completed in the three seconds
+before, waiting 30 s at most for one, so that it restarts under load): how long the command took, the time from its start
 to the first completion after it, and until the completion rate was back to half its rate in the
 three seconds before the restart.
 """
@@ -45,8 +46,14 @@ class Chaos:
 
     LOOK_AFTER = 0.5  # seconds after a kill before asking what the victim held (its last call lands)
 
-    def __init__(self, options: ChaosOptions, producers_done: Any, held_by: Callable[[str], set[int]]):
+    RATE_WINDOW = 3.0    # seconds before the restart whose completion rate the report compares with
+    RATE_WAIT = 30.0     # how long the restart waits for a completion in that window once the producers are done
+
+    def __init__(self, options: ChaosOptions, producers_done: Any, held_by: Callable[[str], set[int]],
+                 ledger: Optional[str] = None):
         self.options = options
+        self.ledger = ledger
+        self._producers_done_at: Optional[float] = None
         self.producers_done = producers_done
         self.held_by = held_by
         self.rng = random.Random(options.seed)
@@ -71,9 +78,21 @@ class Chaos:
                 at = fleet.kill(victim)
                 self.kills.append({"worker": victim, "at": at, "replacement": fleet.replace(victim)})
             self._next = now + self.options.every
-        if self.options.restart_db and self._thread is None and self.producers_done.is_set():
+        if self.options.restart_db and self._thread is None and self._restart_due(now):
             self._thread = threading.Thread(target=self._restart, name="qgen-bench-restart-db", daemon=True)
             self._thread.start()
+
+    def _restart_due(self, now: float) -> bool:
+        """Once the producers are done, and the workers are completing jobs (a completion in the last
+        RATE_WINDOW seconds): a restart before any completion (a loaded machine, workers still
+        starting) would measure a recovery from nothing. Waits at most RATE_WAIT seconds for that."""
+        if not self.producers_done.is_set():
+            return False
+        if self._producers_done_at is None:
+            self._producers_done_at = now
+        if self.ledger is None or now - self._producers_done_at >= self.RATE_WAIT:
+            return True
+        return any(at is not None and at >= now - self.RATE_WINDOW for _, _, at in ledger_lines(self.ledger, "completed"))
 
     def _restart(self) -> None:
         began = time.monotonic()
@@ -137,8 +156,8 @@ def recovery(folder: str, chaos: Chaos, started: float, resolved: set[int]) -> d
 
 def _restart_report(restart: dict[str, Any], stamps: list[float], started: float) -> dict[str, Any]:
     began, ended = restart["began"], restart["ended"]
-    before = [t for t in stamps if began - 3 <= t < began]
-    rate = len(before) / 3.0
+    before = [t for t in stamps if began - Chaos.RATE_WINDOW <= t < began]
+    rate = len(before) / Chaos.RATE_WINDOW
     after = [t for t in stamps if t >= ended]
     first = after[0] - began if after else None
     back = None

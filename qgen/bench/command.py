@@ -155,7 +155,8 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument("--chaos-every", type=float, default=5.0, metavar="SECONDS",
                        help="--chaos: seconds between kills (default 5)")
     bench.add_argument("--chaos-restart-db", metavar="COMMAND",
-                       help="also restart the database once, with this shell command, when the producers are done "
+                       help="also restart the database once, with this shell command, when the producers are done and "
+                       "the workers are completing jobs "
                        "(only for a database you own, e.g. 'sudo pg_ctlcluster 15 main restart'); implies --chaos")
     bench.add_argument("--chaos-seed", type=int, help="--chaos: seed for the choice of victims")
     bench.add_argument("--reap-every", type=float, default=1.0, metavar="SECONDS",

@@ -81,7 +81,7 @@ def run_load(db: BenchDatabase, spec: Spec, queue: str, options: LoadOptions,
         chaos = None
         if options.chaos is not None:
             held_by = (lambda owner: db.leased_by(spec, queue, owner)) if lease_mode else (lambda owner: set())
-            chaos = Chaos(options.chaos, all_done, held_by)
+            chaos = Chaos(options.chaos, all_done, held_by, ledger)
         if chaos is not None:
             start_reaper()
         run = fleet.run(Progress(stream, f"{spec.schema}.{queue}", options.jobs, fleet.counts), options.timeout,
