@@ -103,8 +103,9 @@ BREAKAGES = {
                                      "@batch_size > {{ maintenance.max_batch_size }}"),
     "purge in a caller's transaction": ("mssql/purge.sql.j2", "IF {{ m.caller_transaction() }}", "IF 1 = 0"),
     "session-owned lock": ("mssql/maintain.sql.j2", "@LockOwner = 'Transaction'", "@LockOwner = 'Session'"),
-    "reap has another OUTPUT": ("mssql/reap.sql.j2", "    @dead_lettered int = NULL OUTPUT,\n",
-                                "    @dead_lettered int = NULL OUTPUT,\n    @at datetime2 = NULL OUTPUT,\n"),
+    # The parameters come from qgen/spec/contract.py through m.parameters: one more after them.
+    "reap has another OUTPUT": ("mssql/reap.sql.j2", '{{ m.parameters(q, "reap", notes=notes) }}\n',
+                                '{{ m.parameters(q, "reap", notes=notes) }},\n    @at datetime2 = NULL OUTPUT\n'),
     # Before the fix: a step's result read with INSERT ... EXEC (its ROLLBACK then fails with 3915).
     "a step read with INSERT ... EXEC": ("mssql/maintain.sql.j2",
                                          "            EXEC {{ m.qualified(q.names.watermark_correct) }}\n",
