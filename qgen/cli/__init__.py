@@ -1,4 +1,5 @@
-"""The qgen command line: render, check, schema, init, revision, bench, maintain, status, metrics, redrive, dead, job."""
+"""The qgen command line: render, check, schema, init, revision, bench, maintain, status, metrics, redrive, dead, job,
+worker."""
 
 from __future__ import annotations
 
@@ -217,6 +218,10 @@ def build_parser() -> argparse.ArgumentParser:
     from qgen.cli.lookup import add_commands as lookup_commands  # qgen dead, qgen job (issue 25)
 
     lookup_commands(commands)
+
+    from qgen.cli.worker import add_command as worker_command
+
+    worker_command(commands)
     return parser
 
 

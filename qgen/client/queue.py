@@ -461,6 +461,32 @@ class QueueClient:
         self._leases.extended(token, started, lease_seconds if lease_seconds is not None else self.queue.lease)
         return extended
 
+    def release(self, job: Union[Job, uuid.UUID, str], id: Optional[int] = None) -> int:
+        """Hand leased jobs back unstarted: claimable again at once, the claim not counted as an
+        attempt (a stopping worker gives back the jobs of its batch it did not begin). A Job (or id=)
+        releases that job; a bare token every job of the lease. Returns how many; raises LeaseLost
+        when the token holds none (released, taken over or finished already)."""
+        self._shape.need_lease("release")
+        token, job_id = token_and_id(job, id)
+        params: list[tuple[str, Any]] = [("lease_token", token), ("id", job_id)]
+        if job_id is None:
+            params += self._lease_ids("ids", token)
+        try:
+            released = int(self._run("release", params, "scalar"))
+        except OutcomeUnknown:
+            lease = self._leases.holds(token, job_id)
+            if lease is None:
+                raise
+            # As in complete: the lease cannot have expired yet, so the lost attempt committed.
+            log.info("queue %s: release of %s: the attempt lost with its connection had committed", self.queue_name,
+                     f"job {job_id}" if job_id is not None else f"lease {token}")
+            released = 1 if job_id is not None else len(lease.attempts)
+        except LeaseLost:
+            self._leases.finished(token, job_id)
+            raise
+        self._leases.finished(token, job_id)
+        return released
+
     # -----------------------------------------------------------------------------------------
     # Maintenance and inspection
 

@@ -92,6 +92,7 @@ class WorkerStats:
     # The allotted time ran out with work left: jobs of the batch not started (given_up), or after a full
     # batch (the queue may hold more); not after a claim that found the queue empty or took what was left.
     overran: bool = False
+    released: int = 0        # jobs of a batch not started when `stop` was set, handed back (release: no attempt)
 
 
 @dataclass(frozen=True)

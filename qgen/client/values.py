@@ -41,6 +41,7 @@ _READY_TYPES: dict[str, type] = {"int": int, "bigint": int, "uuid": uuid.UUID}
 RETRIED_AFTER_LOSS = frozenset({"dequeue", "complete", "fail", "extend_lease", "reap", "metrics", "peek", "purge",
                                 "watermark_correct"})
 RETRIED_AFTER_LOSS |= {"dead_letters", "job"}  # read-only inspection (issue 25): nothing to repeat
+RETRIED_AFTER_LOSS |= {"release"}  # fenced by the lease token, as complete and fail
 ENQUEUES = frozenset({"enqueue", "enqueue_batch", "enqueue_json"})
 
 

@@ -23,7 +23,10 @@
   correction needs the admin role; a login without it skips the correction (PermissionDenied).
 - stop_when_empty=False waits for work instead of returning when empty (with one watermark
   correction when it finds the queue empty, then maintain's, every maintain_every seconds; with
-  maintenance off, one per empty poll); set `stop` (a threading.Event) to end the loop. Each claim that finds
+  maintenance off, one per empty poll); set `stop` (a threading.Event) to end the loop: the job
+  being handled is finished (completed or failed), the jobs of the batch not started yet are handed
+  back with release (claimable at once, the claim not counted as an attempt; stats.released) and
+  run_worker returns. Each claim that finds
   nothing waits up to poll_interval seconds for a job (QueueClient.dequeue(wait=...)): on
   PostgreSQL with `wakeup: notify` (and a client made from a URL or a factory) a wake-up ends the
   wait at once and the job is claimed; on SQL Server the dequeue procedure itself claims again
@@ -247,6 +250,10 @@ def run_worker(
             beat = _Heartbeat(client, jobs[0].lease_token, lease, deadline) if heartbeat else contextlib.nullcontext()
             with beat:
                 for index, job in enumerate(jobs):
+                    if stop is not None and stop.is_set():
+                        # Stopping: the jobs not started go back at once, their claim not counted.
+                        _hand_back(client, jobs, index, stats)
+                        break
                     if time_over():
                         stats.overran = True
                         _give_up(client, jobs[index:], release_unstarted, stats)
@@ -354,6 +361,30 @@ def _finish(client: QueueClient, stats: WorkerStats, job: Job, call: Callable[[]
         return "failed" if result == "retry" else "dead"
     stats.processed += 1
     return "completed"
+
+
+def _hand_back(client: QueueClient, jobs: list[Job], start: int, stats: WorkerStats) -> None:
+    """Release jobs[start:] (not started): the whole lease in one call when none of the batch was
+    started, else each job by its id (a started job whose completion is unconfirmed keeps its lease).
+    What cannot be released (the connection is away) stays leased until the lease ends and reap
+    releases it, its attempt counted then."""
+    pending = jobs[start:]
+    try:
+        token = jobs[0].lease_token
+        if start == 0 and token is not None:
+            stats.released += client.release(token)
+            return
+        while pending:
+            try:
+                stats.released += client.release(pending[0])
+            except LeaseLost:
+                pass  # reaped and taken over meanwhile: not ours to give back
+            pending = pending[1:]
+    except LeaseLost:
+        pass  # the whole lease: reaped and taken over meanwhile
+    except ConnectionLost as exc:
+        log.warning("worker: %d unstarted job(s) not released (%s): they are released when their lease expires",
+                    len(pending), exc)
 
 
 def _give_up(client: QueueClient, jobs: list[Job], release: bool, stats: WorkerStats,

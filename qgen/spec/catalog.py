@@ -152,12 +152,19 @@ QUEUE_KINDS += (
     Kind("job", lambda q, p: True, ("table", "dead_letter_table", "dead_letter_index", "archive_table")),
 )
 
+# A worker's hand-back of leased jobs it did not start, the attempt not counted (issue 25: a stopping
+# worker). It changes what fail and reap change, in their lock order.
+QUEUE_KINDS += (
+    Kind("release", _lease, ("table", "lease_index", "watermark_table", "priority_marks")),
+)
+
 # The kinds that are procedures (functions on PostgreSQL): what a role is granted EXECUTE on.
 ROUTINE_KINDS = frozenset({
     "enqueue", "enqueue_batch", "enqueue_json", "dequeue", "complete", "fail", "extend_lease", "reap", "worker",
     "watermark_move", "watermark_correct", "metrics", "peek", "purge", "purge_batch", "maintain", "redrive",
 })
 ROUTINE_KINDS |= {"dead_letters", "job"}  # read-only inspection (issue 25)
+ROUTINE_KINDS |= {"release"}  # a worker's hand-back (issue 25)
 
 
 def queue_objects(spec: Spec, queue_name: str, dialect: str | None = None) -> list[DbObject]:

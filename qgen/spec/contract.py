@@ -274,6 +274,17 @@ PROCEDURES.update({p.kind: p for p in (
                          "2026-01-01 12:09:10"),)),
 )})
 
+# A stopping worker's hand-back (issue 25): the jobs of its batch it did not start go back to ready
+# at once, their claim not counted as an attempt (fail counts it; reap waits for the lease).
+PROCEDURES.update({p.kind: p for p in (
+    Procedure("release", "Hands a lease's jobs (or one of them) back unstarted: ready now, the attempt not counted.", (
+        Parameter("lease_token", UUID, meaning="the lease's token"),
+        Parameter("id", BIGINT, None, meaning="the job (NULL: every job of the lease)"),
+        Parameter("ids", ID_LIST, None, ("by_id",), meaning="the lease's jobs, when id is NULL (primary-key lookups)"),
+    ), returns="the number of jobs released",
+        example=(("lease_token", "'6f1c3a52-8d1e-4d0b-9a55-2f0c4b7e9d10'"), ("id", "1"))),
+)})
+
 BATCH_LEAVES_OUT = ("enqueued_by",)  # enqueue's parameters a batch passes once for every job
 
 

@@ -357,6 +357,8 @@ OBJECT_KINDS: tuple[str, ...] = (
 )
 # Read-only inspection (issue 25): a queue's dead letters listed, one job looked up by id.
 OBJECT_KINDS += ("dead_letters", "job")
+# A worker's hand-back of leased jobs it did not start, without counting the attempt (issue 25).
+OBJECT_KINDS += ("release",)
 ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
 
 # Maintenance (purge, purge_batch, maintain, redrive) works in batches of at most this many rows, each

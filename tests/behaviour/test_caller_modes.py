@@ -142,6 +142,7 @@ RECIPES.update({
     "dead_letters": Recipe(lambda env, c: (_dead(env, c), {"limit": 10})[-1], effect=False),
     "job": Recipe(lambda env, c: {"job_id": c.enqueue(n=1).id}, effect=False),
 })
+RECIPES["release"] = Recipe(lambda env, c: (lambda j: {"lease_token": _token(env, j), "id": j.id})(_leased(env, c)))
 # The recipes of one kind, by what the queue is (a delete-mode claim follows another rule).
 VARIANTS: dict[str, Callable[[Any], list[str]]] = {
     "dequeue": lambda q: ["dequeue:lease", "dequeue:wait"] if q.claim == "lease" else ["dequeue:delete"],

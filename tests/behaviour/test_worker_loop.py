@@ -231,3 +231,32 @@ def test_a_worker_whose_time_runs_out_on_an_empty_queue_did_not_overrun(use_spec
     full = run_worker(events, slow, allotted_seconds=1.1, stop_when_empty=False, poll_interval=0.1)
     assert (full.processed + full.given_up, full.batches, full.overran) == (5, 1, True)
     assert events.metrics()["ready"] == 1, "the job the overrun left"
+@pytest.mark.parametrize("started", [1, 0])
+def test_a_stop_mid_batch_finishes_the_job_in_hand_and_releases_the_rest_uncounted(use_spec, started):
+    """`stop` set while a job of a batch is in hand (SIGTERM in qgen worker): that job is completed, the
+    batch's jobs not started go back at once with their claim not counted (release), and the loop
+    returns. Before, the loop handled the whole batch first; a stop set before any job started
+    releases the whole lease in one call."""
+    import threading
+
+    env = use_spec(EX004)
+    worker = env.client("rainfall_events")
+    worker.enqueue_many([{"rainfall_id": n} for n in range(5)])
+    stop, handled = threading.Event(), []
+
+    def handle(job):
+        handled.append(job.id)
+        if len(handled) == started:
+            stop.set()
+        return NO_RESULT
+
+    if not started:
+        claim = worker.dequeue
+        worker.dequeue = lambda *a, **k: (claim(*a, **k), stop.set())[0]  # type: ignore[method-assign]
+    stats = run_worker(worker, handle, batch_size=5, stop_when_empty=False, stop=stop, maintain_every=None)
+    assert (stats.processed, stats.released, len(handled)) == (started, 5 - started, started)
+    rows = env.sql(f"SELECT {env.col('attempts')}, {env.col('lease_token')}, {env.col('processed')} "
+                   f"FROM {env.name('rainfall_events')}")
+    assert sorted((a, t) for a, t, p in rows if not p) == [(0, None)] * (5 - started), \
+        "ready, attempts as before the claim, no lease"
+    assert worker.metrics()["ready"] == 5 - started

@@ -68,7 +68,7 @@ class Calls:
                 with client.connection.cursor() as cur:
                     cur.execute("SET CONSTRAINTS ALL IMMEDIATE")
             return work, lambda o: self._tx_error(session, o) or "set"
-        if op in ("complete", "fail", "extend", "fenced_complete", "fenced_fail"):
+        if op in ("complete", "fail", "extend", "fenced_complete", "fenced_fail", "release"):
             return self._lease_call(session, op, args)
         if op == "metrics":
             quiet = not in_tx and not model.overlays and not self._in_flight()
@@ -352,6 +352,8 @@ class Calls:
                 return client.complete(token, id=job_id)
             if kind == "fail":
                 return client.fail(token, error=f"failed by s{s}", retry=retry, id=job_id)
+            if kind == "release":
+                return client.release(token, id=job_id)
             return client.extend_lease(token, lease_seconds, id=job_id)
 
         def after(o: Outcome) -> str:
@@ -368,6 +370,8 @@ class Calls:
                 model.completed(s, token, job_id, o.t0, o.t1)
             elif kind == "fail":
                 model.failed(s, token, job_id, retry, o.value, o.t0, o.t1)
+            elif kind == "release":
+                model.released(s, token, job_id, o.value, o.t0, o.t1)
             else:
                 model.extended(s, token, job_id, lease_seconds, o.t0, o.t1)
             return f"{kind} job {job_id} token {str(token)[:8]}: {o.value}"

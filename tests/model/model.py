@@ -476,6 +476,18 @@ class Model(TableChecks):
             job.note(f"failed to retry by s{session} [{t0:.3f}, {t1:.3f}], back at [{job.avail_lo:.3f}, {job.avail_hi:.3f}]")
         self._put(session, job, t1)
 
+    def released(self, session: Optional[int], token: uuid.UUID, job_id: int, count: int, t0: float,
+                 t1: float) -> None:
+        """release: the job is ready again at once, its claim not counted as an attempt."""
+        job = self._held(session, token, job_id, "release", t1)
+        if count != 1:
+            raise Violation("release-count", f"release of job {job.id} returned {count}, expected 1")
+        base = self.tx_start.get(session, t0) if self.in_tx(session) else t0
+        job.status, job.token, job.attempts = "ready", None, max(job.attempts - 1, 0)
+        job.avail_lo, job.avail_hi = base - EPS, t1 + EPS
+        job.note(f"released by s{session} [{t0:.3f}, {t1:.3f}], attempts back to {job.attempts}")
+        self._put(session, job, t1)
+
     def extended(self, session: Optional[int], token: uuid.UUID, job_id: int, lease_seconds: int, t0: float,
                  t1: float) -> None:
         job = self._held(session, token, job_id, "extend", t1)

@@ -67,7 +67,7 @@ class Observer:
                 r.endswith("watermark") for r in relations)
             if step.op in ("claim", "claim_at_most_once"):
                 raise Violation("claim-waits", text)
-            if watermark and step.op in ("fail", "reap", "maintain", "complete", "extend", "fenced_fail",
+            if watermark and step.op in ("fail", "reap", "maintain", "complete", "extend", "fenced_fail", "release",
                                          "fenced_complete"):
                 raise Violation("watermark-wait", text + " (no worker call may wait on the "
                                                          "watermark row)")

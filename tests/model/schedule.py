@@ -138,7 +138,7 @@ def generate(seed: int, shape: Shape, options: Options) -> list[Step]:
                 args["lease_seconds"] = rng.choice((1, 2, 2, 30))
             if shape.job_types and rng.random() < 0.3:
                 args["job_type"] = rng.choice(shape.job_types)
-        elif op in ("complete", "extend", "fenced_complete", "fenced_fail"):
+        elif op in ("complete", "extend", "fenced_complete", "fenced_fail", "release"):
             args = {"pick": rng.randrange(1000)}
             if op == "extend":
                 args["lease_seconds"] = rng.choice((1, 2, 30))
@@ -179,6 +179,7 @@ def _autocommit_ops(shape: Shape) -> dict[str, float]:
     if shape.lease:
         ops.update(claim=3.0, complete=2.5, fail=1.2, extend=0.6, fenced_complete=0.8, fenced_fail=0.5,
                    reap=0.4, maintain=0.4, purge=0.3)
+        ops["release"] = 0.5  # a stopping worker's hand-back
         if shape.dead_letter:
             ops["redrive"] = 0.4
         if shape.watermark:
@@ -205,7 +206,7 @@ def _tx_ops(shape: Shape, options: Options, session: _Session) -> dict[str, floa
     if timing_ok:
         ops["extend"] = 0.5
     if timing_ok and watermark_ok:
-        ops.update(claim=2.0, fail=0.8)
+        ops.update(claim=2.0, fail=0.8, release=0.4)
     if shape.watermark and options.tx_watermark:
         ops["watermark_correct"] = 1.0
     return ops

@@ -48,7 +48,7 @@ batch_spans = MssqlDatabase().batch_spans
 _HOLDING_HINTS = {"UPDLOCK", "XLOCK", "HOLDLOCK", "SERIALIZABLE", "REPEATABLEREAD"}
 _WHERE_ENDS = {"ORDER", "OPTION", "GROUP", "HAVING", "UNION", "EXCEPT", "INTERSECT", "OUTPUT", "FOR"}
 # The procedures that hold or end a lease (dequeue under its own name too: 003's getnextjob).
-_LEASE_PATH = ("DEQUEUE", "COMPLETE", "FAIL", "EXTEND_LEASE", "REAP", "GETNEXTJOB")
+_LEASE_PATH = ("DEQUEUE", "COMPLETE", "FAIL", "EXTEND_LEASE", "REAP", "GETNEXTJOB", "RELEASE")
 _SET_ENDS = {"FROM", "WHERE", "OUTPUT", "OPTION"}
 
 

@@ -15,7 +15,7 @@ turns them into findings at the token's line:column.
   table fails (331, 332) once the table written has a trigger, a foreign key or a CHECK.
 * ``wait in transaction``: a WAITFOR between a BEGIN TRANSACTION and its COMMIT holds that
   transaction's locks for the whole sleep (dequeue's @wait_ms sleeps between its attempts).
-* ``watermark wait``: a procedure on a worker's path (fail, reap, complete, extend_lease: its name
+* ``watermark wait``: a procedure on a worker's path (fail, reap, complete, extend_lease, release: its name
   ends so) reads or writes a watermark table (its name ends in ``watermark``) without READPAST or
   NOLOCK: that read waits on the watermark row for as long as another transaction holds it (a
   caller's transaction whose dequeue moved it, an uncommitted watermark_correct or maintain), and
@@ -436,7 +436,7 @@ def _wait_in_transaction(toks: list[Tok]) -> Iterator[tuple[Tok, str]]:
 
 
 _NOT_WAITING = {"READPAST", "NOLOCK", "READUNCOMMITTED"}
-_WORKER_PATH = ("FAIL", "REAP", "COMPLETE", "EXTEND_LEASE")
+_WORKER_PATH = ("FAIL", "REAP", "COMPLETE", "EXTEND_LEASE", "RELEASE")
 _RAISERS = ("WATERMARK_CORRECT", "WATERMARK_MOVE")
 
 

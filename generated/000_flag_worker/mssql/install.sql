@@ -1592,6 +1592,64 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release four.four_queue_release, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [four].[four_queue_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [four].[four_queue] WHERE [lease_token] = @lease_token;
+            UPDATE [four].[four_queue]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [four].[four_queue]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [four].[four_queue_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles four_producer, four_consumer, four_admin, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1613,6 +1671,8 @@ GRANT VIEW DEFINITION ON OBJECT::[four].[four_queue] TO [four_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_consumer];
 GRANT SELECT ON OBJECT::[four].[four_queue_pending] TO [four_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[four].[four_queue_release] TO [four_consumer];
 -- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
 -- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
 -- and future (upgrade.sql takes back a schema-wide grant a former version made).
@@ -1635,6 +1695,7 @@ GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_redrive] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_dead_letters] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_job] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_release] TO [four_admin];
 GRANT EXECUTE ON TYPE::[four].[four_queue_batch] TO [four_admin];
 GO
 
@@ -1680,7 +1741,8 @@ WHERE [s].[name] = N'four'
       N'four_queue_maintain',
       N'four_queue_redrive',
       N'four_queue_dead_letters',
-      N'four_queue_job'
+      N'four_queue_job',
+      N'four_queue_release'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1751,6 +1813,8 @@ IF OBJECT_ID(N'four.four_queue_dead_letters') IS NULL
     SET @q$missing += N' four.four_queue_dead_letters';
 IF OBJECT_ID(N'four.four_queue_job') IS NULL
     SET @q$missing += N' four.four_queue_job';
+IF OBJECT_ID(N'four.four_queue_release') IS NULL
+    SET @q$missing += N' four.four_queue_release';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1810,6 +1874,7 @@ FROM
         (N'four_queue_purge_batch', 0x768584AA8613BF926D010D78D82DC8A1608D5D88CC35AF638B10A80BB3308350),
         (N'four_queue_reap', 0x92B8469B9E18AB95FB1386CFED26E1F8D447DE4D96E9335DEBAB25BCB9D07F9A),
         (N'four_queue_redrive', 0x1757DA770CEBBCF9416AF450099D0981CB0D476494D232BF863CF4C98FF1EEB9),
+        (N'four_queue_release', 0xEF3DBD44C08E15AED3864ABE249FE2BF2510E6EBFE19B0E6A9EB5E4A1DBDA58C),
         (N'four_queue_watermark_correct', 0x0CDB7B8572A3F50BDE821C11312B5C7E57CA07E90FAD1FD2579C455EFCF4BEBF),
         (N'four_queue_watermark_move', 0x9AF47F995274ADF4A8F227017185E758818BBAFF8237561DAD3EEB6E7EF37B76),
         (N'four_queue_worker', 0xDD62E3CBA39006BA3406793C3A70C9049BDEF3C7A0C3363FC198238D35147017)

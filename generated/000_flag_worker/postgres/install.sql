@@ -1561,6 +1561,88 @@ $qgen$;
 ALTER FUNCTION "four"."four_queue_job" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_job" FROM PUBLIC;
 
+-- qgen 0.1.0: release four.four_queue_release, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With id, that
+-- job; with ids, those of them the lease holds (primary-key lookups); with neither, every job
+-- of the lease (a search of the whole table: no index holds tokens). The token is the fence: a
+-- job whose lease was released, taken over or finished gets QG001. last_error is kept (no failure happened).
+CREATE OR REPLACE FUNCTION "four"."four_queue_release"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$released integer;
+    v$lowest bigint;
+BEGIN
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "four"."four_queue_watermark" IN ROW SHARE MODE;
+    IF "four_queue_release"."id" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "four"."four_queue" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = "four_queue_release"."id" AND "job"."lease_token" = "four_queue_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSIF "four_queue_release"."ids" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "four"."four_queue" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = ANY ("four_queue_release"."ids") AND "job"."lease_token" = "four_queue_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSE
+        WITH "freed" AS
+        (
+            UPDATE "four"."four_queue" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."lease_token" = "four_queue_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    END IF;
+    IF v$released = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    -- Released jobs are claimable again: the watermark must not stay above them.
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        FOR v$try IN 1 .. 5 LOOP
+            PERFORM 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "four"."four_queue_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                EXIT;
+            END IF;
+            -- Not taken: either nothing to lower, or another transaction holds the row.
+            EXIT WHEN NOT EXISTS (SELECT 1 FROM "four"."four_queue_watermark" AS "w" WHERE "w"."id" > v$lowest);
+            PERFORM pg_catalog.pg_sleep(0.01);
+        END LOOP;
+    END IF;
+    RETURN v$released;
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_release" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_release" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles four_producer, four_consumer, four_admin, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1575,6 +1657,8 @@ GRANT EXECUTE ON FUNCTION "four"."four_queue_watermark_correct" TO "four_consume
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "four"."four_queue_maintain" TO "four_consumer";
 GRANT SELECT ON "four"."four_queue_pending" TO "four_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "four"."four_queue_release" TO "four_consumer";
 -- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
 -- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
 GRANT EXECUTE ON ROUTINE "four"."four_queue_enqueue" TO "four_admin";
@@ -1595,6 +1679,7 @@ GRANT EXECUTE ON ROUTINE "four"."four_queue_maintain" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_redrive" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_dead_letters" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_job" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_release" TO "four_admin";
 
 -- qgen 0.1.0: verify four, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1614,7 +1699,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'four'
-          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job')
+          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job', 'four_queue_release')
           AND (p.proowner <> '"four_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1624,7 +1709,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'four'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job')
+          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job', 'four_queue_release')
           AND c.relowner <> '"four_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1652,6 +1737,7 @@ BEGIN
             ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
             ('four_queue_reap', '9ea100783032832386cf53dc6ae4422e'),
             ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
+            ('four_queue_release', 'b7b6c952683f871b12244118fb0c9c04'),
             ('four_queue_watermark_correct', '11ebc95b6f5f35c5755c647ff8b66a6f'),
             ('four_queue_watermark_move', 'ea938a13a08b9c07963d9bcb42975f93'),
             ('four_queue_worker', 'cdcc164b813324f2263dca4134f80ace')

@@ -86,6 +86,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "four"."four_queue_release";
 DROP FUNCTION IF EXISTS "four"."four_queue_job";
 DROP FUNCTION IF EXISTS "four"."four_queue_dead_letters";
 DROP FUNCTION IF EXISTS "four"."four_queue_redrive";

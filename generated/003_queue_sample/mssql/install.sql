@@ -1470,6 +1470,64 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release QueueSample.WorkQueue_release, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [QueueSample].[WorkQueue] WHERE [lease_token] = @lease_token;
+            UPDATE [QueueSample].[WorkQueue]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [QueueSample].[WorkQueue]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [QueueSample].[WorkQueue_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles QueueSample_producer, QueueSample_consumer, QueueSample_admin, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1491,6 +1549,8 @@ GRANT VIEW DEFINITION ON OBJECT::[QueueSample].[WorkQueue] TO [QueueSample_admin
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_maintain] TO [QueueSample_consumer];
 GRANT SELECT ON OBJECT::[QueueSample].[WorkQueue_Pending] TO [QueueSample_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_release] TO [QueueSample_consumer];
 -- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
 -- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
 -- and future (upgrade.sql takes back a schema-wide grant a former version made).
@@ -1512,6 +1572,7 @@ GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_maintain] TO [QueueSample_admi
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_redrive] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_dead_letters] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_job] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_release] TO [QueueSample_admin];
 GRANT EXECUTE ON TYPE::[QueueSample].[WorkQueue_batch] TO [QueueSample_admin];
 GO
 
@@ -1556,7 +1617,8 @@ WHERE [s].[name] = N'QueueSample'
       N'WorkQueue_maintain',
       N'WorkQueue_redrive',
       N'WorkQueue_dead_letters',
-      N'WorkQueue_job'
+      N'WorkQueue_job',
+      N'WorkQueue_release'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1625,6 +1687,8 @@ IF OBJECT_ID(N'QueueSample.WorkQueue_dead_letters') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_dead_letters';
 IF OBJECT_ID(N'QueueSample.WorkQueue_job') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_job';
+IF OBJECT_ID(N'QueueSample.WorkQueue_release') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_release';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1684,6 +1748,7 @@ FROM
         (N'WorkQueue_purge_batch', 0x2AFCE8BD449473B226A7CA92D4B55FF7A8EF790D397F4A96F39C482F48DDD617),
         (N'WorkQueue_reap', 0xC9327C533510C56137DAED03ECEA47EC8B6D0A806A3F52C8709BCF01A763A322),
         (N'WorkQueue_redrive', 0xB97D8AA467D8655AB06EA43CE28A10044C8207D2259FA10077594FEA3AFEA2AB),
+        (N'WorkQueue_release', 0xA8430E0EC6DCEF2599969E76756ED56753E59091E84DC9036C720AEC2CAECE0C),
         (N'WorkQueue_watermark_correct', 0xA64AF930A0341A498A240C369461EC65A2AA61C7175BBA5282D0E90CB6A364AC),
         (N'WorkQueue_watermark_move', 0xF6966448869D7E90E52474769C991AAC6BB7A885888719391CED8DD04CDD70CF)
 ) AS [r]([name], [fingerprint])

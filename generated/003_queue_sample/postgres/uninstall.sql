@@ -86,6 +86,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_release";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_job";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_dead_letters";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_redrive";

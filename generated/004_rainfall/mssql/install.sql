@@ -1389,6 +1389,64 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release rainfall.rainfall_events_release, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [rainfall].[rainfall_events] WHERE [lease_token] = @lease_token;
+            UPDATE [rainfall].[rainfall_events]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [rainfall].[rainfall_events]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [rainfall].[rainfall_events_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: watermark_table rainfall.rainfall_transfer_watermark, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- One row: the lowest id a claim needs to look at. Claims start their range seek here instead of
@@ -2140,6 +2198,8 @@ GRANT VIEW DEFINITION ON OBJECT::[rainfall].[rainfall_events] TO [rainfall_admin
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_maintain] TO [rainfall_consumer];
 GRANT SELECT ON OBJECT::[rainfall].[rainfall_events_pending] TO [rainfall_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_release] TO [rainfall_consumer];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue] TO [rainfall_producer];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_batch] TO [rainfall_producer];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_json] TO [rainfall_producer];
@@ -2175,6 +2235,7 @@ GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_maintain] TO [rainfall_admi
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_redrive] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_dead_letters] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_job] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_release] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_batch] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_json] TO [rainfall_admin];
@@ -2233,6 +2294,7 @@ WHERE [s].[name] = N'rainfall'
       N'rainfall_events_redrive',
       N'rainfall_events_dead_letters',
       N'rainfall_events_job',
+      N'rainfall_events_release',
       N'rainfall_transfer_watermark',
       N'rainfall_transfer_pending',
       N'rainfall_transfer_batch',
@@ -2316,6 +2378,8 @@ IF OBJECT_ID(N'rainfall.rainfall_events_dead_letters') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_dead_letters';
 IF OBJECT_ID(N'rainfall.rainfall_events_job') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_job';
+IF OBJECT_ID(N'rainfall.rainfall_events_release') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_release';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_watermark') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_watermark';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_pending') IS NULL
@@ -2406,6 +2470,7 @@ FROM
         (N'rainfall_events_purge_batch', 0xC8CB078914FB4D5A9F5EF73D28EB6FF6867D86132080CEEB0AA875681B40FFC9),
         (N'rainfall_events_reap', 0x9D604EC106B61C2B73595761804C8CEDCC254F0B42D062504E66425D4C02FF52),
         (N'rainfall_events_redrive', 0x6D791A1E847FFD6AE16FCA00B071F0383B8692008057E4FE4B1CA548967929A6),
+        (N'rainfall_events_release', 0xB5548477F791788D0CEA2C165F2721D49956BA62FF3050740076843DE5EA5BB1),
         (N'rainfall_events_watermark_correct', 0xD1D03D3D300CF4C1B6F3CF873D0B229F4E93A0C963D85A19E7C77A771DCB10C6),
         (N'rainfall_events_watermark_move', 0xF5869882EB8414873736AE334E2EE03BA5B28C6CFF74A468827E7DB04596F462),
         (N'rainfall_transfer_dequeue', 0x23692991DF838918BD12369DABEEC281DB2D239C50F52CD2833537EAEBA8E4CF),

@@ -96,6 +96,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_release";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_job";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_dead_letters";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_redrive";

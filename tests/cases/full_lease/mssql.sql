@@ -1612,6 +1612,64 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release pgs_full.tasks_release, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [pgs_full].[tasks_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_full].[tasks] WHERE [lease_token] = @lease_token;
+            UPDATE [pgs_full].[tasks]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [pgs_full].[tasks]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on pgs_full.tasks: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [pgs_full].[tasks_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: table pgs_full.strict, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 IF OBJECT_ID(N'pgs_full.strict', N'U') IS NULL
@@ -2960,6 +3018,64 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release pgs_full.strict_release, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [pgs_full].[strict_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_full].[strict] WHERE [lease_token] = @lease_token;
+            UPDATE [pgs_full].[strict]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [pgs_full].[strict]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [pgs_full].[strict_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_full_producer, pgs_full_consumer, pgs_full_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -2981,6 +3097,8 @@ GRANT VIEW DEFINITION ON OBJECT::[pgs_full].[tasks] TO [pgs_full_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_maintain] TO [pgs_full_consumer];
 GRANT SELECT ON OBJECT::[pgs_full].[tasks_pending] TO [pgs_full_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_release] TO [pgs_full_consumer];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue] TO [pgs_full_producer];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue_batch] TO [pgs_full_producer];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue_json] TO [pgs_full_producer];
@@ -2998,6 +3116,8 @@ GRANT VIEW DEFINITION ON OBJECT::[pgs_full].[strict] TO [pgs_full_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_maintain] TO [pgs_full_consumer];
 GRANT SELECT ON OBJECT::[pgs_full].[strict_pending] TO [pgs_full_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[pgs_full].[strict_release] TO [pgs_full_consumer];
 -- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
 -- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
 -- and future (upgrade.sql takes back a schema-wide grant a former version made).
@@ -3019,6 +3139,7 @@ GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_maintain] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_redrive] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_dead_letters] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_job] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_release] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue_batch] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue_json] TO [pgs_full_admin];
@@ -3037,6 +3158,7 @@ GRANT EXECUTE ON OBJECT::[pgs_full].[strict_maintain] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_redrive] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_dead_letters] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_job] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[strict_release] TO [pgs_full_admin];
 GRANT EXECUTE ON TYPE::[pgs_full].[tasks_batch] TO [pgs_full_admin];
 GRANT EXECUTE ON TYPE::[pgs_full].[strict_batch] TO [pgs_full_admin];
 GO
@@ -3085,6 +3207,7 @@ WHERE [s].[name] = N'pgs_full'
       N'tasks_redrive',
       N'tasks_dead_letters',
       N'tasks_job',
+      N'tasks_release',
       N'strict',
       N'strict_claim_ix',
       N'strict_dead',
@@ -3111,7 +3234,8 @@ WHERE [s].[name] = N'pgs_full'
       N'strict_maintain',
       N'strict_redrive',
       N'strict_dead_letters',
-      N'strict_job'
+      N'strict_job',
+      N'strict_release'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -3184,6 +3308,8 @@ IF OBJECT_ID(N'pgs_full.tasks_dead_letters') IS NULL
     SET @q$missing += N' pgs_full.tasks_dead_letters';
 IF OBJECT_ID(N'pgs_full.tasks_job') IS NULL
     SET @q$missing += N' pgs_full.tasks_job';
+IF OBJECT_ID(N'pgs_full.tasks_release') IS NULL
+    SET @q$missing += N' pgs_full.tasks_release';
 IF OBJECT_ID(N'pgs_full.strict') IS NULL
     SET @q$missing += N' pgs_full.strict';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'strict_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_full.strict'))
@@ -3238,6 +3364,8 @@ IF OBJECT_ID(N'pgs_full.strict_dead_letters') IS NULL
     SET @q$missing += N' pgs_full.strict_dead_letters';
 IF OBJECT_ID(N'pgs_full.strict_job') IS NULL
     SET @q$missing += N' pgs_full.strict_job';
+IF OBJECT_ID(N'pgs_full.strict_release') IS NULL
+    SET @q$missing += N' pgs_full.strict_release';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -3298,6 +3426,7 @@ FROM
         (N'strict_purge_batch', 0xAF3BE28C0F9BACEAC4D980A33F96583ED68F007387A49AD994AD3C7BCC222C65),
         (N'strict_reap', 0x1CE915BD8610BC8231A428B5B707FB5DF00E70AC78455BC019FEA910E726B723),
         (N'strict_redrive', 0x49AEB7F0C87B76B14E36B6178F018F1C5B68C75F3BFCE0E91BDF459EBC494A80),
+        (N'strict_release', 0xC8EE68A3A8A9C8D221C778088FDEC73ECE362A8331EA4A02A86D9C94D81B8019),
         (N'strict_watermark_correct', 0x24ABE77D252108A0F734293B1A26CE87B9AF4D782C00A0BD1C1F0403B6B0DE34),
         (N'strict_watermark_move', 0xC07919E65DF5BA4C51BA4680356C52F3BAC56D56371DFF3A0C239FBF943A7026),
         (N'tasks_complete', 0x02E703DF4AA020C4BAE18D2511F6CA5DE14815225A74EACE5C72C4EFCE566C0A),
@@ -3317,6 +3446,7 @@ FROM
         (N'tasks_purge_batch', 0xB2CDF8A149401381F19E6846AAA129691E59FCE8A48B84694771AEC86E0242FA),
         (N'tasks_reap', 0xE7CD7C147B5D8BC3C00F2797B1F296E9C536919BB7162BC4520D76930CF550E7),
         (N'tasks_redrive', 0x3ABE0B94FF92C35DCEBD4CFAA4B17B4BA4BCA48568065B315E3C2E6534532D91),
+        (N'tasks_release', 0x77F4D8B72A5B9075D2CF3D5FDBF5F505D21D720F010A7E27C33CA188ED3F8909),
         (N'tasks_watermark_correct', 0xE61A83B4D313BC28CF43AA6121FDB5EE7F65216FD70600A4AAC53516BE6F45AD),
         (N'tasks_watermark_move', 0x377E8631F1EE1689E7014C7D024A077F0FBD970AF372154DBC0FD8548FC5DA2D)
 ) AS [r]([name], [fingerprint])

@@ -1650,6 +1650,88 @@ $qgen$;
 ALTER FUNCTION "pgs_full"."tasks_job" OWNER TO "pgs_full_owner";
 REVOKE ALL ON FUNCTION "pgs_full"."tasks_job" FROM PUBLIC;
 
+-- qgen 0.1.0: release pgs_full.tasks_release, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With id, that
+-- job; with ids, those of them the lease holds (primary-key lookups); with neither, every job
+-- of the lease (a search of the whole table: no index holds tokens). The token is the fence: a
+-- job whose lease was released, taken over or finished gets QG001. last_error is kept (no failure happened).
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_release"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$released integer;
+    v$lowest bigint;
+BEGIN
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "pgs_full"."tasks_watermark" IN ROW SHARE MODE;
+    IF "tasks_release"."id" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_full"."tasks" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = "tasks_release"."id" AND "job"."lease_token" = "tasks_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSIF "tasks_release"."ids" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_full"."tasks" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = ANY ("tasks_release"."ids") AND "job"."lease_token" = "tasks_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSE
+        WITH "freed" AS
+        (
+            UPDATE "pgs_full"."tasks" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."lease_token" = "tasks_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    END IF;
+    IF v$released = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.tasks: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    -- Released jobs are claimable again: the watermark must not stay above them.
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        FOR v$try IN 1 .. 5 LOOP
+            PERFORM 1 FROM "pgs_full"."tasks_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "pgs_full"."tasks_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                EXIT;
+            END IF;
+            -- Not taken: either nothing to lower, or another transaction holds the row.
+            EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_full"."tasks_watermark" AS "w" WHERE "w"."id" > v$lowest);
+            PERFORM pg_catalog.pg_sleep(0.01);
+        END LOOP;
+    END IF;
+    RETURN v$released;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_release" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_release" FROM PUBLIC;
+
 -- qgen 0.1.0: table pgs_full.strict, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Storage fit for a queue table, whose rows are inserted, updated (leased, released) and deleted all day:
@@ -3006,6 +3088,88 @@ $qgen$;
 ALTER FUNCTION "pgs_full"."strict_job" OWNER TO "pgs_full_owner";
 REVOKE ALL ON FUNCTION "pgs_full"."strict_job" FROM PUBLIC;
 
+-- qgen 0.1.0: release pgs_full.strict_release, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With id, that
+-- job; with ids, those of them the lease holds (primary-key lookups); with neither, every job
+-- of the lease (a search of the whole table: no index holds tokens). The token is the fence: a
+-- job whose lease was released, taken over or finished gets QG001. last_error is kept (no failure happened).
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_release"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$released integer;
+    v$lowest bigint;
+BEGIN
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "pgs_full"."strict_watermark" IN ROW SHARE MODE;
+    IF "strict_release"."id" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_full"."strict" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = "strict_release"."id" AND "job"."lease_token" = "strict_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSIF "strict_release"."ids" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_full"."strict" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = ANY ("strict_release"."ids") AND "job"."lease_token" = "strict_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSE
+        WITH "freed" AS
+        (
+            UPDATE "pgs_full"."strict" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."lease_token" = "strict_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    END IF;
+    IF v$released = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    -- Released jobs are claimable again: the watermark must not stay above them.
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        FOR v$try IN 1 .. 5 LOOP
+            PERFORM 1 FROM "pgs_full"."strict_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "pgs_full"."strict_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                EXIT;
+            END IF;
+            -- Not taken: either nothing to lower, or another transaction holds the row.
+            EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_full"."strict_watermark" AS "w" WHERE "w"."id" > v$lowest);
+            PERFORM pg_catalog.pg_sleep(0.01);
+        END LOOP;
+    END IF;
+    RETURN v$released;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_release" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_release" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_full_producer, pgs_full_consumer, pgs_full_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -3020,6 +3184,8 @@ GRANT EXECUTE ON FUNCTION "pgs_full"."tasks_watermark_correct" TO "pgs_full_cons
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "pgs_full"."tasks_maintain" TO "pgs_full_consumer";
 GRANT SELECT ON "pgs_full"."tasks_pending" TO "pgs_full_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "pgs_full"."tasks_release" TO "pgs_full_consumer";
 GRANT EXECUTE ON FUNCTION "pgs_full"."strict_enqueue", "pgs_full"."strict_enqueue_batch" TO "pgs_full_producer";
 GRANT USAGE ON TYPE "pgs_full"."strict_batch" TO "pgs_full_producer";
 GRANT EXECUTE ON FUNCTION "pgs_full"."strict_dequeue", "pgs_full"."strict_complete", "pgs_full"."strict_fail", "pgs_full"."strict_extend_lease" TO "pgs_full_consumer";
@@ -3029,6 +3195,8 @@ GRANT EXECUTE ON FUNCTION "pgs_full"."strict_watermark_correct" TO "pgs_full_con
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "pgs_full"."strict_maintain" TO "pgs_full_consumer";
 GRANT SELECT ON "pgs_full"."strict_pending" TO "pgs_full_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "pgs_full"."strict_release" TO "pgs_full_consumer";
 -- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
 -- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_enqueue" TO "pgs_full_admin";
@@ -3048,6 +3216,7 @@ GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_maintain" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_redrive" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_dead_letters" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_job" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_release" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_enqueue" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_enqueue_batch" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_watermark_move" TO "pgs_full_admin";
@@ -3065,6 +3234,7 @@ GRANT EXECUTE ON ROUTINE "pgs_full"."strict_maintain" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_redrive" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_dead_letters" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_job" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_release" TO "pgs_full_admin";
 
 -- qgen 0.1.0: verify pgs_full, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -3084,7 +3254,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_full'
-          AND p.proname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job')
+          AND p.proname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'tasks_release', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job', 'strict_release')
           AND (p.proowner <> '"pgs_full_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -3094,7 +3264,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_full'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job')
+          AND c.relname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'tasks_release', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job', 'strict_release')
           AND c.relowner <> '"pgs_full_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -3122,6 +3292,7 @@ BEGIN
             ('strict_purge_batch', 'bc28bcd90f409974a5e9abc42e1edac4'),
             ('strict_reap', '9b8304062f4cf02d5f64606f27ba765b'),
             ('strict_redrive', 'af8bc1b42beb4caa6985331ec1c856f3'),
+            ('strict_release', '51f4ad5c935b41afa4f3a1fce2fab747'),
             ('strict_watermark_correct', '3b5e9bada31882e8b94624f42b8865ca'),
             ('strict_watermark_move', 'c8143a531f491432c2f2b255054bc758'),
             ('tasks_complete', '12952f66523d0efe36dd25c6be53e1f3'),
@@ -3139,6 +3310,7 @@ BEGIN
             ('tasks_purge_batch', 'f99703e092a2aa119fe079aa6dd46d6a'),
             ('tasks_reap', 'cdfa60827cb751bb514256c9950b15a2'),
             ('tasks_redrive', '380bab11519d7a7156f1d9451047ddd2'),
+            ('tasks_release', '61a7c40a9793b38f970aabedf73771c5'),
             ('tasks_watermark_correct', 'cfe63f0c4e2ea21225f504305272afe0'),
             ('tasks_watermark_move', '2835b31c8454089276213d64388d2226')
     ) AS r (name, fingerprint)

@@ -1352,6 +1352,64 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release pgs_min.jobs_release, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [pgs_min].[jobs_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_min].[jobs] WHERE [lease_token] = @lease_token;
+            UPDATE [pgs_min].[jobs]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [pgs_min].[jobs]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on pgs_min.jobs: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [pgs_min].[jobs_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_min_producer, pgs_min_consumer, pgs_min_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1373,6 +1431,8 @@ GRANT VIEW DEFINITION ON OBJECT::[pgs_min].[jobs] TO [pgs_min_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_maintain] TO [pgs_min_consumer];
 GRANT SELECT ON OBJECT::[pgs_min].[jobs_pending] TO [pgs_min_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_release] TO [pgs_min_consumer];
 -- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
 -- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
 -- and future (upgrade.sql takes back a schema-wide grant a former version made).
@@ -1394,6 +1454,7 @@ GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_maintain] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_redrive] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_dead_letters] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_job] TO [pgs_min_admin];
+GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_release] TO [pgs_min_admin];
 GRANT EXECUTE ON TYPE::[pgs_min].[jobs_batch] TO [pgs_min_admin];
 GO
 
@@ -1436,7 +1497,8 @@ WHERE [s].[name] = N'pgs_min'
       N'jobs_maintain',
       N'jobs_redrive',
       N'jobs_dead_letters',
-      N'jobs_job'
+      N'jobs_job',
+      N'jobs_release'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1501,6 +1563,8 @@ IF OBJECT_ID(N'pgs_min.jobs_dead_letters') IS NULL
     SET @q$missing += N' pgs_min.jobs_dead_letters';
 IF OBJECT_ID(N'pgs_min.jobs_job') IS NULL
     SET @q$missing += N' pgs_min.jobs_job';
+IF OBJECT_ID(N'pgs_min.jobs_release') IS NULL
+    SET @q$missing += N' pgs_min.jobs_release';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1560,6 +1624,7 @@ FROM
         (N'jobs_purge_batch', 0xB84379837BB97458ADA6594ABCB980412FE0E6402B79589BCC34C94803C4839C),
         (N'jobs_reap', 0x6FDB7AC8CA3F09602742FA690F9C86AF6AE24B6F210549C6A6B7FB950BF5724E),
         (N'jobs_redrive', 0x59BD51F4FC90F2FF032B8854638AC4AED53005E2A5CB9682F940392839F55ED6),
+        (N'jobs_release', 0x0631746BDF02F10EAA17AD115166B5705FDB2188831166CA7311400DE3B2EE9B),
         (N'jobs_watermark_correct', 0x0FBA486067B8C4E6230CF1DC58949A37F2CBCA08781D417513A1A15890666608),
         (N'jobs_watermark_move', 0x1C945996659CBCAC2C2FD3FEA3C5E13B1D722BC0BC8CA3A02A473F86F99093FA)
 ) AS [r]([name], [fingerprint])

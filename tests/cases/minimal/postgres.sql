@@ -1366,6 +1366,88 @@ $qgen$;
 ALTER FUNCTION "pgs_min"."jobs_job" OWNER TO "pgs_min_owner";
 REVOKE ALL ON FUNCTION "pgs_min"."jobs_job" FROM PUBLIC;
 
+-- qgen 0.1.0: release pgs_min.jobs_release, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With id, that
+-- job; with ids, those of them the lease holds (primary-key lookups); with neither, every job
+-- of the lease (a search of the whole table: no index holds tokens). The token is the fence: a
+-- job whose lease was released, taken over or finished gets QG001. last_error is kept (no failure happened).
+CREATE OR REPLACE FUNCTION "pgs_min"."jobs_release"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$released integer;
+    v$lowest bigint;
+BEGIN
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "pgs_min"."jobs_watermark" IN ROW SHARE MODE;
+    IF "jobs_release"."id" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_min"."jobs" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = "jobs_release"."id" AND "job"."lease_token" = "jobs_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSIF "jobs_release"."ids" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_min"."jobs" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = ANY ("jobs_release"."ids") AND "job"."lease_token" = "jobs_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSE
+        WITH "freed" AS
+        (
+            UPDATE "pgs_min"."jobs" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."lease_token" = "jobs_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    END IF;
+    IF v$released = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_min.jobs: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    -- Released jobs are claimable again: the watermark must not stay above them.
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        FOR v$try IN 1 .. 5 LOOP
+            PERFORM 1 FROM "pgs_min"."jobs_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "pgs_min"."jobs_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                EXIT;
+            END IF;
+            -- Not taken: either nothing to lower, or another transaction holds the row.
+            EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_min"."jobs_watermark" AS "w" WHERE "w"."id" > v$lowest);
+            PERFORM pg_catalog.pg_sleep(0.01);
+        END LOOP;
+    END IF;
+    RETURN v$released;
+END
+$qgen$;
+ALTER FUNCTION "pgs_min"."jobs_release" OWNER TO "pgs_min_owner";
+REVOKE ALL ON FUNCTION "pgs_min"."jobs_release" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_min_producer, pgs_min_consumer, pgs_min_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1380,6 +1462,8 @@ GRANT EXECUTE ON FUNCTION "pgs_min"."jobs_watermark_correct" TO "pgs_min_consume
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "pgs_min"."jobs_maintain" TO "pgs_min_consumer";
 GRANT SELECT ON "pgs_min"."jobs_pending" TO "pgs_min_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "pgs_min"."jobs_release" TO "pgs_min_consumer";
 -- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
 -- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_enqueue" TO "pgs_min_admin";
@@ -1399,6 +1483,7 @@ GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_maintain" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_redrive" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_dead_letters" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_job" TO "pgs_min_admin";
+GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_release" TO "pgs_min_admin";
 
 -- qgen 0.1.0: verify pgs_min, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1418,7 +1503,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_min'
-          AND p.proname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job')
+          AND p.proname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job', 'jobs_release')
           AND (p.proowner <> '"pgs_min_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1428,7 +1513,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_min'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job')
+          AND c.relname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job', 'jobs_release')
           AND c.relowner <> '"pgs_min_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1456,6 +1541,7 @@ BEGIN
             ('jobs_purge_batch', 'eb72f1f55549dadb18595d8f6ace314b'),
             ('jobs_reap', 'e5d78fa98ab921a1085ada6585679fa1'),
             ('jobs_redrive', '7c4a08cbfcee3b60c9422905dd03c941'),
+            ('jobs_release', 'f68929bcd2d83ae149cfc8433cd9e8de'),
             ('jobs_watermark_correct', '50e8ee88c6b2d609b331285052a4a0c7'),
             ('jobs_watermark_move', 'ed2f55178d8ed157b6a467becb3f8b6a')
     ) AS r (name, fingerprint)

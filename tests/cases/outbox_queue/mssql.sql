@@ -1462,6 +1462,64 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release pgs_obq.orders_release, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [pgs_obq].[orders_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_obq].[orders] WHERE [lease_token] = @lease_token;
+            UPDATE [pgs_obq].[orders]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [pgs_obq].[orders]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on pgs_obq.orders: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [pgs_obq].[orders_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: claim_index pgs_obq.invoices_claim_ix, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Only claimable rows are indexed, in claim order; a claim seeks here instead of walking leased or done rows.
@@ -2808,6 +2866,64 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release pgs_obq.invoices_release, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [pgs_obq].[invoices_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_obq].[invoices] WHERE [lease_token] = @lease_token;
+            UPDATE [pgs_obq].[invoices]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [pgs_obq].[invoices]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on pgs_obq.invoices: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [pgs_obq].[invoices_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_obq_producer, pgs_obq_consumer, pgs_obq_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -2829,6 +2945,8 @@ GRANT VIEW DEFINITION ON OBJECT::[pgs_obq].[orders] TO [pgs_obq_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_maintain] TO [pgs_obq_consumer];
 GRANT SELECT ON OBJECT::[pgs_obq].[orders_pending] TO [pgs_obq_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_release] TO [pgs_obq_consumer];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue] TO [pgs_obq_producer];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue_batch] TO [pgs_obq_producer];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue_json] TO [pgs_obq_producer];
@@ -2846,6 +2964,8 @@ GRANT VIEW DEFINITION ON OBJECT::[pgs_obq].[invoices] TO [pgs_obq_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_maintain] TO [pgs_obq_consumer];
 GRANT SELECT ON OBJECT::[pgs_obq].[invoices_pending] TO [pgs_obq_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_release] TO [pgs_obq_consumer];
 -- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
 -- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
 -- and future (upgrade.sql takes back a schema-wide grant a former version made).
@@ -2867,6 +2987,7 @@ GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_maintain] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_redrive] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_dead_letters] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_job] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_release] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue_batch] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue_json] TO [pgs_obq_admin];
@@ -2885,6 +3006,7 @@ GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_maintain] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_redrive] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_dead_letters] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_job] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_release] TO [pgs_obq_admin];
 GRANT EXECUTE ON TYPE::[pgs_obq].[orders_batch] TO [pgs_obq_admin];
 GRANT EXECUTE ON TYPE::[pgs_obq].[invoices_batch] TO [pgs_obq_admin];
 GO
@@ -2932,6 +3054,7 @@ WHERE [s].[name] = N'pgs_obq'
       N'orders_redrive',
       N'orders_dead_letters',
       N'orders_job',
+      N'orders_release',
       N'invoices_claim_ix',
       N'invoices_dead',
       N'invoices_dedupe_ux',
@@ -2957,7 +3080,8 @@ WHERE [s].[name] = N'pgs_obq'
       N'invoices_maintain',
       N'invoices_redrive',
       N'invoices_dead_letters',
-      N'invoices_job'
+      N'invoices_job',
+      N'invoices_release'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -3028,6 +3152,8 @@ IF OBJECT_ID(N'pgs_obq.orders_dead_letters') IS NULL
     SET @q$missing += N' pgs_obq.orders_dead_letters';
 IF OBJECT_ID(N'pgs_obq.orders_job') IS NULL
     SET @q$missing += N' pgs_obq.orders_job';
+IF OBJECT_ID(N'pgs_obq.orders_release') IS NULL
+    SET @q$missing += N' pgs_obq.orders_release';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'invoices_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_obq.invoices'))
     SET @q$missing += N' pgs_obq.invoices_claim_ix';
 IF OBJECT_ID(N'pgs_obq.invoices_dead') IS NULL
@@ -3080,6 +3206,8 @@ IF OBJECT_ID(N'pgs_obq.invoices_dead_letters') IS NULL
     SET @q$missing += N' pgs_obq.invoices_dead_letters';
 IF OBJECT_ID(N'pgs_obq.invoices_job') IS NULL
     SET @q$missing += N' pgs_obq.invoices_job';
+IF OBJECT_ID(N'pgs_obq.invoices_release') IS NULL
+    SET @q$missing += N' pgs_obq.invoices_release';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -3140,6 +3268,7 @@ FROM
         (N'invoices_purge_batch', 0x7C8AA298CA6BD18DF9900D3771545FF042C5AB1C9220E43AF9253EDD9205983C),
         (N'invoices_reap', 0xBEBE9BD50637860B492A56E89DBF757836ADA11B18F98B498F467E20961ACF2D),
         (N'invoices_redrive', 0x97908FE91AA3867C600A00F0AA62600791EA12614AE9348D35B20181D649CCED),
+        (N'invoices_release', 0x904D524AF28738E27FDF9B6830B7C567C80F2212AEC208D0B89CA81BA980D48D),
         (N'invoices_watermark_correct', 0x7705F2912FF4745D54574F0BAB9D70421C5CCDBFFBB29E1DA82387F9DD567094),
         (N'invoices_watermark_move', 0xE02A925544C7B80E1ECF5F0EA50E291E6B1CEACB2A787D9E1ADA3C420112B3AF),
         (N'orders_complete', 0xDAAD4D1E380CF464FC44E985934D94C518D0B295A8D68D633034070DE09FD5DB),
@@ -3159,6 +3288,7 @@ FROM
         (N'orders_purge_batch', 0xF65731F4A8B2F96E54ADD7EB723D5297ED98EE1D7B1FFB975642B427F64AAC49),
         (N'orders_reap', 0x1211C5632988C3E7479DE948435A5BB9FE57ABFA61E24F4E4529745FE973F194),
         (N'orders_redrive', 0x0CA60CDAEEA3BFFB0EF90CE19246D4B6CCC0A0A9D9747EE9C680BEDA5B6716D3),
+        (N'orders_release', 0xB4003F74466648292C3C3353374502313181E573A6346BA41439D0D3A9356191),
         (N'orders_watermark_correct', 0xD6846A63CC3179E1DAF40A997B3F54BC88A18C0059440BDFEE51B8D6D0B941A5),
         (N'orders_watermark_move', 0x3561E94D72347DB870643199D63FF5D5248DD5FE399DA248773997429D8F51F6)
 ) AS [r]([name], [fingerprint])

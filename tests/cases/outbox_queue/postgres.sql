@@ -1487,6 +1487,88 @@ $qgen$;
 ALTER FUNCTION "pgs_obq"."orders_job" OWNER TO "pgs_obq_owner";
 REVOKE ALL ON FUNCTION "pgs_obq"."orders_job" FROM PUBLIC;
 
+-- qgen 0.1.0: release pgs_obq.orders_release, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With id, that
+-- job; with ids, those of them the lease holds (primary-key lookups); with neither, every job
+-- of the lease (a search of the whole table: no index holds tokens). The token is the fence: a
+-- job whose lease was released, taken over or finished gets QG001. last_error is kept (no failure happened).
+CREATE OR REPLACE FUNCTION "pgs_obq"."orders_release"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$released integer;
+    v$lowest bigint;
+BEGIN
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "pgs_obq"."orders_watermark" IN ROW SHARE MODE;
+    IF "orders_release"."id" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_obq"."orders" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = "orders_release"."id" AND "job"."lease_token" = "orders_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSIF "orders_release"."ids" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_obq"."orders" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = ANY ("orders_release"."ids") AND "job"."lease_token" = "orders_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSE
+        WITH "freed" AS
+        (
+            UPDATE "pgs_obq"."orders" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."lease_token" = "orders_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    END IF;
+    IF v$released = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_obq.orders: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    -- Released jobs are claimable again: the watermark must not stay above them.
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        FOR v$try IN 1 .. 5 LOOP
+            PERFORM 1 FROM "pgs_obq"."orders_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "pgs_obq"."orders_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                EXIT;
+            END IF;
+            -- Not taken: either nothing to lower, or another transaction holds the row.
+            EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_obq"."orders_watermark" AS "w" WHERE "w"."id" > v$lowest);
+            PERFORM pg_catalog.pg_sleep(0.01);
+        END LOOP;
+    END IF;
+    RETURN v$released;
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."orders_release" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."orders_release" FROM PUBLIC;
+
 -- qgen 0.1.0: claim_index pgs_obq.invoices_claim_ix, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
@@ -2854,6 +2936,88 @@ $qgen$;
 ALTER FUNCTION "pgs_obq"."invoices_job" OWNER TO "pgs_obq_owner";
 REVOKE ALL ON FUNCTION "pgs_obq"."invoices_job" FROM PUBLIC;
 
+-- qgen 0.1.0: release pgs_obq.invoices_release, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With id, that
+-- job; with ids, those of them the lease holds (primary-key lookups); with neither, every job
+-- of the lease (a search of the whole table: no index holds tokens). The token is the fence: a
+-- job whose lease was released, taken over or finished gets QG001. last_error is kept (no failure happened).
+CREATE OR REPLACE FUNCTION "pgs_obq"."invoices_release"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$released integer;
+    v$lowest bigint;
+BEGIN
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "pgs_obq"."invoices_watermark" IN ROW SHARE MODE;
+    IF "invoices_release"."id" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_obq"."invoices" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = "invoices_release"."id" AND "job"."lease_token" = "invoices_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSIF "invoices_release"."ids" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_obq"."invoices" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = ANY ("invoices_release"."ids") AND "job"."lease_token" = "invoices_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSE
+        WITH "freed" AS
+        (
+            UPDATE "pgs_obq"."invoices" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."lease_token" = "invoices_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    END IF;
+    IF v$released = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_obq.invoices: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    -- Released jobs are claimable again: the watermark must not stay above them.
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        FOR v$try IN 1 .. 5 LOOP
+            PERFORM 1 FROM "pgs_obq"."invoices_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "pgs_obq"."invoices_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                EXIT;
+            END IF;
+            -- Not taken: either nothing to lower, or another transaction holds the row.
+            EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_obq"."invoices_watermark" AS "w" WHERE "w"."id" > v$lowest);
+            PERFORM pg_catalog.pg_sleep(0.01);
+        END LOOP;
+    END IF;
+    RETURN v$released;
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."invoices_release" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."invoices_release" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_obq_producer, pgs_obq_consumer, pgs_obq_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -2868,6 +3032,8 @@ GRANT EXECUTE ON FUNCTION "pgs_obq"."orders_watermark_correct" TO "pgs_obq_consu
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "pgs_obq"."orders_maintain" TO "pgs_obq_consumer";
 GRANT SELECT ON "pgs_obq"."orders_pending" TO "pgs_obq_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "pgs_obq"."orders_release" TO "pgs_obq_consumer";
 GRANT EXECUTE ON FUNCTION "pgs_obq"."invoices_enqueue", "pgs_obq"."invoices_enqueue_batch" TO "pgs_obq_producer";
 GRANT USAGE ON TYPE "pgs_obq"."invoices_batch" TO "pgs_obq_producer";
 GRANT EXECUTE ON FUNCTION "pgs_obq"."invoices_dequeue", "pgs_obq"."invoices_complete", "pgs_obq"."invoices_fail", "pgs_obq"."invoices_extend_lease" TO "pgs_obq_consumer";
@@ -2877,6 +3043,8 @@ GRANT EXECUTE ON FUNCTION "pgs_obq"."invoices_watermark_correct" TO "pgs_obq_con
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "pgs_obq"."invoices_maintain" TO "pgs_obq_consumer";
 GRANT SELECT ON "pgs_obq"."invoices_pending" TO "pgs_obq_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "pgs_obq"."invoices_release" TO "pgs_obq_consumer";
 -- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
 -- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_enqueue" TO "pgs_obq_admin";
@@ -2896,6 +3064,7 @@ GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_maintain" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_redrive" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_dead_letters" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_job" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_release" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_enqueue" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_enqueue_batch" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_watermark_move" TO "pgs_obq_admin";
@@ -2913,6 +3082,7 @@ GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_maintain" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_redrive" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_dead_letters" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_job" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_release" TO "pgs_obq_admin";
 
 -- qgen 0.1.0: verify pgs_obq, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -2932,7 +3102,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_obq'
-          AND p.proname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job')
+          AND p.proname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'orders_release', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job', 'invoices_release')
           AND (p.proowner <> '"pgs_obq_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -2942,7 +3112,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_obq'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job')
+          AND c.relname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'orders_release', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job', 'invoices_release')
           AND c.relowner <> '"pgs_obq_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -2970,6 +3140,7 @@ BEGIN
             ('invoices_purge_batch', '30a7e6ba9670b0802b62250d0de8b6db'),
             ('invoices_reap', '5b16e6dc115a1a373772255de5e507cc'),
             ('invoices_redrive', 'e8ac51b5bf37a03254267b24bbf4e295'),
+            ('invoices_release', '07da2b54d457ef1b0955ccc1157e4910'),
             ('invoices_watermark_correct', '13c1be69e1545daa82d14cf1e6bd3b65'),
             ('invoices_watermark_move', '9e0d3cdf1783ae447c791097b8cdec76'),
             ('orders_complete', '9816c7c40ac6a98d7e1d3bc8291fe7bc'),
@@ -2987,6 +3158,7 @@ BEGIN
             ('orders_purge_batch', '7fb693d8a7c74f6a73335e906e1898ed'),
             ('orders_reap', 'caaf53c1baeebd1072ab1c0ecb12d217'),
             ('orders_redrive', '408958d7e330e3a09b9aa825f64d53ff'),
+            ('orders_release', '78f9d81b9137bb9e2de9873e337c30b6'),
             ('orders_watermark_correct', 'fd226a30683142a619b802bf9388c803'),
             ('orders_watermark_move', '93267b1c0a1fb0d48ae36b81498cde6a')
     ) AS r (name, fingerprint)

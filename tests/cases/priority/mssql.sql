@@ -954,6 +954,57 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release pgs_prio.urgent_release, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_prio].[urgent] WHERE [lease_token] = @lease_token;
+            UPDATE [pgs_prio].[urgent]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [pgs_prio].[urgent]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on pgs_prio.urgent: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_prio_producer, pgs_prio_consumer, pgs_prio_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -969,6 +1020,8 @@ GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_extend_lease] TO [pgs_prio_consumer]
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_maintain] TO [pgs_prio_consumer];
 GRANT SELECT ON OBJECT::[pgs_prio].[urgent_pending] TO [pgs_prio_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_release] TO [pgs_prio_consumer];
 -- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
 -- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
 -- and future (upgrade.sql takes back a schema-wide grant a former version made).
@@ -986,6 +1039,7 @@ GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_purge_batch] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_purge] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_maintain] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_job] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_release] TO [pgs_prio_admin];
 GRANT EXECUTE ON TYPE::[pgs_prio].[urgent_batch] TO [pgs_prio_admin];
 GO
 
@@ -1023,7 +1077,8 @@ WHERE [s].[name] = N'pgs_prio'
       N'urgent_purge_batch',
       N'urgent_purge',
       N'urgent_maintain',
-      N'urgent_job'
+      N'urgent_job',
+      N'urgent_release'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1078,6 +1133,8 @@ IF OBJECT_ID(N'pgs_prio.urgent_maintain') IS NULL
     SET @q$missing += N' pgs_prio.urgent_maintain';
 IF OBJECT_ID(N'pgs_prio.urgent_job') IS NULL
     SET @q$missing += N' pgs_prio.urgent_job';
+IF OBJECT_ID(N'pgs_prio.urgent_release') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_release';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1134,7 +1191,8 @@ FROM
         (N'urgent_pending', 0x0597A68ACC2AE7960598F876A3B6C0A0D813F2F63E8F319EB678712C26637710),
         (N'urgent_purge', 0xB2F7DDD7037EFF0CA008666A3717A0EE54C24FB341D89338042EC41908CD9EBB),
         (N'urgent_purge_batch', 0x0731F475CF309B18A0E2C0612A86F233E062A5B0F1B1F90E8EE1F2335B615F92),
-        (N'urgent_reap', 0x0EFBC0DA2EDECE1B8F689C14041ECABB74936D7EB50FE87FF055316A2F7EA48B)
+        (N'urgent_reap', 0x0EFBC0DA2EDECE1B8F689C14041ECABB74936D7EB50FE87FF055316A2F7EA48B),
+        (N'urgent_release', 0x7AB5C190C23E40CC7B4ED24D88570FA27E91A8E95333ADAD9980BCB7D3C91EFF)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'pgs_prio.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

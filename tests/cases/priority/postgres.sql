@@ -1013,6 +1013,83 @@ $qgen$;
 ALTER FUNCTION "pgs_prio"."urgent_job" OWNER TO "pgs_prio_owner";
 REVOKE ALL ON FUNCTION "pgs_prio"."urgent_job" FROM PUBLIC;
 
+-- qgen 0.1.0: release pgs_prio.urgent_release, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With id, that
+-- job; without, every job of the lease. The token is the fence: a
+-- job whose lease was released, taken over or finished gets QG001. last_error is kept (no failure happened).
+CREATE OR REPLACE FUNCTION "pgs_prio"."urgent_release"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$released integer;
+    v$lowest bigint;
+    -- Each priority that had jobs released, and its lowest released id.
+    v$bands integer[];
+    v$lows bigint[];
+BEGIN
+    IF "urgent_release"."id" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_prio"."urgent" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = "urgent_release"."id" AND "job"."lease_token" = "urgent_release"."lease_token"
+            RETURNING "job"."id", "job"."priority"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f"),
+               (SELECT pg_catalog.array_agg("b"."priority" ORDER BY "b"."priority") FROM (SELECT "f"."priority", min("f"."id") AS "id" FROM "freed" AS "f" GROUP BY "f"."priority") AS "b"),
+               (SELECT pg_catalog.array_agg("b"."id" ORDER BY "b"."priority") FROM (SELECT "f"."priority", min("f"."id") AS "id" FROM "freed" AS "f" GROUP BY "f"."priority") AS "b")
+        INTO v$released, v$lowest, v$bands, v$lows;
+    ELSE
+        WITH "freed" AS
+        (
+            UPDATE "pgs_prio"."urgent" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."lease_token" = "urgent_release"."lease_token"
+            RETURNING "job"."id", "job"."priority"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f"),
+               (SELECT pg_catalog.array_agg("b"."priority" ORDER BY "b"."priority") FROM (SELECT "f"."priority", min("f"."id") AS "id" FROM "freed" AS "f" GROUP BY "f"."priority") AS "b"),
+               (SELECT pg_catalog.array_agg("b"."id" ORDER BY "b"."priority") FROM (SELECT "f"."priority", min("f"."id") AS "id" FROM "freed" AS "f" GROUP BY "f"."priority") AS "b")
+        INTO v$released, v$lowest, v$bands, v$lows;
+    END IF;
+    IF v$released = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_prio.urgent: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    -- Released jobs are claimable again: no priority's mark may stay above them.
+    FOR v$k IN 1 .. coalesce(pg_catalog.cardinality(v$bands), 0) LOOP
+        IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+            FOR v$try IN 1 .. 5 LOOP
+                PERFORM 1 FROM "pgs_prio"."urgent_marks" AS "w" WHERE "w"."ids"[pg_catalog.array_position("w"."priorities", v$bands[v$k])] > v$lows[v$k] FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    UPDATE "pgs_prio"."urgent_marks" AS "w" SET "ids"[pg_catalog.array_position("w"."priorities", v$bands[v$k])] = v$lows[v$k]
+                    WHERE "w"."ids"[pg_catalog.array_position("w"."priorities", v$bands[v$k])] > v$lows[v$k];
+                    EXIT;
+                END IF;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_prio"."urgent_marks" AS "w" WHERE "w"."ids"[pg_catalog.array_position("w"."priorities", v$bands[v$k])] > v$lows[v$k]);
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
+        END IF;
+    END LOOP;
+    RETURN v$released;
+END
+$qgen$;
+ALTER FUNCTION "pgs_prio"."urgent_release" OWNER TO "pgs_prio_owner";
+REVOKE ALL ON FUNCTION "pgs_prio"."urgent_release" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_prio_producer, pgs_prio_consumer, pgs_prio_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1025,6 +1102,8 @@ GRANT USAGE ON TYPE "pgs_prio"."urgent_dequeue_row" TO "pgs_prio_consumer";
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "pgs_prio"."urgent_maintain" TO "pgs_prio_consumer";
 GRANT SELECT ON "pgs_prio"."urgent_pending" TO "pgs_prio_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "pgs_prio"."urgent_release" TO "pgs_prio_consumer";
 -- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
 -- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_enqueue" TO "pgs_prio_admin";
@@ -1040,6 +1119,7 @@ GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_purge_batch" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_purge" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_maintain" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_job" TO "pgs_prio_admin";
+GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_release" TO "pgs_prio_admin";
 
 -- qgen 0.1.0: verify pgs_prio, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1059,7 +1139,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_prio'
-          AND p.proname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job')
+          AND p.proname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job', 'urgent_release')
           AND (p.proowner <> '"pgs_prio_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1069,7 +1149,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_prio'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job')
+          AND c.relname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job', 'urgent_release')
           AND c.relowner <> '"pgs_prio_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1094,7 +1174,8 @@ BEGIN
             ('urgent_peek', 'b3ca2e673463957d9fd8d8214f08871c'),
             ('urgent_purge', '72a19c6793e3552af9c8a61356f66035'),
             ('urgent_purge_batch', '26c2202a47a51808af355fc9639b233a'),
-            ('urgent_reap', '4143cb18a1dcdb217998f1326a13bd53')
+            ('urgent_reap', '4143cb18a1dcdb217998f1326a13bd53'),
+            ('urgent_release', '4cf9c1a390b1d526176d5e9d07aa84ba')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'pgs_prio'

@@ -1053,6 +1053,57 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release qgreview.prio_release, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [qgreview].[prio_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [qgreview].[prio] WHERE [lease_token] = @lease_token;
+            UPDATE [qgreview].[prio]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [qgreview].[prio]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on qgreview.prio: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: table qgreview.priod, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 IF OBJECT_ID(N'qgreview.priod', N'U') IS NULL
@@ -1599,6 +1650,8 @@ GRANT EXECUTE ON OBJECT::[qgreview].[prio_extend_lease] TO [qgreview_consumer];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_maintain] TO [qgreview_consumer];
 GRANT SELECT ON OBJECT::[qgreview].[prio_pending] TO [qgreview_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[qgreview].[prio_release] TO [qgreview_consumer];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue] TO [qgreview_producer];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue_batch] TO [qgreview_producer];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue_json] TO [qgreview_producer];
@@ -1626,6 +1679,7 @@ GRANT EXECUTE ON OBJECT::[qgreview].[prio_maintain] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_redrive] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_dead_letters] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_job] TO [qgreview_admin];
+GRANT EXECUTE ON OBJECT::[qgreview].[prio_release] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue_batch] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue_json] TO [qgreview_admin];
@@ -1677,6 +1731,7 @@ WHERE [s].[name] = N'qgreview'
       N'prio_redrive',
       N'prio_dead_letters',
       N'prio_job',
+      N'prio_release',
       N'priod',
       N'priod_claim_ix',
       N'priod_pending',
@@ -1749,6 +1804,8 @@ IF OBJECT_ID(N'qgreview.prio_dead_letters') IS NULL
     SET @q$missing += N' qgreview.prio_dead_letters';
 IF OBJECT_ID(N'qgreview.prio_job') IS NULL
     SET @q$missing += N' qgreview.prio_job';
+IF OBJECT_ID(N'qgreview.prio_release') IS NULL
+    SET @q$missing += N' qgreview.prio_release';
 IF OBJECT_ID(N'qgreview.priod') IS NULL
     SET @q$missing += N' qgreview.priod';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'priod_claim_ix' AND [object_id] = OBJECT_ID(N'qgreview.priod'))
@@ -1837,6 +1894,7 @@ FROM
         (N'prio_purge_batch', 0x38E5C0C63DCED73DAB43BD2B2F5E6E310D6A4616A9E5CCAC7E898B681C27653B),
         (N'prio_reap', 0x30CF1F6835E6F46165F399D30F2ED339A7AE4B5B7D9203C8A6D5426135D38AA5),
         (N'prio_redrive', 0xF64168A4FBF8ADC6ECA7624976BD08AF083F413C9C71A7B39C4CF9B57AEBEBF3),
+        (N'prio_release', 0x3151D46ED12296D433C3906AFE2727081F15544E8FA0B0EAB59F0C27CE569180),
         (N'priod_dequeue', 0x02555D0E57A37B5D95918F91629AAACD8BFC9063DF6E014EFF312A1E0CA90E5C),
         (N'priod_enqueue', 0x9A04A62C6C92DEE5CC8E905EDC309A9925B9C8ED70DF544DFDF8C951FCBF82AF),
         (N'priod_enqueue_batch', 0x37A749D0984CC77FD5CCF3F2B612D814379545D564267D6B75F0A165119C9563),

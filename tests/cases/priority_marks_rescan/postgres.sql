@@ -1103,6 +1103,83 @@ $qgen$;
 ALTER FUNCTION "qgreview"."prio_job" OWNER TO "qgreview_owner";
 REVOKE ALL ON FUNCTION "qgreview"."prio_job" FROM PUBLIC;
 
+-- qgen 0.1.0: release qgreview.prio_release, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With id, that
+-- job; without, every job of the lease. The token is the fence: a
+-- job whose lease was released, taken over or finished gets QG001. last_error is kept (no failure happened).
+CREATE OR REPLACE FUNCTION "qgreview"."prio_release"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$released integer;
+    v$lowest bigint;
+    -- Each priority that had jobs released, and its lowest released id.
+    v$bands integer[];
+    v$lows bigint[];
+BEGIN
+    IF "prio_release"."id" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "qgreview"."prio" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = "prio_release"."id" AND "job"."lease_token" = "prio_release"."lease_token"
+            RETURNING "job"."id", "job"."priority"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f"),
+               (SELECT pg_catalog.array_agg("b"."priority" ORDER BY "b"."priority") FROM (SELECT "f"."priority", min("f"."id") AS "id" FROM "freed" AS "f" GROUP BY "f"."priority") AS "b"),
+               (SELECT pg_catalog.array_agg("b"."id" ORDER BY "b"."priority") FROM (SELECT "f"."priority", min("f"."id") AS "id" FROM "freed" AS "f" GROUP BY "f"."priority") AS "b")
+        INTO v$released, v$lowest, v$bands, v$lows;
+    ELSE
+        WITH "freed" AS
+        (
+            UPDATE "qgreview"."prio" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."lease_token" = "prio_release"."lease_token"
+            RETURNING "job"."id", "job"."priority"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f"),
+               (SELECT pg_catalog.array_agg("b"."priority" ORDER BY "b"."priority") FROM (SELECT "f"."priority", min("f"."id") AS "id" FROM "freed" AS "f" GROUP BY "f"."priority") AS "b"),
+               (SELECT pg_catalog.array_agg("b"."id" ORDER BY "b"."priority") FROM (SELECT "f"."priority", min("f"."id") AS "id" FROM "freed" AS "f" GROUP BY "f"."priority") AS "b")
+        INTO v$released, v$lowest, v$bands, v$lows;
+    END IF;
+    IF v$released = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on qgreview.prio: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    -- Released jobs are claimable again: no priority's mark may stay above them.
+    FOR v$k IN 1 .. coalesce(pg_catalog.cardinality(v$bands), 0) LOOP
+        IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+            FOR v$try IN 1 .. 5 LOOP
+                PERFORM 1 FROM "qgreview"."prio_marks" AS "w" WHERE "w"."ids"[pg_catalog.array_position("w"."priorities", v$bands[v$k])] > v$lows[v$k] FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    UPDATE "qgreview"."prio_marks" AS "w" SET "ids"[pg_catalog.array_position("w"."priorities", v$bands[v$k])] = v$lows[v$k]
+                    WHERE "w"."ids"[pg_catalog.array_position("w"."priorities", v$bands[v$k])] > v$lows[v$k];
+                    EXIT;
+                END IF;
+                -- Not taken: either nothing to lower, or another transaction holds the row.
+                EXIT WHEN NOT EXISTS (SELECT 1 FROM "qgreview"."prio_marks" AS "w" WHERE "w"."ids"[pg_catalog.array_position("w"."priorities", v$bands[v$k])] > v$lows[v$k]);
+                PERFORM pg_catalog.pg_sleep(0.01);
+            END LOOP;
+        END IF;
+    END LOOP;
+    RETURN v$released;
+END
+$qgen$;
+ALTER FUNCTION "qgreview"."prio_release" OWNER TO "qgreview_owner";
+REVOKE ALL ON FUNCTION "qgreview"."prio_release" FROM PUBLIC;
+
 -- qgen 0.1.0: table qgreview.priod, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Storage fit for a queue table, whose rows are inserted, and deleted all day:
@@ -1773,6 +1850,8 @@ GRANT USAGE ON TYPE "qgreview"."prio_dequeue_row" TO "qgreview_consumer";
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "qgreview"."prio_maintain" TO "qgreview_consumer";
 GRANT SELECT ON "qgreview"."prio_pending" TO "qgreview_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "qgreview"."prio_release" TO "qgreview_consumer";
 GRANT EXECUTE ON FUNCTION "qgreview"."priod_enqueue", "qgreview"."priod_enqueue_batch" TO "qgreview_producer";
 GRANT USAGE ON TYPE "qgreview"."priod_batch" TO "qgreview_producer";
 GRANT EXECUTE ON FUNCTION "qgreview"."priod_dequeue" TO "qgreview_consumer";
@@ -1797,6 +1876,7 @@ GRANT EXECUTE ON ROUTINE "qgreview"."prio_maintain" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_redrive" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_dead_letters" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_job" TO "qgreview_admin";
+GRANT EXECUTE ON ROUTINE "qgreview"."prio_release" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_enqueue" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_enqueue_batch" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_dequeue" TO "qgreview_admin";
@@ -1825,7 +1905,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'qgreview'
-          AND p.proname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job')
+          AND p.proname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'prio_release', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job')
           AND (p.proowner <> '"qgreview_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1835,7 +1915,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'qgreview'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job')
+          AND c.relname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'prio_release', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job')
           AND c.relowner <> '"qgreview_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1863,6 +1943,7 @@ BEGIN
             ('prio_purge_batch', '962d9ac9f4fb59ce70e350d1dbd0c864'),
             ('prio_reap', 'f34105ac096267045c2be9cc6cc66ddd'),
             ('prio_redrive', '2c0532501056f109f7fbff794b06b3cd'),
+            ('prio_release', 'de6a3a9d34fac9b0ffc7f6513f4acc78'),
             ('priod_dequeue', '5ea19fb0b7befac3f0fc5da86de74c0a'),
             ('priod_dequeue_guard', 'db6f3744ff381777efa7666d2fad41ed'),
             ('priod_enqueue', '47e43d55af52462090836dd3fe952494'),

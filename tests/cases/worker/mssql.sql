@@ -1517,6 +1517,64 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: release pgs_wrk.mail_release, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With @id, that
+-- job; without, every job of the lease. The token is the fence: a job whose lease was released,
+-- taken over or finished gets error 50001. last_error is kept (no failure happened).
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_release]
+    @lease_token uniqueidentifier,
+    @id bigint = NULL
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$freed TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$released int, @q$lowest bigint;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        IF @id IS NULL
+        BEGIN
+            -- The rows by their id, then the lease index's key (see the macro held_ids).
+            DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+            INSERT INTO @q$held ([id])
+            SELECT [id] FROM [pgs_wrk].[mail] WHERE [lease_token] = @lease_token;
+            UPDATE [pgs_wrk].[mail]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] IN (SELECT [id] FROM @q$held) AND [lease_token] = @lease_token;
+        END
+        ELSE
+            UPDATE [pgs_wrk].[mail]
+            SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now, [deferred] = 1,
+                [attempts] = CASE WHEN [attempts] > 0 THEN [attempts] - 1 ELSE 0 END
+            OUTPUT inserted.[id] INTO @q$freed ([id])
+            WHERE [id] = @id AND [lease_token] = @lease_token;
+        SET @q$released = @@ROWCOUNT;
+        IF @q$released = 0
+            THROW 50001, N'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        -- Released jobs are claimable again: the watermark must not stay above them (unless another
+        -- transaction holds the watermark row: then the rescan finds them; never a wait).
+        SELECT @q$lowest = MIN([id]) FROM @q$freed;
+        UPDATE [w]
+            SET [id] = @q$lowest, [version] = [w].[version] + 1
+            FROM [pgs_wrk].[mail_watermark] AS [w] WITH (ROWLOCK, READPAST, UPDLOCK)
+            WHERE [w].[id] > @q$lowest;
+        COMMIT TRANSACTION;
+        RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_wrk_producer, pgs_wrk_consumer, pgs_wrk_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1538,6 +1596,8 @@ GRANT VIEW DEFINITION ON OBJECT::[pgs_wrk].[mail] TO [pgs_wrk_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_maintain] TO [pgs_wrk_consumer];
 GRANT SELECT ON OBJECT::[pgs_wrk].[mail_pending] TO [pgs_wrk_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_release] TO [pgs_wrk_consumer];
 -- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
 -- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
 -- and future (upgrade.sql takes back a schema-wide grant a former version made).
@@ -1560,6 +1620,7 @@ GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_maintain] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_redrive] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_dead_letters] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_job] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_release] TO [pgs_wrk_admin];
 GRANT EXECUTE ON TYPE::[pgs_wrk].[mail_batch] TO [pgs_wrk_admin];
 GO
 
@@ -1603,7 +1664,8 @@ WHERE [s].[name] = N'pgs_wrk'
       N'mail_maintain',
       N'mail_redrive',
       N'mail_dead_letters',
-      N'mail_job'
+      N'mail_job',
+      N'mail_release'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1670,6 +1732,8 @@ IF OBJECT_ID(N'pgs_wrk.mail_dead_letters') IS NULL
     SET @q$missing += N' pgs_wrk.mail_dead_letters';
 IF OBJECT_ID(N'pgs_wrk.mail_job') IS NULL
     SET @q$missing += N' pgs_wrk.mail_job';
+IF OBJECT_ID(N'pgs_wrk.mail_release') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_release';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1729,6 +1793,7 @@ FROM
         (N'mail_purge_batch', 0xC13DEE6897D4DC337330A9BC5BDC4E17F64884CE8ADFD809277C5629765425E6),
         (N'mail_reap', 0xA7AE79712DE4FAE515270F668FC9BF0693BBE7049F06EDE384210C71FF602345),
         (N'mail_redrive', 0x542F8CD5A9CA6E10F5D87200CD8AD76F3EC0FB4154388B6FB5786EA904E0BADA),
+        (N'mail_release', 0xE6751C2769B972FF17E0FC5AA60CBF421DC9F5974FF474844E6713D62619FE80),
         (N'mail_watermark_correct', 0x01EB7BACF763D44BB3037F401C1CCBBAC50627BACD873334A0117AD9A00FAB4F),
         (N'mail_watermark_move', 0xFAEB40105323997871AF9A8BE05513256568604FB4B716A7DADEF386312959E4),
         (N'mail_worker', 0xDADF8C4A3E8A6131AC48EC49EF710907DA92B567E03A9BD6E48236EA4C785554)

@@ -1453,6 +1453,88 @@ $qgen$;
 ALTER FUNCTION "pgs_wrk"."mail_job" OWNER TO "pgs_wrk_owner";
 REVOKE ALL ON FUNCTION "pgs_wrk"."mail_job" FROM PUBLIC;
 
+-- qgen 0.1.0: release pgs_wrk.mail_release, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Hands leased jobs back unstarted: claimable again at once, their claim not counted as an attempt
+-- (a worker that stops, SIGTERM, gives back the jobs of its batch it did not begin). With id, that
+-- job; with ids, those of them the lease holds (primary-key lookups); with neither, every job
+-- of the lease (a search of the whole table: no index holds tokens). The token is the fence: a
+-- job whose lease was released, taken over or finished gets QG001. last_error is kept (no failure happened).
+CREATE OR REPLACE FUNCTION "pgs_wrk"."mail_release"
+(
+    "lease_token" uuid,
+    "id" bigint DEFAULT NULL,
+    "ids" bigint[] DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$released integer;
+    v$lowest bigint;
+BEGIN
+    -- Released jobs are deferred: due at the clock read under this lock (postgres__due_bound_move).
+    LOCK TABLE "pgs_wrk"."mail_watermark" IN ROW SHARE MODE;
+    IF "mail_release"."id" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_wrk"."mail" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = "mail_release"."id" AND "job"."lease_token" = "mail_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSIF "mail_release"."ids" IS NOT NULL THEN
+        WITH "freed" AS
+        (
+            UPDATE "pgs_wrk"."mail" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."id" = ANY ("mail_release"."ids") AND "job"."lease_token" = "mail_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    ELSE
+        WITH "freed" AS
+        (
+            UPDATE "pgs_wrk"."mail" AS "job"
+            SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
+                "attempts" = greatest("job"."attempts" - 1, 0)
+            WHERE "job"."lease_token" = "mail_release"."lease_token"
+            RETURNING "job"."id"
+        )
+        SELECT (SELECT count(*) FROM "freed"), (SELECT min("f"."id") FROM "freed" AS "f")
+        INTO v$released, v$lowest;
+    END IF;
+    IF v$released = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+    END IF;
+    -- Released jobs are claimable again: the watermark must not stay above them.
+    IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
+        FOR v$try IN 1 .. 5 LOOP
+            PERFORM 1 FROM "pgs_wrk"."mail_watermark" AS "w" WHERE "w"."id" > v$lowest FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE "pgs_wrk"."mail_watermark" AS "w" SET "id" = v$lowest WHERE "w"."id" > v$lowest;
+                EXIT;
+            END IF;
+            -- Not taken: either nothing to lower, or another transaction holds the row.
+            EXIT WHEN NOT EXISTS (SELECT 1 FROM "pgs_wrk"."mail_watermark" AS "w" WHERE "w"."id" > v$lowest);
+            PERFORM pg_catalog.pg_sleep(0.01);
+        END LOOP;
+    END IF;
+    RETURN v$released;
+END
+$qgen$;
+ALTER FUNCTION "pgs_wrk"."mail_release" OWNER TO "pgs_wrk_owner";
+REVOKE ALL ON FUNCTION "pgs_wrk"."mail_release" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_wrk_producer, pgs_wrk_consumer, pgs_wrk_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1467,6 +1549,8 @@ GRANT EXECUTE ON FUNCTION "pgs_wrk"."mail_watermark_correct" TO "pgs_wrk_consume
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "pgs_wrk"."mail_maintain" TO "pgs_wrk_consumer";
 GRANT SELECT ON "pgs_wrk"."mail_pending" TO "pgs_wrk_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "pgs_wrk"."mail_release" TO "pgs_wrk_consumer";
 -- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
 -- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_enqueue" TO "pgs_wrk_admin";
@@ -1487,6 +1571,7 @@ GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_maintain" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_redrive" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_dead_letters" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_job" TO "pgs_wrk_admin";
+GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_release" TO "pgs_wrk_admin";
 
 -- qgen 0.1.0: verify pgs_wrk, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1506,7 +1591,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_wrk'
-          AND p.proname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job')
+          AND p.proname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job', 'mail_release')
           AND (p.proowner <> '"pgs_wrk_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1516,7 +1601,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_wrk'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job')
+          AND c.relname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job', 'mail_release')
           AND c.relowner <> '"pgs_wrk_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1544,6 +1629,7 @@ BEGIN
             ('mail_purge_batch', '7182f446f72e3d125020bd0e13ab40ae'),
             ('mail_reap', '61852a8e7f477e0cbfb4b688daf9665c'),
             ('mail_redrive', '61f960aa040bdabd9796d591d7ff06c2'),
+            ('mail_release', 'c701c53fccbffc1bd145e7d9bc236fea'),
             ('mail_watermark_correct', '8e834ecf6ab07834535bf93290201ce7'),
             ('mail_watermark_move', '7b1b3266241293ad013ac062f30ee1ac'),
             ('mail_worker', '93cf0708e04aff126da1a8c85878fd39')

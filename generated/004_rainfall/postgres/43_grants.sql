@@ -12,6 +12,8 @@ GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_events_watermark_correct" TO "rai
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_events_maintain" TO "rainfall_consumer";
 GRANT SELECT ON "rainfall"."rainfall_events_pending" TO "rainfall_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_events_release" TO "rainfall_consumer";
 GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_enqueue", "rainfall"."rainfall_transfer_enqueue_batch" TO "rainfall_producer";
 GRANT USAGE ON TYPE "rainfall"."rainfall_transfer_batch" TO "rainfall_producer";
 GRANT EXECUTE ON FUNCTION "rainfall"."rainfall_transfer_dequeue" TO "rainfall_consumer";
@@ -40,6 +42,7 @@ GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_maintain" TO "rainfall_admi
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_redrive" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_dead_letters" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_job" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_release" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue_batch" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_watermark_move" TO "rainfall_admin";

@@ -12,6 +12,8 @@ GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_watermark_correct" TO "QueueS
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_maintain" TO "QueueSample_consumer";
 GRANT SELECT ON "QueueSample"."WorkQueue_Pending" TO "QueueSample_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "QueueSample"."WorkQueue_release" TO "QueueSample_consumer";
 -- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
 -- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
 GRANT EXECUTE ON ROUTINE "QueueSample"."QueueJob" TO "QueueSample_admin";
@@ -31,3 +33,4 @@ GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_maintain" TO "QueueSample_admi
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_redrive" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_dead_letters" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_job" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_release" TO "QueueSample_admin";

@@ -12,6 +12,8 @@ GRANT EXECUTE ON FUNCTION "four"."four_queue_watermark_correct" TO "four_consume
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON FUNCTION "four"."four_queue_maintain" TO "four_consumer";
 GRANT SELECT ON "four"."four_queue_pending" TO "four_admin";
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON FUNCTION "four"."four_queue_release" TO "four_consumer";
 -- Admins run every function (and the worker procedure) qgen created, and nothing else: each by
 -- name, never ALL ROUTINES IN SCHEMA, which in a shared schema would reach the application's too.
 GRANT EXECUTE ON ROUTINE "four"."four_queue_enqueue" TO "four_admin";
@@ -32,3 +34,4 @@ GRANT EXECUTE ON ROUTINE "four"."four_queue_maintain" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_redrive" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_dead_letters" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_job" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_release" TO "four_admin";

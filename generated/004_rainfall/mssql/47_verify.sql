@@ -47,6 +47,7 @@ WHERE [s].[name] = N'rainfall'
       N'rainfall_events_redrive',
       N'rainfall_events_dead_letters',
       N'rainfall_events_job',
+      N'rainfall_events_release',
       N'rainfall_transfer_watermark',
       N'rainfall_transfer_pending',
       N'rainfall_transfer_batch',
@@ -130,6 +131,8 @@ IF OBJECT_ID(N'rainfall.rainfall_events_dead_letters') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_dead_letters';
 IF OBJECT_ID(N'rainfall.rainfall_events_job') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_job';
+IF OBJECT_ID(N'rainfall.rainfall_events_release') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_release';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_watermark') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_watermark';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_pending') IS NULL
@@ -220,6 +223,7 @@ FROM
         (N'rainfall_events_purge_batch', 0xC8CB078914FB4D5A9F5EF73D28EB6FF6867D86132080CEEB0AA875681B40FFC9),
         (N'rainfall_events_reap', 0x9D604EC106B61C2B73595761804C8CEDCC254F0B42D062504E66425D4C02FF52),
         (N'rainfall_events_redrive', 0x6D791A1E847FFD6AE16FCA00B071F0383B8692008057E4FE4B1CA548967929A6),
+        (N'rainfall_events_release', 0xB5548477F791788D0CEA2C165F2721D49956BA62FF3050740076843DE5EA5BB1),
         (N'rainfall_events_watermark_correct', 0xD1D03D3D300CF4C1B6F3CF873D0B229F4E93A0C963D85A19E7C77A771DCB10C6),
         (N'rainfall_events_watermark_move', 0xF5869882EB8414873736AE334E2EE03BA5B28C6CFF74A468827E7DB04596F462),
         (N'rainfall_transfer_dequeue', 0x23692991DF838918BD12369DABEEC281DB2D239C50F52CD2833537EAEBA8E4CF),

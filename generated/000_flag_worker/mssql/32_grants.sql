@@ -26,6 +26,8 @@ GRANT VIEW DEFINITION ON OBJECT::[four].[four_queue] TO [four_admin];
 -- Any worker may look after the queue: maintain reaps, corrects the watermark and purges, one batch each.
 GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_consumer];
 GRANT SELECT ON OBJECT::[four].[four_queue_pending] TO [four_admin];
+-- A stopping worker hands back the jobs it did not start (release: the attempt not counted).
+GRANT EXECUTE ON OBJECT::[four].[four_queue_release] TO [four_consumer];
 -- The admin role runs every procedure qgen created, and nothing else: each by name, never EXECUTE
 -- ON SCHEMA, which in a shared schema (or dbo) would reach every application procedure, present
 -- and future (upgrade.sql takes back a schema-wide grant a former version made).
@@ -48,5 +50,6 @@ GRANT EXECUTE ON OBJECT::[four].[four_queue_maintain] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_redrive] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_dead_letters] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_job] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_release] TO [four_admin];
 GRANT EXECUTE ON TYPE::[four].[four_queue_batch] TO [four_admin];
 GO

@@ -46,7 +46,8 @@ WHERE [s].[name] = N'QueueSample'
       N'WorkQueue_maintain',
       N'WorkQueue_redrive',
       N'WorkQueue_dead_letters',
-      N'WorkQueue_job'
+      N'WorkQueue_job',
+      N'WorkQueue_release'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -115,6 +116,8 @@ IF OBJECT_ID(N'QueueSample.WorkQueue_dead_letters') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_dead_letters';
 IF OBJECT_ID(N'QueueSample.WorkQueue_job') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_job';
+IF OBJECT_ID(N'QueueSample.WorkQueue_release') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_release';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -174,6 +177,7 @@ FROM
         (N'WorkQueue_purge_batch', 0x2AFCE8BD449473B226A7CA92D4B55FF7A8EF790D397F4A96F39C482F48DDD617),
         (N'WorkQueue_reap', 0xC9327C533510C56137DAED03ECEA47EC8B6D0A806A3F52C8709BCF01A763A322),
         (N'WorkQueue_redrive', 0xB97D8AA467D8655AB06EA43CE28A10044C8207D2259FA10077594FEA3AFEA2AB),
+        (N'WorkQueue_release', 0xA8430E0EC6DCEF2599969E76756ED56753E59091E84DC9036C720AEC2CAECE0C),
         (N'WorkQueue_watermark_correct', 0xA64AF930A0341A498A240C369461EC65A2AA61C7175BBA5282D0E90CB6A364AC),
         (N'WorkQueue_watermark_move', 0xF6966448869D7E90E52474769C991AAC6BB7A885888719391CED8DD04CDD70CF)
 ) AS [r]([name], [fingerprint])

@@ -47,7 +47,8 @@ WHERE [s].[name] = N'four'
       N'four_queue_maintain',
       N'four_queue_redrive',
       N'four_queue_dead_letters',
-      N'four_queue_job'
+      N'four_queue_job',
+      N'four_queue_release'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -118,6 +119,8 @@ IF OBJECT_ID(N'four.four_queue_dead_letters') IS NULL
     SET @q$missing += N' four.four_queue_dead_letters';
 IF OBJECT_ID(N'four.four_queue_job') IS NULL
     SET @q$missing += N' four.four_queue_job';
+IF OBJECT_ID(N'four.four_queue_release') IS NULL
+    SET @q$missing += N' four.four_queue_release';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -177,6 +180,7 @@ FROM
         (N'four_queue_purge_batch', 0x768584AA8613BF926D010D78D82DC8A1608D5D88CC35AF638B10A80BB3308350),
         (N'four_queue_reap', 0x92B8469B9E18AB95FB1386CFED26E1F8D447DE4D96E9335DEBAB25BCB9D07F9A),
         (N'four_queue_redrive', 0x1757DA770CEBBCF9416AF450099D0981CB0D476494D232BF863CF4C98FF1EEB9),
+        (N'four_queue_release', 0xEF3DBD44C08E15AED3864ABE249FE2BF2510E6EBFE19B0E6A9EB5E4A1DBDA58C),
         (N'four_queue_watermark_correct', 0x0CDB7B8572A3F50BDE821C11312B5C7E57CA07E90FAD1FD2579C455EFCF4BEBF),
         (N'four_queue_watermark_move', 0x9AF47F995274ADF4A8F227017185E758818BBAFF8237561DAD3EEB6E7EF37B76),
         (N'four_queue_worker', 0xDD62E3CBA39006BA3406793C3A70C9049BDEF3C7A0C3363FC198238D35147017)
