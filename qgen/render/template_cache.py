@@ -8,7 +8,8 @@ $QGEN_TEMPLATE_CACHE, else $XDG_CACHE_HOME/qgen/templates, else ~/.cache/qgen/te
 QGEN_TEMPLATE_CACHE=off keeps them in memory only.
 
 A kept template is used only while its source is the same (Jinja's bucket compares the source's
-checksum, and its own and Python's version). Compiled code is executed when loaded, so the folder is
+checksum, and its own and Python's version; the key holds qgen's and Jinja's versions and the
+environment's options). Compiled code is executed when loaded, so the folder is
 used only when it belongs to this user and nobody else may write to it; a folder that cannot be made,
 read or written leaves the cache in memory, and rendering goes on as without it.
 """
@@ -64,6 +65,15 @@ class CompiledTemplates(jinja2.BytecodeCache):
                 self._disk = jinja2.FileSystemBytecodeCache(str(folder), "qgen-%s.cache")
         return self._disk
 
+    def get_bucket(self, environment: jinja2.Environment, name: str, filename: Optional[str],
+                   source: str) -> jinja2.bccache.Bucket:
+        """Jinja's bucket, keyed also by what else shapes the compiled code: qgen's and Jinja's versions
+        and the environment's options (a kept template compiled with other options is not used)."""
+        key = self.get_cache_key(f"{_compiled_with(environment)}|{name}", filename)
+        bucket = jinja2.bccache.Bucket(environment, key, self.get_source_checksum(source))
+        self.load_bytecode(bucket)
+        return bucket
+
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         if bucket.key in self._code:
             bucket.bytecode_from_string(self._code[bucket.key])
@@ -72,7 +82,7 @@ class CompiledTemplates(jinja2.BytecodeCache):
         if disk is not None:
             try:
                 disk.load_bytecode(bucket)  # a stale or foreign file resets the bucket: compiled again
-            except (OSError, ValueError, EOFError, TypeError):
+            except Exception:  # noqa: BLE001 (a damaged file raises what its bytes make pickle raise: MemoryError among them)
                 bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
@@ -84,3 +94,16 @@ class CompiledTemplates(jinja2.BytecodeCache):
                 disk.dump_bytecode(bucket)
             except OSError:
                 self._disk = None  # a folder that cannot be written: memory only from now on
+
+
+def _compiled_with(environment: jinja2.Environment) -> str:
+    """What besides a template's source decides its compiled code."""
+    from qgen import __version__
+
+    options = ("block_start_string", "block_end_string", "variable_start_string", "variable_end_string",
+               "comment_start_string", "comment_end_string", "line_statement_prefix", "line_comment_prefix",
+               "trim_blocks", "lstrip_blocks", "newline_sequence", "keep_trailing_newline", "optimized",
+               "autoescape", "undefined")
+    shape = [__version__, jinja2.__version__, *(repr(getattr(environment, option, None)) for option in options),
+             *sorted(environment.extensions)]
+    return "|".join(shape)
