@@ -114,3 +114,9 @@ def test_import_paths_users_files_hold_still_import():
     for name in qgen.results.__all__:   # pickled results and type annotations name these
         assert getattr(qgen.results, name) is getattr(qgen.client.results, name), name
     assert set(qgen.results.__all__) <= set(qgen.client.results.__all__)
+    import qgen.dialects.urls
+    from qgen.urls import database_of   # env.py as `qgen init` wrote it between two moves
+    from qgen.dialects import client_driver
+
+    assert database_of is qgen.dialects.urls.database_of
+    assert client_driver("postgres")().sqlalchemy_url("postgresql://h/d") == "postgresql+psycopg://h/d"

@@ -19,7 +19,8 @@ import jinja2
 from pydantic import ValidationError
 
 from qgen.render.engine import Column, Rendering, make_environment, render_spec
-from qgen.dialects.urls import UnknownDatabase, database_of
+from qgen.dialects.postgres.client import libpq_target
+from qgen.dialects.urls import UnknownDatabase, database_of, redacted
 from qgen.spec.model import Spec
 
 
@@ -127,9 +128,9 @@ class BenchDatabase:
         import psycopg
 
         try:
-            return psycopg.connect(self.url, autocommit=autocommit)
+            return psycopg.connect(libpq_target(self.url), autocommit=autocommit)
         except psycopg.OperationalError as exc:
-            raise BenchError(f"cannot connect to {self.url}: {str(exc).strip()}") from None
+            raise BenchError(f"cannot connect to {redacted(self.url)}: {redacted(str(exc).strip())}") from None
 
     def execute(self, statement: str, params: Optional[dict] = None) -> list[tuple]:
         with self.connect() as conn:

@@ -13,13 +13,13 @@ driver traceback.
 
 from __future__ import annotations
 
-import re
-from typing import Any, Callable
+from typing import Any
 
-from qgen.client.connection import mssql_connection_string
-from qgen.dialects.urls import UnknownDatabase, database_of
+from qgen import dialects
+from qgen.dialects.urls import UnknownDatabase, database_of, redacted
 
 URL_ENV = "QGEN_DATABASE_URL"
+CONNECT_TIMEOUT = 10  # seconds: a command gives up on a server that does not answer
 
 
 class DatabaseUnavailable(Exception):
@@ -27,52 +27,23 @@ class DatabaseUnavailable(Exception):
 
 
 def shown(url: str) -> str:
-    """The URL with its password hidden, for messages."""
-    try:
-        from sqlalchemy.engine import make_url
-
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:
-        return re.sub(r"(//[^:/@]+:)[^@]*@", r"\1***@", url)
-
-
-def _postgres(url: str) -> Any:
-    try:
-        import psycopg
-    except ImportError:
-        raise DatabaseUnavailable("PostgreSQL needs psycopg: pip install 'qgen-queues[postgres]'") from None
-    plain = re.sub(r"^[a-z0-9+]+://", "postgresql://", url, count=1)
-    try:
-        return psycopg.connect(plain, autocommit=True, connect_timeout=10)
-    except psycopg.Error as exc:
-        raise DatabaseUnavailable(f"cannot connect to {shown(url)}: {str(exc).strip()}") from None
-
-
-def odbc_connection_string(url: str) -> str:
-    """The ODBC connection string pyodbc takes, from an mssql+pyodbc:// URL (qgen/client/connection.py), or
-    the connection string itself."""
-    return mssql_connection_string(url) if "://" in url else url
-
-
-def _mssql(url: str) -> Any:
-    try:
-        import pyodbc
-    except ImportError:
-        raise DatabaseUnavailable("SQL Server needs pyodbc: pip install 'qgen-queues[mssql]' (it brings Microsoft's "
-                                  "ODBC Driver 18; or Debian's tdsodbc with driver=FreeTDS)") from None
-    try:
-        return pyodbc.connect(odbc_connection_string(url), autocommit=True, timeout=10)
-    except pyodbc.Error as exc:
-        raise DatabaseUnavailable(f"cannot connect to {shown(url)}: {exc}") from None
-
-
-_CONNECTORS: dict[str, Callable[[str], Any]] = {"postgres": _postgres, "mssql": _mssql}
+    """The URL with its password hidden, for messages (qgen.dialects.urls.redacted)."""
+    return redacted(url)
 
 
 def connect(url: str) -> Any:
-    """An autocommit DB-API connection to the database the URL names."""
+    """An autocommit DB-API connection to the database the URL names, opened by its database's
+    connector (qgen.dialects)."""
     try:
-        database = database_of(url)
+        database = dialects.get(database_of(url))
     except UnknownDatabase as exc:
         raise DatabaseUnavailable(str(exc)) from None
-    return _CONNECTORS[database](url)
+    try:
+        return database.connector(url, timeout=CONNECT_TIMEOUT)()
+    except ImportError:
+        raise DatabaseUnavailable(database.driver_needed) from None
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] != database.driver_module:
+            raise
+        answer = redacted(" ".join(str(exc).split()))
+        raise DatabaseUnavailable(f"cannot connect to {redacted(url)}: {answer}") from None

@@ -11,7 +11,7 @@ from qgen.dialects.base import _REGISTRY, Database, register
 from qgen.dialects.scripts import CreatedName, Grant, Index, Routine
 
 __all__ = ["Database", "CreatedName", "Grant", "Index", "Routine", "register", "get", "of_connection", "of_error",
-           "names"]
+           "names", "client_driver"]
 
 
 def get(name: str, batch_via: str = "auto") -> Database:
@@ -44,6 +44,14 @@ def of_error(exc: BaseException) -> Database:
         if database.driver_module == module:
             return database()
     return Database()
+
+
+def client_driver(name: str) -> type[Database]:
+    """The class of a dialect's database, for a migrations/env.py that an earlier `qgen init` wrote:
+    it calls `client_driver(dialect)().sqlalchemy_url(url)`. New code calls get(name)."""
+    _load_builtin()
+    get(name)  # an unknown name: the same error as get's
+    return _REGISTRY[name]
 
 
 def names() -> list[str]:

@@ -70,6 +70,7 @@ class ClientSide:
     """The defaults; a database's class sets its DB-API module, its ErrorTable and its capabilities."""
 
     driver_module: ClassVar[str] = ""   # the DB-API module whose connections are this database's
+    driver_needed: ClassVar[str] = ""   # what to install when driver_module is missing
     errors: ClassVar[ErrorTable] = ErrorTable({})
     batch_via: str  # per client: how enqueue_many sends a batch ('auto', 'json', 'tvp'), see batch_as_json
 
@@ -86,6 +87,13 @@ class ClientSide:
 
     def quote(self, name: str) -> str:
         return '"' + name.replace('"', '""') + '"'
+
+    def example_call(self, routine: str, args: Sequence[tuple[str, str]], shape: str,
+                     table_type: Optional[str] = None) -> list[str]:
+        """The lines of a readable call of a routine, with literal arguments, for the reference page
+        (docs/api.md): its header comment and its statement. shape as in statement(); table_type: the
+        routine takes a table of that type (a batch)."""
+        raise NotImplementedError
 
     def statement(self, routine: str, params: Params, shape: str) -> str:
         """The text that calls a routine (its quoted, qualified name) with these named parameters.
@@ -170,8 +178,10 @@ class ClientSide:
         """A URL of this database as SQLAlchemy (Alembic's env.py) must get it to connect as qgen does."""
         return url
 
-    def connector(self, target: str) -> Callable[[], Any]:
-        """A callable that opens a new connection to the database a URL or DSN names."""
+    def connector(self, target: str, timeout: Optional[int] = None) -> Callable[[], Any]:
+        """A callable that opens a new connection to the database a URL or DSN names (giving up after
+        timeout seconds when given); ImportError when the driver is missing (driver_needed says how
+        to install it)."""
         raise NotImplementedError
 
     def prepare(self, connection: Any) -> None:

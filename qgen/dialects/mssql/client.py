@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from qgen.dialects.client import Batch, ClientSide, Params, json_default, unknown_host, utc
 from qgen.dialects.mssql.errors import ERRORS, pyodbc_codes
@@ -17,6 +17,8 @@ from qgen.dialects.mssql.odbc import mssql_connection_string, odbc_driver, odbc_
 
 class MssqlClient(ClientSide):
     driver_module = "pyodbc"
+    driver_needed = ("SQL Server needs pyodbc: pip install 'qgen-queues[mssql]' (it brings Microsoft's ODBC Driver 18; "
+                     "or Debian's tdsodbc with driver=FreeTDS)")
     errors = ERRORS
     # The procedures manage their own transactions (BEGIN/COMMIT, and ROLLBACK + THROW on error).
     # Under ODBC's implicit transactions (autocommit off) their first SELECT would open an outer
@@ -31,6 +33,13 @@ class MssqlClient(ClientSide):
 
     def quote(self, name: str) -> str:
         return "[" + name.replace("]", "]]") + "]"
+
+    def example_call(self, routine: str, args: Sequence[tuple[str, str]], shape: str,
+                     table_type: Optional[str] = None) -> list[str]:
+        if table_type:
+            return [f"-- SQL Server: @jobs is a table of type {table_type} (or call enqueue_json with the JSON array)"]
+        named = ", ".join(f"@{name} = {'1' if value == 'true' else value}" for name, value in args)
+        return ["-- SQL Server", f"EXEC {routine}{' ' + named if named else ''};"]
 
     def statement(self, routine: str, params: Params, shape: str) -> str:
         args = ", ".join(f"@{p} = ?" for p, _ in params)
@@ -59,19 +68,21 @@ class MssqlClient(ClientSide):
 
         from sqlalchemy import make_url
 
+        if "://" not in url:  # an ODBC connection string
+            return "mssql+pyodbc:///?odbc_connect=" + quote_plus(url)
         parsed = make_url(url)
         if parsed.drivername in ("mssql", "mssql+pyodbc") and not {"driver", "odbc_connect"} & {k.lower() for k in parsed.query}:
             return "mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(url))
         return url
 
-    def connector(self, target: str) -> Callable[[], Any]:
+    def connector(self, target: str, timeout: Optional[int] = None) -> Callable[[], Any]:
         odbc = mssql_connection_string(target) if "://" in target else target
 
         def connect_mssql() -> Any:
             import pyodbc
 
             try:
-                return pyodbc.connect(odbc, autocommit=True)
+                return pyodbc.connect(odbc, autocommit=True, **({"timeout": timeout} if timeout else {}))
             except pyodbc.Error as exc:  # the drivers report an unknown host as a server not answering
                 exc.qgen_errno = unknown_host([odbc_server_host(odbc)])  # type: ignore[attr-defined]
                 raise

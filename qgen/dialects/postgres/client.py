@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from qgen.dialects.client import Batch, ClientSide, Params, json_default, unknown_host
 from qgen.dialects.postgres.errors import ERRORS
@@ -17,9 +17,39 @@ from qgen.dialects.postgres.errors import ERRORS
 _DUMPS = functools.partial(json.dumps, default=json_default)
 
 
+# PostgreSQL's keywords that are not unreserved (pg_get_keywords() catcode R, C or T, PostgreSQL 15): a
+# parameter so named is written quoted in a call (limit => 10 is a syntax error; "limit" => 10 is not).
+KEYWORDS = frozenset("""
+all analyse analyze and any array as asc asymmetric authorization between bigint binary bit boolean both case cast
+char character check coalesce collate collation column concurrently constraint create cross current_catalog
+current_date current_role current_schema current_time current_timestamp current_user dec decimal default deferrable
+desc distinct do else end except exists extract false fetch float for foreign freeze from full grant greatest group
+grouping having ilike in initially inner inout int integer intersect interval into is isnull join lateral leading
+least left like limit localtime localtimestamp national natural nchar none normalize not notnull null nullif numeric
+offset on only or order out outer overlaps overlay placing position precision primary real references returning
+right row select session_user setof similar smallint some substring symmetric table tablesample then time timestamp
+to trailing treat trim true union unique user using values varchar variadic verbose when where window with
+xmlattributes xmlconcat xmlelement xmlexists xmlforest xmlnamespaces xmlparse xmlpi xmlroot xmlserialize xmltable
+""".split())
+
+
+def libpq_target(target: str) -> str:
+    """What libpq (psycopg.connect) takes for a URL or DSN qgen takes: SQLAlchemy's
+    postgresql+psycopg:// scheme is not libpq's."""
+    if target.startswith("postgresql+psycopg://"):
+        return "postgresql://" + target[len("postgresql+psycopg://"):]
+    return target
+
+
 class PostgresClient(ClientSide):
     driver_module = "psycopg"
+    driver_needed = "PostgreSQL needs psycopg: pip install 'qgen-queues[postgres]'"
     errors = ERRORS
+
+    def example_call(self, routine: str, args: Sequence[tuple[str, str]], shape: str,
+                     table_type: Optional[str] = None) -> list[str]:
+        named = ", ".join(f"{self.quote(name) if name in KEYWORDS else name} => {value}" for name, value in args)
+        return ["-- PostgreSQL", f"CALL {routine}({named});" if shape == "call" else f"SELECT * FROM {routine}({named});"]
 
     def statement(self, routine: str, params: Params, shape: str) -> str:
         args = ", ".join(f"{self.quote(p)} => %s" for p, _ in params)
@@ -35,22 +65,28 @@ class PostgresClient(ClientSide):
         return Jsonb(value, dumps=_DUMPS)
 
     def sqlalchemy_url(self, url: str) -> str:
-        """A plain postgresql:// URL would make SQLAlchemy look for psycopg2; qgen uses psycopg 3."""
+        """A plain postgresql:// URL would make SQLAlchemy look for psycopg2; qgen uses psycopg 3. A
+        libpq DSN (host=... dbname=...) becomes a URL whose query holds its keys."""
+        if "://" not in url:
+            from urllib.parse import urlencode
+
+            from psycopg.conninfo import conninfo_to_dict
+
+            return "postgresql+psycopg:///?" + urlencode(conninfo_to_dict(url))
         for plain in ("postgresql://", "postgres://"):
             if url.startswith(plain):
                 return "postgresql+psycopg://" + url[len(plain):]
         return url
 
-    def connector(self, target: str) -> Callable[[], Any]:
-        url = target
-        if url.startswith("postgresql+psycopg://"):
-            url = "postgresql://" + url[len("postgresql+psycopg://"):]
+    def connector(self, target: str, timeout: Optional[int] = None) -> Callable[[], Any]:
+        url = libpq_target(target)
 
         def connect_postgres() -> Any:
             import psycopg
 
             try:
-                return psycopg.connect(url, autocommit=True)
+                extra: dict[str, Any] = {"connect_timeout": timeout} if timeout else {}
+                return psycopg.connect(url, autocommit=True, **extra)
             except psycopg.OperationalError as exc:
                 if exc.sqlstate is None:  # libpq gives a startup error's code to nobody
                     hosts = str(psycopg.conninfo.conninfo_to_dict(url).get("host") or "").split(",")

@@ -12,7 +12,6 @@ A qgen revision picks its SQL by the connection's dialect at run time (qgen/migr
 from __future__ import annotations
 
 import os
-import re
 from logging.config import fileConfig
 
 from alembic import context
@@ -20,7 +19,7 @@ from sqlalchemy import create_engine, pool
 from sqlalchemy.exc import DBAPIError
 
 from qgen import dialects
-from qgen.dialects.urls import database_of
+from qgen.dialects.urls import database_of, redacted
 
 URL_VARIABLE = "QGEN_DATABASE_URL"
 
@@ -29,13 +28,18 @@ if config.config_file_name is not None and config.attributes.get("configure_logg
     fileConfig(config.config_file_name)
 
 
-def database_url() -> str:
+def given_url() -> str:
+    """The database URL as given: -x url=..., $QGEN_DATABASE_URL or alembic.ini's sqlalchemy.url."""
     url = (context.get_x_argument(as_dictionary=True).get("url") or os.environ.get(URL_VARIABLE)
            or config.get_main_option("sqlalchemy.url"))
     if not url:
         raise SystemExit(f"qgen migrations: no database; set {URL_VARIABLE} or pass -x url=..., e.g. "
                          "postgresql+psycopg://user@host:5432/db or "
                          "mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4")
+    return url
+
+
+def database_url(url: str) -> str:
     # The URL as SQLAlchemy must see it to connect the way qgen's own commands do (its
     # database class, qgen.dialects, knows: psycopg 3 for a plain postgresql://, Microsoft's ODBC driver when a SQL
     # Server URL names none).
@@ -48,28 +52,27 @@ def database_url() -> str:
 
 def run_migrations_offline() -> None:
     """`alembic upgrade head --sql`: print the SQL instead of running it."""
-    context.configure(url=database_url(), literal_binds=True, dialect_opts={"paramstyle": "named"})
+    context.configure(url=database_url(given_url()), literal_binds=True, dialect_opts={"paramstyle": "named"})
     with context.begin_transaction():
         context.run_migrations()
 
 
-def connect(engine):
+def connect(engine, url: str):
     """The engine's connection; a server that cannot be reached (down, no such database, login refused)
     ends the command with one line naming the URL (password hidden) and the server's answer."""
     try:
         return engine.connect()
     except DBAPIError as exc:
-        answer = " ".join(str(exc.orig).split()) if exc.orig is not None else type(exc).__name__
-        # A password inside odbc_connect= (a SQL Server URL without driver=) is hidden too.
-        shown = re.sub(r"(?i)(PWD%3D).*?(?=%3B|&|$)", r"\1***", engine.url.render_as_string(hide_password=True))
-        raise SystemExit(f"qgen migrations: cannot connect to {shown}: "
+        answer = redacted(" ".join(str(exc.orig).split())) if exc.orig is not None else type(exc).__name__
+        raise SystemExit(f"qgen migrations: cannot connect to {redacted(url)}: "
                          f"{answer}\n(create the database first, or point {URL_VARIABLE} / -x url=... at one "
                          "that exists)") from None
 
 
 def run_migrations_online() -> None:
-    engine = create_engine(database_url(), poolclass=pool.NullPool)
-    with connect(engine) as connection:
+    url = given_url()
+    engine = create_engine(database_url(url), poolclass=pool.NullPool)
+    with connect(engine, url) as connection:
         context.configure(connection=connection)
         with context.begin_transaction():
             context.run_migrations()
