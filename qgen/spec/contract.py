@@ -438,16 +438,12 @@ def _signature(proc: Procedure) -> list[str]:
 
 
 def _example(proc: Procedure) -> list[str]:
-    call = any(not p.by_name for p in proc.parameters)  # a PostgreSQL procedure: CALL, its INOUT results a row
-    pg_args = ", ".join(f"{name} => {value}" for name, value in proc.example)
-    ms_args = ", ".join(f"@{name} = {'1' if value == 'true' else value}" for name, value in proc.example)
+    shape = "call" if any(not p.by_name for p in proc.parameters) else "rows"  # a PostgreSQL procedure: CALL
+    table_type = "s.q_batch" if any(p.type == JOB_BATCH for p in proc.parameters) else None
     lines = ["```sql"]
     if not proc.sql_server_only:
-        lines += ["-- PostgreSQL", f"CALL s.q_{proc.kind}({pg_args});" if call else f"SELECT * FROM s.q_{proc.kind}({pg_args});"]
-    if any(p.type == JOB_BATCH for p in proc.parameters):
-        lines += ["-- SQL Server: @jobs is a table of type s.q_batch (or call enqueue_json with the JSON array)"]
-    else:
-        lines += ["-- SQL Server", f"EXEC s.q_{proc.kind}{' ' + ms_args if ms_args else ''};"]
+        lines += dialects.get("postgres").example_call(f"s.q_{proc.kind}", proc.example, shape)
+    lines += dialects.get("mssql").example_call(f"s.q_{proc.kind}", proc.example, shape, table_type)
     return lines + ["```"]
 
 

@@ -89,6 +89,15 @@ BEGIN
         THROW 50100, N'no users with unlucky reputation 13', 1;
 END;""",
     ],
+    # The reference page's queue (tests/behaviour/test_reference_examples.py): its worker's handler does nothing.
+    ("reference", "postgres"): ["""
+CREATE SCHEMA IF NOT EXISTS qgref;
+CREATE OR REPLACE PROCEDURE qgref.handle(id bigint, n integer) LANGUAGE plpgsql AS $$ BEGIN END $$;
+"""],
+    ("reference", "mssql"): [
+        "IF SCHEMA_ID(N'qgref') IS NULL EXEC(N'CREATE SCHEMA [qgref] AUTHORIZATION [dbo];');",
+        "CREATE OR ALTER PROCEDURE [qgref].[handle] @id bigint, @n int AS BEGIN SET NOCOUNT ON; END;",
+    ],
 }
 # Extra tables a spec's tests write to, emptied with the queue's.
 EXTRA_TABLES = {"000_flag_worker": [("four", "handled")]}
