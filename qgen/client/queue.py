@@ -29,10 +29,10 @@ from qgen.client.results import (
     WatermarkCorrection,
 )
 from qgen.spec.catalog import has_dead_letters
-from qgen.spec.model import DEAD_LETTERS_MAX, ERROR_MAX, MAX_WAIT_MS, Spec, wakeup_channel
+from qgen.spec.model import DEAD_LETTERS_MAX, ERROR_MAX, MAX_WAIT_MS, DialectName, Spec, wakeup_channel
 from qgen.client.wakeup import STOP_CHECK, Listener
 
-Dialect = Literal["postgres", "mssql"]
+Dialect = DialectName  # a name qgen.dialects registers
 log = logging.getLogger("qgen.client")
 T = TypeVar("T")
 

@@ -8,7 +8,7 @@ documents each field; the JSON Schema published for editors is generated from th
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 
 from pydantic import (
     AfterValidator,
@@ -634,11 +634,19 @@ class Queue(_Strict):
         return found
 
 
+# The databases a spec may name: those qgen.dialects registers (one list, not repeated here).
+# (A str to the type checker, which cannot read a Literal made at run time.)
+if TYPE_CHECKING:
+    DialectName = str
+else:
+    DialectName = Literal[tuple(dialects.names())]
+
+
 class Spec(_Strict):
     """A qgen spec: database-level settings and one or more queues."""
 
-    dialects: list[Literal["mssql", "postgres"]] = Field(
-        default_factory=lambda: ["mssql", "postgres"], min_length=1, description="Which databases to render for."
+    dialects: list[DialectName] = Field(
+        default_factory=dialects.names, min_length=1, description="Which databases to render for."
     )
     schema_: Identifier = Field("qgen", alias="schema", description="Schema that holds every object. It also names the roles (<schema>_producer, ...) unless grants.role_prefix does: on PostgreSQL roles belong to the cluster, shared by every database whose spec names the same ones; on SQL Server they are roles of the one database.")
     naming: str = Field(
