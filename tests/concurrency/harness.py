@@ -4,6 +4,8 @@ never leave one running (every process started is killed, by its own pid, when t
 from __future__ import annotations
 
 import collections
+import os
+import signal
 import multiprocessing
 import queue as queue_module
 import time
@@ -44,6 +46,19 @@ class Fleet:
         process.start()
         self.procs[name] = process
         return process
+
+    def kill(self, process: Any, timeout: float = 30) -> None:
+        """SIGKILL a child that reported ("blocked", ...), once it has flushed that report (its
+        .flushed file): the results queue's write lock is shared by every child, and a child killed
+        between writing a report and releasing that lock leaves it held, so no other child's report
+        ever arrives (seen in CI: fresh workers never 'ready')."""
+        flushed = os.path.join(self.ledger_dir, f"{process.name}.flushed")
+        give_up = time.monotonic() + timeout
+        while not os.path.exists(flushed):
+            assert time.monotonic() < give_up, f"{process.name} did not flush its report in {timeout}s"
+            time.sleep(0.05)
+        self.expected_dead.add(process.name)
+        os.kill(process.pid, signal.SIGKILL)
 
     def wait_for(self, kind: str, count: int, timeout: float) -> list[tuple]:
         """Collect reports until `count` of `kind` came in. A child's error fails the test at once,

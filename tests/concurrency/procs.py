@@ -67,6 +67,45 @@ def _add(total: WorkerStats, part: WorkerStats) -> None:
         setattr(total, f.name, (getattr(total, f.name) or value) if isinstance(value, bool) else getattr(total, f.name) + value)
 
 
+def report_and_flush(results: Any, ledger_dir: str, name: str, report: tuple) -> None:
+    """A child's last report before the test kills it: flushed, the results queue's shared write lock
+    released, and then its .flushed file made (Fleet.kill waits for it)."""
+    results.put(report)
+    results.close()
+    results.join_thread()
+    open(os.path.join(ledger_dir, f"{name}.flushed"), "w").close()
+
+
+class _SlowRelease:
+    """A lock whose release comes a second late: the window in which a SIGKILL leaves it held."""
+
+    def __init__(self, lock: Any):
+        self._lock = lock
+
+    def acquire(self, *args: Any) -> Any:
+        return self._lock.acquire(*args)
+
+    def release(self) -> None:
+        time.sleep(1)
+        self._lock.release()
+
+
+def slow_reporter(target: Any, name: str, ledger_dir: str, results: Any, go: Any) -> None:
+    """Reports ("blocked", ...) as a victim does, its queue's write lock released a second late; then
+    sleeps until killed (tests/concurrency/test_fleet_kill.py)."""
+    results._wlock = _SlowRelease(results._wlock)  # before the first put starts the feeder thread
+    report_and_flush(results, ledger_dir, name, ("blocked", name, os.getpid(), None, None))
+    time.sleep(3600)
+
+
+def reporter(target: Any, name: str, ledger_dir: str, results: Any, go: Any) -> None:
+    """Waits for go, then reports ("ready", name)."""
+    go.wait()
+    results.put(("ready", name))
+    results.close()
+    results.join_thread()
+
+
 def lease_worker(target: Target, name: str, ledger_dir: str, results: Any, go: Any, *,
                  batch_size: int, lease_seconds: int, stop: Any = None, producer_done: Any = None,
                  block_at: Optional[tuple[int, int]] = None, maintain_every: Optional[float] = None) -> None:
@@ -95,7 +134,7 @@ def lease_worker(target: Target, name: str, ledger_dir: str, results: Any, go: A
                 state.update(token=job.lease_token, batch=state["batch"] + 1, index=-1)
             state["index"] += 1
             if (state["batch"], state["index"]) == block_at:
-                results.put(("blocked", name, os.getpid(), str(job.lease_token), job.id))
+                report_and_flush(results, ledger_dir, name, ("blocked", name, os.getpid(), str(job.lease_token), job.id))
                 time.sleep(3600)  # killed with SIGKILL long before this returns
             return NO_RESULT
 

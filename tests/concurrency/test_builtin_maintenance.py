@@ -6,7 +6,6 @@ lease plus one maintenance interval (plus a margin for the work itself)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 
@@ -40,8 +39,7 @@ def test_fresh_workers_recover_the_jobs_of_killed_workers_without_a_reaper(use_s
             f"SELECT {env.col('id')} FROM {env.name(QUEUE)} WHERE {env.col('lease_token')} IS NOT NULL"))
         assert len(held) == VICTIMS * BATCH
         for victim in victims:
-            fleet.expected_dead.add(victim.name)
-            os.kill(victim.pid, signal.SIGKILL)
+            fleet.kill(victim)
         killed_at = time.monotonic()
         for victim in victims:
             victim.join(10)
