@@ -172,110 +172,148 @@ def run_worker(
     if not client.lease_mode:
         raise QueueUsageError(f"run_worker needs a lease queue; {client.queue_name} has claim: delete "
                               "(handle its jobs inside `with client.transaction():`)")
-    stats = WorkerStats()
-    retries_before, reconnects_before = client.deadlock_retries, client.reconnects
-    backoff, waits = Backoff(0.5, 15.0), 0
-    started = time.monotonic()
-    deadline = started + allotted_seconds if allotted_seconds is not None else None
-    # The default owner fits lease_owner's 128 characters whatever the host's name (up to 253).
-    owner = owner or f"qgen-worker:{socket.gethostname()[:80]}:{os.getpid()}:{threading.get_ident()}"
-    lease = int(lease_seconds if lease_seconds is not None else client.queue.lease)
-    may_correct = correct_watermark and client.queue.watermark.enabled
-    corrected = False
-    maintenance = Maintenance(client, maintain_every, stats)
-    # Whether the worker's last claim came back full (the queue may hold more than one claim takes):
-    # time that runs out after a claim that found the queue empty (an idle worker waiting for work) or
-    # took what was left of it (a short batch) is no overrun.
-    had_work = False
-    wanted = batch_size if batch_size is not None else client.queue.batch_size
+    run = _WorkerRun(client, handler, batch_size=batch_size, allotted_seconds=allotted_seconds,
+                     stop_when_empty=stop_when_empty, job_type=job_type, owner=owner, lease_seconds=lease_seconds,
+                     heartbeat=heartbeat, release_unstarted=release_unstarted, correct_watermark=correct_watermark,
+                     max_batches=max_batches, poll_interval=poll_interval, stop=stop, on_done=on_done,
+                     maintain_every=maintain_every)
+    return run.run()
 
-    def time_over() -> bool:
-        return deadline is not None and time.monotonic() >= deadline
 
-    def pause(seconds: float) -> None:
-        if deadline is not None:
-            seconds = max(0.0, min(seconds, deadline - time.monotonic()))
-        if stop is not None:
-            stop.wait(seconds)
+class _WorkerRun:
+    """One run_worker call: its settings, its state between claims, and the steps of its loop."""
+
+    def __init__(self, client: QueueClient, handler: Callable[[Job], Any], *, batch_size: Optional[int],
+                 allotted_seconds: Optional[float], stop_when_empty: bool, job_type: Any, owner: Optional[str],
+                 lease_seconds: Optional[int], heartbeat: bool, release_unstarted: bool, correct_watermark: bool,
+                 max_batches: Optional[int], poll_interval: float, stop: Optional[threading.Event],
+                 on_done: Optional[Callable[[Job, str], Any]], maintain_every: Optional[float]):
+        self.client, self.handler, self.batch_size, self.job_type = client, handler, batch_size, job_type
+        self.stop_when_empty, self.heartbeat, self.release_unstarted = stop_when_empty, heartbeat, release_unstarted
+        self.max_batches, self.poll_interval, self.stop, self.on_done = max_batches, poll_interval, stop, on_done
+        self.stats = WorkerStats()
+        self.backoff, self.waits = Backoff(0.5, 15.0), 0
+        self.deadline = time.monotonic() + allotted_seconds if allotted_seconds is not None else None
+        # The default owner fits lease_owner's 128 characters whatever the host's name (up to 253).
+        self.owner = owner or f"qgen-worker:{socket.gethostname()[:80]}:{os.getpid()}:{threading.get_ident()}"
+        self.lease = int(lease_seconds if lease_seconds is not None else client.queue.lease)
+        self.may_correct = correct_watermark and client.queue.watermark.enabled
+        self.corrected = False
+        self.maintenance = Maintenance(client, maintain_every, self.stats)
+        # Whether the worker's last claim came back full (the queue may hold more than one claim takes):
+        # time that runs out after a claim that found the queue empty (an idle worker waiting for work) or
+        # took what was left of it (a short batch) is no overrun.
+        self.had_work = False
+        self.wanted = batch_size if batch_size is not None else client.queue.batch_size
+
+    def stopping(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+    def time_over(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def pause(self, seconds: float) -> None:
+        if self.deadline is not None:
+            seconds = max(0.0, min(seconds, self.deadline - time.monotonic()))
+        if self.stop is not None:
+            self.stop.wait(seconds)
         else:
             time.sleep(seconds)
 
-    try:
-        while not (stop is not None and stop.is_set()):
-            if max_batches is not None and stats.batches >= max_batches:
-                break
-            if time_over():
-                stats.overran = had_work
-                break
-            maintenance.run_if_due()
-            # Idle, the claim itself waits for work (a wake-up, or SQL Server's waiting dequeue) up to
-            # poll_interval: the next claim after it is the poll that a missed wake-up falls back on.
-            wait = 0.0 if stop_when_empty else poll_interval
-            if deadline is not None:
-                wait = max(0.0, min(wait, deadline - time.monotonic()))
-            try:
-                jobs = client.dequeue(batch_size=batch_size, job_type=job_type, owner=owner, lease_seconds=lease,
-                                      wait=wait, stop=stop)
-                had_work = len(jobs) >= wanted
-                if not jobs and may_correct and not corrected:
-                    corrected = True
-                    try:
-                        client.watermark_correct()
-                        stats.watermark_corrections += 1
-                    except PermissionDenied:
-                        may_correct = False  # a consumer-only login: nothing to correct with
-                    continue
-            except CannotReconnect:
-                stats.connection_lost += 1
-                raise  # waiting cannot bring back a connection the client has no way to make
-            except ConnectionLost as exc:
-                stats.connection_lost += 1
-                waits += 1
-                delay = backoff.delay(waits)
-                log.warning("worker %s: %s; trying again in %.1fs", owner, exc, delay)
-                pause(delay)
-                continue
-            if waits:
-                log.info("worker %s: working again after %d wait(s) for the database", owner, waits)
-                waits = 0
-            if not jobs:
-                if stop_when_empty:
+    def run(self) -> WorkerStats:
+        client, stats = self.client, self.stats
+        retries_before, reconnects_before = client.deadlock_retries, client.reconnects
+        try:
+            while not self.stopping():
+                if self.max_batches is not None and stats.batches >= self.max_batches:
                     break
-                # Idle: with maintenance on, maintain corrects the watermark every maintain_every seconds,
-                # so the streak needs no correction per poll (each one costs an idle worker a call).
-                corrected = maintenance.on
-                continue
-            corrected = False
-            stats.batches += 1
-            beat = _Heartbeat(client, jobs[0].lease_token, lease, deadline) if heartbeat else contextlib.nullcontext()
-            with beat:
-                for index, job in enumerate(jobs):
-                    if stop is not None and stop.is_set():
-                        # Stopping: the jobs not started go back at once, their claim not counted.
-                        _hand_back(client, jobs, index, stats)
+                if self.time_over():
+                    stats.overran = self.had_work
+                    break
+                self.maintenance.run_if_due()
+                jobs = self.claim()
+                if jobs is None:
+                    continue
+                if not jobs:
+                    if self.stop_when_empty:
                         break
-                    if time_over():
-                        stats.overran = True
-                        _give_up(client, jobs[index:], release_unstarted, stats)
-                        break
-                    if index:
-                        maintenance.run_if_due()
-                    try:
-                        outcome = _handle(client, handler, job, stats)
-                    except CannotReconnect:
-                        _done(on_done, job, "unknown")
-                        raise
-                    except HandlerResultError as exc:
-                        # Every job would be finished with its result lost: hand the batch back, stop.
-                        _give_up(client, jobs[index:], True, stats, error=f"qgen worker: {exc}")
-                        raise
-                    _done(on_done, job, outcome)
-            if stats.overran:
-                break
-    finally:
-        stats.deadlock_retries = client.deadlock_retries - retries_before
-        stats.reconnects = client.reconnects - reconnects_before
-    return stats
+                    # Idle: with maintenance on, maintain corrects the watermark every maintain_every
+                    # seconds, so the streak needs no correction per poll (each one costs an idle worker a call).
+                    self.corrected = self.maintenance.on
+                    continue
+                self.corrected = False
+                stats.batches += 1
+                self.work(jobs)
+                if stats.overran:
+                    break
+        finally:
+            stats.deadlock_retries = client.deadlock_retries - retries_before
+            stats.reconnects = client.reconnects - reconnects_before
+        return stats
+
+    def claim(self) -> Optional[list[Job]]:
+        """One claim: its jobs (none: the queue is empty), or None when the loop goes round again
+        without them (it corrected the watermark, or waits for the database)."""
+        # Idle, the claim itself waits for work (a wake-up, or SQL Server's waiting dequeue) up to
+        # poll_interval: the next claim after it is the poll that a missed wake-up falls back on.
+        wait = 0.0 if self.stop_when_empty else self.poll_interval
+        if self.deadline is not None:
+            wait = max(0.0, min(wait, self.deadline - time.monotonic()))
+        try:
+            jobs = self.client.dequeue(batch_size=self.batch_size, job_type=self.job_type, owner=self.owner,
+                                       lease_seconds=self.lease, wait=wait, stop=self.stop)
+            self.had_work = len(jobs) >= self.wanted
+            if not jobs and self.may_correct and not self.corrected:
+                self.corrected = True
+                try:
+                    self.client.watermark_correct()
+                    self.stats.watermark_corrections += 1
+                except PermissionDenied:
+                    self.may_correct = False  # a consumer-only login: nothing to correct with
+                return None
+        except CannotReconnect:
+            self.stats.connection_lost += 1
+            raise  # waiting cannot bring back a connection the client has no way to make
+        except ConnectionLost as exc:
+            self.stats.connection_lost += 1
+            self.waits += 1
+            delay = self.backoff.delay(self.waits)
+            log.warning("worker %s: %s; trying again in %.1fs", self.owner, exc, delay)
+            self.pause(delay)
+            return None
+        if self.waits:
+            log.info("worker %s: working again after %d wait(s) for the database", self.owner, self.waits)
+            self.waits = 0
+        return jobs
+
+    def work(self, jobs: list[Job]) -> None:
+        """Handle a claimed batch job by job under its heartbeat; hand back what a stop or the end of
+        the allotted time leaves unstarted."""
+        client, stats = self.client, self.stats
+        beat = _Heartbeat(client, jobs[0].lease_token, self.lease, self.deadline) if self.heartbeat \
+            else contextlib.nullcontext()
+        with beat:
+            for index, job in enumerate(jobs):
+                if self.stopping():
+                    # Stopping: the jobs not started go back at once, their claim not counted.
+                    _hand_back(client, jobs, index, stats)
+                    return
+                if self.time_over():
+                    stats.overran = True
+                    _give_up(client, jobs[index:], self.release_unstarted, stats)
+                    return
+                if index:
+                    self.maintenance.run_if_due()
+                try:
+                    outcome = _handle(client, self.handler, job, stats)
+                except CannotReconnect:
+                    _done(self.on_done, job, "unknown")
+                    raise
+                except HandlerResultError as exc:
+                    # Every job would be finished with its result lost: hand the batch back, stop.
+                    _give_up(client, jobs[index:], True, stats, error=f"qgen worker: {exc}")
+                    raise
+                _done(self.on_done, job, outcome)
 
 
 def _done(on_done: Optional[Callable[[Job, str], Any]], job: Job, outcome: str) -> None:
