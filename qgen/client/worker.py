@@ -11,11 +11,11 @@
 - allotted_seconds (an allotted time per run) bounds the whole run. The heartbeat never extends the
   lease past it. When it is over, the worker stops: no new job is started and no new batch claimed;
   the job being handled when the time ran out is still completed if its lease holds. The jobs of
-  the batch not yet started are given up. By default (release_unstarted=True) they are handed back
-  at once with fail(retry=True) and the error "allotted time over", so another worker can take them
-  after the backoff instead of after the lease and the reaper; the claim already counted as an
-  attempt either way, so a job on its last attempt is dead-lettered by this release as the reaper
-  would. With release_unstarted=False they are left leased: the lease expires and reap releases them.
+  the batch not yet started are given up. By default (release_unstarted=True) they are released at
+  once (the release procedure): available to another worker now, their claim not counted as an
+  attempt and no error recorded, so a job on its last attempt that never ran is not dead-lettered.
+  With release_unstarted=False they are left leased: the lease expires and reap releases them, the
+  attempt counted then.
   stats.overran says the time ran out with work left: jobs of the batch not started, or right after a
   full batch; not when it ran out on an empty queue (an idle worker) or after a short batch.
 - A dequeue that comes back empty on a queue with a watermark calls watermark_correct once before
@@ -86,6 +86,8 @@ from qgen.client.results import Job, WorkerStats
 __all__ = ["run_worker", "WorkerStats", "POLL_INTERVAL", "OVERRUN_ERROR", "NO_RESULT", "HandlerResultError"]
 
 POLL_INTERVAL = 1.0  # seconds an idle worker waits for work before it claims again (run_worker's default)
+# The error an earlier qgen recorded on jobs it gave back when the allotted time ran out; they are
+# released now, without an error (kept: code that imported it still imports).
 OVERRUN_ERROR = "qgen worker: allotted time over before this job was started; released for another worker"
 log = logging.getLogger("qgen.worker")
 
@@ -300,7 +302,9 @@ class _WorkerRun:
                     return
                 if self.time_over():
                     stats.overran = True
-                    _give_up(client, jobs[index:], self.release_unstarted, stats)
+                    stats.given_up += len(jobs) - index
+                    if self.release_unstarted:
+                        _hand_back(client, jobs, index, stats)
                     return
                 if index:
                     self.maintenance.run_if_due()
@@ -310,8 +314,11 @@ class _WorkerRun:
                     _done(self.on_done, job, "unknown")
                     raise
                 except HandlerResultError as exc:
-                    # Every job would be finished with its result lost: hand the batch back, stop.
-                    _give_up(client, jobs[index:], True, stats, error=f"qgen worker: {exc}")
+                    # Every job would be finished with its result lost: this one fails with the reason
+                    # (its handler ran), the rest go back unstarted; stop.
+                    stats.given_up += len(jobs) - index
+                    _fail_quietly(client, job, f"qgen worker: {exc}")
+                    _hand_back(client, jobs, index + 1, stats)
                     raise
                 _done(self.on_done, job, outcome)
 
@@ -425,13 +432,10 @@ def _hand_back(client: QueueClient, jobs: list[Job], start: int, stats: WorkerSt
                     len(pending), exc)
 
 
-def _give_up(client: QueueClient, jobs: list[Job], release: bool, stats: WorkerStats,
-             error: str = OVERRUN_ERROR) -> None:
-    stats.given_up += len(jobs)
-    if not release:
-        return
-    for job in jobs:
-        try:
-            client.fail(job, error=error, retry=True)
-        except (LeaseLost, ConnectionLost):
-            pass  # already reaped and taken over, or the lease will run out: nothing of ours to give back
+def _fail_quietly(client: QueueClient, job: Job, error: str) -> None:
+    """Fail a started job for retry; nothing to do when its lease is gone (taken over, or the
+    connection is away and the lease will run out)."""
+    try:
+        client.fail(job, error=error, retry=True)
+    except (LeaseLost, ConnectionLost):
+        pass

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from qgen.client import QueueUsageError
-from qgen.client.worker import NO_RESULT, OVERRUN_ERROR, HandlerResultError, run_worker
-from tests.behaviour.helpers import EX002, EX004, FEAT, wait_past
+from qgen.client.worker import NO_RESULT, HandlerResultError, run_worker
+from tests.behaviour.helpers import BEHAVE, EX002, EX004, FEAT, wait_past
 
 
 def test_the_worker_completes_what_succeeds_and_fails_what_raises(use_spec, caplog):
@@ -110,11 +110,11 @@ def test_a_worker_out_of_time_gives_up_the_rest_of_its_batch(use_spec, release_u
     metrics = events.metrics()
     assert metrics["processed"] == 1
     if release_unstarted:
-        # handed back at once, to be taken again after the backoff
-        assert (metrics["in_flight"], metrics["scheduled"]) == (0, 4)
-        errors = env.sql(f"SELECT {env.col('last_error')} FROM {env.name('rainfall_events')} "
-                         f"WHERE {env.col('processed')} = ?", False)
-        assert errors == [(OVERRUN_ERROR,)] * 4
+        # released at once: ready for another worker now, the claim not counted, no error recorded
+        assert (metrics["in_flight"], metrics["scheduled"], metrics["ready"]) == (0, 0, 4)
+        left = env.sql(f"SELECT {env.col('attempts')}, {env.col('last_error')} FROM {env.name('rainfall_events')} "
+                       f"WHERE {env.col('processed')} = ?", False)
+        assert left == [(0, None)] * 4
     else:
         # left leased: the lease runs out (the heartbeat never extends past the allotted time),
         # the reaper releases them, and the next worker finishes them
@@ -126,6 +126,26 @@ def test_a_worker_out_of_time_gives_up_the_rest_of_its_batch(use_spec, release_u
         again = run_worker(env.client("rainfall_events"), lambda job: NO_RESULT)
         assert again.processed == 4
         assert events.metrics()["processed"] == 5
+
+
+def test_a_job_on_its_last_attempt_the_allotted_time_never_reached_is_released_not_dead(use_spec):
+    """Out of time, the worker hands back the jobs of its batch it never started with release: their
+    claim is not counted, so a job on its last attempt (max_attempts 1) stays queued; failing it for
+    retry, as the worker once did, dead-lettered a job that never ran."""
+    env = use_spec(BEHAVE)
+    queue = env.client("once_archived")
+    ids = [r.id for r in queue.enqueue_many([{"code": f"c{n}"} for n in range(3)])]
+
+    def slow(job):
+        time.sleep(0.6)
+        return NO_RESULT
+
+    stats = run_worker(queue, slow, batch_size=3, allotted_seconds=0.3, lease_seconds=30)
+    assert (stats.processed, stats.given_up, stats.released, stats.overran) == (1, 2, 2, True)
+    assert queue.dead_letters() == []
+    assert [queue.job(i).state for i in ids[1:]] == ["queued", "queued"]
+    again = run_worker(env.client("once_archived"), lambda job: NO_RESULT)
+    assert again.processed == 2
 
 
 def test_the_worker_needs_a_lease_queue(use_spec):
@@ -186,9 +206,10 @@ def test_a_handler_result_that_is_no_result_stops_the_worker(use_spec, result):
     with pytest.raises(HandlerResultError, match="NO_RESULT|unknown outbox column"):
         run_worker(events, lambda job: result)
     metrics = events.metrics()
-    assert (metrics["processed"], metrics["in_flight"], metrics["scheduled"]) == (0, 0, 3), "handed back"
-    errors = env.sql(f"SELECT {env.col('last_error')} FROM {env.name('rainfall_events')}")
-    assert all(e.startswith("qgen worker: the handler returned") for (e,) in errors), errors
+    assert (metrics["processed"], metrics["in_flight"], metrics["scheduled"], metrics["ready"]) == (0, 0, 1, 2), \
+        "the handled job failed for retry with the reason, the two not started released"
+    errors = sorted(env.sql(f"SELECT {env.col('last_error')} FROM {env.name('rainfall_events')}"), key=str)
+    assert errors[0][0].startswith("qgen worker: the handler returned") and errors[1:] == [(None,), (None,)], errors
     assert env.count("rainfall_transfer") == 0
 
 
