@@ -383,21 +383,26 @@ class QueueClient(AdminCalls):
         params += self._shape.outbox_values(outbox)
         if self.outbox_columns:
             params.append(("no_result", bool(no_result)))
+        return self._end_lease("complete", params, token, job_id)
+
+    def _end_lease(self, kind: str, params: list[tuple[str, Any]], token: Any, job_id: Optional[int]) -> int:
+        """Call complete or release, which end a lease (or one job of it); how many jobs it ended.
+        A call whose outcome was lost with its connection, on a lease this client still holds, had
+        committed: the lease cannot have expired yet, so only this client's own lost attempt ended it."""
         try:
-            done = int(self._run("complete", params, "scalar"))
+            ended = int(self._run(kind, params, "scalar"))
         except OutcomeUnknown:
             lease = self._leases.holds(token, job_id)
             if lease is None:
                 raise
-            # The lease cannot have expired yet, so only this client's own lost attempt ended it.
-            log.info("queue %s: complete of %s: the attempt lost with its connection had committed", self.queue_name,
+            log.info("queue %s: %s of %s: the attempt lost with its connection had committed", self.queue_name, kind,
                      f"job {job_id}" if job_id is not None else f"lease {token}")
-            done = 1 if job_id is not None else len(lease.attempts)
+            ended = 1 if job_id is not None else len(lease.attempts)
         except LeaseLost:
             self._leases.finished(token, job_id)
             raise
         self._leases.finished(token, job_id)
-        return done
+        return ended
 
     def fail(self, job: Union[Job, uuid.UUID, str], error: Optional[str] = None, retry: bool = True,
              id: Optional[int] = None) -> Literal["retry", "dead"]:
@@ -457,18 +462,4 @@ class QueueClient(AdminCalls):
         params: list[tuple[str, Any]] = [("lease_token", token), ("id", job_id)]
         if job_id is None:
             params += self._lease_ids("ids", token)
-        try:
-            released = int(self._run("release", params, "scalar"))
-        except OutcomeUnknown:
-            lease = self._leases.holds(token, job_id)
-            if lease is None:
-                raise
-            # As in complete: the lease cannot have expired yet, so the lost attempt committed.
-            log.info("queue %s: release of %s: the attempt lost with its connection had committed", self.queue_name,
-                     f"job {job_id}" if job_id is not None else f"lease {token}")
-            released = 1 if job_id is not None else len(lease.attempts)
-        except LeaseLost:
-            self._leases.finished(token, job_id)
-            raise
-        self._leases.finished(token, job_id)
-        return released
+        return self._end_lease("release", params, token, job_id)
