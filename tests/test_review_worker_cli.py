@@ -1,0 +1,25 @@
+"""Review (DBA): qgen worker's stop when --grace runs out."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+from tests.test_worker_cli import SLOW, T, db, finish, handler_module, installed, rows, start_worker, wait_for  # noqa: F401
+
+
+def test_grace_expiry_still_hands_back_the_jobs_of_the_batch_never_started(db, tmp_path):
+    """docs: 'A handler still running --grace seconds after the signal is not waited for: the process
+    exits 1, and that job stays leased'. The other jobs of its batch never started: they must be
+    released (attempt not counted), not left leased for reap to count (and dead-letter on a last attempt)."""
+    url, tasks, conn = db
+    tasks.enqueue_many([{"n": n} for n in range(5)])
+    process = start_worker(tmp_path, url, handler_module(tmp_path, SLOW.replace("1.5", "60")) + ":handle",
+                           "--batch-size", "5", "--grace", "1s")
+    wait_for(lambda: any(tmp_path.glob("started-*")), "the first job started", process=process)
+    process.send_signal(signal.SIGTERM)
+    code, err = finish(process, timeout=20)
+    assert code == 1, err
+    assert len(list(tmp_path.glob("started-*"))) == 1
+    leased = rows(conn, f'SELECT count(*) FROM {T} WHERE "lease_token" IS NOT NULL')[0][0]
+    assert leased == 1, f"{leased} jobs left leased; only the one in the stuck handler should be"
