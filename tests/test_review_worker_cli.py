@@ -23,3 +23,18 @@ def test_grace_expiry_still_hands_back_the_jobs_of_the_batch_never_started(db, t
     assert len(list(tmp_path.glob("started-*"))) == 1
     leased = rows(conn, f'SELECT count(*) FROM {T} WHERE "lease_token" IS NOT NULL')[0][0]
     assert leased == 1, f"{leased} jobs left leased; only the one in the stuck handler should be"
+
+
+def test_the_worker_start_line_hides_an_sslpassword(db, tmp_path):
+    """libpq's sslpassword (the client key's passphrase) is a secret: `qgen worker` logs the URL on every
+    start (to a log aggregator with --json), and the one redaction rule leaves sslpassword= in it."""
+    url, tasks, conn = db
+    secret = "Hunter2-keypass"
+    with_key = url + ("&" if "?" in url else "?") + f"sslpassword={secret}&sslmode=disable"
+    process = start_worker(tmp_path, with_key, handler_module(tmp_path, SLOW) + ":handle", "--json")
+    time.sleep(3)
+    process.send_signal(signal.SIGTERM)
+    code, err = finish(process, timeout=20)
+    assert code == 0, err
+    assert '"event": "start"' in err
+    assert secret not in err, [line for line in err.splitlines() if secret in line]
