@@ -38,3 +38,23 @@ def test_the_worker_start_line_hides_an_sslpassword(db, tmp_path):
     assert code == 0, err
     assert '"event": "start"' in err
     assert secret not in err, [line for line in err.splitlines() if secret in line]
+
+
+def test_grace_expiry_dead_letters_an_unstarted_job_on_its_last_attempt(db, tmp_path):
+    """docs/operations.md: '...their claim does not count as an attempt (a job on its last attempt is not
+    dead-lettered by a deploy)'. A deploy whose stop outlasts --grace (one slow handler) leaves the batch's
+    unstarted jobs leased: reap then dead-letters the one on its last attempt, which never ran that attempt."""
+    url, tasks, conn = db
+    tasks.enqueue_many([{"n": n} for n in range(3)])                     # max_attempts 3
+    conn.execute(f'UPDATE {T} SET "attempts" = 2 WHERE "id" = 3')        # two attempts already failed
+    process = start_worker(tmp_path, url, handler_module(tmp_path, SLOW.replace("1.5", "60")) + ":handle",
+                           "--batch-size", "3", "--grace", "1s")
+    wait_for(lambda: any(tmp_path.glob("started-*")), "the first job started", process=process)
+    process.send_signal(signal.SIGTERM)
+    code, err = finish(process, timeout=20)
+    assert code == 1, err
+    assert not (tmp_path / "started-2").exists(), "job 3 (n=2) never started"
+    conn.execute(f'UPDATE {T} SET "lease_expires_at" = now() - interval \'1 hour\' WHERE "lease_token" IS NOT NULL')
+    tasks.reap()
+    assert rows(conn, 'SELECT count(*) FROM "wcli"."tasks_dead" WHERE "id" = 3') == [(0,)], \
+        "job 3 was dead-lettered by the deploy without running its last attempt"
