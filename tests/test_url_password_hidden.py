@@ -38,11 +38,19 @@ FORMS = {
     "odbc": (ODBC % "Sekrit-9", "Sekrit-9"),
     "odbc-braced": (ODBC % "{Sek;rit-9}", "rit-9"),
     "odbc-connect": ("mssql+pyodbc:///?odbc_connect=" + quote_plus(ODBC % "Sekrit-9"), "Sekrit-9"),
+    # libpq's sslpassword: the passphrase of the client's SSL key
+    "dsn-sslpassword": ("host=127.0.0.1 port=1 dbname=app user=app sslpassword=Sekrit-9", "Sekrit-9"),
+    "url-query-sslpassword": ("postgresql://app@127.0.0.1:1/app?sslpassword=Sekrit-9&sslmode=disable", "Sekrit-9"),
+    # libpq quotes a token it cannot read: a bad escape in ?password=, the part of an unquoted DSN
+    # password after its space
+    "url-query-bad-escape": ("postgresql://app@127.0.0.1:1/app?password=Sekrit%zz9", "Sekrit"),
+    "dsn-unquoted-space": ("host=127.0.0.1 port=1 dbname=app user=app password=Sekrit xylo9", "xylo9"),
 }
 IDS = sorted(FORMS)
 # Forms refused before any driver sees them (a driver's own message would show part of the password),
 # with the escape that fixes them.
-MALFORMED = {"url-unescaped-at": "%40", "url-bad-escape": "%25"}
+MALFORMED = {"url-unescaped-at": "%40", "url-bad-escape": "%25", "url-query-bad-escape": "%25",
+             "dsn-unquoted-space": "single quotes"}
 POSTGRES = [name for name in IDS if not name.startswith(("mssql", "odbc"))]
 SPEC = ROOT / "examples" / "000_flag_worker.yaml"
 

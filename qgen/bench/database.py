@@ -19,8 +19,8 @@ import jinja2
 from pydantic import ValidationError
 
 from qgen.render.engine import Column, Rendering, make_environment, render_spec
-from qgen.dialects.postgres.client import libpq_target
-from qgen.dialects.urls import UnknownDatabase, database_of, redacted
+from qgen.dialects.postgres.client import dsn_keys, libpq_target
+from qgen.dialects.urls import UnknownDatabase, database_of, hidden_in, redacted
 from qgen.spec.model import Spec
 
 
@@ -128,9 +128,13 @@ class BenchDatabase:
         import psycopg
 
         try:
+            if "://" not in self.url:
+                dsn_keys(self.url)  # refused in qgen's words, not in libpq's (they quote what they stumble on)
             return psycopg.connect(libpq_target(self.url), autocommit=autocommit)
+        except UnknownDatabase as exc:
+            raise BenchError(f"--url: {exc}") from None
         except psycopg.OperationalError as exc:
-            raise BenchError(f"cannot connect to {redacted(self.url)}: {redacted(str(exc).strip())}") from None
+            raise BenchError(f"cannot connect to {redacted(self.url)}: {hidden_in(str(exc).strip(), self.url)}") from None
 
     def execute(self, statement: str, params: Optional[dict] = None) -> list[tuple]:
         with self.connect() as conn:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from qgen import dialects
-from qgen.dialects.urls import UnknownDatabase, database_of, redacted
+from qgen.dialects.urls import UnknownDatabase, database_of, hidden_in, redacted
 
 URL_ENV = "QGEN_DATABASE_URL"
 CONNECT_TIMEOUT = 10  # seconds: a command gives up on a server that does not answer
@@ -42,8 +42,10 @@ def connect(url: str) -> Any:
         return database.connector(url, timeout=CONNECT_TIMEOUT)()
     except ImportError:
         raise DatabaseUnavailable(database.driver_needed) from None
+    except UnknownDatabase as exc:
+        raise DatabaseUnavailable(str(exc)) from None
     except Exception as exc:
         if type(exc).__module__.split(".")[0] != database.driver_module:
             raise
-        answer = redacted(" ".join(str(exc).split()))
+        answer = hidden_in(" ".join(str(exc).split()), url)
         raise DatabaseUnavailable(f"cannot connect to {redacted(url)}: {answer}") from None

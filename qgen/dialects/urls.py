@@ -32,7 +32,7 @@ class UnknownDatabase(ValueError):
 def database_of(target: str) -> str:
     """The qgen dialect ("postgres", "mssql") of the database a URL, a DSN or a URL's scheme names."""
     text = target.strip()
-    _check_user_info(text)
+    _check_url(text)
     scheme = text.split("://", 1)[0].lower() if "://" in text else text.lower()
     if scheme in SCHEMES:
         return SCHEMES[scheme]
@@ -43,25 +43,78 @@ def database_of(target: str) -> str:
     raise UnknownDatabase(f"{redacted(target)!r} is not a database URL qgen knows; accepted: {ACCEPTED}")
 
 
-_PASSWORD_KEY = r"(?i)(\b(?:password|pwd)\s*=\s*)"
+# The keys whose values are secrets: a password, ODBC's PWD, libpq's sslpassword (the passphrase of
+# the client's SSL key).
+SECRET_KEYS = ("password", "pwd", "sslpassword")
+_PASSWORD_KEY = r"(?i)(\b(?:sslpassword|password|pwd)\s*=\s*)"
+# A DSN's unquoted value: to the next " key=" (libpq would stop at the space and stumble on the rest,
+# which is still the password the user meant).
+_DSN_BARE = r"(?:(?!\s+[A-Za-z_]\w*\s*=).)*"
+_STRAY_PERCENT = r"%(?![0-9A-Fa-f]{2})"
 
 
-def _check_user_info(text: str) -> None:
-    """A URL's user name and password must be %-escaped: an @ in them would hand the driver part of
-    the password as the host name (and its error message would show it), a % not followed by two hex
-    digits is refused by the driver with the password in its message."""
-    if "://" not in text:
-        return
+def _split_url(text: str) -> tuple[str, str, str]:
+    """A URL's user info, host[:port] and query (its password may hold ?, / or an unescaped @)."""
     rest = text.split("://", 1)[1]
     query = rest.find("?")
     at = rest.rfind("@", 0, query if query >= 0 else len(rest))
     user_info = rest[:at] if at >= 0 else ""
+    after = rest[at + 1:] if at >= 0 else rest
+    where, _, query_text = after.partition("?")
+    return user_info, re.split(r"[/#]", where, maxsplit=1)[0], query_text
+
+
+def _check_url(text: str) -> None:
+    """What a driver would refuse with a secret in its message, or with a traceback, is refused here,
+    saying what is accepted: an @ or a stray % in a URL's user info, a stray % in a secret query
+    value (libpq quotes the whole token), a port that is no number from 1 to 65535."""
+    if "://" not in text:
+        return
+    user_info, where, query = _split_url(text)
     if "@" in user_info:
         raise UnknownDatabase(f"{redacted(text)!r}: its user name or password holds an @; accepted: @ written as %40 "
                               "there (quote_plus in Python), or a libpq DSN / ODBC connection string")
-    if re.search(r"%(?![0-9A-Fa-f]{2})", user_info):
+    secrets = [value for key, _, value in (item.partition("=") for item in query.split("&"))
+               if key.strip().lower() in SECRET_KEYS]
+    if any(re.search(_STRAY_PERCENT, part) for part in [user_info, *secrets]):
         raise UnknownDatabase(f"{redacted(text)!r}: its user name or password holds a % that is not an escape; "
                               "accepted: % written as %25 there (quote_plus in Python)")
+    host_port = where.rsplit("]", 1)[-1]  # [IPv6]:port
+    if ":" in host_port:
+        port = host_port.rsplit(":", 1)[1]
+        if port and not (port.isdigit() and 1 <= int(port) <= 65535):
+            raise UnknownDatabase(f"{redacted(text)!r}: its port {port!r} is not a port; accepted: a number from 1 to "
+                                  "65535 (or none, for the default)")
+
+
+def secrets_of(target: str) -> list[str]:
+    """The secret values in a URL, DSN or connection string, as written and %-decoded: a driver's
+    message may quote one (libpq: 'invalid percent-encoded token: "..."')."""
+    text = str(target)
+    found: list[str] = []
+    if "://" in text:
+        user_info, _, query = _split_url(text)
+        if ":" in user_info:
+            found.append(user_info.split(":", 1)[1])
+        for key, _, value in (item.partition("=") for item in query.split("&")):
+            if key.strip().lower() in SECRET_KEYS:
+                found.append(value)
+            elif re.search(_PASSWORD_KEY, unquote_plus(value)):
+                found += secrets_of(unquote_plus(value))
+    else:
+        bare = r"[^;]*" if ";" in text else _DSN_BARE
+        for match in re.finditer(_PASSWORD_KEY + r"(\{(?:[^}]|\}\})*\}?|'(?:[^'\\]|\\.)*'?|" + bare + ")", text):
+            found.append(match.group(2).strip("{}'"))
+    return [s for value in found for s in {value, unquote_plus(value)} if len(s) >= 3]
+
+
+def hidden_in(message: str, target: str) -> str:
+    """A driver's or a library's message about target, with target's secrets hidden wherever it
+    quotes them."""
+    shown = redacted(message)
+    for secret in sorted(secrets_of(target), key=len, reverse=True):
+        shown = shown.replace(secret, "***")
+    return shown
 
 
 def redacted(target: str) -> str:
@@ -87,7 +140,7 @@ def _redacted_url(text: str) -> str:
     items = []
     for item in query.split("&") if mark else []:
         key, equals, value = item.partition("=")
-        if key.strip().lower() in ("password", "pwd"):
+        if key.strip().lower() in SECRET_KEYS:
             value = "***"
         elif re.search(_PASSWORD_KEY, unquote_plus(value)):  # a connection string inside (odbc_connect=)
             value = quote_plus(_redacted_pairs(unquote_plus(value))).replace(quote_plus("***"), "***")
@@ -98,6 +151,6 @@ def _redacted_url(text: str) -> str:
 def _redacted_pairs(text: str) -> str:
     """key=value pairs: an ODBC connection string (;-separated, {braced} values) or a libpq DSN
     (space-separated, 'quoted' values)."""
-    bare = r"[^;]*" if ";" in text else r"\S*"
+    bare = r"[^;]*" if ";" in text else _DSN_BARE
     value = r"(?:\{(?:[^}]|\}\})*\}?|'(?:[^'\\]|\\.)*'?|" + bare + ")"
     return re.sub(_PASSWORD_KEY + value, r"\1***", text)

@@ -8,11 +8,38 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import re
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from qgen.dialects.client import Batch, ClientSide, Params, json_default, unknown_host, utc
 from qgen.dialects.mssql.errors import ERRORS, pyodbc_codes
-from qgen.dialects.mssql.odbc import mssql_connection_string, odbc_driver, odbc_server_host
+from qgen.dialects.mssql.odbc import mssql_connection_string, odbc_driver, odbc_pairs, odbc_server_host
+from qgen.dialects.urls import UnknownDatabase, redacted
+
+
+def odbc_as_url(odbc: str) -> str:
+    """An ODBC connection string as a URL SQLAlchemy takes: DRIVER, SERVER (host or host,port),
+    DATABASE, UID and PWD in the URL's places, its password where SQLAlchemy hides it (an env.py that an
+    earlier qgen init wrote prints the URL so); other keys in its query. A string of another shape goes
+    whole into odbc_connect=, unless its password holds a ; (then it is refused: an earlier env.py
+    would show the part after it)."""
+    from urllib.parse import quote_plus
+
+    from sqlalchemy.engine import URL
+
+    keys = {key.upper(): value for key, value in odbc_pairs(odbc)}
+    server = re.fullmatch(r"(?:tcp:)?([\w.-]+)(?:,(\d{1,5}))?", keys.get("SERVER", "").strip())
+    if server and keys.get("DRIVER") and keys.get("DATABASE"):
+        rest = {key: value for key, value in odbc_pairs(odbc)
+                if key.upper() not in ("DRIVER", "SERVER", "DATABASE", "UID", "PWD")}
+        return URL.create("mssql+pyodbc", username=keys.get("UID"), password=keys.get("PWD"), host=server.group(1),
+                          port=int(server.group(2)) if server.group(2) else None, database=keys["DATABASE"],
+                          query={"driver": keys["DRIVER"], **rest}).render_as_string(hide_password=False)
+    if ";" in keys.get("PWD", ""):
+        raise UnknownDatabase(f"{redacted(odbc)!r}: an ODBC connection string without DRIVER, SERVER (host or "
+                              "host,port) and DATABASE whose password holds ';'; accepted: those three keys, or "
+                              "mssql+pyodbc://USER:PASS@HOST:PORT/DB?driver=...")
+    return "mssql+pyodbc:///?odbc_connect=" + quote_plus(odbc)
 
 
 class MssqlClient(ClientSide):
@@ -69,7 +96,7 @@ class MssqlClient(ClientSide):
         from sqlalchemy import make_url
 
         if "://" not in url:  # an ODBC connection string
-            return "mssql+pyodbc:///?odbc_connect=" + quote_plus(url)
+            return odbc_as_url(url)
         parsed = make_url(url)
         if parsed.drivername in ("mssql", "mssql+pyodbc") and not {"driver", "odbc_connect"} & {k.lower() for k in parsed.query}:
             return "mssql+pyodbc:///?odbc_connect=" + quote_plus(mssql_connection_string(url))

@@ -108,6 +108,9 @@ def mssql_connection_string(url: str, database: Optional[str] = None) -> str:
         return "{" + text.replace("}", "}}") + "}" if re.search(r"[;{}\s]", text) else text
 
     query = {k: (v[-1] if isinstance(v, tuple) else v) for k, v in parsed.query.items()}
+    embedded = next((v for k, v in query.items() if k.lower() == "odbc_connect"), None)
+    if embedded is not None:  # mssql+pyodbc:///?odbc_connect=<a connection string>, as SQLAlchemy takes it
+        return str(embedded)
     driver = query.pop("driver", None) or default_mssql_driver()
     host, port = parsed.host or "127.0.0.1", str(parsed.port or 1433)
     parts = {"DRIVER": "{" + driver + "}"}
@@ -123,6 +126,33 @@ def mssql_connection_string(url: str, database: Optional[str] = None) -> str:
         parts["PWD"] = parsed.password
     parts.update(query)
     return ";".join(f"{k}={v if k == 'DRIVER' else value(v)}" for k, v in parts.items())
+
+
+def odbc_pairs(odbc: str) -> list[tuple[str, str]]:
+    """An ODBC connection string's key=value pairs, in order; a {braced} value (}} an escaped }) may
+    hold ; and =."""
+    pairs, at = [], 0
+    while at < len(odbc):
+        key_end = odbc.find("=", at)
+        if key_end < 0:
+            break
+        key, at = odbc[at:key_end].strip(" ;"), key_end + 1
+        if odbc[at:at + 1] == "{":
+            close = at + 1
+            while True:
+                close = odbc.find("}", close)
+                if close < 0 or odbc[close + 1:close + 2] != "}":
+                    break
+                close += 2
+            close = len(odbc) if close < 0 else close
+            value, at = odbc[at + 1:close].replace("}}", "}"), close + 1
+        else:
+            end = odbc.find(";", at)
+            end = len(odbc) if end < 0 else end
+            value, at = odbc[at:end], end
+        pairs.append((key, value))
+        at = odbc.find(";", at) + 1 if odbc.find(";", at) >= 0 else len(odbc)
+    return pairs
 
 
 def odbc_server_host(odbc: str) -> str:

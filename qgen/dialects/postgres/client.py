@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 from qgen.dialects.client import Batch, ClientSide, Params, json_default, unknown_host
 from qgen.dialects.postgres.errors import ERRORS
+from qgen.dialects.urls import UnknownDatabase, redacted
 
 # psycopg's own dumps knows no Decimal, datetime or UUID inside a json value: the same serialiser
 # as SQL Server's driver (json_default), so a payload is taken alike on both databases.
@@ -31,6 +32,19 @@ right row select session_user setof similar smallint some substring symmetric ta
 to trailing treat trim true union unique user using values varchar variadic verbose when where window with
 xmlattributes xmlconcat xmlelement xmlexists xmlforest xmlnamespaces xmlparse xmlpi xmlroot xmlserialize xmltable
 """.split())
+
+
+def dsn_keys(dsn: str) -> dict[str, Any]:
+    """A libpq DSN's keys; one libpq cannot read is refused without libpq's message, which quotes the
+    fragment it stumbled on (part of a password written unquoted with a space, say)."""
+    from psycopg import ProgrammingError
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        return conninfo_to_dict(dsn)
+    except ProgrammingError:
+        raise UnknownDatabase(f"{redacted(dsn)!r} is not a libpq DSN qgen can read; accepted: key=value pairs separated "
+                              "by spaces, a value holding a space or a quote in single quotes (password='a b')") from None
 
 
 def libpq_target(target: str) -> str:
@@ -67,12 +81,15 @@ class PostgresClient(ClientSide):
     def sqlalchemy_url(self, url: str) -> str:
         """A plain postgresql:// URL would make SQLAlchemy look for psycopg2; qgen uses psycopg 3. A
         libpq DSN (host=... dbname=...) becomes a URL whose query holds its keys."""
-        if "://" not in url:
-            from urllib.parse import urlencode
+        if "://" not in url:  # its password where SQLAlchemy hides it (an earlier env.py prints the URL)
+            from sqlalchemy.engine import URL
 
-            from psycopg.conninfo import conninfo_to_dict
-
-            return "postgresql+psycopg:///?" + urlencode(conninfo_to_dict(url))
+            keys = dsn_keys(url)
+            one_host = str(keys.get("port", "")).isdigit() and "," not in str(keys.get("host", ""))
+            host, port = (keys.pop("host", None), keys.pop("port", None)) if one_host else (None, None)
+            return URL.create("postgresql+psycopg", username=keys.pop("user", None), password=keys.pop("password", None),
+                              host=host, port=int(port) if port else None, database=keys.pop("dbname", None),
+                              query=keys).render_as_string(hide_password=False)
         for plain in ("postgresql://", "postgres://"):
             if url.startswith(plain):
                 return "postgresql+psycopg://" + url[len(plain):]
@@ -80,6 +97,8 @@ class PostgresClient(ClientSide):
 
     def connector(self, target: str, timeout: Optional[int] = None) -> Callable[[], Any]:
         url = libpq_target(target)
+        if "://" not in url:
+            dsn_keys(url)  # refused here, not in libpq's words
 
         def connect_postgres() -> Any:
             import psycopg

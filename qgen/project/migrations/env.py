@@ -19,7 +19,7 @@ from sqlalchemy import create_engine, pool
 from sqlalchemy.exc import DBAPIError
 
 from qgen import dialects
-from qgen.dialects.urls import database_of, redacted
+from qgen.dialects.urls import database_of, hidden_in, redacted
 
 URL_VARIABLE = "QGEN_DATABASE_URL"
 
@@ -44,10 +44,9 @@ def database_url(url: str) -> str:
     # database class, qgen.dialects, knows: psycopg 3 for a plain postgresql://, Microsoft's ODBC driver when a SQL
     # Server URL names none).
     try:
-        dialect = database_of(url)
+        return dialects.get(database_of(url)).sqlalchemy_url(url)
     except ValueError as exc:
         raise SystemExit(f"qgen migrations: {exc}") from None
-    return dialects.get(dialect).sqlalchemy_url(url)
 
 
 def run_migrations_offline() -> None:
@@ -63,7 +62,7 @@ def connect(engine, url: str):
     try:
         return engine.connect()
     except DBAPIError as exc:
-        answer = redacted(" ".join(str(exc.orig).split())) if exc.orig is not None else type(exc).__name__
+        answer = hidden_in(" ".join(str(exc.orig).split()), url) if exc.orig is not None else type(exc).__name__
         raise SystemExit(f"qgen migrations: cannot connect to {redacted(url)}: "
                          f"{answer}\n(create the database first, or point {URL_VARIABLE} / -x url=... at one "
                          "that exists)") from None
