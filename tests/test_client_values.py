@@ -121,3 +121,14 @@ def test_statement_is_the_call_the_client_would_send_and_sends_nothing(queue):
     assert client.connections() == [client.connection]
     client.close()
     assert client.connections() == []
+
+
+@pytest.mark.parametrize("given", [None, "garbage", 42, ""])
+def test_a_lease_that_is_neither_a_job_nor_a_token_is_an_invalid_argument(given):
+    """complete, fail, extend_lease and release name a lease by a Job or its token: anything else is
+    InvalidArgument saying what is accepted, not a bare ValueError from uuid."""
+    from qgen.client.values import token_and_id
+    from qgen.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="neither a Job nor a lease token; accepted: a Job that dequeue returned"):
+        token_and_id(given, None)  # type: ignore[arg-type]

@@ -133,10 +133,12 @@ def test_a_second_signal_exits_at_once_and_the_jobs_stay_leased_until_reaped(db,
     assert time.monotonic() - started < 5
     assert code == 128 + signal.SIGTERM, err
     assert "SIGTERM again: exiting at once" in err and "Traceback" not in err
-    # Nothing lost: the job in hand and the four not started stay leased until their lease ends ...
+    # Nothing lost: the first signal released the four not started (their claim not counted); the job
+    # in hand stays leased until its lease ends ...
     assert rows(conn, f'SELECT count(*), min("attempts"), max("attempts") FROM {T} WHERE "lease_token" IS NOT NULL') \
-        == [(5, 1, 1)]
-    # ... then reap releases them.
+        == [(1, 1, 1)]
+    assert rows(conn, f'SELECT count(*) FROM {T} WHERE "lease_token" IS NULL AND "attempts" = 0') == [(4,)]
+    # ... then reap releases it.
     conn.execute(f'UPDATE {T} SET "lease_expires_at" = now() - interval \'1 hour\' WHERE "lease_token" IS NOT NULL')
     tasks.reap()
     assert tasks.metrics()["ready"] == 5
@@ -233,3 +235,35 @@ def test_an_async_handler_is_run_to_completion_per_job(db, tmp_path):
     code, err = finish(process)
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.glob("done-*")) == ["done-0", "done-1", "done-2"]
+
+
+def test_a_stop_where_release_is_not_installed_leaves_the_rest_leased_and_says_so(postgres_server, caplog):
+    """A worker newer than its database (a rolling deploy, the revision not applied yet) finds no release
+    procedure when it stops: the jobs not started stay leased until their lease ends (reap releases
+    them), the stop goes on, and the log says why."""
+    import logging
+    import threading
+
+    from qgen.client import run_worker
+
+    spec = run_spec(load_spec(SPEC))
+    rendering = render_spec(spec, SPEC.name, "postgres")
+    with scratch_database("qgen_worker_old") as url:
+        run_script(url, rendering.install)
+        try:
+            run_script(url, 'DROP FUNCTION "wcli"."tasks_release"')
+            with psycopg.connect(url, autocommit=True) as conn:
+                tasks = QueueClient(conn, spec, "tasks")
+                tasks.enqueue_many([{"n": n} for n in range(5)])
+                stop = threading.Event()
+
+                def handle(job):
+                    stop.set()
+
+                caplog.set_level(logging.WARNING, logger="qgen.worker")
+                stats = run_worker(tasks, handle, batch_size=5, stop=stop)
+                assert (stats.processed, stats.released) == (1, 0)
+                assert rows(conn, f'SELECT count(*) FROM {T} WHERE "lease_token" IS NOT NULL') == [(4,)]
+                assert "4 unstarted job(s) not released" in caplog.text and "not installed" in caplog.text
+        finally:
+            run_script(url, rendering.force_uninstall + rendering.uninstall)

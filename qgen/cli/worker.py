@@ -4,13 +4,14 @@ each with its own QueueClient (its own connection, made from the URL and made ag
 first thread also runs the queue's maintain every few seconds.
 
 Stopping (systemd's stop, `docker stop`, Kubernetes, Ctrl-C): the first SIGTERM or SIGINT stops
-claiming; each thread finishes the job it is handling (its lease is still extended meanwhile) and
-hands the jobs of its batch it did not start back with the queue's release procedure (claimable at
-once, the claim not counted as an attempt); then the process exits 0, leaving no lease behind. A
-handler still running --grace seconds after the signal is not waited for: the process exits 1, and
-that job stays leased until its lease ends, when reap releases it (its attempt counted). A second
-signal exits at once (status 128 + the signal's number): the jobs not finished stay leased until
-their lease ends and are then reaped, so nothing is lost, but they wait out the lease.
+claiming and, at once, hands the jobs of each thread's batch not started yet back with the queue's
+release procedure (claimable at once, the claim not counted as an attempt); each thread finishes the
+job it is handling (its lease is still extended meanwhile); then the process exits 0, leaving no
+lease behind. A handler still running --grace seconds after the signal is not waited for: the
+process exits 1, and that job alone stays leased until its lease ends, when reap releases it (its
+attempt counted). A second signal exits at once (status 128 + the signal's number): the jobs in hand
+stay leased until their lease ends and are then reaped, so nothing is lost, but they wait out the
+lease.
 
 Logs: one line per start, stop and job failure (a job that failed, with its error), on stderr; --json
 writes them as JSON objects, one per line, for a log aggregator (a failure's traceback goes in its
@@ -243,7 +244,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     def on_signal(number: int, frame: Any) -> None:
         name = signal.Signals(number).name
         if signals:
-            _event(logging.WARNING, f"{name} again: exiting at once; jobs not finished stay leased until their "
+            _event(logging.WARNING, f"{name} again: exiting at once; the jobs in hand stay leased until their "
                    "lease ends, then reap releases them", event="exit", signal=name)
             logging.shutdown()
             os._exit(128 + number)
@@ -299,6 +300,16 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _poll_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0.01 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: accepted: seconds from 0.01 to 3600, e.g. 0.5")
+    return seconds
+
+
 def add_command(commands: Any) -> None:
     worker = commands.add_parser(
         "worker", help="run a worker process: claim jobs and hand each to a Python function",
@@ -307,7 +318,7 @@ def add_command(commands: Any) -> None:
         "leases are extended while a job runs, and maintain runs every few seconds. --concurrency threads, each "
         "with its own connection. SIGTERM or SIGINT stops claiming, finishes the jobs being handled, releases "
         "the batch's jobs not started (ready at once, the attempt not counted) and exits 0; a second signal "
-        "exits at once (those jobs stay leased until their lease ends, then reap releases them). The login needs "
+        "exits at once (the jobs in hand stay leased until their lease ends, then reap releases them). The login needs "
         "the consumer role. docs/operations.md has a systemd unit and a container example.")
     worker.add_argument("spec", help="the spec file (YAML)")
     worker.add_argument("queue_name", metavar="QUEUE", help="the queue to work (claim: lease)")
@@ -321,7 +332,7 @@ def add_command(commands: Any) -> None:
                         help=f"worker threads, each with its own connection (default 1, at most {MAX_CONCURRENCY})")
     worker.add_argument("--batch-size", type=int, metavar="N",
                         help="jobs per claim (default: the queue's batch_size)")
-    worker.add_argument("--poll-interval", type=float, default=1.0, metavar="SECONDS",
+    worker.add_argument("--poll-interval", type=_poll_seconds, default=1.0, metavar="SECONDS",
                         help="how long an idle thread waits for work before it claims again (default 1)")
     worker.add_argument("--grace", type=_seconds, default=GRACE_SECONDS, metavar="DURATION",
                         help=f"how long a stop waits for the jobs being handled (default {GRACE_SECONDS:g}s); "

@@ -224,7 +224,13 @@ def token_and_id(job: Union[Job, uuid.UUID, str], id: Optional[int]) -> tuple[An
         if job.lease_token is None:
             raise QueueUsageError("this job was not claimed under a lease")
         return job.lease_token, job.id if id is None else id
-    return (job if isinstance(job, uuid.UUID) else uuid.UUID(str(job))), id
+    if isinstance(job, uuid.UUID):
+        return job, id
+    try:
+        return uuid.UUID(str(job)), id
+    except ValueError:
+        raise InvalidArgument(f"{job!r} is neither a Job nor a lease token; accepted: a Job that dequeue returned, "
+                              "or its lease_token (a UUID)") from None
 
 
 class QueueShape:

@@ -77,7 +77,8 @@ from typing import Any, Callable, Mapping, Optional
 
 from qgen.client.connection import Backoff
 from qgen.errors import (
-    CannotReconnect, ConnectionLost, InvalidArgument, LeaseLost, OutcomeUnknown, PermissionDenied, QueueUsageError,
+    CannotReconnect, ConnectionLost, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied,
+    QueueUsageError,
 )
 from qgen.client.maintenance import MAINTAIN_EVERY, Maintenance
 from qgen.client.queue import QueueClient
@@ -290,21 +291,22 @@ class _WorkerRun:
 
     def work(self, jobs: list[Job]) -> None:
         """Handle a claimed batch job by job under its heartbeat; hand back what a stop or the end of
-        the allotted time leaves unstarted."""
+        the allotted time leaves unstarted. A stop while a handler runs hands the rest back at once
+        (_StopWatch), not when the handler returns: a process that stops waiting for a stuck handler
+        (qgen worker --grace) leaves only that job leased."""
         client, stats = self.client, self.stats
         beat = _Heartbeat(client, jobs[0].lease_token, self.lease, self.deadline) if self.heartbeat \
             else contextlib.nullcontext()
-        with beat:
+        watch = _StopWatch(client, jobs, self.stop, stats)
+        with beat, watch:
             for index, job in enumerate(jobs):
-                if self.stopping():
-                    # Stopping: the jobs not started go back at once, their claim not counted.
-                    _hand_back(client, jobs, index, stats)
-                    return
+                if not watch.start(index):
+                    return  # stopping: the jobs not started went back, their claim not counted
                 if self.time_over():
                     stats.overran = True
                     stats.given_up += len(jobs) - index
                     if self.release_unstarted:
-                        _hand_back(client, jobs, index, stats)
+                        watch.hand_back_from(index)
                     return
                 if index:
                     self.maintenance.run_if_due()
@@ -318,9 +320,61 @@ class _WorkerRun:
                     # (its handler ran), the rest go back unstarted; stop.
                     stats.given_up += len(jobs) - index
                     _fail_quietly(client, job, f"qgen worker: {exc}")
-                    _hand_back(client, jobs, index + 1, stats)
+                    watch.hand_back_from(index + 1)
                     raise
                 _done(self.on_done, job, outcome)
+
+
+class _StopWatch:
+    """The jobs of a batch not started yet, handed back (released) once, by whichever comes first: the
+    worker's loop before the next job, or a thread watching `stop` while a handler runs."""
+
+    def __init__(self, client: QueueClient, jobs: list[Job], stop: Optional[threading.Event], stats: WorkerStats):
+        self.client, self.jobs, self.stop, self.stats = client, jobs, stop, stats
+        self.lock = threading.Lock()
+        self.next = 0  # the first job not started
+        self.handed_back = False
+        self.done = threading.Event()
+        self.thread: Optional[threading.Thread] = None
+
+    def __enter__(self) -> _StopWatch:
+        if self.stop is not None:
+            self.thread = threading.Thread(target=self._watch, name="qgen-stop-watch", daemon=True)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join()
+
+    def _watch(self) -> None:
+        assert self.stop is not None
+        while not self.done.is_set():
+            if self.stop.wait(0.1):
+                with self.lock:
+                    self._hand_back_locked(self.next)
+                return
+
+    def start(self, index: int) -> bool:
+        """Whether job `index` may start: not when the rest was handed back, or a stop is asked (then
+        it is handed back now)."""
+        with self.lock:
+            if not self.handed_back and self.stop is not None and self.stop.is_set():
+                self._hand_back_locked(index)
+            if self.handed_back:
+                return False
+            self.next = index + 1
+            return True
+
+    def hand_back_from(self, index: int) -> None:
+        with self.lock:
+            self._hand_back_locked(index)
+
+    def _hand_back_locked(self, index: int) -> None:
+        if not self.handed_back and index < len(self.jobs):
+            _hand_back(self.client, self.jobs, index, self.stats)
+        self.handed_back = True
 
 
 def _done(on_done: Optional[Callable[[Job, str], Any]], job: Job, outcome: str) -> None:
@@ -429,6 +483,9 @@ def _hand_back(client: QueueClient, jobs: list[Job], start: int, stats: WorkerSt
         pass  # the whole lease: reaped and taken over meanwhile
     except ConnectionLost as exc:
         log.warning("worker: %d unstarted job(s) not released (%s): they are released when their lease expires",
+                    len(pending), exc)
+    except NotInstalled as exc:  # a worker newer than the database (a rolling deploy before the upgrade)
+        log.warning("worker: %d unstarted job(s) not released: %s; they are released when their lease expires",
                     len(pending), exc)
 
 
