@@ -6,6 +6,7 @@ carries its security headers."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import time
@@ -54,7 +55,19 @@ def _environment() -> jinja2.Environment:
     env.filters["age"] = _age
     env.filters["count"] = lambda value: "—" if value is None else f"{int(value):,}"
     env.filters["when"] = lambda value: "—" if value is None else value.strftime("%Y-%m-%d %H:%M:%S %Z")
+    env.filters["cell"] = _cell
     return env
+
+
+def _cell(value: Any) -> str:
+    """A peeked job's value as the page shows it."""
+    if value is None:
+        return "—"
+    if isinstance(value, dt.datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S %Z")
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, default=json_default, sort_keys=True)
+    return str(value)
 
 
 def _age(seconds: Any) -> str:
