@@ -127,3 +127,40 @@ def test_a_read_only_dashboard_refuses_every_action(running):
     assert (status, text) == (403, "refused: this dashboard is read-only (started without --allow-actions)\n")
     status, _, html = fetch(base + "/queues/jobs")
     assert "<form" not in html
+
+
+def test_the_guard_names_its_own_host_only():
+    from qgen.cli.dashboard.guard import Guard
+
+    local, bound, anywhere = Guard("127.0.0.1", 8765), Guard("10.0.0.5", 8765, "t"), Guard("0.0.0.0", 8765, "t")
+    assert [local.host_allowed(h) for h in ("127.0.0.1:8765", "localhost:8765", "[::1]:8765")] == [True] * 3
+    assert [local.host_allowed(h) for h in ("evil.example:8765", "127.0.0.1:80", "127.0.0.1", "", None)] == [False] * 5
+    assert (bound.host_allowed("10.0.0.5:8765"), bound.host_allowed("localhost:8765")) == (True, False)
+    assert (anywhere.host_allowed("dash.internal:8765"), anywhere.host_allowed("dash.internal:9")) == (True, False)
+
+
+def test_the_guard_takes_the_token_as_bearer_or_basic_password_and_nothing_else():
+    import base64
+
+    from qgen.cli.dashboard.guard import Guard
+
+    guard = Guard("0.0.0.0", 8765, "tok")
+    basic = "Basic " + base64.b64encode(b"ann:tok").decode()
+    assert [guard.user(a, "10.1.1.1") for a in ("Bearer tok", basic, "Bearer tok2", "Basic !!!", "tok", None)] == \
+        ["token", "ann", None, None, None, None]
+    assert Guard("127.0.0.1", 8765).user(None, "127.0.0.1") == "127.0.0.1", "no token: who is the remote address"
+
+
+def test_a_csrf_token_is_bound_to_its_action_and_expires():
+    import time as clock
+
+    from qgen.cli.dashboard.guard import CSRF_MAX_AGE, Guard
+
+    guard = Guard("127.0.0.1", 8765)
+    token = guard.csrf_token("redrive:jobs")
+    assert guard.csrf_valid("redrive:jobs", token)
+    assert not guard.csrf_valid("redrive:urgent", token)
+    assert not Guard("127.0.0.1", 8765).csrf_valid("redrive:jobs", token), "another process's secret"
+    old = guard.csrf_token("redrive:jobs", issued=int(clock.time()) - CSRF_MAX_AGE - 5)
+    assert not guard.csrf_valid("redrive:jobs", old)
+    assert not any(guard.csrf_valid("redrive:jobs", t) for t in (None, "", "x.y", token.split(".")[1]))

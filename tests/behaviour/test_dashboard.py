@@ -162,6 +162,7 @@ def test_counts_follow_jobs_through_enqueue_claim_failure_and_completion(use_spe
         page.goto(served.base + "/")
         assert counts(page, "tr[data-queue=jobs]") == {"ready": "0", "scheduled": "1", "in_flight": "1", "expired": "0",
                                                          "dead": "1", "finished": "1"}
+        assert counts(page, "tr[data-queue=urgent]")["ready"] == "0", "a delete-mode queue without dead letters reads too"
         page.screenshot(path=str(tmp_path / "spec.png"), full_page=True)
         page.click("a[href='/queues/jobs']")
         assert page.url == served.base + "/queues/jobs"
