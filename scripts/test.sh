@@ -2,7 +2,7 @@
 # The one test command (README, and .ci/run on a clean clone): installs what the tests need, then runs them.
 #   bash scripts/test.sh [pytest arguments]
 # Installs, when missing: Debian's Mono (runs Microsoft's T-SQL parser), FreeTDS ODBC (the SQL Server
-# client path's fallback), a virtualenv with qgen and its test extras (Microsoft's ODBC Driver 18 from
+# client path's fallback), Debian's chromium (the dashboard's browser tests), a virtualenv with qgen and its test extras (Microsoft's ODBC Driver 18 from
 # PyPI among them). Starts the local PostgreSQL if it is down, and Babelfish for the SQL Server tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +13,8 @@ command -v mcs >/dev/null 2>&1 || apt_packages+=(mono-mcs)
 [ -e /usr/lib/mono/4.5/Facades/netstandard.dll ] || apt_packages+=(mono-devel)
 dpkg -s tdsodbc >/dev/null 2>&1 || apt_packages+=(tdsodbc)
 dpkg -s unixodbc-dev >/dev/null 2>&1 || apt_packages+=(unixodbc-dev)
+# Debian's chromium: tests/behaviour/test_dashboard.py drives it through Playwright (never `playwright install`).
+command -v chromium >/dev/null 2>&1 || apt_packages+=(chromium)
 # Another apt (unattended upgrades on a fresh machine, a second run of this script) may hold the
 # package locks: wait for it, up to 10 minutes, instead of failing at once.
 apt_wait=600

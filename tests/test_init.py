@@ -51,7 +51,11 @@ def test_the_wheel_carries_the_distribution_name_and_the_qgen_command(wheel, tmp
     assert sorted(f.rsplit("/", 1)[1] for f in files if f.startswith("qgen/examples/")) == sorted(
         p.name for p in (ROOT / "examples").glob("*.yaml")), "the examples ship for qgen init/bench --example"
     assert "qgen/migrations/revision.py.mako" in files, "qgen revision writes a revision's module from it"
+    dashboard = ROOT / "qgen" / "cli" / "dashboard"
+    assert {f"qgen/cli/dashboard/{p.relative_to(dashboard).as_posix()}" for p in [*dashboard.glob("templates/*.html"), *dashboard.glob("static/*.*")]} <= set(files), \
+        "qgen dashboard renders its pages from templates/ and serves static/ (package data)"
     assert any(extra == "postgres" for extra in metadata.get("Provides-Extra", []))
+    assert "dashboard" in metadata.get("Provides-Extra", [])
     bin_ = venv_with(wheel, tmp_path / "venv")
     shown = subprocess.run([str(bin_ / "qgen"), "--version"], capture_output=True, text=True, cwd=tmp_path)
     assert shown.returncode == 0 and shown.stdout.startswith("qgen "), shown.stderr

@@ -1,5 +1,5 @@
 """The qgen command line: render, check, schema, init, revision, bench, maintain, status, metrics, redrive, dead, job,
-worker."""
+worker, dashboard."""
 
 from __future__ import annotations
 
@@ -222,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     from qgen.cli.worker import add_command as worker_command
 
     worker_command(commands)
+    from qgen.cli.dashboard import add_command as dashboard_command  # issue 30
+
+    dashboard_command(commands)
     return parser
 
 

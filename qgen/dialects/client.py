@@ -189,6 +189,16 @@ class ClientSide:
         if self.autocommit_calls:
             connection.autocommit = True
 
+    def session_limits(self, statement_ms: int, lock_ms: int) -> list[str]:
+        """The statements that bound every later statement of a session (a reader that must never hold
+        up the queue, like qgen dashboard's): at most statement_ms to run, at most lock_ms waiting for a lock."""
+        return []
+
+    def limit_session(self, connection: Any, statement_ms: int, lock_ms: int) -> None:
+        """Run session_limits on a new connection (and set what the driver bounds itself)."""
+        for statement in self.session_limits(int(statement_ms), int(lock_ms)):
+            self.execute_batch(connection, statement)
+
     @contextlib.contextmanager
     def transaction(self, connection: Any) -> Iterator[None]:
         """The caller's transaction (client.transaction()): begun, committed at the end, rolled back

@@ -116,6 +116,14 @@ class MssqlClient(ClientSide):
 
         return connect_mssql
 
+    def session_limits(self, statement_ms: int, lock_ms: int) -> list[str]:
+        # SQL Server has no statement timeout of its own: the driver's query timeout bounds it (limit_session).
+        return [f"SET LOCK_TIMEOUT {int(lock_ms)};"]
+
+    def limit_session(self, connection: Any, statement_ms: int, lock_ms: int) -> None:
+        super().limit_session(connection, statement_ms, lock_ms)
+        connection.timeout = max(1, -(-int(statement_ms) // 1000))  # pyodbc's query timeout, whole seconds
+
     @contextlib.contextmanager
     def transaction(self, connection: Any) -> Iterator[None]:
         """An explicit transaction on the autocommit connection (see autocommit_calls)."""

@@ -116,6 +116,9 @@ class PostgresClient(ClientSide):
 
         return connect_postgres
 
+    def session_limits(self, statement_ms: int, lock_ms: int) -> list[str]:
+        return [f"SET statement_timeout = {int(statement_ms)}", f"SET lock_timeout = {int(lock_ms)}"]
+
     @contextlib.contextmanager
     def transaction(self, connection: Any) -> Iterator[None]:
         with connection.transaction():
