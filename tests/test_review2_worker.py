@@ -11,6 +11,7 @@ import pytest
 from qgen.client import worker as worker_module
 from qgen.client.worker import NO_RESULT, run_worker
 from tests.behaviour.helpers import BEHAVE
+from tests.conftest import ROOT
 from tests.support.backends import babelfish_gap, backend, dialect, use_spec  # noqa: F401  (fixtures)
 from tests.test_worker_cli import SLOW, T, db, finish, handler_module, installed, rows, start_worker, wait_for  # noqa: F401
 
@@ -59,3 +60,19 @@ def test_a_stop_as_the_allotted_time_runs_out_loses_no_unstarted_job(use_spec, m
     assert [queue.job(i).state for i in ids[1:]] == ["queued", "queued"], \
         "the two jobs never started are handed back (one stays in flight, its attempt counted by reap)"
     assert stats.released == 2, stats
+
+
+def test_grace_expiry_on_each_database_leaves_only_the_job_in_hand_leased(use_spec, tmp_path):
+    """As test_a_short_grace_leaves_only_the_job_in_hand_leased, on PostgreSQL and Babelfish, with a short --grace:
+    the stuck handler's job alone stays leased (--grace 0 here; 1s passes)."""
+    env = use_spec(ROOT / "tests" / "behaviour" / "specs" / "worker_cli.yaml")
+    tasks = env.client("tasks")
+    tasks.enqueue_many([{"n": n} for n in range(10)])
+    leased = f"{env.col('lease_token')} IS NOT NULL"
+    process = start_worker(tmp_path, env.backend.database_url, handler_module(tmp_path, SLOW.replace("1.5", "60"))
+                           + ":handle", "--batch-size", "10", "--grace", "0")
+    wait_for(lambda: any(tmp_path.glob("started-*")), "the first job started", limit=90, process=process)
+    process.send_signal(signal.SIGTERM)
+    code, err = finish(process, timeout=60)
+    assert code == 1, err
+    assert env.count("tasks", "table", leased) == 1, "only the job in the stuck handler stays leased"
