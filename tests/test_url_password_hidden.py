@@ -45,6 +45,9 @@ FORMS = {
     # password after its space
     "url-query-bad-escape": ("postgresql://app@127.0.0.1:1/app?password=Sekrit%zz9", "Sekrit"),
     "dsn-unquoted-space": ("host=127.0.0.1 port=1 dbname=app user=app password=Sekrit xylo9", "xylo9"),
+    # pasted with a blank before it; a query key %-encoded (the driver decodes it)
+    "url-leading-blank": (" postgresql://app:Sekrit-9@127.0.0.1:1/app", "Sekrit-9"),
+    "url-encoded-key": ("postgresql://app@127.0.0.1:1/app?pass%77ord=Sekrit-9", "Sekrit-9"),
 }
 IDS = sorted(FORMS)
 # Forms refused before any driver sees them (a driver's own message would show part of the password),

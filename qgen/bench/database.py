@@ -115,6 +115,7 @@ class BenchDatabase:
     url: str
 
     def __post_init__(self) -> None:
+        self.url = self.url.strip()  # a URL pasted with a blank around it names the same database
         self.dialect = dialect_of(self.url)
         self.sql = bench_sql(self.dialect)
         try:

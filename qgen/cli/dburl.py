@@ -34,6 +34,7 @@ def shown(url: str) -> str:
 def connect(url: str) -> Any:
     """An autocommit DB-API connection to the database the URL names, opened by its database's
     connector (qgen.dialects)."""
+    url = url.strip()  # a URL pasted with a blank around it names the same database
     try:
         database = dialects.get(database_of(url))
     except UnknownDatabase as exc:

@@ -51,6 +51,7 @@ dialect_of_target = database_of
 
 def connection_factory(target: str) -> Callable[[], Any]:
     """A callable that opens a new connection to the database a URL or DSN names."""
+    target = target.strip()  # a URL pasted with a blank around it names the same database
     return dialects.get(database_of(target)).connector(target)
 
 

@@ -53,6 +53,12 @@ _DSN_BARE = r"(?:(?!\s+[A-Za-z_]\w*\s*=).)*"
 _STRAY_PERCENT = r"%(?![0-9A-Fa-f]{2})"
 
 
+def _secret_key(key: str) -> bool:
+    """Whether a query key names a secret: as the driver reads it, %-decoded (libpq reads pass%77ord as
+    password)."""
+    return unquote_plus(key).strip().lower() in SECRET_KEYS
+
+
 def _split_url(text: str) -> tuple[str, str, str]:
     """A URL's user info, host[:port] and query (its password may hold ?, / or an unescaped @)."""
     rest = text.split("://", 1)[1]
@@ -75,16 +81,24 @@ def _check_url(text: str) -> None:
         raise UnknownDatabase(f"{redacted(text)!r}: its user name or password holds an @; accepted: @ written as %40 "
                               "there (quote_plus in Python), or a libpq DSN / ODBC connection string")
     secrets = [value for key, _, value in (item.partition("=") for item in query.split("&"))
-               if key.strip().lower() in SECRET_KEYS]
+               if _secret_key(key)]
     if any(re.search(_STRAY_PERCENT, part) for part in [user_info, *secrets]):
         raise UnknownDatabase(f"{redacted(text)!r}: its user name or password holds a % that is not an escape; "
                               "accepted: % written as %25 there (quote_plus in Python)")
+    if where.count("[") != where.count("]"):
+        raise UnknownDatabase(f"{redacted(text)!r}: its host has an unclosed [; accepted: [IPv6 address] or a host name")
     host_port = where.rsplit("]", 1)[-1]  # [IPv6]:port
     if ":" in host_port:
         port = host_port.rsplit(":", 1)[1]
         if port and not (port.isdigit() and 1 <= int(port) <= 65535):
             raise UnknownDatabase(f"{redacted(text)!r}: its port {port!r} is not a port; accepted: a number from 1 to "
                                   "65535 (or none, for the default)")
+    from sqlalchemy.engine import make_url
+
+    try:
+        make_url(text)
+    except Exception:  # noqa: BLE001 (its message may quote the password: not shown)
+        raise UnknownDatabase(f"{redacted(text)!r} is not a URL qgen can read; accepted: {ACCEPTED}") from None
 
 
 def secrets_of(target: str) -> list[str]:
@@ -97,7 +111,7 @@ def secrets_of(target: str) -> list[str]:
         if ":" in user_info:
             found.append(user_info.split(":", 1)[1])
         for key, _, value in (item.partition("=") for item in query.split("&")):
-            if key.strip().lower() in SECRET_KEYS:
+            if _secret_key(key):
                 found.append(value)
             elif re.search(_PASSWORD_KEY, unquote_plus(value)):
                 found += secrets_of(unquote_plus(value))
@@ -127,7 +141,7 @@ def redacted(target: str) -> str:
 
 
 def _redacted_url(text: str) -> str:
-    head = re.match(r"(?s)([A-Za-z][\w+.-]*://[^:/@?#]*:)(.*)", text)
+    head = re.match(r"(?s)(\s*[A-Za-z][\w+.-]*://[^:/@?#]*:)(.*)", text)
     if head:
         rest = head.group(2)
         query = rest.find("?")
@@ -140,7 +154,7 @@ def _redacted_url(text: str) -> str:
     items = []
     for item in query.split("&") if mark else []:
         key, equals, value = item.partition("=")
-        if key.strip().lower() in SECRET_KEYS:
+        if _secret_key(key):
             value = "***"
         elif re.search(_PASSWORD_KEY, unquote_plus(value)):  # a connection string inside (odbc_connect=)
             value = quote_plus(_redacted_pairs(unquote_plus(value))).replace(quote_plus("***"), "***")

@@ -36,7 +36,7 @@ def given_url() -> str:
         raise SystemExit(f"qgen migrations: no database; set {URL_VARIABLE} or pass -x url=..., e.g. "
                          "postgresql+psycopg://user@host:5432/db or "
                          "mssql+pyodbc://user:pass@host:1433/db?driver=FreeTDS&TDS_Version=7.4")
-    return url
+    return url.strip()
 
 
 def database_url(url: str) -> str:
