@@ -40,6 +40,7 @@ import traceback
 from typing import Any, Callable
 
 GRACE_SECONDS = 30.0   # how long a stop waits for the jobs being handled (--grace)
+HAND_BACK_WAIT = 10.0  # after the grace: how long the exit waits for the rest of the batches to be handed back
 MAX_CONCURRENCY = 64
 log = logging.getLogger("qgen.worker")
 
@@ -211,6 +212,7 @@ def _explain(exc: BaseException, where: str) -> str:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from qgen.cli.dburl import URL_ENV, DatabaseUnavailable, connect, shown
+    from qgen.client.worker import hand_backs_done
     from qgen.spec.load import load_spec
 
     spec = load_spec(args.spec)
@@ -267,6 +269,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
         deadline = time.monotonic() + args.grace
         while pool.alive() and time.monotonic() < deadline:
             time.sleep(0.05)
+        # A handler still running past the grace: the rest of its batch is handed back first (a stop
+        # watch does it within a moment of the signal; a few round trips).
+        hand_backs_done(HAND_BACK_WAIT)
         running = len(pool.alive())
         totals = pool.totals()
         summary = ", ".join(f"{name.replace('_', ' ')} {count}" for name, count in totals.items())

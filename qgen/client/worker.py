@@ -300,14 +300,14 @@ class _WorkerRun:
         watch = _StopWatch(client, jobs, self.stop, stats)
         with beat, watch:
             for index, job in enumerate(jobs):
-                if not watch.start(index):
-                    return  # stopping: the jobs not started went back, their claim not counted
-                if self.time_over():
+                if self.time_over():  # before the job counts as started: a stop now hands back from it
                     stats.overran = True
                     stats.given_up += len(jobs) - index
                     if self.release_unstarted:
                         watch.hand_back_from(index)
                     return
+                if not watch.start(index):
+                    return  # stopping: the jobs not started went back, their claim not counted
                 if index:
                     self.maintenance.run_if_due()
                 try:
@@ -325,6 +325,20 @@ class _WorkerRun:
                 _done(self.on_done, job, outcome)
 
 
+# The batches being worked in this process (their stop watches): a process that stops waits, after its
+# grace, until each has handed back what it did not start (hand_backs_done).
+_WATCHES: set[_StopWatch] = set()
+_WATCHES_CHANGED = threading.Condition()
+
+
+def hand_backs_done(timeout: float) -> bool:
+    """Wait, at most timeout seconds, until every batch being worked in this process after a stop has
+    handed back the jobs it did not start (qgen worker calls it before it exits, even when a handler is
+    still running past its grace); whether they all did."""
+    with _WATCHES_CHANGED:
+        return _WATCHES_CHANGED.wait_for(lambda: all(w.handed_back for w in _WATCHES), timeout)
+
+
 class _StopWatch:
     """The jobs of a batch not started yet, handed back (released) once, by whichever comes first: the
     worker's loop before the next job, or a thread watching `stop` while a handler runs."""
@@ -338,6 +352,8 @@ class _StopWatch:
         self.thread: Optional[threading.Thread] = None
 
     def __enter__(self) -> _StopWatch:
+        with _WATCHES_CHANGED:
+            _WATCHES.add(self)
         if self.stop is not None:
             self.thread = threading.Thread(target=self._watch, name="qgen-stop-watch", daemon=True)
             self.thread.start()
@@ -347,6 +363,9 @@ class _StopWatch:
         self.done.set()
         if self.thread is not None:
             self.thread.join()
+        with _WATCHES_CHANGED:
+            _WATCHES.discard(self)
+            _WATCHES_CHANGED.notify_all()
 
     def _watch(self) -> None:
         assert self.stop is not None
@@ -375,6 +394,8 @@ class _StopWatch:
         if not self.handed_back and index < len(self.jobs):
             _hand_back(self.client, self.jobs, index, self.stats)
         self.handed_back = True
+        with _WATCHES_CHANGED:
+            _WATCHES_CHANGED.notify_all()
 
 
 def _done(on_done: Optional[Callable[[Job, str], Any]], job: Job, outcome: str) -> None:
