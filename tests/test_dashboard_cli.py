@@ -95,6 +95,10 @@ def fetch(url: str, host: Optional[str] = None, method: str = "GET") -> tuple[in
 
 def test_an_unreachable_database_is_a_banner_and_the_server_keeps_serving(running):
     base, process = running
+    give_up = time.monotonic() + 30  # the page serves before the sampler's first round has ended
+    while "The database cannot be reached" not in fetch(base + "/")[2]:
+        assert time.monotonic() < give_up, "no banner within 30 s"
+        time.sleep(0.2)
     for _ in range(3):  # several sampler rounds: the server stays up, each page says the same
         status, headers, html = fetch(base + "/")
         assert status == 200

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import logging
 import time
 import urllib.parse
@@ -95,7 +96,7 @@ def build_app(board: Dashboard) -> Starlette:
         snapshot = board.sampler.snapshot()
         html = env.get_template(name).render(
             spec=board.spec, spec_name=board.spec_name, snapshot=snapshot, database=redacted(board.read_url),
-            refresh=board.refresh, finished=finished, notice=request.query_params.get("notice"), **values)
+            refresh=board.refresh, finished=finished, notice=board.guard.signed(request.query_params.get("notice"), request.query_params.get("sig")), **values)
         return Response(html, media_type="text/html; charset=utf-8")
 
     async def spec_page(request: Request) -> Response:
@@ -147,7 +148,7 @@ async def _redrive(board: Dashboard, request: Request) -> Response:
     if not board.guard.csrf_valid(f"redrive:{queue}", next(iter(form.get("csrf", [])), None)):
         return refused("refused: missing or invalid CSRF token; reload the page and try again")
     raw = (form.get("id") or [""])[0]
-    if not raw.isdigit() or not 1 <= int(raw) < 2**63:
+    if not re.fullmatch(r"[0-9]{1,19}", raw) or not 1 <= int(raw) < 2**63:
         return refused(f"refused: id {raw!r} is not a job id", 400)
     try:
         result = await run_in_threadpool(redrive, board.spec, board.url, queue, int(raw))
@@ -158,7 +159,7 @@ async def _redrive(board: Dashboard, request: Request) -> Response:
                 who, result.redriven, result.skipped_duplicates)
     notice = f"job {raw}: {result.redriven} redriven" + (", left dead: its dedupe key is queued again"
                                                            if result.skipped_duplicates else "")
-    return RedirectResponse(f"/queues/{urllib.parse.quote(queue)}?{urllib.parse.urlencode({'notice': notice})}",
+    return RedirectResponse(f"/queues/{urllib.parse.quote(queue)}?{urllib.parse.urlencode({'notice': notice, 'sig': board.guard.sign(notice)})}",
                             status_code=303)
 
 

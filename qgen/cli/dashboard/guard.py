@@ -7,6 +7,7 @@ check on every action, and the response headers that forbid inline scripts, styl
 from __future__ import annotations
 
 import base64
+import re
 import binascii
 import hashlib
 import hmac
@@ -47,6 +48,8 @@ class Guard:
         if not header:
             return False
         name, _, port = header.rpartition(":") if not header.endswith("]") else (header, "", "")
+        if not name and self.port == 80:  # a browser leaves out http's default port
+            name, port = header, "80"
         if not name or port != str(self.port):
             return False
         name = name.strip("[]").lower()
@@ -81,11 +84,22 @@ class Guard:
 
     def csrf_valid(self, action: str, token: Optional[str]) -> bool:
         issued, _, mac = (token or "").partition(".")
-        if not issued.isdigit() or not mac:
+        if not re.fullmatch(r"[0-9]{1,12}", issued) or not mac:
             return False
         if not 0 <= time.time() - int(issued) <= CSRF_MAX_AGE:
             return False
         return _same(mac, self._mac(action, int(issued)))
+
+    def sign(self, notice: str) -> str:
+        """A notice's signature: a page shows a notice only with it, so a link cannot put its own text
+        on the dashboard."""
+        return hmac.new(self.secret, f"notice\n{notice}".encode(), hashlib.sha256).hexdigest()
+
+    def signed(self, notice: Optional[str], signature: Optional[str]) -> Optional[str]:
+        """The notice when its signature is this server's, else None."""
+        if notice is None or signature is None:
+            return None
+        return notice if _same(signature, self.sign(notice)) else None
 
     def _mac(self, action: str, issued: int) -> str:
         return hmac.new(self.secret, f"{action}\n{issued}".encode(), hashlib.sha256).hexdigest()
