@@ -276,6 +276,7 @@ class Forwarder:
     def __init__(self, port: int, target: tuple[str, int]):
         self.listener = socket.create_server(("127.0.0.1", port))
         self.target = target
+        self.sockets: list[socket.socket] = []
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -285,6 +286,7 @@ class Forwarder:
             except OSError:
                 return
             server = socket.create_connection(self.target)
+            self.sockets += [client, server]
             for a, b in ((client, server), (server, client)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
@@ -295,6 +297,14 @@ class Forwarder:
                 sink.sendall(data)
         with contextlib.suppress(OSError):
             sink.shutdown(socket.SHUT_WR)
+
+    def cut(self) -> None:
+        """Break every connection made through it, as a network or a failover does; new ones still pass."""
+        for held in self.sockets:
+            with contextlib.suppress(OSError):
+                held.shutdown(socket.SHUT_RDWR)
+            held.close()
+        self.sockets = []
 
     def close(self) -> None:
         self.listener.close()
@@ -319,5 +329,15 @@ def test_a_database_that_cannot_be_reached_is_a_banner_and_the_page_recovers(use
             page.goto(served.base + "/")
             assert page.locator(".banner[role=alert]").count() == 0
             assert counts(page, "tr[data-queue=jobs]")["ready"] == "0"
+            # The sampler's connection breaks under it: the banner says so in the dashboard's words (not a
+            # client user's advice to pass a URL), and the next round connects again.
+            forwarder.cut()
+            served.sample()
+            page.goto(served.base + "/")
+            banner = page.locator(".banner[role=alert]").inner_text()
+            assert "connection to the database was lost" in banner and "connection factory" not in banner, banner
+            served.sample()
+            page.goto(served.base + "/")
+            assert page.locator(".banner[role=alert]").count() == 0
         finally:
             forwarder.close()

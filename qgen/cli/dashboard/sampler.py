@@ -128,7 +128,10 @@ class Sampler:
             except Exception as exc:  # a driver error: the database away, or this queue unreadable
                 if _unreachable(exc):
                     self._session.reset()
-                    error = redacted(" ".join(str(exc).split())) or type(exc).__name__
+                    # A lost connection's message advises a client user; here the sampler reconnects.
+                    error = ("the connection to the database was lost; connecting again at the next round"
+                             if isinstance(exc, ConnectionLost) else redacted(" ".join(str(exc).split())) or
+                             type(exc).__name__)
                     break
                 if not _connection_still_good(exc):
                     self._session.reset()
