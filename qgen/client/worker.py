@@ -368,9 +368,12 @@ class _StopWatch:
             _WATCHES_CHANGED.notify_all()
 
     def _watch(self) -> None:
+        # It polls stop and sleeps on an event of its own: never waits on stop, which may be a
+        # multiprocessing Event whose set() then waits for every waiter to wake, forever for a
+        # waiter in a process killed meanwhile (the concurrency tests kill workers so).
         assert self.stop is not None
-        while not self.done.is_set():
-            if self.stop.wait(0.1):
+        while not self.done.wait(0.1):
+            if self.stop.is_set():
                 with self.lock:
                     self._hand_back_locked(self.next)
                 return

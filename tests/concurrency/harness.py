@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import os
 import signal
+import threading
 import multiprocessing
 import queue as queue_module
 import time
@@ -46,6 +47,16 @@ class Fleet:
         process.start()
         self.procs[name] = process
         return process
+
+    @staticmethod
+    def set(event: Any, timeout: float = 10) -> None:
+        """Set a multiprocessing Event, failing if set() does not return: it waits for every process
+        waiting on the event to wake, and one killed while it waited never does (a worker's stop
+        watch once waited on it, and CI hung here after the victims were killed)."""
+        setter = threading.Thread(target=event.set, daemon=True)
+        setter.start()
+        setter.join(timeout)
+        assert not setter.is_alive(), f"Event.set() did not return in {timeout}s: a killed process was waiting on it"
 
     def kill(self, process: Any, timeout: float = 30) -> None:
         """SIGKILL a child that reported ("blocked", ...), once it has flushed that report (its

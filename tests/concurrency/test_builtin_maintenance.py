@@ -63,7 +63,7 @@ def test_fresh_workers_recover_the_jobs_of_killed_workers_without_a_reaper(use_s
         while env.count(QUEUE, "table", processed(env)) < TOTAL:
             assert time.monotonic() < deadline + 30, f"not drained: {table_state(env)}"
             time.sleep(0.1)
-        stop.set()
+        fleet.set(stop)
         fleet.wait_for("done", FRESH, timeout=60)
         fleet.join()
     finally:

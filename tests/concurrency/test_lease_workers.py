@@ -155,7 +155,7 @@ def test_a_worker_killed_mid_batch_loses_no_job_and_its_jobs_are_completed_once_
             assert time.monotonic() < give_up, f"not drained after the kill: {table_state(env)}"
             time.sleep(0.2)
         recovered = time.monotonic() - killed_at
-        stop.set()
+        fleet.set(stop)
         fleet.wait_for("done", WORKERS - 1, timeout=180)  # a guard, not a measure: 60 s ran out once at load 3
         fleet.join()
     finally:
