@@ -151,14 +151,15 @@ def test_a_sql_server_url_without_a_driver_gets_microsofts_and_its_password_stay
     """qgen's own commands give a mssql+pyodbc URL without driver= Microsoft's ODBC driver (qgen[mssql]);
     env.py handed it to SQLAlchemy as it was, which asked the ODBC manager for a default driver: IM002
     ("Data source name not found") before any server was tried. Now the server itself answers (nothing
-    listens on port 1 here), and the password, inside odbc_connect=, is not printed."""
+    listens on port 1 here), and the message names the URL as the user gave it, its password hidden."""
     bindir = Path(sys.executable).parent
     alembic = [str(bindir / "alembic")] if (bindir / "alembic").exists() else [sys.executable, "-m", "alembic"]
     url = "mssql+pyodbc://sa:Sekrit-42@127.0.0.1:1/app?Encrypt=no&LoginTimeout=5"
     done = subprocess.run(alembic + ["-c", str(migrations), "-x", f"url={url}", "current"], cwd=ROOT, capture_output=True,
                           text=True, env={k: v for k, v in os.environ.items() if k != "QGEN_DATABASE_URL"})
-    assert done.returncode != 0 and "qgen migrations: cannot connect to mssql+pyodbc:///?odbc_connect=" in done.stderr, done.stderr
-    assert "IM002" not in done.stderr and "Sekrit-42" not in done.stderr and "PWD%3D***" in done.stderr, done.stderr
+    assert done.returncode != 0, done.stderr
+    assert "qgen migrations: cannot connect to mssql+pyodbc://sa:***@127.0.0.1:1/app?Encrypt=no" in done.stderr, done.stderr
+    assert "IM002" not in done.stderr and "Sekrit-42" not in done.stderr, done.stderr
 
 
 def test_spec_change_with_jobs_pending_and_leased(migrations, database, schema, tmp_path):
