@@ -50,6 +50,13 @@ _PASSWORD_KEY = r"(?i)(\b(?:sslpassword|password|pwd)\s*=\s*)"
 # A DSN's unquoted value: to the next " key=" (libpq would stop at the space and stumble on the rest,
 # which is still the password the user meant).
 _DSN_BARE = r"(?:(?!\s+[A-Za-z_]\w*\s*=).)*"
+def _pair_value(text: str) -> str:
+    """The pattern of one key=value pair's value: {braced} (ODBC), 'quoted' (libpq), or bare to the
+    next ; (an ODBC string) or the next " key=" (a DSN)."""
+    bare = r"[^;]*" if ";" in text else _DSN_BARE
+    return r"(?:\{(?:[^}]|\}\})*\}?|'(?:[^'\\]|\\.)*'?|" + bare + ")"
+
+
 _STRAY_PERCENT = r"%(?![0-9A-Fa-f]{2})"
 
 
@@ -116,8 +123,7 @@ def secrets_of(target: str) -> list[str]:
             elif re.search(_PASSWORD_KEY, unquote_plus(value)):
                 found += secrets_of(unquote_plus(value))
     else:
-        bare = r"[^;]*" if ";" in text else _DSN_BARE
-        for match in re.finditer(_PASSWORD_KEY + r"(\{(?:[^}]|\}\})*\}?|'(?:[^'\\]|\\.)*'?|" + bare + ")", text):
+        for match in re.finditer(_PASSWORD_KEY + "(" + _pair_value(text) + ")", text):
             found.append(match.group(2).strip("{}'"))
     return [s for value in found for s in {value, unquote_plus(value)} if len(s) >= 3]
 
@@ -165,6 +171,5 @@ def _redacted_url(text: str) -> str:
 def _redacted_pairs(text: str) -> str:
     """key=value pairs: an ODBC connection string (;-separated, {braced} values) or a libpq DSN
     (space-separated, 'quoted' values)."""
-    bare = r"[^;]*" if ";" in text else _DSN_BARE
-    value = r"(?:\{(?:[^}]|\}\})*\}?|'(?:[^'\\]|\\.)*'?|" + bare + ")"
+    value = _pair_value(text)
     return re.sub(_PASSWORD_KEY + value, r"\1***", text)
