@@ -218,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     from qgen.cli.lookup import add_commands as lookup_commands  # qgen dead, qgen job (issue 25)
 
     lookup_commands(commands)
+    from qgen.cli.control import add_commands as control_commands  # qgen pause, qgen resume (issue 29)
+
+    control_commands(commands)
 
     from qgen.cli.worker import add_command as worker_command
 

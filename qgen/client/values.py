@@ -42,6 +42,7 @@ RETRIED_AFTER_LOSS = frozenset({"dequeue", "complete", "fail", "extend_lease", "
                                 "watermark_correct"})
 RETRIED_AFTER_LOSS |= {"dead_letters", "job"}  # read-only inspection (issue 25): nothing to repeat
 RETRIED_AFTER_LOSS |= {"release"}  # fenced by the lease token, as complete and fail
+RETRIED_AFTER_LOSS |= {"pause", "resume"}  # idempotent: a second call finds the state set (issue 29)
 ENQUEUES = frozenset({"enqueue", "enqueue_batch", "enqueue_json"})
 
 

@@ -126,14 +126,17 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("enqueue_json", lambda q, p: True, ("table", "batch_type", "dedupe_index"), dialects=("mssql",)),
     Kind("watermark_move", _watermark, ("table", "watermark_table")),
     Kind("watermark_correct", _watermark, ("table", "watermark_table")),
+    # One row: whether the queue is paused (pause, resume), which every claim reads first.
+    Kind("control_table", lambda q, p: True),
     Kind("dequeue", lambda q, p: True, ("table", "claim_index", "claim_order_index", "watermark_table", "watermark_move",
-                                     "archive_table", "dead_letter_table", "priority_marks")),
+                                     "archive_table", "dead_letter_table", "priority_marks", "control_table")),
     Kind("complete", _lease, ("table", "lease_index", "archive_table", "outbox_table", "watermark_table")),
     Kind("fail", _lease, ("table", "dead_letter_table", "watermark_table", "priority_marks")),
     Kind("extend_lease", _lease, ("table", "lease_index")),
     Kind("reap", _lease, ("table", "lease_index", "dead_letter_table", "watermark_table", "priority_marks")),
-    Kind("worker", lambda q, p: q.worker is not None, ("dequeue", "complete", "fail")),
-    Kind("metrics", lambda q, p: True, ("table", "watermark_table", "dead_letter_table", "archive_table")),
+    Kind("worker", lambda q, p: q.worker is not None, ("dequeue", "complete", "fail", "control_table")),
+    Kind("metrics", lambda q, p: True, ("table", "watermark_table", "dead_letter_table", "archive_table",
+                                     "control_table")),
     Kind("peek", lambda q, p: True, ("pending_view",)),
     Kind("purge_batch", lambda q, p: True, ("table", "dead_letter_table", "archive_table", "processed_index",
                                          "dead_letter_index", "archive_index")),
@@ -158,6 +161,13 @@ QUEUE_KINDS += (
     Kind("release", _lease, ("table", "lease_index", "watermark_table", "priority_marks")),
 )
 
+# Pause and resume (issue 29): an operator holds a queue's claims during an incident and lets them
+# go again; enqueues go on, leases already granted run to their end. The admin role's.
+QUEUE_KINDS += (
+    Kind("pause", lambda q, p: True, ("control_table",)),
+    Kind("resume", lambda q, p: True, ("control_table",)),
+)
+
 # The kinds that are procedures (functions on PostgreSQL): what a role is granted EXECUTE on.
 ROUTINE_KINDS = frozenset({
     "enqueue", "enqueue_batch", "enqueue_json", "dequeue", "complete", "fail", "extend_lease", "reap", "worker",
@@ -165,6 +175,7 @@ ROUTINE_KINDS = frozenset({
 })
 ROUTINE_KINDS |= {"dead_letters", "job"}  # read-only inspection (issue 25)
 ROUTINE_KINDS |= {"release"}  # a worker's hand-back (issue 25)
+ROUTINE_KINDS |= {"pause", "resume"}  # job control (issue 29)
 
 
 def queue_objects(spec: Spec, queue_name: str, dialect: str | None = None) -> list[DbObject]:

@@ -120,6 +120,7 @@ _METRICS = (
     ("watermark", "the watermark (ids below it are finished)"), ("lowest_pending_id", "the lowest pending id"),
     ("completed_last_minute", "jobs finished in the last minute (archive or mark)"),
     ("watermark_lag", "lowest pending id minus the watermark"),
+    ("paused", "true (1) while the queue is paused: claims return nothing (pause, resume)"),
 )
 
 PROCEDURES: dict[str, Procedure] = {p.kind: p for p in (
@@ -199,7 +200,7 @@ PROCEDURES: dict[str, Procedure] = {p.kind: p for p in (
         example_result=(("0", "41"),)),
     Procedure("metrics", "One row describing the queue now (counts scan the table: not for hot paths).", (),
               tuple(ResultColumn(n, m) for n, m in _METRICS),
-              example_result=(("5", "1", "2", "0", "0", "1", "10", "42", "0", "3", "12", "3"),)),
+              example_result=(("5", "1", "2", "0", "0", "1", "10", "42", "0", "3", "12", "3", "false"),)),
     Procedure("peek", "The next pending jobs, in queue order, without claiming them.", (
         Parameter("job_type", JOB_TYPE, None, ("job_type",), meaning="only this job type"),
         Parameter("limit", INT, 100, meaning="the most rows (0 or more)"),
@@ -283,6 +284,17 @@ PROCEDURES.update({p.kind: p for p in (
         Parameter("ids", ID_LIST, None, ("by_id",), meaning="the lease's jobs, when id is NULL (primary-key lookups)"),
     ), returns="the number of jobs released",
         example=(("lease_token", "'6f1c3a52-8d1e-4d0b-9a55-2f0c4b7e9d10'"), ("id", "1"))),
+)})
+
+# Job control (issue 29): an operator holds every claim of a queue and lets them go again. Enqueues go
+# on; leases already granted run to their end (complete, fail, extend_lease, release, reap all work).
+PROCEDURES.update({p.kind: p for p in (
+    Procedure("pause", "Pauses the queue: from its commit, claims return no job (enqueues go on).", (),
+              returns="1 when this call paused the queue, 0 when it was paused already",
+              example=()),
+    Procedure("resume", "Resumes a paused queue: claims take jobs again.", (),
+              returns="1 when this call resumed the queue, 0 when it was not paused",
+              example=()),
 )})
 
 BATCH_LEAVES_OUT = ("enqueued_by",)  # enqueue's parameters a batch passes once for every job

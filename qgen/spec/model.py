@@ -359,6 +359,8 @@ OBJECT_KINDS: tuple[str, ...] = (
 OBJECT_KINDS += ("dead_letters", "job")
 # A worker's hand-back of leased jobs it did not start, without counting the attempt (issue 25).
 OBJECT_KINDS += ("release",)
+# A queue's pause state and the procedures that set it (issue 29).
+OBJECT_KINDS += ("control_table", "pause", "resume")
 ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
 
 # Maintenance (purge, purge_batch, maintain, redrive) works in batches of at most this many rows, each
@@ -722,7 +724,7 @@ class Spec(_Strict):
 NAME_SUFFIX = {
     "table": None, "claim_index": "claim_ix", "claim_order_index": "claim_order_ix", "dedupe_index": "dedupe_ux",
     "lease_index": "lease_ix", "processed_index": "processed_ix", "pending_view": "pending",
-    "watermark_table": "watermark", "priority_marks": "marks", "dead_letter_table": "dead", "dead_letter_index": "dead_ix",
+    "watermark_table": "watermark", "control_table": "control", "priority_marks": "marks", "dead_letter_table": "dead", "dead_letter_index": "dead_ix",
     "archive_table": "archive", "archive_index": "archive_ix",
     "outbox_table": "outbox", "batch_type": "batch", "wakeup_channel": "wakeup",
 }

@@ -46,7 +46,7 @@ POOLED = {
     "postgres": "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE; SET search_path = pg_temp, public; "
                 "SET lock_timeout = '20s'; SET TIME ZONE 'Asia/Kolkata'; CREATE TEMP TABLE left_over (a int);",
 }
-_TABLE_KINDS = ("table", "dead_letter_table", "archive_table", "outbox_table", "watermark_table")
+_TABLE_KINDS = ("table", "dead_letter_table", "archive_table", "outbox_table", "watermark_table", "control_table")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,6 +143,9 @@ RECIPES.update({
     "job": Recipe(lambda env, c: {"job_id": c.enqueue(n=1).id}, effect=False),
 })
 RECIPES["release"] = Recipe(lambda env, c: (lambda j: {"lease_token": _token(env, j), "id": j.id})(_leased(env, c)))
+# Job control (issue 29): each writes the queue's control row; resume needs a paused queue.
+RECIPES["pause"] = Recipe(lambda env, c: {})
+RECIPES["resume"] = Recipe(lambda env, c: (c.pause(), {})[-1])
 # The recipes of one kind, by what the queue is (a delete-mode claim follows another rule).
 VARIANTS: dict[str, Callable[[Any], list[str]]] = {
     "dequeue": lambda q: ["dequeue:lease", "dequeue:wait"] if q.claim == "lease" else ["dequeue:delete"],

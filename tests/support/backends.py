@@ -406,6 +406,10 @@ class InstalledSpec:
         # A priority queue's claim marks (PostgreSQL): emptied too, or marks above the restarted ids hide jobs.
         marks = [f"{quote(d, self.spec.schema)}.{quote(d, obj.obj.name)}" for obj in self.rendering.objects
                  if obj.obj.kind == "priority_marks"]
+        # Each queue's control row (pause, resume): back to running, as install leaves it.
+        controls = [f"{quote(d, self.spec.schema)}.{quote(d, obj.obj.name)}" for obj in self.rendering.objects
+                    if obj.obj.kind == "control_table"]
+        paused = {"postgres": "FALSE", "mssql": "0"}[d]
         if d == "postgres":
             script = f"TRUNCATE {', '.join(tables + watermarks + marks)} RESTART IDENTITY;\n"
             script += "".join(f"INSERT INTO {w} (id) VALUES (0);\n" for w in watermarks)
@@ -413,6 +417,7 @@ class InstalledSpec:
         else:
             script = "".join(f"TRUNCATE TABLE {t};\n" for t in tables)
             script += "".join(f"DELETE FROM {w};\nINSERT INTO {w} ([id]) VALUES (0);\n" for w in watermarks)
+        script += "".join(f"DELETE FROM {c};\nINSERT INTO {c} (paused) VALUES ({paused});\n" for c in controls)
         self.backend.run_script(script)
 
 

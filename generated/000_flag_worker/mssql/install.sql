@@ -551,6 +551,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table four.four_queue_control, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'four.four_queue_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [four].[four_queue_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [four_queue_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [four_queue_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [four_queue_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [four_queue_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [four].[four_queue_control])
+    INSERT INTO [four].[four_queue_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue four.four_queue_dequeue, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -614,6 +635,9 @@ BEGIN
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [four].[four_queue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [four].[four_queue_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -689,6 +713,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [four].[four_queue_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1028,6 +1053,9 @@ BEGIN
     WHILE (@max_items = 0 OR @q$processed < @max_items)
       AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)
     BEGIN
+        -- Paused (pause, resume): stop, as when the queue is empty.
+        IF EXISTS (SELECT 1 FROM [four].[four_queue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            BREAK;
         DELETE FROM @q$claimed;
         SET @q$now = SYSUTCDATETIME();
         SET @q$token = NEWID();
@@ -1196,7 +1224,8 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [four].[four_queue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1650,6 +1679,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause four.four_queue_pause, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [four].[four_queue_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [four].[four_queue_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [four].[four_queue_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [four].[four_queue_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume four.four_queue_resume, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [four].[four_queue_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [four].[four_queue_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles four_producer, four_consumer, four_admin, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1696,6 +1790,8 @@ GRANT EXECUTE ON OBJECT::[four].[four_queue_redrive] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_dead_letters] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_job] TO [four_admin];
 GRANT EXECUTE ON OBJECT::[four].[four_queue_release] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_pause] TO [four_admin];
+GRANT EXECUTE ON OBJECT::[four].[four_queue_resume] TO [four_admin];
 GRANT EXECUTE ON TYPE::[four].[four_queue_batch] TO [four_admin];
 GO
 
@@ -1728,6 +1824,7 @@ WHERE [s].[name] = N'four'
       N'four_queue_enqueue_json',
       N'four_queue_watermark_move',
       N'four_queue_watermark_correct',
+      N'four_queue_control',
       N'four_queue_dequeue',
       N'four_queue_complete',
       N'four_queue_fail',
@@ -1742,7 +1839,9 @@ WHERE [s].[name] = N'four'
       N'four_queue_redrive',
       N'four_queue_dead_letters',
       N'four_queue_job',
-      N'four_queue_release'
+      N'four_queue_release',
+      N'four_queue_pause',
+      N'four_queue_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1785,6 +1884,8 @@ IF OBJECT_ID(N'four.four_queue_watermark_move') IS NULL
     SET @q$missing += N' four.four_queue_watermark_move';
 IF OBJECT_ID(N'four.four_queue_watermark_correct') IS NULL
     SET @q$missing += N' four.four_queue_watermark_correct';
+IF OBJECT_ID(N'four.four_queue_control') IS NULL
+    SET @q$missing += N' four.four_queue_control';
 IF OBJECT_ID(N'four.four_queue_dequeue') IS NULL
     SET @q$missing += N' four.four_queue_dequeue';
 IF OBJECT_ID(N'four.four_queue_complete') IS NULL
@@ -1815,6 +1916,10 @@ IF OBJECT_ID(N'four.four_queue_job') IS NULL
     SET @q$missing += N' four.four_queue_job';
 IF OBJECT_ID(N'four.four_queue_release') IS NULL
     SET @q$missing += N' four.four_queue_release';
+IF OBJECT_ID(N'four.four_queue_pause') IS NULL
+    SET @q$missing += N' four.four_queue_pause';
+IF OBJECT_ID(N'four.four_queue_resume') IS NULL
+    SET @q$missing += N' four.four_queue_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1859,7 +1964,7 @@ FROM
     VALUES
         (N'four_queue_complete', 0xC6D5E4BCB8C453E7ADA1F224451B69CC6C4BE145133B0CB3DD32AC9DD89F94C9),
         (N'four_queue_dead_letters', 0x8377E6B34DF45FFE8BA4E4D4441DC7AB4E1869C877F312A4DC49064890352BED),
-        (N'four_queue_dequeue', 0x977AFAE42DD2D02D3ED4186FAA29AA4385F15EDE788D63DE18964C3CFB162A37),
+        (N'four_queue_dequeue', 0x24E63DF1B4570590D0B340B9869FB1E42D42DD2DA0BDDFE0CF4DD00CCEB162E1),
         (N'four_queue_enqueue', 0xB9B503EB8C08CE29535CAC02A089D504C77BA938EA1D7FBBFB887C8BCEC9FC43),
         (N'four_queue_enqueue_batch', 0x1271BAD2278EF511C98D21C6BA1F59841AD059274AF17E34527AF2D6CFE038C5),
         (N'four_queue_enqueue_json', 0x3775AB3DFBB387C6CE364D57625BFC37FE00946E8A3F230D053085546F57C532),
@@ -1867,7 +1972,8 @@ FROM
         (N'four_queue_fail', 0x32FF0FD960ED779AA7D2B40C985ED33FA36479BF5FF4D90B014A4F706F1D09B9),
         (N'four_queue_job', 0x8AC18EF4CD37FFBB0C5994C0FE16CD792E89A43EB8AC3B6D6DFE0A5F56FBACA1),
         (N'four_queue_maintain', 0x4098AA75B4E28419FC3FA526E0C9EACE2998EF4223648FF9A323508529F356B5),
-        (N'four_queue_metrics', 0x8DF4DD9C05F6570F71F23E56ACECD077C4398E5C5EE27878A15BEB596EE1A37F),
+        (N'four_queue_metrics', 0x11A531340B1888A3B5D0AFEEE5B50BD3221CC0A9EB59995AC671FD82F3EFF831),
+        (N'four_queue_pause', 0x49885FE3919E3272FDB1F09FBCD9D0AA72AB2A846F8E93F76A884A2B928AA9D3),
         (N'four_queue_peek', 0xADD33894121D0A58A1D8B4AC44B7A5FDF971FB7317BDDA43D3B609D3F122A866),
         (N'four_queue_pending', 0xAF925EE75A4A78DC2EA9944F20F585984927539E193D99E8C757607725EBABA0),
         (N'four_queue_purge', 0xC8AE32737A1B473A9437D487919E4A70A3432EF44ABFA6CDEF972BD39F544AB6),
@@ -1875,9 +1981,10 @@ FROM
         (N'four_queue_reap', 0x92B8469B9E18AB95FB1386CFED26E1F8D447DE4D96E9335DEBAB25BCB9D07F9A),
         (N'four_queue_redrive', 0x1757DA770CEBBCF9416AF450099D0981CB0D476494D232BF863CF4C98FF1EEB9),
         (N'four_queue_release', 0xEF3DBD44C08E15AED3864ABE249FE2BF2510E6EBFE19B0E6A9EB5E4A1DBDA58C),
+        (N'four_queue_resume', 0x917BFDFE9F3B83771083CD5D2850E5CE4421949DAA5DE4649F195FBEDEEA960E),
         (N'four_queue_watermark_correct', 0x0CDB7B8572A3F50BDE821C11312B5C7E57CA07E90FAD1FD2579C455EFCF4BEBF),
         (N'four_queue_watermark_move', 0x9AF47F995274ADF4A8F227017185E758818BBAFF8237561DAD3EEB6E7EF37B76),
-        (N'four_queue_worker', 0xDD62E3CBA39006BA3406793C3A70C9049BDEF3C7A0C3363FC198238D35147017)
+        (N'four_queue_worker', 0xF628D3ED348455AE272463697C983689698F59C0DABAC89AD77B5927C58BA5D8)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'four.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

@@ -513,6 +513,22 @@ $qgen$;
 ALTER FUNCTION "four"."four_queue_watermark_correct" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table four.four_queue_control, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "four"."four_queue_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "four"."four_queue_control" OWNER TO "four_owner";
+INSERT INTO "four"."four_queue_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue four.four_queue_dequeue, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -607,6 +623,20 @@ BEGIN
             MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
             END IF;
         END IF;
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "four"."four_queue_control" AS "c" WHERE "c"."paused") THEN
+        IF v$ids IS NOT NULL THEN
+            UPDATE "four"."four_queue" AS "job"
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "four_queue_dequeue"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+        END IF;
+        RETURN;
     END IF;
     LOOP
         WITH "mark" AS MATERIALIZED
@@ -1155,7 +1185,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -1178,7 +1209,8 @@ BEGIN
         count(*) FILTER (WHERE "job"."processed" AND "job"."processed_at" >= now() - interval '1 minute'),
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "four"."four_queue_watermark" AS "w")
+            - (SELECT "w"."id" FROM "four"."four_queue_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "four"."four_queue_control" AS "c" WHERE "c"."paused")
     FROM "four"."four_queue" AS "job";
 END
 $qgen$;
@@ -1643,6 +1675,63 @@ $qgen$;
 ALTER FUNCTION "four"."four_queue_release" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause four.four_queue_pause, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "four"."four_queue_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "four"."four_queue_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "four"."four_queue_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_pause" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume four.four_queue_resume, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "four"."four_queue_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "four"."four_queue_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_resume" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles four_producer, four_consumer, four_admin, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1680,6 +1769,8 @@ GRANT EXECUTE ON ROUTINE "four"."four_queue_redrive" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_dead_letters" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_job" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_release" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_pause" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_resume" TO "four_admin";
 
 -- qgen 0.1.0: verify four, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1699,7 +1790,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'four'
-          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job', 'four_queue_release')
+          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_control', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job', 'four_queue_release', 'four_queue_pause', 'four_queue_resume')
           AND (p.proowner <> '"four_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1709,7 +1800,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'four'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job', 'four_queue_release')
+          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_control', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job', 'four_queue_release', 'four_queue_pause', 'four_queue_resume')
           AND c.relowner <> '"four_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1724,20 +1815,22 @@ BEGIN
         VALUES
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
             ('four_queue_dead_letters', 'ecf49bb836d4b9876b989f96303bf9ed'),
-            ('four_queue_dequeue', '047beb00445791b328344497e8dd62b3'),
+            ('four_queue_dequeue', 'fe59da3a58e5a2f446f347cbe6b03d2f'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
             ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),
             ('four_queue_fail', '292edded62e2233d7856bc7e6659d7cf'),
             ('four_queue_job', '5dd798b5bbc18aff8034a57f2599ccb1'),
             ('four_queue_maintain', 'ba4490a3d632371a9a1bc9f2be6bc73c'),
-            ('four_queue_metrics', '72153fe06f084b3b1bdefac1b3855b1c'),
+            ('four_queue_metrics', '628ae93237d09604be63d6ddf37e351d'),
+            ('four_queue_pause', 'f66adf4a05c76861cb07138f44748e13'),
             ('four_queue_peek', '3235181cdcb5e87155662fa90c046a3e'),
             ('four_queue_purge', 'bbfdda4dcbeba703885bd271be9c06ef'),
             ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
             ('four_queue_reap', '9ea100783032832386cf53dc6ae4422e'),
             ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
             ('four_queue_release', 'b7b6c952683f871b12244118fb0c9c04'),
+            ('four_queue_resume', '1cd48210c26032ade0dd9e0737c38734'),
             ('four_queue_watermark_correct', '11ebc95b6f5f35c5755c647ff8b66a6f'),
             ('four_queue_watermark_move', 'ea938a13a08b9c07963d9bcb42975f93'),
             ('four_queue_worker', 'cdcc164b813324f2263dca4134f80ace')

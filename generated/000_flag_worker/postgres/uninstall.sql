@@ -86,6 +86,8 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "four"."four_queue_resume";
+DROP FUNCTION IF EXISTS "four"."four_queue_pause";
 DROP FUNCTION IF EXISTS "four"."four_queue_release";
 DROP FUNCTION IF EXISTS "four"."four_queue_job";
 DROP FUNCTION IF EXISTS "four"."four_queue_dead_letters";
@@ -102,6 +104,7 @@ DROP FUNCTION IF EXISTS "four"."four_queue_fail";
 DROP FUNCTION IF EXISTS "four"."four_queue_complete";
 DROP FUNCTION IF EXISTS "four"."four_queue_dequeue";
 DROP TYPE IF EXISTS "four"."four_queue_dequeue_row";
+DROP TABLE IF EXISTS "four"."four_queue_control";
 DROP FUNCTION IF EXISTS "four"."four_queue_watermark_correct";
 DROP FUNCTION IF EXISTS "four"."four_queue_watermark_move";
 DROP FUNCTION IF EXISTS "four"."four_queue_enqueue_batch";

@@ -412,6 +412,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table ghosts.testq_control, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'ghosts.testq_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [ghosts].[testq_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [testq_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [testq_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [testq_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [testq_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [ghosts].[testq_control])
+    INSERT INTO [ghosts].[testq_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue ghosts.testq_dequeue, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs by deleting them, and returns them. It runs inside the
@@ -459,6 +480,9 @@ BEGIN
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
         BEGIN TRANSACTION;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [ghosts].[testq_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [ghosts].[testq_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -507,6 +531,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [ghosts].[testq_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -574,7 +599,8 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [ghosts].[testq_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -807,6 +833,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause ghosts.testq_pause, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [ghosts].[testq_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [ghosts].[testq_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [ghosts].[testq_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [ghosts].[testq_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume ghosts.testq_resume, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [ghosts].[testq_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [ghosts].[testq_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles ghosts_producer, ghosts_consumer, ghosts_admin, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -840,6 +931,8 @@ GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge_batch] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_purge] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_maintain] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_job] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_pause] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_resume] TO [ghosts_admin];
 GRANT EXECUTE ON TYPE::[ghosts].[testq_batch] TO [ghosts_admin];
 GO
 
@@ -866,13 +959,16 @@ WHERE [s].[name] = N'ghosts'
       N'testq_enqueue_json',
       N'testq_watermark_move',
       N'testq_watermark_correct',
+      N'testq_control',
       N'testq_dequeue',
       N'testq_metrics',
       N'testq_peek',
       N'testq_purge_batch',
       N'testq_purge',
       N'testq_maintain',
-      N'testq_job'
+      N'testq_job',
+      N'testq_pause',
+      N'testq_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -903,6 +999,8 @@ IF OBJECT_ID(N'ghosts.testq_watermark_move') IS NULL
     SET @q$missing += N' ghosts.testq_watermark_move';
 IF OBJECT_ID(N'ghosts.testq_watermark_correct') IS NULL
     SET @q$missing += N' ghosts.testq_watermark_correct';
+IF OBJECT_ID(N'ghosts.testq_control') IS NULL
+    SET @q$missing += N' ghosts.testq_control';
 IF OBJECT_ID(N'ghosts.testq_dequeue') IS NULL
     SET @q$missing += N' ghosts.testq_dequeue';
 IF OBJECT_ID(N'ghosts.testq_metrics') IS NULL
@@ -917,6 +1015,10 @@ IF OBJECT_ID(N'ghosts.testq_maintain') IS NULL
     SET @q$missing += N' ghosts.testq_maintain';
 IF OBJECT_ID(N'ghosts.testq_job') IS NULL
     SET @q$missing += N' ghosts.testq_job';
+IF OBJECT_ID(N'ghosts.testq_pause') IS NULL
+    SET @q$missing += N' ghosts.testq_pause';
+IF OBJECT_ID(N'ghosts.testq_resume') IS NULL
+    SET @q$missing += N' ghosts.testq_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -959,17 +1061,19 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'gh
 FROM
 (
     VALUES
-        (N'testq_dequeue', 0x4E89ADAC8F6CE6173CC8F75C134FD391CC09B50E350AA986059507BB49AFEBD0),
+        (N'testq_dequeue', 0x4AAFA4D6DD093871F3BD384E4F1D5EA25156BAA9C367D6CB0AD8809264706C60),
         (N'testq_enqueue', 0x2BD195AB033AEE4B7100EFD1394D12ED932AD3D3C463846CDD85540B8A2A1B3C),
         (N'testq_enqueue_batch', 0x742B9936B3149FB7070360E160C8B18D20A736D5F0EA72AC71E198C2AD5EAFBD),
         (N'testq_enqueue_json', 0xECD6308E33FD703428EA010A994E211260097CADE8FA7182AAF94D2F50C92010),
         (N'testq_job', 0xEDEA7704E493F200902751D29730D7082E37341C0B5919AC959DFA76B0FB88FE),
         (N'testq_maintain', 0xBBC793CDD035691620B9B729E04D862EA1F0C703104C2A6E07F21ECF9280DF86),
-        (N'testq_metrics', 0x589F817616C456C2189A4C2B321E6D84DF72C2AB7A411B867FBE55C3DF82F0C5),
+        (N'testq_metrics', 0xE1D473467757665928B382F4FBF7A6B829439815113C23127B832AAB5B5F8713),
+        (N'testq_pause', 0xF104AAC508E10543D3AD142CB6F399DAA36D8D9F3D242909C8BD4AFE399387DD),
         (N'testq_peek', 0x8DDECD9D2E3BA612F074D4BF658649249113792B7ECE410A3D19498C1AACD7B8),
         (N'testq_pending', 0x391E7FAD831E24CA1CBE89AB1E4666E1DE0D7ADF80A03EB7D3E92BB7917CCEE4),
         (N'testq_purge', 0xDFC495F7023C12884C725F6AA08BB18C8E54E530A9A014D4718852427AE4A23C),
         (N'testq_purge_batch', 0xF58C8090A17B368F66F71160CE8F53B45A7E037E123FFEA9CC460130F8AAA1EE),
+        (N'testq_resume', 0x3ABB55FFE2A549BEAD53D6BEABBDAD76BCE2BD1C5C61BF26E96ACF4C528ECA97),
         (N'testq_watermark_correct', 0x36B4801DE45561D04F7554C50BE3ECABC381A908D5EE0E301490BDA99396FC4C),
         (N'testq_watermark_move', 0x2602A2672D1D9F968C47993477498E39E71B1C85DF0C1B8BE674ACE7CC0C0986)
 ) AS [r]([name], [fingerprint])

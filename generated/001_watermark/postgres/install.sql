@@ -352,6 +352,22 @@ $qgen$;
 ALTER FUNCTION "ghosts"."testq_watermark_correct" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table ghosts.testq_control, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "ghosts"."testq_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "ghosts"."testq_control" OWNER TO "ghosts_owner";
+INSERT INTO "ghosts"."testq_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue ghosts.testq_dequeue, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -449,6 +465,10 @@ BEGIN
     -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "ghosts"."testq_dequeue_guard" DEFERRED;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "ghosts"."testq_control" AS "c" WHERE "c"."paused") THEN
+        RETURN;
+    END IF;
     -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
     SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "ghosts"."testq_watermark" AS "w";
     IF NOT FOUND THEN
@@ -527,7 +547,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -551,7 +572,8 @@ BEGIN
         NULL::bigint,
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "ghosts"."testq_watermark" AS "w")
+            - (SELECT "w"."id" FROM "ghosts"."testq_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "ghosts"."testq_control" AS "c" WHERE "c"."paused")
     FROM "ghosts"."testq" AS "job";
 END
 $qgen$;
@@ -790,6 +812,63 @@ $qgen$;
 ALTER FUNCTION "ghosts"."testq_job" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_job" FROM PUBLIC;
 
+-- qgen 0.1.0: pause ghosts.testq_pause, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "ghosts"."testq_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "ghosts"."testq_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "ghosts"."testq_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "ghosts"."testq_pause" OWNER TO "ghosts_owner";
+REVOKE ALL ON FUNCTION "ghosts"."testq_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume ghosts.testq_resume, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "ghosts"."testq_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "ghosts"."testq_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "ghosts"."testq_resume" OWNER TO "ghosts_owner";
+REVOKE ALL ON FUNCTION "ghosts"."testq_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles ghosts_producer, ghosts_consumer, ghosts_admin, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -817,6 +896,8 @@ GRANT EXECUTE ON ROUTINE "ghosts"."testq_purge_batch" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_purge" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_maintain" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_job" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_pause" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_resume" TO "ghosts_admin";
 
 -- qgen 0.1.0: verify ghosts, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -836,7 +917,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'ghosts'
-          AND p.proname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain', 'testq_job')
+          AND p.proname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_control', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain', 'testq_job', 'testq_pause', 'testq_resume')
           AND (p.proowner <> '"ghosts_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -846,7 +927,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'ghosts'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain', 'testq_job')
+          AND c.relname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_control', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain', 'testq_job', 'testq_pause', 'testq_resume')
           AND c.relowner <> '"ghosts_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -859,16 +940,18 @@ BEGIN
     FROM
     (
         VALUES
-            ('testq_dequeue', 'd52f144cdd4921f89c534ab32b00c718'),
+            ('testq_dequeue', '694034e18b02faf90aa3482cf1e59f21'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
             ('testq_enqueue', '0e8974c30dd19a558b7ac27c602ccbd3'),
             ('testq_enqueue_batch', 'ea2610563d872f37eb2922226fea76e1'),
             ('testq_job', 'a3c637fc956d75f0b50681d54610e513'),
             ('testq_maintain', '4897190e0a6187786dca8f2e52539b51'),
-            ('testq_metrics', '0677e1e62503ff1e063f1dbf6601fa09'),
+            ('testq_metrics', '49b4f9d35c7fc1a1775178de134e9bb0'),
+            ('testq_pause', '55f978ae2c191db1d8734f36123e173b'),
             ('testq_peek', '46abce391f8aca6abd6ad3cb70511ec9'),
             ('testq_purge', '1f267331f210ca4bfb818d69455228f4'),
             ('testq_purge_batch', '0a0214fd0eb7326f01264e5b340ef671'),
+            ('testq_resume', '98afee09615b6971c7ca1502f186a384'),
             ('testq_watermark_correct', '98ab134a5dda6292254bf92f6476ed44'),
             ('testq_watermark_move', 'b8f6eeb462acd15867df7f0b75b98fa0')
     ) AS r (name, fingerprint)

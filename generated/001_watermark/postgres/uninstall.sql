@@ -74,6 +74,8 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "ghosts"."testq_resume";
+DROP FUNCTION IF EXISTS "ghosts"."testq_pause";
 DROP FUNCTION IF EXISTS "ghosts"."testq_job";
 DROP FUNCTION IF EXISTS "ghosts"."testq_maintain";
 DROP ROUTINE IF EXISTS "ghosts"."testq_purge";
@@ -84,6 +86,7 @@ DROP FUNCTION IF EXISTS "ghosts"."testq_dequeue";
 DROP TYPE IF EXISTS "ghosts"."testq_dequeue_row";
 DROP TRIGGER IF EXISTS "testq_dequeue_guard" ON "ghosts"."testq";
 DROP FUNCTION IF EXISTS "ghosts"."testq_dequeue_guard";
+DROP TABLE IF EXISTS "ghosts"."testq_control";
 DROP FUNCTION IF EXISTS "ghosts"."testq_watermark_correct";
 DROP FUNCTION IF EXISTS "ghosts"."testq_watermark_move";
 DROP FUNCTION IF EXISTS "ghosts"."testq_enqueue_batch";

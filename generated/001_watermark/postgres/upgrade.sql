@@ -5,6 +5,18 @@ ALTER TABLE IF EXISTS "ghosts"."testq_watermark" ADD COLUMN IF NOT EXISTS "corre
 -- Nor due_from and due_moved_at.
 ALTER TABLE IF EXISTS "ghosts"."testq_watermark" ADD COLUMN IF NOT EXISTS "due_from" timestamptz NOT NULL DEFAULT '-infinity';
 ALTER TABLE IF EXISTS "ghosts"."testq_watermark" ADD COLUMN IF NOT EXISTS "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity';
+-- An earlier qgen's metrics returned no "paused" column: CREATE OR REPLACE cannot change the columns
+-- a function returns, so that version goes first (install creates and grants this one).
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               JOIN pg_catalog.pg_namespace AS "n" ON "n"."oid" = "p"."pronamespace"
+               WHERE "n"."nspname" = 'ghosts' AND "p"."proname" = 'testq_metrics'
+                 AND NOT ('paused' = ANY (coalesce("p"."proargnames", '{}')))) THEN
+        EXECUTE 'DROP FUNCTION "ghosts"."testq_metrics"';
+    END IF;
+END
+$qgen$;
 -- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
 DO $qgen$
 BEGIN

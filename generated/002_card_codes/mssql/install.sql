@@ -386,6 +386,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table cards.card_codes_control, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'cards.card_codes_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [cards].[card_codes_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [card_codes_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [card_codes_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [card_codes_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [card_codes_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [cards].[card_codes_control])
+    INSERT INTO [cards].[card_codes_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue cards.card_codes_dequeue, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs by deleting them into the archive, and returns them. It runs inside the
@@ -436,6 +457,9 @@ BEGIN
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
         BEGIN TRANSACTION;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- A job the archive already holds is kept back, and as many again are claimed in its place
         -- (each round takes rows out of the queue, so it ends).
         SET @q$want = @batch_size;
@@ -474,6 +498,7 @@ BEGIN
         END;
         INSERT INTO [cards].[card_codes_archive] ([id], [card_number], [card_secret], [enqueued_at], [completed_at])
         SELECT [id], [card_number], [card_secret], [enqueued_at], @q$now FROM @q$claimed;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -538,7 +563,8 @@ BEGIN
         @q$watermark AS [watermark],
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
-        CAST(NULL AS bigint) AS [watermark_lag];
+        CAST(NULL AS bigint) AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -857,6 +883,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause cards.card_codes_pause, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [cards].[card_codes_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [cards].[card_codes_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [cards].[card_codes_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume cards.card_codes_resume, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [cards].[card_codes_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [cards].[card_codes_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles cards_producer, cards_consumer, cards_admin, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -883,6 +974,8 @@ GRANT EXECUTE ON OBJECT::[cards].[card_codes_purge] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_maintain] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_dead_letters] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_job] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_pause] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_resume] TO [cards_admin];
 GRANT EXECUTE ON TYPE::[cards].[card_codes_batch] TO [cards_admin];
 GO
 
@@ -911,6 +1004,7 @@ WHERE [s].[name] = N'cards'
       N'card_codes_enqueue',
       N'card_codes_enqueue_batch',
       N'card_codes_enqueue_json',
+      N'card_codes_control',
       N'card_codes_dequeue',
       N'card_codes_metrics',
       N'card_codes_peek',
@@ -918,7 +1012,9 @@ WHERE [s].[name] = N'cards'
       N'card_codes_purge',
       N'card_codes_maintain',
       N'card_codes_dead_letters',
-      N'card_codes_job'
+      N'card_codes_job',
+      N'card_codes_pause',
+      N'card_codes_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -953,6 +1049,8 @@ IF OBJECT_ID(N'cards.card_codes_enqueue_batch') IS NULL
     SET @q$missing += N' cards.card_codes_enqueue_batch';
 IF OBJECT_ID(N'cards.card_codes_enqueue_json') IS NULL
     SET @q$missing += N' cards.card_codes_enqueue_json';
+IF OBJECT_ID(N'cards.card_codes_control') IS NULL
+    SET @q$missing += N' cards.card_codes_control';
 IF OBJECT_ID(N'cards.card_codes_dequeue') IS NULL
     SET @q$missing += N' cards.card_codes_dequeue';
 IF OBJECT_ID(N'cards.card_codes_metrics') IS NULL
@@ -969,6 +1067,10 @@ IF OBJECT_ID(N'cards.card_codes_dead_letters') IS NULL
     SET @q$missing += N' cards.card_codes_dead_letters';
 IF OBJECT_ID(N'cards.card_codes_job') IS NULL
     SET @q$missing += N' cards.card_codes_job';
+IF OBJECT_ID(N'cards.card_codes_pause') IS NULL
+    SET @q$missing += N' cards.card_codes_pause';
+IF OBJECT_ID(N'cards.card_codes_resume') IS NULL
+    SET @q$missing += N' cards.card_codes_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1012,17 +1114,19 @@ FROM
 (
     VALUES
         (N'card_codes_dead_letters', 0xE45B7BAA2E02622B1230D539C2AE6CBD206E4068E61F8DA25D62A05804F27098),
-        (N'card_codes_dequeue', 0x550AE1E078916BCD821E2BE26048948F28AA2E9CB3A57B7A6C69462D35B94DE9),
+        (N'card_codes_dequeue', 0x2348BFA5A17436D46BFFFC171B1DFFB45E06812C4FD08BF3441F0BD8C8628360),
         (N'card_codes_enqueue', 0x9B172B62FC1734986FC168C56EF0EE5025BB0FA393FCA770DED9F4E333369C74),
         (N'card_codes_enqueue_batch', 0xC195CD211672DFC581B9D2621244A41260A140A066A5A617609AA682E9F4134B),
         (N'card_codes_enqueue_json', 0xC765D36F2F16054C660249DA0B900E0EA8D53EFE0B018AF7608C1F1C156B2CE2),
         (N'card_codes_job', 0x2D2F51E87457AD9235EF77C814E789AE72DAD827F85C03A06C2DE2257A426293),
         (N'card_codes_maintain', 0x30C97B1B24C8ACC3708D0160545676F90AC8ABD1E7EC8F217827E583BA0DA8DD),
-        (N'card_codes_metrics', 0xED9A5BA8C7AFA1CD6FE4B1B160DFAF851E6A418DD27D0A12A24BCEF045228FA6),
+        (N'card_codes_metrics', 0x350158950ED3D6550E822138DF89B4BE4F97E8A1F42198026E726C7610EF6A16),
+        (N'card_codes_pause', 0x3F1E2C7822E2D54AB8E876E55B7D65EDBE82C2738748EEA4F51C7B2DBD5FCCCD),
         (N'card_codes_peek', 0x01512C2852CCB61306B7277D9ABB615A76E78DED74AB3456AFC9CFBD83743E88),
         (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),
         (N'card_codes_purge', 0x1C5329C8E442740BA355111F8AA182E9D66BCC9515180683C391DC33EEE65FB6),
-        (N'card_codes_purge_batch', 0xE3BCC7363BB82E0F54890F54C50F5CA020071B5D71CC2D6D0972389E63DBBE8A)
+        (N'card_codes_purge_batch', 0xE3BCC7363BB82E0F54890F54C50F5CA020071B5D71CC2D6D0972389E63DBBE8A),
+        (N'card_codes_resume', 0x918B10D8D52D5241F030B9F989031CB2DB4E9FC4C066A7CCB84B7E4798E11261)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'cards.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

@@ -365,6 +365,22 @@ $qgen$;
 ALTER FUNCTION "cards"."card_codes_enqueue_batch" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_enqueue_batch" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table cards.card_codes_control, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "cards"."card_codes_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "cards"."card_codes_control" OWNER TO "cards_owner";
+INSERT INTO "cards"."card_codes_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue cards.card_codes_dequeue, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -459,6 +475,10 @@ BEGIN
     -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "cards"."card_codes_dequeue_guard" DEFERRED;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "cards"."card_codes_control" AS "c" WHERE "c"."paused") THEN
+        RETURN;
+    END IF;
     -- Jobs kept back are claimed again in their place (each round takes rows out of the queue, so it ends).
     v$want := "card_codes_dequeue"."batch_size";
     LOOP
@@ -533,7 +553,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -554,7 +575,8 @@ BEGIN
         NULL::bigint,
         min("job"."id") FILTER (WHERE 1 = 1),
         (SELECT count(*) FROM "cards"."card_codes_archive" AS "a" WHERE "a"."completed_at" >= now() - interval '1 minute'),
-        NULL::bigint
+        NULL::bigint,
+        EXISTS (SELECT 1 FROM "cards"."card_codes_control" AS "c" WHERE "c"."paused")
     FROM "cards"."card_codes" AS "job";
 END
 $qgen$;
@@ -875,6 +897,63 @@ $qgen$;
 ALTER FUNCTION "cards"."card_codes_job" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_job" FROM PUBLIC;
 
+-- qgen 0.1.0: pause cards.card_codes_pause, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "cards"."card_codes_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "cards"."card_codes_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "cards"."card_codes_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "cards"."card_codes_pause" OWNER TO "cards_owner";
+REVOKE ALL ON FUNCTION "cards"."card_codes_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume cards.card_codes_resume, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "cards"."card_codes_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "cards"."card_codes_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "cards"."card_codes_resume" OWNER TO "cards_owner";
+REVOKE ALL ON FUNCTION "cards"."card_codes_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles cards_producer, cards_consumer, cards_admin, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -899,6 +978,8 @@ GRANT EXECUTE ON ROUTINE "cards"."card_codes_purge" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_maintain" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_dead_letters" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_job" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_pause" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_resume" TO "cards_admin";
 
 -- qgen 0.1.0: verify cards, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -918,7 +999,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'cards'
-          AND p.proname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job')
+          AND p.proname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_control', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job', 'card_codes_pause', 'card_codes_resume')
           AND (p.proowner <> '"cards_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -928,7 +1009,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'cards'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job')
+          AND c.relname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_control', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job', 'card_codes_pause', 'card_codes_resume')
           AND c.relowner <> '"cards_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -942,16 +1023,18 @@ BEGIN
     (
         VALUES
             ('card_codes_dead_letters', '2f588b3455445bd97d1bb1c5763823a6'),
-            ('card_codes_dequeue', '09aa020eb0fefa57decda5c92285f2be'),
+            ('card_codes_dequeue', 'b5ef3764c76da9d6923710b8842c47ea'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),
             ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),
             ('card_codes_job', '5b4632f3520b2c068ffa7355666a3212'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
-            ('card_codes_metrics', 'c7e402034464911a30785cd643213097'),
+            ('card_codes_metrics', '3412fdf54cf1c4db83240610ca1497a4'),
+            ('card_codes_pause', 'b0f5d9dbeeb3082520f4d0c6be81236e'),
             ('card_codes_peek', '76c755a31f249bcaee18bd72bdcbc372'),
             ('card_codes_purge', '1b8d6cf795836756c906cd08b01a40d4'),
-            ('card_codes_purge_batch', '3fd1822c3fcd41ab6bd1f5a95efd1950')
+            ('card_codes_purge_batch', '3fd1822c3fcd41ab6bd1f5a95efd1950'),
+            ('card_codes_resume', '5a2aed8cf346ad0234f472ccaafbe417')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'cards'

@@ -98,6 +98,8 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "cards"."card_codes_resume";
+DROP FUNCTION IF EXISTS "cards"."card_codes_pause";
 DROP FUNCTION IF EXISTS "cards"."card_codes_job";
 DROP FUNCTION IF EXISTS "cards"."card_codes_dead_letters";
 DROP FUNCTION IF EXISTS "cards"."card_codes_maintain";
@@ -109,6 +111,7 @@ DROP FUNCTION IF EXISTS "cards"."card_codes_dequeue";
 DROP TYPE IF EXISTS "cards"."card_codes_dequeue_row";
 DROP TRIGGER IF EXISTS "card_codes_dequeue_guard" ON "cards"."card_codes";
 DROP FUNCTION IF EXISTS "cards"."card_codes_dequeue_guard";
+DROP TABLE IF EXISTS "cards"."card_codes_control";
 DROP FUNCTION IF EXISTS "cards"."card_codes_enqueue_batch";
 DROP FUNCTION IF EXISTS "cards"."card_codes_enqueue";
 DROP TYPE IF EXISTS "cards"."card_codes_batch";

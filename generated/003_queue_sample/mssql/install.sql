@@ -523,6 +523,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table QueueSample.WorkQueue_control, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'QueueSample.WorkQueue_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [QueueSample].[WorkQueue_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [WorkQueue_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [WorkQueue_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [WorkQueue_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [WorkQueue_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control])
+    INSERT INTO [QueueSample].[WorkQueue_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue QueueSample.GetNextJob, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -588,6 +609,9 @@ BEGIN
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -720,6 +744,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [QueueSample].[WorkQueue_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1083,7 +1108,8 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1528,6 +1554,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause QueueSample.WorkQueue_pause, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [QueueSample].[WorkQueue_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [QueueSample].[WorkQueue_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume QueueSample.WorkQueue_resume, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [QueueSample].[WorkQueue_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles QueueSample_producer, QueueSample_consumer, QueueSample_admin, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1573,6 +1664,8 @@ GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_redrive] TO [QueueSample_admin
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_dead_letters] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_job] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_release] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_pause] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_resume] TO [QueueSample_admin];
 GRANT EXECUTE ON TYPE::[QueueSample].[WorkQueue_batch] TO [QueueSample_admin];
 GO
 
@@ -1605,6 +1698,7 @@ WHERE [s].[name] = N'QueueSample'
       N'WorkQueue_enqueue_json',
       N'WorkQueue_watermark_move',
       N'WorkQueue_watermark_correct',
+      N'WorkQueue_control',
       N'GetNextJob',
       N'WorkQueue_complete',
       N'WorkQueue_fail',
@@ -1618,7 +1712,9 @@ WHERE [s].[name] = N'QueueSample'
       N'WorkQueue_redrive',
       N'WorkQueue_dead_letters',
       N'WorkQueue_job',
-      N'WorkQueue_release'
+      N'WorkQueue_release',
+      N'WorkQueue_pause',
+      N'WorkQueue_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1661,6 +1757,8 @@ IF OBJECT_ID(N'QueueSample.WorkQueue_watermark_move') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_watermark_move';
 IF OBJECT_ID(N'QueueSample.WorkQueue_watermark_correct') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_watermark_correct';
+IF OBJECT_ID(N'QueueSample.WorkQueue_control') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_control';
 IF OBJECT_ID(N'QueueSample.GetNextJob') IS NULL
     SET @q$missing += N' QueueSample.GetNextJob';
 IF OBJECT_ID(N'QueueSample.WorkQueue_complete') IS NULL
@@ -1689,6 +1787,10 @@ IF OBJECT_ID(N'QueueSample.WorkQueue_job') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_job';
 IF OBJECT_ID(N'QueueSample.WorkQueue_release') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_release';
+IF OBJECT_ID(N'QueueSample.WorkQueue_pause') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_pause';
+IF OBJECT_ID(N'QueueSample.WorkQueue_resume') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1731,7 +1833,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'Qu
 FROM
 (
     VALUES
-        (N'GetNextJob', 0xF06DFA657C117606D0463434713210C9DB2EAB7C706EDECDE40E13F866C8FE67),
+        (N'GetNextJob', 0x5ABF759119F8DC3AEF509964B82A24435C6F5F7EBB37E2AC835F6ED1AE7E9D83),
         (N'QueueJob', 0xC5F589E31A60CD42C081563AD4F4B6E14C59024C8C5032976D68D0EF3F826B90),
         (N'ViewQueue', 0x0FE9F0C38EB14D1961AD9F5B0CCD53AFF6BEFCE58DE8C09D3AB5E53B86963A97),
         (N'WorkQueue_complete', 0xA2475A9CBB377294042E7CB590C0858D52FDAAF1F70D4984C5747C60C1C70AC3),
@@ -1742,13 +1844,15 @@ FROM
         (N'WorkQueue_fail', 0x0532C60BA2C64A85C68AAD005FAE5253E2FCB4C4B1EA2999322B67C0B7AEE103),
         (N'WorkQueue_job', 0x2DF037E1EC65650E90315A6D7885975E5CC306EDA3649B443CAF9DE4982F6F45),
         (N'WorkQueue_maintain', 0x4BFFF7FDA8727D2DCB7F07D30EE27DB54D40F702EA417C2A118ED772E9440D78),
-        (N'WorkQueue_metrics', 0x1E4F18FB8D44EBC9A49B7177D7B3FDEFE735E5B77DD1ED31C409D2D6FA07AA71),
+        (N'WorkQueue_metrics', 0x2B7F2C5FC8497F23FC47FD3FCD5B9EFB6C91DDB09F63D06D18BB67A804301FCC),
+        (N'WorkQueue_pause', 0x6F47F32D627F0E8392E32B885611A51BD01414AAB0A4AC3D910A7E22A0E20D53),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),
         (N'WorkQueue_purge', 0x4DC086F614C4954E7898EC207D46FC77E11DC23F67C49550C05CCB99E614F7A3),
         (N'WorkQueue_purge_batch', 0x2AFCE8BD449473B226A7CA92D4B55FF7A8EF790D397F4A96F39C482F48DDD617),
         (N'WorkQueue_reap', 0xC9327C533510C56137DAED03ECEA47EC8B6D0A806A3F52C8709BCF01A763A322),
         (N'WorkQueue_redrive', 0xB97D8AA467D8655AB06EA43CE28A10044C8207D2259FA10077594FEA3AFEA2AB),
         (N'WorkQueue_release', 0xA8430E0EC6DCEF2599969E76756ED56753E59091E84DC9036C720AEC2CAECE0C),
+        (N'WorkQueue_resume', 0xE32C670CA73DAB327B1C9E430BB39A5E6ABD2B95605CD68D3C2C7032640A8B79),
         (N'WorkQueue_watermark_correct', 0xA64AF930A0341A498A240C369461EC65A2AA61C7175BBA5282D0E90CB6A364AC),
         (N'WorkQueue_watermark_move', 0xF6966448869D7E90E52474769C991AAC6BB7A885888719391CED8DD04CDD70CF)
 ) AS [r]([name], [fingerprint])

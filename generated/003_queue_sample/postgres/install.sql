@@ -435,6 +435,22 @@ $qgen$;
 ALTER FUNCTION "QueueSample"."WorkQueue_watermark_correct" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table QueueSample.WorkQueue_control, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "QueueSample"."WorkQueue_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "QueueSample"."WorkQueue_control" OWNER TO "QueueSample_owner";
+INSERT INTO "QueueSample"."WorkQueue_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue QueueSample.GetNextJob, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -531,6 +547,20 @@ BEGIN
             MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
             END IF;
         END IF;
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_control" AS "c" WHERE "c"."paused") THEN
+        IF v$ids IS NOT NULL THEN
+            UPDATE "QueueSample"."WorkQueue" AS "job"
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "GetNextJob"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+        END IF;
+        RETURN;
     END IF;
     LOOP
         -- Two statements, so each keeps its own cached plan (with and without the sub-queue filter).
@@ -1093,7 +1123,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -1116,7 +1147,8 @@ BEGIN
         count(*) FILTER (WHERE "job"."processed" AND "job"."processed_at" >= now() - interval '1 minute'),
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "QueueSample"."WorkQueue_watermark" AS "w")
+            - (SELECT "w"."id" FROM "QueueSample"."WorkQueue_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_control" AS "c" WHERE "c"."paused")
     FROM "QueueSample"."WorkQueue" AS "job";
 END
 $qgen$;
@@ -1580,6 +1612,63 @@ $qgen$;
 ALTER FUNCTION "QueueSample"."WorkQueue_release" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause QueueSample.WorkQueue_pause, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "QueueSample"."WorkQueue_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "QueueSample"."WorkQueue_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_pause" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume QueueSample.WorkQueue_resume, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "QueueSample"."WorkQueue_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_resume" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles QueueSample_producer, QueueSample_consumer, QueueSample_admin, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1616,6 +1705,8 @@ GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_redrive" TO "QueueSample_admin
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_dead_letters" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_job" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_release" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_pause" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_resume" TO "QueueSample_admin";
 
 -- qgen 0.1.0: verify QueueSample, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1635,7 +1726,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'QueueSample'
-          AND p.proname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive', 'WorkQueue_dead_letters', 'WorkQueue_job', 'WorkQueue_release')
+          AND p.proname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'WorkQueue_control', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive', 'WorkQueue_dead_letters', 'WorkQueue_job', 'WorkQueue_release', 'WorkQueue_pause', 'WorkQueue_resume')
           AND (p.proowner <> '"QueueSample_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1645,7 +1736,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'QueueSample'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive', 'WorkQueue_dead_letters', 'WorkQueue_job', 'WorkQueue_release')
+          AND c.relname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'WorkQueue_control', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive', 'WorkQueue_dead_letters', 'WorkQueue_job', 'WorkQueue_release', 'WorkQueue_pause', 'WorkQueue_resume')
           AND c.relowner <> '"QueueSample_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1658,7 +1749,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', '24e972df3e14186c86abfe00678ee575'),
+            ('GetNextJob', 'af8d7e5c7f029224084d8797c83f10da'),
             ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
@@ -1668,12 +1759,14 @@ BEGIN
             ('WorkQueue_fail', '81458216c8819bd961e3d94e0bf7c603'),
             ('WorkQueue_job', '2fe2104c20762cb18ceff03f2e9ce588'),
             ('WorkQueue_maintain', '7cd0bd906b68fc0d8592a127ee118097'),
-            ('WorkQueue_metrics', '0fb4f17193a20547b2ca602611b5ff3b'),
+            ('WorkQueue_metrics', '06740e04c7c2f784b7239309fab90fcd'),
+            ('WorkQueue_pause', 'd75199ca57dc7b4620b90932a47c2cde'),
             ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),
             ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
             ('WorkQueue_reap', '861108546d90344137b736832497e981'),
             ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
             ('WorkQueue_release', '5312da9dac4b51aa19604100db462e5e'),
+            ('WorkQueue_resume', '8b8b4b2367ec12fb2f9d8ec03759290b'),
             ('WorkQueue_watermark_correct', 'a53ec64df67bfcc1da2ed9f0a9377eeb'),
             ('WorkQueue_watermark_move', '78a3d9a8f2cb6483ff343b96118bb342')
     ) AS r (name, fingerprint)

@@ -86,6 +86,8 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_resume";
+DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_pause";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_release";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_job";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_dead_letters";
@@ -101,6 +103,7 @@ DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_fail";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_complete";
 DROP FUNCTION IF EXISTS "QueueSample"."GetNextJob";
 DROP TYPE IF EXISTS "QueueSample"."GetNextJob_row";
+DROP TABLE IF EXISTS "QueueSample"."WorkQueue_control";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_watermark_correct";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_watermark_move";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_enqueue_batch";

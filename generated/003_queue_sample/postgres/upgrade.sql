@@ -84,6 +84,18 @@ BEGIN
                         AND "p"."pronargs" <> 4), 'SELECT 1');
 END
 $qgen$;
+-- An earlier qgen's metrics returned no "paused" column: CREATE OR REPLACE cannot change the columns
+-- a function returns, so that version goes first (install creates and grants this one).
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               JOIN pg_catalog.pg_namespace AS "n" ON "n"."oid" = "p"."pronamespace"
+               WHERE "n"."nspname" = 'QueueSample' AND "p"."proname" = 'WorkQueue_metrics'
+                 AND NOT ('paused' = ANY (coalesce("p"."proargnames", '{}')))) THEN
+        EXECUTE 'DROP FUNCTION "QueueSample"."WorkQueue_metrics"';
+    END IF;
+END
+$qgen$;
 -- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
 DO $qgen$
 BEGIN

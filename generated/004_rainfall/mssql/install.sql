@@ -489,6 +489,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table rainfall.rainfall_events_control, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'rainfall.rainfall_events_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [rainfall].[rainfall_events_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [rainfall_events_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [rainfall_events_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [rainfall_events_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [rainfall_events_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [rainfall].[rainfall_events_control])
+    INSERT INTO [rainfall].[rainfall_events_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue rainfall.rainfall_events_dequeue, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -543,6 +564,9 @@ BEGIN
         -- Outbox values belong to one job: completing a whole lease here would skip them silently.
         IF @complete_lease_token IS NOT NULL
             THROW 50005, N'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its @id and its outbox values, then dequeue', 1;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_events_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_events_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -618,6 +642,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [rainfall].[rainfall_events_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1004,7 +1029,8 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [rainfall].[rainfall_events_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1447,6 +1473,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause rainfall.rainfall_events_pause, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [rainfall].[rainfall_events_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [rainfall].[rainfall_events_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [rainfall].[rainfall_events_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume rainfall.rainfall_events_resume, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_events_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [rainfall].[rainfall_events_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: watermark_table rainfall.rainfall_transfer_watermark, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- One row: the lowest id a claim needs to look at. Claims start their range seek here instead of
@@ -1781,6 +1872,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table rainfall.rainfall_transfer_control, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'rainfall.rainfall_transfer_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [rainfall].[rainfall_transfer_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [rainfall_transfer_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [rainfall_transfer_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [rainfall_transfer_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [rainfall_transfer_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [rainfall].[rainfall_transfer_control])
+    INSERT INTO [rainfall].[rainfall_transfer_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue rainfall.rainfall_transfer_dequeue, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs by deleting them, and returns them. It runs inside the
@@ -1829,6 +1941,9 @@ BEGIN
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
         BEGIN TRANSACTION;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_transfer_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_transfer_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -1877,6 +1992,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [rainfall].[rainfall_transfer_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1944,7 +2060,8 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [rainfall].[rainfall_transfer_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -2177,6 +2294,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause rainfall.rainfall_transfer_pause, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [rainfall].[rainfall_transfer_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [rainfall].[rainfall_transfer_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [rainfall].[rainfall_transfer_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume rainfall.rainfall_transfer_resume, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [rainfall].[rainfall_transfer_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [rainfall].[rainfall_transfer_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles rainfall_producer, rainfall_consumer, rainfall_admin, rendered for SQL Server (T-SQL) from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -2236,6 +2418,8 @@ GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_redrive] TO [rainfall_admin
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_dead_letters] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_job] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_release] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_pause] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_events_resume] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_batch] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_enqueue_json] TO [rainfall_admin];
@@ -2248,6 +2432,8 @@ GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_purge_batch] TO [rainfall
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_purge] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_maintain] TO [rainfall_admin];
 GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_job] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_pause] TO [rainfall_admin];
+GRANT EXECUTE ON OBJECT::[rainfall].[rainfall_transfer_resume] TO [rainfall_admin];
 GRANT EXECUTE ON TYPE::[rainfall].[rainfall_events_batch] TO [rainfall_admin];
 GRANT EXECUTE ON TYPE::[rainfall].[rainfall_transfer_batch] TO [rainfall_admin];
 GO
@@ -2280,6 +2466,7 @@ WHERE [s].[name] = N'rainfall'
       N'rainfall_events_enqueue_json',
       N'rainfall_events_watermark_move',
       N'rainfall_events_watermark_correct',
+      N'rainfall_events_control',
       N'rainfall_events_dequeue',
       N'rainfall_transfer',
       N'rainfall_events_complete',
@@ -2295,6 +2482,8 @@ WHERE [s].[name] = N'rainfall'
       N'rainfall_events_dead_letters',
       N'rainfall_events_job',
       N'rainfall_events_release',
+      N'rainfall_events_pause',
+      N'rainfall_events_resume',
       N'rainfall_transfer_watermark',
       N'rainfall_transfer_pending',
       N'rainfall_transfer_batch',
@@ -2303,13 +2492,16 @@ WHERE [s].[name] = N'rainfall'
       N'rainfall_transfer_enqueue_json',
       N'rainfall_transfer_watermark_move',
       N'rainfall_transfer_watermark_correct',
+      N'rainfall_transfer_control',
       N'rainfall_transfer_dequeue',
       N'rainfall_transfer_metrics',
       N'rainfall_transfer_peek',
       N'rainfall_transfer_purge_batch',
       N'rainfall_transfer_purge',
       N'rainfall_transfer_maintain',
-      N'rainfall_transfer_job'
+      N'rainfall_transfer_job',
+      N'rainfall_transfer_pause',
+      N'rainfall_transfer_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -2350,6 +2542,8 @@ IF OBJECT_ID(N'rainfall.rainfall_events_watermark_move') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_watermark_move';
 IF OBJECT_ID(N'rainfall.rainfall_events_watermark_correct') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_watermark_correct';
+IF OBJECT_ID(N'rainfall.rainfall_events_control') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_control';
 IF OBJECT_ID(N'rainfall.rainfall_events_dequeue') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_dequeue';
 IF OBJECT_ID(N'rainfall.rainfall_transfer') IS NULL
@@ -2380,6 +2574,10 @@ IF OBJECT_ID(N'rainfall.rainfall_events_job') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_job';
 IF OBJECT_ID(N'rainfall.rainfall_events_release') IS NULL
     SET @q$missing += N' rainfall.rainfall_events_release';
+IF OBJECT_ID(N'rainfall.rainfall_events_pause') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_pause';
+IF OBJECT_ID(N'rainfall.rainfall_events_resume') IS NULL
+    SET @q$missing += N' rainfall.rainfall_events_resume';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_watermark') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_watermark';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_pending') IS NULL
@@ -2396,6 +2594,8 @@ IF OBJECT_ID(N'rainfall.rainfall_transfer_watermark_move') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_watermark_move';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_watermark_correct') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_watermark_correct';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_control') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_control';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_dequeue') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_dequeue';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_metrics') IS NULL
@@ -2410,6 +2610,10 @@ IF OBJECT_ID(N'rainfall.rainfall_transfer_maintain') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_maintain';
 IF OBJECT_ID(N'rainfall.rainfall_transfer_job') IS NULL
     SET @q$missing += N' rainfall.rainfall_transfer_job';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_pause') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_pause';
+IF OBJECT_ID(N'rainfall.rainfall_transfer_resume') IS NULL
+    SET @q$missing += N' rainfall.rainfall_transfer_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -2455,7 +2659,7 @@ FROM
     VALUES
         (N'rainfall_events_complete', 0x081E56B82761CC3ADF93EFFEC31E19CA7EDBC76CD20061C68374EDCAEF8FFED8),
         (N'rainfall_events_dead_letters', 0x08A723DF4FBF75897E26686371023A898F3B6629E09CD4DFA44904DFC854DD97),
-        (N'rainfall_events_dequeue', 0x4EB2FB45DDFF15557E98D305424A6D371193AFCAAEF4DBF6307E7E7AD31896E2),
+        (N'rainfall_events_dequeue', 0x011EEE619FE792326E6F6EADBCAD81EC1E49113B245901143D6914769E027443),
         (N'rainfall_events_enqueue', 0x39EB463CD90F9397D8920C9628759D4DACED171E1602EE133CFC2250F1F6D8A0),
         (N'rainfall_events_enqueue_batch', 0x780B67F105E1236820FD858F6C60E36D051FDF6723C7CB9FAE35269F55BCD81F),
         (N'rainfall_events_enqueue_json', 0xB2C718D9E5D12B6EE2F7849C6E36E4CFA091E0D076DDD513CBBA3A2AC8E00769),
@@ -2463,7 +2667,8 @@ FROM
         (N'rainfall_events_fail', 0x09699E10EDA96452CC32760A496AB9D61B3C6BE363EE4C52C96FBFF307B703B6),
         (N'rainfall_events_job', 0x65E3E43E29AFF88B24E116D08449975D95B524398C3532552EEAB9FDEFE77BB2),
         (N'rainfall_events_maintain', 0xD39C5D8F36776267E421CECCB96B07B24A33019D881FD2E3E1320597F17C3316),
-        (N'rainfall_events_metrics', 0x80B2B074D60C86A809AC5BF722BB67EEE7633692D4FBBDE828EAB45B63E85083),
+        (N'rainfall_events_metrics', 0x5BDB66EC7179223CB8E1B6C99A9BE15DCCD01177CA01B246252B84E61B67C321),
+        (N'rainfall_events_pause', 0x77A3C1414357EA298C07FDC3A71997D121D00B4C2690CBECC47E906711FD4A18),
         (N'rainfall_events_peek', 0xF661DE30B0942B5BBD5CD0801883088FA634E96355F774D29CED069D143013BB),
         (N'rainfall_events_pending', 0xF6EE67C154BBDB3C53E903862E24FD050158800BA6AC362A27A68FB91B8B6F33),
         (N'rainfall_events_purge', 0x0A2AA955DA8D9227ED5533F8ED1551FC9D1B3510C230EDA03B35240636B9B1F8),
@@ -2471,19 +2676,22 @@ FROM
         (N'rainfall_events_reap', 0x9D604EC106B61C2B73595761804C8CEDCC254F0B42D062504E66425D4C02FF52),
         (N'rainfall_events_redrive', 0x6D791A1E847FFD6AE16FCA00B071F0383B8692008057E4FE4B1CA548967929A6),
         (N'rainfall_events_release', 0xB5548477F791788D0CEA2C165F2721D49956BA62FF3050740076843DE5EA5BB1),
+        (N'rainfall_events_resume', 0x2C0648411D7EEDE2D72FAD5FDE800B3B2DCB00A296CB81762F4B4F44C0B89E55),
         (N'rainfall_events_watermark_correct', 0xD1D03D3D300CF4C1B6F3CF873D0B229F4E93A0C963D85A19E7C77A771DCB10C6),
         (N'rainfall_events_watermark_move', 0xF5869882EB8414873736AE334E2EE03BA5B28C6CFF74A468827E7DB04596F462),
-        (N'rainfall_transfer_dequeue', 0x23692991DF838918BD12369DABEEC281DB2D239C50F52CD2833537EAEBA8E4CF),
+        (N'rainfall_transfer_dequeue', 0xEEFDCC606228AB18B2CD9E12909FC2BC21C893DE18476D226725B8B29EB45229),
         (N'rainfall_transfer_enqueue', 0x4D6FC5912A895AD8CDAFD76A83A05DED7AAB754D145C8E1CE37C2C99AF121015),
         (N'rainfall_transfer_enqueue_batch', 0x181750DECA8D6EF0F0E4CAE15000C901F0A6C1152D621F99701889FE13E1F24D),
         (N'rainfall_transfer_enqueue_json', 0x66AE0B4A53B56CB2FD5E7B5279CD2B22DA4A6941FBA6A3B79B9EEE9FFA7C2482),
         (N'rainfall_transfer_job', 0x9AA4523E72AED9CF533831C11DFEA30476CCC77EB56BD1DDC269B2F17B4754FA),
         (N'rainfall_transfer_maintain', 0xB644A41001F4BCA64539E498A866C48CF03E51582944C98C99BEF566447C0F3B),
-        (N'rainfall_transfer_metrics', 0x43E783A0EBBC297D3AF221BFAA6167BA348DFC300B74EB5222A9BA55EF904055),
+        (N'rainfall_transfer_metrics', 0x74211082402CB98FC7C06C7B4C3CC7A60B8574A54D5E03407435A714B7B29295),
+        (N'rainfall_transfer_pause', 0xDD78B873D6F009DB026DF4FDD213403D8B9A726360F326D2AD2A87D5569B03E8),
         (N'rainfall_transfer_peek', 0xE1F6ADA6EF26617A17C86954F520964B088C8151A7A0D88731C74B5EFD74C0C0),
         (N'rainfall_transfer_pending', 0x2B907C1747578186799C5DC23885950914028F807232A3F7E1C58B18BF8D1D71),
         (N'rainfall_transfer_purge', 0x43BF9D0F0B1BBE34F585A91E4FDFAA236858B2379B8C8EFA6D861DD5D2895E45),
         (N'rainfall_transfer_purge_batch', 0xF5A6E6B3E79F117B55B357EFE8D34DFD16E225DD354C35C32DBDAA43B0C50A7F),
+        (N'rainfall_transfer_resume', 0xDBE0E3F2777A0DACDDA73A0FB2041620B79B321669164DFFB4BECD5E659ED2E5),
         (N'rainfall_transfer_watermark_correct', 0xDD95FE9587A01C6DD49E6306429C75EBC0373D144C57496D9DC086CDAB543FD1),
         (N'rainfall_transfer_watermark_move', 0xBBD6CFBBC32DFAD228537EC2E2AE77D60E4349EC9AA33464C1908A36C65D3741)
 ) AS [r]([name], [fingerprint])

@@ -405,6 +405,22 @@ $qgen$;
 ALTER FUNCTION "rainfall"."rainfall_events_watermark_correct" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table rainfall.rainfall_events_control, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_events_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "rainfall"."rainfall_events_control" OWNER TO "rainfall_owner";
+INSERT INTO "rainfall"."rainfall_events_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue rainfall.rainfall_events_dequeue, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -490,6 +506,20 @@ BEGIN
         -- Outbox values belong to one job: completing a whole lease here would skip them silently.
         RAISE EXCEPTION USING ERRCODE = 'QG002',
             MESSAGE = 'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its id and its outbox values, then dequeue';
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_control" AS "c" WHERE "c"."paused") THEN
+        IF v$ids IS NOT NULL THEN
+            UPDATE "rainfall"."rainfall_events" AS "job"
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "rainfall_events_dequeue"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on rainfall.rainfall_events: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+        END IF;
+        RETURN;
     END IF;
     LOOP
         WITH "mark" AS MATERIALIZED
@@ -1013,7 +1043,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -1036,7 +1067,8 @@ BEGIN
         count(*) FILTER (WHERE "job"."processed" AND "job"."processed_at" >= now() - interval '1 minute'),
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "rainfall"."rainfall_events_watermark" AS "w")
+            - (SELECT "w"."id" FROM "rainfall"."rainfall_events_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_control" AS "c" WHERE "c"."paused")
     FROM "rainfall"."rainfall_events" AS "job";
 END
 $qgen$;
@@ -1497,6 +1529,63 @@ $qgen$;
 ALTER FUNCTION "rainfall"."rainfall_events_release" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause rainfall.rainfall_events_pause, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "rainfall"."rainfall_events_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "rainfall"."rainfall_events_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_pause" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume rainfall.rainfall_events_resume, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "rainfall"."rainfall_events_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_resume" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: watermark_table rainfall.rainfall_transfer_watermark, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- One row: the lowest id a claim needs to look at. Claims start their index range here instead of
@@ -1777,6 +1866,22 @@ $qgen$;
 ALTER FUNCTION "rainfall"."rainfall_transfer_watermark_correct" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table rainfall.rainfall_transfer_control, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "rainfall"."rainfall_transfer_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "rainfall"."rainfall_transfer_control" OWNER TO "rainfall_owner";
+INSERT INTO "rainfall"."rainfall_transfer_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue rainfall.rainfall_transfer_dequeue, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -1875,6 +1980,10 @@ BEGIN
     -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "rainfall"."rainfall_transfer_dequeue_guard" DEFERRED;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer_control" AS "c" WHERE "c"."paused") THEN
+        RETURN;
+    END IF;
     -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
     SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "rainfall"."rainfall_transfer_watermark" AS "w";
     IF NOT FOUND THEN
@@ -1953,7 +2062,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -1977,7 +2087,8 @@ BEGIN
         NULL::bigint,
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "rainfall"."rainfall_transfer_watermark" AS "w")
+            - (SELECT "w"."id" FROM "rainfall"."rainfall_transfer_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer_control" AS "c" WHERE "c"."paused")
     FROM "rainfall"."rainfall_transfer" AS "job";
 END
 $qgen$;
@@ -2216,6 +2327,63 @@ $qgen$;
 ALTER FUNCTION "rainfall"."rainfall_transfer_job" OWNER TO "rainfall_owner";
 REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_job" FROM PUBLIC;
 
+-- qgen 0.1.0: pause rainfall.rainfall_transfer_pause, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "rainfall"."rainfall_transfer_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "rainfall"."rainfall_transfer_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_pause" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume rainfall.rainfall_transfer_resume, rendered for PostgreSQL from 004_rainfall.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "rainfall"."rainfall_transfer_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_resume" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles rainfall_producer, rainfall_consumer, rainfall_admin, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -2261,6 +2429,8 @@ GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_redrive" TO "rainfall_admin
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_dead_letters" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_job" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_release" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_pause" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_events_resume" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_enqueue_batch" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_watermark_move" TO "rainfall_admin";
@@ -2272,6 +2442,8 @@ GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_purge_batch" TO "rainfall
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_purge" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_maintain" TO "rainfall_admin";
 GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_job" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_pause" TO "rainfall_admin";
+GRANT EXECUTE ON ROUTINE "rainfall"."rainfall_transfer_resume" TO "rainfall_admin";
 
 -- qgen 0.1.0: verify rainfall, rendered for PostgreSQL from 004_rainfall.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -2291,7 +2463,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'rainfall'
-          AND p.proname IN ('rainfall_events', 'rainfall_events_claim_ix', 'rainfall_events_processed_ix', 'rainfall_events_watermark', 'rainfall_events_dead', 'rainfall_events_dead_ix', 'rainfall_events_pending', 'rainfall_events_batch', 'rainfall_events_enqueue', 'rainfall_events_enqueue_batch', 'rainfall_events_watermark_move', 'rainfall_events_watermark_correct', 'rainfall_events_dequeue', 'rainfall_transfer', 'rainfall_events_complete', 'rainfall_events_fail', 'rainfall_events_extend_lease', 'rainfall_events_reap', 'rainfall_events_metrics', 'rainfall_events_peek', 'rainfall_events_purge_batch', 'rainfall_events_purge', 'rainfall_events_maintain', 'rainfall_events_redrive', 'rainfall_events_dead_letters', 'rainfall_events_job', 'rainfall_events_release', 'rainfall_transfer_watermark', 'rainfall_transfer_pending', 'rainfall_transfer_batch', 'rainfall_transfer_enqueue', 'rainfall_transfer_enqueue_batch', 'rainfall_transfer_watermark_move', 'rainfall_transfer_watermark_correct', 'rainfall_transfer_dequeue', 'rainfall_transfer_metrics', 'rainfall_transfer_peek', 'rainfall_transfer_purge_batch', 'rainfall_transfer_purge', 'rainfall_transfer_maintain', 'rainfall_transfer_job')
+          AND p.proname IN ('rainfall_events', 'rainfall_events_claim_ix', 'rainfall_events_processed_ix', 'rainfall_events_watermark', 'rainfall_events_dead', 'rainfall_events_dead_ix', 'rainfall_events_pending', 'rainfall_events_batch', 'rainfall_events_enqueue', 'rainfall_events_enqueue_batch', 'rainfall_events_watermark_move', 'rainfall_events_watermark_correct', 'rainfall_events_control', 'rainfall_events_dequeue', 'rainfall_transfer', 'rainfall_events_complete', 'rainfall_events_fail', 'rainfall_events_extend_lease', 'rainfall_events_reap', 'rainfall_events_metrics', 'rainfall_events_peek', 'rainfall_events_purge_batch', 'rainfall_events_purge', 'rainfall_events_maintain', 'rainfall_events_redrive', 'rainfall_events_dead_letters', 'rainfall_events_job', 'rainfall_events_release', 'rainfall_events_pause', 'rainfall_events_resume', 'rainfall_transfer_watermark', 'rainfall_transfer_pending', 'rainfall_transfer_batch', 'rainfall_transfer_enqueue', 'rainfall_transfer_enqueue_batch', 'rainfall_transfer_watermark_move', 'rainfall_transfer_watermark_correct', 'rainfall_transfer_control', 'rainfall_transfer_dequeue', 'rainfall_transfer_metrics', 'rainfall_transfer_peek', 'rainfall_transfer_purge_batch', 'rainfall_transfer_purge', 'rainfall_transfer_maintain', 'rainfall_transfer_job', 'rainfall_transfer_pause', 'rainfall_transfer_resume')
           AND (p.proowner <> '"rainfall_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -2301,7 +2473,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'rainfall'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('rainfall_events', 'rainfall_events_claim_ix', 'rainfall_events_processed_ix', 'rainfall_events_watermark', 'rainfall_events_dead', 'rainfall_events_dead_ix', 'rainfall_events_pending', 'rainfall_events_batch', 'rainfall_events_enqueue', 'rainfall_events_enqueue_batch', 'rainfall_events_watermark_move', 'rainfall_events_watermark_correct', 'rainfall_events_dequeue', 'rainfall_transfer', 'rainfall_events_complete', 'rainfall_events_fail', 'rainfall_events_extend_lease', 'rainfall_events_reap', 'rainfall_events_metrics', 'rainfall_events_peek', 'rainfall_events_purge_batch', 'rainfall_events_purge', 'rainfall_events_maintain', 'rainfall_events_redrive', 'rainfall_events_dead_letters', 'rainfall_events_job', 'rainfall_events_release', 'rainfall_transfer_watermark', 'rainfall_transfer_pending', 'rainfall_transfer_batch', 'rainfall_transfer_enqueue', 'rainfall_transfer_enqueue_batch', 'rainfall_transfer_watermark_move', 'rainfall_transfer_watermark_correct', 'rainfall_transfer_dequeue', 'rainfall_transfer_metrics', 'rainfall_transfer_peek', 'rainfall_transfer_purge_batch', 'rainfall_transfer_purge', 'rainfall_transfer_maintain', 'rainfall_transfer_job')
+          AND c.relname IN ('rainfall_events', 'rainfall_events_claim_ix', 'rainfall_events_processed_ix', 'rainfall_events_watermark', 'rainfall_events_dead', 'rainfall_events_dead_ix', 'rainfall_events_pending', 'rainfall_events_batch', 'rainfall_events_enqueue', 'rainfall_events_enqueue_batch', 'rainfall_events_watermark_move', 'rainfall_events_watermark_correct', 'rainfall_events_control', 'rainfall_events_dequeue', 'rainfall_transfer', 'rainfall_events_complete', 'rainfall_events_fail', 'rainfall_events_extend_lease', 'rainfall_events_reap', 'rainfall_events_metrics', 'rainfall_events_peek', 'rainfall_events_purge_batch', 'rainfall_events_purge', 'rainfall_events_maintain', 'rainfall_events_redrive', 'rainfall_events_dead_letters', 'rainfall_events_job', 'rainfall_events_release', 'rainfall_events_pause', 'rainfall_events_resume', 'rainfall_transfer_watermark', 'rainfall_transfer_pending', 'rainfall_transfer_batch', 'rainfall_transfer_enqueue', 'rainfall_transfer_enqueue_batch', 'rainfall_transfer_watermark_move', 'rainfall_transfer_watermark_correct', 'rainfall_transfer_control', 'rainfall_transfer_dequeue', 'rainfall_transfer_metrics', 'rainfall_transfer_peek', 'rainfall_transfer_purge_batch', 'rainfall_transfer_purge', 'rainfall_transfer_maintain', 'rainfall_transfer_job', 'rainfall_transfer_pause', 'rainfall_transfer_resume')
           AND c.relowner <> '"rainfall_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -2316,32 +2488,36 @@ BEGIN
         VALUES
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
             ('rainfall_events_dead_letters', '68b8785c06f75ebb2502747e5e40b3d5'),
-            ('rainfall_events_dequeue', 'f927eec8f2ca328abf09872558637273'),
+            ('rainfall_events_dequeue', '65a1af0c58cfbec9c4a1e58e99e98482'),
             ('rainfall_events_enqueue', '6abe0107d437f3a0f56aa2159e195613'),
             ('rainfall_events_enqueue_batch', '8221d9f779e0fda09b0ebf1502bfcea5'),
             ('rainfall_events_extend_lease', '50c6897e658be2156fc0c4894021a437'),
             ('rainfall_events_fail', 'd9b2a99528ab9b315d967daec94bbf5e'),
             ('rainfall_events_job', 'f774f326f2f8e8401bdf4611c96601ee'),
             ('rainfall_events_maintain', 'e786eb7852ad621c1ac0dceeaf31c190'),
-            ('rainfall_events_metrics', '7f6f92827e77a2a87654db73ad0941e0'),
+            ('rainfall_events_metrics', '48169e814f8df9a4e0d17d29a5a4de82'),
+            ('rainfall_events_pause', 'f4f86615dbad3c199ab81ff73cf2c379'),
             ('rainfall_events_peek', '9ef3aeed5380b9c8ae7023ac3a1f9f82'),
             ('rainfall_events_purge', 'c80955330414ca79665060c7fe3ea2b7'),
             ('rainfall_events_purge_batch', '752504cc0f1d675a87a8b4aed0c1d3cb'),
             ('rainfall_events_reap', '7031ebef1cce806e1cd0a5924e11ffa2'),
             ('rainfall_events_redrive', '5a74ccb2e9f6729900e932b1693d229c'),
             ('rainfall_events_release', '6eacad4c8493dfbb24670a3eb9d74f00'),
+            ('rainfall_events_resume', '420275e11cccec3e98ed4c585f9bf0f3'),
             ('rainfall_events_watermark_correct', '95dc7c84fedcd8431d836cbe457113c7'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
-            ('rainfall_transfer_dequeue', 'e75fea075106515687dbc7025be556df'),
+            ('rainfall_transfer_dequeue', '5ef76a4df1e26feb8d68cabd5f316c87'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
             ('rainfall_transfer_enqueue', '9e0b36dac3abfdfa685a5ab4c0a82629'),
             ('rainfall_transfer_enqueue_batch', '93aa3150bad48f811316842da265018f'),
             ('rainfall_transfer_job', 'bb6b9cb70540850b09c0625c149f017a'),
             ('rainfall_transfer_maintain', '03d20d545ad8fd56d928b7665a8b4e7f'),
-            ('rainfall_transfer_metrics', '7cc1aaeddced3d443733e77814dcc8be'),
+            ('rainfall_transfer_metrics', '215256422a075964e6ca8b6a9efd31b7'),
+            ('rainfall_transfer_pause', '04f9a54c3a033c843734f50c46f3cb98'),
             ('rainfall_transfer_peek', 'a2ca99f52fb5f60253c51a7c0f52f126'),
             ('rainfall_transfer_purge', '92f7e5bb8e39dc8433d3ee334cddee0f'),
             ('rainfall_transfer_purge_batch', '7203286b38f9aa544fbe6f7c5fc98f75'),
+            ('rainfall_transfer_resume', '205e945bc3b28afc64dd6aa81db7b213'),
             ('rainfall_transfer_watermark_correct', 'cbafd5fb7516bf9ce9786e38274f4d13'),
             ('rainfall_transfer_watermark_move', '8f88d05db6f0a5804997218708396dbb')
     ) AS r (name, fingerprint)

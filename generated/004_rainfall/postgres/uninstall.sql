@@ -96,6 +96,8 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_resume";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_pause";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_release";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_job";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_dead_letters";
@@ -111,6 +113,7 @@ DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_fail";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_complete";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_dequeue";
 DROP TYPE IF EXISTS "rainfall"."rainfall_events_dequeue_row";
+DROP TABLE IF EXISTS "rainfall"."rainfall_events_control";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_watermark_correct";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_watermark_move";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_enqueue_batch";
@@ -157,6 +160,8 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_resume";
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_pause";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_job";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_maintain";
 DROP ROUTINE IF EXISTS "rainfall"."rainfall_transfer_purge";
@@ -167,6 +172,7 @@ DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_dequeue";
 DROP TYPE IF EXISTS "rainfall"."rainfall_transfer_dequeue_row";
 DROP TRIGGER IF EXISTS "rainfall_transfer_dequeue_guard" ON "rainfall"."rainfall_transfer";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_dequeue_guard";
+DROP TABLE IF EXISTS "rainfall"."rainfall_transfer_control";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_watermark_correct";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_watermark_move";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_enqueue_batch";

@@ -66,6 +66,18 @@ BEGIN
                         AND "p"."pronargs" <> 4), 'SELECT 1');
 END
 $qgen$;
+-- An earlier qgen's metrics returned no "paused" column: CREATE OR REPLACE cannot change the columns
+-- a function returns, so that version goes first (install creates and grants this one).
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               JOIN pg_catalog.pg_namespace AS "n" ON "n"."oid" = "p"."pronamespace"
+               WHERE "n"."nspname" = 'rainfall' AND "p"."proname" = 'rainfall_events_metrics'
+                 AND NOT ('paused' = ANY (coalesce("p"."proargnames", '{}')))) THEN
+        EXECUTE 'DROP FUNCTION "rainfall"."rainfall_events_metrics"';
+    END IF;
+END
+$qgen$;
 -- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
 DO $qgen$
 BEGIN
@@ -80,6 +92,18 @@ ALTER TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark" ADD COLUMN IF NOT
 -- Nor due_from and due_moved_at.
 ALTER TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark" ADD COLUMN IF NOT EXISTS "due_from" timestamptz NOT NULL DEFAULT '-infinity';
 ALTER TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark" ADD COLUMN IF NOT EXISTS "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity';
+-- An earlier qgen's metrics returned no "paused" column: CREATE OR REPLACE cannot change the columns
+-- a function returns, so that version goes first (install creates and grants this one).
+DO $qgen$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
+               JOIN pg_catalog.pg_namespace AS "n" ON "n"."oid" = "p"."pronamespace"
+               WHERE "n"."nspname" = 'rainfall' AND "p"."proname" = 'rainfall_transfer_metrics'
+                 AND NOT ('paused' = ANY (coalesce("p"."proargnames", '{}')))) THEN
+        EXECUTE 'DROP FUNCTION "rainfall"."rainfall_transfer_metrics"';
+    END IF;
+END
+$qgen$;
 -- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
 DO $qgen$
 BEGIN

@@ -459,6 +459,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table pgs_del.events_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'pgs_del.events_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_del].[events_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [events_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [events_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [events_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [events_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [pgs_del].[events_control])
+    INSERT INTO [pgs_del].[events_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue pgs_del.events_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs by deleting them into the archive, and returns them. It runs inside the
@@ -508,6 +529,9 @@ BEGIN
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
         BEGIN TRANSACTION;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [pgs_del].[events_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_del].[events_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -558,6 +582,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 12
             EXEC [pgs_del].[events_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -626,7 +651,8 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_del].[events_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -883,6 +909,71 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM @q$found)
         INSERT INTO @q$found ([id], [state]) VALUES (@job_id, N'not_found');
     SELECT [id], [state], [enqueued_at], [attempts], [last_error], [finished_at] FROM @q$found;
+END;
+GO
+
+-- qgen 0.1.0: pause pgs_del.events_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [pgs_del].[events_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_del].[events_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_del].[events_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [pgs_del].[events_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume pgs_del.events_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [pgs_del].[events_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_del].[events_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
 END;
 GO
 
@@ -1279,6 +1370,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table pgs_del.typed_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'pgs_del.typed_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_del].[typed_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [typed_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [typed_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [typed_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [typed_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [pgs_del].[typed_control])
+    INSERT INTO [pgs_del].[typed_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue pgs_del.typed_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs by deleting them, and returns them. It runs inside the
@@ -1330,6 +1442,9 @@ BEGIN
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
         BEGIN TRANSACTION;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [pgs_del].[typed_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_del].[typed_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -1436,6 +1551,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [pgs_del].[typed_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1514,7 +1630,8 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_del].[typed_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1750,6 +1867,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause pgs_del.typed_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [pgs_del].[typed_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_del].[typed_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_del].[typed_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [pgs_del].[typed_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume pgs_del.typed_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [pgs_del].[typed_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_del].[typed_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_del_producer, pgs_del_consumer, pgs_del_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1797,6 +1979,8 @@ GRANT EXECUTE ON OBJECT::[pgs_del].[events_purge_batch] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[events_purge] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[events_maintain] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[events_job] TO [pgs_del_admin];
+GRANT EXECUTE ON OBJECT::[pgs_del].[events_pause] TO [pgs_del_admin];
+GRANT EXECUTE ON OBJECT::[pgs_del].[events_resume] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_enqueue] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_enqueue_batch] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_enqueue_json] TO [pgs_del_admin];
@@ -1809,6 +1993,8 @@ GRANT EXECUTE ON OBJECT::[pgs_del].[typed_purge_batch] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_purge] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_maintain] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_job] TO [pgs_del_admin];
+GRANT EXECUTE ON OBJECT::[pgs_del].[typed_pause] TO [pgs_del_admin];
+GRANT EXECUTE ON OBJECT::[pgs_del].[typed_resume] TO [pgs_del_admin];
 GRANT EXECUTE ON TYPE::[pgs_del].[events_batch] TO [pgs_del_admin];
 GRANT EXECUTE ON TYPE::[pgs_del].[typed_batch] TO [pgs_del_admin];
 GO
@@ -1838,6 +2024,7 @@ WHERE [s].[name] = N'pgs_del'
       N'events_enqueue_json',
       N'events_watermark_move',
       N'events_watermark_correct',
+      N'events_control',
       N'events_dequeue',
       N'events_metrics',
       N'events_peek',
@@ -1845,6 +2032,8 @@ WHERE [s].[name] = N'pgs_del'
       N'events_purge',
       N'events_maintain',
       N'events_job',
+      N'events_pause',
+      N'events_resume',
       N'typed',
       N'typed_claim_ix',
       N'typed_claim_order_ix',
@@ -1856,13 +2045,16 @@ WHERE [s].[name] = N'pgs_del'
       N'typed_enqueue_json',
       N'typed_watermark_move',
       N'typed_watermark_correct',
+      N'typed_control',
       N'typed_dequeue',
       N'typed_metrics',
       N'typed_peek',
       N'typed_purge_batch',
       N'typed_purge',
       N'typed_maintain',
-      N'typed_job'
+      N'typed_job',
+      N'typed_pause',
+      N'typed_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1897,6 +2089,8 @@ IF OBJECT_ID(N'pgs_del.events_watermark_move') IS NULL
     SET @q$missing += N' pgs_del.events_watermark_move';
 IF OBJECT_ID(N'pgs_del.events_watermark_correct') IS NULL
     SET @q$missing += N' pgs_del.events_watermark_correct';
+IF OBJECT_ID(N'pgs_del.events_control') IS NULL
+    SET @q$missing += N' pgs_del.events_control';
 IF OBJECT_ID(N'pgs_del.events_dequeue') IS NULL
     SET @q$missing += N' pgs_del.events_dequeue';
 IF OBJECT_ID(N'pgs_del.events_metrics') IS NULL
@@ -1911,6 +2105,10 @@ IF OBJECT_ID(N'pgs_del.events_maintain') IS NULL
     SET @q$missing += N' pgs_del.events_maintain';
 IF OBJECT_ID(N'pgs_del.events_job') IS NULL
     SET @q$missing += N' pgs_del.events_job';
+IF OBJECT_ID(N'pgs_del.events_pause') IS NULL
+    SET @q$missing += N' pgs_del.events_pause';
+IF OBJECT_ID(N'pgs_del.events_resume') IS NULL
+    SET @q$missing += N' pgs_del.events_resume';
 IF OBJECT_ID(N'pgs_del.typed') IS NULL
     SET @q$missing += N' pgs_del.typed';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'typed_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_del.typed'))
@@ -1933,6 +2131,8 @@ IF OBJECT_ID(N'pgs_del.typed_watermark_move') IS NULL
     SET @q$missing += N' pgs_del.typed_watermark_move';
 IF OBJECT_ID(N'pgs_del.typed_watermark_correct') IS NULL
     SET @q$missing += N' pgs_del.typed_watermark_correct';
+IF OBJECT_ID(N'pgs_del.typed_control') IS NULL
+    SET @q$missing += N' pgs_del.typed_control';
 IF OBJECT_ID(N'pgs_del.typed_dequeue') IS NULL
     SET @q$missing += N' pgs_del.typed_dequeue';
 IF OBJECT_ID(N'pgs_del.typed_metrics') IS NULL
@@ -1947,6 +2147,10 @@ IF OBJECT_ID(N'pgs_del.typed_maintain') IS NULL
     SET @q$missing += N' pgs_del.typed_maintain';
 IF OBJECT_ID(N'pgs_del.typed_job') IS NULL
     SET @q$missing += N' pgs_del.typed_job';
+IF OBJECT_ID(N'pgs_del.typed_pause') IS NULL
+    SET @q$missing += N' pgs_del.typed_pause';
+IF OBJECT_ID(N'pgs_del.typed_resume') IS NULL
+    SET @q$missing += N' pgs_del.typed_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1990,30 +2194,34 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
-        (N'events_dequeue', 0xEAE91299562A3B0EA6B8CFBE99538E877F111EC4CB31B731564E7C89F3BC9C3E),
+        (N'events_dequeue', 0xB40E12983D69DC652E4929FCC51BC37386D479DE1200D2A66357BFEFE21BDA4C),
         (N'events_enqueue', 0x1B2F682B7B2D7FAB79473276903E6D3B834E58403E98A22C50106B9927F558F0),
         (N'events_enqueue_batch', 0xCB9F1B82CAAD974860E5A114150DEA2EF652038BA0F929BA86BDCD31566B13EE),
         (N'events_enqueue_json', 0x7A4929CE07A4F364865467AEC620AAC1D67B63AEBF0FF7A4A1002EC5F4EE47A1),
         (N'events_job', 0x6D483BAB994BBF48B37016FE497285B5B01C2B16A7AEFD8B192DD8EE600FBF97),
         (N'events_maintain', 0xDC9B1D98C01705254839ABF03690A4A69AB14603B3018FE1C10936667ED1E648),
-        (N'events_metrics', 0x9136867B69B7C7DD707F5D629E50C271382B3EE870092538E3AE0AF869A92CFE),
+        (N'events_metrics', 0xD9CB612DFFB1D3421552DF81AE66D3AD9610A1109661E06FE6079ECC8C402BF3),
+        (N'events_pause', 0xC32226680E193B35898B6DB0C79A6A2FE75AE8DEBDD28DD0CD7261BCDBA26067),
         (N'events_peek', 0x3C5B881F19DAEE6D6ADEAA5065DCB4D91A6BFC90C19FD0D4E577AEA83694FEE3),
         (N'events_pending', 0x24845741BC927C4DFD1DDDCD48712972243E891AEDE3D7EC50C15C8B471DC704),
         (N'events_purge', 0x245B1CD7519C22F7D683975B1A7DCA3383B15137A4DEC57A13CC6C81DC8E0C9B),
         (N'events_purge_batch', 0xB63C5E5A7A1A6AB20BA16715F8675F11F323EECB5A9FEE06E4DCD023D9047E93),
+        (N'events_resume', 0x03C86CFBBE4E87B50D51AF05A9A2596A5D1EF7B6EA8EA7F8AF62AFA899AD69BD),
         (N'events_watermark_correct', 0x4CF12B5C548B4F0A0FB552F98568F605C1EC91F385B886389B7769F3209050AA),
         (N'events_watermark_move', 0xE92F6E6D6C33D7DE170A833C0B7B3A28FFD08F00820B496D5308B100C6C3F79E),
-        (N'typed_dequeue', 0xF76823F27A313BA7A6E74FA7FF964C44EB370F07BEA9C666C739E20C2A069C2B),
+        (N'typed_dequeue', 0x07149287805624165DAA3C528058EAE2D28A905241F0BCE3D6B6B05F0C6F434C),
         (N'typed_enqueue', 0xE91AD6498D0C21F0E66F21EE9E86DCDE51B61C35169A5AFAD9C9BAEF6A614824),
         (N'typed_enqueue_batch', 0xE74330D454930339CB6E1819F1C1B4A06980560D5D6A8B38CC0FEC50321BAFA8),
         (N'typed_enqueue_json', 0x10476EBFDF03B51D0354108CF6D78DFB2D1D5692C7EE1D2310131A284F73BD54),
         (N'typed_job', 0x6E4C3082F5300AC351892ACC125DACF826B280ED02323E4ABC7D4D5075788F1C),
         (N'typed_maintain', 0x12B8D3BAD12C954B5CA16C012E3DD1ADF092957993D7C946D300CB70F0CD1E03),
-        (N'typed_metrics', 0xC90AB96723762AFA8FA74ECD6BA77B8A93BC6F4D178B8579B6AFFA0154AEC22D),
+        (N'typed_metrics', 0xB5786F70B17AC8FBC5B0820B62889493C8C9E988157C7861C7B6D1925590093A),
+        (N'typed_pause', 0x148D1B51F9E0A58472C54E759261ED669E60C7C21B10FFCA7D85F9D0BAC9237B),
         (N'typed_peek', 0x17ECA675D9451806525674489EF47DD736C9BA939827DBE6E97972C29873C450),
         (N'typed_pending', 0x7773F9587E53674A8BDF49CAFDA6EE81499CECC9CFEB2AA321394798D6F6F627),
         (N'typed_purge', 0x354A23814872F40D33FE8680F76C6D3E94FEDF6F15172ED2B29D599A25D6BDB6),
         (N'typed_purge_batch', 0xF81143C6F10A1264FB385310F88968EA34D981C0A859E55447E36DBB1072616F),
+        (N'typed_resume', 0xD4D1F87E03535FC2AD8FBC315E0C987BDE08A87472E02D68259DDCE464997608),
         (N'typed_watermark_correct', 0xDA1588392C52069907EA441B3D818A0EC3B77C4BB0F9482B452933DAF1B273D2),
         (N'typed_watermark_move', 0xB637B60E7FCF00B639E23804B8B5D86A2FC758C240FDFE69785163024C114C8A)
 ) AS [r]([name], [fingerprint])

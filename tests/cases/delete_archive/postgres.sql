@@ -391,6 +391,22 @@ $qgen$;
 ALTER FUNCTION "pgs_del"."events_watermark_correct" OWNER TO "pgs_del_owner";
 REVOKE ALL ON FUNCTION "pgs_del"."events_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table pgs_del.events_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "pgs_del"."events_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_del"."events_control" OWNER TO "pgs_del_owner";
+INSERT INTO "pgs_del"."events_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue pgs_del.events_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -489,6 +505,10 @@ BEGIN
     -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "pgs_del"."events_dequeue_guard" DEFERRED;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "pgs_del"."events_control" AS "c" WHERE "c"."paused") THEN
+        RETURN;
+    END IF;
     -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
     SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "pgs_del"."events_watermark" AS "w";
     IF NOT FOUND THEN
@@ -573,7 +593,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -596,7 +617,8 @@ BEGIN
         (SELECT count(*) FROM "pgs_del"."events_archive" AS "a" WHERE "a"."completed_at" >= now() - interval '1 minute'),
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "pgs_del"."events_watermark" AS "w")
+            - (SELECT "w"."id" FROM "pgs_del"."events_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "pgs_del"."events_control" AS "c" WHERE "c"."paused")
     FROM "pgs_del"."events" AS "job";
 END
 $qgen$;
@@ -855,6 +877,63 @@ END
 $qgen$;
 ALTER FUNCTION "pgs_del"."events_job" OWNER TO "pgs_del_owner";
 REVOKE ALL ON FUNCTION "pgs_del"."events_job" FROM PUBLIC;
+
+-- qgen 0.1.0: pause pgs_del.events_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "pgs_del"."events_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_del"."events_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "pgs_del"."events_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_del"."events_pause" OWNER TO "pgs_del_owner";
+REVOKE ALL ON FUNCTION "pgs_del"."events_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume pgs_del.events_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "pgs_del"."events_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_del"."events_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_del"."events_resume" OWNER TO "pgs_del_owner";
+REVOKE ALL ON FUNCTION "pgs_del"."events_resume" FROM PUBLIC;
 
 -- qgen 0.1.0: table pgs_del.typed, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1187,6 +1266,22 @@ $qgen$;
 ALTER FUNCTION "pgs_del"."typed_watermark_correct" OWNER TO "pgs_del_owner";
 REVOKE ALL ON FUNCTION "pgs_del"."typed_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table pgs_del.typed_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "pgs_del"."typed_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_del"."typed_control" OWNER TO "pgs_del_owner";
+INSERT INTO "pgs_del"."typed_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue pgs_del.typed_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -1286,6 +1381,10 @@ BEGIN
     -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "pgs_del"."typed_dequeue_guard" DEFERRED;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "pgs_del"."typed_control" AS "c" WHERE "c"."paused") THEN
+        RETURN;
+    END IF;
     -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
     SELECT "w"."id", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$from, v$rescan FROM "pgs_del"."typed_watermark" AS "w";
     IF NOT FOUND THEN
@@ -1443,7 +1542,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -1467,7 +1567,8 @@ BEGIN
         NULL::bigint,
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "pgs_del"."typed_watermark" AS "w")
+            - (SELECT "w"."id" FROM "pgs_del"."typed_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "pgs_del"."typed_control" AS "c" WHERE "c"."paused")
     FROM "pgs_del"."typed" AS "job";
 END
 $qgen$;
@@ -1709,6 +1810,63 @@ $qgen$;
 ALTER FUNCTION "pgs_del"."typed_job" OWNER TO "pgs_del_owner";
 REVOKE ALL ON FUNCTION "pgs_del"."typed_job" FROM PUBLIC;
 
+-- qgen 0.1.0: pause pgs_del.typed_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "pgs_del"."typed_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_del"."typed_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "pgs_del"."typed_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_del"."typed_pause" OWNER TO "pgs_del_owner";
+REVOKE ALL ON FUNCTION "pgs_del"."typed_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume pgs_del.typed_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "pgs_del"."typed_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_del"."typed_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_del"."typed_resume" OWNER TO "pgs_del_owner";
+REVOKE ALL ON FUNCTION "pgs_del"."typed_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_del_producer, pgs_del_consumer, pgs_del_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1745,6 +1903,8 @@ GRANT EXECUTE ON ROUTINE "pgs_del"."events_purge_batch" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."events_purge" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."events_maintain" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."events_job" TO "pgs_del_admin";
+GRANT EXECUTE ON ROUTINE "pgs_del"."events_pause" TO "pgs_del_admin";
+GRANT EXECUTE ON ROUTINE "pgs_del"."events_resume" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_enqueue" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_enqueue_batch" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_watermark_move" TO "pgs_del_admin";
@@ -1756,6 +1916,8 @@ GRANT EXECUTE ON ROUTINE "pgs_del"."typed_purge_batch" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_purge" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_maintain" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_job" TO "pgs_del_admin";
+GRANT EXECUTE ON ROUTINE "pgs_del"."typed_pause" TO "pgs_del_admin";
+GRANT EXECUTE ON ROUTINE "pgs_del"."typed_resume" TO "pgs_del_admin";
 
 -- qgen 0.1.0: verify pgs_del, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1775,7 +1937,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_del'
-          AND p.proname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'events_job', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain', 'typed_job')
+          AND p.proname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_control', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'events_job', 'events_pause', 'events_resume', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_control', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain', 'typed_job', 'typed_pause', 'typed_resume')
           AND (p.proowner <> '"pgs_del_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1785,7 +1947,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_del'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'events_job', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain', 'typed_job')
+          AND c.relname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_control', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'events_job', 'events_pause', 'events_resume', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_control', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain', 'typed_job', 'typed_pause', 'typed_resume')
           AND c.relowner <> '"pgs_del_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1798,28 +1960,32 @@ BEGIN
     FROM
     (
         VALUES
-            ('events_dequeue', 'c9b197956b2d8dcf46d3446251d9d7b4'),
+            ('events_dequeue', 'f8c5c19d33d1c4b146e661677832dc87'),
             ('events_dequeue_guard', '60110e731987248caa5e88bdf0d5dab6'),
             ('events_enqueue', '4dec0d5761a7bdbfef1b1b65516f7fde'),
             ('events_enqueue_batch', '8b2bc22b7cc271c9f8f66fde37aed8fe'),
             ('events_job', 'da6ed680acba1b6f5d64a1f1483138b1'),
             ('events_maintain', 'a4713f41cf03dd533c37869672d3cc59'),
-            ('events_metrics', 'f091e9c1d3f952d29fe3413046d2e1af'),
+            ('events_metrics', '9f38ef3cb63c49c22acfc7b83620548c'),
+            ('events_pause', 'b63c594e25ad094dca6b8366c9210850'),
             ('events_peek', 'ee05188e95f92838e58bcf5564a7ac41'),
             ('events_purge', '5475bd7ce29422800cf44fe52060dbd3'),
             ('events_purge_batch', '57e713904c64f0021542a8308f6a8020'),
+            ('events_resume', 'f585310c9acbb6ac790080b943c21cb5'),
             ('events_watermark_correct', 'fb2aa1a9c62d1a6de24b4b6799ceead2'),
             ('events_watermark_move', 'def331911871fe01b67f927848e714de'),
-            ('typed_dequeue', 'a71c97c7b24bd46f29b30147bf86d2fd'),
+            ('typed_dequeue', '6ced63bc2e82ecb0919824d9463861b5'),
             ('typed_dequeue_guard', '43d265273a1c77a611252601d61c88f9'),
             ('typed_enqueue', '20dc89ad1b1950207401945d410fa621'),
             ('typed_enqueue_batch', '03cc9300865690b12fe7fd15faf69c67'),
             ('typed_job', 'd3d45134d727bf6bb8b8b30ed48b2620'),
             ('typed_maintain', '7f26d13034c5c6cca130bbc98050c761'),
-            ('typed_metrics', '783c03c76826f6ec943776851c440010'),
+            ('typed_metrics', 'e38e470d1b1042ec4b8723ca8c562b60'),
+            ('typed_pause', '907fb192de88f3eaf83a2790f61a2cc1'),
             ('typed_peek', '19e9f98e0048e1390f6c0e733181e0be'),
             ('typed_purge', 'd5c509cf81c4654db1429f1f62f2782d'),
             ('typed_purge_batch', '5cb0f28b9d7b70cc67e07541173c7970'),
+            ('typed_resume', '977ca6aba13aac29d87f758e7fff9f4c'),
             ('typed_watermark_correct', '90f2d939e08fa9607284a23f83c7b7d5'),
             ('typed_watermark_move', 'b6c8f921914a98b7f61667ba519979d3')
     ) AS r (name, fingerprint)

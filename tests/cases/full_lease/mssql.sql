@@ -640,6 +640,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table pgs_full.tasks_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'pgs_full.tasks_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_full].[tasks_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [tasks_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [tasks_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [tasks_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [tasks_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [pgs_full].[tasks_control])
+    INSERT INTO [pgs_full].[tasks_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue pgs_full.tasks_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -700,6 +721,9 @@ BEGIN
         -- Outbox values belong to one job: completing a whole lease here would skip them silently.
         IF @complete_lease_token IS NOT NULL
             THROW 50005, N'qgen: refused on pgs_full.tasks: this queue has an outbox: complete each job with its @id and its outbox values, then dequeue', 1;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [pgs_full].[tasks_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_full].[tasks_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -832,6 +856,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [pgs_full].[tasks_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1214,7 +1239,8 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_full].[tasks_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1662,6 +1688,71 @@ BEGIN
             WHERE [w].[id] > @q$lowest;
         COMMIT TRANSACTION;
         RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: pause pgs_full.tasks_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [pgs_full].[tasks_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_full].[tasks_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_full].[tasks_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [pgs_full].[tasks_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume pgs_full.tasks_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [pgs_full].[tasks_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_full].[tasks_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -2155,6 +2246,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table pgs_full.strict_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'pgs_full.strict_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_full].[strict_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [strict_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [strict_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [strict_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [strict_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [pgs_full].[strict_control])
+    INSERT INTO [pgs_full].[strict_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue pgs_full.strict_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -2217,6 +2329,9 @@ BEGIN
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [pgs_full].[strict_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_full].[strict_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -2292,6 +2407,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [pgs_full].[strict_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -2642,7 +2758,8 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_full].[strict_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -3076,6 +3193,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause pgs_full.strict_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [pgs_full].[strict_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_full].[strict_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_full].[strict_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [pgs_full].[strict_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume pgs_full.strict_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [pgs_full].[strict_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_full].[strict_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_full_producer, pgs_full_consumer, pgs_full_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -3140,6 +3322,8 @@ GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_redrive] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_dead_letters] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_job] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_release] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_pause] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_resume] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue_batch] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue_json] TO [pgs_full_admin];
@@ -3159,6 +3343,8 @@ GRANT EXECUTE ON OBJECT::[pgs_full].[strict_redrive] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_dead_letters] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_job] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_release] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[strict_pause] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[strict_resume] TO [pgs_full_admin];
 GRANT EXECUTE ON TYPE::[pgs_full].[tasks_batch] TO [pgs_full_admin];
 GRANT EXECUTE ON TYPE::[pgs_full].[strict_batch] TO [pgs_full_admin];
 GO
@@ -3194,6 +3380,7 @@ WHERE [s].[name] = N'pgs_full'
       N'tasks_enqueue_json',
       N'tasks_watermark_move',
       N'tasks_watermark_correct',
+      N'tasks_control',
       N'tasks_dequeue',
       N'tasks_complete',
       N'tasks_fail',
@@ -3208,6 +3395,8 @@ WHERE [s].[name] = N'pgs_full'
       N'tasks_dead_letters',
       N'tasks_job',
       N'tasks_release',
+      N'tasks_pause',
+      N'tasks_resume',
       N'strict',
       N'strict_claim_ix',
       N'strict_dead',
@@ -3222,6 +3411,7 @@ WHERE [s].[name] = N'pgs_full'
       N'strict_enqueue_json',
       N'strict_watermark_move',
       N'strict_watermark_correct',
+      N'strict_control',
       N'strict_dequeue',
       N'strict_complete',
       N'strict_fail',
@@ -3235,7 +3425,9 @@ WHERE [s].[name] = N'pgs_full'
       N'strict_redrive',
       N'strict_dead_letters',
       N'strict_job',
-      N'strict_release'
+      N'strict_release',
+      N'strict_pause',
+      N'strict_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -3282,6 +3474,8 @@ IF OBJECT_ID(N'pgs_full.tasks_watermark_move') IS NULL
     SET @q$missing += N' pgs_full.tasks_watermark_move';
 IF OBJECT_ID(N'pgs_full.tasks_watermark_correct') IS NULL
     SET @q$missing += N' pgs_full.tasks_watermark_correct';
+IF OBJECT_ID(N'pgs_full.tasks_control') IS NULL
+    SET @q$missing += N' pgs_full.tasks_control';
 IF OBJECT_ID(N'pgs_full.tasks_dequeue') IS NULL
     SET @q$missing += N' pgs_full.tasks_dequeue';
 IF OBJECT_ID(N'pgs_full.tasks_complete') IS NULL
@@ -3310,6 +3504,10 @@ IF OBJECT_ID(N'pgs_full.tasks_job') IS NULL
     SET @q$missing += N' pgs_full.tasks_job';
 IF OBJECT_ID(N'pgs_full.tasks_release') IS NULL
     SET @q$missing += N' pgs_full.tasks_release';
+IF OBJECT_ID(N'pgs_full.tasks_pause') IS NULL
+    SET @q$missing += N' pgs_full.tasks_pause';
+IF OBJECT_ID(N'pgs_full.tasks_resume') IS NULL
+    SET @q$missing += N' pgs_full.tasks_resume';
 IF OBJECT_ID(N'pgs_full.strict') IS NULL
     SET @q$missing += N' pgs_full.strict';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'strict_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_full.strict'))
@@ -3338,6 +3536,8 @@ IF OBJECT_ID(N'pgs_full.strict_watermark_move') IS NULL
     SET @q$missing += N' pgs_full.strict_watermark_move';
 IF OBJECT_ID(N'pgs_full.strict_watermark_correct') IS NULL
     SET @q$missing += N' pgs_full.strict_watermark_correct';
+IF OBJECT_ID(N'pgs_full.strict_control') IS NULL
+    SET @q$missing += N' pgs_full.strict_control';
 IF OBJECT_ID(N'pgs_full.strict_dequeue') IS NULL
     SET @q$missing += N' pgs_full.strict_dequeue';
 IF OBJECT_ID(N'pgs_full.strict_complete') IS NULL
@@ -3366,6 +3566,10 @@ IF OBJECT_ID(N'pgs_full.strict_job') IS NULL
     SET @q$missing += N' pgs_full.strict_job';
 IF OBJECT_ID(N'pgs_full.strict_release') IS NULL
     SET @q$missing += N' pgs_full.strict_release';
+IF OBJECT_ID(N'pgs_full.strict_pause') IS NULL
+    SET @q$missing += N' pgs_full.strict_pause';
+IF OBJECT_ID(N'pgs_full.strict_resume') IS NULL
+    SET @q$missing += N' pgs_full.strict_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -3411,7 +3615,7 @@ FROM
     VALUES
         (N'strict_complete', 0xE38E705E60C80DFAB285088C7E1B8DF16CAD53F45CB445C9041B14F57AE7209C),
         (N'strict_dead_letters', 0xFFF5587A0975B3955AA542A43B66278847031E3DF0E1254D2800C69584BE311A),
-        (N'strict_dequeue', 0xFD3A10D25F31309874AA28F06AEE28644F3898A68747F8A3C97C2D93D53D003B),
+        (N'strict_dequeue', 0xCF24955CAAF4C729888044C5BCA9FD1CF4B3DE3CF8F873E5B7831C0D7C366215),
         (N'strict_enqueue', 0x1EF301432BC9210B8496C571AD64F359A6553F4A43034B5861C04D22A3F4DB75),
         (N'strict_enqueue_batch', 0x7F8E4AA685451E36C046D3424EA160B326BF2F7DE852AD6326D6D5E9DE641467),
         (N'strict_enqueue_json', 0xC03D5357644A2F141C5A255EBCBF0A2A4B6F5D398BA0CE99B94E9A07295B68D6),
@@ -3419,7 +3623,8 @@ FROM
         (N'strict_fail', 0x4C53910FC6300530CB47F2F41DBD4FF33341819B4A20033EFECC33D3A2A58FF0),
         (N'strict_job', 0x0FC2828CD11BB1DCA95BFCA4C0965F69280B7E0B8A0A4A5CFF1F5C3E77AD70CB),
         (N'strict_maintain', 0xA4BB83E5CA4A3E78AFB8D61E21C9300D1CC7C57FAD02F13A5F8A37D595E7F718),
-        (N'strict_metrics', 0x547F6C0D6EFB32C37C1D8410CBA91366CAD080D7C555A07484273E4C1C712819),
+        (N'strict_metrics', 0x0F4C36EBF50E9B6B0FE7041EB3C2BA47F0F128D3C780A7F6C39B9C5F263476E5),
+        (N'strict_pause', 0x4FB04E69D05220622828E2450AAA93D0AF30A859148C2E42C3B8FAB6F0AD15A5),
         (N'strict_peek', 0xC2081AF3D97F98A4ACFB2C16424DC30287EF6AA9CDF046DAD26778A3E85CFFA7),
         (N'strict_pending', 0x3CA0EC43ECD6B4317F1811F6B30B44AF6703B0DF98B783578F16D2874B141B17),
         (N'strict_purge', 0x7CCCB6A8A4D7D0BD06B28934ADE1B02A1A4246DC957D24856522667581D4A6A1),
@@ -3427,11 +3632,12 @@ FROM
         (N'strict_reap', 0x1CE915BD8610BC8231A428B5B707FB5DF00E70AC78455BC019FEA910E726B723),
         (N'strict_redrive', 0x49AEB7F0C87B76B14E36B6178F018F1C5B68C75F3BFCE0E91BDF459EBC494A80),
         (N'strict_release', 0xC8EE68A3A8A9C8D221C778088FDEC73ECE362A8331EA4A02A86D9C94D81B8019),
+        (N'strict_resume', 0xE6D34E262EBCF435F513CEF959E11FF2E49A8E022C71AEA8D468A6C0659CBB8B),
         (N'strict_watermark_correct', 0x24ABE77D252108A0F734293B1A26CE87B9AF4D782C00A0BD1C1F0403B6B0DE34),
         (N'strict_watermark_move', 0xC07919E65DF5BA4C51BA4680356C52F3BAC56D56371DFF3A0C239FBF943A7026),
         (N'tasks_complete', 0x02E703DF4AA020C4BAE18D2511F6CA5DE14815225A74EACE5C72C4EFCE566C0A),
         (N'tasks_dead_letters', 0x600ECBB5510AA05B8CC29BEBA1F0442216212EDCD6F3AF9631EE7A2F9141C861),
-        (N'tasks_dequeue', 0xA767F2335630255C2F2478E3E23C0DD2CD288F09E04242F00A3CBF145596B82E),
+        (N'tasks_dequeue', 0xCCDD03F59250B980140FDA2F9AAF1EBE999C889B0DFC3AB5D0808E384902236C),
         (N'tasks_enqueue', 0x3ED9672AB3038AD71B71B438012451EF86D11F2C1E2EFE7879E9E065BBB1ACD8),
         (N'tasks_enqueue_batch', 0x8FE216A3E37BD849A4683759E78DBC4CB407572E2AD7DB4D63C11E19326BA439),
         (N'tasks_enqueue_json', 0x61605625A7C0F8D91D11829683132179EFA08EE3A245E50046D9CD0C1567E306),
@@ -3439,7 +3645,8 @@ FROM
         (N'tasks_fail', 0x919EA63AA390CC175F722713D0F877E6B929BF9EE3B1D2F8E42E7F6818DAD64A),
         (N'tasks_job', 0xE3514F7B4AC79030651C26115AA415479B2206B6F754AEC53BE65EF09A56E8B3),
         (N'tasks_maintain', 0xBDEFAAD896D6A74226EBA2AC76E6F84270C1E5A9AD0F533A4144DDD6EA9D4F74),
-        (N'tasks_metrics', 0x8A50E77A56778B94B81D5ABDCC7CA927123900024B4C480D651603918CE26241),
+        (N'tasks_metrics', 0x5C06805ADB5AA1DE2B5064BFC45C8F507CB8BE1692D55F5E5A2F8659DC1FC812),
+        (N'tasks_pause', 0x161FEB72ED79A98A9B53EE2043E37364C1EBC5593B3D08C902559F389C1EF1C1),
         (N'tasks_peek', 0x1F2E3CADE15B29FED469C9CCCDF77D7B7D6351449BF8AF8CA6FD150117425A4C),
         (N'tasks_pending', 0x0A31FE020E4B650735B4861872E85682F9C942AF9ABB483297EBA515443BDE83),
         (N'tasks_purge', 0x15056FD8E5491D17B0703734B9AD50697EB537580D662AE8158419A338434340),
@@ -3447,6 +3654,7 @@ FROM
         (N'tasks_reap', 0xE7CD7C147B5D8BC3C00F2797B1F296E9C536919BB7162BC4520D76930CF550E7),
         (N'tasks_redrive', 0x3ABE0B94FF92C35DCEBD4CFAA4B17B4BA4BCA48568065B315E3C2E6534532D91),
         (N'tasks_release', 0x77F4D8B72A5B9075D2CF3D5FDBF5F505D21D720F010A7E27C33CA188ED3F8909),
+        (N'tasks_resume', 0x1A841CAE5322F7B537F8AF767275C58205CE922F98D7624DFD98AB6AD173565B),
         (N'tasks_watermark_correct', 0xE61A83B4D313BC28CF43AA6121FDB5EE7F65216FD70600A4AAC53516BE6F45AD),
         (N'tasks_watermark_move', 0x377E8631F1EE1689E7014C7D024A077F0FBD970AF372154DBC0FD8548FC5DA2D)
 ) AS [r]([name], [fingerprint])

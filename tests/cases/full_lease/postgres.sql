@@ -558,6 +558,22 @@ $qgen$;
 ALTER FUNCTION "pgs_full"."tasks_watermark_correct" OWNER TO "pgs_full_owner";
 REVOKE ALL ON FUNCTION "pgs_full"."tasks_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table pgs_full.tasks_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "pgs_full"."tasks_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_full"."tasks_control" OWNER TO "pgs_full_owner";
+INSERT INTO "pgs_full"."tasks_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue pgs_full.tasks_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -649,6 +665,20 @@ BEGIN
         -- Outbox values belong to one job: completing a whole lease here would skip them silently.
         RAISE EXCEPTION USING ERRCODE = 'QG002',
             MESSAGE = 'qgen: refused on pgs_full.tasks: this queue has an outbox: complete each job with its id and its outbox values, then dequeue';
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "pgs_full"."tasks_control" AS "c" WHERE "c"."paused") THEN
+        IF v$ids IS NOT NULL THEN
+            UPDATE "pgs_full"."tasks" AS "job"
+            SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
+            WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "tasks_dequeue"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.tasks: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+        END IF;
+        RETURN;
     END IF;
     LOOP
         -- Two statements, so each keeps its own cached plan (with and without the sub-queue filter).
@@ -1237,7 +1267,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -1260,7 +1291,8 @@ BEGIN
         count(*) FILTER (WHERE "job"."processed" AND "job"."processed_at" >= now() - interval '1 minute'),
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "pgs_full"."tasks_watermark" AS "w")
+            - (SELECT "w"."id" FROM "pgs_full"."tasks_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "pgs_full"."tasks_control" AS "c" WHERE "c"."paused")
     FROM "pgs_full"."tasks" AS "job";
 END
 $qgen$;
@@ -1732,6 +1764,63 @@ $qgen$;
 ALTER FUNCTION "pgs_full"."tasks_release" OWNER TO "pgs_full_owner";
 REVOKE ALL ON FUNCTION "pgs_full"."tasks_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause pgs_full.tasks_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_full"."tasks_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "pgs_full"."tasks_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_pause" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume pgs_full.tasks_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_full"."tasks_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_resume" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: table pgs_full.strict, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Storage fit for a queue table, whose rows are inserted, updated (leased, released) and deleted all day:
@@ -2132,6 +2221,22 @@ $qgen$;
 ALTER FUNCTION "pgs_full"."strict_watermark_correct" OWNER TO "pgs_full_owner";
 REVOKE ALL ON FUNCTION "pgs_full"."strict_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table pgs_full.strict_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "pgs_full"."strict_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_full"."strict_control" OWNER TO "pgs_full_owner";
+INSERT INTO "pgs_full"."strict_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue pgs_full.strict_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -2225,6 +2330,19 @@ BEGIN
             MESSAGE = 'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
             END IF;
         END IF;
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "pgs_full"."strict_control" AS "c" WHERE "c"."paused") THEN
+        IF v$ids IS NOT NULL THEN
+            DELETE FROM "pgs_full"."strict" AS "job"
+            WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "strict_dequeue"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+        END IF;
+        RETURN;
     END IF;
     LOOP
         WITH "mark" AS MATERIALIZED
@@ -2692,7 +2810,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -2716,7 +2835,8 @@ BEGIN
         NULL::bigint,
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "pgs_full"."strict_watermark" AS "w")
+            - (SELECT "w"."id" FROM "pgs_full"."strict_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "pgs_full"."strict_control" AS "c" WHERE "c"."paused")
     FROM "pgs_full"."strict" AS "job";
 END
 $qgen$;
@@ -3170,6 +3290,63 @@ $qgen$;
 ALTER FUNCTION "pgs_full"."strict_release" OWNER TO "pgs_full_owner";
 REVOKE ALL ON FUNCTION "pgs_full"."strict_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause pgs_full.strict_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_full"."strict_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "pgs_full"."strict_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_pause" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume pgs_full.strict_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_full"."strict_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_resume" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_full_producer, pgs_full_consumer, pgs_full_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -3217,6 +3394,8 @@ GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_redrive" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_dead_letters" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_job" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_release" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_pause" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_resume" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_enqueue" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_enqueue_batch" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_watermark_move" TO "pgs_full_admin";
@@ -3235,6 +3414,8 @@ GRANT EXECUTE ON ROUTINE "pgs_full"."strict_redrive" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_dead_letters" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_job" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_release" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_pause" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_resume" TO "pgs_full_admin";
 
 -- qgen 0.1.0: verify pgs_full, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -3254,7 +3435,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_full'
-          AND p.proname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'tasks_release', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job', 'strict_release')
+          AND p.proname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_control', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'tasks_release', 'tasks_pause', 'tasks_resume', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_control', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job', 'strict_release', 'strict_pause', 'strict_resume')
           AND (p.proowner <> '"pgs_full_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -3264,7 +3445,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_full'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'tasks_release', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job', 'strict_release')
+          AND c.relname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_control', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'tasks_release', 'tasks_pause', 'tasks_resume', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_control', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job', 'strict_release', 'strict_pause', 'strict_resume')
           AND c.relowner <> '"pgs_full_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -3279,38 +3460,42 @@ BEGIN
         VALUES
             ('strict_complete', 'b47ce50077b3999ad3b842cca0a7e110'),
             ('strict_dead_letters', 'fc72ff60a476630446236a12c9395809'),
-            ('strict_dequeue', '5a6e15f593236828b7081626d58b187d'),
+            ('strict_dequeue', '807b0a0fc10e644eae0b596bfa9a0e61'),
             ('strict_enqueue', '91e78f12257295b3fc529079d4887147'),
             ('strict_enqueue_batch', 'c7fa4cbee50bc880ad39d8b130388b04'),
             ('strict_extend_lease', '1e59c86e89fd3553ba7ab87de30f3b09'),
             ('strict_fail', '821ccace12eaf6bebc5877b6681dbde3'),
             ('strict_job', '5f76268b2123676ea624c794429b419c'),
             ('strict_maintain', 'fb485bc2d8400146231a3405d2bc0403'),
-            ('strict_metrics', '8b2c71bbea4b33872762e4ce0e8ac0a4'),
+            ('strict_metrics', '08613427b2bf32ff2dc14e3ff8abb52a'),
+            ('strict_pause', '01ffd6cfa009537b3dcf5ac146533ce7'),
             ('strict_peek', 'b54e901873e22a58bb37e652733bb819'),
             ('strict_purge', '87043806bd96defe59a02c92432cc918'),
             ('strict_purge_batch', 'bc28bcd90f409974a5e9abc42e1edac4'),
             ('strict_reap', '9b8304062f4cf02d5f64606f27ba765b'),
             ('strict_redrive', 'af8bc1b42beb4caa6985331ec1c856f3'),
             ('strict_release', '51f4ad5c935b41afa4f3a1fce2fab747'),
+            ('strict_resume', '27a51dbb3e5b281944a4bae9564986d8'),
             ('strict_watermark_correct', '3b5e9bada31882e8b94624f42b8865ca'),
             ('strict_watermark_move', 'c8143a531f491432c2f2b255054bc758'),
             ('tasks_complete', '12952f66523d0efe36dd25c6be53e1f3'),
             ('tasks_dead_letters', 'ef37e0a96f1cd7d0deee04f358146556'),
-            ('tasks_dequeue', '61210ee9e3b11446a61ec4a939b56590'),
+            ('tasks_dequeue', '87f5416ec751796b7535aafbe3172581'),
             ('tasks_enqueue', '1e6f021751c5ab290eec074cec142d73'),
             ('tasks_enqueue_batch', '712ad22622a30ff0d93775a323495503'),
             ('tasks_extend_lease', 'acaee8352498cbb1384edd431ecc992e'),
             ('tasks_fail', '563ac4edebedbc5d282733935ae705d0'),
             ('tasks_job', '083df857f448288421582368e4cd1449'),
             ('tasks_maintain', '6098253f1ead356451936d2aad3a6a66'),
-            ('tasks_metrics', '155fc7ae9daef2d3b750275fae496035'),
+            ('tasks_metrics', 'a33ab46039a08598daa16c8773aaab62'),
+            ('tasks_pause', 'b0ae130a6df6cec6fcc333f35cf44439'),
             ('tasks_peek', '9f54000b4a6ad7606a4f8bb15f2f56a5'),
             ('tasks_purge', '0fc4aec24bf6d26bd7897bb5892f49bb'),
             ('tasks_purge_batch', 'f99703e092a2aa119fe079aa6dd46d6a'),
             ('tasks_reap', 'cdfa60827cb751bb514256c9950b15a2'),
             ('tasks_redrive', '380bab11519d7a7156f1d9451047ddd2'),
             ('tasks_release', '61a7c40a9793b38f970aabedf73771c5'),
+            ('tasks_resume', 'eafd986df7de0c6a8b619a5ea9282f7e'),
             ('tasks_watermark_correct', 'cfe63f0c4e2ea21225f504305272afe0'),
             ('tasks_watermark_move', '2835b31c8454089276213d64388d2226')
     ) AS r (name, fingerprint)

@@ -500,6 +500,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table pgs_min.jobs_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'pgs_min.jobs_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_min].[jobs_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [jobs_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [jobs_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [jobs_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [jobs_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [pgs_min].[jobs_control])
+    INSERT INTO [pgs_min].[jobs_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue pgs_min.jobs_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -562,6 +583,9 @@ BEGIN
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on pgs_min.jobs: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [pgs_min].[jobs_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_min].[jobs_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -637,6 +661,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [pgs_min].[jobs_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -987,7 +1012,8 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_min].[jobs_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1410,6 +1436,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause pgs_min.jobs_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [pgs_min].[jobs_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_min].[jobs_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_min].[jobs_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [pgs_min].[jobs_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume pgs_min.jobs_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [pgs_min].[jobs_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_min].[jobs_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_min_producer, pgs_min_consumer, pgs_min_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1455,6 +1546,8 @@ GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_redrive] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_dead_letters] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_job] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_release] TO [pgs_min_admin];
+GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_pause] TO [pgs_min_admin];
+GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_resume] TO [pgs_min_admin];
 GRANT EXECUTE ON TYPE::[pgs_min].[jobs_batch] TO [pgs_min_admin];
 GO
 
@@ -1485,6 +1578,7 @@ WHERE [s].[name] = N'pgs_min'
       N'jobs_enqueue_json',
       N'jobs_watermark_move',
       N'jobs_watermark_correct',
+      N'jobs_control',
       N'jobs_dequeue',
       N'jobs_complete',
       N'jobs_fail',
@@ -1498,7 +1592,9 @@ WHERE [s].[name] = N'pgs_min'
       N'jobs_redrive',
       N'jobs_dead_letters',
       N'jobs_job',
-      N'jobs_release'
+      N'jobs_release',
+      N'jobs_pause',
+      N'jobs_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1537,6 +1633,8 @@ IF OBJECT_ID(N'pgs_min.jobs_watermark_move') IS NULL
     SET @q$missing += N' pgs_min.jobs_watermark_move';
 IF OBJECT_ID(N'pgs_min.jobs_watermark_correct') IS NULL
     SET @q$missing += N' pgs_min.jobs_watermark_correct';
+IF OBJECT_ID(N'pgs_min.jobs_control') IS NULL
+    SET @q$missing += N' pgs_min.jobs_control';
 IF OBJECT_ID(N'pgs_min.jobs_dequeue') IS NULL
     SET @q$missing += N' pgs_min.jobs_dequeue';
 IF OBJECT_ID(N'pgs_min.jobs_complete') IS NULL
@@ -1565,6 +1663,10 @@ IF OBJECT_ID(N'pgs_min.jobs_job') IS NULL
     SET @q$missing += N' pgs_min.jobs_job';
 IF OBJECT_ID(N'pgs_min.jobs_release') IS NULL
     SET @q$missing += N' pgs_min.jobs_release';
+IF OBJECT_ID(N'pgs_min.jobs_pause') IS NULL
+    SET @q$missing += N' pgs_min.jobs_pause';
+IF OBJECT_ID(N'pgs_min.jobs_resume') IS NULL
+    SET @q$missing += N' pgs_min.jobs_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1609,7 +1711,7 @@ FROM
     VALUES
         (N'jobs_complete', 0xE0A185D5B6F0C489870F04985096FBEBF32784F7D9AB906BDDE3A5965336CE20),
         (N'jobs_dead_letters', 0x024C0DA4A38CA952F2591B1F9E2175FFA31BF84F2E6D393E3B9781C290D54709),
-        (N'jobs_dequeue', 0x14502BA7470D85D49A851BAE0514FEBC02CA5E4B22C4BDAD7C95F798338DFCF5),
+        (N'jobs_dequeue', 0x14FE5BCE37ABC23438DF5F1943088CF6C6F6CC4D8C5B6B393D37F6F6F72A5445),
         (N'jobs_enqueue', 0x8DB656DE649274119EF4607E005120CAE38E6892D4CBBE8D6CA08E118A7FB55C),
         (N'jobs_enqueue_batch', 0x473E66C82F33F7C91A8CB874B567F658ABA1734F24644DD11EEE15EDE3AA1074),
         (N'jobs_enqueue_json', 0x33E2FA260BC2757447C192DCDAEFF83F5BB544D86C4B350B28DD4E994E9CF972),
@@ -1617,7 +1719,8 @@ FROM
         (N'jobs_fail', 0xBE37EE8F006BC4DA50C4D0C6BF2726E1A00C6B0C00999AA617C38BAAA34AF184),
         (N'jobs_job', 0xFD594AE4C0D528CDC89D4DAF0B73A495AE929382C65B21EE41989DF2DB57CD48),
         (N'jobs_maintain', 0x5B7C1745045A7C8672C1216E7BE59779FDAE31C9E18670333B849AC517F11A2B),
-        (N'jobs_metrics', 0x5BD35A2A8492F366737698EAB2850411EE8EF454CD201716415729552CAA01BB),
+        (N'jobs_metrics', 0x72B07783D9F05222C059D319DA75CA2BB0FF25DC140F2C2D27B242D542944B0D),
+        (N'jobs_pause', 0xBCAB42D772515A9975272ECDEDB34BD25877DA5B5BE89B618C96F84EF060DF78),
         (N'jobs_peek', 0x62FF5AB3FECE2487C421C9327EBDED3C63AEB8E6FA1A525936900B87A3659655),
         (N'jobs_pending', 0xBA49828A86DE705BCCDB7E4D882EF88D3BB1085F51023583C0EAA00F6AF473C8),
         (N'jobs_purge', 0xDD56C1E145AB82A64803848091FB2C77C0279C3D239652F252D14A6D81C4E87A),
@@ -1625,6 +1728,7 @@ FROM
         (N'jobs_reap', 0x6FDB7AC8CA3F09602742FA690F9C86AF6AE24B6F210549C6A6B7FB950BF5724E),
         (N'jobs_redrive', 0x59BD51F4FC90F2FF032B8854638AC4AED53005E2A5CB9682F940392839F55ED6),
         (N'jobs_release', 0x0631746BDF02F10EAA17AD115166B5705FDB2188831166CA7311400DE3B2EE9B),
+        (N'jobs_resume', 0x4C87A0ABFD04948EB5424A82F8892569E7CF1CC0883D3C19FBC42F3594D02682),
         (N'jobs_watermark_correct', 0x0FBA486067B8C4E6230CF1DC58949A37F2CBCA08781D417513A1A15890666608),
         (N'jobs_watermark_move', 0x1C945996659CBCAC2C2FD3FEA3C5E13B1D722BC0BC8CA3A02A473F86F99093FA)
 ) AS [r]([name], [fingerprint])

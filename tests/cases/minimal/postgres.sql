@@ -414,6 +414,22 @@ $qgen$;
 ALTER FUNCTION "pgs_min"."jobs_watermark_correct" OWNER TO "pgs_min_owner";
 REVOKE ALL ON FUNCTION "pgs_min"."jobs_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table pgs_min.jobs_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "pgs_min"."jobs_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_min"."jobs_control" OWNER TO "pgs_min_owner";
+INSERT INTO "pgs_min"."jobs_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue pgs_min.jobs_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -507,6 +523,19 @@ BEGIN
             MESSAGE = 'qgen: lease lost on pgs_min.jobs: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
             END IF;
         END IF;
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "pgs_min"."jobs_control" AS "c" WHERE "c"."paused") THEN
+        IF v$ids IS NOT NULL THEN
+            DELETE FROM "pgs_min"."jobs" AS "job"
+            WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "jobs_dequeue"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_min.jobs: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+        END IF;
+        RETURN;
     END IF;
     LOOP
         WITH "mark" AS MATERIALIZED
@@ -974,7 +1003,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -998,7 +1028,8 @@ BEGIN
         NULL::bigint,
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "pgs_min"."jobs_watermark" AS "w")
+            - (SELECT "w"."id" FROM "pgs_min"."jobs_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "pgs_min"."jobs_control" AS "c" WHERE "c"."paused")
     FROM "pgs_min"."jobs" AS "job";
 END
 $qgen$;
@@ -1448,6 +1479,63 @@ $qgen$;
 ALTER FUNCTION "pgs_min"."jobs_release" OWNER TO "pgs_min_owner";
 REVOKE ALL ON FUNCTION "pgs_min"."jobs_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause pgs_min.jobs_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "pgs_min"."jobs_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_min"."jobs_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "pgs_min"."jobs_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_min"."jobs_pause" OWNER TO "pgs_min_owner";
+REVOKE ALL ON FUNCTION "pgs_min"."jobs_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume pgs_min.jobs_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "pgs_min"."jobs_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_min"."jobs_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_min"."jobs_resume" OWNER TO "pgs_min_owner";
+REVOKE ALL ON FUNCTION "pgs_min"."jobs_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_min_producer, pgs_min_consumer, pgs_min_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1484,6 +1572,8 @@ GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_redrive" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_dead_letters" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_job" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_release" TO "pgs_min_admin";
+GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_pause" TO "pgs_min_admin";
+GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_resume" TO "pgs_min_admin";
 
 -- qgen 0.1.0: verify pgs_min, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1503,7 +1593,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_min'
-          AND p.proname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job', 'jobs_release')
+          AND p.proname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_control', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job', 'jobs_release', 'jobs_pause', 'jobs_resume')
           AND (p.proowner <> '"pgs_min_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1513,7 +1603,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_min'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job', 'jobs_release')
+          AND c.relname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_control', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job', 'jobs_release', 'jobs_pause', 'jobs_resume')
           AND c.relowner <> '"pgs_min_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1528,20 +1618,22 @@ BEGIN
         VALUES
             ('jobs_complete', '36ee92281f86554a902bc38d7c1d6b93'),
             ('jobs_dead_letters', '62d1e4d0d1d0b7bdb1323e306743044e'),
-            ('jobs_dequeue', 'b452c4b3966624457e94b37c14a30a26'),
+            ('jobs_dequeue', '086579d221ce4e68399b9f95ba052a52'),
             ('jobs_enqueue', '49bc213290d41bc9368d7fdb4a4673c9'),
             ('jobs_enqueue_batch', '29e7b877799081fee388ce6187d5bc0b'),
             ('jobs_extend_lease', '17d7f38fbd993096154d69ecb6048e50'),
             ('jobs_fail', '8e9544106fb95bbd1c8bad806720f729'),
             ('jobs_job', 'ac77c911a5fd78b9dc9af7b571e3041c'),
             ('jobs_maintain', '1a4032028c31305956d3349d4f631362'),
-            ('jobs_metrics', '33f8706015af2d5fcba4249ae510cf0d'),
+            ('jobs_metrics', '9c66803ff2c84bb83124e79d40b6518d'),
+            ('jobs_pause', '02a8e9f488cfbdafb63d20b1c3935ae0'),
             ('jobs_peek', 'b652d1f8c14dc859ca2edd7d77bb3c6c'),
             ('jobs_purge', '6774956264179fdec46f3c1d10d38f2c'),
             ('jobs_purge_batch', 'eb72f1f55549dadb18595d8f6ace314b'),
             ('jobs_reap', 'e5d78fa98ab921a1085ada6585679fa1'),
             ('jobs_redrive', '7c4a08cbfcee3b60c9422905dd03c941'),
             ('jobs_release', 'f68929bcd2d83ae149cfc8433cd9e8de'),
+            ('jobs_resume', '6c428cbbb5e8081fbe27c466ebda48ff'),
             ('jobs_watermark_correct', '50e8ee88c6b2d609b331285052a4a0c7'),
             ('jobs_watermark_move', 'ed2f55178d8ed157b6a467becb3f8b6a')
     ) AS r (name, fingerprint)

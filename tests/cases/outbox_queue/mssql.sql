@@ -528,6 +528,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table pgs_obq.orders_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'pgs_obq.orders_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_obq].[orders_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [orders_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [orders_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [orders_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [orders_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [pgs_obq].[orders_control])
+    INSERT INTO [pgs_obq].[orders_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue pgs_obq.orders_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -582,6 +603,9 @@ BEGIN
         -- Outbox values belong to one job: completing a whole lease here would skip them silently.
         IF @complete_lease_token IS NOT NULL
             THROW 50005, N'qgen: refused on pgs_obq.orders: this queue has an outbox: complete each job with its @id and its outbox values, then dequeue', 1;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [pgs_obq].[orders_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_obq].[orders_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -657,6 +681,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [pgs_obq].[orders_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1070,7 +1095,8 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_obq].[orders_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1512,6 +1538,71 @@ BEGIN
             WHERE [w].[id] > @q$lowest;
         COMMIT TRANSACTION;
         RETURN @q$released;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: pause pgs_obq.orders_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [pgs_obq].[orders_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_obq].[orders_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_obq].[orders_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [pgs_obq].[orders_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume pgs_obq.orders_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [pgs_obq].[orders_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_obq].[orders_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1990,6 +2081,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table pgs_obq.invoices_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'pgs_obq.invoices_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_obq].[invoices_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [invoices_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [invoices_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [invoices_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [invoices_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [pgs_obq].[invoices_control])
+    INSERT INTO [pgs_obq].[invoices_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue pgs_obq.invoices_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -2053,6 +2165,9 @@ BEGIN
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on pgs_obq.invoices: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [pgs_obq].[invoices_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_obq].[invoices_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -2132,6 +2247,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [pgs_obq].[invoices_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -2490,7 +2606,8 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_obq].[invoices_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -2924,6 +3041,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause pgs_obq.invoices_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [pgs_obq].[invoices_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_obq].[invoices_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_obq].[invoices_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [pgs_obq].[invoices_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume pgs_obq.invoices_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [pgs_obq].[invoices_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_obq].[invoices_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_obq_producer, pgs_obq_consumer, pgs_obq_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -2988,6 +3170,8 @@ GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_redrive] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_dead_letters] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_job] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_release] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_pause] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_resume] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue_batch] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue_json] TO [pgs_obq_admin];
@@ -3007,6 +3191,8 @@ GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_redrive] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_dead_letters] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_job] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_release] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_pause] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_resume] TO [pgs_obq_admin];
 GRANT EXECUTE ON TYPE::[pgs_obq].[orders_batch] TO [pgs_obq_admin];
 GRANT EXECUTE ON TYPE::[pgs_obq].[invoices_batch] TO [pgs_obq_admin];
 GO
@@ -3040,6 +3226,7 @@ WHERE [s].[name] = N'pgs_obq'
       N'orders_enqueue_json',
       N'orders_watermark_move',
       N'orders_watermark_correct',
+      N'orders_control',
       N'orders_dequeue',
       N'invoices',
       N'orders_complete',
@@ -3055,6 +3242,8 @@ WHERE [s].[name] = N'pgs_obq'
       N'orders_dead_letters',
       N'orders_job',
       N'orders_release',
+      N'orders_pause',
+      N'orders_resume',
       N'invoices_claim_ix',
       N'invoices_dead',
       N'invoices_dedupe_ux',
@@ -3068,6 +3257,7 @@ WHERE [s].[name] = N'pgs_obq'
       N'invoices_enqueue_json',
       N'invoices_watermark_move',
       N'invoices_watermark_correct',
+      N'invoices_control',
       N'invoices_dequeue',
       N'invoices_complete',
       N'invoices_fail',
@@ -3081,7 +3271,9 @@ WHERE [s].[name] = N'pgs_obq'
       N'invoices_redrive',
       N'invoices_dead_letters',
       N'invoices_job',
-      N'invoices_release'
+      N'invoices_release',
+      N'invoices_pause',
+      N'invoices_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -3124,6 +3316,8 @@ IF OBJECT_ID(N'pgs_obq.orders_watermark_move') IS NULL
     SET @q$missing += N' pgs_obq.orders_watermark_move';
 IF OBJECT_ID(N'pgs_obq.orders_watermark_correct') IS NULL
     SET @q$missing += N' pgs_obq.orders_watermark_correct';
+IF OBJECT_ID(N'pgs_obq.orders_control') IS NULL
+    SET @q$missing += N' pgs_obq.orders_control';
 IF OBJECT_ID(N'pgs_obq.orders_dequeue') IS NULL
     SET @q$missing += N' pgs_obq.orders_dequeue';
 IF OBJECT_ID(N'pgs_obq.invoices') IS NULL
@@ -3154,6 +3348,10 @@ IF OBJECT_ID(N'pgs_obq.orders_job') IS NULL
     SET @q$missing += N' pgs_obq.orders_job';
 IF OBJECT_ID(N'pgs_obq.orders_release') IS NULL
     SET @q$missing += N' pgs_obq.orders_release';
+IF OBJECT_ID(N'pgs_obq.orders_pause') IS NULL
+    SET @q$missing += N' pgs_obq.orders_pause';
+IF OBJECT_ID(N'pgs_obq.orders_resume') IS NULL
+    SET @q$missing += N' pgs_obq.orders_resume';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'invoices_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_obq.invoices'))
     SET @q$missing += N' pgs_obq.invoices_claim_ix';
 IF OBJECT_ID(N'pgs_obq.invoices_dead') IS NULL
@@ -3180,6 +3378,8 @@ IF OBJECT_ID(N'pgs_obq.invoices_watermark_move') IS NULL
     SET @q$missing += N' pgs_obq.invoices_watermark_move';
 IF OBJECT_ID(N'pgs_obq.invoices_watermark_correct') IS NULL
     SET @q$missing += N' pgs_obq.invoices_watermark_correct';
+IF OBJECT_ID(N'pgs_obq.invoices_control') IS NULL
+    SET @q$missing += N' pgs_obq.invoices_control';
 IF OBJECT_ID(N'pgs_obq.invoices_dequeue') IS NULL
     SET @q$missing += N' pgs_obq.invoices_dequeue';
 IF OBJECT_ID(N'pgs_obq.invoices_complete') IS NULL
@@ -3208,6 +3408,10 @@ IF OBJECT_ID(N'pgs_obq.invoices_job') IS NULL
     SET @q$missing += N' pgs_obq.invoices_job';
 IF OBJECT_ID(N'pgs_obq.invoices_release') IS NULL
     SET @q$missing += N' pgs_obq.invoices_release';
+IF OBJECT_ID(N'pgs_obq.invoices_pause') IS NULL
+    SET @q$missing += N' pgs_obq.invoices_pause';
+IF OBJECT_ID(N'pgs_obq.invoices_resume') IS NULL
+    SET @q$missing += N' pgs_obq.invoices_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -3253,7 +3457,7 @@ FROM
     VALUES
         (N'invoices_complete', 0xC51D7184BAAC68D6634829C177EEE0F12E2580BDE108BF8C0EFDDA4DA2B657C5),
         (N'invoices_dead_letters', 0x2A4E37F2CD43E0F2479C45E1CC81E9E9AF7EF7AB2AD38CF0DD134CC0C46FE7A4),
-        (N'invoices_dequeue', 0xDE30F3894AF6CCE2F39454E48B26BED574EF1F04310E871F4647E03E74EDB811),
+        (N'invoices_dequeue', 0x1C78C91CEB1988CC19C90CC085004BF7A9F15CC3E0E4A5B91B2C172A006C7EBE),
         (N'invoices_enqueue', 0x895056B64379CB99C158A9CA91966FE2461CE88FD27EA0D0246C7F2DC052704D),
         (N'invoices_enqueue_batch', 0xE160CFCC3ABB0867183BEA3062F87DADA2EF219F6F8888B811F2CCF5716D5185),
         (N'invoices_enqueue_json', 0xEE86EFB944F3754A44A2FD5BCDF36FC1CF7600998253325E05A5AC9D0E45B0D3),
@@ -3261,7 +3465,8 @@ FROM
         (N'invoices_fail', 0xD2CFBF5496240F3865520298FE057E8D27A2F79069D12C2FBF16F03C6C4EE966),
         (N'invoices_job', 0xD9ACAA10F0AB92E6AE9574034CC2FB060F5D33546632CE53900D9C1045D83F7F),
         (N'invoices_maintain', 0x0F792594E85B6E958A2ED94C30BE40181684890F1B5732C91DE638600F9DF527),
-        (N'invoices_metrics', 0x685E3CDA2F0C5328E44A67A3FDE4A32E03B2B76DA15B9D2ED3119BD2E2A4A83C),
+        (N'invoices_metrics', 0x3F80DC295CA41BF68CBE08B4D8ECD9C95D1FF6956056CBCEA8318A65480B5B6D),
+        (N'invoices_pause', 0x56944CD2BAA5BD560C02048E11DE41ED7340701D04E50653B13F7CD14236FFD8),
         (N'invoices_peek', 0x917C950509AA5C0EDCCFC4A20A4DCBB63932FF68F8C6DB3DE097326F5144895D),
         (N'invoices_pending', 0x7DFAEED0FE0333D93F02F5F7BB73ECF4F0CC077444EE0A6909A3B24775352327),
         (N'invoices_purge', 0x76AD780EE2072FA128071E2AC940921AFFF91CA79D1699D4807AD19C6FA5FB9B),
@@ -3269,11 +3474,12 @@ FROM
         (N'invoices_reap', 0xBEBE9BD50637860B492A56E89DBF757836ADA11B18F98B498F467E20961ACF2D),
         (N'invoices_redrive', 0x97908FE91AA3867C600A00F0AA62600791EA12614AE9348D35B20181D649CCED),
         (N'invoices_release', 0x904D524AF28738E27FDF9B6830B7C567C80F2212AEC208D0B89CA81BA980D48D),
+        (N'invoices_resume', 0x6D33DC5F58E9C7666A7CEF6F7DAF474065F9D06805E7737BAA4F586B7979FADC),
         (N'invoices_watermark_correct', 0x7705F2912FF4745D54574F0BAB9D70421C5CCDBFFBB29E1DA82387F9DD567094),
         (N'invoices_watermark_move', 0xE02A925544C7B80E1ECF5F0EA50E291E6B1CEACB2A787D9E1ADA3C420112B3AF),
         (N'orders_complete', 0xDAAD4D1E380CF464FC44E985934D94C518D0B295A8D68D633034070DE09FD5DB),
         (N'orders_dead_letters', 0xADE50E2F4A30A3E768E7827B9C8B5FCB31A6371C01B7644FF3E7CC8AEA1B8D6E),
-        (N'orders_dequeue', 0x96EA5264D3BAC20527E0273AD92D8FFC7160D86A94120C93B67D6D5A6414A87A),
+        (N'orders_dequeue', 0x532937E540698582E96400D7D8141C38370C228F500F9322F7A65F3023EF14BB),
         (N'orders_enqueue', 0xDBC3F457EDCCEB07ADD29BB7509095A138BC7301811D51D3AD518CC821AB87D4),
         (N'orders_enqueue_batch', 0x28C330C058EF40A2772C8D042258459940493F53447E1928C4F587586715C12B),
         (N'orders_enqueue_json', 0xBEFF2481A6F6ED79B35BF3C6C85F994CBFB506B5C50C7CCC1FCF32F86AF7B456),
@@ -3281,7 +3487,8 @@ FROM
         (N'orders_fail', 0xF65C30A670735D96E9051179849DA495CAACB84D004B9AEB3927BF056BE94187),
         (N'orders_job', 0xF5DA4A10464E6BDE07EBF7190FAE0A5570B8F156B907485BBCFB91F848822C9C),
         (N'orders_maintain', 0xAD5A16288C4CEA440B774473D74D6CB1835A44AF856A5852A340B5290BCD27DD),
-        (N'orders_metrics', 0x0A4DFF75964B4E60F142EC66A7CDC7202C225AF4A845EF86679544D5B2E32A9F),
+        (N'orders_metrics', 0xC90B2C2DE7A64DE5F79BD121DDC1ED92BF2ADE08D770F9CE815941AEC0BA2416),
+        (N'orders_pause', 0x587A76E3D1E80BE4875FC973A16E58C110F2BD3BC84CA929B2D19B89987D7F3A),
         (N'orders_peek', 0x6F4C33D7C1297EB4FB115D2B07A4AB31925293F4735BDAD46DFE234CAB0519F5),
         (N'orders_pending', 0x2228A598A424D5F3F0D7E4AC79B037082B69AA5A0C148BA334B05DC742BF1D29),
         (N'orders_purge', 0x64B278C6E92D2E5C34119566AFF6E1D2D361B89C45492F203A002AE18A63B962),
@@ -3289,6 +3496,7 @@ FROM
         (N'orders_reap', 0x1211C5632988C3E7479DE948435A5BB9FE57ABFA61E24F4E4529745FE973F194),
         (N'orders_redrive', 0x0CA60CDAEEA3BFFB0EF90CE19246D4B6CCC0A0A9D9747EE9C680BEDA5B6716D3),
         (N'orders_release', 0xB4003F74466648292C3C3353374502313181E573A6346BA41439D0D3A9356191),
+        (N'orders_resume', 0x3ED47B78A163EA09186FFF518FBBF658C479BB89BFA8CC354E8757A44BDC313A),
         (N'orders_watermark_correct', 0xD6846A63CC3179E1DAF40A997B3F54BC88A18C0059440BDFEE51B8D6D0B941A5),
         (N'orders_watermark_move', 0x3561E94D72347DB870643199D63FF5D5248DD5FE399DA248773997429D8F51F6)
 ) AS [r]([name], [fingerprint])

@@ -437,6 +437,22 @@ $qgen$;
 ALTER FUNCTION "pgs_obq"."orders_watermark_correct" OWNER TO "pgs_obq_owner";
 REVOKE ALL ON FUNCTION "pgs_obq"."orders_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table pgs_obq.orders_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "pgs_obq"."orders_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_obq"."orders_control" OWNER TO "pgs_obq_owner";
+INSERT INTO "pgs_obq"."orders_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue pgs_obq.orders_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -522,6 +538,29 @@ BEGIN
         -- Outbox values belong to one job: completing a whole lease here would skip them silently.
         RAISE EXCEPTION USING ERRCODE = 'QG002',
             MESSAGE = 'qgen: refused on pgs_obq.orders: this queue has an outbox: complete each job with its id and its outbox values, then dequeue';
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "pgs_obq"."orders_control" AS "c" WHERE "c"."paused") THEN
+        IF v$ids IS NOT NULL THEN
+            WITH "done" AS
+            (
+                DELETE FROM "pgs_obq"."orders" AS "job"
+                WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "orders_dequeue"."complete_lease_token"
+                RETURNING "job".*
+            ),
+            "archived" AS
+            (
+                INSERT INTO "pgs_obq"."orders_archive" ("id", "order_no", "enqueued_at", "attempts", "completed_at")
+                SELECT "d"."id", "d"."order_no", "d"."enqueued_at", "d"."attempts", pg_catalog.clock_timestamp()
+                FROM "done" AS "d"
+            )
+            SELECT count(*) INTO v$completed FROM "done";
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_obq.orders: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+        END IF;
+        RETURN;
     END IF;
     LOOP
         WITH "mark" AS MATERIALIZED
@@ -1075,7 +1114,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -1098,7 +1138,8 @@ BEGIN
         (SELECT count(*) FROM "pgs_obq"."orders_archive" AS "a" WHERE "a"."completed_at" >= now() - interval '1 minute'),
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "pgs_obq"."orders_watermark" AS "w")
+            - (SELECT "w"."id" FROM "pgs_obq"."orders_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "pgs_obq"."orders_control" AS "c" WHERE "c"."paused")
     FROM "pgs_obq"."orders" AS "job";
 END
 $qgen$;
@@ -1569,6 +1610,63 @@ $qgen$;
 ALTER FUNCTION "pgs_obq"."orders_release" OWNER TO "pgs_obq_owner";
 REVOKE ALL ON FUNCTION "pgs_obq"."orders_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause pgs_obq.orders_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "pgs_obq"."orders_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_obq"."orders_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "pgs_obq"."orders_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."orders_pause" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."orders_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume pgs_obq.orders_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "pgs_obq"."orders_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_obq"."orders_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."orders_resume" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."orders_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: claim_index pgs_obq.invoices_claim_ix, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Rows in claim order, leased ones included (a claim writes no column this index names: a HOT
@@ -1976,6 +2074,22 @@ $qgen$;
 ALTER FUNCTION "pgs_obq"."invoices_watermark_correct" OWNER TO "pgs_obq_owner";
 REVOKE ALL ON FUNCTION "pgs_obq"."invoices_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table pgs_obq.invoices_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "pgs_obq"."invoices_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_obq"."invoices_control" OWNER TO "pgs_obq_owner";
+INSERT INTO "pgs_obq"."invoices_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue pgs_obq.invoices_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -2070,6 +2184,19 @@ BEGIN
             MESSAGE = 'qgen: lease lost on pgs_obq.invoices: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
             END IF;
         END IF;
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "pgs_obq"."invoices_control" AS "c" WHERE "c"."paused") THEN
+        IF v$ids IS NOT NULL THEN
+            DELETE FROM "pgs_obq"."invoices" AS "job"
+            WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "invoices_dequeue"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_obq.invoices: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+        END IF;
+        RETURN;
     END IF;
     LOOP
         WITH "mark" AS MATERIALIZED
@@ -2539,7 +2666,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -2563,7 +2691,8 @@ BEGIN
         NULL::bigint,
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "pgs_obq"."invoices_watermark" AS "w")
+            - (SELECT "w"."id" FROM "pgs_obq"."invoices_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "pgs_obq"."invoices_control" AS "c" WHERE "c"."paused")
     FROM "pgs_obq"."invoices" AS "job";
 END
 $qgen$;
@@ -3018,6 +3147,63 @@ $qgen$;
 ALTER FUNCTION "pgs_obq"."invoices_release" OWNER TO "pgs_obq_owner";
 REVOKE ALL ON FUNCTION "pgs_obq"."invoices_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause pgs_obq.invoices_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "pgs_obq"."invoices_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_obq"."invoices_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "pgs_obq"."invoices_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."invoices_pause" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."invoices_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume pgs_obq.invoices_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "pgs_obq"."invoices_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_obq"."invoices_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."invoices_resume" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."invoices_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_obq_producer, pgs_obq_consumer, pgs_obq_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -3065,6 +3251,8 @@ GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_redrive" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_dead_letters" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_job" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_release" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_pause" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_resume" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_enqueue" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_enqueue_batch" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_watermark_move" TO "pgs_obq_admin";
@@ -3083,6 +3271,8 @@ GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_redrive" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_dead_letters" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_job" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_release" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_pause" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_resume" TO "pgs_obq_admin";
 
 -- qgen 0.1.0: verify pgs_obq, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -3102,7 +3292,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_obq'
-          AND p.proname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'orders_release', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job', 'invoices_release')
+          AND p.proname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_control', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'orders_release', 'orders_pause', 'orders_resume', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_control', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job', 'invoices_release', 'invoices_pause', 'invoices_resume')
           AND (p.proowner <> '"pgs_obq_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -3112,7 +3302,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_obq'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'orders_release', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job', 'invoices_release')
+          AND c.relname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_control', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'orders_release', 'orders_pause', 'orders_resume', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_control', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job', 'invoices_release', 'invoices_pause', 'invoices_resume')
           AND c.relowner <> '"pgs_obq_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -3127,38 +3317,42 @@ BEGIN
         VALUES
             ('invoices_complete', 'bec467eefa4717c09e43ff5e005ad1b8'),
             ('invoices_dead_letters', '0c7f703227a35e58bbb24eab1cb139df'),
-            ('invoices_dequeue', 'de8a4070f9ad70d45c14c78b478f62e7'),
+            ('invoices_dequeue', '7ae5feba246dab9fc274c83b41d93155'),
             ('invoices_enqueue', 'f30b8429df2f1b1e2f5059b1b3589400'),
             ('invoices_enqueue_batch', 'bf5124e1c7e28a392904cb60d6084009'),
             ('invoices_extend_lease', 'cbcd23b5fdd5d495e0ec3c68211a72f7'),
             ('invoices_fail', 'e2f9246ad1414638f7d58082d5e821db'),
             ('invoices_job', 'aa078f32f9516f0965933a307bea429e'),
             ('invoices_maintain', 'c0bbd6dc5f1ca06cb0b17f7fa9645d36'),
-            ('invoices_metrics', 'ba3376317a6747ce897d740808b489a0'),
+            ('invoices_metrics', 'f383a196fc48a2844d2d9a6a3f74ccdc'),
+            ('invoices_pause', '0ee1a7c92cc2e33897707c3bf905beca'),
             ('invoices_peek', 'dc849317f6976415d4c0464b248511df'),
             ('invoices_purge', 'bb9c815b97748a267817b88df0e51cfb'),
             ('invoices_purge_batch', '30a7e6ba9670b0802b62250d0de8b6db'),
             ('invoices_reap', '5b16e6dc115a1a373772255de5e507cc'),
             ('invoices_redrive', 'e8ac51b5bf37a03254267b24bbf4e295'),
             ('invoices_release', '07da2b54d457ef1b0955ccc1157e4910'),
+            ('invoices_resume', '46e8d1b63a7fd84cd5a5c23ab42be4b8'),
             ('invoices_watermark_correct', '13c1be69e1545daa82d14cf1e6bd3b65'),
             ('invoices_watermark_move', '9e0d3cdf1783ae447c791097b8cdec76'),
             ('orders_complete', '9816c7c40ac6a98d7e1d3bc8291fe7bc'),
             ('orders_dead_letters', 'b571a2afe69474232dbd1aa44d2e12d7'),
-            ('orders_dequeue', 'e0f2d414486d79a30ad43e2d80884199'),
+            ('orders_dequeue', '218f3bbf3022db57330e300a0dff6687'),
             ('orders_enqueue', '30f6ceabe1e03c470f2457e39882bd63'),
             ('orders_enqueue_batch', 'e26684ce3146e831ffe5313a68142040'),
             ('orders_extend_lease', 'db49a52e80df87c23eedb557f771c9fd'),
             ('orders_fail', 'e011ac28687fd641ba18f6693eed705d'),
             ('orders_job', 'd2c3d3b970688ea7cb7ae3be087add53'),
             ('orders_maintain', 'fcbe0f5cf16dfd03e5381a7e1dc6a1c2'),
-            ('orders_metrics', 'df780811d29cbe39229c44e56dc5ef0a'),
+            ('orders_metrics', '0b535d63839e39d1faed0b81b56361b7'),
+            ('orders_pause', 'b0bd1504d6d8e4b7e33ae40c9187ee09'),
             ('orders_peek', 'd005405d40f2fa0ca476d952a8ccc526'),
             ('orders_purge', 'a8036f245919cd5095599cc60c0e63a8'),
             ('orders_purge_batch', '7fb693d8a7c74f6a73335e906e1898ed'),
             ('orders_reap', 'caaf53c1baeebd1072ab1c0ecb12d217'),
             ('orders_redrive', '408958d7e330e3a09b9aa825f64d53ff'),
             ('orders_release', '78f9d81b9137bb9e2de9873e337c30b6'),
+            ('orders_resume', 'b65521a615c566503c88f87fa8fc1226'),
             ('orders_watermark_correct', 'fd226a30683142a619b802bf9388c803'),
             ('orders_watermark_move', '93267b1c0a1fb0d48ae36b81498cde6a')
     ) AS r (name, fingerprint)

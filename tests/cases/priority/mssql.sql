@@ -290,6 +290,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table pgs_prio.urgent_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'pgs_prio.urgent_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_prio].[urgent_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [urgent_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [urgent_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [urgent_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [urgent_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [pgs_prio].[urgent_control])
+    INSERT INTO [pgs_prio].[urgent_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue pgs_prio.urgent_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -363,6 +384,9 @@ BEGIN
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on pgs_prio.urgent: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [pgs_prio].[urgent_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         ;WITH [next_job] AS
         (
             SELECT TOP (@batch_size) [id], [msg], [priority], [attempts], [lease_token], [lease_owner], [lease_expires_at]
@@ -380,6 +404,7 @@ BEGIN
         INTO @q$claimed ([id], [msg], [priority], [attempts], [lease_token], [lease_expires_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -690,7 +715,8 @@ BEGIN
         @q$watermark AS [watermark],
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
-        CAST(NULL AS bigint) AS [watermark_lag];
+        CAST(NULL AS bigint) AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_prio].[urgent_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1005,6 +1031,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause pgs_prio.urgent_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_prio].[urgent_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_prio].[urgent_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [pgs_prio].[urgent_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume pgs_prio.urgent_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_prio].[urgent_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_prio_producer, pgs_prio_consumer, pgs_prio_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1040,6 +1131,8 @@ GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_purge] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_maintain] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_job] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_release] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_pause] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_resume] TO [pgs_prio_admin];
 GRANT EXECUTE ON TYPE::[pgs_prio].[urgent_batch] TO [pgs_prio_admin];
 GO
 
@@ -1067,6 +1160,7 @@ WHERE [s].[name] = N'pgs_prio'
       N'urgent_enqueue',
       N'urgent_enqueue_batch',
       N'urgent_enqueue_json',
+      N'urgent_control',
       N'urgent_dequeue',
       N'urgent_complete',
       N'urgent_fail',
@@ -1078,7 +1172,9 @@ WHERE [s].[name] = N'pgs_prio'
       N'urgent_purge',
       N'urgent_maintain',
       N'urgent_job',
-      N'urgent_release'
+      N'urgent_release',
+      N'urgent_pause',
+      N'urgent_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1111,6 +1207,8 @@ IF OBJECT_ID(N'pgs_prio.urgent_enqueue_batch') IS NULL
     SET @q$missing += N' pgs_prio.urgent_enqueue_batch';
 IF OBJECT_ID(N'pgs_prio.urgent_enqueue_json') IS NULL
     SET @q$missing += N' pgs_prio.urgent_enqueue_json';
+IF OBJECT_ID(N'pgs_prio.urgent_control') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_control';
 IF OBJECT_ID(N'pgs_prio.urgent_dequeue') IS NULL
     SET @q$missing += N' pgs_prio.urgent_dequeue';
 IF OBJECT_ID(N'pgs_prio.urgent_complete') IS NULL
@@ -1135,6 +1233,10 @@ IF OBJECT_ID(N'pgs_prio.urgent_job') IS NULL
     SET @q$missing += N' pgs_prio.urgent_job';
 IF OBJECT_ID(N'pgs_prio.urgent_release') IS NULL
     SET @q$missing += N' pgs_prio.urgent_release';
+IF OBJECT_ID(N'pgs_prio.urgent_pause') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_pause';
+IF OBJECT_ID(N'pgs_prio.urgent_resume') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1178,7 +1280,7 @@ FROM
 (
     VALUES
         (N'urgent_complete', 0xABB1BD608DDFC352B33864BD9818917744D10B5896CB4CA1E1C420687BA7E921),
-        (N'urgent_dequeue', 0x1044058B9AC7454BFC59A535448F55DC50DD39277B84F199514BAD0B4D8148AA),
+        (N'urgent_dequeue', 0x277DCDC21AE308E9AF0AFBD3B39FFEE56E2EC61C954D058DC46371D036E52F3D),
         (N'urgent_enqueue', 0xAAE35A60882932A397751C75B35520E0B552D64707E7FE833AC0B024D5EF8DB4),
         (N'urgent_enqueue_batch', 0xF092D8EDBD8625D915C62A198ABFF1CA3C83EE2D79946724C86DC1AF1AAE6156),
         (N'urgent_enqueue_json', 0x2C8412338FF37BC465D4C9D0B54036875E2148A2DC15CDEBB42583B3C53A0C10),
@@ -1186,13 +1288,15 @@ FROM
         (N'urgent_fail', 0x4BDF48FE895DB8D36B797847AF9810AA7A7778CB349E7C20E8F7B11E08B1787E),
         (N'urgent_job', 0x19B3F4A1A261F1E68B26DBC8D8D247C9DEE3269BD5FB78B1E62F958B024E3E98),
         (N'urgent_maintain', 0xA2BDC869D783E6D8315E227561F2BCCA2C8DC9F48BBBEC85CF46E94D49996256),
-        (N'urgent_metrics', 0x723470A4CADB3D11DA1DF354A50CB2B27D3A715951A969CAF292FE1E0324A18D),
+        (N'urgent_metrics', 0xE966EAA81D2D7D7DA6AD7090362BEB8A167230E564E3CE59FB3F804EA801B3A4),
+        (N'urgent_pause', 0xB873B3D17039C8221A91FA1B69172A6B59A4156A884A919E2CAD7CE51A8B0123),
         (N'urgent_peek', 0x7FA14B5338DDB2CB2C92631FB3DAC83453DE1882AB1425058D7A5986C30A37FE),
         (N'urgent_pending', 0x0597A68ACC2AE7960598F876A3B6C0A0D813F2F63E8F319EB678712C26637710),
         (N'urgent_purge', 0xB2F7DDD7037EFF0CA008666A3717A0EE54C24FB341D89338042EC41908CD9EBB),
         (N'urgent_purge_batch', 0x0731F475CF309B18A0E2C0612A86F233E062A5B0F1B1F90E8EE1F2335B615F92),
         (N'urgent_reap', 0x0EFBC0DA2EDECE1B8F689C14041ECABB74936D7EB50FE87FF055316A2F7EA48B),
-        (N'urgent_release', 0x7AB5C190C23E40CC7B4ED24D88570FA27E91A8E95333ADAD9980BCB7D3C91EFF)
+        (N'urgent_release', 0x7AB5C190C23E40CC7B4ED24D88570FA27E91A8E95333ADAD9980BCB7D3C91EFF),
+        (N'urgent_resume', 0xA3D9650E267C68B97871371071656BFF89E2087DCB579BAA91CC5349A890E692)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'pgs_prio.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

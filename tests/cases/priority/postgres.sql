@@ -252,6 +252,22 @@ $qgen$;
 ALTER FUNCTION "pgs_prio"."urgent_enqueue_batch" OWNER TO "pgs_prio_owner";
 REVOKE ALL ON FUNCTION "pgs_prio"."urgent_enqueue_batch" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table pgs_prio.urgent_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "pgs_prio"."urgent_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_prio"."urgent_control" OWNER TO "pgs_prio_owner";
+INSERT INTO "pgs_prio"."urgent_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue pgs_prio.urgent_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -350,6 +366,10 @@ BEGIN
             RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on pgs_prio.urgent: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
         END IF;
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "pgs_prio"."urgent_control" AS "c" WHERE "c"."paused") THEN
+        RETURN;
     END IF;
     -- Read the marks; every 10 s, look below them first for jobs they passed (see the macro marks_start).
     SELECT "w"."priorities", "w"."ids", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 10) INTO v$prios, v$marks, v$rescan FROM "pgs_prio"."urgent_marks" AS "w";
@@ -727,7 +747,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -748,7 +769,8 @@ BEGIN
         NULL::bigint,
         min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL),
         (SELECT count(*) FROM "pgs_prio"."urgent_archive" AS "a" WHERE "a"."completed_at" >= now() - interval '1 minute'),
-        NULL::bigint
+        NULL::bigint,
+        EXISTS (SELECT 1 FROM "pgs_prio"."urgent_control" AS "c" WHERE "c"."paused")
     FROM "pgs_prio"."urgent" AS "job";
 END
 $qgen$;
@@ -1090,6 +1112,63 @@ $qgen$;
 ALTER FUNCTION "pgs_prio"."urgent_release" OWNER TO "pgs_prio_owner";
 REVOKE ALL ON FUNCTION "pgs_prio"."urgent_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause pgs_prio.urgent_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "pgs_prio"."urgent_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_prio"."urgent_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "pgs_prio"."urgent_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_prio"."urgent_pause" OWNER TO "pgs_prio_owner";
+REVOKE ALL ON FUNCTION "pgs_prio"."urgent_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume pgs_prio.urgent_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "pgs_prio"."urgent_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_prio"."urgent_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_prio"."urgent_resume" OWNER TO "pgs_prio_owner";
+REVOKE ALL ON FUNCTION "pgs_prio"."urgent_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_prio_producer, pgs_prio_consumer, pgs_prio_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1120,6 +1199,8 @@ GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_purge" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_maintain" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_job" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_release" TO "pgs_prio_admin";
+GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_pause" TO "pgs_prio_admin";
+GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_resume" TO "pgs_prio_admin";
 
 -- qgen 0.1.0: verify pgs_prio, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1139,7 +1220,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_prio'
-          AND p.proname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job', 'urgent_release')
+          AND p.proname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_control', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job', 'urgent_release', 'urgent_pause', 'urgent_resume')
           AND (p.proowner <> '"pgs_prio_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1149,7 +1230,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_prio'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job', 'urgent_release')
+          AND c.relname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_control', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job', 'urgent_release', 'urgent_pause', 'urgent_resume')
           AND c.relowner <> '"pgs_prio_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1163,19 +1244,21 @@ BEGIN
     (
         VALUES
             ('urgent_complete', 'c825a909452fa739dff04a851874547e'),
-            ('urgent_dequeue', 'a1d4ce64da2a8cac80025f291b929608'),
+            ('urgent_dequeue', '5314342f1aec49c8d5c44069e9ed437f'),
             ('urgent_enqueue', '70d5d29686a0ff65a4424ce5f6317b00'),
             ('urgent_enqueue_batch', 'd6f116f7be2ed4064a581d31b2fb90b4'),
             ('urgent_extend_lease', 'c25784318c92e0dcb59de7edb32e9bfc'),
             ('urgent_fail', '1a08a2eb8bc93f0d3e7a7241c42eec0f'),
             ('urgent_job', 'c6fee031502bc306458d2c9202a5bfcc'),
             ('urgent_maintain', 'd58941cb2d6c227129fdb32be7c36d7d'),
-            ('urgent_metrics', 'bb1ab9923de19404fa372c7aca97bd2e'),
+            ('urgent_metrics', '1a73a279d38261b7a17a395014114894'),
+            ('urgent_pause', '2822e88df4a56cd2c5d7b42df511569d'),
             ('urgent_peek', 'b3ca2e673463957d9fd8d8214f08871c'),
             ('urgent_purge', '72a19c6793e3552af9c8a61356f66035'),
             ('urgent_purge_batch', '26c2202a47a51808af355fc9639b233a'),
             ('urgent_reap', '4143cb18a1dcdb217998f1326a13bd53'),
-            ('urgent_release', '4cf9c1a390b1d526176d5e9d07aa84ba')
+            ('urgent_release', '4cf9c1a390b1d526176d5e9d07aa84ba'),
+            ('urgent_resume', 'a975b2e8850d50175f0a0dd0d8f34af7')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'pgs_prio'

@@ -295,6 +295,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table qgreview.prio_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'qgreview.prio_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [qgreview].[prio_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [prio_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [prio_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [prio_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [prio_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [qgreview].[prio_control])
+    INSERT INTO [qgreview].[prio_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue qgreview.prio_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -355,6 +376,9 @@ BEGIN
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on qgreview.prio: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [qgreview].[prio_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         ;WITH [next_job] AS
         (
             SELECT TOP (@batch_size) [id], [n], [priority], [attempts], [lease_token], [lease_owner], [lease_expires_at]
@@ -372,6 +396,7 @@ BEGIN
         INTO @q$claimed ([id], [n], [priority], [attempts], [lease_token], [lease_expires_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -690,7 +715,8 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
-        CAST(NULL AS bigint) AS [watermark_lag];
+        CAST(NULL AS bigint) AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [qgreview].[prio_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1104,6 +1130,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause qgreview.prio_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [qgreview].[prio_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [qgreview].[prio_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [qgreview].[prio_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [qgreview].[prio_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume qgreview.prio_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [qgreview].[prio_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [qgreview].[prio_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: table qgreview.priod, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 IF OBJECT_ID(N'qgreview.priod', N'U') IS NULL
@@ -1282,6 +1373,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table qgreview.priod_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'qgreview.priod_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [qgreview].[priod_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [priod_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [priod_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [priod_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [priod_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [qgreview].[priod_control])
+    INSERT INTO [qgreview].[priod_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue qgreview.priod_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs by deleting them, and returns them. It runs inside the
@@ -1329,6 +1441,9 @@ BEGIN
         -- @wait_ms: each attempt to claim starts here, in a transaction of its own (see the wait block below).
     q$attempt:
         BEGIN TRANSACTION;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [qgreview].[priod_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         ;WITH [next_job] AS
         (
             SELECT TOP (@batch_size) [id], [n], [priority], [enqueued_at]
@@ -1342,6 +1457,7 @@ BEGIN
         INTO @q$claimed ([id], [n], [priority], [enqueued_at])
         -- Planned for one row, whatever @batch_size the first call sniffed: a seek in queue order.
         OPTION (OPTIMIZE FOR (@batch_size = 1));
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -1404,7 +1520,8 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
-        CAST(NULL AS bigint) AS [watermark_lag];
+        CAST(NULL AS bigint) AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [qgreview].[priod_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1635,6 +1752,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause qgreview.priod_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [qgreview].[priod_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [qgreview].[priod_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [qgreview].[priod_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [qgreview].[priod_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume qgreview.priod_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [qgreview].[priod_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [qgreview].[priod_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles qgreview_producer, qgreview_consumer, qgreview_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1680,6 +1862,8 @@ GRANT EXECUTE ON OBJECT::[qgreview].[prio_redrive] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_dead_letters] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_job] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_release] TO [qgreview_admin];
+GRANT EXECUTE ON OBJECT::[qgreview].[prio_pause] TO [qgreview_admin];
+GRANT EXECUTE ON OBJECT::[qgreview].[prio_resume] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue_batch] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue_json] TO [qgreview_admin];
@@ -1690,6 +1874,8 @@ GRANT EXECUTE ON OBJECT::[qgreview].[priod_purge_batch] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_purge] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_maintain] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_job] TO [qgreview_admin];
+GRANT EXECUTE ON OBJECT::[qgreview].[priod_pause] TO [qgreview_admin];
+GRANT EXECUTE ON OBJECT::[qgreview].[priod_resume] TO [qgreview_admin];
 GRANT EXECUTE ON TYPE::[qgreview].[prio_batch] TO [qgreview_admin];
 GRANT EXECUTE ON TYPE::[qgreview].[priod_batch] TO [qgreview_admin];
 GO
@@ -1718,6 +1904,7 @@ WHERE [s].[name] = N'qgreview'
       N'prio_enqueue',
       N'prio_enqueue_batch',
       N'prio_enqueue_json',
+      N'prio_control',
       N'prio_dequeue',
       N'prio_complete',
       N'prio_fail',
@@ -1732,6 +1919,8 @@ WHERE [s].[name] = N'qgreview'
       N'prio_dead_letters',
       N'prio_job',
       N'prio_release',
+      N'prio_pause',
+      N'prio_resume',
       N'priod',
       N'priod_claim_ix',
       N'priod_pending',
@@ -1739,13 +1928,16 @@ WHERE [s].[name] = N'qgreview'
       N'priod_enqueue',
       N'priod_enqueue_batch',
       N'priod_enqueue_json',
+      N'priod_control',
       N'priod_dequeue',
       N'priod_metrics',
       N'priod_peek',
       N'priod_purge_batch',
       N'priod_purge',
       N'priod_maintain',
-      N'priod_job'
+      N'priod_job',
+      N'priod_pause',
+      N'priod_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1778,6 +1970,8 @@ IF OBJECT_ID(N'qgreview.prio_enqueue_batch') IS NULL
     SET @q$missing += N' qgreview.prio_enqueue_batch';
 IF OBJECT_ID(N'qgreview.prio_enqueue_json') IS NULL
     SET @q$missing += N' qgreview.prio_enqueue_json';
+IF OBJECT_ID(N'qgreview.prio_control') IS NULL
+    SET @q$missing += N' qgreview.prio_control';
 IF OBJECT_ID(N'qgreview.prio_dequeue') IS NULL
     SET @q$missing += N' qgreview.prio_dequeue';
 IF OBJECT_ID(N'qgreview.prio_complete') IS NULL
@@ -1806,6 +2000,10 @@ IF OBJECT_ID(N'qgreview.prio_job') IS NULL
     SET @q$missing += N' qgreview.prio_job';
 IF OBJECT_ID(N'qgreview.prio_release') IS NULL
     SET @q$missing += N' qgreview.prio_release';
+IF OBJECT_ID(N'qgreview.prio_pause') IS NULL
+    SET @q$missing += N' qgreview.prio_pause';
+IF OBJECT_ID(N'qgreview.prio_resume') IS NULL
+    SET @q$missing += N' qgreview.prio_resume';
 IF OBJECT_ID(N'qgreview.priod') IS NULL
     SET @q$missing += N' qgreview.priod';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'priod_claim_ix' AND [object_id] = OBJECT_ID(N'qgreview.priod'))
@@ -1820,6 +2018,8 @@ IF OBJECT_ID(N'qgreview.priod_enqueue_batch') IS NULL
     SET @q$missing += N' qgreview.priod_enqueue_batch';
 IF OBJECT_ID(N'qgreview.priod_enqueue_json') IS NULL
     SET @q$missing += N' qgreview.priod_enqueue_json';
+IF OBJECT_ID(N'qgreview.priod_control') IS NULL
+    SET @q$missing += N' qgreview.priod_control';
 IF OBJECT_ID(N'qgreview.priod_dequeue') IS NULL
     SET @q$missing += N' qgreview.priod_dequeue';
 IF OBJECT_ID(N'qgreview.priod_metrics') IS NULL
@@ -1834,6 +2034,10 @@ IF OBJECT_ID(N'qgreview.priod_maintain') IS NULL
     SET @q$missing += N' qgreview.priod_maintain';
 IF OBJECT_ID(N'qgreview.priod_job') IS NULL
     SET @q$missing += N' qgreview.priod_job';
+IF OBJECT_ID(N'qgreview.priod_pause') IS NULL
+    SET @q$missing += N' qgreview.priod_pause';
+IF OBJECT_ID(N'qgreview.priod_resume') IS NULL
+    SET @q$missing += N' qgreview.priod_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1879,7 +2083,7 @@ FROM
     VALUES
         (N'prio_complete', 0x80F9013ECDFBAD452B00BD5ACDB52ABCB766AB3AA5E0B526D6A181B1CA1D7A81),
         (N'prio_dead_letters', 0xC3F32BCF3F9179B19A5112A89BEEE8BE56A5535EB8763ED706D6C56F340E1FFB),
-        (N'prio_dequeue', 0x0E8331253864805E51981BA4759C49BFE00FECD5D36271A22A8A06AE4B3CEAD9),
+        (N'prio_dequeue', 0xAE09A882E6ADFE616815B0059AEE299DFF7DF57839C1088043573F4FB0E6CAFC),
         (N'prio_enqueue', 0x090A78B782F60536FBC2CF7C62DAE8C791CF697909A90A28B494B39C16EC4864),
         (N'prio_enqueue_batch', 0xA20ED4107A9FF24571930F6A69621D694E990CBC6CADB9A33D1BDD6C15CBF1F2),
         (N'prio_enqueue_json', 0x172032E300CDDE98DDCB36C83AA1BD79D15CF750580FBDDF8B46D2227104A6FC),
@@ -1887,7 +2091,8 @@ FROM
         (N'prio_fail', 0xAA13B9578F0D84D6830364CB6BE7B67F8A6BE04BE1F9902F75369F0542298A45),
         (N'prio_job', 0x07BCDD0B94AA55F8A80365AA2A8FAC7B49718CA5F8DA97403293E04499FE5003),
         (N'prio_maintain', 0x501E0F32BF26C63BA1D62E6EAC66BFA9E986566D42AD385E89D50AD092D00418),
-        (N'prio_metrics', 0x757541B4A91D3F21E8E7C540D1F23BFD3ED478016F0542736EB01EE9BE5DFFBB),
+        (N'prio_metrics', 0x9E601CE2F51E5802607B8C274A5ACE7BA7E611204B2C2E46FBF0BC0A50796709),
+        (N'prio_pause', 0xC8F0E1BC8FC66496B3C6473AC10FBF58A15035F2610CDA598E50A8C9DF42776E),
         (N'prio_peek', 0xCD120DB012D44FCE8D6F6BF19498D0D4A9998F9C12F882E085436A1A1952DF3E),
         (N'prio_pending', 0xA8CAD21A657082D87BBF8697C9B102841ABBD378A9DECEE646C0825F87676713),
         (N'prio_purge', 0x870D8621AF3D5C6C2F6D6889E24674150C6B07A92A7ABAF00D2F366A3669A4A2),
@@ -1895,17 +2100,20 @@ FROM
         (N'prio_reap', 0x30CF1F6835E6F46165F399D30F2ED339A7AE4B5B7D9203C8A6D5426135D38AA5),
         (N'prio_redrive', 0xF64168A4FBF8ADC6ECA7624976BD08AF083F413C9C71A7B39C4CF9B57AEBEBF3),
         (N'prio_release', 0x3151D46ED12296D433C3906AFE2727081F15544E8FA0B0EAB59F0C27CE569180),
-        (N'priod_dequeue', 0x02555D0E57A37B5D95918F91629AAACD8BFC9063DF6E014EFF312A1E0CA90E5C),
+        (N'prio_resume', 0x2BAC90203A5CD6C55F5830ED5A908C5A8686DE4DEED06FCBABC0C3478878325E),
+        (N'priod_dequeue', 0x83CB56BA411B82345F6483B0C8BB8D47932E5336C6223CF0F9C29F4E024CCC2D),
         (N'priod_enqueue', 0x9A04A62C6C92DEE5CC8E905EDC309A9925B9C8ED70DF544DFDF8C951FCBF82AF),
         (N'priod_enqueue_batch', 0x37A749D0984CC77FD5CCF3F2B612D814379545D564267D6B75F0A165119C9563),
         (N'priod_enqueue_json', 0x8CF20FA9B809F4C7145023A0FE61360B0BBBFBDB11E601CB7E7D20BD2FAB15F0),
         (N'priod_job', 0x236BF72BA9F4FE5B26199F15EC25ECE6FF08CD09DC4C5351DAFEAFB7251F2020),
         (N'priod_maintain', 0x9E34A02F2497291618914D5EF449224604F978324BE9248C0175874DAF9AA8FB),
-        (N'priod_metrics', 0xFFBAA69500C189EC52125C94DC0059EF03E345E9FE938FD3DA8D3093613AFD95),
+        (N'priod_metrics', 0x400A26A72CCA515E0507BD02F7F080C333CE8D2DA32374EFD2EB16B36AF78153),
+        (N'priod_pause', 0xF045949D01D90F43DCA0153C90050CBBCE110574D8F15E20ABE5A6CBA9EE9F7B),
         (N'priod_peek', 0x162F5DDE8AEF91F80EEFE2426C5DC1107438BABDD4511E46A19C2080EC3E1478),
         (N'priod_pending', 0xE98D9B9503AB242A31608195CC97F18C3BF681A41C480192D44624127A6C4A0A),
         (N'priod_purge', 0x3507826EBB220B7DC1CDDC3CFD6DDC83E9EFEA9C81C7BB4991A242FFE1A78790),
-        (N'priod_purge_batch', 0x09D4FD623890DEED8B3400B19436EF8BC2EFEA10C977562CCE460F5A0D3968FF)
+        (N'priod_purge_batch', 0x09D4FD623890DEED8B3400B19436EF8BC2EFEA10C977562CCE460F5A0D3968FF),
+        (N'priod_resume', 0xDC78360866C2A678AFEC7F3B9A505FA720B2C539F9E5A266B094B2A8B854D20E)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'qgreview.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

@@ -256,6 +256,22 @@ $qgen$;
 ALTER FUNCTION "qgreview"."prio_enqueue_batch" OWNER TO "qgreview_owner";
 REVOKE ALL ON FUNCTION "qgreview"."prio_enqueue_batch" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table qgreview.prio_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "qgreview"."prio_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "qgreview"."prio_control" OWNER TO "qgreview_owner";
+INSERT INTO "qgreview"."prio_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue qgreview.prio_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -344,6 +360,10 @@ BEGIN
             RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on qgreview.prio: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
         END IF;
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "qgreview"."prio_control" AS "c" WHERE "c"."paused") THEN
+        RETURN;
     END IF;
     -- Read the marks; every 2 s, look below them first for jobs they passed (see the macro marks_start).
     SELECT "w"."priorities", "w"."ids", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 2) INTO v$prios, v$marks, v$rescan FROM "qgreview"."prio_marks" AS "w";
@@ -714,7 +734,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -736,7 +757,8 @@ BEGIN
         min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL),
         -- on_complete: delete leaves no trace of a completion to count.
         NULL::bigint,
-        NULL::bigint
+        NULL::bigint,
+        EXISTS (SELECT 1 FROM "qgreview"."prio_control" AS "c" WHERE "c"."paused")
     FROM "qgreview"."prio" AS "job";
 END
 $qgen$;
@@ -1180,6 +1202,63 @@ $qgen$;
 ALTER FUNCTION "qgreview"."prio_release" OWNER TO "qgreview_owner";
 REVOKE ALL ON FUNCTION "qgreview"."prio_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause qgreview.prio_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "qgreview"."prio_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "qgreview"."prio_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "qgreview"."prio_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "qgreview"."prio_pause" OWNER TO "qgreview_owner";
+REVOKE ALL ON FUNCTION "qgreview"."prio_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume qgreview.prio_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "qgreview"."prio_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "qgreview"."prio_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "qgreview"."prio_resume" OWNER TO "qgreview_owner";
+REVOKE ALL ON FUNCTION "qgreview"."prio_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: table qgreview.priod, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Storage fit for a queue table, whose rows are inserted, and deleted all day:
@@ -1341,6 +1420,22 @@ $qgen$;
 ALTER FUNCTION "qgreview"."priod_enqueue_batch" OWNER TO "qgreview_owner";
 REVOKE ALL ON FUNCTION "qgreview"."priod_enqueue_batch" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table qgreview.priod_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "qgreview"."priod_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "qgreview"."priod_control" OWNER TO "qgreview_owner";
+INSERT INTO "qgreview"."priod_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue qgreview.priod_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -1455,6 +1550,10 @@ BEGIN
     -- The guard's check belongs at the commit: a caller's SET CONSTRAINTS ALL IMMEDIATE would run it
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "qgreview"."priod_dequeue_guard" DEFERRED;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "qgreview"."priod_control" AS "c" WHERE "c"."paused") THEN
+        RETURN;
+    END IF;
     -- Read the marks; every 2 s, look below them first for jobs they passed (see the macro marks_start).
     SELECT "w"."priorities", "w"."ids", "w"."corrected_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 2) INTO v$prios, v$marks, v$rescan FROM "qgreview"."priod_marks" AS "w";
     IF NOT FOUND THEN
@@ -1579,7 +1678,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -1601,7 +1701,8 @@ BEGIN
         min("job"."id") FILTER (WHERE 1 = 1),
         -- on_complete: delete leaves no trace of a completion to count.
         NULL::bigint,
-        NULL::bigint
+        NULL::bigint,
+        EXISTS (SELECT 1 FROM "qgreview"."priod_control" AS "c" WHERE "c"."paused")
     FROM "qgreview"."priod" AS "job";
 END
 $qgen$;
@@ -1838,6 +1939,63 @@ $qgen$;
 ALTER FUNCTION "qgreview"."priod_job" OWNER TO "qgreview_owner";
 REVOKE ALL ON FUNCTION "qgreview"."priod_job" FROM PUBLIC;
 
+-- qgen 0.1.0: pause qgreview.priod_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "qgreview"."priod_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "qgreview"."priod_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "qgreview"."priod_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "qgreview"."priod_pause" OWNER TO "qgreview_owner";
+REVOKE ALL ON FUNCTION "qgreview"."priod_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume qgreview.priod_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "qgreview"."priod_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "qgreview"."priod_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "qgreview"."priod_resume" OWNER TO "qgreview_owner";
+REVOKE ALL ON FUNCTION "qgreview"."priod_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles qgreview_producer, qgreview_consumer, qgreview_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1877,6 +2035,8 @@ GRANT EXECUTE ON ROUTINE "qgreview"."prio_redrive" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_dead_letters" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_job" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_release" TO "qgreview_admin";
+GRANT EXECUTE ON ROUTINE "qgreview"."prio_pause" TO "qgreview_admin";
+GRANT EXECUTE ON ROUTINE "qgreview"."prio_resume" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_enqueue" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_enqueue_batch" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_dequeue" TO "qgreview_admin";
@@ -1886,6 +2046,8 @@ GRANT EXECUTE ON ROUTINE "qgreview"."priod_purge_batch" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_purge" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_maintain" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_job" TO "qgreview_admin";
+GRANT EXECUTE ON ROUTINE "qgreview"."priod_pause" TO "qgreview_admin";
+GRANT EXECUTE ON ROUTINE "qgreview"."priod_resume" TO "qgreview_admin";
 
 -- qgen 0.1.0: verify qgreview, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1905,7 +2067,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'qgreview'
-          AND p.proname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'prio_release', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job')
+          AND p.proname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_control', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'prio_release', 'prio_pause', 'prio_resume', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_control', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job', 'priod_pause', 'priod_resume')
           AND (p.proowner <> '"qgreview_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1915,7 +2077,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'qgreview'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'prio_release', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job')
+          AND c.relname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_control', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'prio_release', 'prio_pause', 'prio_resume', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_control', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job', 'priod_pause', 'priod_resume')
           AND c.relowner <> '"qgreview_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1930,30 +2092,34 @@ BEGIN
         VALUES
             ('prio_complete', '809351fcf3a80a4536b91f3ad629ce02'),
             ('prio_dead_letters', 'df6d06a2e98ec24243a309f32e8c3780'),
-            ('prio_dequeue', '3c98fb504322c49d64bb38d6a4f5a771'),
+            ('prio_dequeue', '3494e45349725f9ab8a132e41a786af4'),
             ('prio_enqueue', '6c51718f4be81434a32a500d5b25acdf'),
             ('prio_enqueue_batch', '4c473ab476de62858142ee1b89893206'),
             ('prio_extend_lease', '6600072cdfd9b4b61de428f0c5b065a7'),
             ('prio_fail', '98234958e6914919d2431d4e7e2117ab'),
             ('prio_job', 'd2d04e6f6f8a12bdbc7dc887760e51c5'),
             ('prio_maintain', '4c07fe408f186f0260b0cdd9e6c83971'),
-            ('prio_metrics', '46bf8b386d61bd28444f9a8a36d5ba4f'),
+            ('prio_metrics', 'fea39b04523567ef61b8175f7438ca03'),
+            ('prio_pause', '79708e2aa43fedfa5babb218e2d87d3b'),
             ('prio_peek', 'e42f74ccdf76b215209f9853c6c3da56'),
             ('prio_purge', '84905303daa4c3218ea4a84e1ec7b528'),
             ('prio_purge_batch', '962d9ac9f4fb59ce70e350d1dbd0c864'),
             ('prio_reap', 'f34105ac096267045c2be9cc6cc66ddd'),
             ('prio_redrive', '2c0532501056f109f7fbff794b06b3cd'),
             ('prio_release', 'de6a3a9d34fac9b0ffc7f6513f4acc78'),
-            ('priod_dequeue', '5ea19fb0b7befac3f0fc5da86de74c0a'),
+            ('prio_resume', '80f9becdb9b4c8bcfd38d6dda439b858'),
+            ('priod_dequeue', '4cd323f1a647a5f1c3a6cb5722029294'),
             ('priod_dequeue_guard', 'db6f3744ff381777efa7666d2fad41ed'),
             ('priod_enqueue', '47e43d55af52462090836dd3fe952494'),
             ('priod_enqueue_batch', '18077b702672c9d7f5a10d3e2589de28'),
             ('priod_job', '58fe19f72bb2c5a7a3f22021ba0cecf4'),
             ('priod_maintain', 'a960b883bd871c4099b332f406d09ad4'),
-            ('priod_metrics', 'af3c735c94611e437b4b2aa3837b3aea'),
+            ('priod_metrics', '3309eb07401bea39ec55e39a35ae73c8'),
+            ('priod_pause', 'd665a76c343f1cd8590ee3dd3444fc72'),
             ('priod_peek', 'c65080f1ca11dab2cc01ff8e77a623ae'),
             ('priod_purge', 'f57e6ba64feb1930f045d31860cf2ba9'),
-            ('priod_purge_batch', 'cab239720285ec704e705fabebb957a3')
+            ('priod_purge_batch', 'cab239720285ec704e705fabebb957a3'),
+            ('priod_resume', '0e201231751792bec2a5ce982d8f37a5')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'qgreview'

@@ -508,6 +508,27 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: control_table pgs_wrk.mail_control, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which login). Every
+-- claim reads it first, WITH (READPAST, READCOMMITTEDLOCK): a pause or resume counts from its
+-- commit, and no claim waits on one left open. A missing row (deleted by hand) reads as running.
+IF OBJECT_ID(N'pgs_wrk.mail_control', N'U') IS NULL
+BEGIN
+    CREATE TABLE [pgs_wrk].[mail_control]
+    (
+        [one_row] bit NOT NULL CONSTRAINT [mail_control_one_row_df] DEFAULT (1),
+        [paused] bit NOT NULL CONSTRAINT [mail_control_paused_df] DEFAULT (0),
+        [changed_at] datetime2(3) NULL,
+        [changed_by] nvarchar(128) NULL,
+        CONSTRAINT [mail_control_pk] PRIMARY KEY CLUSTERED ([one_row]),
+        CONSTRAINT [mail_control_one_row_ck] CHECK ([one_row] = 1)
+    );
+END;
+IF NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control])
+    INSERT INTO [pgs_wrk].[mail_control] ([paused]) VALUES (0);
+GO
+
 -- qgen 0.1.0: dequeue pgs_wrk.mail_dequeue, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- Claims up to @batch_size jobs under one new lease token and returns them. The lease is a soft
@@ -571,6 +592,9 @@ BEGIN
             IF @@ROWCOUNT = 0
                 THROW 50001, N'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
+        -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
+        IF EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
         BEGIN
@@ -646,6 +670,7 @@ BEGIN
         SELECT @q$highest = MAX([id]) FROM @q$claimed;
         IF @q$highest - @q$from >= 150
             EXEC [pgs_wrk].[mail_watermark_move] @claimed_from = @q$highest;
+    q$paused:
         COMMIT TRANSACTION;
         -- ---- wait block: no job yet, and a whole step fits before @wait_ms: sleep, then claim again ----
         IF @wait_ms > 0 AND NOT EXISTS (SELECT 1 FROM @q$claimed)
@@ -987,6 +1012,9 @@ BEGIN
     WHILE (@max_items = 0 OR @q$processed < @max_items)
       AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)
     BEGIN
+        -- Paused (pause, resume): stop, as when the queue is empty.
+        IF EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+            BREAK;
         DELETE FROM @q$claimed;
         SET @q$now = SYSUTCDATETIME();
         SET @q$token = NEWID();
@@ -1152,7 +1180,8 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
-        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag];
+        COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
+        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1575,6 +1604,71 @@ BEGIN
 END;
 GO
 
+-- qgen 0.1.0: pause pgs_wrk.mail_pause, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job, and a dequeue waiting with @wait_ms keeps waiting. Enqueues go on, and leases already
+-- granted run to their end (complete, fail, extend_lease, release and reap work as before).
+-- Returns 1 when this call paused the queue, 0 when it was paused already.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_pause]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_wrk].[mail_control] WITH (ROWLOCK)
+        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 0;
+        SET @q$changed = @@ROWCOUNT;
+        -- A missing row (deleted by hand) read as running: put it back, paused.
+        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (UPDLOCK, HOLDLOCK))
+        BEGIN
+            INSERT INTO [pgs_wrk].[mail_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: resume pgs_wrk.mail_resume, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [pgs_wrk].[mail_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
+
 -- qgen 0.1.0: grants to roles pgs_wrk_producer, pgs_wrk_consumer, pgs_wrk_admin, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the procedures reach the tables through ownership chaining, so no role can read or
@@ -1621,6 +1715,8 @@ GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_redrive] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_dead_letters] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_job] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_release] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_pause] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_resume] TO [pgs_wrk_admin];
 GRANT EXECUTE ON TYPE::[pgs_wrk].[mail_batch] TO [pgs_wrk_admin];
 GO
 
@@ -1651,6 +1747,7 @@ WHERE [s].[name] = N'pgs_wrk'
       N'mail_enqueue_json',
       N'mail_watermark_move',
       N'mail_watermark_correct',
+      N'mail_control',
       N'mail_dequeue',
       N'mail_complete',
       N'mail_fail',
@@ -1665,7 +1762,9 @@ WHERE [s].[name] = N'pgs_wrk'
       N'mail_redrive',
       N'mail_dead_letters',
       N'mail_job',
-      N'mail_release'
+      N'mail_release',
+      N'mail_pause',
+      N'mail_resume'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1704,6 +1803,8 @@ IF OBJECT_ID(N'pgs_wrk.mail_watermark_move') IS NULL
     SET @q$missing += N' pgs_wrk.mail_watermark_move';
 IF OBJECT_ID(N'pgs_wrk.mail_watermark_correct') IS NULL
     SET @q$missing += N' pgs_wrk.mail_watermark_correct';
+IF OBJECT_ID(N'pgs_wrk.mail_control') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_control';
 IF OBJECT_ID(N'pgs_wrk.mail_dequeue') IS NULL
     SET @q$missing += N' pgs_wrk.mail_dequeue';
 IF OBJECT_ID(N'pgs_wrk.mail_complete') IS NULL
@@ -1734,6 +1835,10 @@ IF OBJECT_ID(N'pgs_wrk.mail_job') IS NULL
     SET @q$missing += N' pgs_wrk.mail_job';
 IF OBJECT_ID(N'pgs_wrk.mail_release') IS NULL
     SET @q$missing += N' pgs_wrk.mail_release';
+IF OBJECT_ID(N'pgs_wrk.mail_pause') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_pause';
+IF OBJECT_ID(N'pgs_wrk.mail_resume') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_resume';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1778,7 +1883,7 @@ FROM
     VALUES
         (N'mail_complete', 0x5543069DF2936A75771434E1614D7EEF7E783ED7A452B09E1ED9FDB9D16F365C),
         (N'mail_dead_letters', 0x95926D8CB03051EA7AEC808BDCA8177560D995F6CEBFBEFEFEFA44A35DB1D2BB),
-        (N'mail_dequeue', 0x44D2E6574DD7801DFFC31ACCDDCC9E75E7D8C59FB2978F2B0465D43245C979AF),
+        (N'mail_dequeue', 0xF931677D778E23FAD559A89745DC20B4FD8CC9539B1D0D19393162DBF779A709),
         (N'mail_enqueue', 0xF705051141144278BEE95A8414539173E3D2DD7CBE384E1722B675C750ADDC37),
         (N'mail_enqueue_batch', 0xA86C66865C217BDDDD61B552FB1A445F85F51BA6ACFA5E3CB0283A9124C9B6CF),
         (N'mail_enqueue_json', 0xF788F91D4093D918FABF85916B83B10E198E9B73C198DB89B14C5F019171775D),
@@ -1786,7 +1891,8 @@ FROM
         (N'mail_fail', 0x08F62A9E8A66D805AD189D575CE051D055C748AD767EA396AD67CF238E364ACE),
         (N'mail_job', 0x8346829357980CF89FD9FF50A1012993B2EF2806B371322951C803709C3E5AB7),
         (N'mail_maintain', 0xD77975BFE8820DFA688073DEBCE94E56755E0933ABFFA7459CFB0EBD2987B01F),
-        (N'mail_metrics', 0x3AAA434C72674635AB387285CB5F368EFB7B6F6A1CF16FD1FACCC747C297FDAC),
+        (N'mail_metrics', 0x874ADFFE15A5970054AF32F54AD7F0FD0C4C0AE5C6BFA01244C3145C2A3ED044),
+        (N'mail_pause', 0x25C6A0F6F9539308B12862E3A591B1DF0D026A15DB61F792314A0960A3BBD69F),
         (N'mail_peek', 0x90F6C599EF5240A29D6421D9564CC8A8A5615DAB577596ACBA000372B192068C),
         (N'mail_pending', 0x5D7B8BAFF166F73980F72E9FB6B7CC1F3DC11B001A06CE36F8E1023A9C5097FE),
         (N'mail_purge', 0x7B96E53BCF66A6A63B0552D5D4923B5CAAC05D80F1B8C0EBF5D48B21D3955282),
@@ -1794,9 +1900,10 @@ FROM
         (N'mail_reap', 0xA7AE79712DE4FAE515270F668FC9BF0693BBE7049F06EDE384210C71FF602345),
         (N'mail_redrive', 0x542F8CD5A9CA6E10F5D87200CD8AD76F3EC0FB4154388B6FB5786EA904E0BADA),
         (N'mail_release', 0xE6751C2769B972FF17E0FC5AA60CBF421DC9F5974FF474844E6713D62619FE80),
+        (N'mail_resume', 0xF3D5867D291B76FB4605F8FB099763942924C00982F6FB5FDB803381B8F818A1),
         (N'mail_watermark_correct', 0x01EB7BACF763D44BB3037F401C1CCBBAC50627BACD873334A0117AD9A00FAB4F),
         (N'mail_watermark_move', 0xFAEB40105323997871AF9A8BE05513256568604FB4B716A7DADEF386312959E4),
-        (N'mail_worker', 0xDADF8C4A3E8A6131AC48EC49EF710907DA92B567E03A9BD6E48236EA4C785554)
+        (N'mail_worker', 0x9B4BCDF7721AC0FE42F2384C90026DA88E3688D3F0204754EFF498E86C8FABD1)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'pgs_wrk.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

@@ -422,6 +422,22 @@ $qgen$;
 ALTER FUNCTION "pgs_wrk"."mail_watermark_correct" OWNER TO "pgs_wrk_owner";
 REVOKE ALL ON FUNCTION "pgs_wrk"."mail_watermark_correct" FROM PUBLIC;
 
+-- qgen 0.1.0: control_table pgs_wrk.mail_control, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- One row: whether the queue is paused, and the last pause or resume (when, by which role). Every
+-- claim reads it first (a plain read: a pause or resume counts from its commit, and no claim waits
+-- on one left open). A missing row (deleted by hand) reads as running.
+CREATE TABLE IF NOT EXISTS "pgs_wrk"."mail_control"
+(
+    "one_row" boolean NOT NULL DEFAULT TRUE CHECK ("one_row"),
+    "paused" boolean NOT NULL DEFAULT FALSE,
+    "changed_at" timestamptz NULL,
+    "changed_by" varchar(128) NULL,
+    PRIMARY KEY ("one_row")
+);
+ALTER TABLE "pgs_wrk"."mail_control" OWNER TO "pgs_wrk_owner";
+INSERT INTO "pgs_wrk"."mail_control" ("paused") VALUES (FALSE) ON CONFLICT DO NOTHING;
+
 -- qgen 0.1.0: dequeue pgs_wrk.mail_dequeue, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- The rows dequeue returns. A composite type rather than RETURNS TABLE: its columns may share a
@@ -516,6 +532,19 @@ BEGIN
             MESSAGE = 'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
             END IF;
         END IF;
+    END IF;
+    -- Paused (pause, resume): complete what was asked, claim nothing.
+    IF EXISTS (SELECT 1 FROM "pgs_wrk"."mail_control" AS "c" WHERE "c"."paused") THEN
+        IF v$ids IS NOT NULL THEN
+            DELETE FROM "pgs_wrk"."mail" AS "job"
+            WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "mail_dequeue"."complete_lease_token";
+            GET DIAGNOSTICS v$completed = ROW_COUNT;
+            IF v$completed = 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'QG001',
+            MESSAGE = 'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
+            END IF;
+        END IF;
+        RETURN;
     END IF;
     LOOP
         WITH "mark" AS MATERIALIZED
@@ -1060,7 +1089,8 @@ RETURNS TABLE
     "watermark" bigint,
     "lowest_pending_id" bigint,
     "completed_last_minute" bigint,
-    "watermark_lag" bigint
+    "watermark_lag" bigint,
+    "paused" boolean
 )
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -1084,7 +1114,8 @@ BEGIN
         NULL::bigint,
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
-            - (SELECT "w"."id" FROM "pgs_wrk"."mail_watermark" AS "w")
+            - (SELECT "w"."id" FROM "pgs_wrk"."mail_watermark" AS "w"),
+        EXISTS (SELECT 1 FROM "pgs_wrk"."mail_control" AS "c" WHERE "c"."paused")
     FROM "pgs_wrk"."mail" AS "job";
 END
 $qgen$;
@@ -1535,6 +1566,63 @@ $qgen$;
 ALTER FUNCTION "pgs_wrk"."mail_release" OWNER TO "pgs_wrk_owner";
 REVOKE ALL ON FUNCTION "pgs_wrk"."mail_release" FROM PUBLIC;
 
+-- qgen 0.1.0: pause pgs_wrk.mail_pause, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Pauses the queue: from this call's commit every claim (dequeue, the in-database worker) returns
+-- no job. Enqueues go on, and leases already granted run to their end (complete, fail,
+-- extend_lease, release and reap work as before). Returns 1 when this call paused the queue, 0
+-- when it was paused already.
+CREATE OR REPLACE FUNCTION "pgs_wrk"."mail_pause"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_wrk"."mail_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND NOT "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    -- A missing row (deleted by hand) read as running: put it back, paused.
+    IF v$changed = 0 THEN
+        INSERT INTO "pgs_wrk"."mail_control" ("paused", "changed_at", "changed_by")
+        VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS v$changed = ROW_COUNT;
+    END IF;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_wrk"."mail_pause" OWNER TO "pgs_wrk_owner";
+REVOKE ALL ON FUNCTION "pgs_wrk"."mail_pause" FROM PUBLIC;
+
+-- qgen 0.1.0: resume pgs_wrk.mail_resume, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Resumes a paused queue: from this call's commit claims take jobs again. Returns 1 when this call
+-- resumed the queue, 0 when it was not paused.
+CREATE OR REPLACE FUNCTION "pgs_wrk"."mail_resume"()
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+DECLARE
+    v$changed integer;
+BEGIN
+    UPDATE "pgs_wrk"."mail_control" AS "c"
+    SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row" AND "c"."paused";
+    GET DIAGNOSTICS v$changed = ROW_COUNT;
+    RETURN v$changed;
+END
+$qgen$;
+ALTER FUNCTION "pgs_wrk"."mail_resume" OWNER TO "pgs_wrk_owner";
+REVOKE ALL ON FUNCTION "pgs_wrk"."mail_resume" FROM PUBLIC;
+
 -- qgen 0.1.0: grants to roles pgs_wrk_producer, pgs_wrk_consumer, pgs_wrk_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
 -- EXECUTE only: the functions run as their owner (SECURITY DEFINER), so no role can read or change
@@ -1572,6 +1660,8 @@ GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_redrive" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_dead_letters" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_job" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_release" TO "pgs_wrk_admin";
+GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_pause" TO "pgs_wrk_admin";
+GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_resume" TO "pgs_wrk_admin";
 
 -- qgen 0.1.0: verify pgs_wrk, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1591,7 +1681,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_wrk'
-          AND p.proname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job', 'mail_release')
+          AND p.proname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_control', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job', 'mail_release', 'mail_pause', 'mail_resume')
           AND (p.proowner <> '"pgs_wrk_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1601,7 +1691,7 @@ BEGIN
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_wrk'
           AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job', 'mail_release')
+          AND c.relname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_control', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job', 'mail_release', 'mail_pause', 'mail_resume')
           AND c.relowner <> '"pgs_wrk_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1616,20 +1706,22 @@ BEGIN
         VALUES
             ('mail_complete', '4e400134cdec8b553b2830e4818de4df'),
             ('mail_dead_letters', 'fced6b40f621f28a03c656f4dea6ad11'),
-            ('mail_dequeue', 'b12af6cf9a889d10ea8e8904c8043cdf'),
+            ('mail_dequeue', 'a84662009569de07777c221489d328a1'),
             ('mail_enqueue', 'ef1cc67cba2269d2b17f816d2a22d215'),
             ('mail_enqueue_batch', '3126cb986aa567da2270810104d13c2d'),
             ('mail_extend_lease', '06256899b67f0e84a512102230e95c62'),
             ('mail_fail', 'c88820fda25c40187bbaa486a7eb1f71'),
             ('mail_job', '50e4791ec491495c1958bb766cd2d905'),
             ('mail_maintain', '5164722bab9ef1b9d4368feb02bb5ee0'),
-            ('mail_metrics', 'e54d81604e50a1d9d474549bb00b8375'),
+            ('mail_metrics', '0291b533d2e12d828288e69baf9036d4'),
+            ('mail_pause', 'db82dfcafe8dcb1bb35ebe9aa593f6fb'),
             ('mail_peek', 'e6fd8278b4b410849d24b8bd99565a7b'),
             ('mail_purge', '055b2545867c6576223ce62e3a0c946b'),
             ('mail_purge_batch', '7182f446f72e3d125020bd0e13ab40ae'),
             ('mail_reap', '61852a8e7f477e0cbfb4b688daf9665c'),
             ('mail_redrive', '61f960aa040bdabd9796d591d7ff06c2'),
             ('mail_release', 'c701c53fccbffc1bd145e7d9bc236fea'),
+            ('mail_resume', '7d6cba4eb6d92d11bfc9bc2188e12766'),
             ('mail_watermark_correct', '8e834ecf6ab07834535bf93290201ce7'),
             ('mail_watermark_move', '7b1b3266241293ad013ac062f30ee1ac'),
             ('mail_worker', '93cf0708e04aff126da1a8c85878fd39')

@@ -1,0 +1,35 @@
+-- qgen 0.1.0: resume four.four_queue_resume, rendered for SQL Server (T-SQL) from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- The SET options filtered indexes need, and that procedures and views keep from the session that
+-- creates them. sqlcmd runs with QUOTED_IDENTIFIER OFF unless given -I: a filtered index then
+-- fails (Msg 1934), and a procedure created there fails on every call once a filtered index exists.
+-- ANSI_NULLS and QUOTED_IDENTIFIER are fixed when a batch is parsed: hence a batch of their own.
+SET ANSI_NULLS, QUOTED_IDENTIFIER, ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL ON;
+SET NUMERIC_ROUNDABORT OFF;
+GO
+-- Resumes a paused queue: from this call's commit claims take jobs again (a dequeue waiting with
+-- @wait_ms takes one at its next attempt). Returns 1 when this call resumed the queue, 0 when it
+-- was not paused.
+CREATE OR ALTER PROCEDURE [four].[four_queue_resume]
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    DECLARE @q$changed int;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        UPDATE [four].[four_queue_control] WITH (ROWLOCK)
+        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+        WHERE [one_row] = 1 AND [paused] = 1;
+        SET @q$changed = @@ROWCOUNT;
+        COMMIT TRANSACTION;
+        RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        THROW;
+    END CATCH;
+END;
+GO
