@@ -621,6 +621,11 @@ def add_commands(commands: Any) -> None:
                          help="the address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
     metrics.set_defaults(func=cmd_metrics)
 
+    _add_redrive(commands)
+    _add_purge(commands)
+
+
+def _add_redrive(commands: Any) -> None:
     redrive = commands.add_parser(
         "redrive", help="put dead-lettered jobs back into their queue as new jobs",
         description="Move dead-lettered jobs (--ids, or --all) back into their queue as new jobs: a new id, attempts "
@@ -635,6 +640,8 @@ def add_commands(commands: Any) -> None:
     redrive.add_argument("--quiet", action="store_true", help="no progress line on stderr (moved so far per batch)")
     redrive.set_defaults(func=cmd_redrive)
 
+
+def _add_purge(commands: Any) -> None:
     purge = commands.add_parser(
         "purge", help="delete finished jobs (archived, processed, dead letters) older than the retention, in batches",
         description="Delete each queue's finished jobs (archive rows, processed rows, dead letters) that finished "
