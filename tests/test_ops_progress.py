@@ -85,10 +85,11 @@ def test_redrive_all_in_batches_shows_progress_on_stderr_and_keeps_stdout(db):
     done = qgen("redrive", SPEC, "jobs", "--all", "--batch-size", 2, "--url", url)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "feat.jobs: redriven 4 dead jobs; 1 left dead: their dedupe key is queued again\n"
-    assert progress_lines(done.stderr) == [
+    lines = progress_lines(done.stderr)   # a machine slow enough to take 5 s over a batch adds one between
+    assert [lines[0], lines[-1]] == [
         f"feat.jobs: redrive: 1 moved, 1 left dead (dedupe key queued again), last id {ids[1]}, 1 batch",
         f"feat.jobs: redrive: 4 moved, 1 left dead (dedupe key queued again), last id {ids[4]}, 3 batches",
-    ], done.stderr
+    ] and len(lines) in (2, 3), done.stderr
 
 
 def test_the_client_reports_every_redrive_batch(db):
@@ -178,11 +179,11 @@ def test_purge_deletes_in_batches_with_progress_on_stderr(db):
     assert done.stdout == "feat.jobs: purged 3 archived, 0 processed, 5 dead (every finished job)\n"
     assert counts(url) == (0, 0)
     lines = progress_lines(done.stderr)
-    assert len(lines) == 2 and all(line.startswith("feat.jobs: purge: ") for line in lines), done.stderr
+    assert len(lines) >= 2 and all(line.startswith("feat.jobs: purge: ") for line in lines), done.stderr
     first = re.fullmatch(r"feat\.jobs: purge: (\d+) archived, 0 processed, (\d+) dead deleted, 1 batch", lines[0])
     assert first and 0 < int(first[1]) + int(first[2]) <= 2 * 2, lines[0]  # at most batch_size from each table
-    last = re.fullmatch(r"feat\.jobs: purge: 3 archived, 0 processed, 5 dead deleted, (\d+) batches", lines[1])
-    assert last and int(last[1]) >= 3, lines[1]
+    last = re.fullmatch(r"feat\.jobs: purge: 3 archived, 0 processed, 5 dead deleted, (\d+) batches", lines[-1])
+    assert last and int(last[1]) >= 3, lines[-1]
 
 
 def test_purge_every_queue_quiet_and_errors(db):
