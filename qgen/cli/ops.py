@@ -1,7 +1,9 @@
-"""Operations commands: `qgen maintain`, `qgen status`, `qgen metrics`, `qgen redrive` (their arguments are declared
+"""Operations commands: `qgen maintain`, `qgen status`, `qgen metrics`, `qgen redrive`, `qgen purge` (their arguments are declared
 here and registered in qgen/cli/__init__.py). Each opens its own connection from --url (qgen/cli/dburl.py) and
 calls the queue's procedures through QueueClient, so the login needs only EXECUTE: the consumer
-role for maintain, the admin role for status and metrics (the metrics procedure) and redrive.
+role for maintain, the admin role for status and metrics (the metrics procedure), redrive and purge.
+Progress of a long command (redrive's and purge's batches, maintain --every's rounds) goes to stderr
+(qgen/cli/progress.py), never to stdout; --quiet leaves it out.
 
 Exit status: 0 when every call succeeded; 1 when the database could not be reached, a queue is
 not installed, the login may not run the procedure, or a call failed (the message says which);
@@ -26,9 +28,10 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, Callable, Iterator, NoReturn, Optional
 
 import qgen.cli.prometheus as prometheus
-from qgen.client import ConnectionLost, NotInstalled, PermissionDenied, QueueClient, QueueError
+from qgen.client import ConnectionLost, NotInstalled, PermissionDenied, PurgeResult, QueueClient, QueueError, RedriveResult
+from qgen.cli.progress import ProgressLine, plural
 from qgen.cli.dburl import URL_ENV, DatabaseUnavailable, connect, shown
-from qgen.spec.model import Spec, _parse_duration, object_name
+from qgen.spec.model import Duration, Spec, _parse_duration, duration_text, object_name
 from qgen.spec.load import load_spec
 
 MAX_ROUNDS = 50  # maintain calls per queue per run while it reports more to do
@@ -138,8 +141,14 @@ def _setup(args: argparse.Namespace) -> tuple[Spec, list[str], str]:
 # qgen maintain
 
 
-def _maintain_queue(session: Session, queue: str, batch_size: Optional[int]) -> bool:
-    totals = {"released": 0, "dead_lettered": 0, "archived": 0, "processed": 0, "dead": 0}
+MAINTAIN_TOTALS = ("released", "dead_lettered", "archived", "processed", "dead")
+
+
+def _maintain_queue(session: Session, queue: str, batch_size: Optional[int],
+                    tally: Optional[dict[str, int]] = None) -> bool:
+    """Maintain one queue until it reports no more (at most MAX_ROUNDS calls) and print what it did;
+    what it did is added into tally when given (maintain --every's round line)."""
+    totals = dict.fromkeys(MAINTAIN_TOTALS, 0)
     first_old = last_new = None
     for round_ in range(MAX_ROUNDS):
         result = _call(session, queue, "maintain", lambda c: c.maintain(batch_size), "maintain")
@@ -161,7 +170,34 @@ def _maintain_queue(session: Session, queue: str, batch_size: Optional[int]) -> 
     print(f"{session.spec.schema}.{queue}: released {totals['released']} expired leases, dead-lettered "
           f"{totals['dead_lettered']}; {watermark}; purged {totals['archived']} archived, {totals['processed']} "
           f"processed, {totals['dead']} dead{more}")
+    if tally is not None:
+        for key in MAINTAIN_TOTALS:
+            tally[key] += totals[key]
     return True
+
+
+def _did(totals: dict[str, int]) -> str:
+    purged = totals["archived"] + totals["processed"] + totals["dead"]
+    if not any(totals.values()):
+        return "nothing to do"
+    return f"released {totals['released']:,}, dead-lettered {totals['dead_lettered']:,}, purged {purged:,}"
+
+
+def _round_line(number: int, ok: bool, done: dict[str, int], since_start: dict[str, int]) -> str:
+    """maintain --every's line on stderr after each round: that it is alive (the round, when), what the
+    round did over every queue and what the run has done since it started (stdout keeps its lines per queue)."""
+    at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    failed = "" if ok else "; a queue failed (said above), tried again next round"
+    return f"qgen maintain: round {number:,} at {at}: {_did(done)}{failed}; since start: {_did(since_start)}"
+
+
+def _maintain_round(session: Session, queues: list[str], batch_size: Optional[int]) -> tuple[bool, dict[str, int]]:
+    """One round of maintain --every: every queue, its lines on stdout (flushed); whether every queue
+    was maintained, and what the round did over all of them."""
+    done = dict.fromkeys(MAINTAIN_TOTALS, 0)
+    ok = _each_queue("maintain", queues, lambda q: _maintain_queue(session, q, batch_size, done))
+    sys.stdout.flush()
+    return ok, done
 
 
 def cmd_maintain(args: argparse.Namespace) -> int:
@@ -171,10 +207,15 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         ok = _each_queue("maintain", queues, lambda q: _maintain_queue(session, q, args.batch_size))
         session.reset()
         return 0 if ok else 1
+    since_start, number = dict.fromkeys(MAINTAIN_TOTALS, 0), 0
     with _until_interrupted() as stop:
         while not stop.is_set():
-            _each_queue("maintain", queues, lambda q: _maintain_queue(session, q, args.batch_size))
-            sys.stdout.flush()
+            number += 1
+            ok, done = _maintain_round(session, queues, args.batch_size)
+            for key in MAINTAIN_TOTALS:
+                since_start[key] += done[key]
+            if not args.quiet:
+                print(_round_line(number, ok, done, since_start), file=sys.stderr, flush=True)
             stop.wait(args.every)
     session.reset()
     return 0
@@ -418,9 +459,23 @@ def cmd_redrive(args: argparse.Namespace) -> int:
     if spec.queues[queue].claim != "lease" or not spec.queues[queue].dead_letter:
         _usage(f"queue {queue} has no dead-letter table (it needs claim: lease and dead_letter: true)")
     session = Session(url, spec)
+    progress = ProgressLine(None if args.quiet else sys.stderr)
+    calls = 0
+
+    def on_batch(so_far: RedriveResult, last_id: int) -> None:
+        nonlocal calls
+        calls += 1
+        progress.update(f"{spec.schema}.{queue}: redrive: {so_far.redriven:,} moved, {so_far.skipped_duplicates:,} "
+                        f"left dead (dedupe key queued again), last id {last_id}, {plural(calls, 'batch')}")
+
+    def run(client: QueueClient) -> RedriveResult:
+        try:
+            return client.redrive(args.ids, all=args.all, batch_size=args.batch_size, on_batch=on_batch)
+        finally:
+            progress.finish()  # the line ends before an error is said
+
     try:
-        result = _call(session, queue, "redrive",
-                       lambda c: c.redrive(args.ids, all=args.all, batch_size=args.batch_size), "redrive")
+        result = _call(session, queue, "redrive", run, "redrive")
     except DatabaseUnavailable as exc:
         print(f"qgen redrive: {exc}", file=sys.stderr)
         result = None
@@ -434,7 +489,59 @@ def cmd_redrive(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# qgen purge
+
+
+def _purged(result: PurgeResult) -> str:
+    return f"{result.archived:,} archived, {result.processed:,} processed, {result.dead:,} dead"
+
+
+def _purge_queue(session: Session, queue: str, args: argparse.Namespace) -> bool:
+    """Purge one queue through the client's purge (a purge_batch call per batch, each committed), with a
+    progress line per batch on stderr and what it deleted on stdout."""
+    where = f"{session.spec.schema}.{queue}"
+    older = session.spec.queues[queue].retention if args.older_than is None else args.older_than
+    progress = ProgressLine(None if args.quiet else sys.stderr)
+    batches = 0
+
+    def on_batch(so_far: PurgeResult) -> None:
+        nonlocal batches
+        batches += 1
+        progress.update(f"{where}: purge: {_purged(so_far)} deleted, {plural(batches, 'batch')}")
+
+    def run(client: QueueClient) -> PurgeResult:
+        try:
+            return client.purge(int(older), args.batch_size, on_batch=on_batch)
+        finally:
+            progress.finish()  # the line ends before an error is said
+
+    result = _call(session, queue, "purge_batch", run, "purge")
+    if result is None:
+        return False
+    age = "every finished job" if older == 0 else f"finished over {duration_text(older)} ago"
+    print(f"{where}: purged {_purged(result)} ({age})")
+    return True
+
+
+def cmd_purge(args: argparse.Namespace) -> int:
+    spec, queues, url = _setup(args)
+    session = Session(url, spec)
+    ok = _each_queue("purge", queues, lambda q: _purge_queue(session, q, args))
+    session.reset()
+    return 0 if ok else 1
+
+
+# ---------------------------------------------------------------------------------------------
 # Arguments
+
+
+def _age(text: str) -> Duration:
+    """--older-than: a duration, 0 included (every finished job)."""
+    try:
+        return Duration(_parse_duration(text), text.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
 
 
 def _seconds(text: str) -> float:
@@ -475,6 +582,9 @@ def add_commands(commands: Any) -> None:
     maintain.add_argument("--every", type=_seconds, metavar="DURATION",
                           help="run again every DURATION (5s, 1m, ...) until interrupted (default: once)")
     maintain.add_argument("--batch-size", type=int, help="rows per step and call (default 1000, at most 4000)")
+    maintain.add_argument("--quiet", action="store_true",
+                          help="with --every: no line on stderr after each round (the round, when, what it did and "
+                          "since the start)")
     maintain.set_defaults(func=cmd_maintain)
 
     status = commands.add_parser(
@@ -511,6 +621,11 @@ def add_commands(commands: Any) -> None:
                          help="the address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
     metrics.set_defaults(func=cmd_metrics)
 
+    _add_redrive(commands)
+    _add_purge(commands)
+
+
+def _add_redrive(commands: Any) -> None:
     redrive = commands.add_parser(
         "redrive", help="put dead-lettered jobs back into their queue as new jobs",
         description="Move dead-lettered jobs (--ids, or --all) back into their queue as new jobs: a new id, attempts "
@@ -522,4 +637,23 @@ def add_commands(commands: Any) -> None:
     which.add_argument("--ids", type=_ids, help="dead-letter ids, comma-separated")
     which.add_argument("--all", action="store_true", help="every dead job of the queue")
     redrive.add_argument("--batch-size", type=int, help="jobs moved per transaction (default 1000, at most 4000)")
+    redrive.add_argument("--quiet", action="store_true", help="no progress line on stderr (moved so far per batch)")
     redrive.set_defaults(func=cmd_redrive)
+
+
+def _add_purge(commands: Any) -> None:
+    purge = commands.add_parser(
+        "purge", help="delete finished jobs (archived, processed, dead letters) older than the retention, in batches",
+        description="Delete each queue's finished jobs (archive rows, processed rows, dead letters) that finished "
+        "longer ago than --older-than (default: the queue's retention), in batches of at most --batch-size rows, "
+        "each committed on its own, until a batch comes back short: what maintain purges one batch at a time, all "
+        "at once. Jobs that finish meanwhile are left for the next purge. A progress line per batch on stderr, "
+        "what was deleted per queue on stdout. The login needs the admin role.")
+    _common(purge)
+    purge.add_argument("--queue", help="only this queue (default: every queue of the spec)")
+    purge.add_argument("--older-than", type=_age, metavar="DURATION",
+                       help="delete jobs finished longer ago than this (30s, 1h, 7d; 0 for every finished job) "
+                       "(default: the queue's retention)")
+    purge.add_argument("--batch-size", type=int, help="rows deleted per transaction (default 1000, at most 4000)")
+    purge.add_argument("--quiet", action="store_true", help="no progress line on stderr (deleted so far per batch)")
+    purge.set_defaults(func=cmd_purge)

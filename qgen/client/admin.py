@@ -9,7 +9,7 @@ import logging
 import math
 import time
 from decimal import Decimal
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from qgen.client.results import DeadLetter, JobState, MaintainResult, PurgeResult, ReapResult, RedriveResult, WatermarkCorrection
 from qgen.client.session import Session
@@ -85,12 +85,14 @@ class AdminCalls:
             params.append(("job_type", self._shape.value_in(self.job_type_column, job_type)))
         return [self._shape.row(r) for r in self._run("peek", params + _size(self._shape, "peek", "limit", limit, 0), "rows")]
 
-    def purge(self, older_than_seconds: Optional[int] = None, batch_size: Optional[int] = None) -> PurgeResult:
+    def purge(self, older_than_seconds: Optional[int] = None, batch_size: Optional[int] = None, *,
+              on_batch: Optional[Callable[[PurgeResult], None]] = None) -> PurgeResult:
         """Delete archived, processed and dead-lettered jobs finished longer ago than older_than_seconds
         (the spec's retention by default), one purge_batch call of at most batch_size rows (1000 by
         default, at most the queue's maintenance maximum) at a time, each its own transaction, until a batch comes back short.
         Jobs that finish while it runs are left for the next purge, so it ends on a busy queue too.
-        Inside client.transaction() every batch joins that transaction instead: refused."""
+        Inside client.transaction() every batch joins that transaction instead: refused. on_batch, when
+        given, is called after each committed batch with the totals so far (`qgen purge`'s progress)."""
         if self._session.in_transaction:
             raise QueueUsageError("purge commits after every batch: call it outside client.transaction() "
                                   "(purge_batch(...) deletes one batch inside it)")
@@ -104,6 +106,8 @@ class AdminCalls:
             # stays within a second of where it was at the start and rows finishing now never count.
             batch = self.purge_batch(older + math.floor(time.monotonic() - started), batch_size)
             total = PurgeResult(*(a + b for a, b in zip(total, batch)))
+            if on_batch is not None:
+                on_batch(total)
             if sum(batch) < (batch_size or self._shape.limits.maintenance_batch):
                 return total
 
@@ -130,12 +134,14 @@ class AdminCalls:
         logging.getLogger("qgen.maintain").debug("%s.%s: %s", self.spec.schema, self.queue_name, result)
         return result
 
-    def redrive(self, ids: Optional[Sequence[int]] = None, *, all: bool = False,
-                batch_size: Optional[int] = None) -> RedriveResult:
+    def redrive(self, ids: Optional[Sequence[int]] = None, *, all: bool = False, batch_size: Optional[int] = None,
+                on_batch: Optional[Callable[[RedriveResult, int], None]] = None) -> RedriveResult:
         """Put dead-lettered jobs back into the queue as new jobs (new id, attempts 0, available
         now): those with these dead-letter ids, or every one with all=True (in calls of at most
         batch_size). Each job moves in one transaction, so it is redriven once; a job whose dedupe
-        key is queued again stays dead and is counted in skipped_duplicates."""
+        key is queued again stays dead and is counted in skipped_duplicates. on_batch, when given, is
+        called after each call that looked at dead letters with the totals so far and the last id it
+        looked at (`qgen redrive`'s progress)."""
         if not self.lease_mode or not self.queue.dead_letter:
             raise QueueUsageError(f"redrive: queue {self.queue_name} has no dead-letter table")
         if (ids is None) == (not all):
@@ -149,6 +155,8 @@ class AdminCalls:
                 part = chosen[start:start + step]
                 row = self._run("redrive", [("ids", self._shape.id_list(part))] + extra, "rows")[0]
                 redriven, skipped = redriven + int(row["redriven"]), skipped + int(row["skipped_duplicates"])
+                if on_batch is not None:
+                    on_batch(RedriveResult(redriven, skipped), part[-1])
             return RedriveResult(redriven, skipped)
         after = 0
         while True:
@@ -157,6 +165,8 @@ class AdminCalls:
             if row["last_id"] is None:
                 return RedriveResult(redriven, skipped)
             after = int(row["last_id"])
+            if on_batch is not None:
+                on_batch(RedriveResult(redriven, skipped), after)
 
     def dead_letters(self, limit: Optional[int] = None) -> list[DeadLetter]:
         """The queue's dead letters, newest first, at most limit (100 by default, 1 to 1000) of them,
