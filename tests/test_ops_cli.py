@@ -39,7 +39,7 @@ def installed(postgres_server):
 def db(installed):
     url, spec = installed
     run_script(url, 'TRUNCATE "feat"."jobs", "feat"."jobs_dead", "feat"."jobs_archive", "feat"."urgent" RESTART IDENTITY; '
-                    'UPDATE "feat"."jobs_watermark" SET "id" = 0;')
+                    'UPDATE "feat"."jobs_watermark" SET "id" = 0; UPDATE "feat"."jobs_control" SET "paused" = FALSE;')
     conn = psycopg.connect(url)
     yield url, QueueClient(conn, spec, "jobs")
     conn.close()

@@ -171,7 +171,7 @@ def test_status_fields_are_what_qgen_status_prints():
     spec = load_spec(EXAMPLES[1])
     row = status_row(spec, "testq", dict.fromkeys(("ready", "scheduled", "in_flight", "expired", "oldest_ready_age_seconds",
                                                   "dead", "completed_last_minute", "archived", "processed", "watermark",
-                                                  "watermark_lag"), 0))
+                                                  "watermark_lag", "paused"), 0))
     assert [name for name, _ in STATUS_FIELDS] == [k for k in row if k != "queue"]
 
 

@@ -161,3 +161,41 @@ def test_revisions_written_before_the_split_upgrade_and_downgrade_on_sql_server(
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT SCHEMA_ID(?)", (schema,)).scalar() is None
     engine.dispose()  # its pooled sessions would keep the module's database in use at its drop
+
+
+def test_a_revision_by_this_qgen_adds_pause_to_the_queue_in_place_with_its_jobs_kept(postgres_server, project, tmp_path):
+    """Issue 29: a deployment an older qgen installed (these revisions have no control table, no pause
+    or resume, and a metrics function without `paused`) takes this qgen's revision of the same spec:
+    the new objects are created, the changed procedures replaced, and the queued and leased jobs stay."""
+    with _roles_to_ourselves():
+        _drop_roles()
+        try:
+            with scratch_database("qgen_old_rev") as url:
+                config = alembic_config(project, url)
+                command.upgrade(config, "head")
+                schema = SCHEMA
+                with psycopg.connect(url, autocommit=True) as conn:
+                    for address in ("a@example.com", "b@example.com", "c@example.com"):
+                        conn.execute(f'SELECT * FROM "{schema}".mail_enqueue(%s)', (address,))
+                    leased = conn.execute(f'SELECT * FROM "{schema}".mail_dequeue(owner => %s, batch_size => 1)',
+                                          ("w1",)).fetchall()
+                spec = next(FIXTURE.glob("*_v2")) / "spec.yaml"
+                assert qgen_main(["revision", str(spec), "-m", "pause", "-c", str(project), "--dialect", "postgres"]) == 0
+                command.upgrade(config, "head")
+                with psycopg.connect(url, autocommit=True) as conn:
+                    assert conn.execute(f'SELECT count(*) FROM "{schema}".mail').fetchone()[0] == 3, "the jobs are kept"
+                    assert conn.execute(f'SELECT paused FROM "{schema}".mail_metrics()').fetchone()[0] is False
+                    assert conn.execute(f'SELECT "{schema}".mail_pause()').fetchone()[0] == 1
+                    assert conn.execute(f'SELECT * FROM "{schema}".mail_dequeue(owner => %s)', ("w2",)).fetchall() == []
+                    assert conn.execute(f'SELECT "{schema}".mail_complete(%s, %s)',
+                                        (leased[0][-2], leased[0][0])).fetchone()[0] == 1, "a granted lease runs to its end"
+                    assert conn.execute(f'SELECT "{schema}".mail_resume()').fetchone()[0] == 1
+                    taken = conn.execute(f'SELECT * FROM "{schema}".mail_dequeue(owner => %s)', ("w2",)).fetchall()
+                    assert len(taken) == 2
+                command.downgrade(config, "-1")
+                with psycopg.connect(url, autocommit=True) as conn:
+                    assert conn.execute("SELECT to_regclass(%s)", (f"{schema}.mail_control",)).fetchone()[0] is None
+                    assert conn.execute(f'SELECT count(*) FROM "{schema}".mail_metrics()').fetchone()[0] == 1
+                command.downgrade(config, "base")
+        finally:
+            _drop_roles()

@@ -241,6 +241,7 @@ def status_row(spec: Spec, queue: str, metrics: dict[str, Any]) -> dict[str, Any
         "processed": metrics["processed"],
         "watermark": metrics["watermark"],
         "watermark_lag": metrics["watermark_lag"],
+        "paused": bool(metrics["paused"]),
     }
 
 
@@ -251,12 +252,17 @@ def _status_table(rows: list[dict[str, Any]]) -> str:
     from qgen.cli.tables import table
 
     headers = ("queue", "pending", "in flight", "expired", "oldest pending (s)", "dead", "done last min",
-               "watermark lag")
+               "watermark lag", "state")
     keys = ("queue", "pending", "in_flight", "expired", "oldest_pending_age_seconds", "dead",
-            "completed_last_minute", "watermark_lag")
-    # A delete queue's completions leave no row to count (on_complete: delete): said as such, not as 0.
-    return table(headers, [[UNTRACKED if k == "completed_last_minute" and row[k] is None else row[k] for k in keys]
-                           for row in rows])
+            "completed_last_minute", "watermark_lag", "paused")
+
+    def shown(row: dict[str, Any], key: str) -> Any:
+        if key == "paused":  # qgen pause / qgen resume
+            return "PAUSED" if row[key] else "running"
+        # A delete queue's completions leave no row to count (on_complete: delete): said as such, not as 0.
+        return UNTRACKED if key == "completed_last_minute" and row[key] is None else row[key]
+
+    return table(headers, [[shown(row, k) for k in keys] for row in rows])
 
 
 def _horizon_sql(dialect: str) -> Optional[str]:

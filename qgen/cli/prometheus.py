@@ -92,6 +92,8 @@ QUEUE_GAUGES: tuple[tuple[str, str, str], ...] = (
     ("qgen_watermark_lag", "watermark_lag",
      "Ids a claim walks before the first unclaimed job (gauge; negative: pending jobs below the watermark "
      "until maintain corrects it); absent without a watermark or when the table is empty."),
+    ("qgen_queue_paused", "paused",
+     "1 while the queue is paused (qgen pause): claims return no job until qgen resume (gauge)."),
 )
 
 UP = ("qgen_up", "1 when this queue's metrics were read at this scrape; 0 when the database could not be "
@@ -112,6 +114,6 @@ def families(schema: str, results: list[tuple[str, Optional[dict[str, Any]]]], s
             continue
         for family, (_, key, _) in zip(gauges, QUEUE_GAUGES):
             if row.get(key) is not None:
-                family.samples.append((labels, row[key]))
+                family.samples.append((labels, int(row[key]) if isinstance(row[key], bool) else row[key]))
     duration = Family(*DURATION, samples=[({"schema": schema}, round(seconds, 6))])
     return [up] + [g for g in gauges if g.samples] + [duration]

@@ -28,6 +28,7 @@ TABLE_KINDS = {
     "table": "the jobs: pending, scheduled and in flight{finished}",
     "watermark_table": "one row: the id below which claims do not look",
     "priority_marks": "one row: per priority, the id below which claims do not look",
+    "control_table": "one row: whether the queue is paused (pause, resume), read by every claim",
     "dead_letter_table": "jobs that ran out of attempts (redrive puts them back)",
     "archive_table": "completed jobs, until purge removes them after the retention",
     "outbox_table": "the result rows complete writes, in the completing transaction",
@@ -49,6 +50,7 @@ STATUS_FIELDS = (
     ("processed", "processed rows kept (on_complete: mark)"),
     ("watermark", "where claims start"),
     ("watermark_lag", "pending jobs below the watermark when negative (maintain's correction brings them back)"),
+    ("paused", "true while `qgen pause` holds the queue's claims (`PAUSED` in the table): jobs wait until `qgen resume`"),
 )
 
 

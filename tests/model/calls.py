@@ -81,6 +81,12 @@ class Calls:
                     model.metrics(o.value)
                 return "metrics" + (" (held to the model)" if quiet else "")
             return client.metrics, after_metrics
+        if op in ("pause", "resume"):
+            def after_pause(o: Outcome) -> str:
+                text = self._plain(session, o)
+                model.pause_call(op == "pause", o.value, o.t0, o.t1)
+                return text
+            return getattr(client, op), after_pause
         if op == "reap":
             return client.reap, lambda o: self._plain(session, o)
         if op == "maintain":
@@ -319,7 +325,10 @@ class Calls:
             for job in o.value:
                 if job.lease_token is not None:
                     session.leases.append((job.lease_token, job.id))
-            if quiet and len(rows) < batch and not self._others_busy(session):
+            if rows and not in_tx and model.surely_paused(o.t0, o.t1):
+                raise Violation("claim-while-paused", f"a claim at [{o.t0:.3f}, {o.t1:.3f}] returned jobs "
+                                                      f"{[r['id'] for r in rows]} while the queue was paused")
+            if quiet and len(rows) < batch and not self._others_busy(session) and not model.maybe_paused(o.t0, o.t1):
                 model.stranded([r["id"] for r in rows], job_type, o.t0)
             return "jobs " + ", ".join(f"{j.id}(a{j.attempts})" for j in o.value) if o.value else "no jobs"
         return (lambda: client.dequeue(**kwargs)), after

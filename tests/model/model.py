@@ -283,12 +283,39 @@ class Model(TableChecks):
         self.overlays: dict[int, dict[int, Job]] = {}   # session -> jobs its open transaction changed
         self.tx_start: dict[int, float] = {}
         self.purges: list[tuple[float, float, int]] = []  # (t0, t1, older_than_seconds)
+        self.pauses: list[tuple[float, float, bool]] = []  # pause/resume calls: (t0, t1, paused after it)
 
     def snapshot(self) -> tuple:
-        return copy.deepcopy((self.jobs, self.overlays, self.tx_start, self.purges))
+        return copy.deepcopy((self.jobs, self.overlays, self.tx_start, self.purges, self.pauses))
 
     def restore(self, saved: tuple) -> None:
-        self.jobs, self.overlays, self.tx_start, self.purges = copy.deepcopy(saved)
+        self.jobs, self.overlays, self.tx_start, self.purges, self.pauses = copy.deepcopy(saved)
+
+    # ------------------------------------------------------------------------------------------
+    # Pause and resume (issue 29): each call commits at some moment within its [t0, t1].
+
+    def _paused_at(self, t: float) -> Optional[bool]:
+        """Whether the queue was paused at t: None when a pause or resume was in flight then."""
+        if any(t0 - EPS <= t <= t1 + EPS for t0, t1, _ in self.pauses):
+            return None
+        before = [(t1, paused) for _, t1, paused in self.pauses if t1 < t]
+        return max(before)[1] if before else False
+
+    def surely_paused(self, t0: float, t1: float) -> bool:
+        """Paused from before t0 to after t1, no pause or resume in flight meanwhile."""
+        return self._paused_at(t0) is True and not any(p0 < t1 + EPS and p1 > t0 - EPS for p0, p1, _ in self.pauses)
+
+    def maybe_paused(self, t0: float, t1: float) -> bool:
+        return self._paused_at(t0) is not False or any(p0 < t1 + EPS and p1 > t0 - EPS for p0, p1, _ in self.pauses)
+
+    def pause_call(self, paused: bool, changed: bool, t0: float, t1: float) -> None:
+        """pause (paused True) or resume returned changed: it must say whether it changed the state."""
+        before = self._paused_at(t0)
+        alone = not any(p0 < t1 + EPS and p1 > t0 - EPS for p0, p1, _ in self.pauses)
+        if before is not None and alone and changed != (before != paused):
+            raise Violation("pause-idempotent", f"{'pause' if paused else 'resume'} at [{t0:.3f}, {t1:.3f}] returned "
+                                                f"{changed} on a queue that was {'paused' if before else 'running'}")
+        self.pauses.append((t0, t1, paused))
 
     # ------------------------------------------------------------------------------------------
     # Views

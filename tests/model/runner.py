@@ -359,6 +359,8 @@ class Runner(Calls, Observer):
             time.sleep(0.05)
         self._reconcile()
         model = self.model
+        t0 = time.time()
+        self.model.pause_call(False, self.sessions[0].client.resume(), t0, time.time())  # a paused queue drains nothing
         if self.facts.lease:
             for session in self.sessions:
                 current = model.current_leases(None)
