@@ -5,7 +5,7 @@ one is decided by its code, never by its message text, in its dialect's error ta
 from __future__ import annotations
 
 __all__ = [
-    "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
+    "QueueError", "LeaseLost", "JobCancelled", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
     "NotInstalled", "ConnectionLost", "CannotReconnect", "OutcomeUnknown", "ConnectionConfigError",
 ]
 
@@ -18,6 +18,12 @@ class QueueError(Exception):
 class LeaseLost(QueueError):
     """The lease token does not hold the job: the lease expired and was released or taken over, or
     the job is already completed or failed (SQL Server 50001, PostgreSQL SQLSTATE QG001)."""
+
+
+class JobCancelled(LeaseLost):
+    """cancel took the job out of the queue while its lease ran: stop working on it; its complete and
+    fail are refused (LeaseLost). extend_lease of that job raises it (SQL Server 50006, PostgreSQL
+    SQLSTATE QG006), so the worker's heartbeat can tell a cancel from a lease that ran out."""
 
 
 class DuplicateJob(QueueError):

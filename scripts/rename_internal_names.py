@@ -52,7 +52,9 @@ def postgres_declared(text: str) -> list[str]:
             continue
         if not stripped or stripped.startswith(("{%", "{#", "--")):
             continue
-        if statement_start and (match := re.match(NAME, stripped)):
+        # A name already renamed (v$name) is not collected again: its "v" alone would rename every
+        # other bare v in the templates (psql's -v flag, relkind 'v').
+        if statement_start and (match := re.match(NAME + r"(?![$\w])", stripped)):
             names.append(match.group(0))
         statement_start = JINJA_TAG.sub("", stripped.split("--")[0]).rstrip().endswith(";")
     return names

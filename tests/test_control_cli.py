@@ -38,3 +38,20 @@ def test_pause_refuses_an_unknown_queue_and_says_when_it_cannot_reach_the_queue(
     assert away.returncode == 1 and "Traceback" not in away.stderr and away.stderr.strip(), away.stderr
     for result in (unknown, missing, away):
         assert "Traceback" not in result.stderr
+
+
+def test_cancel_says_per_job_what_it_did(db):  # noqa: F811
+    url, jobs = db
+    held = jobs.enqueue(job_type="t", customer_id=1, amount=1).id
+    waiting = jobs.enqueue(job_type="t", customer_id=2, amount=1).id
+    assert [j.id for j in jobs.dequeue(batch_size=1)] == [held]
+    done = qgen("cancel", SPEC, "jobs", "--ids", f"{waiting},{held},999", "--url", url)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.stdout.splitlines() == [
+        f"feat.jobs: job {held} cancelled while a worker held it (its complete and fail are refused)",
+        f"feat.jobs: job {waiting} cancelled (it was waiting)",
+        "feat.jobs: job 999 not in the queue (finished, dead, purged or never enqueued): nothing done",
+        "feat.jobs: cancelled 2 of 3 jobs",
+    ], done.stdout
+    bad = qgen("cancel", SPEC, "jobs", "--ids", "x", "--url", url)
+    assert bad.returncode == 2 and "accepted: ids separated by commas" in bad.stderr and "Traceback" not in bad.stderr

@@ -212,8 +212,8 @@ def test_a_nologin_owner_owns_everything_and_definer_functions_pin_search_path(d
         relations = conn.execute(
             "SELECT c.relname, pg_get_userbyid(c.relowner) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
             "WHERE n.nspname = %s AND c.relkind IN ('r', 'v', 'c')", (schema,)).fetchall()
-        # queue, watermark and dead-letter tables, the pending view, the batch and dequeue row types
-        assert {r[1] for r in relations} == {owner} and len(relations) == 6, relations
+        # queue, watermark, control and dead-letter tables, the pending view, the batch and dequeue row types
+        assert {r[1] for r in relations} == {owner} and len(relations) == 7, relations
         options = conn.execute("SELECT reloptions FROM pg_class WHERE oid = %s::regclass", (f'"{schema}".mail',)).fetchone()[0]
         assert {"fillfactor=50", "autovacuum_vacuum_scale_factor=0.01", "autovacuum_vacuum_threshold=1000",
                 "autovacuum_analyze_scale_factor=0.02"} <= set(options)

@@ -107,7 +107,7 @@ def test_claim_and_purge_indexes(postgres_server):
         assert delete["q_mail_claim_ix"] == "(job_type, priority DESC, id)"
         assert delete["q_mail_claim_order_ix"] == "(priority DESC, id)"
         # A fifo delete queue claims in primary-key order: no index besides the key.
-        assert sorted(indexes(url, "ghosts")) == ["testq_pkey", "testq_watermark_pkey"]
+        assert sorted(indexes(url, "ghosts")) == ["testq_control_pkey", "testq_pkey", "testq_watermark_pkey"]
         marked = indexes(url, "four")  # on_complete: mark
         assert marked["four_queue_processed_ix"] == "(processed_at) WHERE processed"
         assert marked["four_queue_claim_ix"] == "(id) WHERE ((processed = false) AND (available_at <= enqueued_at))", \

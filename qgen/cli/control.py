@@ -1,8 +1,9 @@
 """Job control commands (issue 29): `qgen pause SPEC QUEUE` holds a queue's claims (an incident, a
-deploy of the handlers, a downstream outage) and `qgen resume SPEC QUEUE` lets them go again. Each
-calls the queue's pause or resume procedure through QueueClient, so the login needs only the admin
-role. While paused, claims return no job, enqueues go on and leases already granted run to their
-end; both are idempotent (docs/api.md, "Pause and resume").
+deploy of the handlers, a downstream outage) and `qgen resume SPEC QUEUE` lets them go again;
+`qgen cancel SPEC QUEUE --ids 3,7` takes jobs out of the queue so that they never run. Each calls the
+queue's procedure through QueueClient, so the login needs only the admin role. While paused, claims
+return no job, enqueues go on and leases already granted run to their end; pause and resume are
+idempotent (docs/api.md, "pause", "cancel").
 
 Exit status as the other operations commands (qgen/cli/ops.py): 0 when the call succeeded (the queue
 already in that state included: the output says so), 1 when the database could not be reached, the
@@ -17,7 +18,7 @@ import sys
 from typing import Any
 
 from qgen.cli.dburl import DatabaseUnavailable
-from qgen.cli.ops import Session, _call, _common, _setup, _usage
+from qgen.cli.ops import Session, _call, _common, _ids, _setup, _usage
 
 # What each command does, and the words of its outcome: (changed, unchanged).
 SAID = {
@@ -46,6 +47,36 @@ def cmd_control(args: argparse.Namespace) -> int:
     return 0
 
 
+# What each outcome of cancel means, as the command says it.
+CANCEL_SAID = {
+    "cancelled": "cancelled (it was waiting)",
+    "cancelled_in_flight": "cancelled while a worker held it (its complete and fail are refused)",
+    "claimed": "not cancelled: a claim's open transaction holds it (cancel it again if that rolls back)",
+    "not_queued": "not in the queue (finished, dead, purged or never enqueued): nothing done",
+}
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    spec, _, url = _setup(args)
+    queue = args.queue_name
+    if queue not in spec.queues:
+        _usage(f"{queue!r} is not a queue of {args.spec}; accepted: {', '.join(spec.queues)}")
+    session = Session(url, spec)
+    try:
+        found = _call(session, queue, "cancel", lambda c: c.cancel(args.ids), "cancel")
+    except DatabaseUnavailable as exc:
+        print(f"qgen cancel: {exc}", file=sys.stderr)
+        found = None
+    session.reset()
+    if found is None:
+        return 1
+    for one in found:
+        print(f"{spec.schema}.{queue}: job {one.id} {CANCEL_SAID.get(one.outcome, one.outcome)}")
+    done = sum(1 for one in found if one.outcome.startswith("cancelled"))
+    print(f"{spec.schema}.{queue}: cancelled {done} of {len(found)} job{'s' if len(found) != 1 else ''}")
+    return 0
+
+
 def add_commands(commands: Any) -> None:
     for command, what in (("pause", "hold a queue's claims (enqueues go on; leases already granted run to their end)"),
                           ("resume", "let a paused queue's claims take jobs again")):
@@ -57,3 +88,13 @@ def add_commands(commands: Any) -> None:
         _common(parser)
         parser.add_argument("queue_name", metavar="QUEUE", help=f"the queue to {command}")
         parser.set_defaults(func=cmd_control, command_name=command)
+    cancel = commands.add_parser(
+        "cancel", help="take jobs out of a queue by id, so that they never run",
+        description="Cancel jobs by id through the queue's cancel procedure: each job still in the queue leaves it at "
+        "once, into the dead letters (last error 'cancelled'; `qgen redrive` puts one back) or deleted where the queue "
+        "keeps none. A job a worker holds is cancelled too: its worker's complete and fail are refused. Says per job "
+        "what happened. The login needs the admin role.")
+    _common(cancel)
+    cancel.add_argument("queue_name", metavar="QUEUE", help="the queue of the jobs")
+    cancel.add_argument("--ids", type=_ids, required=True, help="job ids, comma-separated")
+    cancel.set_defaults(func=cmd_cancel)

@@ -564,7 +564,7 @@ def _ids(text: str) -> list[int]:
     try:
         ids = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: accepted: dead-letter ids separated by commas, e.g. 3,7,12") from None
+        raise argparse.ArgumentTypeError(f"{text!r}: accepted: ids separated by commas, e.g. 3,7,12") from None
     if not ids:
         raise argparse.ArgumentTypeError("accepted: at least one id, e.g. --ids 3,7")
     return ids

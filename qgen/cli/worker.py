@@ -196,7 +196,7 @@ class _Pool:
         return {name: sum(getattr(s, name) for s in found) for name in _TOTALS}
 
 
-_TOTALS = ("processed", "failed", "dead_lettered", "released", "lease_lost", "outcome_unknown")
+_TOTALS = ("processed", "failed", "dead_lettered", "released", "lease_lost", "cancelled", "outcome_unknown")
 
 
 def _explain(exc: BaseException, where: str) -> str:

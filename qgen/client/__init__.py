@@ -65,20 +65,20 @@ from typing import Any
 
 from qgen import dialects
 from qgen.errors import (
-    CannotReconnect, ConnectionConfigError, ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
+    CannotReconnect, ConnectionConfigError, ConnectionLost, DuplicateJob, InvalidArgument, JobCancelled, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
     QueueUsageError,
 )
 from qgen.client.queue import Dialect, QueueClient
 from qgen.client.results import (
-    BatchResult, DeadLetter, EnqueueResult, Job, JobState, MaintainResult, PurgeResult, ReapResult, RedriveResult,
+    BatchResult, Cancelled, DeadLetter, EnqueueResult, Job, JobState, MaintainResult, PurgeResult, ReapResult, RedriveResult,
     WatermarkCorrection,
 )
 from qgen.client.worker import WorkerStats, run_worker
 
 __all__ = [
     "QueueClient", "Job", "EnqueueResult", "BatchResult", "ReapResult", "PurgeResult", "WatermarkCorrection",
-    "MaintainResult", "RedriveResult", "DeadLetter", "JobState",
-    "QueueError", "LeaseLost", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
+    "MaintainResult", "RedriveResult", "DeadLetter", "JobState", "Cancelled",
+    "QueueError", "LeaseLost", "JobCancelled", "DuplicateJob", "PermissionDenied", "QueueUsageError", "InvalidArgument",
     "ConnectionLost", "CannotReconnect", "ConnectionConfigError", "OutcomeUnknown", "NotInstalled", "error_kind", "detect_dialect",
     "run_worker", "WorkerStats",
 ]

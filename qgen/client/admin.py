@@ -1,5 +1,5 @@
-"""The admin role's calls of a queue, maintenance and inspection (reap, metrics, pause, resume, peek, purge,
-maintain, redrive, dead letters, a job by id, the watermark's correction, the in-database worker): QueueClient's
+"""The admin role's calls of a queue, maintenance and inspection (reap, metrics, peek, purge, maintain,
+redrive, dead letters, a job by id, the watermark's correction, the in-database worker): QueueClient's
 (qgen/client/queue.py), kept apart so each file holds one role's calls. They use the queue shape and the
 session QueueClient holds, and its one way of calling a procedure (_run)."""
 
@@ -59,22 +59,6 @@ class AdminCalls:
         watermark (None when off), lowest_pending_id."""
         row = self._run("metrics", [], "rows")[0]
         return {k: (int(v) if isinstance(v, (int, Decimal)) and not isinstance(v, bool) else v) for k, v in row.items()}
-
-    def pause(self) -> bool:
-        """Pause the queue: from the commit, claims return no job (dequeue, workers, the in-database
-        worker); enqueues go on, and leases already granted run to their end. True when this call
-        paused it, False when it was paused already (idempotent). Inside client.transaction() it
-        counts from that transaction's commit."""
-        return int(self._run("pause", [], "scalar")) == 1
-
-    def resume(self) -> bool:
-        """Resume a paused queue: claims take jobs again. True when this call resumed it, False when
-        it was not paused."""
-        return int(self._run("resume", [], "scalar")) == 1
-
-    def paused(self) -> bool:
-        """Whether the queue is paused now (metrics' paused column)."""
-        return bool(self.metrics()["paused"])
 
     def peek(self, job_type: Any = None, limit: Optional[int] = None) -> list[dict[str, Any]]:
         """The pending jobs in queue order, without claiming them."""

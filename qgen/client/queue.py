@@ -20,6 +20,7 @@ import uuid
 from typing import Any, Generic, Iterator, Literal, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from qgen.client.admin import STATED_BY_THE_PROCEDURE, AdminCalls, _size
+from qgen.client.control import ControlCalls
 from qgen.client.session import Session
 from qgen.client.values import QueueShape, check_label, queue_of, token_and_id
 from qgen.client.connection import LeaseBook
@@ -53,7 +54,7 @@ class _OfSession(Generic[T]):
         setattr(client._session, self.name, value)
 
 
-class QueueClient(AdminCalls):
+class QueueClient(AdminCalls, ControlCalls):
     """The procedures of one queue of a spec, over one DB-API connection that it replaces when lost."""
 
     connection = _OfSession[Any]()  # the DB-API connection (None while lost or closed)

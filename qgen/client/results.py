@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Optional
 
 __all__ = [
@@ -59,6 +60,15 @@ class RedriveResult(NamedTuple):
     skipped_duplicates: int  # left dead: their dedupe key is queued again
 
 
+class Cancelled(NamedTuple):
+    """What cancel did to one job: outcome is cancelled (it was waiting), cancelled_in_flight (it held a
+    lease, now void), claimed (a delete-mode claim's open transaction holds it: nothing done) or
+    not_queued (finished, dead, purged or never enqueued: nothing done)."""
+
+    id: int
+    outcome: str
+
+
 @dataclass(frozen=True)
 class Job:
     """One claimed job. Lease mode fills lease_token and lease_expires_at; delete mode enqueued_at."""
@@ -71,6 +81,9 @@ class Job:
     lease_expires_at: Optional[dt.datetime] = None
     priority: Optional[int] = None
     enqueued_at: Optional[dt.datetime] = None
+    # Set by run_worker's heartbeat once it learns that cancel took the job out while its lease ran
+    # (extend_lease raised JobCancelled): a long handler may check it and stop early.
+    cancelled: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
 
 
 @dataclass
@@ -80,6 +93,7 @@ class WorkerStats:
     dead_lettered: int = 0   # of the failed, those dead-lettered
     lease_lost: int = 0      # complete or fail refused: the lease was lost (reaped and taken over)
     given_up: int = 0        # jobs of a batch not started because the allotted time was over
+    cancelled: int = 0       # jobs cancel took out of the batch: not started, or their completion refused
     batches: int = 0         # non-empty dequeues
     watermark_corrections: int = 0
     deadlock_retries: int = 0

@@ -73,12 +73,12 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from qgen.client.connection import Backoff
 from qgen.errors import (
-    CannotReconnect, ConnectionLost, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied,
-    QueueUsageError,
+    CannotReconnect, ConnectionLost, InvalidArgument, JobCancelled, LeaseLost, NotInstalled, OutcomeUnknown,
+    PermissionDenied, QueueUsageError,
 )
 from qgen.client.maintenance import MAINTAIN_EVERY, Maintenance
 from qgen.client.queue import QueueClient
@@ -108,10 +108,14 @@ class HandlerResultError(QueueUsageError):
 
 
 class _Heartbeat:
-    """Extends one lease from a background thread until stopped, never past the deadline."""
+    """Extends one lease from a background thread until stopped, never past the deadline. When it
+    extends fewer jobs than the batch still holds (jobs not in `done`), it asks job by job which were
+    cancelled (extend_lease raises JobCancelled for those) and sets their `cancelled`."""
 
-    def __init__(self, client: QueueClient, token: Any, lease_seconds: int, deadline: Optional[float]):
+    def __init__(self, client: QueueClient, token: Any, lease_seconds: int, deadline: Optional[float],
+                 jobs: Sequence[Job] = (), done: Optional[set[int]] = None):
         self.client, self.token, self.lease_seconds, self.deadline = client, token, lease_seconds, deadline
+        self.jobs, self.done = jobs, done if done is not None else set()
         self.lost = False
         self.error: Optional[BaseException] = None
         self._stop = threading.Event()
@@ -134,13 +138,15 @@ class _Heartbeat:
                 if left <= 0:
                     return  # allotted time over: let the lease run out
                 seconds = min(seconds, max(1, math.ceil(left)))
+            held = [job for job in self.jobs if job.id not in self.done]
             try:
-                self.client.extend_lease(self.token, lease_seconds=seconds)
+                extended = self.client.extend_lease(self.token, lease_seconds=seconds)
             except CannotReconnect as exc:  # no connection will come back: the worker's own call stops it
                 self.error = exc
                 return
             except LeaseLost:
-                self.lost = True  # every job of the lease is finished, or it was taken over
+                self.lost = True  # every job of the lease is finished, taken over or cancelled
+                find_cancelled(self.client, held)
                 return
             except ConnectionLost as exc:  # the database is away: try again at the next beat
                 log.warning("lease heartbeat: %s", exc)
@@ -148,6 +154,23 @@ class _Heartbeat:
             except Exception as exc:  # keep the worker going; its own calls will report the problem
                 self.error = exc
                 return
+            if extended < len(held):  # some job of the batch left the lease: cancelled, or taken over
+                find_cancelled(self.client, held)
+
+
+def find_cancelled(client: QueueClient, jobs: Sequence[Job]) -> None:
+    """Set `cancelled` on each of these jobs that cancel took out while its lease ran: its extend_lease
+    says so (JobCancelled). A job still held is extended by it, as the heartbeat would; a finished or
+    taken-over one raises LeaseLost and is left alone. Only called once the lease lost jobs."""
+    for job in jobs:
+        if job.cancelled.is_set():
+            continue
+        try:
+            client.extend_lease(job)
+        except JobCancelled:
+            job.cancelled.set()
+        except (LeaseLost, ConnectionLost):
+            continue
 
 
 def run_worker(
@@ -295,11 +318,17 @@ class _WorkerRun:
         (_StopWatch), not when the handler returns: a process that stops waiting for a stuck handler
         (qgen worker --grace) leaves only that job leased."""
         client, stats = self.client, self.stats
-        beat = _Heartbeat(client, jobs[0].lease_token, self.lease, self.deadline) if self.heartbeat \
+        done: set[int] = set()  # the batch's jobs finished or skipped: the heartbeat no longer counts them
+        beat = _Heartbeat(client, jobs[0].lease_token, self.lease, self.deadline, jobs, done) if self.heartbeat \
             else contextlib.nullcontext()
         watch = _StopWatch(client, jobs, self.stop, stats)
         with beat, watch:
             for index, job in enumerate(jobs):
+                if job.cancelled.is_set():  # cancel took it out while it waited in the batch: never started
+                    stats.cancelled += 1
+                    done.add(job.id)
+                    _done(self.on_done, job, "cancelled")
+                    continue
                 if self.time_over():  # before the job counts as started: a stop now hands back from it
                     stats.overran = True
                     stats.given_up += len(jobs) - index
@@ -322,6 +351,13 @@ class _WorkerRun:
                     _fail_quietly(client, job, f"qgen worker: {exc}")
                     watch.hand_back_from(index + 1)
                     raise
+                done.add(job.id)
+                if outcome == "lease_lost":  # cancelled while the handler ran? its extend_lease says so
+                    find_cancelled(client, [job])
+                    if job.cancelled.is_set():
+                        stats.lease_lost -= 1
+                        stats.cancelled += 1
+                        outcome = "cancelled"
                 _done(self.on_done, job, outcome)
 
 

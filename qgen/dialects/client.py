@@ -88,6 +88,14 @@ class ClientSide:
     def quote(self, name: str) -> str:
         return '"' + name.replace('"', '""') + '"'
 
+    # How an example's id list ([17, 18], as the contract writes it) is written in a call.
+    id_list_literal = "N'{}'"
+
+    def literal(self, value: str) -> str:
+        """An example's value as this database's call writes it: an id list [17, 18] by id_list_literal,
+        anything else as written."""
+        return self.id_list_literal.format(value) if value.startswith("[") else value
+
     def example_call(self, routine: str, args: Sequence[tuple[str, str]], shape: str,
                      table_type: Optional[str] = None) -> list[str]:
         """The lines of a readable call of a routine, with literal arguments, for the reference page

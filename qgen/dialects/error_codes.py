@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Union
 
 from qgen.errors import (
-    ConnectionConfigError, ConnectionLost, DuplicateJob, InvalidArgument, LeaseLost, NotInstalled, OutcomeUnknown, PermissionDenied, QueueError,
-    QueueUsageError,
+    ConnectionConfigError, ConnectionLost, DuplicateJob, InvalidArgument, JobCancelled, LeaseLost, NotInstalled, OutcomeUnknown,
+    PermissionDenied, QueueError, QueueUsageError,
 )
 
 Code = Union[int, str]  # a SQL Server error number, or a SQLSTATE
 
 # The kinds, strongest first: when one error carries several codes (SQL Server reports a record per
 # message), the first kind in this order is the error's.
-KINDS = ("connection_config", "connection", "lease_lost", "duplicate", "invalid", "refused", "denied", "missing", "deadlock", "replaced",
+KINDS = ("connection_config", "connection", "cancelled", "lease_lost", "duplicate", "invalid", "refused", "denied", "missing", "deadlock", "replaced",
          "lock_timeout",
          "not_verified", "install_refused", "uninstall_refused", "maintain_failed")
 
@@ -44,6 +44,7 @@ class ErrorCode:
 
 # The entries both tables share, by kind.
 LEASE_LOST = ErrorCode("lease_lost", LeaseLost, "qgen: the lease token does not hold the job")
+CANCELLED = ErrorCode("cancelled", JobCancelled, "qgen: extend_lease of a job cancel took out while its lease ran")
 DUPLICATE = ErrorCode("duplicate", DuplicateJob, "a job with this dedupe key is already queued")
 INVALID = ErrorCode("invalid", InvalidArgument, "qgen: an argument out of range")
 PAST_LIMIT = ErrorCode("invalid", InvalidArgument, "qgen: a value past its column's limit (too long, too precise, out of "

@@ -12,7 +12,7 @@ from qgen.spec.catalog import DbObject
 from qgen.migrations import RevisionRefused, has_sql
 from qgen.migrations.manifest import ObjectEntry, Previous, StoredObject, find_previous
 from qgen.migrations.steps import DialectPlan, Steps, body, header
-from qgen.migrations.tables import DATA_TABLES, column_changes, plan_kept_tables, render_change
+from qgen.migrations.tables import DATA_TABLES, STATE_TABLES, column_changes, plan_kept_tables, render_change
 from qgen.render.engine import Rendering, render_spec
 from qgen.spec.model import Spec
 from qgen.spec.load import load_spec
@@ -184,7 +184,8 @@ class _FollowOn:
         why = {}
         for item in self.rendering.objects:
             key, obj = item.obj.key, item.obj
-            if key not in self.old_by_key or obj.kind in DATA_TABLES or obj.kind in CHECKS or obj.kind == "grants":
+            if key not in self.old_by_key or obj.kind in DATA_TABLES + STATE_TABLES or obj.kind in CHECKS \
+                    or obj.kind == "grants":
                 continue
             if not self.unchanged(key):
                 why[key] = "its SQL changed"

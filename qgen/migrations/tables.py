@@ -21,6 +21,11 @@ from qgen.spec.model import Spec
 
 # Tables that hold jobs or results: never dropped or re-created by a revision that follows another.
 DATA_TABLES = ("table", "dead_letter_table", "archive_table", "outbox_table")
+# Tables that hold an operator's state (pause: the control row): never re-created by a revision that
+# follows another either, whatever their SQL became (a deploy during an incident must not resume a
+# paused queue). Their create is idempotent (IF NOT EXISTS); a change to their columns needs an
+# in-place step of its own (an upgrade block), as the watermark's corrected_at had.
+STATE_TABLES = ("control_table",)
 # Queue options that shape a table's own columns: changing one is refused, and named in the refusal.
 TABLE_SHAPING = ("claim", "ordering", "scheduling", "audit", "on_complete", "job_type")
 

@@ -168,6 +168,11 @@ QUEUE_KINDS += (
     Kind("resume", lambda q, p: True, ("control_table",)),
 )
 
+# Cancellation (issue 29): jobs that should not run leave the queue, into the dead letters (admin role).
+QUEUE_KINDS += (
+    Kind("cancel", lambda q, p: True, ("table", "dead_letter_table")),
+)
+
 # The kinds that are procedures (functions on PostgreSQL): what a role is granted EXECUTE on.
 ROUTINE_KINDS = frozenset({
     "enqueue", "enqueue_batch", "enqueue_json", "dequeue", "complete", "fail", "extend_lease", "reap", "worker",
@@ -175,7 +180,7 @@ ROUTINE_KINDS = frozenset({
 })
 ROUTINE_KINDS |= {"dead_letters", "job"}  # read-only inspection (issue 25)
 ROUTINE_KINDS |= {"release"}  # a worker's hand-back (issue 25)
-ROUTINE_KINDS |= {"pause", "resume"}  # job control (issue 29)
+ROUTINE_KINDS |= {"pause", "resume", "cancel"}  # job control (issue 29)
 
 
 def queue_objects(spec: Spec, queue_name: str, dialect: str | None = None) -> list[DbObject]:

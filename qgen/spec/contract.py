@@ -15,7 +15,7 @@ from typing import Union
 from qgen import dialects
 from qgen.spec.catalog import claims_in_place
 from qgen.spec.locks import limits
-from qgen.spec.model import DEAD_LETTERS_MAX, ERROR_MAX, LABEL_MAX, ColumnType, Spec
+from qgen.spec.model import DEAD_LETTERS_MAX, ERROR_MAX, LABEL_MAX, MAINTENANCE_BATCH_MAX, ColumnType, Spec
 
 # Types that are not one portable column type: the queue's own columns, expanded per queue, and
 # what each database passes a list or a batch as (the dialect's m.parameters spells them).
@@ -295,6 +295,21 @@ PROCEDURES.update({p.kind: p for p in (
     Procedure("resume", "Resumes a paused queue: claims take jobs again.", (),
               returns="1 when this call resumed the queue, 0 when it was not paused",
               example=()),
+)})
+
+# Cancellation (issue 29): a job that should not run leaves the queue at once, queued or in flight.
+CANCEL_OUTCOMES = ("cancelled", "cancelled_in_flight", "claimed", "not_queued")
+PROCEDURES.update({p.kind: p for p in (
+    Procedure("cancel", "Cancels jobs by id: each leaves the queue at once, into the dead letters (last_error "
+              "`cancelled`) or deleted where the queue keeps none; one row per id.", (
+        Parameter("ids", ID_LIST, meaning=f"the jobs' ids (1 to {MAINTENANCE_BATCH_MAX} of them; less on SQL Server where a batch would escalate locks)"),
+    ), (
+        ResultColumn("id", "an id asked for, once each, in order"),
+        ResultColumn("outcome", "cancelled (it was waiting: queued, delayed or backing off), cancelled_in_flight "
+                     "(it held a lease: its worker's complete, fail and extend_lease now get lease lost), "
+                     "claimed (delete mode: a claim's open transaction holds it; nothing done) or not_queued "
+                     "(finished, dead, purged, never enqueued: nothing done)"),
+    ), example=(("ids", "[17, 18]"),), example_result=(("17", "cancelled"), ("18", "not_queued"))),
 )})
 
 BATCH_LEAVES_OUT = ("enqueued_by",)  # enqueue's parameters a batch passes once for every job

@@ -360,7 +360,7 @@ OBJECT_KINDS += ("dead_letters", "job")
 # A worker's hand-back of leased jobs it did not start, without counting the attempt (issue 25).
 OBJECT_KINDS += ("release",)
 # A queue's pause state and the procedures that set it (issue 29).
-OBJECT_KINDS += ("control_table", "pause", "resume")
+OBJECT_KINDS += ("control_table", "pause", "resume", "cancel")
 ObjectKind = Literal[OBJECT_KINDS]  # type: ignore[valid-type]
 
 # Maintenance (purge, purge_batch, maintain, redrive) works in batches of at most this many rows, each

@@ -108,6 +108,11 @@ def _claimed_range(env, client) -> dict[str, Any]:
     return {"claimed_from": top}
 
 
+def _ids(env, ids: list[int]) -> Any:
+    """An id list as the dialect's procedure takes it: PostgreSQL bigint[], SQL Server a JSON array."""
+    return json.dumps(ids) if env.dialect == "mssql" else ids
+
+
 def _batch(env, client) -> dict[str, Any]:
     return {"jobs": [{"ordinal": 1, "n": 7}]}
 
@@ -146,6 +151,7 @@ RECIPES["release"] = Recipe(lambda env, c: (lambda j: {"lease_token": _token(env
 # Job control (issue 29): each writes the queue's control row; resume needs a paused queue.
 RECIPES["pause"] = Recipe(lambda env, c: {})
 RECIPES["resume"] = Recipe(lambda env, c: (c.pause(), {})[-1])
+RECIPES["cancel"] = Recipe(lambda env, c: {"ids": _ids(env, [c.enqueue(n=1).id])})
 # The recipes of one kind, by what the queue is (a delete-mode claim follows another rule).
 VARIANTS: dict[str, Callable[[Any], list[str]]] = {
     "dequeue": lambda q: ["dequeue:lease", "dequeue:wait"] if q.claim == "lease" else ["dequeue:delete"],

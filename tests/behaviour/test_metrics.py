@@ -18,7 +18,7 @@ def test_metrics_of_a_lease_queue_with_archive_and_scheduling(use_spec):
     assert 0 <= metrics.pop("oldest_ready_age_seconds") < 60
     assert metrics == {"ready": 6, "scheduled": 1, "in_flight": 0, "expired": 0, "processed": 0, "dead": 0,
                        "archived": 0, "watermark": 0, "lowest_pending_id": ids[0],
-                       "completed_last_minute": 0, "watermark_lag": ids[0]}
+                       "completed_last_minute": 0, "watermark_lag": ids[0], "paused": False}
 
     done, held = jobs.dequeue(batch_size=2)            # 1 and 2
     jobs.complete(done, no_result=True)                                # 1: archived; 2: in flight
@@ -34,7 +34,7 @@ def test_metrics_of_a_lease_queue_with_archive_and_scheduling(use_spec):
     assert 1000 <= age <= 1010
     assert metrics == {"ready": 2, "scheduled": 1, "in_flight": 2, "expired": 1, "processed": 0, "dead": 1,
                        "archived": 1, "watermark": 0, "lowest_pending_id": ids[4],
-                       "completed_last_minute": 1, "watermark_lag": ids[4]}
+                       "completed_last_minute": 1, "watermark_lag": ids[4], "paused": False}
     assert delayed > ids[4], "the delayed job is pending too, above the lowest"
     # the rate counts what the archive says finished in the last minute
     env.backdate("jobs", "completed_at", 61, kind="archive_table")
@@ -54,7 +54,7 @@ def test_metrics_of_a_marking_queue_with_retries(use_spec):
     assert 0 <= age < 60
     assert metrics == {"ready": 1, "scheduled": 1, "in_flight": 2, "expired": 0, "processed": 2, "dead": 0,
                        "archived": 0, "watermark": 0, "lowest_pending_id": ids[2],
-                       "completed_last_minute": 2, "watermark_lag": ids[2]}
+                       "completed_last_minute": 2, "watermark_lag": ids[2], "paused": False}
     events.complete(batch[3], no_result=True)
     events.complete(batch[4], no_result=True)                          # the rest of the lease: 4 and 5 (one by one: an outbox queue)
     env.backdate("rainfall_events", "processed_at", 61, ids=ids[:1])
@@ -71,7 +71,7 @@ def test_metrics_of_a_delete_queue(use_spec):
     # on_complete: delete leaves nothing to count completions by: the rate is unknown (None)
     assert queue.metrics() == {"ready": 0, "scheduled": 0, "in_flight": 0, "expired": 0, "processed": 0, "dead": 0,
                                "archived": 0, "oldest_ready_age_seconds": 0, "watermark": 0, "lowest_pending_id": None,
-                               "completed_last_minute": None, "watermark_lag": None}
+                               "completed_last_minute": None, "watermark_lag": None, "paused": False}
     queue.enqueue_many([{"filler": "x"} for _ in range(3)])
     with queue.transaction():
         queue.dequeue()
@@ -80,7 +80,7 @@ def test_metrics_of_a_delete_queue(use_spec):
     assert 500 <= metrics.pop("oldest_ready_age_seconds") <= 510
     assert metrics == {"ready": 2, "scheduled": 0, "in_flight": 0, "expired": 0, "processed": 0, "dead": 0,
                        "archived": 0, "watermark": 0, "lowest_pending_id": 2,
-                       "completed_last_minute": None, "watermark_lag": 2}
+                       "completed_last_minute": None, "watermark_lag": 2, "paused": False}
 
 
 @pytest.mark.babelfish_gap("B10", "metrics must not wait for a session holding the watermark row and a job's row: "

@@ -51,7 +51,7 @@ BEGIN
       AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)
     BEGIN
         -- Paused (pause, resume): stop, as when the queue is empty.
-        IF EXISTS (SELECT 1 FROM [four].[four_queue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [four].[four_queue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             BREAK;
         DELETE FROM @q$claimed;
         SET @q$now = SYSUTCDATETIME();

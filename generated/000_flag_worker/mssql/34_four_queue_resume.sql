@@ -17,18 +17,31 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [four].[four_queue_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [four].[four_queue_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [four].[four_queue_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [four].[four_queue_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on four.four_queue: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;

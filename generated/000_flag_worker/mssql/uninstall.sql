@@ -32,9 +32,9 @@ FROM
     FROM sys.sql_expression_dependencies AS [e]
     WHERE [e].[referencing_class] = 1
       AND COALESCE([e].[referenced_schema_name], OBJECT_SCHEMA_NAME([e].[referencing_id])) = N'four'
-      AND [e].[referenced_entity_name] IN (N'four_queue', N'four_queue_claim_ix', N'four_queue_dead', N'four_queue_dedupe_ux', N'four_queue_lease_ix', N'four_queue_processed_ix', N'four_queue_watermark', N'four_queue_dead_ix', N'four_queue_pending', N'four_queue_batch', N'four_queue_enqueue', N'four_queue_enqueue_batch', N'four_queue_enqueue_json', N'four_queue_watermark_move', N'four_queue_watermark_correct', N'four_queue_control', N'four_queue_dequeue', N'four_queue_complete', N'four_queue_fail', N'four_queue_extend_lease', N'four_queue_reap', N'four_queue_worker', N'four_queue_metrics', N'four_queue_peek', N'four_queue_purge_batch', N'four_queue_purge', N'four_queue_maintain', N'four_queue_redrive', N'four_queue_dead_letters', N'four_queue_job', N'four_queue_release', N'four_queue_pause', N'four_queue_resume')
+      AND [e].[referenced_entity_name] IN (N'four_queue', N'four_queue_claim_ix', N'four_queue_dead', N'four_queue_dedupe_ux', N'four_queue_lease_ix', N'four_queue_processed_ix', N'four_queue_watermark', N'four_queue_dead_ix', N'four_queue_pending', N'four_queue_batch', N'four_queue_enqueue', N'four_queue_enqueue_batch', N'four_queue_enqueue_json', N'four_queue_watermark_move', N'four_queue_watermark_correct', N'four_queue_control', N'four_queue_dequeue', N'four_queue_complete', N'four_queue_fail', N'four_queue_extend_lease', N'four_queue_reap', N'four_queue_worker', N'four_queue_metrics', N'four_queue_peek', N'four_queue_purge_batch', N'four_queue_purge', N'four_queue_maintain', N'four_queue_redrive', N'four_queue_dead_letters', N'four_queue_job', N'four_queue_release', N'four_queue_pause', N'four_queue_resume', N'four_queue_cancel')
       AND NOT (OBJECT_SCHEMA_NAME([e].[referencing_id]) = N'four'
-               AND OBJECT_NAME([e].[referencing_id]) IN (N'four_queue', N'four_queue_claim_ix', N'four_queue_dead', N'four_queue_dedupe_ux', N'four_queue_lease_ix', N'four_queue_processed_ix', N'four_queue_watermark', N'four_queue_dead_ix', N'four_queue_pending', N'four_queue_batch', N'four_queue_enqueue', N'four_queue_enqueue_batch', N'four_queue_enqueue_json', N'four_queue_watermark_move', N'four_queue_watermark_correct', N'four_queue_control', N'four_queue_dequeue', N'four_queue_complete', N'four_queue_fail', N'four_queue_extend_lease', N'four_queue_reap', N'four_queue_worker', N'four_queue_metrics', N'four_queue_peek', N'four_queue_purge_batch', N'four_queue_purge', N'four_queue_maintain', N'four_queue_redrive', N'four_queue_dead_letters', N'four_queue_job', N'four_queue_release', N'four_queue_pause', N'four_queue_resume'))
+               AND OBJECT_NAME([e].[referencing_id]) IN (N'four_queue', N'four_queue_claim_ix', N'four_queue_dead', N'four_queue_dedupe_ux', N'four_queue_lease_ix', N'four_queue_processed_ix', N'four_queue_watermark', N'four_queue_dead_ix', N'four_queue_pending', N'four_queue_batch', N'four_queue_enqueue', N'four_queue_enqueue_batch', N'four_queue_enqueue_json', N'four_queue_watermark_move', N'four_queue_watermark_correct', N'four_queue_control', N'four_queue_dequeue', N'four_queue_complete', N'four_queue_fail', N'four_queue_extend_lease', N'four_queue_reap', N'four_queue_worker', N'four_queue_metrics', N'four_queue_peek', N'four_queue_purge_batch', N'four_queue_purge', N'four_queue_maintain', N'four_queue_redrive', N'four_queue_dead_letters', N'four_queue_job', N'four_queue_release', N'four_queue_pause', N'four_queue_resume', N'four_queue_cancel'))
     UNION
     SELECT QUOTENAME(OBJECT_SCHEMA_NAME([f].[parent_object_id])) + N'.' + QUOTENAME(OBJECT_NAME([f].[parent_object_id]))
         + N' (foreign key ' + QUOTENAME([f].[name]) + N') references four.' + OBJECT_NAME([f].[referenced_object_id])
@@ -67,6 +67,15 @@ BEGIN
     RAISERROR(N'%s', 16, 1, @q$message);
     SET NOEXEC ON;
 END;
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema four stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [four].[four_queue_cancel];
 GO
 -- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
 IF @@TRANCOUNT = 0

@@ -40,7 +40,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "four"."four_queue_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "four"."four_queue_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "four"."four_queue_control" AS "c" WHERE NOT "c"."paused")
     FROM "four"."four_queue" AS "job";
 END
 $qgen$;

@@ -625,7 +625,7 @@ BEGIN
         END IF;
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "four"."four_queue_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "four"."four_queue_control" AS "c" WHERE NOT "c"."paused") THEN
         IF v$ids IS NOT NULL THEN
             UPDATE "four"."four_queue" AS "job"
             SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
@@ -987,7 +987,12 @@ BEGIN
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
     IF v$extended = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG001',
+        IF "four_queue_extend_lease"."id" IS NOT NULL AND EXISTS (SELECT 1 FROM "four"."four_queue_dead" AS "d"
+                                                          WHERE "d"."id" = "four_queue_extend_lease"."id" AND "d"."last_error" = 'cancelled') THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG006',
+                MESSAGE = 'qgen: job cancelled on four.four_queue: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused)';
+        END IF;
+RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on four.four_queue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN v$extended;
@@ -1210,7 +1215,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "four"."four_queue_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "four"."four_queue_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "four"."four_queue_control" AS "c" WHERE NOT "c"."paused")
     FROM "four"."four_queue" AS "job";
 END
 $qgen$;
@@ -1686,23 +1691,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "four"."four_queue_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "four"."four_queue_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "four"."four_queue_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "four"."four_queue_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "four"."four_queue_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on four.four_queue: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "four"."four_queue_pause" OWNER TO "four_owner";
@@ -1717,20 +1734,105 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "four"."four_queue_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "four"."four_queue_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "four"."four_queue_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "four"."four_queue_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on four.four_queue: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "four"."four_queue_resume" OWNER TO "four_owner";
 REVOKE ALL ON FUNCTION "four"."four_queue_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel four.four_queue_cancel, rendered for PostgreSQL from 000_flag_worker.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get QG001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "four"."four_queue_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "four_queue_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("four_queue_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("four_queue_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        FROM "four"."four_queue" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a") AND NOT "job"."processed"
+        FOR UPDATE
+    ),
+    "gone" AS
+    (
+        DELETE FROM "four"."four_queue" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    ),
+    "dead" AS
+    (
+        INSERT INTO "four"."four_queue_dead" ("id", "reputation", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."reputation", "g"."enqueued_at", "g"."attempts", 'cancelled', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "four"."four_queue_cancel" OWNER TO "four_owner";
+REVOKE ALL ON FUNCTION "four"."four_queue_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles four_producer, four_consumer, four_admin, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1771,6 +1873,7 @@ GRANT EXECUTE ON ROUTINE "four"."four_queue_job" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_release" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_pause" TO "four_admin";
 GRANT EXECUTE ON ROUTINE "four"."four_queue_resume" TO "four_admin";
+GRANT EXECUTE ON ROUTINE "four"."four_queue_cancel" TO "four_admin";
 
 -- qgen 0.1.0: verify four, rendered for PostgreSQL from 000_flag_worker.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1790,7 +1893,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'four'
-          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_control', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job', 'four_queue_release', 'four_queue_pause', 'four_queue_resume')
+          AND p.proname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_control', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job', 'four_queue_release', 'four_queue_pause', 'four_queue_resume', 'four_queue_cancel')
           AND (p.proowner <> '"four_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1799,8 +1902,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'four'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_control', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job', 'four_queue_release', 'four_queue_pause', 'four_queue_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('four_queue', 'four_queue_claim_ix', 'four_queue_dead', 'four_queue_dedupe_ux', 'four_queue_processed_ix', 'four_queue_watermark', 'four_queue_dead_ix', 'four_queue_pending', 'four_queue_batch', 'four_queue_enqueue', 'four_queue_enqueue_batch', 'four_queue_watermark_move', 'four_queue_watermark_correct', 'four_queue_control', 'four_queue_dequeue', 'four_queue_complete', 'four_queue_fail', 'four_queue_extend_lease', 'four_queue_reap', 'four_queue_worker', 'four_queue_metrics', 'four_queue_peek', 'four_queue_purge_batch', 'four_queue_purge', 'four_queue_maintain', 'four_queue_redrive', 'four_queue_dead_letters', 'four_queue_job', 'four_queue_release', 'four_queue_pause', 'four_queue_resume', 'four_queue_cancel')
           AND c.relowner <> '"four_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1813,24 +1916,25 @@ BEGIN
     FROM
     (
         VALUES
+            ('four_queue_cancel', '206c29cc835002181b119e3a20b5848b'),
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
             ('four_queue_dead_letters', 'ecf49bb836d4b9876b989f96303bf9ed'),
-            ('four_queue_dequeue', 'fe59da3a58e5a2f446f347cbe6b03d2f'),
+            ('four_queue_dequeue', '960359390cd84dfed6c340774a3c7f19'),
             ('four_queue_enqueue', '527f40174da3eb423f79a9c3cf1274ee'),
             ('four_queue_enqueue_batch', 'e22e7bbfc7ec34fd42c8b9e53fc2ab77'),
-            ('four_queue_extend_lease', 'd1fa025c2225bf7cb68ba03e3d8f4cce'),
+            ('four_queue_extend_lease', '47e652a07c1105442404659b300bfc3c'),
             ('four_queue_fail', '292edded62e2233d7856bc7e6659d7cf'),
             ('four_queue_job', '5dd798b5bbc18aff8034a57f2599ccb1'),
             ('four_queue_maintain', 'ba4490a3d632371a9a1bc9f2be6bc73c'),
-            ('four_queue_metrics', '628ae93237d09604be63d6ddf37e351d'),
-            ('four_queue_pause', 'f66adf4a05c76861cb07138f44748e13'),
+            ('four_queue_metrics', 'fb6fc87d35d61e04e2e91c12ea364380'),
+            ('four_queue_pause', 'f0e63de2363a0ab8906fb10752850c25'),
             ('four_queue_peek', '3235181cdcb5e87155662fa90c046a3e'),
             ('four_queue_purge', 'bbfdda4dcbeba703885bd271be9c06ef'),
             ('four_queue_purge_batch', '8e2e1e126b3ff8c5570c0893b5b8ab30'),
             ('four_queue_reap', '9ea100783032832386cf53dc6ae4422e'),
             ('four_queue_redrive', '6ec599ea117b850cdb228ba2e5b9a666'),
             ('four_queue_release', 'b7b6c952683f871b12244118fb0c9c04'),
-            ('four_queue_resume', '1cd48210c26032ade0dd9e0737c38734'),
+            ('four_queue_resume', 'dc78af48ea309ff18df78f1c8715ac27'),
             ('four_queue_watermark_correct', '11ebc95b6f5f35c5755c647ff8b66a6f'),
             ('four_queue_watermark_move', 'ea938a13a08b9c07963d9bcb42975f93'),
             ('four_queue_worker', 'cdcc164b813324f2263dca4134f80ace')

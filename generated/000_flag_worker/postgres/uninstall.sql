@@ -86,6 +86,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "four"."four_queue_cancel";
 DROP FUNCTION IF EXISTS "four"."four_queue_resume";
 DROP FUNCTION IF EXISTS "four"."four_queue_pause";
 DROP FUNCTION IF EXISTS "four"."four_queue_release";

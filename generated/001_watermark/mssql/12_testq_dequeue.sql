@@ -53,7 +53,7 @@ BEGIN
     q$attempt:
         BEGIN TRANSACTION;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [ghosts].[testq_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [ghosts].[testq_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [ghosts].[testq_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))

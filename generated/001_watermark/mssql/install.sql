@@ -481,7 +481,7 @@ BEGIN
     q$attempt:
         BEGIN TRANSACTION;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [ghosts].[testq_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [ghosts].[testq_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [ghosts].[testq_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -600,7 +600,7 @@ BEGIN
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [ghosts].[testq_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [ghosts].[testq_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -846,17 +846,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [ghosts].[testq_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [ghosts].[testq_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [ghosts].[testq_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [ghosts].[testq_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [ghosts].[testq_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -864,6 +869,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on ghosts.testq: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -881,15 +888,82 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [ghosts].[testq_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [ghosts].[testq_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [ghosts].[testq_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [ghosts].[testq_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on ghosts.testq: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel ghosts.testq_cancel, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 3599): each job still in the queue
+-- leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   claimed: a claim's open transaction holds it (READPAST: never waited for); nothing done. If that
+--     transaction rolls back the job is queued again, and can be cancelled then;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [ghosts].[testq_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 3599
+        THROW 50003, N'qgen: @ids lists more than 3599 jobs; accepted: 1 to 3599 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (READPAST: a claim's open transaction is never waited for).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], 0
+        FROM [ghosts].[testq] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [ghosts].[testq]
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 -- Skipped above: a claim's open transaction holds it (NOLOCK: seen, never waited for).
+                 WHEN EXISTS (SELECT 1 FROM [ghosts].[testq] AS [job] WITH (NOLOCK) WHERE [job].[id] = [a].[id]) THEN N'claimed'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -933,6 +1007,7 @@ GRANT EXECUTE ON OBJECT::[ghosts].[testq_maintain] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_job] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_pause] TO [ghosts_admin];
 GRANT EXECUTE ON OBJECT::[ghosts].[testq_resume] TO [ghosts_admin];
+GRANT EXECUTE ON OBJECT::[ghosts].[testq_cancel] TO [ghosts_admin];
 GRANT EXECUTE ON TYPE::[ghosts].[testq_batch] TO [ghosts_admin];
 GO
 
@@ -968,7 +1043,8 @@ WHERE [s].[name] = N'ghosts'
       N'testq_maintain',
       N'testq_job',
       N'testq_pause',
-      N'testq_resume'
+      N'testq_resume',
+      N'testq_cancel'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1019,6 +1095,8 @@ IF OBJECT_ID(N'ghosts.testq_pause') IS NULL
     SET @q$missing += N' ghosts.testq_pause';
 IF OBJECT_ID(N'ghosts.testq_resume') IS NULL
     SET @q$missing += N' ghosts.testq_resume';
+IF OBJECT_ID(N'ghosts.testq_cancel') IS NULL
+    SET @q$missing += N' ghosts.testq_cancel';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1061,19 +1139,20 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'gh
 FROM
 (
     VALUES
-        (N'testq_dequeue', 0x4AAFA4D6DD093871F3BD384E4F1D5EA25156BAA9C367D6CB0AD8809264706C60),
+        (N'testq_cancel', 0x00125DEAF28164F8199B04715C964C28FCEDDFD18824F545BA94F90AE36B277B),
+        (N'testq_dequeue', 0x0DD074F2519C363F45E9D169668A56E673E8CF6BE8AE7D848AC28289A38600A0),
         (N'testq_enqueue', 0x2BD195AB033AEE4B7100EFD1394D12ED932AD3D3C463846CDD85540B8A2A1B3C),
         (N'testq_enqueue_batch', 0x742B9936B3149FB7070360E160C8B18D20A736D5F0EA72AC71E198C2AD5EAFBD),
         (N'testq_enqueue_json', 0xECD6308E33FD703428EA010A994E211260097CADE8FA7182AAF94D2F50C92010),
         (N'testq_job', 0xEDEA7704E493F200902751D29730D7082E37341C0B5919AC959DFA76B0FB88FE),
         (N'testq_maintain', 0xBBC793CDD035691620B9B729E04D862EA1F0C703104C2A6E07F21ECF9280DF86),
-        (N'testq_metrics', 0xE1D473467757665928B382F4FBF7A6B829439815113C23127B832AAB5B5F8713),
-        (N'testq_pause', 0xF104AAC508E10543D3AD142CB6F399DAA36D8D9F3D242909C8BD4AFE399387DD),
+        (N'testq_metrics', 0xB0396D78493DCF4817B84191EDEB820363484B4A2BA3FAAE80175618F4E598FC),
+        (N'testq_pause', 0x0C2FDBAC96605A1FD41406BE52DC03455CA4D6FDBEF0960D8F01FC2DA4196AE6),
         (N'testq_peek', 0x8DDECD9D2E3BA612F074D4BF658649249113792B7ECE410A3D19498C1AACD7B8),
         (N'testq_pending', 0x391E7FAD831E24CA1CBE89AB1E4666E1DE0D7ADF80A03EB7D3E92BB7917CCEE4),
         (N'testq_purge', 0xDFC495F7023C12884C725F6AA08BB18C8E54E530A9A014D4718852427AE4A23C),
         (N'testq_purge_batch', 0xF58C8090A17B368F66F71160CE8F53B45A7E037E123FFEA9CC460130F8AAA1EE),
-        (N'testq_resume', 0x3ABB55FFE2A549BEAD53D6BEABBDAD76BCE2BD1C5C61BF26E96ACF4C528ECA97),
+        (N'testq_resume', 0xC7C717E516808B92FC5EF8148DC5092C60DEBB796B4FBA6B41BEFEE82724B41E),
         (N'testq_watermark_correct', 0x36B4801DE45561D04F7554C50BE3ECABC381A908D5EE0E301490BDA99396FC4C),
         (N'testq_watermark_move', 0x2602A2672D1D9F968C47993477498E39E71B1C85DF0C1B8BE674ACE7CC0C0986)
 ) AS [r]([name], [fingerprint])

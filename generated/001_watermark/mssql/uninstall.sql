@@ -32,9 +32,9 @@ FROM
     FROM sys.sql_expression_dependencies AS [e]
     WHERE [e].[referencing_class] = 1
       AND COALESCE([e].[referenced_schema_name], OBJECT_SCHEMA_NAME([e].[referencing_id])) = N'ghosts'
-      AND [e].[referenced_entity_name] IN (N'testq', N'testq_watermark', N'testq_pending', N'testq_batch', N'testq_enqueue', N'testq_enqueue_batch', N'testq_enqueue_json', N'testq_watermark_move', N'testq_watermark_correct', N'testq_control', N'testq_dequeue', N'testq_metrics', N'testq_peek', N'testq_purge_batch', N'testq_purge', N'testq_maintain', N'testq_job', N'testq_pause', N'testq_resume')
+      AND [e].[referenced_entity_name] IN (N'testq', N'testq_watermark', N'testq_pending', N'testq_batch', N'testq_enqueue', N'testq_enqueue_batch', N'testq_enqueue_json', N'testq_watermark_move', N'testq_watermark_correct', N'testq_control', N'testq_dequeue', N'testq_metrics', N'testq_peek', N'testq_purge_batch', N'testq_purge', N'testq_maintain', N'testq_job', N'testq_pause', N'testq_resume', N'testq_cancel')
       AND NOT (OBJECT_SCHEMA_NAME([e].[referencing_id]) = N'ghosts'
-               AND OBJECT_NAME([e].[referencing_id]) IN (N'testq', N'testq_watermark', N'testq_pending', N'testq_batch', N'testq_enqueue', N'testq_enqueue_batch', N'testq_enqueue_json', N'testq_watermark_move', N'testq_watermark_correct', N'testq_control', N'testq_dequeue', N'testq_metrics', N'testq_peek', N'testq_purge_batch', N'testq_purge', N'testq_maintain', N'testq_job', N'testq_pause', N'testq_resume'))
+               AND OBJECT_NAME([e].[referencing_id]) IN (N'testq', N'testq_watermark', N'testq_pending', N'testq_batch', N'testq_enqueue', N'testq_enqueue_batch', N'testq_enqueue_json', N'testq_watermark_move', N'testq_watermark_correct', N'testq_control', N'testq_dequeue', N'testq_metrics', N'testq_peek', N'testq_purge_batch', N'testq_purge', N'testq_maintain', N'testq_job', N'testq_pause', N'testq_resume', N'testq_cancel'))
     UNION
     SELECT QUOTENAME(OBJECT_SCHEMA_NAME([f].[parent_object_id])) + N'.' + QUOTENAME(OBJECT_NAME([f].[parent_object_id]))
         + N' (foreign key ' + QUOTENAME([f].[name]) + N') references ghosts.' + OBJECT_NAME([f].[referenced_object_id])
@@ -64,6 +64,15 @@ BEGIN
     RAISERROR(N'%s', 16, 1, @q$message);
     SET NOEXEC ON;
 END;
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema ghosts stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [ghosts].[testq_cancel];
 GO
 -- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
 IF @@TRANCOUNT = 0

@@ -41,7 +41,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "ghosts"."testq_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "ghosts"."testq_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "ghosts"."testq_control" AS "c" WHERE NOT "c"."paused")
     FROM "ghosts"."testq" AS "job";
 END
 $qgen$;

@@ -466,7 +466,7 @@ BEGIN
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "ghosts"."testq_dequeue_guard" DEFERRED;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "ghosts"."testq_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "ghosts"."testq_control" AS "c" WHERE NOT "c"."paused") THEN
         RETURN;
     END IF;
     -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
@@ -573,7 +573,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "ghosts"."testq_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "ghosts"."testq_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "ghosts"."testq_control" AS "c" WHERE NOT "c"."paused")
     FROM "ghosts"."testq" AS "job";
 END
 $qgen$;
@@ -823,23 +823,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "ghosts"."testq_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "ghosts"."testq_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "ghosts"."testq_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "ghosts"."testq_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "ghosts"."testq_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on ghosts.testq: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "ghosts"."testq_pause" OWNER TO "ghosts_owner";
@@ -854,20 +866,100 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "ghosts"."testq_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "ghosts"."testq_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "ghosts"."testq_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "ghosts"."testq_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on ghosts.testq: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "ghosts"."testq_resume" OWNER TO "ghosts_owner";
 REVOKE ALL ON FUNCTION "ghosts"."testq_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel ghosts.testq_cancel, rendered for PostgreSQL from 001_watermark.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, deleted (this queue keeps no dead letters), and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
+--     that transaction rolls back the job is queued again, and can be cancelled then;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "ghosts"."testq_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "testq_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("testq_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("testq_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
+        SELECT "job"."id", FALSE AS "leased"
+        FROM "ghosts"."testq" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE SKIP LOCKED
+    ),
+    "gone" AS
+    (
+        DELETE FROM "ghosts"."testq" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             -- Skipped above: a claim's open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "ghosts"."testq" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "ghosts"."testq_cancel" OWNER TO "ghosts_owner";
+REVOKE ALL ON FUNCTION "ghosts"."testq_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles ghosts_producer, ghosts_consumer, ghosts_admin, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -898,6 +990,7 @@ GRANT EXECUTE ON ROUTINE "ghosts"."testq_maintain" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_job" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_pause" TO "ghosts_admin";
 GRANT EXECUTE ON ROUTINE "ghosts"."testq_resume" TO "ghosts_admin";
+GRANT EXECUTE ON ROUTINE "ghosts"."testq_cancel" TO "ghosts_admin";
 
 -- qgen 0.1.0: verify ghosts, rendered for PostgreSQL from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -917,7 +1010,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'ghosts'
-          AND p.proname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_control', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain', 'testq_job', 'testq_pause', 'testq_resume')
+          AND p.proname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_control', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain', 'testq_job', 'testq_pause', 'testq_resume', 'testq_cancel')
           AND (p.proowner <> '"ghosts_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -926,8 +1019,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'ghosts'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_control', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain', 'testq_job', 'testq_pause', 'testq_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('testq', 'testq_watermark', 'testq_pending', 'testq_batch', 'testq_enqueue', 'testq_enqueue_batch', 'testq_watermark_move', 'testq_watermark_correct', 'testq_control', 'testq_dequeue', 'testq_metrics', 'testq_peek', 'testq_purge_batch', 'testq_purge', 'testq_maintain', 'testq_job', 'testq_pause', 'testq_resume', 'testq_cancel')
           AND c.relowner <> '"ghosts_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -940,18 +1033,19 @@ BEGIN
     FROM
     (
         VALUES
-            ('testq_dequeue', '694034e18b02faf90aa3482cf1e59f21'),
+            ('testq_cancel', '36609093b52ba5719884cff60000a5c2'),
+            ('testq_dequeue', '770df47794ddb87b638ac1ea0f65fad5'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
             ('testq_enqueue', '0e8974c30dd19a558b7ac27c602ccbd3'),
             ('testq_enqueue_batch', 'ea2610563d872f37eb2922226fea76e1'),
             ('testq_job', 'a3c637fc956d75f0b50681d54610e513'),
             ('testq_maintain', '4897190e0a6187786dca8f2e52539b51'),
-            ('testq_metrics', '49b4f9d35c7fc1a1775178de134e9bb0'),
-            ('testq_pause', '55f978ae2c191db1d8734f36123e173b'),
+            ('testq_metrics', 'ea5c03a808bddc7d57e53250433446f3'),
+            ('testq_pause', '4b5b14bda11c6047ccc4b94e87e22cb2'),
             ('testq_peek', '46abce391f8aca6abd6ad3cb70511ec9'),
             ('testq_purge', '1f267331f210ca4bfb818d69455228f4'),
             ('testq_purge_batch', '0a0214fd0eb7326f01264e5b340ef671'),
-            ('testq_resume', '98afee09615b6971c7ca1502f186a384'),
+            ('testq_resume', '57d4a6c79a0a7167987ffe5bc0e49318'),
             ('testq_watermark_correct', '98ab134a5dda6292254bf92f6476ed44'),
             ('testq_watermark_move', 'b8f6eeb462acd15867df7f0b75b98fa0')
     ) AS r (name, fingerprint)

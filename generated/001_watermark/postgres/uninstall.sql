@@ -74,6 +74,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "ghosts"."testq_cancel";
 DROP FUNCTION IF EXISTS "ghosts"."testq_resume";
 DROP FUNCTION IF EXISTS "ghosts"."testq_pause";
 DROP FUNCTION IF EXISTS "ghosts"."testq_job";

@@ -56,7 +56,7 @@ BEGIN
     q$attempt:
         BEGIN TRANSACTION;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- A job the archive already holds is kept back, and as many again are claimed in its place
         -- (each round takes rows out of the queue, so it ends).

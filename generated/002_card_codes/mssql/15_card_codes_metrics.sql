@@ -45,6 +45,6 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
         CAST(NULL AS bigint) AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO

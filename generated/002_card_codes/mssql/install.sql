@@ -458,7 +458,7 @@ BEGIN
     q$attempt:
         BEGIN TRANSACTION;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- A job the archive already holds is kept back, and as many again are claimed in its place
         -- (each round takes rows out of the queue, so it ends).
@@ -564,7 +564,7 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
         CAST(NULL AS bigint) AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -896,17 +896,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [cards].[card_codes_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [cards].[card_codes_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [cards].[card_codes_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [cards].[card_codes_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [cards].[card_codes_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -914,6 +919,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on cards.card_codes: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -931,15 +938,94 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [cards].[card_codes_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [cards].[card_codes_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [cards].[card_codes_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [cards].[card_codes_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on cards.card_codes: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel cards.card_codes_cancel, rendered for SQL Server (T-SQL) from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1988): each job still in the queue
+-- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   claimed: a claim's open transaction holds it (READPAST: never waited for); nothing done. If that
+--     transaction rolls back the job is queued again, and can be cancelled then;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [cards].[card_codes_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [card_number] nvarchar(32) NOT NULL,
+        [card_secret] nvarchar(64) NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL
+    );
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1988
+        THROW 50003, N'qgen: @ids lists more than 1988 jobs; accepted: 1 to 1988 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (READPAST: a claim's open transaction is never waited for).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], 0
+        FROM [cards].[card_codes] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [cards].[card_codes]
+        OUTPUT deleted.[id], deleted.[card_number], deleted.[card_secret], deleted.[enqueued_at]
+        INTO @q$dead ([id], [card_number], [card_secret], [enqueued_at])
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [cards].[card_codes_dead] ([id], [card_number], [card_secret], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [card_number], [card_secret], [enqueued_at], 0, N'cancelled', @q$now FROM @q$dead;
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 -- Skipped above: a claim's open transaction holds it (NOLOCK: seen, never waited for).
+                 WHEN EXISTS (SELECT 1 FROM [cards].[card_codes] AS [job] WITH (NOLOCK) WHERE [job].[id] = [a].[id]) THEN N'claimed'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -976,6 +1062,7 @@ GRANT EXECUTE ON OBJECT::[cards].[card_codes_dead_letters] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_job] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_pause] TO [cards_admin];
 GRANT EXECUTE ON OBJECT::[cards].[card_codes_resume] TO [cards_admin];
+GRANT EXECUTE ON OBJECT::[cards].[card_codes_cancel] TO [cards_admin];
 GRANT EXECUTE ON TYPE::[cards].[card_codes_batch] TO [cards_admin];
 GO
 
@@ -1014,7 +1101,8 @@ WHERE [s].[name] = N'cards'
       N'card_codes_dead_letters',
       N'card_codes_job',
       N'card_codes_pause',
-      N'card_codes_resume'
+      N'card_codes_resume',
+      N'card_codes_cancel'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1071,6 +1159,8 @@ IF OBJECT_ID(N'cards.card_codes_pause') IS NULL
     SET @q$missing += N' cards.card_codes_pause';
 IF OBJECT_ID(N'cards.card_codes_resume') IS NULL
     SET @q$missing += N' cards.card_codes_resume';
+IF OBJECT_ID(N'cards.card_codes_cancel') IS NULL
+    SET @q$missing += N' cards.card_codes_cancel';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1113,20 +1203,21 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
+        (N'card_codes_cancel', 0xAD4B379847828F190106163633E9D92EE9048D5A2EA39D708FF37BEFD0767D21),
         (N'card_codes_dead_letters', 0xE45B7BAA2E02622B1230D539C2AE6CBD206E4068E61F8DA25D62A05804F27098),
-        (N'card_codes_dequeue', 0x2348BFA5A17436D46BFFFC171B1DFFB45E06812C4FD08BF3441F0BD8C8628360),
+        (N'card_codes_dequeue', 0x554A129C25991618382EBB3AC9B7F4AFC619905D6A571850CD9DB2626EFFE2DF),
         (N'card_codes_enqueue', 0x9B172B62FC1734986FC168C56EF0EE5025BB0FA393FCA770DED9F4E333369C74),
         (N'card_codes_enqueue_batch', 0xC195CD211672DFC581B9D2621244A41260A140A066A5A617609AA682E9F4134B),
         (N'card_codes_enqueue_json', 0xC765D36F2F16054C660249DA0B900E0EA8D53EFE0B018AF7608C1F1C156B2CE2),
         (N'card_codes_job', 0x2D2F51E87457AD9235EF77C814E789AE72DAD827F85C03A06C2DE2257A426293),
         (N'card_codes_maintain', 0x30C97B1B24C8ACC3708D0160545676F90AC8ABD1E7EC8F217827E583BA0DA8DD),
-        (N'card_codes_metrics', 0x350158950ED3D6550E822138DF89B4BE4F97E8A1F42198026E726C7610EF6A16),
-        (N'card_codes_pause', 0x3F1E2C7822E2D54AB8E876E55B7D65EDBE82C2738748EEA4F51C7B2DBD5FCCCD),
+        (N'card_codes_metrics', 0x38EA2296F9437739449EA697F450D4F59B160915579F7C3C6954A8DF8D0E9FFE),
+        (N'card_codes_pause', 0x4E1922BC3DC5D9E32137E2425650B4AF40CA26FAE228DEF6169BBC385BD84AFD),
         (N'card_codes_peek', 0x01512C2852CCB61306B7277D9ABB615A76E78DED74AB3456AFC9CFBD83743E88),
         (N'card_codes_pending', 0xC154F8B7C894C23422DDACD3008A27385F7A7EB17C08DEC4E05FE658539AEC78),
         (N'card_codes_purge', 0x1C5329C8E442740BA355111F8AA182E9D66BCC9515180683C391DC33EEE65FB6),
         (N'card_codes_purge_batch', 0xE3BCC7363BB82E0F54890F54C50F5CA020071B5D71CC2D6D0972389E63DBBE8A),
-        (N'card_codes_resume', 0x918B10D8D52D5241F030B9F989031CB2DB4E9FC4C066A7CCB84B7E4798E11261)
+        (N'card_codes_resume', 0xBC64C440EEB8B6B54BD780EA853375394082CDE75897BD5EA53F5A29AB086153)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'cards.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

@@ -32,9 +32,9 @@ FROM
     FROM sys.sql_expression_dependencies AS [e]
     WHERE [e].[referencing_class] = 1
       AND COALESCE([e].[referenced_schema_name], OBJECT_SCHEMA_NAME([e].[referencing_id])) = N'cards'
-      AND [e].[referenced_entity_name] IN (N'card_codes', N'card_codes_dead', N'card_codes_archive', N'card_codes_dedupe_ux', N'card_codes_dead_ix', N'card_codes_archive_ix', N'card_codes_pending', N'card_codes_batch', N'card_codes_enqueue', N'card_codes_enqueue_batch', N'card_codes_enqueue_json', N'card_codes_control', N'card_codes_dequeue', N'card_codes_metrics', N'card_codes_peek', N'card_codes_purge_batch', N'card_codes_purge', N'card_codes_maintain', N'card_codes_dead_letters', N'card_codes_job', N'card_codes_pause', N'card_codes_resume')
+      AND [e].[referenced_entity_name] IN (N'card_codes', N'card_codes_dead', N'card_codes_archive', N'card_codes_dedupe_ux', N'card_codes_dead_ix', N'card_codes_archive_ix', N'card_codes_pending', N'card_codes_batch', N'card_codes_enqueue', N'card_codes_enqueue_batch', N'card_codes_enqueue_json', N'card_codes_control', N'card_codes_dequeue', N'card_codes_metrics', N'card_codes_peek', N'card_codes_purge_batch', N'card_codes_purge', N'card_codes_maintain', N'card_codes_dead_letters', N'card_codes_job', N'card_codes_pause', N'card_codes_resume', N'card_codes_cancel')
       AND NOT (OBJECT_SCHEMA_NAME([e].[referencing_id]) = N'cards'
-               AND OBJECT_NAME([e].[referencing_id]) IN (N'card_codes', N'card_codes_dead', N'card_codes_archive', N'card_codes_dedupe_ux', N'card_codes_dead_ix', N'card_codes_archive_ix', N'card_codes_pending', N'card_codes_batch', N'card_codes_enqueue', N'card_codes_enqueue_batch', N'card_codes_enqueue_json', N'card_codes_control', N'card_codes_dequeue', N'card_codes_metrics', N'card_codes_peek', N'card_codes_purge_batch', N'card_codes_purge', N'card_codes_maintain', N'card_codes_dead_letters', N'card_codes_job', N'card_codes_pause', N'card_codes_resume'))
+               AND OBJECT_NAME([e].[referencing_id]) IN (N'card_codes', N'card_codes_dead', N'card_codes_archive', N'card_codes_dedupe_ux', N'card_codes_dead_ix', N'card_codes_archive_ix', N'card_codes_pending', N'card_codes_batch', N'card_codes_enqueue', N'card_codes_enqueue_batch', N'card_codes_enqueue_json', N'card_codes_control', N'card_codes_dequeue', N'card_codes_metrics', N'card_codes_peek', N'card_codes_purge_batch', N'card_codes_purge', N'card_codes_maintain', N'card_codes_dead_letters', N'card_codes_job', N'card_codes_pause', N'card_codes_resume', N'card_codes_cancel'))
     UNION
     SELECT QUOTENAME(OBJECT_SCHEMA_NAME([f].[parent_object_id])) + N'.' + QUOTENAME(OBJECT_NAME([f].[parent_object_id]))
         + N' (foreign key ' + QUOTENAME([f].[name]) + N') references cards.' + OBJECT_NAME([f].[referenced_object_id])
@@ -70,6 +70,15 @@ BEGIN
     RAISERROR(N'%s', 16, 1, @q$message);
     SET NOEXEC ON;
 END;
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema cards stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [cards].[card_codes_cancel];
 GO
 -- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
 IF @@TRANCOUNT = 0

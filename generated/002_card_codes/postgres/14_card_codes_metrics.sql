@@ -38,7 +38,7 @@ BEGIN
         min("job"."id") FILTER (WHERE 1 = 1),
         (SELECT count(*) FROM "cards"."card_codes_archive" AS "a" WHERE "a"."completed_at" >= now() - interval '1 minute'),
         NULL::bigint,
-        EXISTS (SELECT 1 FROM "cards"."card_codes_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "cards"."card_codes_control" AS "c" WHERE NOT "c"."paused")
     FROM "cards"."card_codes" AS "job";
 END
 $qgen$;

@@ -476,7 +476,7 @@ BEGIN
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "cards"."card_codes_dequeue_guard" DEFERRED;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "cards"."card_codes_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "cards"."card_codes_control" AS "c" WHERE NOT "c"."paused") THEN
         RETURN;
     END IF;
     -- Jobs kept back are claimed again in their place (each round takes rows out of the queue, so it ends).
@@ -576,7 +576,7 @@ BEGIN
         min("job"."id") FILTER (WHERE 1 = 1),
         (SELECT count(*) FROM "cards"."card_codes_archive" AS "a" WHERE "a"."completed_at" >= now() - interval '1 minute'),
         NULL::bigint,
-        EXISTS (SELECT 1 FROM "cards"."card_codes_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "cards"."card_codes_control" AS "c" WHERE NOT "c"."paused")
     FROM "cards"."card_codes" AS "job";
 END
 $qgen$;
@@ -908,23 +908,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "cards"."card_codes_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "cards"."card_codes_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "cards"."card_codes_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "cards"."card_codes_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "cards"."card_codes_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on cards.card_codes: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "cards"."card_codes_pause" OWNER TO "cards_owner";
@@ -939,20 +951,106 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "cards"."card_codes_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "cards"."card_codes_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "cards"."card_codes_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "cards"."card_codes_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on cards.card_codes: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "cards"."card_codes_resume" OWNER TO "cards_owner";
 REVOKE ALL ON FUNCTION "cards"."card_codes_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel cards.card_codes_cancel, rendered for PostgreSQL from 002_card_codes.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
+--     that transaction rolls back the job is queued again, and can be cancelled then;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "cards"."card_codes_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "card_codes_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("card_codes_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("card_codes_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
+        SELECT "job"."id", FALSE AS "leased"
+        FROM "cards"."card_codes" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE SKIP LOCKED
+    ),
+    "gone" AS
+    (
+        DELETE FROM "cards"."card_codes" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    ),
+    "dead" AS
+    (
+        INSERT INTO "cards"."card_codes_dead" ("id", "card_number", "card_secret", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."card_number", "g"."card_secret", "g"."enqueued_at", 0, 'cancelled', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             -- Skipped above: a claim's open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "cards"."card_codes" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "cards"."card_codes_cancel" OWNER TO "cards_owner";
+REVOKE ALL ON FUNCTION "cards"."card_codes_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles cards_producer, cards_consumer, cards_admin, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -980,6 +1078,7 @@ GRANT EXECUTE ON ROUTINE "cards"."card_codes_dead_letters" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_job" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_pause" TO "cards_admin";
 GRANT EXECUTE ON ROUTINE "cards"."card_codes_resume" TO "cards_admin";
+GRANT EXECUTE ON ROUTINE "cards"."card_codes_cancel" TO "cards_admin";
 
 -- qgen 0.1.0: verify cards, rendered for PostgreSQL from 002_card_codes.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -999,7 +1098,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'cards'
-          AND p.proname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_control', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job', 'card_codes_pause', 'card_codes_resume')
+          AND p.proname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_control', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job', 'card_codes_pause', 'card_codes_resume', 'card_codes_cancel')
           AND (p.proowner <> '"cards_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1008,8 +1107,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'cards'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_control', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job', 'card_codes_pause', 'card_codes_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('card_codes', 'card_codes_dead', 'card_codes_archive', 'card_codes_dedupe_ux', 'card_codes_dead_ix', 'card_codes_archive_ix', 'card_codes_pending', 'card_codes_batch', 'card_codes_enqueue', 'card_codes_enqueue_batch', 'card_codes_control', 'card_codes_dequeue', 'card_codes_metrics', 'card_codes_peek', 'card_codes_purge_batch', 'card_codes_purge', 'card_codes_maintain', 'card_codes_dead_letters', 'card_codes_job', 'card_codes_pause', 'card_codes_resume', 'card_codes_cancel')
           AND c.relowner <> '"cards_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1022,19 +1121,20 @@ BEGIN
     FROM
     (
         VALUES
+            ('card_codes_cancel', '25833fb2a62bcdbfc8e033a6933f2b60'),
             ('card_codes_dead_letters', '2f588b3455445bd97d1bb1c5763823a6'),
-            ('card_codes_dequeue', 'b5ef3764c76da9d6923710b8842c47ea'),
+            ('card_codes_dequeue', 'e3c82b8cd9049ba591b3c2f8268bd601'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),
             ('card_codes_enqueue', '8e93e6a93772d0acd2f92d4188d57558'),
             ('card_codes_enqueue_batch', 'f84e991e0708c00fa070119caa248a9c'),
             ('card_codes_job', '5b4632f3520b2c068ffa7355666a3212'),
             ('card_codes_maintain', 'a7924a9a916207db0f98835923ce9dd1'),
-            ('card_codes_metrics', '3412fdf54cf1c4db83240610ca1497a4'),
-            ('card_codes_pause', 'b0f5d9dbeeb3082520f4d0c6be81236e'),
+            ('card_codes_metrics', '756e6400b07a216837d4881c9d25260c'),
+            ('card_codes_pause', '35a4cd6f31b93bb76e9e398b50fa4f46'),
             ('card_codes_peek', '76c755a31f249bcaee18bd72bdcbc372'),
             ('card_codes_purge', '1b8d6cf795836756c906cd08b01a40d4'),
             ('card_codes_purge_batch', '3fd1822c3fcd41ab6bd1f5a95efd1950'),
-            ('card_codes_resume', '5a2aed8cf346ad0234f472ccaafbe417')
+            ('card_codes_resume', '5155a86b16656303690213cebad4a0e4')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'cards'

@@ -98,6 +98,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "cards"."card_codes_cancel";
 DROP FUNCTION IF EXISTS "cards"."card_codes_resume";
 DROP FUNCTION IF EXISTS "cards"."card_codes_pause";
 DROP FUNCTION IF EXISTS "cards"."card_codes_job";

@@ -71,7 +71,7 @@ BEGIN
                 THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))

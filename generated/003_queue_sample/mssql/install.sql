@@ -610,7 +610,7 @@ BEGIN
                 THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -929,7 +929,12 @@ BEGIN
             UPDATE [QueueSample].[WorkQueue] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
         IF @q$extended = 0
+        BEGIN
+            IF @id IS NOT NULL AND EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_dead] AS [d]
+                                           WHERE [d].[id] = @id AND [d].[last_error] = N'cancelled')
+                THROW 50006, N'qgen: job cancelled on QueueSample.WorkQueue: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused).', 1;
             THROW 50001, N'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
         RETURN @q$extended;
     END TRY
     BEGIN CATCH
@@ -1109,7 +1114,7 @@ BEGIN
         @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1567,17 +1572,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [QueueSample].[WorkQueue_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [QueueSample].[WorkQueue_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [QueueSample].[WorkQueue_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [QueueSample].[WorkQueue_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [QueueSample].[WorkQueue_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -1585,6 +1595,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on QueueSample.WorkQueue: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -1602,15 +1614,97 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [QueueSample].[WorkQueue_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [QueueSample].[WorkQueue_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [QueueSample].[WorkQueue_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [QueueSample].[WorkQueue_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on QueueSample.WorkQueue: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel QueueSample.WorkQueue_cancel, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1999): each job still in the queue
+-- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [JobType] uniqueidentifier NOT NULL,
+        [JobInfo] xml NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [enqueued_by] nvarchar(128) NULL,
+        [claimed_at] datetime2(3) NULL,
+        [claimed_by] nvarchar(128) NULL,
+        [attempts] int NOT NULL
+    );
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1999
+        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        FROM [QueueSample].[WorkQueue] AS [job] WITH (UPDLOCK, ROWLOCK)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]) AND [job].[processed] = 0;
+        DELETE FROM [QueueSample].[WorkQueue]
+        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
+        INTO @q$dead ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts])
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
+        SELECT [id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], N'cancelled', @q$now FROM @q$dead;
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1666,6 +1760,7 @@ GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_job] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_release] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_pause] TO [QueueSample_admin];
 GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_resume] TO [QueueSample_admin];
+GRANT EXECUTE ON OBJECT::[QueueSample].[WorkQueue_cancel] TO [QueueSample_admin];
 GRANT EXECUTE ON TYPE::[QueueSample].[WorkQueue_batch] TO [QueueSample_admin];
 GO
 
@@ -1714,7 +1809,8 @@ WHERE [s].[name] = N'QueueSample'
       N'WorkQueue_job',
       N'WorkQueue_release',
       N'WorkQueue_pause',
-      N'WorkQueue_resume'
+      N'WorkQueue_resume',
+      N'WorkQueue_cancel'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1791,6 +1887,8 @@ IF OBJECT_ID(N'QueueSample.WorkQueue_pause') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_pause';
 IF OBJECT_ID(N'QueueSample.WorkQueue_resume') IS NULL
     SET @q$missing += N' QueueSample.WorkQueue_resume';
+IF OBJECT_ID(N'QueueSample.WorkQueue_cancel') IS NULL
+    SET @q$missing += N' QueueSample.WorkQueue_cancel';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1833,26 +1931,27 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'Qu
 FROM
 (
     VALUES
-        (N'GetNextJob', 0x5ABF759119F8DC3AEF509964B82A24435C6F5F7EBB37E2AC835F6ED1AE7E9D83),
+        (N'GetNextJob', 0x91424EA95886BF3542BCE000350E48477FA08B9EA793991306CD689EBC2C9A16),
         (N'QueueJob', 0xC5F589E31A60CD42C081563AD4F4B6E14C59024C8C5032976D68D0EF3F826B90),
         (N'ViewQueue', 0x0FE9F0C38EB14D1961AD9F5B0CCD53AFF6BEFCE58DE8C09D3AB5E53B86963A97),
+        (N'WorkQueue_cancel', 0x6FA871D64BC7A61B3F39D8D1922E5DD144EB2E32DA779C00D4590F455B02851C),
         (N'WorkQueue_complete', 0xA2475A9CBB377294042E7CB590C0858D52FDAAF1F70D4984C5747C60C1C70AC3),
         (N'WorkQueue_dead_letters', 0xA3A8A801B2B04ABD70C8D8093932C7A6F4550D0232760DE3C65CB0954A84E3AA),
         (N'WorkQueue_enqueue_batch', 0xDBEC74169770E19408B4B2CCAE5CBB2D9A2A3251E40F295BDB04789591F01B1B),
         (N'WorkQueue_enqueue_json', 0x0BF064318377EE10240BBBDD066BE9A366BDB5A77C91052EEB93387BB92FE25F),
-        (N'WorkQueue_extend_lease', 0xE317DAC8270A9F75D80DE8223E6571CF518C345C50E8998AF80659702A5887CF),
+        (N'WorkQueue_extend_lease', 0x6EDA853DA99AE179A56C2CC3465364D8F42BB9A0E31F7153E18A0E27E01B1081),
         (N'WorkQueue_fail', 0x0532C60BA2C64A85C68AAD005FAE5253E2FCB4C4B1EA2999322B67C0B7AEE103),
         (N'WorkQueue_job', 0x2DF037E1EC65650E90315A6D7885975E5CC306EDA3649B443CAF9DE4982F6F45),
         (N'WorkQueue_maintain', 0x4BFFF7FDA8727D2DCB7F07D30EE27DB54D40F702EA417C2A118ED772E9440D78),
-        (N'WorkQueue_metrics', 0x2B7F2C5FC8497F23FC47FD3FCD5B9EFB6C91DDB09F63D06D18BB67A804301FCC),
-        (N'WorkQueue_pause', 0x6F47F32D627F0E8392E32B885611A51BD01414AAB0A4AC3D910A7E22A0E20D53),
+        (N'WorkQueue_metrics', 0xE35468057019731DF7E018D7F2F1DE3052C4E5F9606A6317904FE8CA951FE991),
+        (N'WorkQueue_pause', 0xCCE2F0838F0D3327169DC0848CAC79B8195C3050452CFC0C056D9B85A8C50B8E),
         (N'WorkQueue_Pending', 0xDBAED29D66EB5B39891C84BFB50D5A14C7FE14FED5AF3B2FC1D79F6F0A4E13A7),
         (N'WorkQueue_purge', 0x4DC086F614C4954E7898EC207D46FC77E11DC23F67C49550C05CCB99E614F7A3),
         (N'WorkQueue_purge_batch', 0x2AFCE8BD449473B226A7CA92D4B55FF7A8EF790D397F4A96F39C482F48DDD617),
         (N'WorkQueue_reap', 0xC9327C533510C56137DAED03ECEA47EC8B6D0A806A3F52C8709BCF01A763A322),
         (N'WorkQueue_redrive', 0xB97D8AA467D8655AB06EA43CE28A10044C8207D2259FA10077594FEA3AFEA2AB),
         (N'WorkQueue_release', 0xA8430E0EC6DCEF2599969E76756ED56753E59091E84DC9036C720AEC2CAECE0C),
-        (N'WorkQueue_resume', 0xE32C670CA73DAB327B1C9E430BB39A5E6ABD2B95605CD68D3C2C7032640A8B79),
+        (N'WorkQueue_resume', 0x469BE012AB759E60FDBC082A7FB9C0DB4D924AE2ABD7693F98A5DCBCE50CD2F2),
         (N'WorkQueue_watermark_correct', 0xA64AF930A0341A498A240C369461EC65A2AA61C7175BBA5282D0E90CB6A364AC),
         (N'WorkQueue_watermark_move', 0xF6966448869D7E90E52474769C991AAC6BB7A885888719391CED8DD04CDD70CF)
 ) AS [r]([name], [fingerprint])

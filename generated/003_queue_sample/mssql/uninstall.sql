@@ -32,9 +32,9 @@ FROM
     FROM sys.sql_expression_dependencies AS [e]
     WHERE [e].[referencing_class] = 1
       AND COALESCE([e].[referenced_schema_name], OBJECT_SCHEMA_NAME([e].[referencing_id])) = N'QueueSample'
-      AND [e].[referenced_entity_name] IN (N'WorkQueue', N'WorkQueue_claim_ix', N'WorkQueue_claim_order_ix', N'WorkQueue_lease_ix', N'WorkQueue_processed_ix', N'WorkQueue_watermark', N'WorkQueue_dead', N'WorkQueue_dead_ix', N'WorkQueue_Pending', N'WorkQueue_batch', N'QueueJob', N'WorkQueue_enqueue_batch', N'WorkQueue_enqueue_json', N'WorkQueue_watermark_move', N'WorkQueue_watermark_correct', N'WorkQueue_control', N'GetNextJob', N'WorkQueue_complete', N'WorkQueue_fail', N'WorkQueue_extend_lease', N'WorkQueue_reap', N'WorkQueue_metrics', N'ViewQueue', N'WorkQueue_purge_batch', N'WorkQueue_purge', N'WorkQueue_maintain', N'WorkQueue_redrive', N'WorkQueue_dead_letters', N'WorkQueue_job', N'WorkQueue_release', N'WorkQueue_pause', N'WorkQueue_resume')
+      AND [e].[referenced_entity_name] IN (N'WorkQueue', N'WorkQueue_claim_ix', N'WorkQueue_claim_order_ix', N'WorkQueue_lease_ix', N'WorkQueue_processed_ix', N'WorkQueue_watermark', N'WorkQueue_dead', N'WorkQueue_dead_ix', N'WorkQueue_Pending', N'WorkQueue_batch', N'QueueJob', N'WorkQueue_enqueue_batch', N'WorkQueue_enqueue_json', N'WorkQueue_watermark_move', N'WorkQueue_watermark_correct', N'WorkQueue_control', N'GetNextJob', N'WorkQueue_complete', N'WorkQueue_fail', N'WorkQueue_extend_lease', N'WorkQueue_reap', N'WorkQueue_metrics', N'ViewQueue', N'WorkQueue_purge_batch', N'WorkQueue_purge', N'WorkQueue_maintain', N'WorkQueue_redrive', N'WorkQueue_dead_letters', N'WorkQueue_job', N'WorkQueue_release', N'WorkQueue_pause', N'WorkQueue_resume', N'WorkQueue_cancel')
       AND NOT (OBJECT_SCHEMA_NAME([e].[referencing_id]) = N'QueueSample'
-               AND OBJECT_NAME([e].[referencing_id]) IN (N'WorkQueue', N'WorkQueue_claim_ix', N'WorkQueue_claim_order_ix', N'WorkQueue_lease_ix', N'WorkQueue_processed_ix', N'WorkQueue_watermark', N'WorkQueue_dead', N'WorkQueue_dead_ix', N'WorkQueue_Pending', N'WorkQueue_batch', N'QueueJob', N'WorkQueue_enqueue_batch', N'WorkQueue_enqueue_json', N'WorkQueue_watermark_move', N'WorkQueue_watermark_correct', N'WorkQueue_control', N'GetNextJob', N'WorkQueue_complete', N'WorkQueue_fail', N'WorkQueue_extend_lease', N'WorkQueue_reap', N'WorkQueue_metrics', N'ViewQueue', N'WorkQueue_purge_batch', N'WorkQueue_purge', N'WorkQueue_maintain', N'WorkQueue_redrive', N'WorkQueue_dead_letters', N'WorkQueue_job', N'WorkQueue_release', N'WorkQueue_pause', N'WorkQueue_resume'))
+               AND OBJECT_NAME([e].[referencing_id]) IN (N'WorkQueue', N'WorkQueue_claim_ix', N'WorkQueue_claim_order_ix', N'WorkQueue_lease_ix', N'WorkQueue_processed_ix', N'WorkQueue_watermark', N'WorkQueue_dead', N'WorkQueue_dead_ix', N'WorkQueue_Pending', N'WorkQueue_batch', N'QueueJob', N'WorkQueue_enqueue_batch', N'WorkQueue_enqueue_json', N'WorkQueue_watermark_move', N'WorkQueue_watermark_correct', N'WorkQueue_control', N'GetNextJob', N'WorkQueue_complete', N'WorkQueue_fail', N'WorkQueue_extend_lease', N'WorkQueue_reap', N'WorkQueue_metrics', N'ViewQueue', N'WorkQueue_purge_batch', N'WorkQueue_purge', N'WorkQueue_maintain', N'WorkQueue_redrive', N'WorkQueue_dead_letters', N'WorkQueue_job', N'WorkQueue_release', N'WorkQueue_pause', N'WorkQueue_resume', N'WorkQueue_cancel'))
     UNION
     SELECT QUOTENAME(OBJECT_SCHEMA_NAME([f].[parent_object_id])) + N'.' + QUOTENAME(OBJECT_NAME([f].[parent_object_id]))
         + N' (foreign key ' + QUOTENAME([f].[name]) + N') references QueueSample.' + OBJECT_NAME([f].[referenced_object_id])
@@ -67,6 +67,15 @@ BEGIN
     RAISERROR(N'%s', 16, 1, @q$message);
     SET NOEXEC ON;
 END;
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema QueueSample stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [QueueSample].[WorkQueue_cancel];
 GO
 -- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
 IF @@TRANCOUNT = 0

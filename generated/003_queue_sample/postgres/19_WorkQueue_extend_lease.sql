@@ -40,7 +40,12 @@ BEGIN
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
     IF v$extended = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG001',
+        IF "WorkQueue_extend_lease"."id" IS NOT NULL AND EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_dead" AS "d"
+                                                          WHERE "d"."id" = "WorkQueue_extend_lease"."id" AND "d"."last_error" = 'cancelled') THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG006',
+                MESSAGE = 'qgen: job cancelled on QueueSample.WorkQueue: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused)';
+        END IF;
+RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN v$extended;

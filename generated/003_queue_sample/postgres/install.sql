@@ -549,7 +549,7 @@ BEGIN
         END IF;
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_control" AS "c" WHERE NOT "c"."paused") THEN
         IF v$ids IS NOT NULL THEN
             UPDATE "QueueSample"."WorkQueue" AS "job"
             SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
@@ -1002,7 +1002,12 @@ BEGIN
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
     IF v$extended = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG001',
+        IF "WorkQueue_extend_lease"."id" IS NOT NULL AND EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_dead" AS "d"
+                                                          WHERE "d"."id" = "WorkQueue_extend_lease"."id" AND "d"."last_error" = 'cancelled') THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG006',
+                MESSAGE = 'qgen: job cancelled on QueueSample.WorkQueue: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused)';
+        END IF;
+RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on QueueSample.WorkQueue: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN v$extended;
@@ -1148,7 +1153,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "QueueSample"."WorkQueue_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "QueueSample"."WorkQueue_control" AS "c" WHERE NOT "c"."paused")
     FROM "QueueSample"."WorkQueue" AS "job";
 END
 $qgen$;
@@ -1623,23 +1628,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "QueueSample"."WorkQueue_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "QueueSample"."WorkQueue_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "QueueSample"."WorkQueue_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "QueueSample"."WorkQueue_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "QueueSample"."WorkQueue_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on QueueSample.WorkQueue: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "QueueSample"."WorkQueue_pause" OWNER TO "QueueSample_owner";
@@ -1654,20 +1671,105 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "QueueSample"."WorkQueue_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "QueueSample"."WorkQueue_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "QueueSample"."WorkQueue_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "QueueSample"."WorkQueue_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on QueueSample.WorkQueue: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "QueueSample"."WorkQueue_resume" OWNER TO "QueueSample_owner";
 REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel QueueSample.WorkQueue_cancel, rendered for PostgreSQL from 003_queue_sample.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get QG001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "QueueSample"."WorkQueue_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "WorkQueue_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("WorkQueue_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("WorkQueue_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        FROM "QueueSample"."WorkQueue" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a") AND NOT "job"."processed"
+        FOR UPDATE
+    ),
+    "gone" AS
+    (
+        DELETE FROM "QueueSample"."WorkQueue" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    ),
+    "dead" AS
+    (
+        INSERT INTO "QueueSample"."WorkQueue_dead" ("id", "JobType", "JobInfo", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."JobType", "g"."JobInfo", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", 'cancelled', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "QueueSample"."WorkQueue_cancel" OWNER TO "QueueSample_owner";
+REVOKE ALL ON FUNCTION "QueueSample"."WorkQueue_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles QueueSample_producer, QueueSample_consumer, QueueSample_admin, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1707,6 +1809,7 @@ GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_job" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_release" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_pause" TO "QueueSample_admin";
 GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_resume" TO "QueueSample_admin";
+GRANT EXECUTE ON ROUTINE "QueueSample"."WorkQueue_cancel" TO "QueueSample_admin";
 
 -- qgen 0.1.0: verify QueueSample, rendered for PostgreSQL from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1726,7 +1829,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'QueueSample'
-          AND p.proname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'WorkQueue_control', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive', 'WorkQueue_dead_letters', 'WorkQueue_job', 'WorkQueue_release', 'WorkQueue_pause', 'WorkQueue_resume')
+          AND p.proname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'WorkQueue_control', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive', 'WorkQueue_dead_letters', 'WorkQueue_job', 'WorkQueue_release', 'WorkQueue_pause', 'WorkQueue_resume', 'WorkQueue_cancel')
           AND (p.proowner <> '"QueueSample_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1735,8 +1838,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'QueueSample'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'WorkQueue_control', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive', 'WorkQueue_dead_letters', 'WorkQueue_job', 'WorkQueue_release', 'WorkQueue_pause', 'WorkQueue_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('WorkQueue', 'WorkQueue_claim_ix', 'WorkQueue_claim_order_ix', 'WorkQueue_processed_ix', 'WorkQueue_watermark', 'WorkQueue_dead', 'WorkQueue_dead_ix', 'WorkQueue_Pending', 'WorkQueue_batch', 'QueueJob', 'WorkQueue_enqueue_batch', 'WorkQueue_watermark_move', 'WorkQueue_watermark_correct', 'WorkQueue_control', 'GetNextJob', 'WorkQueue_complete', 'WorkQueue_fail', 'WorkQueue_extend_lease', 'WorkQueue_reap', 'WorkQueue_metrics', 'ViewQueue', 'WorkQueue_purge_batch', 'WorkQueue_purge', 'WorkQueue_maintain', 'WorkQueue_redrive', 'WorkQueue_dead_letters', 'WorkQueue_job', 'WorkQueue_release', 'WorkQueue_pause', 'WorkQueue_resume', 'WorkQueue_cancel')
           AND c.relowner <> '"QueueSample_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1749,24 +1852,25 @@ BEGIN
     FROM
     (
         VALUES
-            ('GetNextJob', 'af8d7e5c7f029224084d8797c83f10da'),
+            ('GetNextJob', 'd4a84a3aeacc4c3844a071fcc82fc85b'),
             ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
+            ('WorkQueue_cancel', 'b41244f72ffa127188c3aa826afe34dc'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
             ('WorkQueue_dead_letters', '7bc60c0d95599d5dc2d22e8e16b95f86'),
             ('WorkQueue_enqueue_batch', 'f59885c4cf8e26183e8f2ebf5dc599df'),
-            ('WorkQueue_extend_lease', '33ed0feb3116414c57b2fa149a7b2493'),
+            ('WorkQueue_extend_lease', '2af4c5fc78f8bc82250b658efdd2f20a'),
             ('WorkQueue_fail', '81458216c8819bd961e3d94e0bf7c603'),
             ('WorkQueue_job', '2fe2104c20762cb18ceff03f2e9ce588'),
             ('WorkQueue_maintain', '7cd0bd906b68fc0d8592a127ee118097'),
-            ('WorkQueue_metrics', '06740e04c7c2f784b7239309fab90fcd'),
-            ('WorkQueue_pause', 'd75199ca57dc7b4620b90932a47c2cde'),
+            ('WorkQueue_metrics', '9d178376e3298cc4e093581326a49749'),
+            ('WorkQueue_pause', 'a8b5f34a147ceac32302538aa971b761'),
             ('WorkQueue_purge', 'fa5f2931789091b686e73b2049e02d37'),
             ('WorkQueue_purge_batch', 'd5beb9337560d26c0b88f328a377ee8e'),
             ('WorkQueue_reap', '861108546d90344137b736832497e981'),
             ('WorkQueue_redrive', '4315f5155defd6af143b6d7b040c065d'),
             ('WorkQueue_release', '5312da9dac4b51aa19604100db462e5e'),
-            ('WorkQueue_resume', '8b8b4b2367ec12fb2f9d8ec03759290b'),
+            ('WorkQueue_resume', '30da30ecba109cd3d2d31d5647691288'),
             ('WorkQueue_watermark_correct', 'a53ec64df67bfcc1da2ed9f0a9377eeb'),
             ('WorkQueue_watermark_move', '78a3d9a8f2cb6483ff343b96118bb342')
     ) AS r (name, fingerprint)

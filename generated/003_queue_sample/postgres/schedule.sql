@@ -8,8 +8,8 @@
 --
 -- Run it with psql in the database pg_cron is installed in (cron.database_name, usually postgres),
 -- naming the database that holds the queues:
---     psql -d postgres -v$v qgen_database=YOUR_DATABASE -f schedule.sql
--- Without -v$v it schedules for the database it runs in (pg_cron installed in the queues' database).
+--     psql -d postgres -v qgen_database=YOUR_DATABASE -f schedule.sql
+-- Without -v it schedules for the database it runs in (pg_cron installed in the queues' database).
 -- The jobs run as the user who runs this script; running it again replaces them. To remove them:
 --     SELECT cron.unschedule(jobid) FROM cron.job WHERE jobname LIKE 'qgen maintain QueueSample %';
 \if :{?qgen_database}

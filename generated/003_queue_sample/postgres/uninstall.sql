@@ -86,6 +86,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_cancel";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_resume";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_pause";
 DROP FUNCTION IF EXISTS "QueueSample"."WorkQueue_release";

@@ -60,7 +60,7 @@ BEGIN
         IF @complete_lease_token IS NOT NULL
             THROW 50005, N'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its @id and its outbox values, then dequeue', 1;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_events_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [rainfall].[rainfall_events_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [rainfall].[rainfall_events_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))

@@ -32,9 +32,9 @@ FROM
     FROM sys.sql_expression_dependencies AS [e]
     WHERE [e].[referencing_class] = 1
       AND COALESCE([e].[referenced_schema_name], OBJECT_SCHEMA_NAME([e].[referencing_id])) = N'rainfall'
-      AND [e].[referenced_entity_name] IN (N'rainfall_events', N'rainfall_events_claim_ix', N'rainfall_events_lease_ix', N'rainfall_events_processed_ix', N'rainfall_events_watermark', N'rainfall_events_dead', N'rainfall_events_dead_ix', N'rainfall_events_pending', N'rainfall_events_batch', N'rainfall_events_enqueue', N'rainfall_events_enqueue_batch', N'rainfall_events_enqueue_json', N'rainfall_events_watermark_move', N'rainfall_events_watermark_correct', N'rainfall_events_control', N'rainfall_events_dequeue', N'rainfall_transfer', N'rainfall_events_complete', N'rainfall_events_fail', N'rainfall_events_extend_lease', N'rainfall_events_reap', N'rainfall_events_metrics', N'rainfall_events_peek', N'rainfall_events_purge_batch', N'rainfall_events_purge', N'rainfall_events_maintain', N'rainfall_events_redrive', N'rainfall_events_dead_letters', N'rainfall_events_job', N'rainfall_events_release', N'rainfall_events_pause', N'rainfall_events_resume', N'rainfall_transfer_watermark', N'rainfall_transfer_pending', N'rainfall_transfer_batch', N'rainfall_transfer_enqueue', N'rainfall_transfer_enqueue_batch', N'rainfall_transfer_enqueue_json', N'rainfall_transfer_watermark_move', N'rainfall_transfer_watermark_correct', N'rainfall_transfer_control', N'rainfall_transfer_dequeue', N'rainfall_transfer_metrics', N'rainfall_transfer_peek', N'rainfall_transfer_purge_batch', N'rainfall_transfer_purge', N'rainfall_transfer_maintain', N'rainfall_transfer_job', N'rainfall_transfer_pause', N'rainfall_transfer_resume')
+      AND [e].[referenced_entity_name] IN (N'rainfall_events', N'rainfall_events_claim_ix', N'rainfall_events_lease_ix', N'rainfall_events_processed_ix', N'rainfall_events_watermark', N'rainfall_events_dead', N'rainfall_events_dead_ix', N'rainfall_events_pending', N'rainfall_events_batch', N'rainfall_events_enqueue', N'rainfall_events_enqueue_batch', N'rainfall_events_enqueue_json', N'rainfall_events_watermark_move', N'rainfall_events_watermark_correct', N'rainfall_events_control', N'rainfall_events_dequeue', N'rainfall_transfer', N'rainfall_events_complete', N'rainfall_events_fail', N'rainfall_events_extend_lease', N'rainfall_events_reap', N'rainfall_events_metrics', N'rainfall_events_peek', N'rainfall_events_purge_batch', N'rainfall_events_purge', N'rainfall_events_maintain', N'rainfall_events_redrive', N'rainfall_events_dead_letters', N'rainfall_events_job', N'rainfall_events_release', N'rainfall_events_pause', N'rainfall_events_resume', N'rainfall_events_cancel', N'rainfall_transfer_watermark', N'rainfall_transfer_pending', N'rainfall_transfer_batch', N'rainfall_transfer_enqueue', N'rainfall_transfer_enqueue_batch', N'rainfall_transfer_enqueue_json', N'rainfall_transfer_watermark_move', N'rainfall_transfer_watermark_correct', N'rainfall_transfer_control', N'rainfall_transfer_dequeue', N'rainfall_transfer_metrics', N'rainfall_transfer_peek', N'rainfall_transfer_purge_batch', N'rainfall_transfer_purge', N'rainfall_transfer_maintain', N'rainfall_transfer_job', N'rainfall_transfer_pause', N'rainfall_transfer_resume', N'rainfall_transfer_cancel')
       AND NOT (OBJECT_SCHEMA_NAME([e].[referencing_id]) = N'rainfall'
-               AND OBJECT_NAME([e].[referencing_id]) IN (N'rainfall_events', N'rainfall_events_claim_ix', N'rainfall_events_lease_ix', N'rainfall_events_processed_ix', N'rainfall_events_watermark', N'rainfall_events_dead', N'rainfall_events_dead_ix', N'rainfall_events_pending', N'rainfall_events_batch', N'rainfall_events_enqueue', N'rainfall_events_enqueue_batch', N'rainfall_events_enqueue_json', N'rainfall_events_watermark_move', N'rainfall_events_watermark_correct', N'rainfall_events_control', N'rainfall_events_dequeue', N'rainfall_transfer', N'rainfall_events_complete', N'rainfall_events_fail', N'rainfall_events_extend_lease', N'rainfall_events_reap', N'rainfall_events_metrics', N'rainfall_events_peek', N'rainfall_events_purge_batch', N'rainfall_events_purge', N'rainfall_events_maintain', N'rainfall_events_redrive', N'rainfall_events_dead_letters', N'rainfall_events_job', N'rainfall_events_release', N'rainfall_events_pause', N'rainfall_events_resume', N'rainfall_transfer_watermark', N'rainfall_transfer_pending', N'rainfall_transfer_batch', N'rainfall_transfer_enqueue', N'rainfall_transfer_enqueue_batch', N'rainfall_transfer_enqueue_json', N'rainfall_transfer_watermark_move', N'rainfall_transfer_watermark_correct', N'rainfall_transfer_control', N'rainfall_transfer_dequeue', N'rainfall_transfer_metrics', N'rainfall_transfer_peek', N'rainfall_transfer_purge_batch', N'rainfall_transfer_purge', N'rainfall_transfer_maintain', N'rainfall_transfer_job', N'rainfall_transfer_pause', N'rainfall_transfer_resume'))
+               AND OBJECT_NAME([e].[referencing_id]) IN (N'rainfall_events', N'rainfall_events_claim_ix', N'rainfall_events_lease_ix', N'rainfall_events_processed_ix', N'rainfall_events_watermark', N'rainfall_events_dead', N'rainfall_events_dead_ix', N'rainfall_events_pending', N'rainfall_events_batch', N'rainfall_events_enqueue', N'rainfall_events_enqueue_batch', N'rainfall_events_enqueue_json', N'rainfall_events_watermark_move', N'rainfall_events_watermark_correct', N'rainfall_events_control', N'rainfall_events_dequeue', N'rainfall_transfer', N'rainfall_events_complete', N'rainfall_events_fail', N'rainfall_events_extend_lease', N'rainfall_events_reap', N'rainfall_events_metrics', N'rainfall_events_peek', N'rainfall_events_purge_batch', N'rainfall_events_purge', N'rainfall_events_maintain', N'rainfall_events_redrive', N'rainfall_events_dead_letters', N'rainfall_events_job', N'rainfall_events_release', N'rainfall_events_pause', N'rainfall_events_resume', N'rainfall_events_cancel', N'rainfall_transfer_watermark', N'rainfall_transfer_pending', N'rainfall_transfer_batch', N'rainfall_transfer_enqueue', N'rainfall_transfer_enqueue_batch', N'rainfall_transfer_enqueue_json', N'rainfall_transfer_watermark_move', N'rainfall_transfer_watermark_correct', N'rainfall_transfer_control', N'rainfall_transfer_dequeue', N'rainfall_transfer_metrics', N'rainfall_transfer_peek', N'rainfall_transfer_purge_batch', N'rainfall_transfer_purge', N'rainfall_transfer_maintain', N'rainfall_transfer_job', N'rainfall_transfer_pause', N'rainfall_transfer_resume', N'rainfall_transfer_cancel'))
     UNION
     SELECT QUOTENAME(OBJECT_SCHEMA_NAME([f].[parent_object_id])) + N'.' + QUOTENAME(OBJECT_NAME([f].[parent_object_id]))
         + N' (foreign key ' + QUOTENAME([f].[name]) + N') references rainfall.' + OBJECT_NAME([f].[referenced_object_id])
@@ -70,6 +70,15 @@ BEGIN
     RAISERROR(N'%s', 16, 1, @q$message);
     SET NOEXEC ON;
 END;
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema rainfall stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_events_cancel];
 GO
 -- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
 IF @@TRANCOUNT = 0
@@ -357,6 +366,15 @@ BEGIN
     RETURN;
 END;
 DROP TABLE IF EXISTS [rainfall].[rainfall_events];
+GO
+-- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
+IF @@TRANCOUNT = 0
+BEGIN
+    RAISERROR(N'%s', 16, 1, N'qgen: uninstall of schema rainfall stopped, nothing dropped: its transaction is gone (the check refused, or an earlier batch failed and rolled back every drop; read that error). Fix it and run uninstall.sql again.');
+    SET NOEXEC ON;
+    RETURN;
+END;
+DROP PROCEDURE IF EXISTS [rainfall].[rainfall_transfer_cancel];
 GO
 -- qgen: runs only inside the transaction uninstall's check began (see every batch's guard in docs/api.md).
 IF @@TRANCOUNT = 0

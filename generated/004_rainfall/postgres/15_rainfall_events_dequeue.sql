@@ -85,7 +85,7 @@ BEGIN
             MESSAGE = 'qgen: refused on rainfall.rainfall_events: this queue has an outbox: complete each job with its id and its outbox values, then dequeue';
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_control" AS "c" WHERE NOT "c"."paused") THEN
         IF v$ids IS NOT NULL THEN
             UPDATE "rainfall"."rainfall_events" AS "job"
             SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL

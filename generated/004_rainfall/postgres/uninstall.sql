@@ -96,6 +96,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_cancel";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_resume";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_pause";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_events_release";
@@ -160,6 +161,7 @@ BEGIN
     END IF;
 END
 $qgen$;
+DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_cancel";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_resume";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_pause";
 DROP FUNCTION IF EXISTS "rainfall"."rainfall_transfer_job";

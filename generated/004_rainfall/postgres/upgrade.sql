@@ -66,16 +66,93 @@ BEGIN
                         AND "p"."pronargs" <> 4), 'SELECT 1');
 END
 $qgen$;
--- An earlier qgen's metrics returned no "paused" column: CREATE OR REPLACE cannot change the columns
--- a function returns, so that version goes first (install creates and grants this one).
 DO $qgen$
+DECLARE
+    v$old regprocedure;
+    v$users text;
 BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
-               JOIN pg_catalog.pg_namespace AS "n" ON "n"."oid" = "p"."pronamespace"
-               WHERE "n"."nspname" = 'rainfall' AND "p"."proname" = 'rainfall_events_metrics'
-                 AND NOT ('paused' = ANY (coalesce("p"."proargnames", '{}')))) THEN
-        EXECUTE 'DROP FUNCTION "rainfall"."rainfall_events_metrics"';
+    SELECT "p"."oid"::regprocedure INTO v$old
+    FROM pg_catalog.pg_proc AS "p"
+    JOIN pg_catalog.pg_namespace AS "n" ON "n"."oid" = "p"."pronamespace"
+    WHERE "n"."nspname" = 'rainfall' AND "p"."proname" = 'rainfall_events_metrics'
+      AND NOT ('paused' = ANY (coalesce("p"."proargnames", '{}')));
+    IF v$old IS NULL THEN
+        RETURN;
     END IF;
+    SELECT pg_catalog.string_agg(DISTINCT pg_catalog.pg_describe_object("d"."classid", "d"."objid", "d"."objsubid"), ', ')
+    INTO v$users
+    FROM pg_catalog.pg_depend AS "d"
+    WHERE "d"."refclassid" = 'pg_catalog.pg_proc'::regclass AND "d"."refobjid" = v$old AND "d"."deptype" = 'n';
+    IF v$users IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG022',
+            MESSAGE = pg_catalog.format('qgen: upgrade refused, nothing changed: %s use %s, whose result columns change '
+                                        '(a "paused" column): drop them, run upgrade.sql and install.sql, then create them again',
+                                        v$users, v$old);
+    END IF;
+    EXECUTE pg_catalog.format('ALTER FUNCTION %s RENAME TO %I', v$old, 'rainfall_events_metrics_before_paused');
+END
+$qgen$;
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_metrics"()
+RETURNS TABLE
+(
+    "ready" bigint,
+    "scheduled" bigint,
+    "in_flight" bigint,
+    "expired" bigint,
+    "processed" bigint,
+    "dead" bigint,
+    "archived" bigint,
+    "oldest_ready_age_seconds" bigint,
+    "watermark" bigint,
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint,
+    "paused" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+    SELECT
+        count(*) FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."available_at" <= now()),
+        count(*) FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."available_at" > now()),
+        count(*) FILTER (WHERE "job"."lease_token" IS NOT NULL),
+        count(*) FILTER (WHERE "job"."lease_token" IS NOT NULL AND "job"."lease_expires_at" < now()),
+        count(*) FILTER (WHERE "job"."processed"),
+        (SELECT count(*) FROM "rainfall"."rainfall_events_dead"),
+        0::bigint,
+        coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."available_at" <= now())))::bigint, 0),
+        (SELECT "w"."id" FROM "rainfall"."rainfall_events_watermark" AS "w"),
+        min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE),
+        count(*) FILTER (WHERE "job"."processed" AND "job"."processed_at" >= now() - interval '1 minute'),
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
+            - (SELECT "w"."id" FROM "rainfall"."rainfall_events_watermark" AS "w"),
+        NOT EXISTS (SELECT 1 FROM "rainfall"."rainfall_events_control" AS "c" WHERE NOT "c"."paused")
+    FROM "rainfall"."rainfall_events" AS "job";
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_events_metrics" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_metrics" FROM PUBLIC;
+DO $qgen$
+DECLARE
+    v$old regprocedure := pg_catalog.to_regprocedure('"rainfall"."rainfall_events_metrics_before_paused"()');
+    v$grantee regrole;
+BEGIN
+    IF v$old IS NULL THEN
+        RETURN;
+    END IF;
+    FOR v$grantee IN
+        SELECT "a"."grantee"::regrole
+        FROM pg_catalog.pg_proc AS "p", pg_catalog.aclexplode("p"."proacl") AS "a"
+        WHERE "p"."oid" = v$old AND "a"."privilege_type" = 'EXECUTE' AND "a"."grantee" <> 0 AND "a"."grantee" <> "p"."proowner"
+    LOOP
+        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s() TO %s', '"rainfall"."rainfall_events_metrics"', v$grantee);
+    END LOOP;
+    EXECUTE pg_catalog.format('DROP FUNCTION %s', v$old);
 END
 $qgen$;
 -- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.
@@ -92,16 +169,94 @@ ALTER TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark" ADD COLUMN IF NOT
 -- Nor due_from and due_moved_at.
 ALTER TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark" ADD COLUMN IF NOT EXISTS "due_from" timestamptz NOT NULL DEFAULT '-infinity';
 ALTER TABLE IF EXISTS "rainfall"."rainfall_transfer_watermark" ADD COLUMN IF NOT EXISTS "due_moved_at" timestamptz NOT NULL DEFAULT '-infinity';
--- An earlier qgen's metrics returned no "paused" column: CREATE OR REPLACE cannot change the columns
--- a function returns, so that version goes first (install creates and grants this one).
 DO $qgen$
+DECLARE
+    v$old regprocedure;
+    v$users text;
 BEGIN
-    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc AS "p"
-               JOIN pg_catalog.pg_namespace AS "n" ON "n"."oid" = "p"."pronamespace"
-               WHERE "n"."nspname" = 'rainfall' AND "p"."proname" = 'rainfall_transfer_metrics'
-                 AND NOT ('paused' = ANY (coalesce("p"."proargnames", '{}')))) THEN
-        EXECUTE 'DROP FUNCTION "rainfall"."rainfall_transfer_metrics"';
+    SELECT "p"."oid"::regprocedure INTO v$old
+    FROM pg_catalog.pg_proc AS "p"
+    JOIN pg_catalog.pg_namespace AS "n" ON "n"."oid" = "p"."pronamespace"
+    WHERE "n"."nspname" = 'rainfall' AND "p"."proname" = 'rainfall_transfer_metrics'
+      AND NOT ('paused' = ANY (coalesce("p"."proargnames", '{}')));
+    IF v$old IS NULL THEN
+        RETURN;
     END IF;
+    SELECT pg_catalog.string_agg(DISTINCT pg_catalog.pg_describe_object("d"."classid", "d"."objid", "d"."objsubid"), ', ')
+    INTO v$users
+    FROM pg_catalog.pg_depend AS "d"
+    WHERE "d"."refclassid" = 'pg_catalog.pg_proc'::regclass AND "d"."refobjid" = v$old AND "d"."deptype" = 'n';
+    IF v$users IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG022',
+            MESSAGE = pg_catalog.format('qgen: upgrade refused, nothing changed: %s use %s, whose result columns change '
+                                        '(a "paused" column): drop them, run upgrade.sql and install.sql, then create them again',
+                                        v$users, v$old);
+    END IF;
+    EXECUTE pg_catalog.format('ALTER FUNCTION %s RENAME TO %I', v$old, 'rainfall_transfer_metrics_before_paused');
+END
+$qgen$;
+CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_metrics"()
+RETURNS TABLE
+(
+    "ready" bigint,
+    "scheduled" bigint,
+    "in_flight" bigint,
+    "expired" bigint,
+    "processed" bigint,
+    "dead" bigint,
+    "archived" bigint,
+    "oldest_ready_age_seconds" bigint,
+    "watermark" bigint,
+    "lowest_pending_id" bigint,
+    "completed_last_minute" bigint,
+    "watermark_lag" bigint,
+    "paused" boolean
+)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+    SELECT
+        count(*) FILTER (WHERE 1 = 1),
+        0::bigint,
+        0::bigint,
+        0::bigint,
+        0::bigint,
+        0::bigint,
+        0::bigint,
+        coalesce(floor(extract(epoch FROM now() - min("job"."enqueued_at") FILTER (WHERE 1 = 1)))::bigint, 0),
+        (SELECT "w"."id" FROM "rainfall"."rainfall_transfer_watermark" AS "w"),
+        min("job"."id") FILTER (WHERE 1 = 1),
+        -- on_complete: delete leaves no trace of a completion to count.
+        NULL::bigint,
+        -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
+        coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
+            - (SELECT "w"."id" FROM "rainfall"."rainfall_transfer_watermark" AS "w"),
+        NOT EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer_control" AS "c" WHERE NOT "c"."paused")
+    FROM "rainfall"."rainfall_transfer" AS "job";
+END
+$qgen$;
+ALTER FUNCTION "rainfall"."rainfall_transfer_metrics" OWNER TO "rainfall_owner";
+REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_metrics" FROM PUBLIC;
+DO $qgen$
+DECLARE
+    v$old regprocedure := pg_catalog.to_regprocedure('"rainfall"."rainfall_transfer_metrics_before_paused"()');
+    v$grantee regrole;
+BEGIN
+    IF v$old IS NULL THEN
+        RETURN;
+    END IF;
+    FOR v$grantee IN
+        SELECT "a"."grantee"::regrole
+        FROM pg_catalog.pg_proc AS "p", pg_catalog.aclexplode("p"."proacl") AS "a"
+        WHERE "p"."oid" = v$old AND "a"."privilege_type" = 'EXECUTE' AND "a"."grantee" <> 0 AND "a"."grantee" <> "p"."proowner"
+    LOOP
+        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s() TO %s', '"rainfall"."rainfall_transfer_metrics"', v$grantee);
+    END LOOP;
+    EXECUTE pg_catalog.format('DROP FUNCTION %s', v$old);
 END
 $qgen$;
 -- Earlier qgen versions made purge a function: drop that one, so this procedure can take its name.

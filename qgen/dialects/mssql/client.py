@@ -65,7 +65,7 @@ class MssqlClient(ClientSide):
                      table_type: Optional[str] = None) -> list[str]:
         if table_type:
             return [f"-- SQL Server: @jobs is a table of type {table_type} (or call enqueue_json with the JSON array)"]
-        named = ", ".join(f"@{name} = {'1' if value == 'true' else value}" for name, value in args)
+        named = ", ".join(f"@{name} = {'1' if value == 'true' else self.literal(value)}" for name, value in args)
         return ["-- SQL Server", f"EXEC {routine}{' ' + named if named else ''};"]
 
     def statement(self, routine: str, params: Params, shape: str) -> str:

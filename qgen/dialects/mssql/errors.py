@@ -8,7 +8,7 @@ import re
 from typing import Optional
 
 from qgen.dialects.error_codes import (
-    CONNECTION, CONNECTION_CONFIG, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MAINTAIN_FAILED, MISSING,
+    CONNECTION, CONNECTION_CONFIG, DEADLOCK, LOCK_TIMEOUT, CANCELLED, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MAINTAIN_FAILED, MISSING,
     NOT_VERIFIED, PAST_LIMIT, REFUSED, UNINSTALL_REFUSED, UNKNOWN_HOST, ErrorCode, ErrorTable,
 )
 
@@ -25,6 +25,7 @@ ERRORS = ErrorTable(
         50003: INVALID,
         50004: ErrorCode("refused", REFUSED.raises, "qgen: purge inside the caller's transaction or implicit transactions"),
         50005: REFUSED,
+        50006: CANCELLED,
         50010: PAST_LIMIT,
         8152: ErrorCode("invalid", INVALID.raises, "string or binary data would be truncated (an insert past a column's length)"),
         2628: ErrorCode("invalid", INVALID.raises, "string or binary data would be truncated in a named column"),

@@ -57,12 +57,13 @@ def libpq_target(target: str) -> str:
 
 class PostgresClient(ClientSide):
     driver_module = "psycopg"
+    id_list_literal = "ARRAY{}"  # an example's id list, [17, 18], as a bigint[]
     driver_needed = "PostgreSQL needs psycopg: pip install 'qgen-queues[postgres]'"
     errors = ERRORS
 
     def example_call(self, routine: str, args: Sequence[tuple[str, str]], shape: str,
                      table_type: Optional[str] = None) -> list[str]:
-        named = ", ".join(f"{self.quote(name) if name in KEYWORDS else name} => {value}" for name, value in args)
+        named = ", ".join(f"{self.quote(name) if name in KEYWORDS else name} => {self.literal(value)}" for name, value in args)
         return ["-- PostgreSQL", f"CALL {routine}({named});" if shape == "call" else f"SELECT * FROM {routine}({named});"]
 
     def statement(self, routine: str, params: Params, shape: str) -> str:

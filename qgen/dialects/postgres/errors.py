@@ -4,7 +4,7 @@ raise, and what it means to a queue (qgen/dialects/error_codes.py)."""
 from __future__ import annotations
 
 from qgen.dialects.error_codes import (
-    CONNECTION, CONNECTION_CONFIG, DEADLOCK, LOCK_TIMEOUT, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MISSING, NOT_VERIFIED,
+    CONNECTION, CONNECTION_CONFIG, DEADLOCK, LOCK_TIMEOUT, CANCELLED, DENIED, DUPLICATE, INSTALL_REFUSED, INVALID, LEASE_LOST, MISSING, NOT_VERIFIED,
     PAST_LIMIT, REFUSED, REPLACED, UNINSTALL_REFUSED, UNKNOWN_HOST, ErrorCode, ErrorTable,
 )
 
@@ -13,6 +13,7 @@ ERRORS = ErrorTable(
         "QG001": LEASE_LOST,
         "QG002": REFUSED,
         "QG003": INVALID,
+        "QG006": CANCELLED,
         "QG010": PAST_LIMIT,
         "22001": ErrorCode("invalid", INVALID.raises, "a value too long for its column", condition="string_data_right_truncation"),
         "22003": ErrorCode("invalid", INVALID.raises, "a number out of its type's range (integer, bigint)",

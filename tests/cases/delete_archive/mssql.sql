@@ -530,7 +530,7 @@ BEGIN
     q$attempt:
         BEGIN TRANSACTION;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [pgs_del].[events_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [pgs_del].[events_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_del].[events_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -652,7 +652,7 @@ BEGIN
         @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_del].[events_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [pgs_del].[events_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -925,17 +925,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_del].[events_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_del].[events_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [pgs_del].[events_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [pgs_del].[events_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [pgs_del].[events_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -943,6 +948,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_del.events: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -960,15 +967,82 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_del].[events_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [pgs_del].[events_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [pgs_del].[events_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [pgs_del].[events_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_del.events: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel pgs_del.events_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1999): each job still in the queue
+-- leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   claimed: a claim's open transaction holds it (READPAST: never waited for); nothing done. If that
+--     transaction rolls back the job is queued again, and can be cancelled then;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [pgs_del].[events_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1999
+        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (READPAST: a claim's open transaction is never waited for).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], 0
+        FROM [pgs_del].[events] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [pgs_del].[events]
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 -- Skipped above: a claim's open transaction holds it (NOLOCK: seen, never waited for).
+                 WHEN EXISTS (SELECT 1 FROM [pgs_del].[events] AS [job] WITH (NOLOCK) WHERE [job].[id] = [a].[id]) THEN N'claimed'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1443,7 +1517,7 @@ BEGIN
     q$attempt:
         BEGIN TRANSACTION;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [pgs_del].[typed_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [pgs_del].[typed_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_del].[typed_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -1631,7 +1705,7 @@ BEGIN
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_del].[typed_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [pgs_del].[typed_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1880,17 +1954,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_del].[typed_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_del].[typed_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [pgs_del].[typed_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [pgs_del].[typed_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [pgs_del].[typed_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -1898,6 +1977,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_del.typed: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -1915,15 +1996,82 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_del].[typed_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [pgs_del].[typed_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [pgs_del].[typed_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [pgs_del].[typed_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_del.typed: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel pgs_del.typed_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 3948): each job still in the queue
+-- leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   claimed: a claim's open transaction holds it (READPAST: never waited for); nothing done. If that
+--     transaction rolls back the job is queued again, and can be cancelled then;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [pgs_del].[typed_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 3948
+        THROW 50003, N'qgen: @ids lists more than 3948 jobs; accepted: 1 to 3948 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (READPAST: a claim's open transaction is never waited for).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], 0
+        FROM [pgs_del].[typed] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [pgs_del].[typed]
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 -- Skipped above: a claim's open transaction holds it (NOLOCK: seen, never waited for).
+                 WHEN EXISTS (SELECT 1 FROM [pgs_del].[typed] AS [job] WITH (NOLOCK) WHERE [job].[id] = [a].[id]) THEN N'claimed'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1981,6 +2129,7 @@ GRANT EXECUTE ON OBJECT::[pgs_del].[events_maintain] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[events_job] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[events_pause] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[events_resume] TO [pgs_del_admin];
+GRANT EXECUTE ON OBJECT::[pgs_del].[events_cancel] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_enqueue] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_enqueue_batch] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_enqueue_json] TO [pgs_del_admin];
@@ -1995,6 +2144,7 @@ GRANT EXECUTE ON OBJECT::[pgs_del].[typed_maintain] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_job] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_pause] TO [pgs_del_admin];
 GRANT EXECUTE ON OBJECT::[pgs_del].[typed_resume] TO [pgs_del_admin];
+GRANT EXECUTE ON OBJECT::[pgs_del].[typed_cancel] TO [pgs_del_admin];
 GRANT EXECUTE ON TYPE::[pgs_del].[events_batch] TO [pgs_del_admin];
 GRANT EXECUTE ON TYPE::[pgs_del].[typed_batch] TO [pgs_del_admin];
 GO
@@ -2034,6 +2184,7 @@ WHERE [s].[name] = N'pgs_del'
       N'events_job',
       N'events_pause',
       N'events_resume',
+      N'events_cancel',
       N'typed',
       N'typed_claim_ix',
       N'typed_claim_order_ix',
@@ -2054,7 +2205,8 @@ WHERE [s].[name] = N'pgs_del'
       N'typed_maintain',
       N'typed_job',
       N'typed_pause',
-      N'typed_resume'
+      N'typed_resume',
+      N'typed_cancel'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -2109,6 +2261,8 @@ IF OBJECT_ID(N'pgs_del.events_pause') IS NULL
     SET @q$missing += N' pgs_del.events_pause';
 IF OBJECT_ID(N'pgs_del.events_resume') IS NULL
     SET @q$missing += N' pgs_del.events_resume';
+IF OBJECT_ID(N'pgs_del.events_cancel') IS NULL
+    SET @q$missing += N' pgs_del.events_cancel';
 IF OBJECT_ID(N'pgs_del.typed') IS NULL
     SET @q$missing += N' pgs_del.typed';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'typed_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_del.typed'))
@@ -2151,6 +2305,8 @@ IF OBJECT_ID(N'pgs_del.typed_pause') IS NULL
     SET @q$missing += N' pgs_del.typed_pause';
 IF OBJECT_ID(N'pgs_del.typed_resume') IS NULL
     SET @q$missing += N' pgs_del.typed_resume';
+IF OBJECT_ID(N'pgs_del.typed_cancel') IS NULL
+    SET @q$missing += N' pgs_del.typed_cancel';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -2194,34 +2350,36 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
-        (N'events_dequeue', 0xB40E12983D69DC652E4929FCC51BC37386D479DE1200D2A66357BFEFE21BDA4C),
+        (N'events_cancel', 0x6AD106A7D0EB2116392B51FAB8CF7ECEDD52774F9EE59AC9C3E26086DBCBDD72),
+        (N'events_dequeue', 0x75E5B875001A1E15C0E44D96A24AF4B8ACC550037E9956E15EDA1870097ABE8C),
         (N'events_enqueue', 0x1B2F682B7B2D7FAB79473276903E6D3B834E58403E98A22C50106B9927F558F0),
         (N'events_enqueue_batch', 0xCB9F1B82CAAD974860E5A114150DEA2EF652038BA0F929BA86BDCD31566B13EE),
         (N'events_enqueue_json', 0x7A4929CE07A4F364865467AEC620AAC1D67B63AEBF0FF7A4A1002EC5F4EE47A1),
         (N'events_job', 0x6D483BAB994BBF48B37016FE497285B5B01C2B16A7AEFD8B192DD8EE600FBF97),
         (N'events_maintain', 0xDC9B1D98C01705254839ABF03690A4A69AB14603B3018FE1C10936667ED1E648),
-        (N'events_metrics', 0xD9CB612DFFB1D3421552DF81AE66D3AD9610A1109661E06FE6079ECC8C402BF3),
-        (N'events_pause', 0xC32226680E193B35898B6DB0C79A6A2FE75AE8DEBDD28DD0CD7261BCDBA26067),
+        (N'events_metrics', 0x2B22C2DC44FF57030CBCB6A505BA82970F6ECC3E52F59D3DD3062EF965571E79),
+        (N'events_pause', 0x7946A836B65473A765940C070EAD91A4B62E756C5BE703AE401EF3AB85B96B09),
         (N'events_peek', 0x3C5B881F19DAEE6D6ADEAA5065DCB4D91A6BFC90C19FD0D4E577AEA83694FEE3),
         (N'events_pending', 0x24845741BC927C4DFD1DDDCD48712972243E891AEDE3D7EC50C15C8B471DC704),
         (N'events_purge', 0x245B1CD7519C22F7D683975B1A7DCA3383B15137A4DEC57A13CC6C81DC8E0C9B),
         (N'events_purge_batch', 0xB63C5E5A7A1A6AB20BA16715F8675F11F323EECB5A9FEE06E4DCD023D9047E93),
-        (N'events_resume', 0x03C86CFBBE4E87B50D51AF05A9A2596A5D1EF7B6EA8EA7F8AF62AFA899AD69BD),
+        (N'events_resume', 0x2D9151BB09FF4C1D6D96FBBC7008CD43F1EF9C5AFE7CEAE3EBFE5015F5332892),
         (N'events_watermark_correct', 0x4CF12B5C548B4F0A0FB552F98568F605C1EC91F385B886389B7769F3209050AA),
         (N'events_watermark_move', 0xE92F6E6D6C33D7DE170A833C0B7B3A28FFD08F00820B496D5308B100C6C3F79E),
-        (N'typed_dequeue', 0x07149287805624165DAA3C528058EAE2D28A905241F0BCE3D6B6B05F0C6F434C),
+        (N'typed_cancel', 0x593CEC97B4D502353692544AD1F83707584ED97DDE3A40716C0A04B07F1C5BF0),
+        (N'typed_dequeue', 0x1FE0CDCE71610D3716A75C876F89327BFF3B8C923A125049E89242E4FE9ACD02),
         (N'typed_enqueue', 0xE91AD6498D0C21F0E66F21EE9E86DCDE51B61C35169A5AFAD9C9BAEF6A614824),
         (N'typed_enqueue_batch', 0xE74330D454930339CB6E1819F1C1B4A06980560D5D6A8B38CC0FEC50321BAFA8),
         (N'typed_enqueue_json', 0x10476EBFDF03B51D0354108CF6D78DFB2D1D5692C7EE1D2310131A284F73BD54),
         (N'typed_job', 0x6E4C3082F5300AC351892ACC125DACF826B280ED02323E4ABC7D4D5075788F1C),
         (N'typed_maintain', 0x12B8D3BAD12C954B5CA16C012E3DD1ADF092957993D7C946D300CB70F0CD1E03),
-        (N'typed_metrics', 0xB5786F70B17AC8FBC5B0820B62889493C8C9E988157C7861C7B6D1925590093A),
-        (N'typed_pause', 0x148D1B51F9E0A58472C54E759261ED669E60C7C21B10FFCA7D85F9D0BAC9237B),
+        (N'typed_metrics', 0xBC8BF292B2CBC5A72FED653BECE4E4BA85B5577AA35F6ADF8EAEB60D14A4ADAD),
+        (N'typed_pause', 0xE687D800BD049A7617DAABBA5D4E5611915F68A8BCBB34816C5CA7B4995AC4E5),
         (N'typed_peek', 0x17ECA675D9451806525674489EF47DD736C9BA939827DBE6E97972C29873C450),
         (N'typed_pending', 0x7773F9587E53674A8BDF49CAFDA6EE81499CECC9CFEB2AA321394798D6F6F627),
         (N'typed_purge', 0x354A23814872F40D33FE8680F76C6D3E94FEDF6F15172ED2B29D599A25D6BDB6),
         (N'typed_purge_batch', 0xF81143C6F10A1264FB385310F88968EA34D981C0A859E55447E36DBB1072616F),
-        (N'typed_resume', 0xD4D1F87E03535FC2AD8FBC315E0C987BDE08A87472E02D68259DDCE464997608),
+        (N'typed_resume', 0x0E83E6716E8BBE6C6DF1E02451119F9C1B4F4C616D06974CCB54401EBB7CFFF2),
         (N'typed_watermark_correct', 0xDA1588392C52069907EA441B3D818A0EC3B77C4BB0F9482B452933DAF1B273D2),
         (N'typed_watermark_move', 0xB637B60E7FCF00B639E23804B8B5D86A2FC758C240FDFE69785163024C114C8A)
 ) AS [r]([name], [fingerprint])

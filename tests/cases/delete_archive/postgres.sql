@@ -506,7 +506,7 @@ BEGIN
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "pgs_del"."events_dequeue_guard" DEFERRED;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "pgs_del"."events_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "pgs_del"."events_control" AS "c" WHERE NOT "c"."paused") THEN
         RETURN;
     END IF;
     -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
@@ -618,7 +618,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "pgs_del"."events_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "pgs_del"."events_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "pgs_del"."events_control" AS "c" WHERE NOT "c"."paused")
     FROM "pgs_del"."events" AS "job";
 END
 $qgen$;
@@ -889,23 +889,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "pgs_del"."events_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "pgs_del"."events_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "pgs_del"."events_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_del"."events_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "pgs_del"."events_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_del.events: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_del"."events_pause" OWNER TO "pgs_del_owner";
@@ -920,20 +932,100 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "pgs_del"."events_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "pgs_del"."events_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_del"."events_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "pgs_del"."events_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_del.events: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_del"."events_resume" OWNER TO "pgs_del_owner";
 REVOKE ALL ON FUNCTION "pgs_del"."events_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel pgs_del.events_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, deleted (this queue keeps no dead letters), and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
+--     that transaction rolls back the job is queued again, and can be cancelled then;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "pgs_del"."events_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "events_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("events_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("events_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
+        SELECT "job"."id", FALSE AS "leased"
+        FROM "pgs_del"."events" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE SKIP LOCKED
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_del"."events" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             -- Skipped above: a claim's open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "pgs_del"."events" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "pgs_del"."events_cancel" OWNER TO "pgs_del_owner";
+REVOKE ALL ON FUNCTION "pgs_del"."events_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: table pgs_del.typed, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1382,7 +1474,7 @@ BEGIN
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "pgs_del"."typed_dequeue_guard" DEFERRED;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "pgs_del"."typed_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "pgs_del"."typed_control" AS "c" WHERE NOT "c"."paused") THEN
         RETURN;
     END IF;
     -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
@@ -1568,7 +1660,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE 1 = 1), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "pgs_del"."typed_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "pgs_del"."typed_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "pgs_del"."typed_control" AS "c" WHERE NOT "c"."paused")
     FROM "pgs_del"."typed" AS "job";
 END
 $qgen$;
@@ -1821,23 +1913,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "pgs_del"."typed_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "pgs_del"."typed_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "pgs_del"."typed_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_del"."typed_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "pgs_del"."typed_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_del.typed: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_del"."typed_pause" OWNER TO "pgs_del_owner";
@@ -1852,20 +1956,100 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "pgs_del"."typed_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "pgs_del"."typed_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_del"."typed_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "pgs_del"."typed_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_del.typed: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_del"."typed_resume" OWNER TO "pgs_del_owner";
 REVOKE ALL ON FUNCTION "pgs_del"."typed_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel pgs_del.typed_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, deleted (this queue keeps no dead letters), and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
+--     that transaction rolls back the job is queued again, and can be cancelled then;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "pgs_del"."typed_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "typed_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("typed_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("typed_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
+        SELECT "job"."id", FALSE AS "leased"
+        FROM "pgs_del"."typed" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE SKIP LOCKED
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_del"."typed" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             -- Skipped above: a claim's open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "pgs_del"."typed" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "pgs_del"."typed_cancel" OWNER TO "pgs_del_owner";
+REVOKE ALL ON FUNCTION "pgs_del"."typed_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles pgs_del_producer, pgs_del_consumer, pgs_del_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1905,6 +2089,7 @@ GRANT EXECUTE ON ROUTINE "pgs_del"."events_maintain" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."events_job" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."events_pause" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."events_resume" TO "pgs_del_admin";
+GRANT EXECUTE ON ROUTINE "pgs_del"."events_cancel" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_enqueue" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_enqueue_batch" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_watermark_move" TO "pgs_del_admin";
@@ -1918,6 +2103,7 @@ GRANT EXECUTE ON ROUTINE "pgs_del"."typed_maintain" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_job" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_pause" TO "pgs_del_admin";
 GRANT EXECUTE ON ROUTINE "pgs_del"."typed_resume" TO "pgs_del_admin";
+GRANT EXECUTE ON ROUTINE "pgs_del"."typed_cancel" TO "pgs_del_admin";
 
 -- qgen 0.1.0: verify pgs_del, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1937,7 +2123,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_del'
-          AND p.proname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_control', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'events_job', 'events_pause', 'events_resume', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_control', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain', 'typed_job', 'typed_pause', 'typed_resume')
+          AND p.proname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_control', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'events_job', 'events_pause', 'events_resume', 'events_cancel', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_control', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain', 'typed_job', 'typed_pause', 'typed_resume', 'typed_cancel')
           AND (p.proowner <> '"pgs_del_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1946,8 +2132,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_del'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_control', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'events_job', 'events_pause', 'events_resume', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_control', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain', 'typed_job', 'typed_pause', 'typed_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('events', 'events_watermark', 'events_archive', 'events_archive_ix', 'events_pending', 'events_batch', 'events_enqueue', 'events_enqueue_batch', 'events_watermark_move', 'events_watermark_correct', 'events_control', 'events_dequeue', 'events_metrics', 'events_peek', 'events_purge_batch', 'events_purge', 'events_maintain', 'events_job', 'events_pause', 'events_resume', 'events_cancel', 'typed', 'typed_claim_ix', 'typed_claim_order_ix', 'typed_watermark', 'typed_pending', 'typed_batch', 'typed_enqueue', 'typed_enqueue_batch', 'typed_watermark_move', 'typed_watermark_correct', 'typed_control', 'typed_dequeue', 'typed_metrics', 'typed_peek', 'typed_purge_batch', 'typed_purge', 'typed_maintain', 'typed_job', 'typed_pause', 'typed_resume', 'typed_cancel')
           AND c.relowner <> '"pgs_del_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1960,32 +2146,34 @@ BEGIN
     FROM
     (
         VALUES
-            ('events_dequeue', 'f8c5c19d33d1c4b146e661677832dc87'),
+            ('events_cancel', 'b877cac6ee93247826373d52b76e0c1d'),
+            ('events_dequeue', 'ef6eee24fb14cdf329e1e749b8a005db'),
             ('events_dequeue_guard', '60110e731987248caa5e88bdf0d5dab6'),
             ('events_enqueue', '4dec0d5761a7bdbfef1b1b65516f7fde'),
             ('events_enqueue_batch', '8b2bc22b7cc271c9f8f66fde37aed8fe'),
             ('events_job', 'da6ed680acba1b6f5d64a1f1483138b1'),
             ('events_maintain', 'a4713f41cf03dd533c37869672d3cc59'),
-            ('events_metrics', '9f38ef3cb63c49c22acfc7b83620548c'),
-            ('events_pause', 'b63c594e25ad094dca6b8366c9210850'),
+            ('events_metrics', 'f4e69b73396ae8754748712880532fd5'),
+            ('events_pause', '9322df668106572f352ee477cac412ad'),
             ('events_peek', 'ee05188e95f92838e58bcf5564a7ac41'),
             ('events_purge', '5475bd7ce29422800cf44fe52060dbd3'),
             ('events_purge_batch', '57e713904c64f0021542a8308f6a8020'),
-            ('events_resume', 'f585310c9acbb6ac790080b943c21cb5'),
+            ('events_resume', 'f7302fc9adc053cd1e3081d8f63dad76'),
             ('events_watermark_correct', 'fb2aa1a9c62d1a6de24b4b6799ceead2'),
             ('events_watermark_move', 'def331911871fe01b67f927848e714de'),
-            ('typed_dequeue', '6ced63bc2e82ecb0919824d9463861b5'),
+            ('typed_cancel', 'db99615cfc6d2cc8498d6884f4996c6b'),
+            ('typed_dequeue', '86a442c9d81f928128d4821ff8f10ecd'),
             ('typed_dequeue_guard', '43d265273a1c77a611252601d61c88f9'),
             ('typed_enqueue', '20dc89ad1b1950207401945d410fa621'),
             ('typed_enqueue_batch', '03cc9300865690b12fe7fd15faf69c67'),
             ('typed_job', 'd3d45134d727bf6bb8b8b30ed48b2620'),
             ('typed_maintain', '7f26d13034c5c6cca130bbc98050c761'),
-            ('typed_metrics', 'e38e470d1b1042ec4b8723ca8c562b60'),
-            ('typed_pause', '907fb192de88f3eaf83a2790f61a2cc1'),
+            ('typed_metrics', 'cb4ca9adaacfe30556e9927b2f801e6f'),
+            ('typed_pause', '3561b8c39d33592cc09adc70b38736f7'),
             ('typed_peek', '19e9f98e0048e1390f6c0e733181e0be'),
             ('typed_purge', 'd5c509cf81c4654db1429f1f62f2782d'),
             ('typed_purge_batch', '5cb0f28b9d7b70cc67e07541173c7970'),
-            ('typed_resume', '977ca6aba13aac29d87f758e7fff9f4c'),
+            ('typed_resume', 'a639d65001a05afd3cd02231fad54824'),
             ('typed_watermark_correct', '90f2d939e08fa9607284a23f83c7b7d5'),
             ('typed_watermark_move', 'b6c8f921914a98b7f61667ba519979d3')
     ) AS r (name, fingerprint)

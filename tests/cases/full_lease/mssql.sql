@@ -722,7 +722,7 @@ BEGIN
         IF @complete_lease_token IS NOT NULL
             THROW 50005, N'qgen: refused on pgs_full.tasks: this queue has an outbox: complete each job with its @id and its outbox values, then dequeue', 1;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [pgs_full].[tasks_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [pgs_full].[tasks_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_full].[tasks_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -1056,7 +1056,12 @@ BEGIN
             UPDATE [pgs_full].[tasks] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
         IF @q$extended = 0
+        BEGIN
+            IF @id IS NOT NULL AND EXISTS (SELECT 1 FROM [pgs_full].[tasks_dead] AS [d]
+                                           WHERE [d].[id] = @id AND [d].[last_error] = N'cancelled')
+                THROW 50006, N'qgen: job cancelled on pgs_full.tasks: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused).', 1;
             THROW 50001, N'qgen: lease lost on pgs_full.tasks: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
         RETURN @q$extended;
     END TRY
     BEGIN CATCH
@@ -1240,7 +1245,7 @@ BEGIN
         @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_full].[tasks_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [pgs_full].[tasks_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1709,17 +1714,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_full].[tasks_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_full].[tasks_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [pgs_full].[tasks_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [pgs_full].[tasks_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [pgs_full].[tasks_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -1727,6 +1737,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_full.tasks: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -1744,15 +1756,101 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_full].[tasks_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [pgs_full].[tasks_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [pgs_full].[tasks_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [pgs_full].[tasks_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_full.tasks: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel pgs_full.tasks_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1970): each job still in the queue
+-- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [pgs_full].[tasks_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [job_type] nvarchar(50) NOT NULL,
+        [tenant] int NOT NULL,
+        [item] nvarchar(100) NOT NULL,
+        [note] nvarchar(max) NULL,
+        [body] nvarchar(max) NULL,
+        [amount] decimal(10, 2) NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [enqueued_by] nvarchar(128) NULL,
+        [claimed_at] datetime2(3) NULL,
+        [claimed_by] nvarchar(128) NULL,
+        [attempts] int NOT NULL
+    );
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1970
+        THROW 50003, N'qgen: @ids lists more than 1970 jobs; accepted: 1 to 1970 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        FROM [pgs_full].[tasks] AS [job] WITH (UPDLOCK, ROWLOCK)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]) AND [job].[processed] = 0;
+        DELETE FROM [pgs_full].[tasks]
+        OUTPUT deleted.[id], deleted.[job_type], deleted.[tenant], deleted.[item], deleted.[note], deleted.[body], deleted.[amount], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
+        INTO @q$dead ([id], [job_type], [tenant], [item], [note], [body], [amount], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts])
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [pgs_full].[tasks_dead] ([id], [job_type], [tenant], [item], [note], [body], [amount], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
+        SELECT [id], [job_type], [tenant], [item], [note], [body], [amount], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], N'cancelled', @q$now FROM @q$dead;
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -2330,7 +2428,7 @@ BEGIN
                 THROW 50001, N'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [pgs_full].[strict_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [pgs_full].[strict_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_full].[strict_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -2586,7 +2684,12 @@ BEGIN
             UPDATE [pgs_full].[strict] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
         IF @q$extended = 0
+        BEGIN
+            IF @id IS NOT NULL AND EXISTS (SELECT 1 FROM [pgs_full].[strict_dead] AS [d]
+                                           WHERE [d].[id] = @id AND [d].[last_error] = N'cancelled')
+                THROW 50006, N'qgen: job cancelled on pgs_full.strict: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused).', 1;
             THROW 50001, N'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
         RETURN @q$extended;
     END TRY
     BEGIN CATCH
@@ -2759,7 +2862,7 @@ BEGIN
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_full].[strict_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [pgs_full].[strict_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -3206,17 +3309,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_full].[strict_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_full].[strict_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [pgs_full].[strict_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [pgs_full].[strict_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [pgs_full].[strict_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -3224,6 +3332,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_full.strict: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -3241,15 +3351,93 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_full].[strict_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [pgs_full].[strict_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [pgs_full].[strict_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [pgs_full].[strict_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_full.strict: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel pgs_full.strict_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1983): each job still in the queue
+-- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [pgs_full].[strict_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [key] nvarchar(50) NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1983
+        THROW 50003, N'qgen: @ids lists more than 1983 jobs; accepted: 1 to 1983 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        FROM [pgs_full].[strict] AS [job] WITH (UPDLOCK, ROWLOCK)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [pgs_full].[strict]
+        OUTPUT deleted.[id], deleted.[key], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [key], [enqueued_at], [attempts])
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [pgs_full].[strict_dead] ([id], [key], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [key], [enqueued_at], [attempts], N'cancelled', @q$now FROM @q$dead;
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -3324,6 +3512,7 @@ GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_job] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_release] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_pause] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_resume] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[tasks_cancel] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue_batch] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_enqueue_json] TO [pgs_full_admin];
@@ -3345,6 +3534,7 @@ GRANT EXECUTE ON OBJECT::[pgs_full].[strict_job] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_release] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_pause] TO [pgs_full_admin];
 GRANT EXECUTE ON OBJECT::[pgs_full].[strict_resume] TO [pgs_full_admin];
+GRANT EXECUTE ON OBJECT::[pgs_full].[strict_cancel] TO [pgs_full_admin];
 GRANT EXECUTE ON TYPE::[pgs_full].[tasks_batch] TO [pgs_full_admin];
 GRANT EXECUTE ON TYPE::[pgs_full].[strict_batch] TO [pgs_full_admin];
 GO
@@ -3397,6 +3587,7 @@ WHERE [s].[name] = N'pgs_full'
       N'tasks_release',
       N'tasks_pause',
       N'tasks_resume',
+      N'tasks_cancel',
       N'strict',
       N'strict_claim_ix',
       N'strict_dead',
@@ -3427,7 +3618,8 @@ WHERE [s].[name] = N'pgs_full'
       N'strict_job',
       N'strict_release',
       N'strict_pause',
-      N'strict_resume'
+      N'strict_resume',
+      N'strict_cancel'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -3508,6 +3700,8 @@ IF OBJECT_ID(N'pgs_full.tasks_pause') IS NULL
     SET @q$missing += N' pgs_full.tasks_pause';
 IF OBJECT_ID(N'pgs_full.tasks_resume') IS NULL
     SET @q$missing += N' pgs_full.tasks_resume';
+IF OBJECT_ID(N'pgs_full.tasks_cancel') IS NULL
+    SET @q$missing += N' pgs_full.tasks_cancel';
 IF OBJECT_ID(N'pgs_full.strict') IS NULL
     SET @q$missing += N' pgs_full.strict';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'strict_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_full.strict'))
@@ -3570,6 +3764,8 @@ IF OBJECT_ID(N'pgs_full.strict_pause') IS NULL
     SET @q$missing += N' pgs_full.strict_pause';
 IF OBJECT_ID(N'pgs_full.strict_resume') IS NULL
     SET @q$missing += N' pgs_full.strict_resume';
+IF OBJECT_ID(N'pgs_full.strict_cancel') IS NULL
+    SET @q$missing += N' pgs_full.strict_cancel';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -3613,18 +3809,19 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
+        (N'strict_cancel', 0xE88E1B8CF0FB89670066B1C3C973A17CDF8425C05C39CB4DCEE67FE505B6E01C),
         (N'strict_complete', 0xE38E705E60C80DFAB285088C7E1B8DF16CAD53F45CB445C9041B14F57AE7209C),
         (N'strict_dead_letters', 0xFFF5587A0975B3955AA542A43B66278847031E3DF0E1254D2800C69584BE311A),
-        (N'strict_dequeue', 0xCF24955CAAF4C729888044C5BCA9FD1CF4B3DE3CF8F873E5B7831C0D7C366215),
+        (N'strict_dequeue', 0x9D42442FB9D1DA5800EFCF2384493474F809B3DE2C37F41A25ECB167E6713E7F),
         (N'strict_enqueue', 0x1EF301432BC9210B8496C571AD64F359A6553F4A43034B5861C04D22A3F4DB75),
         (N'strict_enqueue_batch', 0x7F8E4AA685451E36C046D3424EA160B326BF2F7DE852AD6326D6D5E9DE641467),
         (N'strict_enqueue_json', 0xC03D5357644A2F141C5A255EBCBF0A2A4B6F5D398BA0CE99B94E9A07295B68D6),
-        (N'strict_extend_lease', 0xD061E230FB76341AD5F538962746F8244254AB8F616D623D6CBBCE31EAC7E371),
+        (N'strict_extend_lease', 0xA6A10A2AFB17A3D24551C5ECE3F842EE3A0EC2882AB83DD82C22143152C93CFB),
         (N'strict_fail', 0x4C53910FC6300530CB47F2F41DBD4FF33341819B4A20033EFECC33D3A2A58FF0),
         (N'strict_job', 0x0FC2828CD11BB1DCA95BFCA4C0965F69280B7E0B8A0A4A5CFF1F5C3E77AD70CB),
         (N'strict_maintain', 0xA4BB83E5CA4A3E78AFB8D61E21C9300D1CC7C57FAD02F13A5F8A37D595E7F718),
-        (N'strict_metrics', 0x0F4C36EBF50E9B6B0FE7041EB3C2BA47F0F128D3C780A7F6C39B9C5F263476E5),
-        (N'strict_pause', 0x4FB04E69D05220622828E2450AAA93D0AF30A859148C2E42C3B8FAB6F0AD15A5),
+        (N'strict_metrics', 0x08A0A15D9A7653D22635631466FCCA0B5F7CE95171925BF06854CE7BDAF64F00),
+        (N'strict_pause', 0xF938A5BD600B16604C473FE0C6929854910501C37D62C8AB881115142CAEC152),
         (N'strict_peek', 0xC2081AF3D97F98A4ACFB2C16424DC30287EF6AA9CDF046DAD26778A3E85CFFA7),
         (N'strict_pending', 0x3CA0EC43ECD6B4317F1811F6B30B44AF6703B0DF98B783578F16D2874B141B17),
         (N'strict_purge', 0x7CCCB6A8A4D7D0BD06B28934ADE1B02A1A4246DC957D24856522667581D4A6A1),
@@ -3632,21 +3829,22 @@ FROM
         (N'strict_reap', 0x1CE915BD8610BC8231A428B5B707FB5DF00E70AC78455BC019FEA910E726B723),
         (N'strict_redrive', 0x49AEB7F0C87B76B14E36B6178F018F1C5B68C75F3BFCE0E91BDF459EBC494A80),
         (N'strict_release', 0xC8EE68A3A8A9C8D221C778088FDEC73ECE362A8331EA4A02A86D9C94D81B8019),
-        (N'strict_resume', 0xE6D34E262EBCF435F513CEF959E11FF2E49A8E022C71AEA8D468A6C0659CBB8B),
+        (N'strict_resume', 0xFEF2C6808038B327CE63A8C888319269AB9F152641475DF7F3C1B0286A216018),
         (N'strict_watermark_correct', 0x24ABE77D252108A0F734293B1A26CE87B9AF4D782C00A0BD1C1F0403B6B0DE34),
         (N'strict_watermark_move', 0xC07919E65DF5BA4C51BA4680356C52F3BAC56D56371DFF3A0C239FBF943A7026),
+        (N'tasks_cancel', 0x2710EB2BB02A5314C50CDE0FF3F709662E4B20C206D65B7CDF4427E02D03A599),
         (N'tasks_complete', 0x02E703DF4AA020C4BAE18D2511F6CA5DE14815225A74EACE5C72C4EFCE566C0A),
         (N'tasks_dead_letters', 0x600ECBB5510AA05B8CC29BEBA1F0442216212EDCD6F3AF9631EE7A2F9141C861),
-        (N'tasks_dequeue', 0xCCDD03F59250B980140FDA2F9AAF1EBE999C889B0DFC3AB5D0808E384902236C),
+        (N'tasks_dequeue', 0x46D66A46B9CFF5D549A35AAE3DFADC1D9118CAC24FBFBF60F84BE96CC0595A80),
         (N'tasks_enqueue', 0x3ED9672AB3038AD71B71B438012451EF86D11F2C1E2EFE7879E9E065BBB1ACD8),
         (N'tasks_enqueue_batch', 0x8FE216A3E37BD849A4683759E78DBC4CB407572E2AD7DB4D63C11E19326BA439),
         (N'tasks_enqueue_json', 0x61605625A7C0F8D91D11829683132179EFA08EE3A245E50046D9CD0C1567E306),
-        (N'tasks_extend_lease', 0xA065ECF2CDB0CDBB86A52EA3C5F33D66128FA144CE4912F985BA98BC35DAEE3E),
+        (N'tasks_extend_lease', 0x378DE666485F08E1FFE94BCBBC32825DAAA9F2FAC662E2D83FFA4F3ABFF4371C),
         (N'tasks_fail', 0x919EA63AA390CC175F722713D0F877E6B929BF9EE3B1D2F8E42E7F6818DAD64A),
         (N'tasks_job', 0xE3514F7B4AC79030651C26115AA415479B2206B6F754AEC53BE65EF09A56E8B3),
         (N'tasks_maintain', 0xBDEFAAD896D6A74226EBA2AC76E6F84270C1E5A9AD0F533A4144DDD6EA9D4F74),
-        (N'tasks_metrics', 0x5C06805ADB5AA1DE2B5064BFC45C8F507CB8BE1692D55F5E5A2F8659DC1FC812),
-        (N'tasks_pause', 0x161FEB72ED79A98A9B53EE2043E37364C1EBC5593B3D08C902559F389C1EF1C1),
+        (N'tasks_metrics', 0x62C0F48494DDB761FF0C013ACA6B2554616F6017C15DC9F2925FDD89B179DE2E),
+        (N'tasks_pause', 0x2133FC6B8425B96D1714A45F42309A90DE574E8F45A9D9C7413DD105EEFC34A3),
         (N'tasks_peek', 0x1F2E3CADE15B29FED469C9CCCDF77D7B7D6351449BF8AF8CA6FD150117425A4C),
         (N'tasks_pending', 0x0A31FE020E4B650735B4861872E85682F9C942AF9ABB483297EBA515443BDE83),
         (N'tasks_purge', 0x15056FD8E5491D17B0703734B9AD50697EB537580D662AE8158419A338434340),
@@ -3654,7 +3852,7 @@ FROM
         (N'tasks_reap', 0xE7CD7C147B5D8BC3C00F2797B1F296E9C536919BB7162BC4520D76930CF550E7),
         (N'tasks_redrive', 0x3ABE0B94FF92C35DCEBD4CFAA4B17B4BA4BCA48568065B315E3C2E6534532D91),
         (N'tasks_release', 0x77F4D8B72A5B9075D2CF3D5FDBF5F505D21D720F010A7E27C33CA188ED3F8909),
-        (N'tasks_resume', 0x1A841CAE5322F7B537F8AF767275C58205CE922F98D7624DFD98AB6AD173565B),
+        (N'tasks_resume', 0x41EEBD22B3F2A2C48F3249AB06515CDBD37C336BFC988A7DB3E0311E13C9FDD4),
         (N'tasks_watermark_correct', 0xE61A83B4D313BC28CF43AA6121FDB5EE7F65216FD70600A4AAC53516BE6F45AD),
         (N'tasks_watermark_move', 0x377E8631F1EE1689E7014C7D024A077F0FBD970AF372154DBC0FD8548FC5DA2D)
 ) AS [r]([name], [fingerprint])

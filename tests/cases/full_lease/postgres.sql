@@ -667,7 +667,7 @@ BEGIN
             MESSAGE = 'qgen: refused on pgs_full.tasks: this queue has an outbox: complete each job with its id and its outbox values, then dequeue';
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "pgs_full"."tasks_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "pgs_full"."tasks_control" AS "c" WHERE NOT "c"."paused") THEN
         IF v$ids IS NOT NULL THEN
             UPDATE "pgs_full"."tasks" AS "job"
             SET "processed" = TRUE, "processed_at" = pg_catalog.clock_timestamp(), "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL
@@ -1146,7 +1146,12 @@ BEGIN
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
     IF v$extended = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG001',
+        IF "tasks_extend_lease"."id" IS NOT NULL AND EXISTS (SELECT 1 FROM "pgs_full"."tasks_dead" AS "d"
+                                                          WHERE "d"."id" = "tasks_extend_lease"."id" AND "d"."last_error" = 'cancelled') THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG006',
+                MESSAGE = 'qgen: job cancelled on pgs_full.tasks: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused)';
+        END IF;
+RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on pgs_full.tasks: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN v$extended;
@@ -1292,7 +1297,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL AND "job"."processed" = FALSE), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "pgs_full"."tasks_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "pgs_full"."tasks_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "pgs_full"."tasks_control" AS "c" WHERE NOT "c"."paused")
     FROM "pgs_full"."tasks" AS "job";
 END
 $qgen$;
@@ -1775,23 +1780,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "pgs_full"."tasks_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "pgs_full"."tasks_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "pgs_full"."tasks_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_full"."tasks_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "pgs_full"."tasks_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.tasks: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_full"."tasks_pause" OWNER TO "pgs_full_owner";
@@ -1806,20 +1823,105 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "pgs_full"."tasks_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "pgs_full"."tasks_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_full"."tasks_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "pgs_full"."tasks_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.tasks: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_full"."tasks_resume" OWNER TO "pgs_full_owner";
 REVOKE ALL ON FUNCTION "pgs_full"."tasks_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel pgs_full.tasks_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get QG001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "pgs_full"."tasks_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "tasks_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("tasks_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("tasks_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        FROM "pgs_full"."tasks" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a") AND NOT "job"."processed"
+        FOR UPDATE
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_full"."tasks" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    ),
+    "dead" AS
+    (
+        INSERT INTO "pgs_full"."tasks_dead" ("id", "job_type", "tenant", "item", "note", "body", "amount", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."job_type", "g"."tenant", "g"."item", "g"."note", "g"."body", "g"."amount", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", 'cancelled', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."tasks_cancel" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."tasks_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: table pgs_full.strict, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -2332,7 +2434,7 @@ BEGIN
         END IF;
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "pgs_full"."strict_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "pgs_full"."strict_control" AS "c" WHERE NOT "c"."paused") THEN
         IF v$ids IS NOT NULL THEN
             DELETE FROM "pgs_full"."strict" AS "job"
             WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "strict_dequeue"."complete_lease_token";
@@ -2689,7 +2791,12 @@ BEGIN
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
     IF v$extended = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG001',
+        IF "strict_extend_lease"."id" IS NOT NULL AND EXISTS (SELECT 1 FROM "pgs_full"."strict_dead" AS "d"
+                                                          WHERE "d"."id" = "strict_extend_lease"."id" AND "d"."last_error" = 'cancelled') THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG006',
+                MESSAGE = 'qgen: job cancelled on pgs_full.strict: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused)';
+        END IF;
+RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on pgs_full.strict: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN v$extended;
@@ -2836,7 +2943,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "pgs_full"."strict_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "pgs_full"."strict_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "pgs_full"."strict_control" AS "c" WHERE NOT "c"."paused")
     FROM "pgs_full"."strict" AS "job";
 END
 $qgen$;
@@ -3301,23 +3408,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "pgs_full"."strict_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "pgs_full"."strict_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "pgs_full"."strict_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_full"."strict_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "pgs_full"."strict_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.strict: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_full"."strict_pause" OWNER TO "pgs_full_owner";
@@ -3332,20 +3451,105 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "pgs_full"."strict_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "pgs_full"."strict_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_full"."strict_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "pgs_full"."strict_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.strict: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_full"."strict_resume" OWNER TO "pgs_full_owner";
 REVOKE ALL ON FUNCTION "pgs_full"."strict_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel pgs_full.strict_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get QG001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "pgs_full"."strict_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "strict_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("strict_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("strict_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        FROM "pgs_full"."strict" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_full"."strict" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    ),
+    "dead" AS
+    (
+        INSERT INTO "pgs_full"."strict_dead" ("id", "key", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."key", "g"."enqueued_at", "g"."attempts", 'cancelled', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "pgs_full"."strict_cancel" OWNER TO "pgs_full_owner";
+REVOKE ALL ON FUNCTION "pgs_full"."strict_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles pgs_full_producer, pgs_full_consumer, pgs_full_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -3396,6 +3600,7 @@ GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_job" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_release" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_pause" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_resume" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."tasks_cancel" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_enqueue" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_enqueue_batch" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_watermark_move" TO "pgs_full_admin";
@@ -3416,6 +3621,7 @@ GRANT EXECUTE ON ROUTINE "pgs_full"."strict_job" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_release" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_pause" TO "pgs_full_admin";
 GRANT EXECUTE ON ROUTINE "pgs_full"."strict_resume" TO "pgs_full_admin";
+GRANT EXECUTE ON ROUTINE "pgs_full"."strict_cancel" TO "pgs_full_admin";
 
 -- qgen 0.1.0: verify pgs_full, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -3435,7 +3641,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_full'
-          AND p.proname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_control', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'tasks_release', 'tasks_pause', 'tasks_resume', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_control', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job', 'strict_release', 'strict_pause', 'strict_resume')
+          AND p.proname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_control', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'tasks_release', 'tasks_pause', 'tasks_resume', 'tasks_cancel', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_control', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job', 'strict_release', 'strict_pause', 'strict_resume', 'strict_cancel')
           AND (p.proowner <> '"pgs_full_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -3444,8 +3650,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_full'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_control', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'tasks_release', 'tasks_pause', 'tasks_resume', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_control', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job', 'strict_release', 'strict_pause', 'strict_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('tasks', 'tasks_claim_ix', 'tasks_claim_order_ix', 'tasks_dead', 'tasks_dedupe_ux', 'tasks_processed_ix', 'tasks_watermark', 'tasks_dead_ix', 'tasks_outbox', 'tasks_pending', 'tasks_batch', 'tasks_enqueue', 'tasks_enqueue_batch', 'tasks_watermark_move', 'tasks_watermark_correct', 'tasks_control', 'tasks_dequeue', 'tasks_complete', 'tasks_fail', 'tasks_extend_lease', 'tasks_reap', 'tasks_metrics', 'tasks_peek', 'tasks_purge_batch', 'tasks_purge', 'tasks_maintain', 'tasks_redrive', 'tasks_dead_letters', 'tasks_job', 'tasks_release', 'tasks_pause', 'tasks_resume', 'tasks_cancel', 'strict', 'strict_claim_ix', 'strict_dead', 'strict_dedupe_ux', 'strict_watermark', 'strict_dead_ix', 'strict_pending', 'strict_batch', 'strict_enqueue', 'strict_enqueue_batch', 'strict_watermark_move', 'strict_watermark_correct', 'strict_control', 'strict_dequeue', 'strict_complete', 'strict_fail', 'strict_extend_lease', 'strict_reap', 'strict_metrics', 'strict_peek', 'strict_purge_batch', 'strict_purge', 'strict_maintain', 'strict_redrive', 'strict_dead_letters', 'strict_job', 'strict_release', 'strict_pause', 'strict_resume', 'strict_cancel')
           AND c.relowner <> '"pgs_full_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -3458,44 +3664,46 @@ BEGIN
     FROM
     (
         VALUES
+            ('strict_cancel', '9ba200c9acf0926168967194c4884344'),
             ('strict_complete', 'b47ce50077b3999ad3b842cca0a7e110'),
             ('strict_dead_letters', 'fc72ff60a476630446236a12c9395809'),
-            ('strict_dequeue', '807b0a0fc10e644eae0b596bfa9a0e61'),
+            ('strict_dequeue', '407a2f71a8df7555c8f6204c40a59648'),
             ('strict_enqueue', '91e78f12257295b3fc529079d4887147'),
             ('strict_enqueue_batch', 'c7fa4cbee50bc880ad39d8b130388b04'),
-            ('strict_extend_lease', '1e59c86e89fd3553ba7ab87de30f3b09'),
+            ('strict_extend_lease', 'a94cf913f2e86716b0f728d7bcd79b8a'),
             ('strict_fail', '821ccace12eaf6bebc5877b6681dbde3'),
             ('strict_job', '5f76268b2123676ea624c794429b419c'),
             ('strict_maintain', 'fb485bc2d8400146231a3405d2bc0403'),
-            ('strict_metrics', '08613427b2bf32ff2dc14e3ff8abb52a'),
-            ('strict_pause', '01ffd6cfa009537b3dcf5ac146533ce7'),
+            ('strict_metrics', '433c6d66ce4b2b82d4697422f41ae0c8'),
+            ('strict_pause', 'd4893c25e5aa6f8c4eae386135d3cef3'),
             ('strict_peek', 'b54e901873e22a58bb37e652733bb819'),
             ('strict_purge', '87043806bd96defe59a02c92432cc918'),
             ('strict_purge_batch', 'bc28bcd90f409974a5e9abc42e1edac4'),
             ('strict_reap', '9b8304062f4cf02d5f64606f27ba765b'),
             ('strict_redrive', 'af8bc1b42beb4caa6985331ec1c856f3'),
             ('strict_release', '51f4ad5c935b41afa4f3a1fce2fab747'),
-            ('strict_resume', '27a51dbb3e5b281944a4bae9564986d8'),
+            ('strict_resume', '5a1889430cea641f07eb82ba3b460959'),
             ('strict_watermark_correct', '3b5e9bada31882e8b94624f42b8865ca'),
             ('strict_watermark_move', 'c8143a531f491432c2f2b255054bc758'),
+            ('tasks_cancel', 'bcdba30f0199767a120d416cffc000b2'),
             ('tasks_complete', '12952f66523d0efe36dd25c6be53e1f3'),
             ('tasks_dead_letters', 'ef37e0a96f1cd7d0deee04f358146556'),
-            ('tasks_dequeue', '87f5416ec751796b7535aafbe3172581'),
+            ('tasks_dequeue', 'e51bade590842084ca0731b9c8838048'),
             ('tasks_enqueue', '1e6f021751c5ab290eec074cec142d73'),
             ('tasks_enqueue_batch', '712ad22622a30ff0d93775a323495503'),
-            ('tasks_extend_lease', 'acaee8352498cbb1384edd431ecc992e'),
+            ('tasks_extend_lease', '22c20ba432ef24e6ea8078996a04e325'),
             ('tasks_fail', '563ac4edebedbc5d282733935ae705d0'),
             ('tasks_job', '083df857f448288421582368e4cd1449'),
             ('tasks_maintain', '6098253f1ead356451936d2aad3a6a66'),
-            ('tasks_metrics', 'a33ab46039a08598daa16c8773aaab62'),
-            ('tasks_pause', 'b0ae130a6df6cec6fcc333f35cf44439'),
+            ('tasks_metrics', '8545c040bed853ca32752cc47c4e6f17'),
+            ('tasks_pause', '1aa264987cdfc1c0e4ec22e357a67ba7'),
             ('tasks_peek', '9f54000b4a6ad7606a4f8bb15f2f56a5'),
             ('tasks_purge', '0fc4aec24bf6d26bd7897bb5892f49bb'),
             ('tasks_purge_batch', 'f99703e092a2aa119fe079aa6dd46d6a'),
             ('tasks_reap', 'cdfa60827cb751bb514256c9950b15a2'),
             ('tasks_redrive', '380bab11519d7a7156f1d9451047ddd2'),
             ('tasks_release', '61a7c40a9793b38f970aabedf73771c5'),
-            ('tasks_resume', 'eafd986df7de0c6a8b619a5ea9282f7e'),
+            ('tasks_resume', '903698fe24e5fb413a31d34a4bdf187f'),
             ('tasks_watermark_correct', 'cfe63f0c4e2ea21225f504305272afe0'),
             ('tasks_watermark_move', '2835b31c8454089276213d64388d2226')
     ) AS r (name, fingerprint)

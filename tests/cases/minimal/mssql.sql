@@ -584,7 +584,7 @@ BEGIN
                 THROW 50001, N'qgen: lease lost on pgs_min.jobs: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [pgs_min].[jobs_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [pgs_min].[jobs_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_min].[jobs_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -840,7 +840,12 @@ BEGIN
             UPDATE [pgs_min].[jobs] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
         IF @q$extended = 0
+        BEGIN
+            IF @id IS NOT NULL AND EXISTS (SELECT 1 FROM [pgs_min].[jobs_dead] AS [d]
+                                           WHERE [d].[id] = @id AND [d].[last_error] = N'cancelled')
+                THROW 50006, N'qgen: job cancelled on pgs_min.jobs: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused).', 1;
             THROW 50001, N'qgen: lease lost on pgs_min.jobs: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
         RETURN @q$extended;
     END TRY
     BEGIN CATCH
@@ -1013,7 +1018,7 @@ BEGIN
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_min].[jobs_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [pgs_min].[jobs_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1449,17 +1454,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_min].[jobs_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_min].[jobs_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [pgs_min].[jobs_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [pgs_min].[jobs_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [pgs_min].[jobs_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -1467,6 +1477,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_min.jobs: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -1484,15 +1496,93 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_min].[jobs_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [pgs_min].[jobs_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [pgs_min].[jobs_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [pgs_min].[jobs_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_min.jobs: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel pgs_min.jobs_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1999): each job still in the queue
+-- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [pgs_min].[jobs_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [url] nvarchar(200) NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1999
+        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        FROM [pgs_min].[jobs] AS [job] WITH (UPDLOCK, ROWLOCK)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [pgs_min].[jobs]
+        OUTPUT deleted.[id], deleted.[url], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [url], [enqueued_at], [attempts])
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [pgs_min].[jobs_dead] ([id], [url], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [url], [enqueued_at], [attempts], N'cancelled', @q$now FROM @q$dead;
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1548,6 +1638,7 @@ GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_job] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_release] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_pause] TO [pgs_min_admin];
 GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_resume] TO [pgs_min_admin];
+GRANT EXECUTE ON OBJECT::[pgs_min].[jobs_cancel] TO [pgs_min_admin];
 GRANT EXECUTE ON TYPE::[pgs_min].[jobs_batch] TO [pgs_min_admin];
 GO
 
@@ -1594,7 +1685,8 @@ WHERE [s].[name] = N'pgs_min'
       N'jobs_job',
       N'jobs_release',
       N'jobs_pause',
-      N'jobs_resume'
+      N'jobs_resume',
+      N'jobs_cancel'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1667,6 +1759,8 @@ IF OBJECT_ID(N'pgs_min.jobs_pause') IS NULL
     SET @q$missing += N' pgs_min.jobs_pause';
 IF OBJECT_ID(N'pgs_min.jobs_resume') IS NULL
     SET @q$missing += N' pgs_min.jobs_resume';
+IF OBJECT_ID(N'pgs_min.jobs_cancel') IS NULL
+    SET @q$missing += N' pgs_min.jobs_cancel';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1709,18 +1803,19 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
+        (N'jobs_cancel', 0x5DFB71BD5B2098D63D71259554DF3251C5BEB949DAE53247B04F436044F58BCA),
         (N'jobs_complete', 0xE0A185D5B6F0C489870F04985096FBEBF32784F7D9AB906BDDE3A5965336CE20),
         (N'jobs_dead_letters', 0x024C0DA4A38CA952F2591B1F9E2175FFA31BF84F2E6D393E3B9781C290D54709),
-        (N'jobs_dequeue', 0x14FE5BCE37ABC23438DF5F1943088CF6C6F6CC4D8C5B6B393D37F6F6F72A5445),
+        (N'jobs_dequeue', 0x1CE615D885CCEC56312DB3E0F2AF49C90F167F4F1681110CEED8D7105BB66277),
         (N'jobs_enqueue', 0x8DB656DE649274119EF4607E005120CAE38E6892D4CBBE8D6CA08E118A7FB55C),
         (N'jobs_enqueue_batch', 0x473E66C82F33F7C91A8CB874B567F658ABA1734F24644DD11EEE15EDE3AA1074),
         (N'jobs_enqueue_json', 0x33E2FA260BC2757447C192DCDAEFF83F5BB544D86C4B350B28DD4E994E9CF972),
-        (N'jobs_extend_lease', 0xF369FD7383B177586C6452F7B281AE19ED6A6A89CD487501A8319A9C000F9413),
+        (N'jobs_extend_lease', 0xE30BF52DFB36FDDC2B860F5C01BFB8F797684B39FA8FE1C685C49B8234B4D624),
         (N'jobs_fail', 0xBE37EE8F006BC4DA50C4D0C6BF2726E1A00C6B0C00999AA617C38BAAA34AF184),
         (N'jobs_job', 0xFD594AE4C0D528CDC89D4DAF0B73A495AE929382C65B21EE41989DF2DB57CD48),
         (N'jobs_maintain', 0x5B7C1745045A7C8672C1216E7BE59779FDAE31C9E18670333B849AC517F11A2B),
-        (N'jobs_metrics', 0x72B07783D9F05222C059D319DA75CA2BB0FF25DC140F2C2D27B242D542944B0D),
-        (N'jobs_pause', 0xBCAB42D772515A9975272ECDEDB34BD25877DA5B5BE89B618C96F84EF060DF78),
+        (N'jobs_metrics', 0x705B2D36382CD038F7901F8739F8790263F00FD9BFAB477EA4DEC4C12EA151AF),
+        (N'jobs_pause', 0x1EAAF310F31C3D8B1FE4D04B53542CAB0F50C27522C39B30DBC9C8479568B0A1),
         (N'jobs_peek', 0x62FF5AB3FECE2487C421C9327EBDED3C63AEB8E6FA1A525936900B87A3659655),
         (N'jobs_pending', 0xBA49828A86DE705BCCDB7E4D882EF88D3BB1085F51023583C0EAA00F6AF473C8),
         (N'jobs_purge', 0xDD56C1E145AB82A64803848091FB2C77C0279C3D239652F252D14A6D81C4E87A),
@@ -1728,7 +1823,7 @@ FROM
         (N'jobs_reap', 0x6FDB7AC8CA3F09602742FA690F9C86AF6AE24B6F210549C6A6B7FB950BF5724E),
         (N'jobs_redrive', 0x59BD51F4FC90F2FF032B8854638AC4AED53005E2A5CB9682F940392839F55ED6),
         (N'jobs_release', 0x0631746BDF02F10EAA17AD115166B5705FDB2188831166CA7311400DE3B2EE9B),
-        (N'jobs_resume', 0x4C87A0ABFD04948EB5424A82F8892569E7CF1CC0883D3C19FBC42F3594D02682),
+        (N'jobs_resume', 0x863DEAE2EFEBD72FBD5D10A7F1938DD3DC951890AFC29ECD0C8C072851A429E6),
         (N'jobs_watermark_correct', 0x0FBA486067B8C4E6230CF1DC58949A37F2CBCA08781D417513A1A15890666608),
         (N'jobs_watermark_move', 0x1C945996659CBCAC2C2FD3FEA3C5E13B1D722BC0BC8CA3A02A473F86F99093FA)
 ) AS [r]([name], [fingerprint])

@@ -525,7 +525,7 @@ BEGIN
         END IF;
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "pgs_min"."jobs_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "pgs_min"."jobs_control" AS "c" WHERE NOT "c"."paused") THEN
         IF v$ids IS NOT NULL THEN
             DELETE FROM "pgs_min"."jobs" AS "job"
             WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "jobs_dequeue"."complete_lease_token";
@@ -882,7 +882,12 @@ BEGIN
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
     IF v$extended = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG001',
+        IF "jobs_extend_lease"."id" IS NOT NULL AND EXISTS (SELECT 1 FROM "pgs_min"."jobs_dead" AS "d"
+                                                          WHERE "d"."id" = "jobs_extend_lease"."id" AND "d"."last_error" = 'cancelled') THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG006',
+                MESSAGE = 'qgen: job cancelled on pgs_min.jobs: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused)';
+        END IF;
+RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on pgs_min.jobs: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN v$extended;
@@ -1029,7 +1034,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "pgs_min"."jobs_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "pgs_min"."jobs_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "pgs_min"."jobs_control" AS "c" WHERE NOT "c"."paused")
     FROM "pgs_min"."jobs" AS "job";
 END
 $qgen$;
@@ -1490,23 +1495,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "pgs_min"."jobs_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "pgs_min"."jobs_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "pgs_min"."jobs_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_min"."jobs_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "pgs_min"."jobs_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_min.jobs: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_min"."jobs_pause" OWNER TO "pgs_min_owner";
@@ -1521,20 +1538,105 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "pgs_min"."jobs_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "pgs_min"."jobs_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_min"."jobs_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "pgs_min"."jobs_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_min.jobs: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_min"."jobs_resume" OWNER TO "pgs_min_owner";
 REVOKE ALL ON FUNCTION "pgs_min"."jobs_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel pgs_min.jobs_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get QG001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "pgs_min"."jobs_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "jobs_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("jobs_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("jobs_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        FROM "pgs_min"."jobs" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_min"."jobs" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    ),
+    "dead" AS
+    (
+        INSERT INTO "pgs_min"."jobs_dead" ("id", "url", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."url", "g"."enqueued_at", "g"."attempts", 'cancelled', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "pgs_min"."jobs_cancel" OWNER TO "pgs_min_owner";
+REVOKE ALL ON FUNCTION "pgs_min"."jobs_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles pgs_min_producer, pgs_min_consumer, pgs_min_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1574,6 +1676,7 @@ GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_job" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_release" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_pause" TO "pgs_min_admin";
 GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_resume" TO "pgs_min_admin";
+GRANT EXECUTE ON ROUTINE "pgs_min"."jobs_cancel" TO "pgs_min_admin";
 
 -- qgen 0.1.0: verify pgs_min, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1593,7 +1696,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_min'
-          AND p.proname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_control', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job', 'jobs_release', 'jobs_pause', 'jobs_resume')
+          AND p.proname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_control', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job', 'jobs_release', 'jobs_pause', 'jobs_resume', 'jobs_cancel')
           AND (p.proowner <> '"pgs_min_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1602,8 +1705,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_min'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_control', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job', 'jobs_release', 'jobs_pause', 'jobs_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('jobs', 'jobs_claim_ix', 'jobs_watermark', 'jobs_dead', 'jobs_dead_ix', 'jobs_pending', 'jobs_batch', 'jobs_enqueue', 'jobs_enqueue_batch', 'jobs_watermark_move', 'jobs_watermark_correct', 'jobs_control', 'jobs_dequeue', 'jobs_complete', 'jobs_fail', 'jobs_extend_lease', 'jobs_reap', 'jobs_metrics', 'jobs_peek', 'jobs_purge_batch', 'jobs_purge', 'jobs_maintain', 'jobs_redrive', 'jobs_dead_letters', 'jobs_job', 'jobs_release', 'jobs_pause', 'jobs_resume', 'jobs_cancel')
           AND c.relowner <> '"pgs_min_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1616,24 +1719,25 @@ BEGIN
     FROM
     (
         VALUES
+            ('jobs_cancel', '9ab41a151b238eaeda2b5db8523e836e'),
             ('jobs_complete', '36ee92281f86554a902bc38d7c1d6b93'),
             ('jobs_dead_letters', '62d1e4d0d1d0b7bdb1323e306743044e'),
-            ('jobs_dequeue', '086579d221ce4e68399b9f95ba052a52'),
+            ('jobs_dequeue', '48d83d31916d2a19b153fc1e8a693657'),
             ('jobs_enqueue', '49bc213290d41bc9368d7fdb4a4673c9'),
             ('jobs_enqueue_batch', '29e7b877799081fee388ce6187d5bc0b'),
-            ('jobs_extend_lease', '17d7f38fbd993096154d69ecb6048e50'),
+            ('jobs_extend_lease', 'c115655d925bc08b7d2b5931f3c7e7cf'),
             ('jobs_fail', '8e9544106fb95bbd1c8bad806720f729'),
             ('jobs_job', 'ac77c911a5fd78b9dc9af7b571e3041c'),
             ('jobs_maintain', '1a4032028c31305956d3349d4f631362'),
-            ('jobs_metrics', '9c66803ff2c84bb83124e79d40b6518d'),
-            ('jobs_pause', '02a8e9f488cfbdafb63d20b1c3935ae0'),
+            ('jobs_metrics', 'ac1af01923206af0e0f9acc7bfd7884c'),
+            ('jobs_pause', 'afd2c0a9b49fe4f5880b0d0d79f0dae1'),
             ('jobs_peek', 'b652d1f8c14dc859ca2edd7d77bb3c6c'),
             ('jobs_purge', '6774956264179fdec46f3c1d10d38f2c'),
             ('jobs_purge_batch', 'eb72f1f55549dadb18595d8f6ace314b'),
             ('jobs_reap', 'e5d78fa98ab921a1085ada6585679fa1'),
             ('jobs_redrive', '7c4a08cbfcee3b60c9422905dd03c941'),
             ('jobs_release', 'f68929bcd2d83ae149cfc8433cd9e8de'),
-            ('jobs_resume', '6c428cbbb5e8081fbe27c466ebda48ff'),
+            ('jobs_resume', 'f522b23752b57cf3a71b77fa22988b78'),
             ('jobs_watermark_correct', '50e8ee88c6b2d609b331285052a4a0c7'),
             ('jobs_watermark_move', 'ed2f55178d8ed157b6a467becb3f8b6a')
     ) AS r (name, fingerprint)

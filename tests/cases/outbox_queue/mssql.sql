@@ -604,7 +604,7 @@ BEGIN
         IF @complete_lease_token IS NOT NULL
             THROW 50005, N'qgen: refused on pgs_obq.orders: this queue has an outbox: complete each job with its @id and its outbox values, then dequeue', 1;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [pgs_obq].[orders_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [pgs_obq].[orders_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_obq].[orders_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -922,7 +922,12 @@ BEGIN
             UPDATE [pgs_obq].[orders] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
         IF @q$extended = 0
+        BEGIN
+            IF @id IS NOT NULL AND EXISTS (SELECT 1 FROM [pgs_obq].[orders_dead] AS [d]
+                                           WHERE [d].[id] = @id AND [d].[last_error] = N'cancelled')
+                THROW 50006, N'qgen: job cancelled on pgs_obq.orders: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused).', 1;
             THROW 50001, N'qgen: lease lost on pgs_obq.orders: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
         RETURN @q$extended;
     END TRY
     BEGIN CATCH
@@ -1096,7 +1101,7 @@ BEGIN
         @q$recent AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_obq].[orders_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [pgs_obq].[orders_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1559,17 +1564,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_obq].[orders_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_obq].[orders_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [pgs_obq].[orders_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [pgs_obq].[orders_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [pgs_obq].[orders_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -1577,6 +1587,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_obq.orders: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -1594,15 +1606,93 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_obq].[orders_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [pgs_obq].[orders_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [pgs_obq].[orders_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [pgs_obq].[orders_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_obq.orders: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel pgs_obq.orders_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1999): each job still in the queue
+-- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [pgs_obq].[orders_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [order_no] nvarchar(30) NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1999
+        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        FROM [pgs_obq].[orders] AS [job] WITH (UPDLOCK, ROWLOCK)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [pgs_obq].[orders]
+        OUTPUT deleted.[id], deleted.[order_no], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [order_no], [enqueued_at], [attempts])
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [pgs_obq].[orders_dead] ([id], [order_no], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [order_no], [enqueued_at], [attempts], N'cancelled', @q$now FROM @q$dead;
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -2166,7 +2256,7 @@ BEGIN
                 THROW 50001, N'qgen: lease lost on pgs_obq.invoices: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [pgs_obq].[invoices_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [pgs_obq].[invoices_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_obq].[invoices_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -2430,7 +2520,12 @@ BEGIN
             UPDATE [pgs_obq].[invoices] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
         IF @q$extended = 0
+        BEGIN
+            IF @id IS NOT NULL AND EXISTS (SELECT 1 FROM [pgs_obq].[invoices_dead] AS [d]
+                                           WHERE [d].[id] = @id AND [d].[last_error] = N'cancelled')
+                THROW 50006, N'qgen: job cancelled on pgs_obq.invoices: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused).', 1;
             THROW 50001, N'qgen: lease lost on pgs_obq.invoices: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
         RETURN @q$extended;
     END TRY
     BEGIN CATCH
@@ -2607,7 +2702,7 @@ BEGIN
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_obq].[invoices_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [pgs_obq].[invoices_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -3054,17 +3149,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_obq].[invoices_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_obq].[invoices_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [pgs_obq].[invoices_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [pgs_obq].[invoices_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [pgs_obq].[invoices_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -3072,6 +3172,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_obq.invoices: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -3089,15 +3191,97 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_obq].[invoices_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [pgs_obq].[invoices_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [pgs_obq].[invoices_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [pgs_obq].[invoices_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_obq.invoices: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel pgs_obq.invoices_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1988): each job still in the queue
+-- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [pgs_obq].[invoices_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [order_no] nvarchar(30) NOT NULL,
+        [total] decimal(12, 2) NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [enqueued_by] nvarchar(128) NULL,
+        [claimed_at] datetime2(3) NULL,
+        [claimed_by] nvarchar(128) NULL,
+        [attempts] int NOT NULL
+    );
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1988
+        THROW 50003, N'qgen: @ids lists more than 1988 jobs; accepted: 1 to 1988 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        FROM [pgs_obq].[invoices] AS [job] WITH (UPDLOCK, ROWLOCK)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [pgs_obq].[invoices]
+        OUTPUT deleted.[id], deleted.[order_no], deleted.[total], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
+        INTO @q$dead ([id], [order_no], [total], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts])
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [pgs_obq].[invoices_dead] ([id], [order_no], [total], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
+        SELECT [id], [order_no], [total], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], N'cancelled', @q$now FROM @q$dead;
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -3172,6 +3356,7 @@ GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_job] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_release] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_pause] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_resume] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[orders_cancel] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue_batch] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_enqueue_json] TO [pgs_obq_admin];
@@ -3193,6 +3378,7 @@ GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_job] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_release] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_pause] TO [pgs_obq_admin];
 GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_resume] TO [pgs_obq_admin];
+GRANT EXECUTE ON OBJECT::[pgs_obq].[invoices_cancel] TO [pgs_obq_admin];
 GRANT EXECUTE ON TYPE::[pgs_obq].[orders_batch] TO [pgs_obq_admin];
 GRANT EXECUTE ON TYPE::[pgs_obq].[invoices_batch] TO [pgs_obq_admin];
 GO
@@ -3244,6 +3430,7 @@ WHERE [s].[name] = N'pgs_obq'
       N'orders_release',
       N'orders_pause',
       N'orders_resume',
+      N'orders_cancel',
       N'invoices_claim_ix',
       N'invoices_dead',
       N'invoices_dedupe_ux',
@@ -3273,7 +3460,8 @@ WHERE [s].[name] = N'pgs_obq'
       N'invoices_job',
       N'invoices_release',
       N'invoices_pause',
-      N'invoices_resume'
+      N'invoices_resume',
+      N'invoices_cancel'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -3352,6 +3540,8 @@ IF OBJECT_ID(N'pgs_obq.orders_pause') IS NULL
     SET @q$missing += N' pgs_obq.orders_pause';
 IF OBJECT_ID(N'pgs_obq.orders_resume') IS NULL
     SET @q$missing += N' pgs_obq.orders_resume';
+IF OBJECT_ID(N'pgs_obq.orders_cancel') IS NULL
+    SET @q$missing += N' pgs_obq.orders_cancel';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'invoices_claim_ix' AND [object_id] = OBJECT_ID(N'pgs_obq.invoices'))
     SET @q$missing += N' pgs_obq.invoices_claim_ix';
 IF OBJECT_ID(N'pgs_obq.invoices_dead') IS NULL
@@ -3412,6 +3602,8 @@ IF OBJECT_ID(N'pgs_obq.invoices_pause') IS NULL
     SET @q$missing += N' pgs_obq.invoices_pause';
 IF OBJECT_ID(N'pgs_obq.invoices_resume') IS NULL
     SET @q$missing += N' pgs_obq.invoices_resume';
+IF OBJECT_ID(N'pgs_obq.invoices_cancel') IS NULL
+    SET @q$missing += N' pgs_obq.invoices_cancel';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -3455,18 +3647,19 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
+        (N'invoices_cancel', 0x51B933E2B01490CC3F8413D140B783B3D0745ECB67B09CD4693EF5731EEC1FB8),
         (N'invoices_complete', 0xC51D7184BAAC68D6634829C177EEE0F12E2580BDE108BF8C0EFDDA4DA2B657C5),
         (N'invoices_dead_letters', 0x2A4E37F2CD43E0F2479C45E1CC81E9E9AF7EF7AB2AD38CF0DD134CC0C46FE7A4),
-        (N'invoices_dequeue', 0x1C78C91CEB1988CC19C90CC085004BF7A9F15CC3E0E4A5B91B2C172A006C7EBE),
+        (N'invoices_dequeue', 0xA4AF8E87C18150A0988C79525E0BFB58B35B0C43EB9CAF9745C8609C4328A8DB),
         (N'invoices_enqueue', 0x895056B64379CB99C158A9CA91966FE2461CE88FD27EA0D0246C7F2DC052704D),
         (N'invoices_enqueue_batch', 0xE160CFCC3ABB0867183BEA3062F87DADA2EF219F6F8888B811F2CCF5716D5185),
         (N'invoices_enqueue_json', 0xEE86EFB944F3754A44A2FD5BCDF36FC1CF7600998253325E05A5AC9D0E45B0D3),
-        (N'invoices_extend_lease', 0x5A40EA48C8733AB0C713BB4438338E098E7DD1FC62061BD401F4318D13D72E12),
+        (N'invoices_extend_lease', 0x358DF9A721AC423C1D5FFDBD9557A3A578361F600393210DC2DABC7C1E8D1C3C),
         (N'invoices_fail', 0xD2CFBF5496240F3865520298FE057E8D27A2F79069D12C2FBF16F03C6C4EE966),
         (N'invoices_job', 0xD9ACAA10F0AB92E6AE9574034CC2FB060F5D33546632CE53900D9C1045D83F7F),
         (N'invoices_maintain', 0x0F792594E85B6E958A2ED94C30BE40181684890F1B5732C91DE638600F9DF527),
-        (N'invoices_metrics', 0x3F80DC295CA41BF68CBE08B4D8ECD9C95D1FF6956056CBCEA8318A65480B5B6D),
-        (N'invoices_pause', 0x56944CD2BAA5BD560C02048E11DE41ED7340701D04E50653B13F7CD14236FFD8),
+        (N'invoices_metrics', 0xE4CF685358E7A9768A6EA6C1EE64303789280D2C531AD45E9C580A5B5CA2D4D8),
+        (N'invoices_pause', 0x46225773243FAA3704DD3E9BAC9E44DA1AB28CE6955328EA751B112E2AD6E711),
         (N'invoices_peek', 0x917C950509AA5C0EDCCFC4A20A4DCBB63932FF68F8C6DB3DE097326F5144895D),
         (N'invoices_pending', 0x7DFAEED0FE0333D93F02F5F7BB73ECF4F0CC077444EE0A6909A3B24775352327),
         (N'invoices_purge', 0x76AD780EE2072FA128071E2AC940921AFFF91CA79D1699D4807AD19C6FA5FB9B),
@@ -3474,21 +3667,22 @@ FROM
         (N'invoices_reap', 0xBEBE9BD50637860B492A56E89DBF757836ADA11B18F98B498F467E20961ACF2D),
         (N'invoices_redrive', 0x97908FE91AA3867C600A00F0AA62600791EA12614AE9348D35B20181D649CCED),
         (N'invoices_release', 0x904D524AF28738E27FDF9B6830B7C567C80F2212AEC208D0B89CA81BA980D48D),
-        (N'invoices_resume', 0x6D33DC5F58E9C7666A7CEF6F7DAF474065F9D06805E7737BAA4F586B7979FADC),
+        (N'invoices_resume', 0xEF5FF04DE14073D613FE2971769DEF3C6E8D7B49DE6864BCDB0A534E4BC5D95B),
         (N'invoices_watermark_correct', 0x7705F2912FF4745D54574F0BAB9D70421C5CCDBFFBB29E1DA82387F9DD567094),
         (N'invoices_watermark_move', 0xE02A925544C7B80E1ECF5F0EA50E291E6B1CEACB2A787D9E1ADA3C420112B3AF),
+        (N'orders_cancel', 0xAB401167F9AFBA1047E29218A5B45AEB4B51F2AC5B41A287BBF449549713845D),
         (N'orders_complete', 0xDAAD4D1E380CF464FC44E985934D94C518D0B295A8D68D633034070DE09FD5DB),
         (N'orders_dead_letters', 0xADE50E2F4A30A3E768E7827B9C8B5FCB31A6371C01B7644FF3E7CC8AEA1B8D6E),
-        (N'orders_dequeue', 0x532937E540698582E96400D7D8141C38370C228F500F9322F7A65F3023EF14BB),
+        (N'orders_dequeue', 0x95694E8FE4A67773E8D88E51082D71D67D03B9D5A118A891950F799A70B8D7C2),
         (N'orders_enqueue', 0xDBC3F457EDCCEB07ADD29BB7509095A138BC7301811D51D3AD518CC821AB87D4),
         (N'orders_enqueue_batch', 0x28C330C058EF40A2772C8D042258459940493F53447E1928C4F587586715C12B),
         (N'orders_enqueue_json', 0xBEFF2481A6F6ED79B35BF3C6C85F994CBFB506B5C50C7CCC1FCF32F86AF7B456),
-        (N'orders_extend_lease', 0xF0195B9D40BDCFFC7B95F9051B7C1C0373A9AAB5530D16B994ED99AE4A260DE1),
+        (N'orders_extend_lease', 0x5D7589B9C9B6764BC505F86B0FB9B99DB6D1CD12BEB53B6CB4AF2897944B221C),
         (N'orders_fail', 0xF65C30A670735D96E9051179849DA495CAACB84D004B9AEB3927BF056BE94187),
         (N'orders_job', 0xF5DA4A10464E6BDE07EBF7190FAE0A5570B8F156B907485BBCFB91F848822C9C),
         (N'orders_maintain', 0xAD5A16288C4CEA440B774473D74D6CB1835A44AF856A5852A340B5290BCD27DD),
-        (N'orders_metrics', 0xC90B2C2DE7A64DE5F79BD121DDC1ED92BF2ADE08D770F9CE815941AEC0BA2416),
-        (N'orders_pause', 0x587A76E3D1E80BE4875FC973A16E58C110F2BD3BC84CA929B2D19B89987D7F3A),
+        (N'orders_metrics', 0x0D342E3A5B8F1E019BDFCAA7A95E92FF32E262489F2AE095A19304ED55B0473C),
+        (N'orders_pause', 0xB5542D40329D08159FDCE96C45143F8FC01343D0CA519DC7DB25AA40D6A48283),
         (N'orders_peek', 0x6F4C33D7C1297EB4FB115D2B07A4AB31925293F4735BDAD46DFE234CAB0519F5),
         (N'orders_pending', 0x2228A598A424D5F3F0D7E4AC79B037082B69AA5A0C148BA334B05DC742BF1D29),
         (N'orders_purge', 0x64B278C6E92D2E5C34119566AFF6E1D2D361B89C45492F203A002AE18A63B962),
@@ -3496,7 +3690,7 @@ FROM
         (N'orders_reap', 0x1211C5632988C3E7479DE948435A5BB9FE57ABFA61E24F4E4529745FE973F194),
         (N'orders_redrive', 0x0CA60CDAEEA3BFFB0EF90CE19246D4B6CCC0A0A9D9747EE9C680BEDA5B6716D3),
         (N'orders_release', 0xB4003F74466648292C3C3353374502313181E573A6346BA41439D0D3A9356191),
-        (N'orders_resume', 0x3ED47B78A163EA09186FFF518FBBF658C479BB89BFA8CC354E8757A44BDC313A),
+        (N'orders_resume', 0x22494D965AB9F65BFA68F72C3D26FD4B7F271AE72BA50D37E01BEF417FFC5636),
         (N'orders_watermark_correct', 0xD6846A63CC3179E1DAF40A997B3F54BC88A18C0059440BDFEE51B8D6D0B941A5),
         (N'orders_watermark_move', 0x3561E94D72347DB870643199D63FF5D5248DD5FE399DA248773997429D8F51F6)
 ) AS [r]([name], [fingerprint])

@@ -540,7 +540,7 @@ BEGIN
             MESSAGE = 'qgen: refused on pgs_obq.orders: this queue has an outbox: complete each job with its id and its outbox values, then dequeue';
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "pgs_obq"."orders_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "pgs_obq"."orders_control" AS "c" WHERE NOT "c"."paused") THEN
         IF v$ids IS NOT NULL THEN
             WITH "done" AS
             (
@@ -993,7 +993,12 @@ BEGIN
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
     IF v$extended = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG001',
+        IF "orders_extend_lease"."id" IS NOT NULL AND EXISTS (SELECT 1 FROM "pgs_obq"."orders_dead" AS "d"
+                                                          WHERE "d"."id" = "orders_extend_lease"."id" AND "d"."last_error" = 'cancelled') THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG006',
+                MESSAGE = 'qgen: job cancelled on pgs_obq.orders: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused)';
+        END IF;
+RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on pgs_obq.orders: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN v$extended;
@@ -1139,7 +1144,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "pgs_obq"."orders_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "pgs_obq"."orders_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "pgs_obq"."orders_control" AS "c" WHERE NOT "c"."paused")
     FROM "pgs_obq"."orders" AS "job";
 END
 $qgen$;
@@ -1621,23 +1626,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "pgs_obq"."orders_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "pgs_obq"."orders_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "pgs_obq"."orders_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_obq"."orders_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "pgs_obq"."orders_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_obq.orders: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_obq"."orders_pause" OWNER TO "pgs_obq_owner";
@@ -1652,20 +1669,105 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "pgs_obq"."orders_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "pgs_obq"."orders_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_obq"."orders_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "pgs_obq"."orders_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_obq.orders: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_obq"."orders_resume" OWNER TO "pgs_obq_owner";
 REVOKE ALL ON FUNCTION "pgs_obq"."orders_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel pgs_obq.orders_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get QG001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "pgs_obq"."orders_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "orders_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("orders_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("orders_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        FROM "pgs_obq"."orders" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_obq"."orders" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    ),
+    "dead" AS
+    (
+        INSERT INTO "pgs_obq"."orders_dead" ("id", "order_no", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."order_no", "g"."enqueued_at", "g"."attempts", 'cancelled', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."orders_cancel" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."orders_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: claim_index pgs_obq.invoices_claim_ix, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -2186,7 +2288,7 @@ BEGIN
         END IF;
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "pgs_obq"."invoices_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "pgs_obq"."invoices_control" AS "c" WHERE NOT "c"."paused") THEN
         IF v$ids IS NOT NULL THEN
             DELETE FROM "pgs_obq"."invoices" AS "job"
             WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "invoices_dequeue"."complete_lease_token";
@@ -2545,7 +2647,12 @@ BEGIN
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
     IF v$extended = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG001',
+        IF "invoices_extend_lease"."id" IS NOT NULL AND EXISTS (SELECT 1 FROM "pgs_obq"."invoices_dead" AS "d"
+                                                          WHERE "d"."id" = "invoices_extend_lease"."id" AND "d"."last_error" = 'cancelled') THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG006',
+                MESSAGE = 'qgen: job cancelled on pgs_obq.invoices: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused)';
+        END IF;
+RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on pgs_obq.invoices: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN v$extended;
@@ -2692,7 +2799,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "pgs_obq"."invoices_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "pgs_obq"."invoices_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "pgs_obq"."invoices_control" AS "c" WHERE NOT "c"."paused")
     FROM "pgs_obq"."invoices" AS "job";
 END
 $qgen$;
@@ -3158,23 +3265,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "pgs_obq"."invoices_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "pgs_obq"."invoices_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "pgs_obq"."invoices_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_obq"."invoices_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "pgs_obq"."invoices_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_obq.invoices: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_obq"."invoices_pause" OWNER TO "pgs_obq_owner";
@@ -3189,20 +3308,105 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "pgs_obq"."invoices_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "pgs_obq"."invoices_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_obq"."invoices_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "pgs_obq"."invoices_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_obq.invoices: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_obq"."invoices_resume" OWNER TO "pgs_obq_owner";
 REVOKE ALL ON FUNCTION "pgs_obq"."invoices_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel pgs_obq.invoices_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get QG001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "pgs_obq"."invoices_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "invoices_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("invoices_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("invoices_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        FROM "pgs_obq"."invoices" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_obq"."invoices" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    ),
+    "dead" AS
+    (
+        INSERT INTO "pgs_obq"."invoices_dead" ("id", "order_no", "total", "enqueued_at", "enqueued_by", "claimed_at", "claimed_by", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."order_no", "g"."total", "g"."enqueued_at", "g"."enqueued_by", "g"."claimed_at", "g"."claimed_by", "g"."attempts", 'cancelled', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "pgs_obq"."invoices_cancel" OWNER TO "pgs_obq_owner";
+REVOKE ALL ON FUNCTION "pgs_obq"."invoices_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles pgs_obq_producer, pgs_obq_consumer, pgs_obq_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -3253,6 +3457,7 @@ GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_job" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_release" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_pause" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_resume" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."orders_cancel" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_enqueue" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_enqueue_batch" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_watermark_move" TO "pgs_obq_admin";
@@ -3273,6 +3478,7 @@ GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_job" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_release" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_pause" TO "pgs_obq_admin";
 GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_resume" TO "pgs_obq_admin";
+GRANT EXECUTE ON ROUTINE "pgs_obq"."invoices_cancel" TO "pgs_obq_admin";
 
 -- qgen 0.1.0: verify pgs_obq, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -3292,7 +3498,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_obq'
-          AND p.proname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_control', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'orders_release', 'orders_pause', 'orders_resume', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_control', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job', 'invoices_release', 'invoices_pause', 'invoices_resume')
+          AND p.proname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_control', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'orders_release', 'orders_pause', 'orders_resume', 'orders_cancel', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_control', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job', 'invoices_release', 'invoices_pause', 'invoices_resume', 'invoices_cancel')
           AND (p.proowner <> '"pgs_obq_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -3301,8 +3507,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_obq'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_control', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'orders_release', 'orders_pause', 'orders_resume', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_control', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job', 'invoices_release', 'invoices_pause', 'invoices_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('orders', 'orders_claim_ix', 'orders_watermark', 'orders_dead', 'orders_dead_ix', 'orders_archive', 'orders_archive_ix', 'orders_pending', 'orders_batch', 'orders_enqueue', 'orders_enqueue_batch', 'orders_watermark_move', 'orders_watermark_correct', 'orders_control', 'orders_dequeue', 'invoices', 'orders_complete', 'orders_fail', 'orders_extend_lease', 'orders_reap', 'orders_metrics', 'orders_peek', 'orders_purge_batch', 'orders_purge', 'orders_maintain', 'orders_redrive', 'orders_dead_letters', 'orders_job', 'orders_release', 'orders_pause', 'orders_resume', 'orders_cancel', 'invoices_claim_ix', 'invoices_dead', 'invoices_dedupe_ux', 'invoices_watermark', 'invoices_dead_ix', 'invoices_pending', 'invoices_batch', 'invoices_enqueue', 'invoices_enqueue_batch', 'invoices_watermark_move', 'invoices_watermark_correct', 'invoices_control', 'invoices_dequeue', 'invoices_complete', 'invoices_fail', 'invoices_extend_lease', 'invoices_reap', 'invoices_metrics', 'invoices_peek', 'invoices_purge_batch', 'invoices_purge', 'invoices_maintain', 'invoices_redrive', 'invoices_dead_letters', 'invoices_job', 'invoices_release', 'invoices_pause', 'invoices_resume', 'invoices_cancel')
           AND c.relowner <> '"pgs_obq_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -3315,44 +3521,46 @@ BEGIN
     FROM
     (
         VALUES
+            ('invoices_cancel', '0ba88f2f4b31737237a49d116fbd7bfb'),
             ('invoices_complete', 'bec467eefa4717c09e43ff5e005ad1b8'),
             ('invoices_dead_letters', '0c7f703227a35e58bbb24eab1cb139df'),
-            ('invoices_dequeue', '7ae5feba246dab9fc274c83b41d93155'),
+            ('invoices_dequeue', '1729503bf972ffde4854970c166a6285'),
             ('invoices_enqueue', 'f30b8429df2f1b1e2f5059b1b3589400'),
             ('invoices_enqueue_batch', 'bf5124e1c7e28a392904cb60d6084009'),
-            ('invoices_extend_lease', 'cbcd23b5fdd5d495e0ec3c68211a72f7'),
+            ('invoices_extend_lease', 'd65fb12690887719958453911bc3afcc'),
             ('invoices_fail', 'e2f9246ad1414638f7d58082d5e821db'),
             ('invoices_job', 'aa078f32f9516f0965933a307bea429e'),
             ('invoices_maintain', 'c0bbd6dc5f1ca06cb0b17f7fa9645d36'),
-            ('invoices_metrics', 'f383a196fc48a2844d2d9a6a3f74ccdc'),
-            ('invoices_pause', '0ee1a7c92cc2e33897707c3bf905beca'),
+            ('invoices_metrics', '1c6065929c1c183c2cd91cc4e627fccc'),
+            ('invoices_pause', 'c7ab78a11ebb360af5decff0f4188750'),
             ('invoices_peek', 'dc849317f6976415d4c0464b248511df'),
             ('invoices_purge', 'bb9c815b97748a267817b88df0e51cfb'),
             ('invoices_purge_batch', '30a7e6ba9670b0802b62250d0de8b6db'),
             ('invoices_reap', '5b16e6dc115a1a373772255de5e507cc'),
             ('invoices_redrive', 'e8ac51b5bf37a03254267b24bbf4e295'),
             ('invoices_release', '07da2b54d457ef1b0955ccc1157e4910'),
-            ('invoices_resume', '46e8d1b63a7fd84cd5a5c23ab42be4b8'),
+            ('invoices_resume', '696d6c48fe67d77e5cd224032dc8539f'),
             ('invoices_watermark_correct', '13c1be69e1545daa82d14cf1e6bd3b65'),
             ('invoices_watermark_move', '9e0d3cdf1783ae447c791097b8cdec76'),
+            ('orders_cancel', '80a9cb856bcf959e892873952a3f46b3'),
             ('orders_complete', '9816c7c40ac6a98d7e1d3bc8291fe7bc'),
             ('orders_dead_letters', 'b571a2afe69474232dbd1aa44d2e12d7'),
-            ('orders_dequeue', '218f3bbf3022db57330e300a0dff6687'),
+            ('orders_dequeue', 'bb09b38d2c1040ae01377315375118ec'),
             ('orders_enqueue', '30f6ceabe1e03c470f2457e39882bd63'),
             ('orders_enqueue_batch', 'e26684ce3146e831ffe5313a68142040'),
-            ('orders_extend_lease', 'db49a52e80df87c23eedb557f771c9fd'),
+            ('orders_extend_lease', '7ae8be98b7c4795b6d0d078565ea72a3'),
             ('orders_fail', 'e011ac28687fd641ba18f6693eed705d'),
             ('orders_job', 'd2c3d3b970688ea7cb7ae3be087add53'),
             ('orders_maintain', 'fcbe0f5cf16dfd03e5381a7e1dc6a1c2'),
-            ('orders_metrics', '0b535d63839e39d1faed0b81b56361b7'),
-            ('orders_pause', 'b0bd1504d6d8e4b7e33ae40c9187ee09'),
+            ('orders_metrics', '0b4e46ed9908e583592a7bfb680b5a57'),
+            ('orders_pause', '37e911f01de4974ce27b9790f348ffb8'),
             ('orders_peek', 'd005405d40f2fa0ca476d952a8ccc526'),
             ('orders_purge', 'a8036f245919cd5095599cc60c0e63a8'),
             ('orders_purge_batch', '7fb693d8a7c74f6a73335e906e1898ed'),
             ('orders_reap', 'caaf53c1baeebd1072ab1c0ecb12d217'),
             ('orders_redrive', '408958d7e330e3a09b9aa825f64d53ff'),
             ('orders_release', '78f9d81b9137bb9e2de9873e337c30b6'),
-            ('orders_resume', 'b65521a615c566503c88f87fa8fc1226'),
+            ('orders_resume', '5bf0d073b39d812d0a403949c75f46cd'),
             ('orders_watermark_correct', 'fd226a30683142a619b802bf9388c803'),
             ('orders_watermark_move', '93267b1c0a1fb0d48ae36b81498cde6a')
     ) AS r (name, fingerprint)

@@ -385,7 +385,7 @@ BEGIN
                 THROW 50001, N'qgen: lease lost on pgs_prio.urgent: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [pgs_prio].[urgent_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [pgs_prio].[urgent_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         ;WITH [next_job] AS
         (
@@ -716,7 +716,7 @@ BEGIN
         @q$lowest AS [lowest_pending_id],
         @q$recent AS [completed_last_minute],
         CAST(NULL AS bigint) AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_prio].[urgent_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [pgs_prio].[urgent_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1044,17 +1044,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_prio].[urgent_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_prio].[urgent_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [pgs_prio].[urgent_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [pgs_prio].[urgent_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [pgs_prio].[urgent_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -1062,6 +1067,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_prio.urgent: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -1079,15 +1086,81 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_prio].[urgent_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [pgs_prio].[urgent_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [pgs_prio].[urgent_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [pgs_prio].[urgent_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_prio.urgent: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel pgs_prio.urgent_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1999): each job still in the queue
+-- leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [pgs_prio].[urgent_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1999
+        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        FROM [pgs_prio].[urgent] AS [job] WITH (UPDLOCK, ROWLOCK)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [pgs_prio].[urgent]
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1133,6 +1206,7 @@ GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_job] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_release] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_pause] TO [pgs_prio_admin];
 GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_resume] TO [pgs_prio_admin];
+GRANT EXECUTE ON OBJECT::[pgs_prio].[urgent_cancel] TO [pgs_prio_admin];
 GRANT EXECUTE ON TYPE::[pgs_prio].[urgent_batch] TO [pgs_prio_admin];
 GO
 
@@ -1174,7 +1248,8 @@ WHERE [s].[name] = N'pgs_prio'
       N'urgent_job',
       N'urgent_release',
       N'urgent_pause',
-      N'urgent_resume'
+      N'urgent_resume',
+      N'urgent_cancel'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1237,6 +1312,8 @@ IF OBJECT_ID(N'pgs_prio.urgent_pause') IS NULL
     SET @q$missing += N' pgs_prio.urgent_pause';
 IF OBJECT_ID(N'pgs_prio.urgent_resume') IS NULL
     SET @q$missing += N' pgs_prio.urgent_resume';
+IF OBJECT_ID(N'pgs_prio.urgent_cancel') IS NULL
+    SET @q$missing += N' pgs_prio.urgent_cancel';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1279,8 +1356,9 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
+        (N'urgent_cancel', 0xA1C84E9B939A3BA654C8531FD8DFF6288F6E6BC76A03423D372C9848E3EDDE1F),
         (N'urgent_complete', 0xABB1BD608DDFC352B33864BD9818917744D10B5896CB4CA1E1C420687BA7E921),
-        (N'urgent_dequeue', 0x277DCDC21AE308E9AF0AFBD3B39FFEE56E2EC61C954D058DC46371D036E52F3D),
+        (N'urgent_dequeue', 0x3EC16AB7B391C40CCB66366CE95B6819B4E734E5FDFB8E24556DFB9F058C47EB),
         (N'urgent_enqueue', 0xAAE35A60882932A397751C75B35520E0B552D64707E7FE833AC0B024D5EF8DB4),
         (N'urgent_enqueue_batch', 0xF092D8EDBD8625D915C62A198ABFF1CA3C83EE2D79946724C86DC1AF1AAE6156),
         (N'urgent_enqueue_json', 0x2C8412338FF37BC465D4C9D0B54036875E2148A2DC15CDEBB42583B3C53A0C10),
@@ -1288,15 +1366,15 @@ FROM
         (N'urgent_fail', 0x4BDF48FE895DB8D36B797847AF9810AA7A7778CB349E7C20E8F7B11E08B1787E),
         (N'urgent_job', 0x19B3F4A1A261F1E68B26DBC8D8D247C9DEE3269BD5FB78B1E62F958B024E3E98),
         (N'urgent_maintain', 0xA2BDC869D783E6D8315E227561F2BCCA2C8DC9F48BBBEC85CF46E94D49996256),
-        (N'urgent_metrics', 0xE966EAA81D2D7D7DA6AD7090362BEB8A167230E564E3CE59FB3F804EA801B3A4),
-        (N'urgent_pause', 0xB873B3D17039C8221A91FA1B69172A6B59A4156A884A919E2CAD7CE51A8B0123),
+        (N'urgent_metrics', 0xBF66F9A63F8427A6AE5F27941085C2671BAAD2F68BE1F83C41F8513EBF47224E),
+        (N'urgent_pause', 0x80007269077B4BC2B4A2306CF5AB9B76A9EEF00723BEEB5940558765175D2F53),
         (N'urgent_peek', 0x7FA14B5338DDB2CB2C92631FB3DAC83453DE1882AB1425058D7A5986C30A37FE),
         (N'urgent_pending', 0x0597A68ACC2AE7960598F876A3B6C0A0D813F2F63E8F319EB678712C26637710),
         (N'urgent_purge', 0xB2F7DDD7037EFF0CA008666A3717A0EE54C24FB341D89338042EC41908CD9EBB),
         (N'urgent_purge_batch', 0x0731F475CF309B18A0E2C0612A86F233E062A5B0F1B1F90E8EE1F2335B615F92),
         (N'urgent_reap', 0x0EFBC0DA2EDECE1B8F689C14041ECABB74936D7EB50FE87FF055316A2F7EA48B),
         (N'urgent_release', 0x7AB5C190C23E40CC7B4ED24D88570FA27E91A8E95333ADAD9980BCB7D3C91EFF),
-        (N'urgent_resume', 0xA3D9650E267C68B97871371071656BFF89E2087DCB579BAA91CC5349A890E692)
+        (N'urgent_resume', 0x0861D2F333C32C004185A48B712EF85882D88B19DF5EB7D330FB458CE67EDA23)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'pgs_prio.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

@@ -368,7 +368,7 @@ BEGIN
         END IF;
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "pgs_prio"."urgent_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "pgs_prio"."urgent_control" AS "c" WHERE NOT "c"."paused") THEN
         RETURN;
     END IF;
     -- Read the marks; every 10 s, look below them first for jobs they passed (see the macro marks_start).
@@ -770,7 +770,7 @@ BEGIN
         min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL),
         (SELECT count(*) FROM "pgs_prio"."urgent_archive" AS "a" WHERE "a"."completed_at" >= now() - interval '1 minute'),
         NULL::bigint,
-        EXISTS (SELECT 1 FROM "pgs_prio"."urgent_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "pgs_prio"."urgent_control" AS "c" WHERE NOT "c"."paused")
     FROM "pgs_prio"."urgent" AS "job";
 END
 $qgen$;
@@ -1123,23 +1123,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "pgs_prio"."urgent_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "pgs_prio"."urgent_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "pgs_prio"."urgent_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_prio"."urgent_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "pgs_prio"."urgent_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_prio.urgent: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_prio"."urgent_pause" OWNER TO "pgs_prio_owner";
@@ -1154,20 +1166,99 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "pgs_prio"."urgent_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "pgs_prio"."urgent_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_prio"."urgent_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "pgs_prio"."urgent_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_prio.urgent: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_prio"."urgent_resume" OWNER TO "pgs_prio_owner";
 REVOKE ALL ON FUNCTION "pgs_prio"."urgent_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel pgs_prio.urgent_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, deleted (this queue keeps no dead letters), and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get QG001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "pgs_prio"."urgent_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "urgent_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("urgent_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("urgent_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        FROM "pgs_prio"."urgent" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_prio"."urgent" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "pgs_prio"."urgent_cancel" OWNER TO "pgs_prio_owner";
+REVOKE ALL ON FUNCTION "pgs_prio"."urgent_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles pgs_prio_producer, pgs_prio_consumer, pgs_prio_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1201,6 +1292,7 @@ GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_job" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_release" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_pause" TO "pgs_prio_admin";
 GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_resume" TO "pgs_prio_admin";
+GRANT EXECUTE ON ROUTINE "pgs_prio"."urgent_cancel" TO "pgs_prio_admin";
 
 -- qgen 0.1.0: verify pgs_prio, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1220,7 +1312,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_prio'
-          AND p.proname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_control', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job', 'urgent_release', 'urgent_pause', 'urgent_resume')
+          AND p.proname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_control', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job', 'urgent_release', 'urgent_pause', 'urgent_resume', 'urgent_cancel')
           AND (p.proowner <> '"pgs_prio_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1229,8 +1321,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_prio'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_control', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job', 'urgent_release', 'urgent_pause', 'urgent_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('urgent', 'urgent_claim_ix', 'urgent_lease_ix', 'urgent_marks', 'urgent_archive', 'urgent_archive_ix', 'urgent_pending', 'urgent_batch', 'urgent_enqueue', 'urgent_enqueue_batch', 'urgent_control', 'urgent_dequeue', 'urgent_complete', 'urgent_fail', 'urgent_extend_lease', 'urgent_reap', 'urgent_metrics', 'urgent_peek', 'urgent_purge_batch', 'urgent_purge', 'urgent_maintain', 'urgent_job', 'urgent_release', 'urgent_pause', 'urgent_resume', 'urgent_cancel')
           AND c.relowner <> '"pgs_prio_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1243,22 +1335,23 @@ BEGIN
     FROM
     (
         VALUES
+            ('urgent_cancel', '011bf511d706165a4adbc47e9224c29b'),
             ('urgent_complete', 'c825a909452fa739dff04a851874547e'),
-            ('urgent_dequeue', '5314342f1aec49c8d5c44069e9ed437f'),
+            ('urgent_dequeue', 'c2706c77cedf351601db2609bff2de87'),
             ('urgent_enqueue', '70d5d29686a0ff65a4424ce5f6317b00'),
             ('urgent_enqueue_batch', 'd6f116f7be2ed4064a581d31b2fb90b4'),
             ('urgent_extend_lease', 'c25784318c92e0dcb59de7edb32e9bfc'),
             ('urgent_fail', '1a08a2eb8bc93f0d3e7a7241c42eec0f'),
             ('urgent_job', 'c6fee031502bc306458d2c9202a5bfcc'),
             ('urgent_maintain', 'd58941cb2d6c227129fdb32be7c36d7d'),
-            ('urgent_metrics', '1a73a279d38261b7a17a395014114894'),
-            ('urgent_pause', '2822e88df4a56cd2c5d7b42df511569d'),
+            ('urgent_metrics', 'a3ef1ee4f6fbe2d7b9961aafe7088742'),
+            ('urgent_pause', '2d35e0d4654936ad0881cf397a81c94f'),
             ('urgent_peek', 'b3ca2e673463957d9fd8d8214f08871c'),
             ('urgent_purge', '72a19c6793e3552af9c8a61356f66035'),
             ('urgent_purge_batch', '26c2202a47a51808af355fc9639b233a'),
             ('urgent_reap', '4143cb18a1dcdb217998f1326a13bd53'),
             ('urgent_release', '4cf9c1a390b1d526176d5e9d07aa84ba'),
-            ('urgent_resume', 'a975b2e8850d50175f0a0dd0d8f34af7')
+            ('urgent_resume', '1e695f661f225951d574a5dc9172d6ed')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'pgs_prio'

@@ -377,7 +377,7 @@ BEGIN
                 THROW 50001, N'qgen: lease lost on qgreview.prio: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [qgreview].[prio_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [qgreview].[prio_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         ;WITH [next_job] AS
         (
@@ -568,7 +568,12 @@ BEGIN
             UPDATE [qgreview].[prio] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
         IF @q$extended = 0
+        BEGIN
+            IF @id IS NOT NULL AND EXISTS (SELECT 1 FROM [qgreview].[prio_dead] AS [d]
+                                           WHERE [d].[id] = @id AND [d].[last_error] = N'cancelled')
+                THROW 50006, N'qgen: job cancelled on qgreview.prio: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused).', 1;
             THROW 50001, N'qgen: lease lost on qgreview.prio: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
         RETURN @q$extended;
     END TRY
     BEGIN CATCH
@@ -716,7 +721,7 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         CAST(NULL AS bigint) AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [qgreview].[prio_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [qgreview].[prio_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1143,17 +1148,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [qgreview].[prio_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [qgreview].[prio_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [qgreview].[prio_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [qgreview].[prio_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [qgreview].[prio_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -1161,6 +1171,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on qgreview.prio: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -1178,15 +1190,94 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [qgreview].[prio_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [qgreview].[prio_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [qgreview].[prio_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [qgreview].[prio_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on qgreview.prio: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel qgreview.prio_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1999): each job still in the queue
+-- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [qgreview].[prio_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [n] int NOT NULL,
+        [priority] int NOT NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1999
+        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        FROM [qgreview].[prio] AS [job] WITH (UPDLOCK, ROWLOCK)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [qgreview].[prio]
+        OUTPUT deleted.[id], deleted.[n], deleted.[priority], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [n], [priority], [enqueued_at], [attempts])
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [qgreview].[prio_dead] ([id], [n], [priority], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [n], [priority], [enqueued_at], [attempts], N'cancelled', @q$now FROM @q$dead;
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1442,7 +1533,7 @@ BEGIN
     q$attempt:
         BEGIN TRANSACTION;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [qgreview].[priod_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [qgreview].[priod_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         ;WITH [next_job] AS
         (
@@ -1521,7 +1612,7 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         CAST(NULL AS bigint) AS [completed_last_minute],
         CAST(NULL AS bigint) AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [qgreview].[priod_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [qgreview].[priod_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1765,17 +1856,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [qgreview].[priod_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [qgreview].[priod_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [qgreview].[priod_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [qgreview].[priod_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [qgreview].[priod_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -1783,6 +1879,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on qgreview.priod: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -1800,15 +1898,82 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [qgreview].[priod_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [qgreview].[priod_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [qgreview].[priod_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [qgreview].[priod_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on qgreview.priod: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel qgreview.priod_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 3959): each job still in the queue
+-- leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   claimed: a claim's open transaction holds it (READPAST: never waited for); nothing done. If that
+--     transaction rolls back the job is queued again, and can be cancelled then;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [qgreview].[priod_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 3959
+        THROW 50003, N'qgen: @ids lists more than 3959 jobs; accepted: 1 to 3959 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (READPAST: a claim's open transaction is never waited for).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], 0
+        FROM [qgreview].[priod] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [qgreview].[priod]
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 -- Skipped above: a claim's open transaction holds it (NOLOCK: seen, never waited for).
+                 WHEN EXISTS (SELECT 1 FROM [qgreview].[priod] AS [job] WITH (NOLOCK) WHERE [job].[id] = [a].[id]) THEN N'claimed'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1864,6 +2029,7 @@ GRANT EXECUTE ON OBJECT::[qgreview].[prio_job] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_release] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_pause] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[prio_resume] TO [qgreview_admin];
+GRANT EXECUTE ON OBJECT::[qgreview].[prio_cancel] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue_batch] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_enqueue_json] TO [qgreview_admin];
@@ -1876,6 +2042,7 @@ GRANT EXECUTE ON OBJECT::[qgreview].[priod_maintain] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_job] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_pause] TO [qgreview_admin];
 GRANT EXECUTE ON OBJECT::[qgreview].[priod_resume] TO [qgreview_admin];
+GRANT EXECUTE ON OBJECT::[qgreview].[priod_cancel] TO [qgreview_admin];
 GRANT EXECUTE ON TYPE::[qgreview].[prio_batch] TO [qgreview_admin];
 GRANT EXECUTE ON TYPE::[qgreview].[priod_batch] TO [qgreview_admin];
 GO
@@ -1921,6 +2088,7 @@ WHERE [s].[name] = N'qgreview'
       N'prio_release',
       N'prio_pause',
       N'prio_resume',
+      N'prio_cancel',
       N'priod',
       N'priod_claim_ix',
       N'priod_pending',
@@ -1937,7 +2105,8 @@ WHERE [s].[name] = N'qgreview'
       N'priod_maintain',
       N'priod_job',
       N'priod_pause',
-      N'priod_resume'
+      N'priod_resume',
+      N'priod_cancel'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -2004,6 +2173,8 @@ IF OBJECT_ID(N'qgreview.prio_pause') IS NULL
     SET @q$missing += N' qgreview.prio_pause';
 IF OBJECT_ID(N'qgreview.prio_resume') IS NULL
     SET @q$missing += N' qgreview.prio_resume';
+IF OBJECT_ID(N'qgreview.prio_cancel') IS NULL
+    SET @q$missing += N' qgreview.prio_cancel';
 IF OBJECT_ID(N'qgreview.priod') IS NULL
     SET @q$missing += N' qgreview.priod';
 IF NOT EXISTS (SELECT 1 FROM sys.indexes WHERE [name] = N'priod_claim_ix' AND [object_id] = OBJECT_ID(N'qgreview.priod'))
@@ -2038,6 +2209,8 @@ IF OBJECT_ID(N'qgreview.priod_pause') IS NULL
     SET @q$missing += N' qgreview.priod_pause';
 IF OBJECT_ID(N'qgreview.priod_resume') IS NULL
     SET @q$missing += N' qgreview.priod_resume';
+IF OBJECT_ID(N'qgreview.priod_cancel') IS NULL
+    SET @q$missing += N' qgreview.priod_cancel';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -2081,18 +2254,19 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'qg
 FROM
 (
     VALUES
+        (N'prio_cancel', 0x5967DD40E3978AC07789E6ADA87D6884E72DE6D69E9A7EE36899DCC42D6C376F),
         (N'prio_complete', 0x80F9013ECDFBAD452B00BD5ACDB52ABCB766AB3AA5E0B526D6A181B1CA1D7A81),
         (N'prio_dead_letters', 0xC3F32BCF3F9179B19A5112A89BEEE8BE56A5535EB8763ED706D6C56F340E1FFB),
-        (N'prio_dequeue', 0xAE09A882E6ADFE616815B0059AEE299DFF7DF57839C1088043573F4FB0E6CAFC),
+        (N'prio_dequeue', 0x9101CAC7D72E0200531D45B1A1AF63C059F30FA1959322AA44B0227C09A5A1EA),
         (N'prio_enqueue', 0x090A78B782F60536FBC2CF7C62DAE8C791CF697909A90A28B494B39C16EC4864),
         (N'prio_enqueue_batch', 0xA20ED4107A9FF24571930F6A69621D694E990CBC6CADB9A33D1BDD6C15CBF1F2),
         (N'prio_enqueue_json', 0x172032E300CDDE98DDCB36C83AA1BD79D15CF750580FBDDF8B46D2227104A6FC),
-        (N'prio_extend_lease', 0x627C680CC06AF5E03A8A404EDD018AEED01F73788A8D9F9C57F9DE9D888921E0),
+        (N'prio_extend_lease', 0x972C5BBFBCDCB1C07390CC41E22D1929D2E5BE9CCC31617AC3A6D612537E134B),
         (N'prio_fail', 0xAA13B9578F0D84D6830364CB6BE7B67F8A6BE04BE1F9902F75369F0542298A45),
         (N'prio_job', 0x07BCDD0B94AA55F8A80365AA2A8FAC7B49718CA5F8DA97403293E04499FE5003),
         (N'prio_maintain', 0x501E0F32BF26C63BA1D62E6EAC66BFA9E986566D42AD385E89D50AD092D00418),
-        (N'prio_metrics', 0x9E601CE2F51E5802607B8C274A5ACE7BA7E611204B2C2E46FBF0BC0A50796709),
-        (N'prio_pause', 0xC8F0E1BC8FC66496B3C6473AC10FBF58A15035F2610CDA598E50A8C9DF42776E),
+        (N'prio_metrics', 0x31B4D581B8EA0888F6AFA37FA1967FA816506EB8B1A8C850E0390A9151DBAC97),
+        (N'prio_pause', 0x9A84D39892DD831421738AC8748958E0D9A8A907ED4B7E08470DEFA02516D6D2),
         (N'prio_peek', 0xCD120DB012D44FCE8D6F6BF19498D0D4A9998F9C12F882E085436A1A1952DF3E),
         (N'prio_pending', 0xA8CAD21A657082D87BBF8697C9B102841ABBD378A9DECEE646C0825F87676713),
         (N'prio_purge', 0x870D8621AF3D5C6C2F6D6889E24674150C6B07A92A7ABAF00D2F366A3669A4A2),
@@ -2100,20 +2274,21 @@ FROM
         (N'prio_reap', 0x30CF1F6835E6F46165F399D30F2ED339A7AE4B5B7D9203C8A6D5426135D38AA5),
         (N'prio_redrive', 0xF64168A4FBF8ADC6ECA7624976BD08AF083F413C9C71A7B39C4CF9B57AEBEBF3),
         (N'prio_release', 0x3151D46ED12296D433C3906AFE2727081F15544E8FA0B0EAB59F0C27CE569180),
-        (N'prio_resume', 0x2BAC90203A5CD6C55F5830ED5A908C5A8686DE4DEED06FCBABC0C3478878325E),
-        (N'priod_dequeue', 0x83CB56BA411B82345F6483B0C8BB8D47932E5336C6223CF0F9C29F4E024CCC2D),
+        (N'prio_resume', 0x6F0E1E0E2A03FA6DCFD2BBBC04152325E6CB5D1637DB91EF89EFE94525EB0D0C),
+        (N'priod_cancel', 0x5EB3A3CF195CE4CDDFE4E55F0804DEBC343E0D56EFC087EDE5C36E74A798D2B7),
+        (N'priod_dequeue', 0x676C5D3648DE15068DF5052A67E4C54F609458F0C6D82FD8AE7CFF4BF15A037B),
         (N'priod_enqueue', 0x9A04A62C6C92DEE5CC8E905EDC309A9925B9C8ED70DF544DFDF8C951FCBF82AF),
         (N'priod_enqueue_batch', 0x37A749D0984CC77FD5CCF3F2B612D814379545D564267D6B75F0A165119C9563),
         (N'priod_enqueue_json', 0x8CF20FA9B809F4C7145023A0FE61360B0BBBFBDB11E601CB7E7D20BD2FAB15F0),
         (N'priod_job', 0x236BF72BA9F4FE5B26199F15EC25ECE6FF08CD09DC4C5351DAFEAFB7251F2020),
         (N'priod_maintain', 0x9E34A02F2497291618914D5EF449224604F978324BE9248C0175874DAF9AA8FB),
-        (N'priod_metrics', 0x400A26A72CCA515E0507BD02F7F080C333CE8D2DA32374EFD2EB16B36AF78153),
-        (N'priod_pause', 0xF045949D01D90F43DCA0153C90050CBBCE110574D8F15E20ABE5A6CBA9EE9F7B),
+        (N'priod_metrics', 0x9654E1C9FA3901F5EE0667E5D27EE32B22CEB35F30C270BAE634C31E07204786),
+        (N'priod_pause', 0x8BB3E2E15EE7C08DBD745259A2680E5A108D4B54AF39E046F80172229C1F2548),
         (N'priod_peek', 0x162F5DDE8AEF91F80EEFE2426C5DC1107438BABDD4511E46A19C2080EC3E1478),
         (N'priod_pending', 0xE98D9B9503AB242A31608195CC97F18C3BF681A41C480192D44624127A6C4A0A),
         (N'priod_purge', 0x3507826EBB220B7DC1CDDC3CFD6DDC83E9EFEA9C81C7BB4991A242FFE1A78790),
         (N'priod_purge_batch', 0x09D4FD623890DEED8B3400B19436EF8BC2EFEA10C977562CCE460F5A0D3968FF),
-        (N'priod_resume', 0xDC78360866C2A678AFEC7F3B9A505FA720B2C539F9E5A266B094B2A8B854D20E)
+        (N'priod_resume', 0x67BC9D2A94F1C91171AEEC59ECB47CA9AEB93532D0E02E75D043358C0901814E)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'qgreview.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

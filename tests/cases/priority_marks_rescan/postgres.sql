@@ -362,7 +362,7 @@ BEGIN
         END IF;
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "qgreview"."prio_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "qgreview"."prio_control" AS "c" WHERE NOT "c"."paused") THEN
         RETURN;
     END IF;
     -- Read the marks; every 2 s, look below them first for jobs they passed (see the macro marks_start).
@@ -625,7 +625,12 @@ BEGIN
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
     IF v$extended = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG001',
+        IF "prio_extend_lease"."id" IS NOT NULL AND EXISTS (SELECT 1 FROM "qgreview"."prio_dead" AS "d"
+                                                          WHERE "d"."id" = "prio_extend_lease"."id" AND "d"."last_error" = 'cancelled') THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG006',
+                MESSAGE = 'qgen: job cancelled on qgreview.prio: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused)';
+        END IF;
+RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on qgreview.prio: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN v$extended;
@@ -758,7 +763,7 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         NULL::bigint,
         NULL::bigint,
-        EXISTS (SELECT 1 FROM "qgreview"."prio_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "qgreview"."prio_control" AS "c" WHERE NOT "c"."paused")
     FROM "qgreview"."prio" AS "job";
 END
 $qgen$;
@@ -1213,23 +1218,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "qgreview"."prio_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "qgreview"."prio_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "qgreview"."prio_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "qgreview"."prio_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "qgreview"."prio_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on qgreview.prio: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "qgreview"."prio_pause" OWNER TO "qgreview_owner";
@@ -1244,20 +1261,105 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "qgreview"."prio_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "qgreview"."prio_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "qgreview"."prio_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "qgreview"."prio_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on qgreview.prio: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "qgreview"."prio_resume" OWNER TO "qgreview_owner";
 REVOKE ALL ON FUNCTION "qgreview"."prio_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel qgreview.prio_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get QG001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "qgreview"."prio_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "prio_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("prio_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("prio_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        FROM "qgreview"."prio" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE
+    ),
+    "gone" AS
+    (
+        DELETE FROM "qgreview"."prio" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    ),
+    "dead" AS
+    (
+        INSERT INTO "qgreview"."prio_dead" ("id", "n", "priority", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."n", "g"."priority", "g"."enqueued_at", "g"."attempts", 'cancelled', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "qgreview"."prio_cancel" OWNER TO "qgreview_owner";
+REVOKE ALL ON FUNCTION "qgreview"."prio_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: table qgreview.priod, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1551,7 +1653,7 @@ BEGIN
     -- at the end of this statement instead, and refuse a claim its transaction was about to commit.
     SET CONSTRAINTS "qgreview"."priod_dequeue_guard" DEFERRED;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "qgreview"."priod_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "qgreview"."priod_control" AS "c" WHERE NOT "c"."paused") THEN
         RETURN;
     END IF;
     -- Read the marks; every 2 s, look below them first for jobs they passed (see the macro marks_start).
@@ -1702,7 +1804,7 @@ BEGIN
         -- on_complete: delete leaves no trace of a completion to count.
         NULL::bigint,
         NULL::bigint,
-        EXISTS (SELECT 1 FROM "qgreview"."priod_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "qgreview"."priod_control" AS "c" WHERE NOT "c"."paused")
     FROM "qgreview"."priod" AS "job";
 END
 $qgen$;
@@ -1950,23 +2052,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "qgreview"."priod_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "qgreview"."priod_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "qgreview"."priod_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "qgreview"."priod_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "qgreview"."priod_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on qgreview.priod: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "qgreview"."priod_pause" OWNER TO "qgreview_owner";
@@ -1981,20 +2095,100 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "qgreview"."priod_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "qgreview"."priod_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "qgreview"."priod_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "qgreview"."priod_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on qgreview.priod: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "qgreview"."priod_resume" OWNER TO "qgreview_owner";
 REVOKE ALL ON FUNCTION "qgreview"."priod_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel qgreview.priod_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, deleted (this queue keeps no dead letters), and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
+--     that transaction rolls back the job is queued again, and can be cancelled then;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "qgreview"."priod_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "priod_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("priod_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("priod_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
+        SELECT "job"."id", FALSE AS "leased"
+        FROM "qgreview"."priod" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE SKIP LOCKED
+    ),
+    "gone" AS
+    (
+        DELETE FROM "qgreview"."priod" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             -- Skipped above: a claim's open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "qgreview"."priod" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "qgreview"."priod_cancel" OWNER TO "qgreview_owner";
+REVOKE ALL ON FUNCTION "qgreview"."priod_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles qgreview_producer, qgreview_consumer, qgreview_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -2037,6 +2231,7 @@ GRANT EXECUTE ON ROUTINE "qgreview"."prio_job" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_release" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_pause" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."prio_resume" TO "qgreview_admin";
+GRANT EXECUTE ON ROUTINE "qgreview"."prio_cancel" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_enqueue" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_enqueue_batch" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_dequeue" TO "qgreview_admin";
@@ -2048,6 +2243,7 @@ GRANT EXECUTE ON ROUTINE "qgreview"."priod_maintain" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_job" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_pause" TO "qgreview_admin";
 GRANT EXECUTE ON ROUTINE "qgreview"."priod_resume" TO "qgreview_admin";
+GRANT EXECUTE ON ROUTINE "qgreview"."priod_cancel" TO "qgreview_admin";
 
 -- qgen 0.1.0: verify qgreview, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -2067,7 +2263,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'qgreview'
-          AND p.proname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_control', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'prio_release', 'prio_pause', 'prio_resume', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_control', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job', 'priod_pause', 'priod_resume')
+          AND p.proname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_control', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'prio_release', 'prio_pause', 'prio_resume', 'prio_cancel', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_control', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job', 'priod_pause', 'priod_resume', 'priod_cancel')
           AND (p.proowner <> '"qgreview_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -2076,8 +2272,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'qgreview'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_control', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'prio_release', 'prio_pause', 'prio_resume', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_control', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job', 'priod_pause', 'priod_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('prio', 'prio_claim_ix', 'prio_lease_ix', 'prio_marks', 'prio_dead', 'prio_dead_ix', 'prio_pending', 'prio_batch', 'prio_enqueue', 'prio_enqueue_batch', 'prio_control', 'prio_dequeue', 'prio_complete', 'prio_fail', 'prio_extend_lease', 'prio_reap', 'prio_metrics', 'prio_peek', 'prio_purge_batch', 'prio_purge', 'prio_maintain', 'prio_redrive', 'prio_dead_letters', 'prio_job', 'prio_release', 'prio_pause', 'prio_resume', 'prio_cancel', 'priod', 'priod_claim_ix', 'priod_marks', 'priod_pending', 'priod_batch', 'priod_enqueue', 'priod_enqueue_batch', 'priod_control', 'priod_dequeue', 'priod_metrics', 'priod_peek', 'priod_purge_batch', 'priod_purge', 'priod_maintain', 'priod_job', 'priod_pause', 'priod_resume', 'priod_cancel')
           AND c.relowner <> '"qgreview_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -2090,36 +2286,38 @@ BEGIN
     FROM
     (
         VALUES
+            ('prio_cancel', '82e969393a5e2b4b7103c738a74a9c20'),
             ('prio_complete', '809351fcf3a80a4536b91f3ad629ce02'),
             ('prio_dead_letters', 'df6d06a2e98ec24243a309f32e8c3780'),
-            ('prio_dequeue', '3494e45349725f9ab8a132e41a786af4'),
+            ('prio_dequeue', '0e6b62129e2c50ac5a9341bdd81afd0a'),
             ('prio_enqueue', '6c51718f4be81434a32a500d5b25acdf'),
             ('prio_enqueue_batch', '4c473ab476de62858142ee1b89893206'),
-            ('prio_extend_lease', '6600072cdfd9b4b61de428f0c5b065a7'),
+            ('prio_extend_lease', '56d5e68bbbecd02c99b9c5793978d823'),
             ('prio_fail', '98234958e6914919d2431d4e7e2117ab'),
             ('prio_job', 'd2d04e6f6f8a12bdbc7dc887760e51c5'),
             ('prio_maintain', '4c07fe408f186f0260b0cdd9e6c83971'),
-            ('prio_metrics', 'fea39b04523567ef61b8175f7438ca03'),
-            ('prio_pause', '79708e2aa43fedfa5babb218e2d87d3b'),
+            ('prio_metrics', 'eba16a37a40e4f6d3e7ead71b52408a1'),
+            ('prio_pause', '71ea6b30575b993a732d7f1ceeec6fef'),
             ('prio_peek', 'e42f74ccdf76b215209f9853c6c3da56'),
             ('prio_purge', '84905303daa4c3218ea4a84e1ec7b528'),
             ('prio_purge_batch', '962d9ac9f4fb59ce70e350d1dbd0c864'),
             ('prio_reap', 'f34105ac096267045c2be9cc6cc66ddd'),
             ('prio_redrive', '2c0532501056f109f7fbff794b06b3cd'),
             ('prio_release', 'de6a3a9d34fac9b0ffc7f6513f4acc78'),
-            ('prio_resume', '80f9becdb9b4c8bcfd38d6dda439b858'),
-            ('priod_dequeue', '4cd323f1a647a5f1c3a6cb5722029294'),
+            ('prio_resume', '8fb10abfcdffaaf3fa49295606d6f3a0'),
+            ('priod_cancel', '03d4ad33662352c6fd814f089eaa8744'),
+            ('priod_dequeue', '4ff854f3710d1f128dbbbaedac545787'),
             ('priod_dequeue_guard', 'db6f3744ff381777efa7666d2fad41ed'),
             ('priod_enqueue', '47e43d55af52462090836dd3fe952494'),
             ('priod_enqueue_batch', '18077b702672c9d7f5a10d3e2589de28'),
             ('priod_job', '58fe19f72bb2c5a7a3f22021ba0cecf4'),
             ('priod_maintain', 'a960b883bd871c4099b332f406d09ad4'),
-            ('priod_metrics', '3309eb07401bea39ec55e39a35ae73c8'),
-            ('priod_pause', 'd665a76c343f1cd8590ee3dd3444fc72'),
+            ('priod_metrics', '0f6ad6719718232c6547aff550b635b6'),
+            ('priod_pause', '849b1aed3dc3f7196d5c477df2d1ac90'),
             ('priod_peek', 'c65080f1ca11dab2cc01ff8e77a623ae'),
             ('priod_purge', 'f57e6ba64feb1930f045d31860cf2ba9'),
             ('priod_purge_batch', 'cab239720285ec704e705fabebb957a3'),
-            ('priod_resume', '0e201231751792bec2a5ce982d8f37a5')
+            ('priod_resume', '081f818f49af057535dc8abc8dd9e233')
     ) AS r (name, fingerprint)
     JOIN pg_catalog.pg_proc AS p ON p.proname = r.name
     JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace AND n.nspname = 'qgreview'

@@ -593,7 +593,7 @@ BEGIN
                 THROW 50001, N'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
         END;
         -- Paused (pause, resume): claim nothing; a claim waiting with @wait_ms keeps waiting.
-        IF EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             GOTO q$paused;
         -- Start at the watermark; every 10 s, look below it first for jobs it passed (see the macro watermark_start).
         IF EXISTS (SELECT 1 FROM [pgs_wrk].[mail_watermark] WITH (NOLOCK) WHERE [corrected_at] <= DATEADD(second, -10, SYSUTCDATETIME()))
@@ -850,7 +850,12 @@ BEGIN
             UPDATE [pgs_wrk].[mail] SET [lease_expires_at] = @q$until WHERE [id] = @id AND [lease_token] = @lease_token;
         SET @q$extended = @@ROWCOUNT;
         IF @q$extended = 0
+        BEGIN
+            IF @id IS NOT NULL AND EXISTS (SELECT 1 FROM [pgs_wrk].[mail_dead] AS [d]
+                                           WHERE [d].[id] = @id AND [d].[last_error] = N'cancelled')
+                THROW 50006, N'qgen: job cancelled on pgs_wrk.mail: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused).', 1;
             THROW 50001, N'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished).', 1;
+        END;
         RETURN @q$extended;
     END TRY
     BEGIN CATCH
@@ -1013,7 +1018,7 @@ BEGIN
       AND (@max_seconds = 0 OR DATEDIFF(second, @q$started, SYSUTCDATETIME()) < @max_seconds)
     BEGIN
         -- Paused (pause, resume): stop, as when the queue is empty.
-        IF EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1)
+        IF NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0)
             BREAK;
         DELETE FROM @q$claimed;
         SET @q$now = SYSUTCDATETIME();
@@ -1181,7 +1186,7 @@ BEGIN
         CAST(NULL AS bigint) AS [completed_last_minute],
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         COALESCE(@q$lowest, @q$highest + 1) - @q$watermark AS [watermark_lag],
-        CAST(CASE WHEN EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 1) THEN 1 ELSE 0 END AS bit) AS [paused];
+        CAST(CASE WHEN NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (READPAST, READCOMMITTEDLOCK) WHERE [paused] = 0) THEN 1 ELSE 0 END AS bit) AS [paused];
 END;
 GO
 
@@ -1617,17 +1622,22 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_wrk].[mail_control] WITH (ROWLOCK)
-        SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 0;
-        SET @q$changed = @@ROWCOUNT;
-        -- A missing row (deleted by hand) read as running: put it back, paused.
-        IF @q$changed = 0 AND NOT EXISTS (SELECT 1 FROM [pgs_wrk].[mail_control] WITH (UPDLOCK, HOLDLOCK))
+        SELECT @q$was = [paused] FROM [pgs_wrk].[mail_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
         BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
             INSERT INTO [pgs_wrk].[mail_control] ([paused], [changed_at], [changed_by]) VALUES (1, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 0;
+        END
+        ELSE IF @q$was = 0
+        BEGIN
+            UPDATE [pgs_wrk].[mail_control]
+            SET [paused] = 1, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
             SET @q$changed = 1;
         END;
         COMMIT TRANSACTION;
@@ -1635,6 +1645,8 @@ BEGIN
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_wrk.mail: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
         THROW;
     END CATCH;
 END;
@@ -1652,15 +1664,94 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    DECLARE @q$changed int;
+    SET LOCK_TIMEOUT 5000;
+    DECLARE @q$was bit, @q$changed int = 0;
     BEGIN TRY
         BEGIN TRANSACTION;
-        UPDATE [pgs_wrk].[mail_control] WITH (ROWLOCK)
-        SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
-        WHERE [one_row] = 1 AND [paused] = 1;
-        SET @q$changed = @@ROWCOUNT;
+        SELECT @q$was = [paused] FROM [pgs_wrk].[mail_control] WITH (UPDLOCK, HOLDLOCK, ROWLOCK) WHERE [one_row] = 1;
+        IF @@ROWCOUNT = 0
+        BEGIN
+            -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue.
+            INSERT INTO [pgs_wrk].[mail_control] ([paused], [changed_at], [changed_by]) VALUES (0, SYSUTCDATETIME(), ORIGINAL_LOGIN());
+            SET @q$changed = 1;
+        END
+        ELSE IF @q$was = 1
+        BEGIN
+            UPDATE [pgs_wrk].[mail_control]
+            SET [paused] = 0, [changed_at] = SYSUTCDATETIME(), [changed_by] = ORIGINAL_LOGIN()
+            WHERE [one_row] = 1;
+            SET @q$changed = 1;
+        END;
         COMMIT TRANSACTION;
         RETURN @q$changed;
+    END TRY
+    BEGIN CATCH
+        IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_wrk.mail: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again', 1;
+        THROW;
+    END CATCH;
+END;
+GO
+
+-- qgen 0.1.0: cancel pgs_wrk.mail_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1999): each job still in the queue
+-- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
+-- One row per distinct id, in id order, [outcome]:
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR ALTER PROCEDURE [pgs_wrk].[mail_cancel]
+    @ids nvarchar(max)
+AS
+BEGIN
+    SET NOCOUNT, XACT_ABORT ON;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
+    SET NUMERIC_ROUNDABORT OFF;
+    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
+    DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$dead TABLE
+    (
+        [id] bigint NOT NULL PRIMARY KEY,
+        [recipient] nvarchar(100) NOT NULL,
+        [subject] nvarchar(200) NULL,
+        [enqueued_at] datetime2(3) NOT NULL,
+        [attempts] int NOT NULL
+    );
+    INSERT INTO @q$asked ([id])
+    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
+    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
+    IF (SELECT COUNT(*) FROM @q$asked) > 1999
+        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
+    BEGIN TRY
+        BEGIN TRANSACTION;
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        INSERT INTO @q$found ([id], [leased])
+        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        FROM [pgs_wrk].[mail] AS [job] WITH (UPDLOCK, ROWLOCK)
+        WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
+        DELETE FROM [pgs_wrk].[mail]
+        OUTPUT deleted.[id], deleted.[recipient], deleted.[subject], deleted.[enqueued_at], deleted.[attempts]
+        INTO @q$dead ([id], [recipient], [subject], [enqueued_at], [attempts])
+        WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
+        -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
+        INSERT INTO [pgs_wrk].[mail_dead] ([id], [recipient], [subject], [enqueued_at], [attempts], [last_error], [dead_at])
+        SELECT [id], [recipient], [subject], [enqueued_at], [attempts], N'cancelled', @q$now FROM @q$dead;
+        COMMIT TRANSACTION;
+        SELECT [a].[id],
+            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+                 ELSE N'not_queued' END AS [outcome]
+        FROM @q$asked AS [a]
+        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
@@ -1717,6 +1808,7 @@ GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_job] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_release] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_pause] TO [pgs_wrk_admin];
 GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_resume] TO [pgs_wrk_admin];
+GRANT EXECUTE ON OBJECT::[pgs_wrk].[mail_cancel] TO [pgs_wrk_admin];
 GRANT EXECUTE ON TYPE::[pgs_wrk].[mail_batch] TO [pgs_wrk_admin];
 GO
 
@@ -1764,7 +1856,8 @@ WHERE [s].[name] = N'pgs_wrk'
       N'mail_job',
       N'mail_release',
       N'mail_pause',
-      N'mail_resume'
+      N'mail_resume',
+      N'mail_cancel'
   )
   AND ([sm].[uses_ansi_nulls] = 0 OR [sm].[uses_quoted_identifier] = 0);
 IF @q$wrong <> N''
@@ -1839,6 +1932,8 @@ IF OBJECT_ID(N'pgs_wrk.mail_pause') IS NULL
     SET @q$missing += N' pgs_wrk.mail_pause';
 IF OBJECT_ID(N'pgs_wrk.mail_resume') IS NULL
     SET @q$missing += N' pgs_wrk.mail_resume';
+IF OBJECT_ID(N'pgs_wrk.mail_cancel') IS NULL
+    SET @q$missing += N' pgs_wrk.mail_cancel';
 IF @q$missing <> N''
 BEGIN
     DECLARE @q$absent nvarchar(2048) = LEFT(N'qgen: install did not create:' + @q$missing
@@ -1881,18 +1976,19 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
+        (N'mail_cancel', 0x8C2C60F2C928C15B14407796ECD49D30550E5ADC9585EAC2E94F9773606C945D),
         (N'mail_complete', 0x5543069DF2936A75771434E1614D7EEF7E783ED7A452B09E1ED9FDB9D16F365C),
         (N'mail_dead_letters', 0x95926D8CB03051EA7AEC808BDCA8177560D995F6CEBFBEFEFEFA44A35DB1D2BB),
-        (N'mail_dequeue', 0xF931677D778E23FAD559A89745DC20B4FD8CC9539B1D0D19393162DBF779A709),
+        (N'mail_dequeue', 0xF51650AA4EF8E8DBE4AE5D5EA9E52394B8C9C2CFB933AB248284EBA80A4D01E7),
         (N'mail_enqueue', 0xF705051141144278BEE95A8414539173E3D2DD7CBE384E1722B675C750ADDC37),
         (N'mail_enqueue_batch', 0xA86C66865C217BDDDD61B552FB1A445F85F51BA6ACFA5E3CB0283A9124C9B6CF),
         (N'mail_enqueue_json', 0xF788F91D4093D918FABF85916B83B10E198E9B73C198DB89B14C5F019171775D),
-        (N'mail_extend_lease', 0x8F356E53DF265DBFF458441D30F48B1B8EC5857816E75319DD81F2DB45FFBD11),
+        (N'mail_extend_lease', 0x84E446561063283954E7DD85C93AD3B32EAFC0F368176BBBDB6C5424D9A585B7),
         (N'mail_fail', 0x08F62A9E8A66D805AD189D575CE051D055C748AD767EA396AD67CF238E364ACE),
         (N'mail_job', 0x8346829357980CF89FD9FF50A1012993B2EF2806B371322951C803709C3E5AB7),
         (N'mail_maintain', 0xD77975BFE8820DFA688073DEBCE94E56755E0933ABFFA7459CFB0EBD2987B01F),
-        (N'mail_metrics', 0x874ADFFE15A5970054AF32F54AD7F0FD0C4C0AE5C6BFA01244C3145C2A3ED044),
-        (N'mail_pause', 0x25C6A0F6F9539308B12862E3A591B1DF0D026A15DB61F792314A0960A3BBD69F),
+        (N'mail_metrics', 0x73A32F9C485D69531EDEC7D22EC045F33A7BC0E82B149128787232604730AC66),
+        (N'mail_pause', 0xD3C25F14CE3AF02C6F9DEFECC4ABF33C691A54205F04E2B5A89AF028780E21F7),
         (N'mail_peek', 0x90F6C599EF5240A29D6421D9564CC8A8A5615DAB577596ACBA000372B192068C),
         (N'mail_pending', 0x5D7B8BAFF166F73980F72E9FB6B7CC1F3DC11B001A06CE36F8E1023A9C5097FE),
         (N'mail_purge', 0x7B96E53BCF66A6A63B0552D5D4923B5CAAC05D80F1B8C0EBF5D48B21D3955282),
@@ -1900,10 +1996,10 @@ FROM
         (N'mail_reap', 0xA7AE79712DE4FAE515270F668FC9BF0693BBE7049F06EDE384210C71FF602345),
         (N'mail_redrive', 0x542F8CD5A9CA6E10F5D87200CD8AD76F3EC0FB4154388B6FB5786EA904E0BADA),
         (N'mail_release', 0xE6751C2769B972FF17E0FC5AA60CBF421DC9F5974FF474844E6713D62619FE80),
-        (N'mail_resume', 0xF3D5867D291B76FB4605F8FB099763942924C00982F6FB5FDB803381B8F818A1),
+        (N'mail_resume', 0x9AFB7B4B6EF5F2DF9E32338FB78C95D39ABE8F1EFFB97C36A515D842B37D46B5),
         (N'mail_watermark_correct', 0x01EB7BACF763D44BB3037F401C1CCBBAC50627BACD873334A0117AD9A00FAB4F),
         (N'mail_watermark_move', 0xFAEB40105323997871AF9A8BE05513256568604FB4B716A7DADEF386312959E4),
-        (N'mail_worker', 0x9B4BCDF7721AC0FE42F2384C90026DA88E3688D3F0204754EFF498E86C8FABD1)
+        (N'mail_worker', 0xB05F131DBBA49A5E502AE4D04691BBDDE74EE4A8A0A68E384CC72C7026634512)
 ) AS [r]([name], [fingerprint])
 INNER JOIN sys.sql_modules AS [sm] ON [sm].[object_id] = OBJECT_ID(N'pgs_wrk.' + [r].[name])
 CROSS APPLY (SELECT [sm].[definition] COLLATE Latin1_General_BIN2 AS [text]) AS [d]

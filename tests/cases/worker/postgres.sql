@@ -534,7 +534,7 @@ BEGIN
         END IF;
     END IF;
     -- Paused (pause, resume): complete what was asked, claim nothing.
-    IF EXISTS (SELECT 1 FROM "pgs_wrk"."mail_control" AS "c" WHERE "c"."paused") THEN
+    IF NOT EXISTS (SELECT 1 FROM "pgs_wrk"."mail_control" AS "c" WHERE NOT "c"."paused") THEN
         IF v$ids IS NOT NULL THEN
             DELETE FROM "pgs_wrk"."mail" AS "job"
             WHERE "job"."id" = ANY (v$ids) AND "job"."lease_token" = "mail_dequeue"."complete_lease_token";
@@ -891,7 +891,12 @@ BEGIN
     END IF;
     GET DIAGNOSTICS v$extended = ROW_COUNT;
     IF v$extended = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG001',
+        IF "mail_extend_lease"."id" IS NOT NULL AND EXISTS (SELECT 1 FROM "pgs_wrk"."mail_dead" AS "d"
+                                                          WHERE "d"."id" = "mail_extend_lease"."id" AND "d"."last_error" = 'cancelled') THEN
+            RAISE EXCEPTION USING ERRCODE = 'QG006',
+                MESSAGE = 'qgen: job cancelled on pgs_wrk.mail: cancel took it out of the queue while its lease ran; stop working on it (its complete and fail are refused)';
+        END IF;
+RAISE EXCEPTION USING ERRCODE = 'QG001',
             MESSAGE = 'qgen: lease lost on pgs_wrk.mail: the lease token does not hold this job (it expired and was released or taken over, or the job is already finished)';
     END IF;
     RETURN v$extended;
@@ -1115,7 +1120,7 @@ BEGIN
         -- How many ids a claim walks below the first unclaimed job (or the next id, when none is).
         coalesce(min("job"."id") FILTER (WHERE "job"."lease_token" IS NULL), max("job"."id") + 1)
             - (SELECT "w"."id" FROM "pgs_wrk"."mail_watermark" AS "w"),
-        EXISTS (SELECT 1 FROM "pgs_wrk"."mail_control" AS "c" WHERE "c"."paused")
+        NOT EXISTS (SELECT 1 FROM "pgs_wrk"."mail_control" AS "c" WHERE NOT "c"."paused")
     FROM "pgs_wrk"."mail" AS "job";
 END
 $qgen$;
@@ -1577,23 +1582,35 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
-    UPDATE "pgs_wrk"."mail_control" AS "c"
-    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND NOT "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    -- A missing row (deleted by hand) read as running: put it back, paused.
-    IF v$changed = 0 THEN
+    SELECT "c"."paused" INTO v$was FROM "pgs_wrk"."mail_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
         INSERT INTO "pgs_wrk"."mail_control" ("paused", "changed_at", "changed_by")
         VALUES (TRUE, pg_catalog.clock_timestamp(), session_user::text)
         ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS v$changed = ROW_COUNT;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_wrk"."mail_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
     END IF;
-    RETURN v$changed;
+    IF v$was = TRUE THEN
+        RETURN 0;
+    END IF;
+    UPDATE "pgs_wrk"."mail_control" AS "c"
+    SET "paused" = TRUE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_wrk.mail: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_wrk"."mail_pause" OWNER TO "pgs_wrk_owner";
@@ -1608,20 +1625,105 @@ RETURNS integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 DECLARE
-    v$changed integer;
+    v$was boolean;
 BEGIN
+    SELECT "c"."paused" INTO v$was FROM "pgs_wrk"."mail_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+    IF NOT FOUND THEN
+        -- A missing row (deleted by hand) read as paused: put back, as this call leaves the queue
+        -- (a concurrent call that put it back first is read again, locked).
+        INSERT INTO "pgs_wrk"."mail_control" ("paused", "changed_at", "changed_by")
+        VALUES (FALSE, pg_catalog.clock_timestamp(), session_user::text)
+        ON CONFLICT DO NOTHING;
+        IF FOUND THEN
+            v$was := TRUE;
+        ELSE
+            SELECT "c"."paused" INTO v$was FROM "pgs_wrk"."mail_control" AS "c" WHERE "c"."one_row" FOR UPDATE;
+        END IF;
+    END IF;
+    IF v$was = FALSE THEN
+        RETURN 0;
+    END IF;
     UPDATE "pgs_wrk"."mail_control" AS "c"
     SET "paused" = FALSE, "changed_at" = pg_catalog.clock_timestamp(), "changed_by" = session_user::text
-    WHERE "c"."one_row" AND "c"."paused";
-    GET DIAGNOSTICS v$changed = ROW_COUNT;
-    RETURN v$changed;
+    WHERE "c"."one_row";
+    RETURN 1;
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_wrk.mail: another session holds the queue''s control row (a pause or resume not yet committed): commit or roll it back, then call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_wrk"."mail_resume" OWNER TO "pgs_wrk_owner";
 REVOKE ALL ON FUNCTION "pgs_wrk"."mail_resume" FROM PUBLIC;
+
+-- qgen 0.1.0: cancel pgs_wrk.mail_cancel, rendered for PostgreSQL from spec.yaml.
+-- Do not edit: change the spec or the templates, then run `qgen render`.
+-- Cancels jobs by id (ids; at most 4000): each job still in the queue leaves it at once, in
+-- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
+-- One row per distinct id, in id order, "outcome":
+--   cancelled: it was waiting (queued, delayed, or backing off after a failure);
+--   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get QG001 (the
+--     token fences them off, so nothing it does commits with the job); a row a completion holds at
+--     that moment is waited for (a short lock), then cancelled or found finished;
+--   not_queued: finished, dead, purged or never enqueued: nothing done.
+CREATE OR REPLACE FUNCTION "pgs_wrk"."mail_cancel"
+(
+    "ids" bigint[]
+)
+RETURNS TABLE ("id" bigint, "outcome" text)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $qgen$
+#variable_conflict use_column
+BEGIN
+    IF "mail_cancel"."ids" IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    END IF;
+    IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("mail_cancel"."ids") AS "a" ("id")) > 4000 THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003',
+            MESSAGE = 'qgen: ids lists more than 4000 jobs; accepted: 1 to 4000 per call';
+    END IF;
+    RETURN QUERY
+    WITH "asked" AS
+    (
+        SELECT DISTINCT "a"."id" FROM pg_catalog.unnest("mail_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NOT NULL
+    ),
+    "found" AS
+    (
+        -- The rows by their id, locked (waiting for a completion's short lock).
+        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        FROM "pgs_wrk"."mail" AS "job"
+        WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        FOR UPDATE
+    ),
+    "gone" AS
+    (
+        DELETE FROM "pgs_wrk"."mail" AS "job"
+        USING "found" AS "f"
+        WHERE "job"."id" = "f"."id"
+        RETURNING "job".*
+    ),
+    "dead" AS
+    (
+        INSERT INTO "pgs_wrk"."mail_dead" ("id", "recipient", "subject", "enqueued_at", "attempts", "last_error", "dead_at")
+        SELECT "g"."id", "g"."recipient", "g"."subject", "g"."enqueued_at", "g"."attempts", 'cancelled', pg_catalog.clock_timestamp()
+        FROM "gone" AS "g"
+    )
+    SELECT "a"."id",
+        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
+             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+             ELSE 'not_queued' END
+    FROM "asked" AS "a"
+    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    ORDER BY "a"."id";
+END
+$qgen$;
+ALTER FUNCTION "pgs_wrk"."mail_cancel" OWNER TO "pgs_wrk_owner";
+REVOKE ALL ON FUNCTION "pgs_wrk"."mail_cancel" FROM PUBLIC;
 
 -- qgen 0.1.0: grants to roles pgs_wrk_producer, pgs_wrk_consumer, pgs_wrk_admin, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1662,6 +1764,7 @@ GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_job" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_release" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_pause" TO "pgs_wrk_admin";
 GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_resume" TO "pgs_wrk_admin";
+GRANT EXECUTE ON ROUTINE "pgs_wrk"."mail_cancel" TO "pgs_wrk_admin";
 
 -- qgen 0.1.0: verify pgs_wrk, rendered for PostgreSQL from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
@@ -1681,7 +1784,7 @@ BEGIN
         FROM pg_catalog.pg_proc AS p
         JOIN pg_catalog.pg_namespace AS n ON n.oid = p.pronamespace
         WHERE n.nspname = 'pgs_wrk'
-          AND p.proname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_control', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job', 'mail_release', 'mail_pause', 'mail_resume')
+          AND p.proname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_control', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job', 'mail_release', 'mail_pause', 'mail_resume', 'mail_cancel')
           AND (p.proowner <> '"pgs_wrk_owner"'::pg_catalog.regrole
                OR (p.prosecdef AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) AS c (setting)
                                                WHERE c.setting LIKE 'search\_path=%')))
@@ -1690,8 +1793,8 @@ BEGIN
         FROM pg_catalog.pg_class AS c
         JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
         WHERE n.nspname = 'pgs_wrk'
-          AND c.relkind IN ('r', 'v$v')
-          AND c.relname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_control', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job', 'mail_release', 'mail_pause', 'mail_resume')
+          AND c.relkind IN ('r', 'v')
+          AND c.relname IN ('mail', 'mail_claim_ix', 'mail_watermark', 'mail_dead', 'mail_dead_ix', 'mail_pending', 'mail_batch', 'mail_enqueue', 'mail_enqueue_batch', 'mail_watermark_move', 'mail_watermark_correct', 'mail_control', 'mail_dequeue', 'mail_complete', 'mail_fail', 'mail_extend_lease', 'mail_reap', 'mail_worker', 'mail_metrics', 'mail_peek', 'mail_purge_batch', 'mail_purge', 'mail_maintain', 'mail_redrive', 'mail_dead_letters', 'mail_job', 'mail_release', 'mail_pause', 'mail_resume', 'mail_cancel')
           AND c.relowner <> '"pgs_wrk_owner"'::pg_catalog.regrole
     ) AS x;
     IF v$wrong IS NOT NULL THEN
@@ -1704,24 +1807,25 @@ BEGIN
     FROM
     (
         VALUES
+            ('mail_cancel', 'c995ba5c0cd6e7e53de716252faceec7'),
             ('mail_complete', '4e400134cdec8b553b2830e4818de4df'),
             ('mail_dead_letters', 'fced6b40f621f28a03c656f4dea6ad11'),
-            ('mail_dequeue', 'a84662009569de07777c221489d328a1'),
+            ('mail_dequeue', 'd47fc962615a59d483b881511863dc95'),
             ('mail_enqueue', 'ef1cc67cba2269d2b17f816d2a22d215'),
             ('mail_enqueue_batch', '3126cb986aa567da2270810104d13c2d'),
-            ('mail_extend_lease', '06256899b67f0e84a512102230e95c62'),
+            ('mail_extend_lease', 'f60d22b09a07b3102703fbeded8d1442'),
             ('mail_fail', 'c88820fda25c40187bbaa486a7eb1f71'),
             ('mail_job', '50e4791ec491495c1958bb766cd2d905'),
             ('mail_maintain', '5164722bab9ef1b9d4368feb02bb5ee0'),
-            ('mail_metrics', '0291b533d2e12d828288e69baf9036d4'),
-            ('mail_pause', 'db82dfcafe8dcb1bb35ebe9aa593f6fb'),
+            ('mail_metrics', '4a59b270a0b4b3db14e392d39830d52a'),
+            ('mail_pause', '53e82c9a2b01d9e3512676a16ec4f139'),
             ('mail_peek', 'e6fd8278b4b410849d24b8bd99565a7b'),
             ('mail_purge', '055b2545867c6576223ce62e3a0c946b'),
             ('mail_purge_batch', '7182f446f72e3d125020bd0e13ab40ae'),
             ('mail_reap', '61852a8e7f477e0cbfb4b688daf9665c'),
             ('mail_redrive', '61f960aa040bdabd9796d591d7ff06c2'),
             ('mail_release', 'c701c53fccbffc1bd145e7d9bc236fea'),
-            ('mail_resume', '7d6cba4eb6d92d11bfc9bc2188e12766'),
+            ('mail_resume', 'fe022da6c3e20c8a2b5ae867e1874000'),
             ('mail_watermark_correct', '8e834ecf6ab07834535bf93290201ce7'),
             ('mail_watermark_move', '7b1b3266241293ad013ac062f30ee1ac'),
             ('mail_worker', '93cf0708e04aff126da1a8c85878fd39')
