@@ -231,6 +231,44 @@ def test_a_redrive_through_the_form_puts_the_job_back_and_is_logged_with_who(use
     assert any(f"redrive of feat.jobs job {dead} by 127.0.0.1: 1 redriven" in s for s in said), said
 
 
+def test_pause_resume_and_cancel_through_the_page_change_the_queue_and_are_logged(use_spec, page, caplog):
+    """Issue 29 on the dashboard: the queue page pauses and resumes the queue (its state shown there and
+    on the spec page) and cancels a job of the next jobs, each a POST form with its own CSRF token."""
+    env = use_spec(FEAT)
+    jobs = env.client("jobs")
+    keep, drop = (jobs.enqueue(job_type="t", customer_id=n, amount=Decimal("1.00")).id for n in (1, 2))
+    caplog.set_level(logging.INFO, logger="qgen.dashboard")
+    with serve(env, allow_actions=True) as served:
+        served.sample()
+        page.goto(served.base + "/queues/jobs")
+        assert page.locator("dd[data-state]").inner_text() == "running"
+        page.click("form.control button")                       # pause
+        page.wait_for_url(served.base + "/queues/jobs?*")
+        assert "paused: claims return no job" in page.locator(".notice").inner_text()
+        assert jobs.paused() is True and jobs.dequeue() == []
+        served.sample()
+        page.goto(served.base + "/")
+        assert page.locator("tr[data-queue='jobs'] td[data-state]").inner_text() == "PAUSED"
+        page.goto(served.base + "/queues/jobs")
+        assert page.locator("h1 .paused").inner_text() == "PAUSED"
+        page.click(f"table.next tr[data-id='{drop}'] button")  # cancel
+        page.wait_for_url(served.base + "/queues/jobs?*")
+        assert page.locator(".notice").inner_text().strip() == f"job {drop}: cancelled"
+        assert page.locator("form.control button").inner_text() == "resume"
+        page.click("form.control button")                       # resume
+        page.wait_for_url(served.base + "/queues/jobs?*")
+        assert "resumed" in page.locator(".notice").inner_text()
+        token = served.board.guard.csrf_token("pause:jobs")
+        status, text = post(served.base + "/queues/jobs/cancel", {"id": str(keep), "csrf": token}, {"Origin": served.base})
+        assert status == 403 and "CSRF" in text, "a pause token does not cancel"
+        assert post(served.base + "/queues/jobs/drop_table", {"csrf": token}, {"Origin": served.base})[0] == 404
+    assert [j.id for j in jobs.dequeue(batch_size=5)] == [keep]
+    said = [r.getMessage() for r in caplog.records if r.name == "qgen.dashboard"]
+    for line in ("pause of feat.jobs by 127.0.0.1: paused", f"cancel of feat.jobs job {drop} by 127.0.0.1: cancelled",
+                 "resume of feat.jobs by 127.0.0.1: resumed"):
+        assert any(line in s for s in said), (line, said)
+
+
 def test_a_configured_token_is_required_for_every_page(use_spec, browser):
     env = use_spec(FEAT)
     with serve(env, token="s3cret-token") as served:

@@ -1,5 +1,5 @@
 """qgen dashboard's web application (Starlette): a page for the spec, one per queue, their stylesheet
-and live-refresh script, and (with --allow-actions) a redrive action. Pages render from the sampler's
+and live-refresh script, and (with --allow-actions) the actions of qgen/cli/dashboard/actions.py. Pages render from the sampler's
 last round (sampler.py) and never touch the database; every value is escaped by Jinja's autoescape.
 Every request passes the guard (guard.py) first: Host header, then authentication; every answer
 carries its security headers."""
@@ -25,7 +25,8 @@ from starlette.routing import Route
 
 from qgen.cli.dashboard.charts import queue_charts
 from qgen.cli.dashboard.guard import HEADERS, Guard, same_origin
-from qgen.cli.dashboard.sampler import Sampler, redrive
+from qgen.cli.dashboard.actions import ACTIONS, act
+from qgen.cli.dashboard.sampler import Sampler
 from qgen.dialects.client import json_default
 from qgen.dialects.urls import redacted
 from qgen.spec.catalog import has_dead_letters
@@ -110,7 +111,8 @@ def build_app(board: Dashboard) -> Starlette:
         return page("queue.html", request, queue=queue, sample=snapshot.queues[queue],
                     charts=queue_charts(snapshot.history[queue], time.time()),
                     dead_letter_table=has_dead_letters(board.spec.queues[queue]),
-                    actions=board.allow_actions, csrf=board.guard.csrf_token(f"redrive:{queue}"))
+                    actions=board.allow_actions,
+                    csrf={name: board.guard.csrf_token(f"{name}:{queue}") for name in ACTIONS})
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
@@ -118,11 +120,11 @@ def build_app(board: Dashboard) -> Starlette:
             return PlainTextResponse("not found", status_code=404)
         return Response((HERE / "static" / name).read_bytes(), media_type=STATIC[name])
 
-    async def redrive_action(request: Request) -> Response:
-        return await _redrive(board, request)
+    async def action(request: Request) -> Response:
+        return await _act(board, request)
 
     routes = [Route("/", spec_page), Route("/queues/{queue}", queue_page), Route("/static/{name}", static),
-              Route("/queues/{queue}/redrive", redrive_action, methods=["POST"])]
+              Route("/queues/{queue}/{action}", action, methods=["POST"])]
     app = Starlette(routes=routes)
     app.add_middleware(_GuardMiddleware, board=board)  # type: ignore[arg-type]
     return app
@@ -132,33 +134,41 @@ def refused(message: str, status: int = 403) -> Response:
     return PlainTextResponse(message + "\n", status_code=status)
 
 
-async def _redrive(board: Dashboard, request: Request) -> Response:
-    queue = request.path_params["queue"]
+async def _act(board: Dashboard, request: Request) -> Response:
+    """One action's POST (qgen/cli/dashboard/actions.py): refused unless the dashboard allows actions,
+    the queue has it, the request comes from this dashboard's page with its CSRF token for this action
+    and queue, and a job id (where it takes one) is one; logged with who did it."""
+    queue, name = request.path_params["queue"], request.path_params["action"]
     who = request.state.user
     if not board.allow_actions:
         return refused("refused: this dashboard is read-only (started without --allow-actions)")
-    if queue not in board.spec.queues or not has_dead_letters(board.spec.queues[queue]):
-        return refused(f"refused: no queue {queue!r} with dead letters in this spec")
+    found = ACTIONS.get(name)
+    if found is None:
+        return refused(f"refused: no action {name!r}; accepted: {', '.join(ACTIONS)}", 404)
+    if queue not in board.spec.queues or not found.offered(board.spec.queues[queue]):
+        return refused(f"refused: no queue {queue!r} with {name} in this spec")
     if not same_origin(request.headers, f"{request.url.scheme}://{request.headers.get('host', '')}"):
         return refused("refused: the request does not come from this dashboard's page (Origin/Referer)")
     body = await request.body()
     if len(body) > FORM_LIMIT:
         return refused("refused: form too large", 413)
     form = urllib.parse.parse_qs(body.decode("utf-8", "replace"))
-    if not board.guard.csrf_valid(f"redrive:{queue}", next(iter(form.get("csrf", [])), None)):
+    if not board.guard.csrf_valid(f"{name}:{queue}", next(iter(form.get("csrf", [])), None)):
         return refused("refused: missing or invalid CSRF token; reload the page and try again")
-    raw = (form.get("id") or [""])[0]
-    if not re.fullmatch(r"[0-9]{1,19}", raw) or not 1 <= int(raw) < 2**63:
-        return refused(f"refused: id {raw!r} is not a job id", 400)
+    job_id: Optional[int] = None
+    if found.takes_id:
+        raw = (form.get("id") or [""])[0]
+        if not re.fullmatch(r"[0-9]{1,19}", raw) or not 1 <= int(raw) < 2**63:
+            return refused(f"refused: id {raw!r} is not a job id", 400)
+        job_id = int(raw)
+    what = f"{name} of {board.spec.schema}.{queue}" + (f" job {job_id}" if job_id is not None else "")
     try:
-        result = await run_in_threadpool(redrive, board.spec, board.url, queue, int(raw))
+        notice = await run_in_threadpool(act, board.spec, board.url, queue, name, job_id)
     except Exception as exc:  # a driver error: said, not a traceback
-        log.warning("redrive of %s.%s job %s by %s failed: %s", board.spec.schema, queue, raw, who, redacted(str(exc)))
-        return refused(f"redrive failed: {redacted(' '.join(str(exc).split()))}", 503)
-    log.warning("redrive of %s.%s job %s by %s: %d redriven, %d left dead (duplicate)", board.spec.schema, queue, raw,
-                who, result.redriven, result.skipped_duplicates)
-    notice = f"job {raw}: {result.redriven} redriven" + (", left dead: its dedupe key is queued again"
-                                                           if result.skipped_duplicates else "")
+        log.warning("%s by %s failed: %s", what, who, redacted(str(exc)))
+        return refused(f"{name} failed: {redacted(' '.join(str(exc).split()))}", 503)
+    log.warning("%s by %s: %s", what, who, notice)
+    notice = f"job {job_id}: {notice}" if job_id is not None else notice
     return RedirectResponse(f"/queues/{urllib.parse.quote(queue)}?{urllib.parse.urlencode({'notice': notice, 'sig': board.guard.sign(notice)})}",
                             status_code=303)
 

@@ -21,7 +21,7 @@ from qgen import dialects
 from qgen.cli.dburl import DatabaseUnavailable, connect
 from qgen.cli.ops import Session, _connection_still_good, _explain
 from qgen.client import ConnectionLost, QueueClient
-from qgen.client.results import DeadLetter, RedriveResult
+from qgen.client.results import DeadLetter
 from qgen.dialects.urls import database_of, redacted
 from qgen.spec.catalog import has_dead_letters
 from qgen.spec.model import Spec
@@ -160,13 +160,3 @@ class Sampler:
                 self._snapshot = replace(old, queues=queues, history=history, error=error,
                                          error_since=old.error_since or now())
             return self._snapshot
-
-
-def redrive(spec: Spec, url: str, queue: str, job_id: int) -> RedriveResult:
-    """Redrive one dead letter, on a connection of its own (the writable --url, not --read-url),
-    under the same timeouts as the sampler's."""
-    session = LimitedSession(url, spec)
-    try:
-        return session.client(queue).redrive([job_id])
-    finally:
-        session.reset()
