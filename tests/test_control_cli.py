@@ -46,7 +46,7 @@ def test_cancel_says_per_job_what_it_did(db):  # noqa: F811
     waiting = jobs.enqueue(job_type="t", customer_id=2, amount=1).id
     assert [j.id for j in jobs.dequeue(batch_size=1)] == [held]
     done = qgen("cancel", SPEC, "jobs", "--ids", f"{waiting},{held},999", "--url", url)
-    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert (done.returncode, done.stderr) == (3, ""), "exit 3: one job was not cancelled"
     assert done.stdout.splitlines() == [
         f"feat.jobs: job {held} cancelled while a worker held it (its complete and fail are refused)",
         f"feat.jobs: job {waiting} cancelled (it was waiting)",
@@ -55,3 +55,8 @@ def test_cancel_says_per_job_what_it_did(db):  # noqa: F811
     ], done.stdout
     bad = qgen("cancel", SPEC, "jobs", "--ids", "x", "--url", url)
     assert bad.returncode == 2 and "accepted: ids separated by commas" in bad.stderr and "Traceback" not in bad.stderr
+    for wrong in ("0", "3,-5"):
+        bad = qgen("cancel", SPEC, "jobs", "--ids", wrong, "--url", url)
+        assert bad.returncode == 2 and "accepted: ids from 1" in bad.stderr, bad.stderr
+    everything = qgen("cancel", SPEC, "jobs", "--ids", str(jobs.enqueue(job_type="t", customer_id=3, amount=1).id), "--url", url)
+    assert everything.returncode == 0 and everything.stdout.endswith("cancelled 1 of 1 job\n"), everything.stdout

@@ -8,7 +8,8 @@ idempotent (docs/api.md, "pause", "cancel").
 Exit status as the other operations commands (qgen/cli/ops.py): 0 when the call succeeded (the queue
 already in that state included: the output says so), 1 when the database could not be reached, the
 queue is not installed, the login may not run the procedure or the call failed (said on stderr, no
-traceback), 2 for a spec or argument error.
+traceback), 2 for a spec or argument error; qgen cancel 3 when a job it was given was not cancelled
+(held by another transaction, or not in the queue), each said on its line.
 """
 
 from __future__ import annotations
@@ -47,11 +48,12 @@ def cmd_control(args: argparse.Namespace) -> int:
     return 0
 
 
+NOT_ALL_CANCELLED = 3  # qgen cancel's exit status when a job was not cancelled (held, or not in the queue)
 # What each outcome of cancel means, as the command says it.
 CANCEL_SAID = {
     "cancelled": "cancelled (it was waiting)",
     "cancelled_in_flight": "cancelled while a worker held it (its complete and fail are refused)",
-    "claimed": "not cancelled: a claim's open transaction holds it (cancel it again if that rolls back)",
+    "held": "not cancelled: another open transaction holds it, a claim or a cancel (cancel it again if that rolls back)",
     "not_queued": "not in the queue (finished, dead, purged or never enqueued): nothing done",
 }
 
@@ -74,7 +76,7 @@ def cmd_cancel(args: argparse.Namespace) -> int:
         print(f"{spec.schema}.{queue}: job {one.id} {CANCEL_SAID.get(one.outcome, one.outcome)}")
     done = sum(1 for one in found if one.outcome.startswith("cancelled"))
     print(f"{spec.schema}.{queue}: cancelled {done} of {len(found)} job{'s' if len(found) != 1 else ''}")
-    return 0
+    return 0 if done == len(found) else NOT_ALL_CANCELLED
 
 
 def add_commands(commands: Any) -> None:
@@ -96,5 +98,6 @@ def add_commands(commands: Any) -> None:
         "what happened. The login needs the admin role.")
     _common(cancel)
     cancel.add_argument("queue_name", metavar="QUEUE", help="the queue of the jobs")
-    cancel.add_argument("--ids", type=_ids, required=True, help="job ids, comma-separated")
+    cancel.add_argument("--ids", type=_ids, required=True,
+                        help="job ids, comma-separated (exit 3 when one of them was not cancelled)")
     cancel.set_defaults(func=cmd_cancel)

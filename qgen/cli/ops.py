@@ -567,6 +567,8 @@ def _ids(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"{text!r}: accepted: ids separated by commas, e.g. 3,7,12") from None
     if not ids:
         raise argparse.ArgumentTypeError("accepted: at least one id, e.g. --ids 3,7")
+    if any(not 1 <= i < 2**63 for i in ids):
+        raise argparse.ArgumentTypeError(f"{text!r}: accepted: ids from 1 to 2^63-1, separated by commas")
     return ids
 
 

@@ -62,7 +62,7 @@ class RedriveResult(NamedTuple):
 
 class Cancelled(NamedTuple):
     """What cancel did to one job: outcome is cancelled (it was waiting), cancelled_in_flight (it held a
-    lease, now void), claimed (a delete-mode claim's open transaction holds it: nothing done) or
+    lease, now void), held (delete mode: another open transaction holds it, a claim or a cancel: nothing done) or
     not_queued (finished, dead, purged or never enqueued: nothing done)."""
 
     id: int

@@ -138,7 +138,7 @@ class _Heartbeat:
                 if left <= 0:
                     return  # allotted time over: let the lease run out
                 seconds = min(seconds, max(1, math.ceil(left)))
-            held = [job for job in self.jobs if job.id not in self.done]
+            held = [job for job in self.jobs if job.id not in self.done and not job.cancelled.is_set()]
             try:
                 extended = self.client.extend_lease(self.token, lease_seconds=seconds)
             except CannotReconnect as exc:  # no connection will come back: the worker's own call stops it
@@ -146,7 +146,7 @@ class _Heartbeat:
                 return
             except LeaseLost:
                 self.lost = True  # every job of the lease is finished, taken over or cancelled
-                find_cancelled(self.client, held)
+                self._find_cancelled(held, seconds)
                 return
             except ConnectionLost as exc:  # the database is away: try again at the next beat
                 log.warning("lease heartbeat: %s", exc)
@@ -155,18 +155,25 @@ class _Heartbeat:
                 self.error = exc
                 return
             if extended < len(held):  # some job of the batch left the lease: cancelled, or taken over
-                find_cancelled(self.client, held)
+                self._find_cancelled(held, seconds)
+
+    def _find_cancelled(self, jobs: Sequence[Job], seconds: int) -> None:
+        try:
+            find_cancelled(self.client, jobs, seconds)
+        except Exception as exc:  # as the beat: the worker's own calls will report the problem
+            self.error = exc
 
 
-def find_cancelled(client: QueueClient, jobs: Sequence[Job]) -> None:
+def find_cancelled(client: QueueClient, jobs: Sequence[Job], lease_seconds: int) -> None:
     """Set `cancelled` on each of these jobs that cancel took out while its lease ran: its extend_lease
-    says so (JobCancelled). A job still held is extended by it, as the heartbeat would; a finished or
-    taken-over one raises LeaseLost and is left alone. Only called once the lease lost jobs."""
+    says so (JobCancelled). A job still held is extended by it as the heartbeat would (lease_seconds:
+    the heartbeat's, never the spec's default); a finished or taken-over one raises LeaseLost and is
+    left alone. Only called once the lease lost jobs."""
     for job in jobs:
         if job.cancelled.is_set():
             continue
         try:
-            client.extend_lease(job)
+            client.extend_lease(job, lease_seconds=lease_seconds)
         except JobCancelled:
             job.cancelled.set()
         except (LeaseLost, ConnectionLost):
@@ -353,7 +360,8 @@ class _WorkerRun:
                     raise
                 done.add(job.id)
                 if outcome == "lease_lost":  # cancelled while the handler ran? its extend_lease says so
-                    find_cancelled(client, [job])
+                    with contextlib.suppress(Exception):  # (the lease is lost: nothing is extended)
+                        find_cancelled(client, [job], 1)
                     if job.cancelled.is_set():
                         stats.lease_lost -= 1
                         stats.cancelled += 1

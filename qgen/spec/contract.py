@@ -298,7 +298,7 @@ PROCEDURES.update({p.kind: p for p in (
 )})
 
 # Cancellation (issue 29): a job that should not run leaves the queue at once, queued or in flight.
-CANCEL_OUTCOMES = ("cancelled", "cancelled_in_flight", "claimed", "not_queued")
+CANCEL_OUTCOMES = ("cancelled", "cancelled_in_flight", "held", "not_queued")
 PROCEDURES.update({p.kind: p for p in (
     Procedure("cancel", "Cancels jobs by id: each leaves the queue at once, into the dead letters (last_error "
               "`cancelled`) or deleted where the queue keeps none; one row per id.", (
@@ -307,7 +307,7 @@ PROCEDURES.update({p.kind: p for p in (
         ResultColumn("id", "an id asked for, once each, in order"),
         ResultColumn("outcome", "cancelled (it was waiting: queued, delayed or backing off), cancelled_in_flight "
                      "(it held a lease: its worker's complete, fail and extend_lease now get lease lost), "
-                     "claimed (delete mode: a claim's open transaction holds it; nothing done) or not_queued "
+                     "held (delete mode: another open transaction holds it, a claim or another cancel; nothing done) or not_queued "
                      "(finished, dead, purged, never enqueued: nothing done)"),
     ), example=(("ids", "[17, 18]"),), example_result=(("17", "cancelled"), ("18", "not_queued"))),
 )})

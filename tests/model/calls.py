@@ -81,6 +81,22 @@ class Calls:
                     model.metrics(o.value)
                 return "metrics" + (" (held to the model)" if quiet else "")
             return client.metrics, after_metrics
+        if op == "cancel":
+            if in_tx:
+                return None
+            known = sorted(model.jobs)
+            if not known:
+                return None
+            chosen = sorted({known[(args["pick"] + 7 * i) % len(known)] for i in range(args["count"])})
+            quiet = not model.overlays and not self._in_flight()
+
+            def after_cancel(o: Outcome) -> str:
+                text = self._plain(session, o)
+                calm = quiet and not self._others_busy(session)
+                for one in o.value:
+                    model.cancelled(session.index, one.id, one.outcome, o.t0, o.t1, calm)
+                return text
+            return (lambda: client.cancel(chosen)), after_cancel
         if op in ("pause", "resume"):
             def after_pause(o: Outcome) -> str:
                 text = self._plain(session, o)

@@ -292,6 +292,32 @@ class Model(TableChecks):
         self.jobs, self.overlays, self.tx_start, self.purges, self.pauses = copy.deepcopy(saved)
 
     # ------------------------------------------------------------------------------------------
+    # Cancel (issue 29): one outcome per id; the job leaves the queue at some moment within [t0, t1].
+
+    def cancelled(self, session: Optional[int], job_id: int, outcome: str, t0: float, t1: float, quiet: bool) -> None:
+        """cancel said `outcome` of job_id. quiet: nothing else was open or in flight, so the model's
+        view is the tables' and the outcome must be exactly what it holds."""
+        job = self._copy(session, job_id)
+        status = job.status if job is not None else "unknown"
+        if outcome in ("cancelled", "cancelled_in_flight"):
+            if job is None or status not in ("ready", "leased"):
+                raise Violation("cancel", f"cancel said {outcome} of job {job_id}, which the model has {status}"
+                                + ("" if job is None else ": " + "; ".join(job.history)))
+            if quiet and (status == "leased") != (outcome == "cancelled_in_flight"):
+                raise Violation("cancel", f"cancel said {outcome} of job {job_id}, which the model has {status}: "
+                                + "; ".join(job.history))
+            job.status = "dead" if self.facts.dead_letter else "gone"
+            job.token, job.finished, job.since = None, (self._now(session, t0), t1), t1
+            job.note(f"cancelled ({outcome}) by s{session} [{t0:.3f}, {t1:.3f}]")
+            self._put(session, job, t1)
+            return
+        if outcome == "not_queued" and quiet and status in ("ready", "leased"):
+            raise Violation("cancel", f"cancel said not_queued of job {job_id}, which the model has {status}: "
+                            + "; ".join(job.history if job else []))
+        if outcome == "held" and self.facts.lease:
+            raise Violation("cancel", f"cancel said held of job {job_id} on a lease queue, whose cancel waits instead")
+
+    # ------------------------------------------------------------------------------------------
     # Pause and resume (issue 29): each call commits at some moment within its [t0, t1].
 
     def _paused_at(self, t: float) -> Optional[bool]:

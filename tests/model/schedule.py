@@ -144,6 +144,8 @@ def generate(seed: int, shape: Shape, options: Options) -> list[Step]:
                 args["lease_seconds"] = rng.choice((1, 2, 30))
         elif op == "fail":
             args = {"pick": rng.randrange(1000), "retry": rng.random() < 0.8}
+        elif op == "cancel":
+            args = {"pick": rng.randrange(1000), "count": rng.choice((1, 1, 2, 3))}
         elif op == "purge":
             args = {"older_than_seconds": rng.choice((0, 1, 3))}
         elif op == "redrive":
@@ -177,6 +179,7 @@ def generate(seed: int, shape: Shape, options: Options) -> list[Step]:
 def _autocommit_ops(shape: Shape) -> dict[str, float]:
     ops = {"enqueue": 3.0, "enqueue_many": 0.7, "enqueue_rollback": 0.6, "begin": 1.2, "metrics": 0.6}
     ops.update(pause=0.15, resume=0.3)  # an operator holds the claims a while (issue 29)
+    ops["cancel"] = 0.3  # and takes jobs out, waiting or leased (issue 29)
     if shape.lease:
         ops.update(claim=3.0, complete=2.5, fail=1.2, extend=0.6, fenced_complete=0.8, fenced_fail=0.5,
                    reap=0.4, maintain=0.4, purge=0.3)

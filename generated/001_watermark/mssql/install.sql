@@ -920,13 +920,16 @@ GO
 
 -- qgen 0.1.0: cancel ghosts.testq_cancel, rendered for SQL Server (T-SQL) from 001_watermark.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 3599): each job still in the queue
--- leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and never runs.
--- One row per distinct id, in id order, [outcome]:
+-- Cancels jobs by id (@ids: a JSON array of whole numbers from 1, e.g. N'[3, 7]'; at most 3599): each job still
+-- in the queue leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and
+-- never runs. One row per distinct id, in id order, [outcome]:
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
---   claimed: a claim's open transaction holds it (READPAST: never waited for); nothing done. If that
---     transaction rolls back the job is queued again, and can be cancelled then;
+--   held: another open transaction holds it (a claim, or another cancel): READPAST never waits for
+--     it, nothing is done. If that transaction rolls back the job is queued again, and can be
+--     cancelled then;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order (the clustered key, FORCESEEK from the ordered list of ids), as
+-- every other statement that locks several jobs does, so cancel deadlocks with none of them, at most 5 s (then refused, 50005: nothing done).
 CREATE OR ALTER PROCEDURE [ghosts].[testq_cancel]
     @ids nvarchar(max)
 AS
@@ -935,40 +938,67 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
-        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    SET LOCK_TIMEOUT 5000;
+    IF @ids IS NULL OR ISJSON(@ids) = 0
+        OR EXISTS (SELECT 1 FROM OPENJSON(@ids) AS [j]
+                   WHERE TRY_CAST([j].[key] AS int) IS NULL OR [j].[type] <> 2 OR [j].[value] LIKE N'%[.eE]%'
+                      OR TRY_CAST([j].[value] AS bigint) IS NULL OR TRY_CAST([j].[value] AS bigint) < 1)
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids (whole numbers from 1), e.g. N''[3, 7]''.', 1;
+    IF (SELECT COUNT(*) FROM OPENJSON(@ids)) > 3599
+        THROW 50003, N'qgen: @ids lists more than 3599 jobs; accepted: 1 to 3599 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$probe bigint;
     INSERT INTO @q$asked ([id])
-    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
-    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
-    IF (SELECT COUNT(*) FROM @q$asked) > 3599
-        THROW 50003, N'qgen: @ids lists more than 3599 jobs; accepted: 1 to 3599 per call (a bigger one could escalate to a table lock).', 1;
+    SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The rows by their id, locked (READPAST: a claim's open transaction is never waited for).
         INSERT INTO @q$found ([id], [leased])
         SELECT [job].[id], 0
-        FROM [ghosts].[testq] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST)
+        FROM [ghosts].[testq] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [ghosts].[testq]
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         COMMIT TRANSACTION;
-        SELECT [a].[id],
-            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
-                 -- Skipped above: a claim's open transaction holds it (NOLOCK: seen, never waited for).
-                 WHEN EXISTS (SELECT 1 FROM [ghosts].[testq] AS [job] WITH (NOLOCK) WHERE [job].[id] = [a].[id]) THEN N'claimed'
-                 ELSE N'not_queued' END AS [outcome]
-        FROM @q$asked AS [a]
-        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
-        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on ghosts.testq: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again', 1;
         THROW;
     END CATCH;
+    -- Each id READPAST skipped (or that is gone): held by an open transaction, or not in the queue?
+    -- NOLOCK cannot tell (a claim's uncommitted delete hides the row): a read that waits for nothing
+    -- (LOCK_TIMEOUT 0) and raises 1222 where a lock is held, as a statement's error only (XACT_ABORT
+    -- OFF for it, so no transaction is doomed).
+    SET LOCK_TIMEOUT 0;
+    SET XACT_ABORT OFF;
+    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    WHILE @q$probe IS NOT NULL
+    BEGIN
+        BEGIN TRY
+            IF EXISTS (SELECT 1 FROM [ghosts].[testq] WITH (READCOMMITTEDLOCK) WHERE [id] = @q$probe)
+                INSERT INTO @q$held ([id]) VALUES (@q$probe);
+        END TRY
+        BEGIN CATCH
+            IF ERROR_NUMBER() <> 1222
+                THROW;
+            INSERT INTO @q$held ([id]) VALUES (@q$probe);
+        END CATCH;
+        SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a]
+        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    END;
+    SET XACT_ABORT ON;
+    SELECT [a].[id],
+        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+             WHEN EXISTS (SELECT 1 FROM @q$held AS [h] WHERE [h].[id] = [a].[id]) THEN N'held'
+             ELSE N'not_queued' END AS [outcome]
+    FROM @q$asked AS [a]
+    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    ORDER BY [a].[id];
 END;
 GO
 
@@ -1139,7 +1169,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'gh
 FROM
 (
     VALUES
-        (N'testq_cancel', 0x00125DEAF28164F8199B04715C964C28FCEDDFD18824F545BA94F90AE36B277B),
+        (N'testq_cancel', 0x26DF98E087E0B8E1F5781AB954F5B7DA6AD5FBEF59484222A36D20B20EA2CDD2),
         (N'testq_dequeue', 0x0DD074F2519C363F45E9D169668A56E673E8CF6BE8AE7D848AC28289A38600A0),
         (N'testq_enqueue', 0x2BD195AB033AEE4B7100EFD1394D12ED932AD3D3C463846CDD85540B8A2A1B3C),
         (N'testq_enqueue_batch', 0x742B9936B3149FB7070360E160C8B18D20A736D5F0EA72AC71E198C2AD5EAFBD),

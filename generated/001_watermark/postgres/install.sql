@@ -906,9 +906,15 @@ REVOKE ALL ON FUNCTION "ghosts"."testq_resume" FROM PUBLIC;
 -- this one statement, deleted (this queue keeps no dead letters), and never runs.
 -- One row per distinct id, in id order, "outcome":
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
---   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
---     that transaction rolls back the job is queued again, and can be cancelled then;
+--   held: another open transaction holds it (a claim, or another cancel): SKIP LOCKED never waits
+--     for it, nothing is done. If that transaction rolls back the job is queued again, and can be
+--     cancelled then;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "ghosts"."testq_cancel"
 (
     "ids" bigint[]
@@ -917,11 +923,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "testq_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "testq_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("testq_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on ghosts.testq: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("testq_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -938,6 +949,7 @@ BEGIN
         SELECT "job"."id", FALSE AS "leased"
         FROM "ghosts"."testq" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        ORDER BY "job"."id"
         FOR UPDATE SKIP LOCKED
     ),
     "gone" AS
@@ -950,12 +962,15 @@ BEGIN
     SELECT "a"."id",
         CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
              WHEN "f"."id" IS NOT NULL THEN 'cancelled'
-             -- Skipped above: a claim's open transaction holds it.
-             WHEN EXISTS (SELECT 1 FROM "ghosts"."testq" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             -- Skipped above: another open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "ghosts"."testq" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on ghosts.testq: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "ghosts"."testq_cancel" OWNER TO "ghosts_owner";
@@ -1033,7 +1048,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('testq_cancel', '36609093b52ba5719884cff60000a5c2'),
+            ('testq_cancel', '8c5470102d0d9cf5d9f1d581c9e5cc11'),
             ('testq_dequeue', '770df47794ddb87b638ac1ea0f65fad5'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
             ('testq_enqueue', '0e8974c30dd19a558b7ac27c602ccbd3'),

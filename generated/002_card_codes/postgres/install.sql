@@ -991,9 +991,15 @@ REVOKE ALL ON FUNCTION "cards"."card_codes_resume" FROM PUBLIC;
 -- this one statement, into the dead-letter table with last_error 'cancelled', and never runs.
 -- One row per distinct id, in id order, "outcome":
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
---   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
---     that transaction rolls back the job is queued again, and can be cancelled then;
+--   held: another open transaction holds it (a claim, or another cancel): SKIP LOCKED never waits
+--     for it, nothing is done. If that transaction rolls back the job is queued again, and can be
+--     cancelled then;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "cards"."card_codes_cancel"
 (
     "ids" bigint[]
@@ -1002,11 +1008,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "card_codes_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "card_codes_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("card_codes_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on cards.card_codes: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("card_codes_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -1023,6 +1034,7 @@ BEGIN
         SELECT "job"."id", FALSE AS "leased"
         FROM "cards"."card_codes" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        ORDER BY "job"."id"
         FOR UPDATE SKIP LOCKED
     ),
     "gone" AS
@@ -1041,12 +1053,15 @@ BEGIN
     SELECT "a"."id",
         CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
              WHEN "f"."id" IS NOT NULL THEN 'cancelled'
-             -- Skipped above: a claim's open transaction holds it.
-             WHEN EXISTS (SELECT 1 FROM "cards"."card_codes" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             -- Skipped above: another open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "cards"."card_codes" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on cards.card_codes: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "cards"."card_codes_cancel" OWNER TO "cards_owner";
@@ -1121,7 +1136,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_cancel', '25833fb2a62bcdbfc8e033a6933f2b60'),
+            ('card_codes_cancel', '704024914f0ccc2f93d001751d23e3cd'),
             ('card_codes_dead_letters', '2f588b3455445bd97d1bb1c5763823a6'),
             ('card_codes_dequeue', 'e3c82b8cd9049ba591b3c2f8268bd601'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),

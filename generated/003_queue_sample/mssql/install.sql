@@ -1646,14 +1646,16 @@ GO
 
 -- qgen 0.1.0: cancel QueueSample.WorkQueue_cancel, rendered for SQL Server (T-SQL) from 003_queue_sample.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1999): each job still in the queue
--- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
--- One row per distinct id, in id order, [outcome]:
+-- Cancels jobs by id (@ids: a JSON array of whole numbers from 1, e.g. N'[3, 7]'; at most 1999): each job still
+-- in the queue leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and
+-- never runs. One row per distinct id, in id order, [outcome]:
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
 --   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
---     token fences them off, so nothing it does commits with the job); a row a completion holds at
---     that moment is waited for (a short lock), then cancelled or found finished;
+--     token fences them off, so nothing it does commits with the job);
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order (the clustered key, FORCESEEK from the ordered list of ids), as
+-- every other statement that locks several jobs does, so cancel deadlocks with none of them; a row a
+-- completion or a claim holds is waited for, at most 5 s (then refused, 50005: nothing done).
 CREATE OR ALTER PROCEDURE [QueueSample].[WorkQueue_cancel]
     @ids nvarchar(max)
 AS
@@ -1662,8 +1664,14 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
-        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    SET LOCK_TIMEOUT 5000;
+    IF @ids IS NULL OR ISJSON(@ids) = 0
+        OR EXISTS (SELECT 1 FROM OPENJSON(@ids) AS [j]
+                   WHERE TRY_CAST([j].[key] AS int) IS NULL OR [j].[type] <> 2 OR [j].[value] LIKE N'%[.eE]%'
+                      OR TRY_CAST([j].[value] AS bigint) IS NULL OR TRY_CAST([j].[value] AS bigint) < 1)
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids (whole numbers from 1), e.g. N''[3, 7]''.', 1;
+    IF (SELECT COUNT(*) FROM OPENJSON(@ids)) > 1999
+        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
@@ -1679,16 +1687,12 @@ BEGIN
         [attempts] int NOT NULL
     );
     INSERT INTO @q$asked ([id])
-    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
-    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
-    IF (SELECT COUNT(*) FROM @q$asked) > 1999
-        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
+    SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The rows by their id, locked (waiting for a completion's short lock).
         INSERT INTO @q$found ([id], [leased])
         SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
-        FROM [QueueSample].[WorkQueue] AS [job] WITH (UPDLOCK, ROWLOCK)
+        FROM [QueueSample].[WorkQueue] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]) AND [job].[processed] = 0;
         DELETE FROM [QueueSample].[WorkQueue]
         OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
@@ -1698,18 +1702,20 @@ BEGIN
         INSERT INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
         SELECT [id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], N'cancelled', @q$now FROM @q$dead;
         COMMIT TRANSACTION;
-        SELECT [a].[id],
-            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
-                 ELSE N'not_queued' END AS [outcome]
-        FROM @q$asked AS [a]
-        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
-        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on QueueSample.WorkQueue: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again', 1;
         THROW;
     END CATCH;
+    SELECT [a].[id],
+        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+             ELSE N'not_queued' END AS [outcome]
+    FROM @q$asked AS [a]
+    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    ORDER BY [a].[id];
 END;
 GO
 
@@ -1934,7 +1940,7 @@ FROM
         (N'GetNextJob', 0x91424EA95886BF3542BCE000350E48477FA08B9EA793991306CD689EBC2C9A16),
         (N'QueueJob', 0xC5F589E31A60CD42C081563AD4F4B6E14C59024C8C5032976D68D0EF3F826B90),
         (N'ViewQueue', 0x0FE9F0C38EB14D1961AD9F5B0CCD53AFF6BEFCE58DE8C09D3AB5E53B86963A97),
-        (N'WorkQueue_cancel', 0x6FA871D64BC7A61B3F39D8D1922E5DD144EB2E32DA779C00D4590F455B02851C),
+        (N'WorkQueue_cancel', 0x30984ACDFBF30D94A3C1C62B55D427F4318762F5A63CEC48A045F32E5AB43614),
         (N'WorkQueue_complete', 0xA2475A9CBB377294042E7CB590C0858D52FDAAF1F70D4984C5747C60C1C70AC3),
         (N'WorkQueue_dead_letters', 0xA3A8A801B2B04ABD70C8D8093932C7A6F4550D0232760DE3C65CB0954A84E3AA),
         (N'WorkQueue_enqueue_batch', 0xDBEC74169770E19408B4B2CCAE5CBB2D9A2A3251E40F295BDB04789591F01B1B),

@@ -1632,6 +1632,11 @@ REVOKE ALL ON FUNCTION "rainfall"."rainfall_events_resume" FROM PUBLIC;
 --     token fences them off, so nothing it does commits with the job); a row a completion holds at
 --     that moment is waited for (a short lock), then cancelled or found finished;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them; a row a completion or a claim holds is waited for, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_events_cancel"
 (
     "ids" bigint[]
@@ -1640,11 +1645,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "rainfall_events_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "rainfall_events_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("rainfall_events_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on rainfall.rainfall_events: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("rainfall_events_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -1661,6 +1671,7 @@ BEGIN
         SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
         FROM "rainfall"."rainfall_events" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a") AND NOT "job"."processed"
+        ORDER BY "job"."id"
         FOR UPDATE
     ),
     "gone" AS
@@ -1683,6 +1694,9 @@ BEGIN
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on rainfall.rainfall_events: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "rainfall"."rainfall_events_cancel" OWNER TO "rainfall_owner";
@@ -2523,9 +2537,15 @@ REVOKE ALL ON FUNCTION "rainfall"."rainfall_transfer_resume" FROM PUBLIC;
 -- this one statement, deleted (this queue keeps no dead letters), and never runs.
 -- One row per distinct id, in id order, "outcome":
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
---   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
---     that transaction rolls back the job is queued again, and can be cancelled then;
+--   held: another open transaction holds it (a claim, or another cancel): SKIP LOCKED never waits
+--     for it, nothing is done. If that transaction rolls back the job is queued again, and can be
+--     cancelled then;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "rainfall"."rainfall_transfer_cancel"
 (
     "ids" bigint[]
@@ -2534,11 +2554,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "rainfall_transfer_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "rainfall_transfer_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("rainfall_transfer_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on rainfall.rainfall_transfer: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("rainfall_transfer_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -2555,6 +2580,7 @@ BEGIN
         SELECT "job"."id", FALSE AS "leased"
         FROM "rainfall"."rainfall_transfer" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        ORDER BY "job"."id"
         FOR UPDATE SKIP LOCKED
     ),
     "gone" AS
@@ -2567,12 +2593,15 @@ BEGIN
     SELECT "a"."id",
         CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
              WHEN "f"."id" IS NOT NULL THEN 'cancelled'
-             -- Skipped above: a claim's open transaction holds it.
-             WHEN EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             -- Skipped above: another open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on rainfall.rainfall_transfer: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "rainfall"."rainfall_transfer_cancel" OWNER TO "rainfall_owner";
@@ -2682,7 +2711,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('rainfall_events_cancel', '2695b7927c76ffbe36793744751126ec'),
+            ('rainfall_events_cancel', '4d53f2fbab12a866d9bb355f58003dae'),
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
             ('rainfall_events_dead_letters', '68b8785c06f75ebb2502747e5e40b3d5'),
             ('rainfall_events_dequeue', '66a9593043e90253ec0f75ea662776ab'),
@@ -2703,7 +2732,7 @@ BEGIN
             ('rainfall_events_resume', '674897b0c454d6cc2a2daa10fea552a2'),
             ('rainfall_events_watermark_correct', '95dc7c84fedcd8431d836cbe457113c7'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
-            ('rainfall_transfer_cancel', 'ca8adff41799f313cb40fe446f585814'),
+            ('rainfall_transfer_cancel', 'a1fcd8750b45ed4896dc9a4614986152'),
             ('rainfall_transfer_dequeue', '03d9d59738e588cdbc3117470e2b8fff'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
             ('rainfall_transfer_enqueue', '9e0b36dac3abfdfa685a5ab4c0a82629'),

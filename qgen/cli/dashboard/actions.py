@@ -23,7 +23,7 @@ def _redrive(client: QueueClient, job_id: Optional[int]) -> str:
 
 def _cancel(client: QueueClient, job_id: Optional[int]) -> str:
     said = {"cancelled": "cancelled", "cancelled_in_flight": "cancelled while a worker held it",
-            "claimed": "not cancelled: a claim's open transaction holds it", "not_queued": "not in the queue: nothing done"}
+            "held": "not cancelled: another open transaction holds it", "not_queued": "not in the queue: nothing done"}
     outcome, = client.cancel([job_id or 0])
     return said.get(outcome.outcome, outcome.outcome)
 

@@ -999,13 +999,16 @@ GO
 
 -- qgen 0.1.0: cancel pgs_del.events_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1999): each job still in the queue
--- leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and never runs.
--- One row per distinct id, in id order, [outcome]:
+-- Cancels jobs by id (@ids: a JSON array of whole numbers from 1, e.g. N'[3, 7]'; at most 1999): each job still
+-- in the queue leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and
+-- never runs. One row per distinct id, in id order, [outcome]:
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
---   claimed: a claim's open transaction holds it (READPAST: never waited for); nothing done. If that
---     transaction rolls back the job is queued again, and can be cancelled then;
+--   held: another open transaction holds it (a claim, or another cancel): READPAST never waits for
+--     it, nothing is done. If that transaction rolls back the job is queued again, and can be
+--     cancelled then;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order (the clustered key, FORCESEEK from the ordered list of ids), as
+-- every other statement that locks several jobs does, so cancel deadlocks with none of them, at most 5 s (then refused, 50005: nothing done).
 CREATE OR ALTER PROCEDURE [pgs_del].[events_cancel]
     @ids nvarchar(max)
 AS
@@ -1014,40 +1017,67 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
-        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    SET LOCK_TIMEOUT 5000;
+    IF @ids IS NULL OR ISJSON(@ids) = 0
+        OR EXISTS (SELECT 1 FROM OPENJSON(@ids) AS [j]
+                   WHERE TRY_CAST([j].[key] AS int) IS NULL OR [j].[type] <> 2 OR [j].[value] LIKE N'%[.eE]%'
+                      OR TRY_CAST([j].[value] AS bigint) IS NULL OR TRY_CAST([j].[value] AS bigint) < 1)
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids (whole numbers from 1), e.g. N''[3, 7]''.', 1;
+    IF (SELECT COUNT(*) FROM OPENJSON(@ids)) > 1999
+        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$probe bigint;
     INSERT INTO @q$asked ([id])
-    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
-    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
-    IF (SELECT COUNT(*) FROM @q$asked) > 1999
-        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
+    SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The rows by their id, locked (READPAST: a claim's open transaction is never waited for).
         INSERT INTO @q$found ([id], [leased])
         SELECT [job].[id], 0
-        FROM [pgs_del].[events] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST)
+        FROM [pgs_del].[events] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [pgs_del].[events]
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         COMMIT TRANSACTION;
-        SELECT [a].[id],
-            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
-                 -- Skipped above: a claim's open transaction holds it (NOLOCK: seen, never waited for).
-                 WHEN EXISTS (SELECT 1 FROM [pgs_del].[events] AS [job] WITH (NOLOCK) WHERE [job].[id] = [a].[id]) THEN N'claimed'
-                 ELSE N'not_queued' END AS [outcome]
-        FROM @q$asked AS [a]
-        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
-        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_del.events: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again', 1;
         THROW;
     END CATCH;
+    -- Each id READPAST skipped (or that is gone): held by an open transaction, or not in the queue?
+    -- NOLOCK cannot tell (a claim's uncommitted delete hides the row): a read that waits for nothing
+    -- (LOCK_TIMEOUT 0) and raises 1222 where a lock is held, as a statement's error only (XACT_ABORT
+    -- OFF for it, so no transaction is doomed).
+    SET LOCK_TIMEOUT 0;
+    SET XACT_ABORT OFF;
+    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    WHILE @q$probe IS NOT NULL
+    BEGIN
+        BEGIN TRY
+            IF EXISTS (SELECT 1 FROM [pgs_del].[events] WITH (READCOMMITTEDLOCK) WHERE [id] = @q$probe)
+                INSERT INTO @q$held ([id]) VALUES (@q$probe);
+        END TRY
+        BEGIN CATCH
+            IF ERROR_NUMBER() <> 1222
+                THROW;
+            INSERT INTO @q$held ([id]) VALUES (@q$probe);
+        END CATCH;
+        SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a]
+        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    END;
+    SET XACT_ABORT ON;
+    SELECT [a].[id],
+        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+             WHEN EXISTS (SELECT 1 FROM @q$held AS [h] WHERE [h].[id] = [a].[id]) THEN N'held'
+             ELSE N'not_queued' END AS [outcome]
+    FROM @q$asked AS [a]
+    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    ORDER BY [a].[id];
 END;
 GO
 
@@ -2028,13 +2058,16 @@ GO
 
 -- qgen 0.1.0: cancel pgs_del.typed_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 3948): each job still in the queue
--- leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and never runs.
--- One row per distinct id, in id order, [outcome]:
+-- Cancels jobs by id (@ids: a JSON array of whole numbers from 1, e.g. N'[3, 7]'; at most 3948): each job still
+-- in the queue leaves it at once, in this one transaction, deleted (this queue keeps no dead letters), and
+-- never runs. One row per distinct id, in id order, [outcome]:
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
---   claimed: a claim's open transaction holds it (READPAST: never waited for); nothing done. If that
---     transaction rolls back the job is queued again, and can be cancelled then;
+--   held: another open transaction holds it (a claim, or another cancel): READPAST never waits for
+--     it, nothing is done. If that transaction rolls back the job is queued again, and can be
+--     cancelled then;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order (the clustered key, FORCESEEK from the ordered list of ids), as
+-- every other statement that locks several jobs does, so cancel deadlocks with none of them, at most 5 s (then refused, 50005: nothing done).
 CREATE OR ALTER PROCEDURE [pgs_del].[typed_cancel]
     @ids nvarchar(max)
 AS
@@ -2043,40 +2076,67 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
-        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    SET LOCK_TIMEOUT 5000;
+    IF @ids IS NULL OR ISJSON(@ids) = 0
+        OR EXISTS (SELECT 1 FROM OPENJSON(@ids) AS [j]
+                   WHERE TRY_CAST([j].[key] AS int) IS NULL OR [j].[type] <> 2 OR [j].[value] LIKE N'%[.eE]%'
+                      OR TRY_CAST([j].[value] AS bigint) IS NULL OR TRY_CAST([j].[value] AS bigint) < 1)
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids (whole numbers from 1), e.g. N''[3, 7]''.', 1;
+    IF (SELECT COUNT(*) FROM OPENJSON(@ids)) > 3948
+        THROW 50003, N'qgen: @ids lists more than 3948 jobs; accepted: 1 to 3948 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    DECLARE @q$probe bigint;
     INSERT INTO @q$asked ([id])
-    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
-    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
-    IF (SELECT COUNT(*) FROM @q$asked) > 3948
-        THROW 50003, N'qgen: @ids lists more than 3948 jobs; accepted: 1 to 3948 per call (a bigger one could escalate to a table lock).', 1;
+    SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The rows by their id, locked (READPAST: a claim's open transaction is never waited for).
         INSERT INTO @q$found ([id], [leased])
         SELECT [job].[id], 0
-        FROM [pgs_del].[typed] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST)
+        FROM [pgs_del].[typed] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [pgs_del].[typed]
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         COMMIT TRANSACTION;
-        SELECT [a].[id],
-            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
-                 -- Skipped above: a claim's open transaction holds it (NOLOCK: seen, never waited for).
-                 WHEN EXISTS (SELECT 1 FROM [pgs_del].[typed] AS [job] WITH (NOLOCK) WHERE [job].[id] = [a].[id]) THEN N'claimed'
-                 ELSE N'not_queued' END AS [outcome]
-        FROM @q$asked AS [a]
-        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
-        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_del.typed: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again', 1;
         THROW;
     END CATCH;
+    -- Each id READPAST skipped (or that is gone): held by an open transaction, or not in the queue?
+    -- NOLOCK cannot tell (a claim's uncommitted delete hides the row): a read that waits for nothing
+    -- (LOCK_TIMEOUT 0) and raises 1222 where a lock is held, as a statement's error only (XACT_ABORT
+    -- OFF for it, so no transaction is doomed).
+    SET LOCK_TIMEOUT 0;
+    SET XACT_ABORT OFF;
+    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    WHILE @q$probe IS NOT NULL
+    BEGIN
+        BEGIN TRY
+            IF EXISTS (SELECT 1 FROM [pgs_del].[typed] WITH (READCOMMITTEDLOCK) WHERE [id] = @q$probe)
+                INSERT INTO @q$held ([id]) VALUES (@q$probe);
+        END TRY
+        BEGIN CATCH
+            IF ERROR_NUMBER() <> 1222
+                THROW;
+            INSERT INTO @q$held ([id]) VALUES (@q$probe);
+        END CATCH;
+        SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a]
+        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    END;
+    SET XACT_ABORT ON;
+    SELECT [a].[id],
+        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+             WHEN EXISTS (SELECT 1 FROM @q$held AS [h] WHERE [h].[id] = [a].[id]) THEN N'held'
+             ELSE N'not_queued' END AS [outcome]
+    FROM @q$asked AS [a]
+    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    ORDER BY [a].[id];
 END;
 GO
 
@@ -2350,7 +2410,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
-        (N'events_cancel', 0x6AD106A7D0EB2116392B51FAB8CF7ECEDD52774F9EE59AC9C3E26086DBCBDD72),
+        (N'events_cancel', 0xF6615D4EE34A5A662D5211A2A5804A5189708478A5243C67545910F7AB54DBB6),
         (N'events_dequeue', 0x75E5B875001A1E15C0E44D96A24AF4B8ACC550037E9956E15EDA1870097ABE8C),
         (N'events_enqueue', 0x1B2F682B7B2D7FAB79473276903E6D3B834E58403E98A22C50106B9927F558F0),
         (N'events_enqueue_batch', 0xCB9F1B82CAAD974860E5A114150DEA2EF652038BA0F929BA86BDCD31566B13EE),
@@ -2366,7 +2426,7 @@ FROM
         (N'events_resume', 0x2D9151BB09FF4C1D6D96FBBC7008CD43F1EF9C5AFE7CEAE3EBFE5015F5332892),
         (N'events_watermark_correct', 0x4CF12B5C548B4F0A0FB552F98568F605C1EC91F385B886389B7769F3209050AA),
         (N'events_watermark_move', 0xE92F6E6D6C33D7DE170A833C0B7B3A28FFD08F00820B496D5308B100C6C3F79E),
-        (N'typed_cancel', 0x593CEC97B4D502353692544AD1F83707584ED97DDE3A40716C0A04B07F1C5BF0),
+        (N'typed_cancel', 0x2D03D9F38D753D21C0331D27E60317579CBC5C7BA9C1DB63AD2155473FE8AD49),
         (N'typed_dequeue', 0x1FE0CDCE71610D3716A75C876F89327BFF3B8C923A125049E89242E4FE9ACD02),
         (N'typed_enqueue', 0xE91AD6498D0C21F0E66F21EE9E86DCDE51B61C35169A5AFAD9C9BAEF6A614824),
         (N'typed_enqueue_batch', 0xE74330D454930339CB6E1819F1C1B4A06980560D5D6A8B38CC0FEC50321BAFA8),

@@ -972,9 +972,15 @@ REVOKE ALL ON FUNCTION "pgs_del"."events_resume" FROM PUBLIC;
 -- this one statement, deleted (this queue keeps no dead letters), and never runs.
 -- One row per distinct id, in id order, "outcome":
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
---   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
---     that transaction rolls back the job is queued again, and can be cancelled then;
+--   held: another open transaction holds it (a claim, or another cancel): SKIP LOCKED never waits
+--     for it, nothing is done. If that transaction rolls back the job is queued again, and can be
+--     cancelled then;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "pgs_del"."events_cancel"
 (
     "ids" bigint[]
@@ -983,11 +989,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "events_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "events_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("events_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_del.events: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("events_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -1004,6 +1015,7 @@ BEGIN
         SELECT "job"."id", FALSE AS "leased"
         FROM "pgs_del"."events" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        ORDER BY "job"."id"
         FOR UPDATE SKIP LOCKED
     ),
     "gone" AS
@@ -1016,12 +1028,15 @@ BEGIN
     SELECT "a"."id",
         CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
              WHEN "f"."id" IS NOT NULL THEN 'cancelled'
-             -- Skipped above: a claim's open transaction holds it.
-             WHEN EXISTS (SELECT 1 FROM "pgs_del"."events" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             -- Skipped above: another open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "pgs_del"."events" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_del.events: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_del"."events_cancel" OWNER TO "pgs_del_owner";
@@ -1996,9 +2011,15 @@ REVOKE ALL ON FUNCTION "pgs_del"."typed_resume" FROM PUBLIC;
 -- this one statement, deleted (this queue keeps no dead letters), and never runs.
 -- One row per distinct id, in id order, "outcome":
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
---   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
---     that transaction rolls back the job is queued again, and can be cancelled then;
+--   held: another open transaction holds it (a claim, or another cancel): SKIP LOCKED never waits
+--     for it, nothing is done. If that transaction rolls back the job is queued again, and can be
+--     cancelled then;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "pgs_del"."typed_cancel"
 (
     "ids" bigint[]
@@ -2007,11 +2028,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "typed_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "typed_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("typed_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_del.typed: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("typed_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -2028,6 +2054,7 @@ BEGIN
         SELECT "job"."id", FALSE AS "leased"
         FROM "pgs_del"."typed" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        ORDER BY "job"."id"
         FOR UPDATE SKIP LOCKED
     ),
     "gone" AS
@@ -2040,12 +2067,15 @@ BEGIN
     SELECT "a"."id",
         CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
              WHEN "f"."id" IS NOT NULL THEN 'cancelled'
-             -- Skipped above: a claim's open transaction holds it.
-             WHEN EXISTS (SELECT 1 FROM "pgs_del"."typed" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             -- Skipped above: another open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "pgs_del"."typed" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_del.typed: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_del"."typed_cancel" OWNER TO "pgs_del_owner";
@@ -2146,7 +2176,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('events_cancel', 'b877cac6ee93247826373d52b76e0c1d'),
+            ('events_cancel', 'b224e42910f3879a3d5f4ff791cf1bc9'),
             ('events_dequeue', 'ef6eee24fb14cdf329e1e749b8a005db'),
             ('events_dequeue_guard', '60110e731987248caa5e88bdf0d5dab6'),
             ('events_enqueue', '4dec0d5761a7bdbfef1b1b65516f7fde'),
@@ -2161,7 +2191,7 @@ BEGIN
             ('events_resume', 'f7302fc9adc053cd1e3081d8f63dad76'),
             ('events_watermark_correct', 'fb2aa1a9c62d1a6de24b4b6799ceead2'),
             ('events_watermark_move', 'def331911871fe01b67f927848e714de'),
-            ('typed_cancel', 'db99615cfc6d2cc8498d6884f4996c6b'),
+            ('typed_cancel', 'a43fb2414aa4d67fe19c09052a457023'),
             ('typed_dequeue', '86a442c9d81f928128d4821ff8f10ecd'),
             ('typed_dequeue_guard', '43d265273a1c77a611252601d61c88f9'),
             ('typed_enqueue', '20dc89ad1b1950207401945d410fa621'),

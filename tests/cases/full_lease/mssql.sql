@@ -1788,14 +1788,16 @@ GO
 
 -- qgen 0.1.0: cancel pgs_full.tasks_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1970): each job still in the queue
--- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
--- One row per distinct id, in id order, [outcome]:
+-- Cancels jobs by id (@ids: a JSON array of whole numbers from 1, e.g. N'[3, 7]'; at most 1970): each job still
+-- in the queue leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and
+-- never runs. One row per distinct id, in id order, [outcome]:
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
 --   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
---     token fences them off, so nothing it does commits with the job); a row a completion holds at
---     that moment is waited for (a short lock), then cancelled or found finished;
+--     token fences them off, so nothing it does commits with the job);
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order (the clustered key, FORCESEEK from the ordered list of ids), as
+-- every other statement that locks several jobs does, so cancel deadlocks with none of them; a row a
+-- completion or a claim holds is waited for, at most 5 s (then refused, 50005: nothing done).
 CREATE OR ALTER PROCEDURE [pgs_full].[tasks_cancel]
     @ids nvarchar(max)
 AS
@@ -1804,8 +1806,14 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
-        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    SET LOCK_TIMEOUT 5000;
+    IF @ids IS NULL OR ISJSON(@ids) = 0
+        OR EXISTS (SELECT 1 FROM OPENJSON(@ids) AS [j]
+                   WHERE TRY_CAST([j].[key] AS int) IS NULL OR [j].[type] <> 2 OR [j].[value] LIKE N'%[.eE]%'
+                      OR TRY_CAST([j].[value] AS bigint) IS NULL OR TRY_CAST([j].[value] AS bigint) < 1)
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids (whole numbers from 1), e.g. N''[3, 7]''.', 1;
+    IF (SELECT COUNT(*) FROM OPENJSON(@ids)) > 1970
+        THROW 50003, N'qgen: @ids lists more than 1970 jobs; accepted: 1 to 1970 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
@@ -1825,16 +1833,12 @@ BEGIN
         [attempts] int NOT NULL
     );
     INSERT INTO @q$asked ([id])
-    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
-    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
-    IF (SELECT COUNT(*) FROM @q$asked) > 1970
-        THROW 50003, N'qgen: @ids lists more than 1970 jobs; accepted: 1 to 1970 per call (a bigger one could escalate to a table lock).', 1;
+    SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The rows by their id, locked (waiting for a completion's short lock).
         INSERT INTO @q$found ([id], [leased])
         SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
-        FROM [pgs_full].[tasks] AS [job] WITH (UPDLOCK, ROWLOCK)
+        FROM [pgs_full].[tasks] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]) AND [job].[processed] = 0;
         DELETE FROM [pgs_full].[tasks]
         OUTPUT deleted.[id], deleted.[job_type], deleted.[tenant], deleted.[item], deleted.[note], deleted.[body], deleted.[amount], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
@@ -1844,18 +1848,20 @@ BEGIN
         INSERT INTO [pgs_full].[tasks_dead] ([id], [job_type], [tenant], [item], [note], [body], [amount], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
         SELECT [id], [job_type], [tenant], [item], [note], [body], [amount], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], N'cancelled', @q$now FROM @q$dead;
         COMMIT TRANSACTION;
-        SELECT [a].[id],
-            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
-                 ELSE N'not_queued' END AS [outcome]
-        FROM @q$asked AS [a]
-        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
-        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_full.tasks: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again', 1;
         THROW;
     END CATCH;
+    SELECT [a].[id],
+        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+             ELSE N'not_queued' END AS [outcome]
+    FROM @q$asked AS [a]
+    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    ORDER BY [a].[id];
 END;
 GO
 
@@ -3383,14 +3389,16 @@ GO
 
 -- qgen 0.1.0: cancel pgs_full.strict_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1983): each job still in the queue
--- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
--- One row per distinct id, in id order, [outcome]:
+-- Cancels jobs by id (@ids: a JSON array of whole numbers from 1, e.g. N'[3, 7]'; at most 1983): each job still
+-- in the queue leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and
+-- never runs. One row per distinct id, in id order, [outcome]:
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
 --   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
---     token fences them off, so nothing it does commits with the job); a row a completion holds at
---     that moment is waited for (a short lock), then cancelled or found finished;
+--     token fences them off, so nothing it does commits with the job);
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order (the clustered key, FORCESEEK from the ordered list of ids), as
+-- every other statement that locks several jobs does, so cancel deadlocks with none of them; a row a
+-- completion or a claim holds is waited for, at most 5 s (then refused, 50005: nothing done).
 CREATE OR ALTER PROCEDURE [pgs_full].[strict_cancel]
     @ids nvarchar(max)
 AS
@@ -3399,8 +3407,14 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
-        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    SET LOCK_TIMEOUT 5000;
+    IF @ids IS NULL OR ISJSON(@ids) = 0
+        OR EXISTS (SELECT 1 FROM OPENJSON(@ids) AS [j]
+                   WHERE TRY_CAST([j].[key] AS int) IS NULL OR [j].[type] <> 2 OR [j].[value] LIKE N'%[.eE]%'
+                      OR TRY_CAST([j].[value] AS bigint) IS NULL OR TRY_CAST([j].[value] AS bigint) < 1)
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids (whole numbers from 1), e.g. N''[3, 7]''.', 1;
+    IF (SELECT COUNT(*) FROM OPENJSON(@ids)) > 1983
+        THROW 50003, N'qgen: @ids lists more than 1983 jobs; accepted: 1 to 1983 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
@@ -3412,16 +3426,12 @@ BEGIN
         [attempts] int NOT NULL
     );
     INSERT INTO @q$asked ([id])
-    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
-    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
-    IF (SELECT COUNT(*) FROM @q$asked) > 1983
-        THROW 50003, N'qgen: @ids lists more than 1983 jobs; accepted: 1 to 1983 per call (a bigger one could escalate to a table lock).', 1;
+    SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The rows by their id, locked (waiting for a completion's short lock).
         INSERT INTO @q$found ([id], [leased])
         SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
-        FROM [pgs_full].[strict] AS [job] WITH (UPDLOCK, ROWLOCK)
+        FROM [pgs_full].[strict] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [pgs_full].[strict]
         OUTPUT deleted.[id], deleted.[key], deleted.[enqueued_at], deleted.[attempts]
@@ -3431,18 +3441,20 @@ BEGIN
         INSERT INTO [pgs_full].[strict_dead] ([id], [key], [enqueued_at], [attempts], [last_error], [dead_at])
         SELECT [id], [key], [enqueued_at], [attempts], N'cancelled', @q$now FROM @q$dead;
         COMMIT TRANSACTION;
-        SELECT [a].[id],
-            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
-                 ELSE N'not_queued' END AS [outcome]
-        FROM @q$asked AS [a]
-        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
-        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_full.strict: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again', 1;
         THROW;
     END CATCH;
+    SELECT [a].[id],
+        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+             ELSE N'not_queued' END AS [outcome]
+    FROM @q$asked AS [a]
+    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    ORDER BY [a].[id];
 END;
 GO
 
@@ -3809,7 +3821,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
-        (N'strict_cancel', 0xE88E1B8CF0FB89670066B1C3C973A17CDF8425C05C39CB4DCEE67FE505B6E01C),
+        (N'strict_cancel', 0xE7D3B2120CC8C7A92697293C8FA4B7888FBB38B00DFF311AE0955CE4225038BB),
         (N'strict_complete', 0xE38E705E60C80DFAB285088C7E1B8DF16CAD53F45CB445C9041B14F57AE7209C),
         (N'strict_dead_letters', 0xFFF5587A0975B3955AA542A43B66278847031E3DF0E1254D2800C69584BE311A),
         (N'strict_dequeue', 0x9D42442FB9D1DA5800EFCF2384493474F809B3DE2C37F41A25ECB167E6713E7F),
@@ -3832,7 +3844,7 @@ FROM
         (N'strict_resume', 0xFEF2C6808038B327CE63A8C888319269AB9F152641475DF7F3C1B0286A216018),
         (N'strict_watermark_correct', 0x24ABE77D252108A0F734293B1A26CE87B9AF4D782C00A0BD1C1F0403B6B0DE34),
         (N'strict_watermark_move', 0xC07919E65DF5BA4C51BA4680356C52F3BAC56D56371DFF3A0C239FBF943A7026),
-        (N'tasks_cancel', 0x2710EB2BB02A5314C50CDE0FF3F709662E4B20C206D65B7CDF4427E02D03A599),
+        (N'tasks_cancel', 0xC1B70DA9AD166D3456DEF994F60DE1A8556F33DFEFBB3D182A02AE031073B647),
         (N'tasks_complete', 0x02E703DF4AA020C4BAE18D2511F6CA5DE14815225A74EACE5C72C4EFCE566C0A),
         (N'tasks_dead_letters', 0x600ECBB5510AA05B8CC29BEBA1F0442216212EDCD6F3AF9631EE7A2F9141C861),
         (N'tasks_dequeue', 0x46D66A46B9CFF5D549A35AAE3DFADC1D9118CAC24FBFBF60F84BE96CC0595A80),

@@ -1867,6 +1867,11 @@ REVOKE ALL ON FUNCTION "pgs_full"."tasks_resume" FROM PUBLIC;
 --     token fences them off, so nothing it does commits with the job); a row a completion holds at
 --     that moment is waited for (a short lock), then cancelled or found finished;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them; a row a completion or a claim holds is waited for, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "pgs_full"."tasks_cancel"
 (
     "ids" bigint[]
@@ -1875,11 +1880,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "tasks_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "tasks_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("tasks_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.tasks: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("tasks_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -1896,6 +1906,7 @@ BEGIN
         SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
         FROM "pgs_full"."tasks" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a") AND NOT "job"."processed"
+        ORDER BY "job"."id"
         FOR UPDATE
     ),
     "gone" AS
@@ -1918,6 +1929,9 @@ BEGIN
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.tasks: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_full"."tasks_cancel" OWNER TO "pgs_full_owner";
@@ -3495,6 +3509,11 @@ REVOKE ALL ON FUNCTION "pgs_full"."strict_resume" FROM PUBLIC;
 --     token fences them off, so nothing it does commits with the job); a row a completion holds at
 --     that moment is waited for (a short lock), then cancelled or found finished;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them; a row a completion or a claim holds is waited for, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "pgs_full"."strict_cancel"
 (
     "ids" bigint[]
@@ -3503,11 +3522,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "strict_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "strict_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("strict_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.strict: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("strict_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -3524,6 +3548,7 @@ BEGIN
         SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
         FROM "pgs_full"."strict" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        ORDER BY "job"."id"
         FOR UPDATE
     ),
     "gone" AS
@@ -3546,6 +3571,9 @@ BEGIN
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_full.strict: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_full"."strict_cancel" OWNER TO "pgs_full_owner";
@@ -3664,7 +3692,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('strict_cancel', '9ba200c9acf0926168967194c4884344'),
+            ('strict_cancel', '51f09a28ccb60e96e8e199ff5d71dd69'),
             ('strict_complete', 'b47ce50077b3999ad3b842cca0a7e110'),
             ('strict_dead_letters', 'fc72ff60a476630446236a12c9395809'),
             ('strict_dequeue', '407a2f71a8df7555c8f6204c40a59648'),
@@ -3685,7 +3713,7 @@ BEGIN
             ('strict_resume', '5a1889430cea641f07eb82ba3b460959'),
             ('strict_watermark_correct', '3b5e9bada31882e8b94624f42b8865ca'),
             ('strict_watermark_move', 'c8143a531f491432c2f2b255054bc758'),
-            ('tasks_cancel', 'bcdba30f0199767a120d416cffc000b2'),
+            ('tasks_cancel', '467b214f50659b0bd2893e743fee1dcc'),
             ('tasks_complete', '12952f66523d0efe36dd25c6be53e1f3'),
             ('tasks_dead_letters', 'ef37e0a96f1cd7d0deee04f358146556'),
             ('tasks_dequeue', 'e51bade590842084ca0731b9c8838048'),

@@ -1638,14 +1638,16 @@ GO
 
 -- qgen 0.1.0: cancel pgs_obq.orders_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1999): each job still in the queue
--- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
--- One row per distinct id, in id order, [outcome]:
+-- Cancels jobs by id (@ids: a JSON array of whole numbers from 1, e.g. N'[3, 7]'; at most 1999): each job still
+-- in the queue leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and
+-- never runs. One row per distinct id, in id order, [outcome]:
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
 --   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
---     token fences them off, so nothing it does commits with the job); a row a completion holds at
---     that moment is waited for (a short lock), then cancelled or found finished;
+--     token fences them off, so nothing it does commits with the job);
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order (the clustered key, FORCESEEK from the ordered list of ids), as
+-- every other statement that locks several jobs does, so cancel deadlocks with none of them; a row a
+-- completion or a claim holds is waited for, at most 5 s (then refused, 50005: nothing done).
 CREATE OR ALTER PROCEDURE [pgs_obq].[orders_cancel]
     @ids nvarchar(max)
 AS
@@ -1654,8 +1656,14 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
-        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    SET LOCK_TIMEOUT 5000;
+    IF @ids IS NULL OR ISJSON(@ids) = 0
+        OR EXISTS (SELECT 1 FROM OPENJSON(@ids) AS [j]
+                   WHERE TRY_CAST([j].[key] AS int) IS NULL OR [j].[type] <> 2 OR [j].[value] LIKE N'%[.eE]%'
+                      OR TRY_CAST([j].[value] AS bigint) IS NULL OR TRY_CAST([j].[value] AS bigint) < 1)
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids (whole numbers from 1), e.g. N''[3, 7]''.', 1;
+    IF (SELECT COUNT(*) FROM OPENJSON(@ids)) > 1999
+        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
@@ -1667,16 +1675,12 @@ BEGIN
         [attempts] int NOT NULL
     );
     INSERT INTO @q$asked ([id])
-    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
-    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
-    IF (SELECT COUNT(*) FROM @q$asked) > 1999
-        THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
+    SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The rows by their id, locked (waiting for a completion's short lock).
         INSERT INTO @q$found ([id], [leased])
         SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
-        FROM [pgs_obq].[orders] AS [job] WITH (UPDLOCK, ROWLOCK)
+        FROM [pgs_obq].[orders] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [pgs_obq].[orders]
         OUTPUT deleted.[id], deleted.[order_no], deleted.[enqueued_at], deleted.[attempts]
@@ -1686,18 +1690,20 @@ BEGIN
         INSERT INTO [pgs_obq].[orders_dead] ([id], [order_no], [enqueued_at], [attempts], [last_error], [dead_at])
         SELECT [id], [order_no], [enqueued_at], [attempts], N'cancelled', @q$now FROM @q$dead;
         COMMIT TRANSACTION;
-        SELECT [a].[id],
-            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
-                 ELSE N'not_queued' END AS [outcome]
-        FROM @q$asked AS [a]
-        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
-        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_obq.orders: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again', 1;
         THROW;
     END CATCH;
+    SELECT [a].[id],
+        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+             ELSE N'not_queued' END AS [outcome]
+    FROM @q$asked AS [a]
+    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    ORDER BY [a].[id];
 END;
 GO
 
@@ -3223,14 +3229,16 @@ GO
 
 -- qgen 0.1.0: cancel pgs_obq.invoices_cancel, rendered for SQL Server (T-SQL) from spec.yaml.
 -- Do not edit: change the spec or the templates, then run `qgen render`.
--- Cancels jobs by id (@ids: a JSON array, e.g. N'[3, 7]'; at most 1988): each job still in the queue
--- leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and never runs.
--- One row per distinct id, in id order, [outcome]:
+-- Cancels jobs by id (@ids: a JSON array of whole numbers from 1, e.g. N'[3, 7]'; at most 1988): each job still
+-- in the queue leaves it at once, in this one transaction, into the dead-letter table with last_error N'cancelled', and
+-- never runs. One row per distinct id, in id order, [outcome]:
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
 --   cancelled_in_flight: it held a lease: its worker's complete, fail and extend_lease get 50001 (the
---     token fences them off, so nothing it does commits with the job); a row a completion holds at
---     that moment is waited for (a short lock), then cancelled or found finished;
+--     token fences them off, so nothing it does commits with the job);
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order (the clustered key, FORCESEEK from the ordered list of ids), as
+-- every other statement that locks several jobs does, so cancel deadlocks with none of them; a row a
+-- completion or a claim holds is waited for, at most 5 s (then refused, 50005: nothing done).
 CREATE OR ALTER PROCEDURE [pgs_obq].[invoices_cancel]
     @ids nvarchar(max)
 AS
@@ -3239,8 +3247,14 @@ BEGIN
     SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
     SET ANSI_WARNINGS, ANSI_PADDING, CONCAT_NULL_YIELDS_NULL, ARITHABORT ON;
     SET NUMERIC_ROUNDABORT OFF;
-    IF @ids IS NULL OR ISJSON(@ids) = 0 OR LEFT(LTRIM(@ids), 1) <> N'['
-        THROW 50003, N'qgen: @ids must be a JSON array of job ids, e.g. N''[3, 7]''.', 1;
+    SET LOCK_TIMEOUT 5000;
+    IF @ids IS NULL OR ISJSON(@ids) = 0
+        OR EXISTS (SELECT 1 FROM OPENJSON(@ids) AS [j]
+                   WHERE TRY_CAST([j].[key] AS int) IS NULL OR [j].[type] <> 2 OR [j].[value] LIKE N'%[.eE]%'
+                      OR TRY_CAST([j].[value] AS bigint) IS NULL OR TRY_CAST([j].[value] AS bigint) < 1)
+        THROW 50003, N'qgen: @ids must be a JSON array of job ids (whole numbers from 1), e.g. N''[3, 7]''.', 1;
+    IF (SELECT COUNT(*) FROM OPENJSON(@ids)) > 1988
+        THROW 50003, N'qgen: @ids lists more than 1988 jobs; accepted: 1 to 1988 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
@@ -3256,16 +3270,12 @@ BEGIN
         [attempts] int NOT NULL
     );
     INSERT INTO @q$asked ([id])
-    SELECT DISTINCT TRY_CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j]
-    WHERE TRY_CAST([j].[value] AS bigint) IS NOT NULL;
-    IF (SELECT COUNT(*) FROM @q$asked) > 1988
-        THROW 50003, N'qgen: @ids lists more than 1988 jobs; accepted: 1 to 1988 per call (a bigger one could escalate to a table lock).', 1;
+    SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        -- The rows by their id, locked (waiting for a completion's short lock).
         INSERT INTO @q$found ([id], [leased])
         SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
-        FROM [pgs_obq].[invoices] AS [job] WITH (UPDLOCK, ROWLOCK)
+        FROM [pgs_obq].[invoices] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [pgs_obq].[invoices]
         OUTPUT deleted.[id], deleted.[order_no], deleted.[total], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
@@ -3275,18 +3285,20 @@ BEGIN
         INSERT INTO [pgs_obq].[invoices_dead] ([id], [order_no], [total], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
         SELECT [id], [order_no], [total], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], N'cancelled', @q$now FROM @q$dead;
         COMMIT TRANSACTION;
-        SELECT [a].[id],
-            CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-                 WHEN [f].[id] IS NOT NULL THEN N'cancelled'
-                 ELSE N'not_queued' END AS [outcome]
-        FROM @q$asked AS [a]
-        LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
-        ORDER BY [a].[id];
     END TRY
     BEGIN CATCH
         IF XACT_STATE() <> 0 ROLLBACK TRANSACTION;
+        IF ERROR_NUMBER() = 1222
+            THROW 50005, N'qgen: refused on pgs_obq.invoices: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again', 1;
         THROW;
     END CATCH;
+    SELECT [a].[id],
+        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
+             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+             ELSE N'not_queued' END AS [outcome]
+    FROM @q$asked AS [a]
+    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    ORDER BY [a].[id];
 END;
 GO
 
@@ -3647,7 +3659,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
-        (N'invoices_cancel', 0x51B933E2B01490CC3F8413D140B783B3D0745ECB67B09CD4693EF5731EEC1FB8),
+        (N'invoices_cancel', 0x63A75E93EFD8091181CE9FCFA4F724FDF22DA7613B11FB8B4A418E6EAA0B36B3),
         (N'invoices_complete', 0xC51D7184BAAC68D6634829C177EEE0F12E2580BDE108BF8C0EFDDA4DA2B657C5),
         (N'invoices_dead_letters', 0x2A4E37F2CD43E0F2479C45E1CC81E9E9AF7EF7AB2AD38CF0DD134CC0C46FE7A4),
         (N'invoices_dequeue', 0xA4AF8E87C18150A0988C79525E0BFB58B35B0C43EB9CAF9745C8609C4328A8DB),
@@ -3670,7 +3682,7 @@ FROM
         (N'invoices_resume', 0xEF5FF04DE14073D613FE2971769DEF3C6E8D7B49DE6864BCDB0A534E4BC5D95B),
         (N'invoices_watermark_correct', 0x7705F2912FF4745D54574F0BAB9D70421C5CCDBFFBB29E1DA82387F9DD567094),
         (N'invoices_watermark_move', 0xE02A925544C7B80E1ECF5F0EA50E291E6B1CEACB2A787D9E1ADA3C420112B3AF),
-        (N'orders_cancel', 0xAB401167F9AFBA1047E29218A5B45AEB4B51F2AC5B41A287BBF449549713845D),
+        (N'orders_cancel', 0x1D1F8C79814DB4EA95ADADFEC79D4A9A5C0A0C8ACA69619E678214A6F409B370),
         (N'orders_complete', 0xDAAD4D1E380CF464FC44E985934D94C518D0B295A8D68D633034070DE09FD5DB),
         (N'orders_dead_letters', 0xADE50E2F4A30A3E768E7827B9C8B5FCB31A6371C01B7644FF3E7CC8AEA1B8D6E),
         (N'orders_dequeue', 0x95694E8FE4A67773E8D88E51082D71D67D03B9D5A118A891950F799A70B8D7C2),

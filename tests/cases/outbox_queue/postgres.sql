@@ -1713,6 +1713,11 @@ REVOKE ALL ON FUNCTION "pgs_obq"."orders_resume" FROM PUBLIC;
 --     token fences them off, so nothing it does commits with the job); a row a completion holds at
 --     that moment is waited for (a short lock), then cancelled or found finished;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them; a row a completion or a claim holds is waited for, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "pgs_obq"."orders_cancel"
 (
     "ids" bigint[]
@@ -1721,11 +1726,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "orders_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "orders_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("orders_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_obq.orders: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("orders_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -1742,6 +1752,7 @@ BEGIN
         SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
         FROM "pgs_obq"."orders" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        ORDER BY "job"."id"
         FOR UPDATE
     ),
     "gone" AS
@@ -1764,6 +1775,9 @@ BEGIN
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_obq.orders: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_obq"."orders_cancel" OWNER TO "pgs_obq_owner";
@@ -3352,6 +3366,11 @@ REVOKE ALL ON FUNCTION "pgs_obq"."invoices_resume" FROM PUBLIC;
 --     token fences them off, so nothing it does commits with the job); a row a completion holds at
 --     that moment is waited for (a short lock), then cancelled or found finished;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them; a row a completion or a claim holds is waited for, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "pgs_obq"."invoices_cancel"
 (
     "ids" bigint[]
@@ -3360,11 +3379,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "invoices_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "invoices_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("invoices_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_obq.invoices: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("invoices_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -3381,6 +3405,7 @@ BEGIN
         SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
         FROM "pgs_obq"."invoices" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        ORDER BY "job"."id"
         FOR UPDATE
     ),
     "gone" AS
@@ -3403,6 +3428,9 @@ BEGIN
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on pgs_obq.invoices: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "pgs_obq"."invoices_cancel" OWNER TO "pgs_obq_owner";
@@ -3521,7 +3549,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('invoices_cancel', '0ba88f2f4b31737237a49d116fbd7bfb'),
+            ('invoices_cancel', '78c4d739bddae3c6a5523a412ec623b7'),
             ('invoices_complete', 'bec467eefa4717c09e43ff5e005ad1b8'),
             ('invoices_dead_letters', '0c7f703227a35e58bbb24eab1cb139df'),
             ('invoices_dequeue', '1729503bf972ffde4854970c166a6285'),
@@ -3542,7 +3570,7 @@ BEGIN
             ('invoices_resume', '696d6c48fe67d77e5cd224032dc8539f'),
             ('invoices_watermark_correct', '13c1be69e1545daa82d14cf1e6bd3b65'),
             ('invoices_watermark_move', '9e0d3cdf1783ae447c791097b8cdec76'),
-            ('orders_cancel', '80a9cb856bcf959e892873952a3f46b3'),
+            ('orders_cancel', 'ac6c2879d0d650f5fb356674b22bac7b'),
             ('orders_complete', '9816c7c40ac6a98d7e1d3bc8291fe7bc'),
             ('orders_dead_letters', 'b571a2afe69474232dbd1aa44d2e12d7'),
             ('orders_dequeue', 'bb09b38d2c1040ae01377315375118ec'),

@@ -1305,6 +1305,11 @@ REVOKE ALL ON FUNCTION "qgreview"."prio_resume" FROM PUBLIC;
 --     token fences them off, so nothing it does commits with the job); a row a completion holds at
 --     that moment is waited for (a short lock), then cancelled or found finished;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them; a row a completion or a claim holds is waited for, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "qgreview"."prio_cancel"
 (
     "ids" bigint[]
@@ -1313,11 +1318,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "prio_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "prio_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("prio_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on qgreview.prio: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("prio_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -1334,6 +1344,7 @@ BEGIN
         SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
         FROM "qgreview"."prio" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        ORDER BY "job"."id"
         FOR UPDATE
     ),
     "gone" AS
@@ -1356,6 +1367,9 @@ BEGIN
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on qgreview.prio: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "qgreview"."prio_cancel" OWNER TO "qgreview_owner";
@@ -2135,9 +2149,15 @@ REVOKE ALL ON FUNCTION "qgreview"."priod_resume" FROM PUBLIC;
 -- this one statement, deleted (this queue keeps no dead letters), and never runs.
 -- One row per distinct id, in id order, "outcome":
 --   cancelled: it was waiting (queued, delayed, or backing off after a failure);
---   claimed: a claim's open transaction holds it (SKIP LOCKED: never waited for); nothing done. If
---     that transaction rolls back the job is queued again, and can be cancelled then;
+--   held: another open transaction holds it (a claim, or another cancel): SKIP LOCKED never waits
+--     for it, nothing is done. If that transaction rolls back the job is queued again, and can be
+--     cancelled then;
 --   not_queued: finished, dead, purged or never enqueued: nothing done.
+-- The rows are locked in id order, as every other statement that locks several jobs does, so cancel
+-- deadlocks with none of them, at most 5 s (then
+-- refused, QG002: nothing done). At REPEATABLE READ or SERIALIZABLE it is refused (QG002): it would
+-- answer from the transaction's snapshot, which does not show a job enqueued since, and say
+-- not_queued of a job that then runs.
 CREATE OR REPLACE FUNCTION "qgreview"."priod_cancel"
 (
     "ids" bigint[]
@@ -2146,11 +2166,16 @@ RETURNS TABLE ("id" bigint, "outcome" text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '5s'
 AS $qgen$
 #variable_conflict use_column
 BEGIN
-    IF "priod_cancel"."ids" IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids NULL is out of range; accepted: an array of job ids';
+    IF "priod_cancel"."ids" IS NULL OR EXISTS (SELECT 1 FROM pg_catalog.unnest("priod_cancel"."ids") AS "a" ("id") WHERE "a"."id" IS NULL OR "a"."id" < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG003', MESSAGE = 'qgen: ids must be an array of job ids (whole numbers from 1)';
+    END IF;
+    IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on qgreview.priod: cancel at REPEATABLE READ or SERIALIZABLE would answer from the transaction''s snapshot, which does not show a job enqueued since (it would say not_queued of a job that then runs); run it at READ COMMITTED';
     END IF;
     IF (SELECT count(DISTINCT "a"."id") FROM pg_catalog.unnest("priod_cancel"."ids") AS "a" ("id")) > 4000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -2167,6 +2192,7 @@ BEGIN
         SELECT "job"."id", FALSE AS "leased"
         FROM "qgreview"."priod" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
+        ORDER BY "job"."id"
         FOR UPDATE SKIP LOCKED
     ),
     "gone" AS
@@ -2179,12 +2205,15 @@ BEGIN
     SELECT "a"."id",
         CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
              WHEN "f"."id" IS NOT NULL THEN 'cancelled'
-             -- Skipped above: a claim's open transaction holds it.
-             WHEN EXISTS (SELECT 1 FROM "qgreview"."priod" AS "job" WHERE "job"."id" = "a"."id") THEN 'claimed'
+             -- Skipped above: another open transaction holds it.
+             WHEN EXISTS (SELECT 1 FROM "qgreview"."priod" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
     LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
     ORDER BY "a"."id";
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING ERRCODE = 'QG002',
+            MESSAGE = 'qgen: refused on qgreview.priod: cancel waited 5 s for a job another transaction holds (a completion inside a long transaction?): nothing was cancelled; call again';
 END
 $qgen$;
 ALTER FUNCTION "qgreview"."priod_cancel" OWNER TO "qgreview_owner";
@@ -2286,7 +2315,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('prio_cancel', '82e969393a5e2b4b7103c738a74a9c20'),
+            ('prio_cancel', 'e506a06d5d657b58990641824e8b4a48'),
             ('prio_complete', '809351fcf3a80a4536b91f3ad629ce02'),
             ('prio_dead_letters', 'df6d06a2e98ec24243a309f32e8c3780'),
             ('prio_dequeue', '0e6b62129e2c50ac5a9341bdd81afd0a'),
@@ -2305,7 +2334,7 @@ BEGIN
             ('prio_redrive', '2c0532501056f109f7fbff794b06b3cd'),
             ('prio_release', 'de6a3a9d34fac9b0ffc7f6513f4acc78'),
             ('prio_resume', '8fb10abfcdffaaf3fa49295606d6f3a0'),
-            ('priod_cancel', '03d4ad33662352c6fd814f089eaa8744'),
+            ('priod_cancel', '2d2f9ec7094869f192a588d435c36d83'),
             ('priod_dequeue', '4ff854f3710d1f128dbbbaedac545787'),
             ('priod_dequeue_guard', 'db6f3744ff381777efa7666d2fad41ed'),
             ('priod_enqueue', '47e43d55af52462090836dd3fe952494'),
