@@ -3,7 +3,6 @@ See the review report for the reasoning; each test says what it expects instead.
 
 from __future__ import annotations
 
-import datetime as dt
 import threading
 import time
 
