@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from qgen.cli.dburl import DatabaseUnavailable
 from qgen.cli.ops import Session, _call, _common, _ids, _setup, _usage
+from qgen.client import QueueClient
+from qgen.spec.model import Spec
 
 # What each command does, and the words of its outcome: (changed, unchanged).
 SAID = {
@@ -29,19 +31,26 @@ SAID = {
 }
 
 
-def cmd_control(args: argparse.Namespace) -> int:
-    command = args.command_name
+def _one_call(args: argparse.Namespace, kind: str, call: Callable[[QueueClient], Any]) -> tuple[Spec, str, Any]:
+    """The spec, the queue, and what one call of the queue's `kind` procedure returned (None when it
+    failed: said on stderr). An unknown queue is an argument error (exit 2)."""
     spec, _, url = _setup(args)
     queue = args.queue_name
     if queue not in spec.queues:
         _usage(f"{queue!r} is not a queue of {args.spec}; accepted: {', '.join(spec.queues)}")
     session = Session(url, spec)
     try:
-        changed = _call(session, queue, command, lambda c: getattr(c, command)(), command)
+        result = _call(session, queue, kind, call, kind)
     except DatabaseUnavailable as exc:
-        print(f"qgen {command}: {exc}", file=sys.stderr)
-        changed = None
+        print(f"qgen {kind}: {exc}", file=sys.stderr)
+        result = None
     session.reset()
+    return spec, queue, result
+
+
+def cmd_control(args: argparse.Namespace) -> int:
+    command = args.command_name
+    spec, queue, changed = _one_call(args, command, lambda c: getattr(c, command)())
     if changed is None:
         return 1
     print(f"{spec.schema}.{queue}: {SAID[command][0 if changed else 1]}")
@@ -59,17 +68,7 @@ CANCEL_SAID = {
 
 
 def cmd_cancel(args: argparse.Namespace) -> int:
-    spec, _, url = _setup(args)
-    queue = args.queue_name
-    if queue not in spec.queues:
-        _usage(f"{queue!r} is not a queue of {args.spec}; accepted: {', '.join(spec.queues)}")
-    session = Session(url, spec)
-    try:
-        found = _call(session, queue, "cancel", lambda c: c.cancel(args.ids), "cancel")
-    except DatabaseUnavailable as exc:
-        print(f"qgen cancel: {exc}", file=sys.stderr)
-        found = None
-    session.reset()
+    spec, queue, found = _one_call(args, "cancel", lambda c: c.cancel(args.ids))
     if found is None:
         return 1
     for one in found:
