@@ -14,46 +14,13 @@ import sys
 import time
 
 import psycopg
-import pytest
 
 from qgen.cli.progress import ProgressLine
 from qgen.client import QueueClient, RedriveResult
-from qgen.render.engine import render_spec
-from qgen.spec.load import load_spec
 from tests.conftest import ROOT
-from tests.support.pg import run_script, scratch_database
-from tests.support.run import run_spec
+from tests.test_ops_cli import OTHER, SPEC, db, installed, qgen  # noqa: F401 - the fixtures are used by name
 
-SPEC = ROOT / "tests" / "specs" / "features_lease.yaml"   # schema feat: jobs (archive, dead letters), urgent
-OTHER = ROOT / "examples" / "001_watermark.yaml"            # never installed here
 SECONDS = re.compile(r", \d+\.\ds$")                         # the elapsed time a progress line ends with
-
-
-@pytest.fixture(scope="module")
-def installed(postgres_server):
-    spec = run_spec(load_spec(SPEC))  # roles of this run's own: they belong to the cluster
-    rendering = render_spec(spec, SPEC.name, "postgres")
-    with scratch_database("qgen_progress") as url:
-        run_script(url, rendering.install)
-        try:
-            yield url, spec
-        finally:
-            run_script(url, rendering.force_uninstall + rendering.uninstall)  # roles are cluster-wide: leave none behind
-
-
-@pytest.fixture
-def db(installed):
-    url, spec = installed
-    run_script(url, 'TRUNCATE "feat"."jobs", "feat"."jobs_dead", "feat"."jobs_archive", "feat"."urgent" RESTART IDENTITY; '
-                    'UPDATE "feat"."jobs_watermark" SET "id" = 0;')
-    conn = psycopg.connect(url)
-    yield url, QueueClient(conn, spec, "jobs")
-    conn.close()
-
-
-def qgen(*args, timeout=60):
-    return subprocess.run([sys.executable, "-m", "qgen.cli", *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
 
 
 def dead_letters(jobs: QueueClient, count: int, first_customer: int = 1) -> list[int]:
