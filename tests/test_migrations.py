@@ -618,7 +618,7 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
         assert not any("_sms_" in step for step in plan.upgrade + plan.downgrade), (dialect, plan.upgrade)
         assert set(plan.redone) <= {f"mail.{kind}" for kind in ("pending_view", "batch_type", "enqueue", "enqueue_batch",
                                                                 "enqueue_json", "dequeue", "fail", "reap", "peek",
-                                                                "redrive", "maintain", "dead_letters")}, plan.redone
+                                                                "redrive", "maintain", "dead_letters", "cancel")}, plan.redone
         assert "mail.complete" not in plan.redone and "mail.extend_lease" not in plan.redone
         assert plan.regrant and not plan.added and not plan.removed
     # Every object file it holds is of an object whose SQL changed (tables: their definition after
