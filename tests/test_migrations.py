@@ -628,7 +628,8 @@ def test_a_revision_holds_and_runs_only_what_changed(migrations, database, schem
     objects = {p.stem.split("_", 1)[1] for p in (second.folder / "postgres" / "create").iterdir()}
     assert objects == {"verify", "mail_table", "mail_dead_letter_table", "mail_pending_view", "mail_batch_type", "mail_enqueue",
                        "mail_enqueue_batch", "mail_dequeue", "mail_fail", "mail_reap", "mail_redrive",
-                       "mail_dead_letters"}  # it returns the payload columns
+                       "mail_dead_letters",   # it returns the payload columns
+                       "mail_cancel"}         # it moves them into the dead letters
 
     command.upgrade(config, "head")
     with psycopg.connect(database, autocommit=True) as conn:
