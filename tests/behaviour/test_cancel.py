@@ -210,3 +210,48 @@ def test_the_worker_learns_of_a_cancel_skips_the_job_and_lets_its_handler_see_it
     assert outcomes == {ids[0]: "cancelled", ids[1]: "completed", ids[2]: "cancelled"}, outcomes
     assert (stats.cancelled, stats.processed, stats.lease_lost) == (2, 1, 0), stats
     assert set(dead(env, "kept")) == {ids[0], ids[2]}
+
+
+def test_cancels_racing_reap_and_takeover_of_expired_leases_leave_each_job_in_one_place(use_spec):
+    """Issue 29 item 6: cancel racing reap (and, on PostgreSQL's in-place queues, the claim that takes an
+    expired lease over): a job is either cancelled (a dead letter saying so) or released and claimed
+    again, never both, and none is lost."""
+    env = use_spec(BEHAVE)
+    queue = "wm"                                               # lease, watermark: PostgreSQL claims in place
+    client = env.client(queue)
+    all_ids = [r.id for r in client.enqueue_many([{"n": n} for n in range(60)])]
+    held = client.dequeue(batch_size=5, lease_seconds=60) + client.dequeue(batch_size=5, lease_seconds=60)
+    env.backdate(queue, "lease_expires_at", 3600, ids=[j.id for j in held])
+    cancelled: dict[int, str] = {}
+    claimed: list[int] = []
+    errors: list[BaseException] = []
+
+    def cancel() -> None:
+        try:
+            for c in env.client(queue).cancel([j.id for j in held] + all_ids[20:30]):
+                if c.outcome.startswith("cancelled"):
+                    cancelled[c.id] = c.outcome
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    def reap_and_claim() -> None:
+        try:
+            other = env.client(queue)
+            other.reap()
+            while batch := other.dequeue(batch_size=5, lease_seconds=60):
+                for job in batch:
+                    other.complete(job)
+                    claimed.append(job.id)
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=cancel), threading.Thread(target=reap_and_claim)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    assert not set(cancelled) & set(claimed), "a job both cancelled and completed"
+    assert set(dead(env, queue)) == set(cancelled)
+    assert set(cancelled) | set(claimed) | ids_in(env, queue) == set(all_ids)
+    assert all(e == "cancelled" for e, _ in dead(env, queue).values())
