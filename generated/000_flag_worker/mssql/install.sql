@@ -1799,25 +1799,28 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1995 jobs; accepted: 1 to 1995 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
     DECLARE @q$dead TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
         [reputation] int NOT NULL,
         [enqueued_at] datetime2(3) NOT NULL,
-        [attempts] int NOT NULL
+        [attempts] int NOT NULL,
+        -- The lease the row held when it left, if any (cancel's outcome).
+        [lease_token] uniqueidentifier NULL
     );
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [four].[four_queue] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]) AND [job].[processed] = 0;
         DELETE FROM [four].[four_queue]
-        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts]
-        INTO @q$dead ([id], [reputation], [enqueued_at], [attempts])
+        OUTPUT deleted.[id], deleted.[reputation], deleted.[enqueued_at], deleted.[attempts], deleted.[lease_token]
+        INTO @q$dead ([id], [reputation], [enqueued_at], [attempts], [lease_token])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [four].[four_queue_dead] ([id], [reputation], [enqueued_at], [attempts], [last_error], [dead_at])
@@ -1831,11 +1834,12 @@ BEGIN
         THROW;
     END CATCH;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[lease_token] IS NOT NULL THEN N'cancelled_in_flight'
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -2062,7 +2066,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'fo
 FROM
 (
     VALUES
-        (N'four_queue_cancel', 0xC1EB25CC3F8F0E1253B490A88A8A635460FC40A1F8BDCA831A1D0CCC258EC932),
+        (N'four_queue_cancel', 0x84D0C6B470339F9A91502ACE282ADA521AB2816B9A5AAB298B3B41D841A9C6D4),
         (N'four_queue_complete', 0xC6D5E4BCB8C453E7ADA1F224451B69CC6C4BE145133B0CB3DD32AC9DD89F94C9),
         (N'four_queue_dead_letters', 0x8377E6B34DF45FFE8BA4E4D4441DC7AB4E1869C877F312A4DC49064890352BED),
         (N'four_queue_dequeue', 0x830489B1DB27BFC8F3782F01DC5BFE8A64B0424F1DF7DB5046B163BE2815DB7E),

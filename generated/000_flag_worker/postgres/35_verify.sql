@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('four_queue_cancel', '1ca598399094de591997f9db291d47c8'),
+            ('four_queue_cancel', 'c581d63ed68954f2d81cc65e5ec78875'),
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
             ('four_queue_dead_letters', 'ecf49bb836d4b9876b989f96303bf9ed'),
             ('four_queue_dequeue', '960359390cd84dfed6c340774a3c7f19'),

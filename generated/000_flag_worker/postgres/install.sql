@@ -1814,7 +1814,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (waiting for a completion's short lock).
-        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        SELECT "job"."id"
         FROM "four"."four_queue" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a") AND NOT "job"."processed"
         ORDER BY "job"."id"
@@ -1834,11 +1834,13 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."lease_token" IS NOT NULL THEN 'cancelled_in_flight'
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -1930,7 +1932,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('four_queue_cancel', '1ca598399094de591997f9db291d47c8'),
+            ('four_queue_cancel', 'c581d63ed68954f2d81cc65e5ec78875'),
             ('four_queue_complete', '291807f0bd6f380225252e002973797c'),
             ('four_queue_dead_letters', 'ecf49bb836d4b9876b989f96303bf9ed'),
             ('four_queue_dequeue', '960359390cd84dfed6c340774a3c7f19'),

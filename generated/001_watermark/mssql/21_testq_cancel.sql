@@ -35,18 +35,22 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 3599 jobs; accepted: 1 to 3599 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$probe bigint;
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
+    DECLARE @q$dead TABLE ([id] bigint NOT NULL PRIMARY KEY);
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], 0
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [ghosts].[testq] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [ghosts].[testq]
+        OUTPUT deleted.[id]
+        INTO @q$dead ([id])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         COMMIT TRANSACTION;
     END TRY
@@ -62,7 +66,7 @@ BEGIN
     -- OFF for it, so no transaction is doomed).
     SET LOCK_TIMEOUT 0;
     SET XACT_ABORT OFF;
-    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     WHILE @q$probe IS NOT NULL
     BEGIN
         BEGIN TRY
@@ -75,16 +79,16 @@ BEGIN
             INSERT INTO @q$held ([id]) VALUES (@q$probe);
         END CATCH;
         SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a]
-        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     END;
     SET XACT_ABORT ON;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              WHEN EXISTS (SELECT 1 FROM @q$held AS [h] WHERE [h].[id] = [a].[id]) THEN N'held'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO

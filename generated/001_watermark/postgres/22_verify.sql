@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('testq_cancel', '8c5470102d0d9cf5d9f1d581c9e5cc11'),
+            ('testq_cancel', '29a5cf5ac415599d38be6d88afc4810b'),
             ('testq_dequeue', '770df47794ddb87b638ac1ea0f65fad5'),
             ('testq_dequeue_guard', 'bca34982717e7e69fc0e1621f05c9e61'),
             ('testq_enqueue', '0e8974c30dd19a558b7ac27c602ccbd3'),

@@ -998,9 +998,10 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1988 jobs; accepted: 1 to 1988 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$probe bigint;
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
     DECLARE @q$dead TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
@@ -1012,8 +1013,8 @@ BEGIN
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], 0
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [cards].[card_codes] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [cards].[card_codes]
@@ -1037,7 +1038,7 @@ BEGIN
     -- OFF for it, so no transaction is doomed).
     SET LOCK_TIMEOUT 0;
     SET XACT_ABORT OFF;
-    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     WHILE @q$probe IS NOT NULL
     BEGIN
         BEGIN TRY
@@ -1050,16 +1051,16 @@ BEGIN
             INSERT INTO @q$held ([id]) VALUES (@q$probe);
         END CATCH;
         SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a]
-        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     END;
     SET XACT_ABORT ON;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              WHEN EXISTS (SELECT 1 FROM @q$held AS [h] WHERE [h].[id] = [a].[id]) THEN N'held'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -1233,7 +1234,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ca
 FROM
 (
     VALUES
-        (N'card_codes_cancel', 0xEC29BB76BC257393AE4A94B7AB78C385695FBB12B478AF6FD7941584428418A6),
+        (N'card_codes_cancel', 0x829F3E5FA3EB12807A86CEDCF740EB14CCA1C4DC0F30D282B434680C0F7CAB1D),
         (N'card_codes_dead_letters', 0xE45B7BAA2E02622B1230D539C2AE6CBD206E4068E61F8DA25D62A05804F27098),
         (N'card_codes_dequeue', 0x554A129C25991618382EBB3AC9B7F4AFC619905D6A571850CD9DB2626EFFE2DF),
         (N'card_codes_enqueue', 0x9B172B62FC1734986FC168C56EF0EE5025BB0FA393FCA770DED9F4E333369C74),

@@ -44,7 +44,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
-        SELECT "job"."id", FALSE AS "leased"
+        SELECT "job"."id"
         FROM "cards"."card_codes" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -64,13 +64,14 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              -- Skipped above: another open transaction holds it.
              WHEN EXISTS (SELECT 1 FROM "cards"."card_codes" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',

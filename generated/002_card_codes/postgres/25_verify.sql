@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_cancel', '704024914f0ccc2f93d001751d23e3cd'),
+            ('card_codes_cancel', 'b0b1ef2a121a57ea06596e71a5463657'),
             ('card_codes_dead_letters', '2f588b3455445bd97d1bb1c5763823a6'),
             ('card_codes_dequeue', 'e3c82b8cd9049ba591b3c2f8268bd601'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),

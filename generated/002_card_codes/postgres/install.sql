@@ -1031,7 +1031,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
-        SELECT "job"."id", FALSE AS "leased"
+        SELECT "job"."id"
         FROM "cards"."card_codes" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -1051,13 +1051,14 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              -- Skipped above: another open transaction holds it.
              WHEN EXISTS (SELECT 1 FROM "cards"."card_codes" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -1136,7 +1137,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('card_codes_cancel', '704024914f0ccc2f93d001751d23e3cd'),
+            ('card_codes_cancel', 'b0b1ef2a121a57ea06596e71a5463657'),
             ('card_codes_dead_letters', '2f588b3455445bd97d1bb1c5763823a6'),
             ('card_codes_dequeue', 'e3c82b8cd9049ba591b3c2f8268bd601'),
             ('card_codes_dequeue_guard', '3d2e17c46686652c52b68cd24bdb5d8b'),

@@ -35,7 +35,8 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
     DECLARE @q$dead TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
@@ -45,19 +46,21 @@ BEGIN
         [enqueued_by] nvarchar(128) NULL,
         [claimed_at] datetime2(3) NULL,
         [claimed_by] nvarchar(128) NULL,
-        [attempts] int NOT NULL
+        [attempts] int NOT NULL,
+        -- The lease the row held when it left, if any (cancel's outcome).
+        [lease_token] uniqueidentifier NULL
     );
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [QueueSample].[WorkQueue] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]) AND [job].[processed] = 0;
         DELETE FROM [QueueSample].[WorkQueue]
-        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
-        INTO @q$dead ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts])
+        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], deleted.[lease_token]
+        INTO @q$dead ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [lease_token])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
@@ -71,11 +74,12 @@ BEGIN
         THROW;
     END CATCH;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[lease_token] IS NOT NULL THEN N'cancelled_in_flight'
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO

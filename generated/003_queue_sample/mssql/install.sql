@@ -1674,7 +1674,8 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
     DECLARE @q$dead TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
@@ -1684,19 +1685,21 @@ BEGIN
         [enqueued_by] nvarchar(128) NULL,
         [claimed_at] datetime2(3) NULL,
         [claimed_by] nvarchar(128) NULL,
-        [attempts] int NOT NULL
+        [attempts] int NOT NULL,
+        -- The lease the row held when it left, if any (cancel's outcome).
+        [lease_token] uniqueidentifier NULL
     );
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [QueueSample].[WorkQueue] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]) AND [job].[processed] = 0;
         DELETE FROM [QueueSample].[WorkQueue]
-        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
-        INTO @q$dead ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts])
+        OUTPUT deleted.[id], deleted.[JobType], deleted.[JobInfo], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], deleted.[lease_token]
+        INTO @q$dead ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [lease_token])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [QueueSample].[WorkQueue_dead] ([id], [JobType], [JobInfo], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
@@ -1710,11 +1713,12 @@ BEGIN
         THROW;
     END CATCH;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[lease_token] IS NOT NULL THEN N'cancelled_in_flight'
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -1940,7 +1944,7 @@ FROM
         (N'GetNextJob', 0x91424EA95886BF3542BCE000350E48477FA08B9EA793991306CD689EBC2C9A16),
         (N'QueueJob', 0xC5F589E31A60CD42C081563AD4F4B6E14C59024C8C5032976D68D0EF3F826B90),
         (N'ViewQueue', 0x0FE9F0C38EB14D1961AD9F5B0CCD53AFF6BEFCE58DE8C09D3AB5E53B86963A97),
-        (N'WorkQueue_cancel', 0x30984ACDFBF30D94A3C1C62B55D427F4318762F5A63CEC48A045F32E5AB43614),
+        (N'WorkQueue_cancel', 0x34DA9C82B05BE34881FD5845C56A18B5B04577F6114E64232ADF4A49CC36C954),
         (N'WorkQueue_complete', 0xA2475A9CBB377294042E7CB590C0858D52FDAAF1F70D4984C5747C60C1C70AC3),
         (N'WorkQueue_dead_letters', 0xA3A8A801B2B04ABD70C8D8093932C7A6F4550D0232760DE3C65CB0954A84E3AA),
         (N'WorkQueue_enqueue_batch', 0xDBEC74169770E19408B4B2CCAE5CBB2D9A2A3251E40F295BDB04789591F01B1B),

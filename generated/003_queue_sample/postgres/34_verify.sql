@@ -42,7 +42,7 @@ BEGIN
             ('GetNextJob', 'd4a84a3aeacc4c3844a071fcc82fc85b'),
             ('QueueJob', 'e3d75f83788c2c2b662aae788b1292ee'),
             ('ViewQueue', '366df28ea10b2685e838b725f2d38829'),
-            ('WorkQueue_cancel', '7364761f5efd4bf038ee207dafe0a88b'),
+            ('WorkQueue_cancel', '9e0fa7420239c5032aa14f99b7e855d9'),
             ('WorkQueue_complete', '83e30cdc1dac1f9790d8b61ae05bb49d'),
             ('WorkQueue_dead_letters', '7bc60c0d95599d5dc2d22e8e16b95f86'),
             ('WorkQueue_enqueue_batch', 'f59885c4cf8e26183e8f2ebf5dc599df'),

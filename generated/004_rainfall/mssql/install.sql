@@ -1593,25 +1593,28 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
     DECLARE @q$dead TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
         [rainfall_id] bigint NOT NULL,
         [enqueued_at] datetime2(3) NOT NULL,
-        [attempts] int NOT NULL
+        [attempts] int NOT NULL,
+        -- The lease the row held when it left, if any (cancel's outcome).
+        [lease_token] uniqueidentifier NULL
     );
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [rainfall].[rainfall_events] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]) AND [job].[processed] = 0;
         DELETE FROM [rainfall].[rainfall_events]
-        OUTPUT deleted.[id], deleted.[rainfall_id], deleted.[enqueued_at], deleted.[attempts]
-        INTO @q$dead ([id], [rainfall_id], [enqueued_at], [attempts])
+        OUTPUT deleted.[id], deleted.[rainfall_id], deleted.[enqueued_at], deleted.[attempts], deleted.[lease_token]
+        INTO @q$dead ([id], [rainfall_id], [enqueued_at], [attempts], [lease_token])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [rainfall].[rainfall_events_dead] ([id], [rainfall_id], [enqueued_at], [attempts], [last_error], [dead_at])
@@ -1625,11 +1628,12 @@ BEGIN
         THROW;
     END CATCH;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[lease_token] IS NOT NULL THEN N'cancelled_in_flight'
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -2505,18 +2509,22 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 3599 jobs; accepted: 1 to 3599 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$probe bigint;
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
+    DECLARE @q$dead TABLE ([id] bigint NOT NULL PRIMARY KEY);
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], 0
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [rainfall].[rainfall_transfer] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [rainfall].[rainfall_transfer]
+        OUTPUT deleted.[id]
+        INTO @q$dead ([id])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         COMMIT TRANSACTION;
     END TRY
@@ -2532,7 +2540,7 @@ BEGIN
     -- OFF for it, so no transaction is doomed).
     SET LOCK_TIMEOUT 0;
     SET XACT_ABORT OFF;
-    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     WHILE @q$probe IS NOT NULL
     BEGIN
         BEGIN TRY
@@ -2545,16 +2553,16 @@ BEGIN
             INSERT INTO @q$held ([id]) VALUES (@q$probe);
         END CATCH;
         SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a]
-        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     END;
     SET XACT_ABORT ON;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              WHEN EXISTS (SELECT 1 FROM @q$held AS [h] WHERE [h].[id] = [a].[id]) THEN N'held'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -2865,7 +2873,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'ra
 FROM
 (
     VALUES
-        (N'rainfall_events_cancel', 0x3B7528611DA84571C167841B8F954564530693905634342FD82AE40865587ED8),
+        (N'rainfall_events_cancel', 0x02E739715036CC161A2382F1BC9A1F023F0B7CFB7FABA6B9B529A206C903C65F),
         (N'rainfall_events_complete', 0x081E56B82761CC3ADF93EFFEC31E19CA7EDBC76CD20061C68374EDCAEF8FFED8),
         (N'rainfall_events_dead_letters', 0x08A723DF4FBF75897E26686371023A898F3B6629E09CD4DFA44904DFC854DD97),
         (N'rainfall_events_dequeue', 0xDECD639B7B9EB0AB3514060B27A58B4C19E725D1597C2DF018B3523D938943EF),
@@ -2888,7 +2896,7 @@ FROM
         (N'rainfall_events_resume', 0x084D7B7A81FAAD97F55C37907D03842C8812AC954D29639E37BB04B1A49FED78),
         (N'rainfall_events_watermark_correct', 0xD1D03D3D300CF4C1B6F3CF873D0B229F4E93A0C963D85A19E7C77A771DCB10C6),
         (N'rainfall_events_watermark_move', 0xF5869882EB8414873736AE334E2EE03BA5B28C6CFF74A468827E7DB04596F462),
-        (N'rainfall_transfer_cancel', 0xCA6033254D63D1C501428402DABE015C9FA1C86615C1F3A31A4480902DE4D387),
+        (N'rainfall_transfer_cancel', 0x9FEB7CFEAA16E835125BE54317AFCC9BEBD82BFDCCBDCAFCC67D832B44C681B4),
         (N'rainfall_transfer_dequeue', 0x3EC955943F07D4301F07E7E99C36EC848E8B46F7EE764042D569D8825B889683),
         (N'rainfall_transfer_enqueue', 0x4D6FC5912A895AD8CDAFD76A83A05DED7AAB754D145C8E1CE37C2C99AF121015),
         (N'rainfall_transfer_enqueue_batch', 0x181750DECA8D6EF0F0E4CAE15000C901F0A6C1152D621F99701889FE13E1F24D),

@@ -39,7 +39,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('rainfall_events_cancel', '4d53f2fbab12a866d9bb355f58003dae'),
+            ('rainfall_events_cancel', 'd4757907c6a8c661aaf2dfbec5832229'),
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
             ('rainfall_events_dead_letters', '68b8785c06f75ebb2502747e5e40b3d5'),
             ('rainfall_events_dequeue', '66a9593043e90253ec0f75ea662776ab'),
@@ -60,7 +60,7 @@ BEGIN
             ('rainfall_events_resume', '674897b0c454d6cc2a2daa10fea552a2'),
             ('rainfall_events_watermark_correct', '95dc7c84fedcd8431d836cbe457113c7'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
-            ('rainfall_transfer_cancel', 'a1fcd8750b45ed4896dc9a4614986152'),
+            ('rainfall_transfer_cancel', '16e5eb427545dd709f0d545a7602af2d'),
             ('rainfall_transfer_dequeue', '03d9d59738e588cdbc3117470e2b8fff'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
             ('rainfall_transfer_enqueue', '9e0b36dac3abfdfa685a5ab4c0a82629'),

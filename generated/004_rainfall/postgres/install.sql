@@ -1668,7 +1668,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (waiting for a completion's short lock).
-        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        SELECT "job"."id"
         FROM "rainfall"."rainfall_events" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a") AND NOT "job"."processed"
         ORDER BY "job"."id"
@@ -1688,11 +1688,13 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."lease_token" IS NOT NULL THEN 'cancelled_in_flight'
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -2577,7 +2579,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
-        SELECT "job"."id", FALSE AS "leased"
+        SELECT "job"."id"
         FROM "rainfall"."rainfall_transfer" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -2591,13 +2593,14 @@ BEGIN
         RETURNING "job".*
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              -- Skipped above: another open transaction holds it.
              WHEN EXISTS (SELECT 1 FROM "rainfall"."rainfall_transfer" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -2711,7 +2714,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('rainfall_events_cancel', '4d53f2fbab12a866d9bb355f58003dae'),
+            ('rainfall_events_cancel', 'd4757907c6a8c661aaf2dfbec5832229'),
             ('rainfall_events_complete', '5204708ed90f2701c1c7ad89279f22c2'),
             ('rainfall_events_dead_letters', '68b8785c06f75ebb2502747e5e40b3d5'),
             ('rainfall_events_dequeue', '66a9593043e90253ec0f75ea662776ab'),
@@ -2732,7 +2735,7 @@ BEGIN
             ('rainfall_events_resume', '674897b0c454d6cc2a2daa10fea552a2'),
             ('rainfall_events_watermark_correct', '95dc7c84fedcd8431d836cbe457113c7'),
             ('rainfall_events_watermark_move', 'aac094a26bdca19bede3070b62ca9e5f'),
-            ('rainfall_transfer_cancel', 'a1fcd8750b45ed4896dc9a4614986152'),
+            ('rainfall_transfer_cancel', '16e5eb427545dd709f0d545a7602af2d'),
             ('rainfall_transfer_dequeue', '03d9d59738e588cdbc3117470e2b8fff'),
             ('rainfall_transfer_dequeue_guard', '400ca6c66cf0ef5002667862616b9903'),
             ('rainfall_transfer_enqueue', '9e0b36dac3abfdfa685a5ab4c0a82629'),

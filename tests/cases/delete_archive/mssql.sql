@@ -1027,18 +1027,22 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$probe bigint;
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
+    DECLARE @q$dead TABLE ([id] bigint NOT NULL PRIMARY KEY);
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], 0
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [pgs_del].[events] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [pgs_del].[events]
+        OUTPUT deleted.[id]
+        INTO @q$dead ([id])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         COMMIT TRANSACTION;
     END TRY
@@ -1054,7 +1058,7 @@ BEGIN
     -- OFF for it, so no transaction is doomed).
     SET LOCK_TIMEOUT 0;
     SET XACT_ABORT OFF;
-    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     WHILE @q$probe IS NOT NULL
     BEGIN
         BEGIN TRY
@@ -1067,16 +1071,16 @@ BEGIN
             INSERT INTO @q$held ([id]) VALUES (@q$probe);
         END CATCH;
         SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a]
-        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     END;
     SET XACT_ABORT ON;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              WHEN EXISTS (SELECT 1 FROM @q$held AS [h] WHERE [h].[id] = [a].[id]) THEN N'held'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -2086,18 +2090,22 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 3948 jobs; accepted: 1 to 3948 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$probe bigint;
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
+    DECLARE @q$dead TABLE ([id] bigint NOT NULL PRIMARY KEY);
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], 0
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [pgs_del].[typed] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [pgs_del].[typed]
+        OUTPUT deleted.[id]
+        INTO @q$dead ([id])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         COMMIT TRANSACTION;
     END TRY
@@ -2113,7 +2121,7 @@ BEGIN
     -- OFF for it, so no transaction is doomed).
     SET LOCK_TIMEOUT 0;
     SET XACT_ABORT OFF;
-    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     WHILE @q$probe IS NOT NULL
     BEGIN
         BEGIN TRY
@@ -2126,16 +2134,16 @@ BEGIN
             INSERT INTO @q$held ([id]) VALUES (@q$probe);
         END CATCH;
         SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a]
-        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     END;
     SET XACT_ABORT ON;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              WHEN EXISTS (SELECT 1 FROM @q$held AS [h] WHERE [h].[id] = [a].[id]) THEN N'held'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -2410,7 +2418,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
-        (N'events_cancel', 0xF6615D4EE34A5A662D5211A2A5804A5189708478A5243C67545910F7AB54DBB6),
+        (N'events_cancel', 0x4CC58415ADECC51C3815BB68461D1AD6AA51D887A096062245A81A337F9E84BB),
         (N'events_dequeue', 0x75E5B875001A1E15C0E44D96A24AF4B8ACC550037E9956E15EDA1870097ABE8C),
         (N'events_enqueue', 0x1B2F682B7B2D7FAB79473276903E6D3B834E58403E98A22C50106B9927F558F0),
         (N'events_enqueue_batch', 0xCB9F1B82CAAD974860E5A114150DEA2EF652038BA0F929BA86BDCD31566B13EE),
@@ -2426,7 +2434,7 @@ FROM
         (N'events_resume', 0x2D9151BB09FF4C1D6D96FBBC7008CD43F1EF9C5AFE7CEAE3EBFE5015F5332892),
         (N'events_watermark_correct', 0x4CF12B5C548B4F0A0FB552F98568F605C1EC91F385B886389B7769F3209050AA),
         (N'events_watermark_move', 0xE92F6E6D6C33D7DE170A833C0B7B3A28FFD08F00820B496D5308B100C6C3F79E),
-        (N'typed_cancel', 0x2D03D9F38D753D21C0331D27E60317579CBC5C7BA9C1DB63AD2155473FE8AD49),
+        (N'typed_cancel', 0x14614F209C11787BE35F76769DCA8200EE68CA276239424CC385CAA6F58C8145),
         (N'typed_dequeue', 0x1FE0CDCE71610D3716A75C876F89327BFF3B8C923A125049E89242E4FE9ACD02),
         (N'typed_enqueue', 0xE91AD6498D0C21F0E66F21EE9E86DCDE51B61C35169A5AFAD9C9BAEF6A614824),
         (N'typed_enqueue_batch', 0xE74330D454930339CB6E1819F1C1B4A06980560D5D6A8B38CC0FEC50321BAFA8),

@@ -1012,7 +1012,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
-        SELECT "job"."id", FALSE AS "leased"
+        SELECT "job"."id"
         FROM "pgs_del"."events" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -1026,13 +1026,14 @@ BEGIN
         RETURNING "job".*
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              -- Skipped above: another open transaction holds it.
              WHEN EXISTS (SELECT 1 FROM "pgs_del"."events" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -2051,7 +2052,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
-        SELECT "job"."id", FALSE AS "leased"
+        SELECT "job"."id"
         FROM "pgs_del"."typed" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -2065,13 +2066,14 @@ BEGIN
         RETURNING "job".*
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              -- Skipped above: another open transaction holds it.
              WHEN EXISTS (SELECT 1 FROM "pgs_del"."typed" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -2176,7 +2178,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('events_cancel', 'b224e42910f3879a3d5f4ff791cf1bc9'),
+            ('events_cancel', '252081767a0bc7cf33477d8337ee9ab8'),
             ('events_dequeue', 'ef6eee24fb14cdf329e1e749b8a005db'),
             ('events_dequeue_guard', '60110e731987248caa5e88bdf0d5dab6'),
             ('events_enqueue', '4dec0d5761a7bdbfef1b1b65516f7fde'),
@@ -2191,7 +2193,7 @@ BEGIN
             ('events_resume', 'f7302fc9adc053cd1e3081d8f63dad76'),
             ('events_watermark_correct', 'fb2aa1a9c62d1a6de24b4b6799ceead2'),
             ('events_watermark_move', 'def331911871fe01b67f927848e714de'),
-            ('typed_cancel', 'a43fb2414aa4d67fe19c09052a457023'),
+            ('typed_cancel', '149feba2031b86ce56f2bcd8a3132d27'),
             ('typed_dequeue', '86a442c9d81f928128d4821ff8f10ecd'),
             ('typed_dequeue_guard', '43d265273a1c77a611252601d61c88f9'),
             ('typed_enqueue', '20dc89ad1b1950207401945d410fa621'),

@@ -1816,7 +1816,8 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1970 jobs; accepted: 1 to 1970 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
     DECLARE @q$dead TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
@@ -1830,19 +1831,21 @@ BEGIN
         [enqueued_by] nvarchar(128) NULL,
         [claimed_at] datetime2(3) NULL,
         [claimed_by] nvarchar(128) NULL,
-        [attempts] int NOT NULL
+        [attempts] int NOT NULL,
+        -- The lease the row held when it left, if any (cancel's outcome).
+        [lease_token] uniqueidentifier NULL
     );
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [pgs_full].[tasks] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]) AND [job].[processed] = 0;
         DELETE FROM [pgs_full].[tasks]
-        OUTPUT deleted.[id], deleted.[job_type], deleted.[tenant], deleted.[item], deleted.[note], deleted.[body], deleted.[amount], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts]
-        INTO @q$dead ([id], [job_type], [tenant], [item], [note], [body], [amount], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts])
+        OUTPUT deleted.[id], deleted.[job_type], deleted.[tenant], deleted.[item], deleted.[note], deleted.[body], deleted.[amount], deleted.[enqueued_at], deleted.[enqueued_by], deleted.[claimed_at], deleted.[claimed_by], deleted.[attempts], deleted.[lease_token]
+        INTO @q$dead ([id], [job_type], [tenant], [item], [note], [body], [amount], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [lease_token])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [pgs_full].[tasks_dead] ([id], [job_type], [tenant], [item], [note], [body], [amount], [enqueued_at], [enqueued_by], [claimed_at], [claimed_by], [attempts], [last_error], [dead_at])
@@ -1856,11 +1859,12 @@ BEGIN
         THROW;
     END CATCH;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[lease_token] IS NOT NULL THEN N'cancelled_in_flight'
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -3417,25 +3421,28 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1983 jobs; accepted: 1 to 1983 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
     DECLARE @q$dead TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
         [key] nvarchar(50) NOT NULL,
         [enqueued_at] datetime2(3) NOT NULL,
-        [attempts] int NOT NULL
+        [attempts] int NOT NULL,
+        -- The lease the row held when it left, if any (cancel's outcome).
+        [lease_token] uniqueidentifier NULL
     );
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [pgs_full].[strict] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [pgs_full].[strict]
-        OUTPUT deleted.[id], deleted.[key], deleted.[enqueued_at], deleted.[attempts]
-        INTO @q$dead ([id], [key], [enqueued_at], [attempts])
+        OUTPUT deleted.[id], deleted.[key], deleted.[enqueued_at], deleted.[attempts], deleted.[lease_token]
+        INTO @q$dead ([id], [key], [enqueued_at], [attempts], [lease_token])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [pgs_full].[strict_dead] ([id], [key], [enqueued_at], [attempts], [last_error], [dead_at])
@@ -3449,11 +3456,12 @@ BEGIN
         THROW;
     END CATCH;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[lease_token] IS NOT NULL THEN N'cancelled_in_flight'
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -3821,7 +3829,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
-        (N'strict_cancel', 0xE7D3B2120CC8C7A92697293C8FA4B7888FBB38B00DFF311AE0955CE4225038BB),
+        (N'strict_cancel', 0x703495B97F1E71C1DD0B21C61394CACFB084EA7218023508E3CF7AF6500921EA),
         (N'strict_complete', 0xE38E705E60C80DFAB285088C7E1B8DF16CAD53F45CB445C9041B14F57AE7209C),
         (N'strict_dead_letters', 0xFFF5587A0975B3955AA542A43B66278847031E3DF0E1254D2800C69584BE311A),
         (N'strict_dequeue', 0x9D42442FB9D1DA5800EFCF2384493474F809B3DE2C37F41A25ECB167E6713E7F),
@@ -3844,7 +3852,7 @@ FROM
         (N'strict_resume', 0xFEF2C6808038B327CE63A8C888319269AB9F152641475DF7F3C1B0286A216018),
         (N'strict_watermark_correct', 0x24ABE77D252108A0F734293B1A26CE87B9AF4D782C00A0BD1C1F0403B6B0DE34),
         (N'strict_watermark_move', 0xC07919E65DF5BA4C51BA4680356C52F3BAC56D56371DFF3A0C239FBF943A7026),
-        (N'tasks_cancel', 0xC1B70DA9AD166D3456DEF994F60DE1A8556F33DFEFBB3D182A02AE031073B647),
+        (N'tasks_cancel', 0xB5F8BEC49AFD67EDD0EF55E26DE007389926B658EE965B2B292BF38F68838CD4),
         (N'tasks_complete', 0x02E703DF4AA020C4BAE18D2511F6CA5DE14815225A74EACE5C72C4EFCE566C0A),
         (N'tasks_dead_letters', 0x600ECBB5510AA05B8CC29BEBA1F0442216212EDCD6F3AF9631EE7A2F9141C861),
         (N'tasks_dequeue', 0x46D66A46B9CFF5D549A35AAE3DFADC1D9118CAC24FBFBF60F84BE96CC0595A80),

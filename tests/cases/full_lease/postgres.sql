@@ -1903,7 +1903,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (waiting for a completion's short lock).
-        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        SELECT "job"."id"
         FROM "pgs_full"."tasks" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a") AND NOT "job"."processed"
         ORDER BY "job"."id"
@@ -1923,11 +1923,13 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."lease_token" IS NOT NULL THEN 'cancelled_in_flight'
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -3545,7 +3547,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (waiting for a completion's short lock).
-        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        SELECT "job"."id"
         FROM "pgs_full"."strict" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -3565,11 +3567,13 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."lease_token" IS NOT NULL THEN 'cancelled_in_flight'
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -3692,7 +3696,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('strict_cancel', '51f09a28ccb60e96e8e199ff5d71dd69'),
+            ('strict_cancel', 'dcef34c723b7d9680a285ba85c8cc4e0'),
             ('strict_complete', 'b47ce50077b3999ad3b842cca0a7e110'),
             ('strict_dead_letters', 'fc72ff60a476630446236a12c9395809'),
             ('strict_dequeue', '407a2f71a8df7555c8f6204c40a59648'),
@@ -3713,7 +3717,7 @@ BEGIN
             ('strict_resume', '5a1889430cea641f07eb82ba3b460959'),
             ('strict_watermark_correct', '3b5e9bada31882e8b94624f42b8865ca'),
             ('strict_watermark_move', 'c8143a531f491432c2f2b255054bc758'),
-            ('tasks_cancel', '467b214f50659b0bd2893e743fee1dcc'),
+            ('tasks_cancel', '2bc1d3a89d438510e98e624732500be7'),
             ('tasks_complete', '12952f66523d0efe36dd25c6be53e1f3'),
             ('tasks_dead_letters', 'ef37e0a96f1cd7d0deee04f358146556'),
             ('tasks_dequeue', 'e51bade590842084ca0731b9c8838048'),

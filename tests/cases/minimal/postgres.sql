@@ -1618,7 +1618,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (waiting for a completion's short lock).
-        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        SELECT "job"."id"
         FROM "pgs_min"."jobs" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -1638,11 +1638,13 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."lease_token" IS NOT NULL THEN 'cancelled_in_flight'
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -1733,7 +1735,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('jobs_cancel', 'dac72fda465d98b0fb132dc357c98d10'),
+            ('jobs_cancel', '49524aee82249219dab3a85624f682d5'),
             ('jobs_complete', '36ee92281f86554a902bc38d7c1d6b93'),
             ('jobs_dead_letters', '62d1e4d0d1d0b7bdb1323e306743044e'),
             ('jobs_dequeue', '48d83d31916d2a19b153fc1e8a693657'),

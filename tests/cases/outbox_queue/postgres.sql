@@ -1749,7 +1749,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (waiting for a completion's short lock).
-        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        SELECT "job"."id"
         FROM "pgs_obq"."orders" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -1769,11 +1769,13 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."lease_token" IS NOT NULL THEN 'cancelled_in_flight'
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -3402,7 +3404,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (waiting for a completion's short lock).
-        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        SELECT "job"."id"
         FROM "pgs_obq"."invoices" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -3422,11 +3424,13 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."lease_token" IS NOT NULL THEN 'cancelled_in_flight'
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -3549,7 +3553,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('invoices_cancel', '78c4d739bddae3c6a5523a412ec623b7'),
+            ('invoices_cancel', '1407c57347e7fcbccb6beb6cbed7ae20'),
             ('invoices_complete', 'bec467eefa4717c09e43ff5e005ad1b8'),
             ('invoices_dead_letters', '0c7f703227a35e58bbb24eab1cb139df'),
             ('invoices_dequeue', '1729503bf972ffde4854970c166a6285'),
@@ -3570,7 +3574,7 @@ BEGIN
             ('invoices_resume', '696d6c48fe67d77e5cd224032dc8539f'),
             ('invoices_watermark_correct', '13c1be69e1545daa82d14cf1e6bd3b65'),
             ('invoices_watermark_move', '9e0d3cdf1783ae447c791097b8cdec76'),
-            ('orders_cancel', 'ac6c2879d0d650f5fb356674b22bac7b'),
+            ('orders_cancel', 'a55fb442ebe4d0b07e3eaa1567930354'),
             ('orders_complete', '9816c7c40ac6a98d7e1d3bc8291fe7bc'),
             ('orders_dead_letters', 'b571a2afe69474232dbd1aa44d2e12d7'),
             ('orders_dequeue', 'bb09b38d2c1040ae01377315375118ec'),

@@ -1146,16 +1146,20 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
+    DECLARE @q$dead TABLE ([id] bigint NOT NULL PRIMARY KEY, [lease_token] uniqueidentifier NULL);
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [pgs_prio].[urgent] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [pgs_prio].[urgent]
+        OUTPUT deleted.[id], deleted.[lease_token]
+        INTO @q$dead ([id], [lease_token])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         COMMIT TRANSACTION;
     END TRY
@@ -1166,11 +1170,12 @@ BEGIN
         THROW;
     END CATCH;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[lease_token] IS NOT NULL THEN N'cancelled_in_flight'
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -1362,7 +1367,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
-        (N'urgent_cancel', 0xE657D2803DF29D6D520796B68E57A20CC49DCAECC73545B28CC00183D23AF3A3),
+        (N'urgent_cancel', 0xEEE03A267CE8E29083E168CB5DF7A1D05E88CC91B05AC161939FEB19D94710D7),
         (N'urgent_complete', 0xABB1BD608DDFC352B33864BD9818917744D10B5896CB4CA1E1C420687BA7E921),
         (N'urgent_dequeue', 0x3EC16AB7B391C40CCB66366CE95B6819B4E734E5FDFB8E24556DFB9F058C47EB),
         (N'urgent_enqueue', 0xAAE35A60882932A397751C75B35520E0B552D64707E7FE833AC0B024D5EF8DB4),

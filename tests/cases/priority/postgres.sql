@@ -1246,7 +1246,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (waiting for a completion's short lock).
-        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        SELECT "job"."id"
         FROM "pgs_prio"."urgent" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -1260,11 +1260,13 @@ BEGIN
         RETURNING "job".*
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."lease_token" IS NOT NULL THEN 'cancelled_in_flight'
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -1349,7 +1351,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('urgent_cancel', '0f3ff167c3c6616aff9b42719a89e38f'),
+            ('urgent_cancel', 'f5398beef16e5bb01432e642de8c6030'),
             ('urgent_complete', 'c825a909452fa739dff04a851874547e'),
             ('urgent_dequeue', 'c2706c77cedf351601db2609bff2de87'),
             ('urgent_enqueue', '70d5d29686a0ff65a4424ce5f6317b00'),

@@ -1250,26 +1250,29 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
     DECLARE @q$dead TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
         [n] int NOT NULL,
         [priority] int NOT NULL,
         [enqueued_at] datetime2(3) NOT NULL,
-        [attempts] int NOT NULL
+        [attempts] int NOT NULL,
+        -- The lease the row held when it left, if any (cancel's outcome).
+        [lease_token] uniqueidentifier NULL
     );
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [qgreview].[prio] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [qgreview].[prio]
-        OUTPUT deleted.[id], deleted.[n], deleted.[priority], deleted.[enqueued_at], deleted.[attempts]
-        INTO @q$dead ([id], [n], [priority], [enqueued_at], [attempts])
+        OUTPUT deleted.[id], deleted.[n], deleted.[priority], deleted.[enqueued_at], deleted.[attempts], deleted.[lease_token]
+        INTO @q$dead ([id], [n], [priority], [enqueued_at], [attempts], [lease_token])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [qgreview].[prio_dead] ([id], [n], [priority], [enqueued_at], [attempts], [last_error], [dead_at])
@@ -1283,11 +1286,12 @@ BEGIN
         THROW;
     END CATCH;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[lease_token] IS NOT NULL THEN N'cancelled_in_flight'
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -1964,18 +1968,22 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 3959 jobs; accepted: 1 to 3959 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$held TABLE ([id] bigint NOT NULL PRIMARY KEY);
     DECLARE @q$probe bigint;
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
+    DECLARE @q$dead TABLE ([id] bigint NOT NULL PRIMARY KEY);
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], 0
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [qgreview].[priod] AS [job] WITH (UPDLOCK, ROWLOCK, READPAST, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [qgreview].[priod]
+        OUTPUT deleted.[id]
+        INTO @q$dead ([id])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         COMMIT TRANSACTION;
     END TRY
@@ -1991,7 +1999,7 @@ BEGIN
     -- OFF for it, so no transaction is doomed).
     SET LOCK_TIMEOUT 0;
     SET XACT_ABORT OFF;
-    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+    SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a] WHERE NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     WHILE @q$probe IS NOT NULL
     BEGIN
         BEGIN TRY
@@ -2004,16 +2012,16 @@ BEGIN
             INSERT INTO @q$held ([id]) VALUES (@q$probe);
         END CATCH;
         SELECT @q$probe = MIN([a].[id]) FROM @q$asked AS [a]
-        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$found AS [f] WHERE [f].[id] = [a].[id]);
+        WHERE [a].[id] > @q$probe AND NOT EXISTS (SELECT 1 FROM @q$dead AS [g] WHERE [g].[id] = [a].[id]);
     END;
     SET XACT_ABORT ON;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              WHEN EXISTS (SELECT 1 FROM @q$held AS [h] WHERE [h].[id] = [a].[id]) THEN N'held'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -2290,7 +2298,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'qg
 FROM
 (
     VALUES
-        (N'prio_cancel', 0xC54565C00379DAD6A49D34F39568F4FDDD972B1FF5992FB329A6D3EBB13563B9),
+        (N'prio_cancel', 0xB6F80896A12452C441BA6FB31F6E25AEA84A6B194BFD11CB4D0AE6D0E257D22E),
         (N'prio_complete', 0x80F9013ECDFBAD452B00BD5ACDB52ABCB766AB3AA5E0B526D6A181B1CA1D7A81),
         (N'prio_dead_letters', 0xC3F32BCF3F9179B19A5112A89BEEE8BE56A5535EB8763ED706D6C56F340E1FFB),
         (N'prio_dequeue', 0x9101CAC7D72E0200531D45B1A1AF63C059F30FA1959322AA44B0227C09A5A1EA),
@@ -2311,7 +2319,7 @@ FROM
         (N'prio_redrive', 0xF64168A4FBF8ADC6ECA7624976BD08AF083F413C9C71A7B39C4CF9B57AEBEBF3),
         (N'prio_release', 0x3151D46ED12296D433C3906AFE2727081F15544E8FA0B0EAB59F0C27CE569180),
         (N'prio_resume', 0x6F0E1E0E2A03FA6DCFD2BBBC04152325E6CB5D1637DB91EF89EFE94525EB0D0C),
-        (N'priod_cancel', 0x728CB3831983DFCCC78FB60231D27E4D217974D637FB2B95F4E1C4E339BC9637),
+        (N'priod_cancel', 0x1207FF3CA52B2ECFFE9EC3B2B4D9579FA94E2C0088F043C42B77FA5B579251CF),
         (N'priod_dequeue', 0x676C5D3648DE15068DF5052A67E4C54F609458F0C6D82FD8AE7CFF4BF15A037B),
         (N'priod_enqueue', 0x9A04A62C6C92DEE5CC8E905EDC309A9925B9C8ED70DF544DFDF8C951FCBF82AF),
         (N'priod_enqueue_batch', 0x37A749D0984CC77FD5CCF3F2B612D814379545D564267D6B75F0A165119C9563),

@@ -1341,7 +1341,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (waiting for a completion's short lock).
-        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        SELECT "job"."id"
         FROM "qgreview"."prio" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -1361,11 +1361,13 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."lease_token" IS NOT NULL THEN 'cancelled_in_flight'
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -2189,7 +2191,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (SKIP LOCKED: a claim's open transaction is never waited for).
-        SELECT "job"."id", FALSE AS "leased"
+        SELECT "job"."id"
         FROM "qgreview"."priod" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -2203,13 +2205,14 @@ BEGIN
         RETURNING "job".*
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              -- Skipped above: another open transaction holds it.
              WHEN EXISTS (SELECT 1 FROM "qgreview"."priod" AS "job" WHERE "job"."id" = "a"."id") THEN 'held'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -2315,7 +2318,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('prio_cancel', 'e506a06d5d657b58990641824e8b4a48'),
+            ('prio_cancel', '673094b572b54de95882bc1229d6da2e'),
             ('prio_complete', '809351fcf3a80a4536b91f3ad629ce02'),
             ('prio_dead_letters', 'df6d06a2e98ec24243a309f32e8c3780'),
             ('prio_dequeue', '0e6b62129e2c50ac5a9341bdd81afd0a'),
@@ -2334,7 +2337,7 @@ BEGIN
             ('prio_redrive', '2c0532501056f109f7fbff794b06b3cd'),
             ('prio_release', 'de6a3a9d34fac9b0ffc7f6513f4acc78'),
             ('prio_resume', '8fb10abfcdffaaf3fa49295606d6f3a0'),
-            ('priod_cancel', '2d2f9ec7094869f192a588d435c36d83'),
+            ('priod_cancel', 'b8501ffbaab8df2f5352764eab32219e'),
             ('priod_dequeue', '4ff854f3710d1f128dbbbaedac545787'),
             ('priod_dequeue_guard', 'db6f3744ff381777efa7666d2fad41ed'),
             ('priod_enqueue', '47e43d55af52462090836dd3fe952494'),

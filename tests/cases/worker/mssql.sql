@@ -1724,26 +1724,29 @@ BEGIN
         THROW 50003, N'qgen: @ids lists more than 1999 jobs; accepted: 1 to 1999 per call (a bigger one could escalate to a table lock).', 1;
     DECLARE @q$now datetime2(3) = SYSUTCDATETIME();
     DECLARE @q$asked TABLE ([id] bigint NOT NULL PRIMARY KEY);
-    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY, [leased] bit NOT NULL);
+    DECLARE @q$found TABLE ([id] bigint NOT NULL PRIMARY KEY);
+    -- What the DELETE took out (its OUTPUT): the outcome is what happened, not what was found.
     DECLARE @q$dead TABLE
     (
         [id] bigint NOT NULL PRIMARY KEY,
         [recipient] nvarchar(100) NOT NULL,
         [subject] nvarchar(200) NULL,
         [enqueued_at] datetime2(3) NOT NULL,
-        [attempts] int NOT NULL
+        [attempts] int NOT NULL,
+        -- The lease the row held when it left, if any (cancel's outcome).
+        [lease_token] uniqueidentifier NULL
     );
     INSERT INTO @q$asked ([id])
     SELECT DISTINCT CAST([j].[value] AS bigint) FROM OPENJSON(@ids) AS [j];
     BEGIN TRY
         BEGIN TRANSACTION;
-        INSERT INTO @q$found ([id], [leased])
-        SELECT [job].[id], CASE WHEN [job].[lease_token] IS NULL THEN 0 ELSE 1 END
+        INSERT INTO @q$found ([id])
+        SELECT [job].[id]
         FROM [pgs_wrk].[mail] AS [job] WITH (UPDLOCK, ROWLOCK, INDEX(1), FORCESEEK)
         WHERE [job].[id] IN (SELECT [a].[id] FROM @q$asked AS [a]);
         DELETE FROM [pgs_wrk].[mail]
-        OUTPUT deleted.[id], deleted.[recipient], deleted.[subject], deleted.[enqueued_at], deleted.[attempts]
-        INTO @q$dead ([id], [recipient], [subject], [enqueued_at], [attempts])
+        OUTPUT deleted.[id], deleted.[recipient], deleted.[subject], deleted.[enqueued_at], deleted.[attempts], deleted.[lease_token]
+        INTO @q$dead ([id], [recipient], [subject], [enqueued_at], [attempts], [lease_token])
         WHERE [id] IN (SELECT [f].[id] FROM @q$found AS [f]);
         -- Through a table variable, not OUTPUT ... INTO the dead-letter table (see the macro kept_table).
         INSERT INTO [pgs_wrk].[mail_dead] ([id], [recipient], [subject], [enqueued_at], [attempts], [last_error], [dead_at])
@@ -1757,11 +1760,12 @@ BEGIN
         THROW;
     END CATCH;
     SELECT [a].[id],
-        CASE WHEN [f].[leased] = 1 THEN N'cancelled_in_flight'
-             WHEN [f].[id] IS NOT NULL THEN N'cancelled'
+        CASE
+             WHEN [g].[lease_token] IS NOT NULL THEN N'cancelled_in_flight'
+             WHEN [g].[id] IS NOT NULL THEN N'cancelled'
              ELSE N'not_queued' END AS [outcome]
     FROM @q$asked AS [a]
-    LEFT JOIN @q$found AS [f] ON [f].[id] = [a].[id]
+    LEFT JOIN @q$dead AS [g] ON [g].[id] = [a].[id]
     ORDER BY [a].[id];
 END;
 GO
@@ -1982,7 +1986,7 @@ SELECT @q$stale = CONCAT(@q$stale, N' ' + STRING_AGG(CONVERT(nvarchar(max), N'pg
 FROM
 (
     VALUES
-        (N'mail_cancel', 0xDCED152B2F30E14FE4F170AC88490083ABD512C6BEE0A084021593775FA77A8C),
+        (N'mail_cancel', 0xEF1AA25ECE2007D093CCCF4649F5AA8390B8300080A3A180D0F07EC6446C47D7),
         (N'mail_complete', 0x5543069DF2936A75771434E1614D7EEF7E783ED7A452B09E1ED9FDB9D16F365C),
         (N'mail_dead_letters', 0x95926D8CB03051EA7AEC808BDCA8177560D995F6CEBFBEFEFEFA44A35DB1D2BB),
         (N'mail_dequeue', 0xF51650AA4EF8E8DBE4AE5D5EA9E52394B8C9C2CFB933AB248284EBA80A4D01E7),

@@ -1705,7 +1705,7 @@ BEGIN
     "found" AS
     (
         -- The rows by their id, locked (waiting for a completion's short lock).
-        SELECT "job"."id", "job"."lease_token" IS NOT NULL AS "leased"
+        SELECT "job"."id"
         FROM "pgs_wrk"."mail" AS "job"
         WHERE "job"."id" IN (SELECT "a"."id" FROM "asked" AS "a")
         ORDER BY "job"."id"
@@ -1725,11 +1725,13 @@ BEGIN
         FROM "gone" AS "g"
     )
     SELECT "a"."id",
-        CASE WHEN "f"."leased" THEN 'cancelled_in_flight'
-             WHEN "f"."id" IS NOT NULL THEN 'cancelled'
+        CASE
+             WHEN "g"."lease_token" IS NOT NULL THEN 'cancelled_in_flight'
+             WHEN "g"."id" IS NOT NULL THEN 'cancelled'
              ELSE 'not_queued' END
     FROM "asked" AS "a"
-    LEFT JOIN "found" AS "f" ON "f"."id" = "a"."id"
+    -- What the DELETE took out: the outcome is what happened, not what was found.
+    LEFT JOIN "gone" AS "g" ON "g"."id" = "a"."id"
     ORDER BY "a"."id";
 EXCEPTION WHEN lock_not_available THEN
     RAISE EXCEPTION USING ERRCODE = 'QG002',
@@ -1821,7 +1823,7 @@ BEGIN
     FROM
     (
         VALUES
-            ('mail_cancel', '2e962deff75d80084ff0a4b0ec8c63ce'),
+            ('mail_cancel', '3aca8f9644f16cd10025b7418c0edb6e'),
             ('mail_complete', '4e400134cdec8b553b2830e4818de4df'),
             ('mail_dead_letters', 'fced6b40f621f28a03c656f4dea6ad11'),
             ('mail_dequeue', 'd47fc962615a59d483b881511863dc95'),
