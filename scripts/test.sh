@@ -125,5 +125,6 @@ done
 [ "${QGEN_TEST_PROCESSES:-2}" = 1 ] && parallel=()
 echo "== running the tests"
 status=0
-.venv/bin/python -m pytest ${parallel[@]+"${parallel[@]}"} "$@" || status=$?
+# --durations: the slowest tests, printed at the end, so that a run over its time says where it went.
+.venv/bin/python -m pytest ${parallel[@]+"${parallel[@]}"} --durations=40 "$@" || status=$?
 exit $status
