@@ -47,3 +47,31 @@ def test_a_connection_or_error_of_another_driver_gets_the_defaults_or_a_refusal(
     with pytest.raises(ValueError, match="cannot tell the database"):
         dialects.of_connection(object())
     assert type(dialects.of_error(RuntimeError("x"))) is Database
+
+
+def _dequeue_script(dialect: str) -> str:
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "generated" / "001_watermark" / dialect
+    return next(folder.glob("*_testq_dequeue.sql")).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("change, in_place", [
+    (lambda s: s[:s.index("RETURNS SETOF")] + s[s.index("RETURNS SETOF"):].replace("\nBEGIN\n", "\nBEGIN\n    PERFORM 1;\n", 1),
+     True),                                                                          # a body
+    (lambda s: s.replace("ROWS ", "ROWS 1", 1), False),                                # the function's head
+    (lambda s: s.replace('"enqueued_at"', '"enqueued_on"', 1), False),                 # the row type
+    (lambda s: s + "\nGRANT SELECT ON TABLE x TO y;\n", False),                         # a statement more
+    (lambda s: s + "\n-- a comment\n\n", True),
+], ids=["body", "head", "row type", "statement", "comment"])
+def test_postgres_replaces_a_routine_in_place_only_when_nothing_but_bodies_changed(change, in_place):
+    """A revision runs CREATE OR REPLACE over the installed routines (no drop: their oids, grants and row
+    types stay, and live sessions go on) only when the old and new scripts differ in routine bodies."""
+    script = _dequeue_script("postgres")
+    assert change(script) != script or in_place
+    assert dialects.get("postgres").replaces_in_place(script, change(script)) is in_place
+
+
+def test_sql_server_drops_and_creates_a_changed_procedure():
+    script = _dequeue_script("mssql")
+    assert dialects.get("mssql").replaces_in_place(script, script + "\n") is False

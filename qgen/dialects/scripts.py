@@ -189,6 +189,13 @@ class ScriptSide:
         """A list of job ids as a procedure takes it."""
         return list(ids)
 
+    def replaces_in_place(self, old: str, new: str) -> bool:
+        """Whether the new create script of an object may run over the old one's objects without
+        dropping them first: only the bodies of its routines changed, and the database replaces a
+        routine in place, keeping its identity (grants, what depends on it, what running sessions
+        have planned against it). By default no: a revision drops the old objects and creates them."""
+        return False
+
     def module_fingerprints(self, script: str) -> dict[str, str]:
         """What verify compares with what is installed, from the rendered scripts: {module: fingerprint}.
         Empty by default: verify checks only that each object exists."""

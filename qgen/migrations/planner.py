@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from qgen import dialects
 from qgen.spec.catalog import DbObject
 from qgen.migrations import RevisionRefused, has_sql
 from qgen.migrations.manifest import ObjectEntry, Previous, StoredObject, find_previous
@@ -173,6 +174,8 @@ class _FollowOn:
         self.new_by_key = {item.obj.key: item for item in rendering.objects}
         self.plan = DialectPlan()
         self.steps = Steps(dialect, revision, label, rendering.session)
+        self.database = dialects.get(dialect)
+        self.in_place: set[str] = set()  # redone by their create alone (replaces_in_place): nothing dropped
 
     def unchanged(self, key: str) -> bool:
         o, n = self.old_by_key[key], self.new_by_key[key]
@@ -189,13 +192,23 @@ class _FollowOn:
                 continue
             if not self.unchanged(key):
                 why[key] = "its SQL changed"
+                if self._replaceable(key) and not any(d in why and d not in self.in_place for d in obj.depends_on):
+                    self.in_place.add(key)
+                    why[key] = "its routine bodies changed (replaced in place: nothing is dropped)"
             else:
-                deps = [dep for dep in obj.depends_on if dep in why]
+                deps = [dep for dep in obj.depends_on if dep in why and dep not in self.in_place]
                 if deps:
                     why[key] = f"it depends on {', '.join(deps)}, which is created again"
         if "grants" in self.new_by_key and "grants" in self.old_by_key and not self.unchanged("grants"):
             why["grants"] = "its SQL changed"
         return why
+
+    def _replaceable(self, key: str) -> bool:
+        """Its create may run over the old objects (the database keeps their identity), its drop is the
+        same (redone() also asks that nothing it depends on is dropped and created again)."""
+        o, n = self.old_by_key[key], self.new_by_key[key]
+        drop = self.rendering.session + n.drop if has_sql(n.drop) else ""
+        return body(o.drop) == body(drop) and self.database.replaces_in_place(o.create, n.create)
 
     def make(self, changes: dict) -> DialectPlan:
         plan, old_by_key, new_by_key = self.plan, self.old_by_key, self.new_by_key
@@ -216,7 +229,7 @@ class _FollowOn:
             if o.kind in DATA_TABLES:
                 if o.key not in new_by_key:
                     up_drops += self._drop_removed_table(o)
-            elif o.key in redo or o.key in removed:
+            elif (o.key in redo and o.key not in self.in_place) or o.key in removed:
                 up_drops += [o.drop_path] if o.drop_path else []
         for item in self.rendering.objects:
             key, kind = item.obj.key, item.obj.kind
@@ -228,7 +241,7 @@ class _FollowOn:
                     plan.changes.append(f"create table {self.spec.schema}.{item.obj.name}")
             if kind in DATA_TABLES and key in added:
                 down_drops.insert(0, self._drop_if_empty(item.obj))
-            elif (key in redo or key in added) and drop:
+            elif ((key in redo and key not in self.in_place) or key in added) and drop:
                 down_drops.insert(0, drop)
         for o in self.old:
             if o.kind in DATA_TABLES:

@@ -37,6 +37,18 @@ _ROUTINE = re.compile(rf"CREATE OR REPLACE (?:FUNCTION|PROCEDURE) {_QUOTED}\.(?P
 _SPACE = re.compile(r"[ \t\n\v\f\r]")
 
 
+def _without_bodies(script: str) -> str:
+    """The script with each CREATE OR REPLACE routine's body left out, whole-line comments and blank
+    space ignored."""
+    script, kept, at = code_only(script), [], 0
+    for match in _ROUTINE.finditer(script):
+        end = script.index(f"${match.group('tag')}$", match.end())
+        kept.append(script[at:match.end()])
+        at = end
+    kept.append(script[at:])
+    return " ".join("".join(kept).split())
+
+
 def _unquote(quoted: str) -> str:
     return quoted[1:-1].replace('""', '"')
 
@@ -153,6 +165,16 @@ class PostgresScripts(ScriptSide):
             for role in split_top_level(roles):
                 found += [Grant(privilege, on, _plain(role)) for on in objects]
         return found
+
+    # -- read back for a revision: what may be replaced in place -------------------------------
+
+    def replaces_in_place(self, old: str, new: str) -> bool:
+        """CREATE OR REPLACE keeps a function's oid, its grants, and the row type it returns: sessions
+        running it (a worker's prepared dequeue) go on, where a drop and re-create under them fails
+        their next call ("cache lookup failed" for the dropped row type or function). Allowed when
+        the scripts are the same outside the bodies of their CREATE OR REPLACE routines (the same
+        heads, parameters and return types, the same types, triggers and statements around them)."""
+        return _without_bodies(old) == _without_bodies(new)
 
     # -- read back for verify: module fingerprints ---------------------------------------------
 
