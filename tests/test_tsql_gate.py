@@ -362,6 +362,19 @@ def test_sqlfluff_reports_unclosed_bracket(sqlfluff):
     assert where(sqlfluff_findings(text), "sqlfluff") == [(3, 8)]
 
 
+def test_sqlfluff_parses_again_what_differs_from_a_batch_it_parsed_clean(sqlfluff):
+    """A batch shaped like one parsed clean (other names, strings, numbers, comments) is skipped; one
+    whose tokens differ is parsed, even where a comment's quote or a string's "--" would confuse a
+    reader that did not scan left to right, and its finding is at its line in the script."""
+    clean = "SELECT [a], N'x -- y' FROM [t] WHERE [n] = 1; -- it's fine\nGO\n"
+    assert sqlfluff_findings(clean) == []
+    assert sqlfluff_findings(clean.replace("[a]", "[b]").replace("= 1", "= 20")) == []
+    broken = "SELECT 1;\nGO\nSELECT [b], N'z -- y' FROM [t] WHERE [n] = 1 , ; -- it's fine\nGO\n"
+    assert where(sqlfluff_findings(broken), "sqlfluff") == [at(broken, ", ;")]
+    quoted = "SELECT [a], N'x -- y' FROM [t] WHERE [n] = 1; -- it's\n, 'fine'\nGO\n"
+    assert where(sqlfluff_findings(quoted), "sqlfluff"), "the comment ends at its line: ', ' is code"
+
+
 def test_sqlfluff_does_not_template(sqlfluff):
     assert sqlfluff_findings("SELECT N'{{ not jinja }}' AS x;\n") == []
 

@@ -168,8 +168,35 @@ def _sqlfluff_linter():
     return Linter(config=config)
 
 
+# What sqlfluff's parse of a batch depends on: its tokens, not what a bracketed name, a string or a
+# number says, nor its comments. Scanned left to right, so a quote inside a comment (or "--" inside
+# a string) is read as what it is.
+_TOKEN = re.compile(r"(\[(?:[^\]]|\]\])*\])|(N?'(?:[^']|'')*')|(--[^\n]*|/\*.*?\*/)|(\b\d+\b)", re.S)
+_PARSED_CLEAN: set[str] = set()  # batch shapes sqlfluff parsed without a finding, in this process
+
+
+def _shape(batch: str) -> str:
+    return _TOKEN.sub(lambda m: "[x]" if m.group(1) else "''" if m.group(2) else "" if m.group(3) else "0", batch)
+
+
 def sqlfluff_findings(text: str, name: str = "") -> list[Finding]:
-    """Parse the whole script (sqlfluff's tsql dialect knows GO) and report each unparsable section."""
+    """Parse each GO batch of the script (as SQL Server runs them) and report each unparsable section,
+    at its line in the script. A batch shaped like one already parsed clean (the same tokens, other
+    names, strings or numbers: every spec renders the same procedures) is not parsed again; that takes
+    the gate from about 16 s a spec to a few."""
+    found: list[Finding] = []
+    for first_line, batch in batch_spans(text):
+        shape = _shape(batch)
+        if shape in _PARSED_CLEAN:
+            continue
+        in_batch = _sqlfluff_batch(batch, name)
+        if not in_batch:
+            _PARSED_CLEAN.add(shape)
+        found += [Finding(f.name, first_line + f.line - 1, f.column, f.gate, f.message) for f in in_batch]
+    return sorted(found)
+
+
+def _sqlfluff_batch(text: str, name: str) -> list[Finding]:
     from sqlfluff.core.errors import SQLLexError, SQLParseError
 
     parsed = _sqlfluff_linter().parse_string(text)
