@@ -37,25 +37,33 @@ def dequeue(env, batch_size: int = 2) -> str:
     return f'SELECT "id" FROM {env.name(QUEUE, "dequeue")}("batch_size" => %s)'
 
 
+def pipelined_refusal(env, later_statement: bool) -> BaseException:
+    """The error a pipelined autocommit claim ends in. Now and then psycopg's pipeline loses its own
+    bookkeeping on the failed Sync and raises IndexError ('pop from an empty deque', in the driver,
+    CI under load) instead of the server's error: nothing committed then either (asserted), and the
+    pipeline is run again on a new connection, up to three times, for the server's answer."""
+    for _ in range(3):
+        conn = env.connect(autocommit=True)
+        with pytest.raises(Exception) as caught:
+            with conn.pipeline() as pipeline:
+                conn.execute(dequeue(env), (2,))
+                if later_statement:
+                    conn.execute("SELECT %s::int", (1,))   # a later statement, before the same Sync
+                pipeline.sync()                             # the implicit transaction commits here
+        assert env.count(QUEUE) == 6, "the pipelined claim committed by itself"
+        if not isinstance(caught.value, IndexError):
+            break
+    return caught.value
+
+
 def test_a_pipelined_autocommit_claim_is_refused(env):
-    conn = env.connect(autocommit=True)
-    with pytest.raises(Exception) as caught:
-        with conn.pipeline() as pipeline:
-            conn.execute(dequeue(env), (2,))
-            conn.execute("SELECT %s::int", (1,))   # a later statement, before the same Sync
-            pipeline.sync()                         # the implicit transaction commits here
-    assert error_kind("postgres", caught.value) == "refused", caught.value
-    assert env.count(QUEUE) == 6, "the pipelined claim committed by itself"
+    refusal = pipelined_refusal(env, later_statement=True)
+    assert error_kind("postgres", refusal) == "refused", refusal
 
 
 def test_a_pipelined_claim_alone_is_refused(env):
-    conn = env.connect(autocommit=True)
-    with pytest.raises(Exception) as caught:
-        with conn.pipeline() as pipeline:
-            conn.execute(dequeue(env), (2,))
-            pipeline.sync()
-    assert error_kind("postgres", caught.value) == "refused", caught.value
-    assert env.count(QUEUE) == 6
+    refusal = pipelined_refusal(env, later_statement=False)
+    assert error_kind("postgres", refusal) == "refused", refusal
 
 
 def test_a_pipelined_claim_inside_begin_and_commit_is_accepted(env):
