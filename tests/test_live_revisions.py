@@ -70,6 +70,7 @@ CHANGES: dict[str, tuple[str, Callable[[dict], None]]] = {
     "max_batch_size": ("max_batch_size", _set("max_batch_size", 500)),
     "retry": ("retry", _set("retry", {"max_attempts": 9, "backoff": {"base": "2s"}})),
     "retention": ("retention", _set("retention", "1d")),
+    "expire_after": ("expire_after", _set("expire_after", "1h")),
     "add_dedupe_index": ("dedupe", _set("dedupe", ["address"])),
     "wakeup": ("wakeup", _set("wakeup", "notify")),
     "add_worker_procedure": ("worker", _set("worker", {"handler": "dbo.qgen_no_such_handler"})),

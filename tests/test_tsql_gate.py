@@ -883,6 +883,14 @@ def test_a_claim_that_does_not_name_its_filtered_index_filter_is_reported(where)
     assert "names no filtered index's whole filter" in findings[0].message and "t_claim_ix" in findings[0].message
 
 
+def test_rows_looked_up_by_id_through_a_forced_seek_are_no_claim():
+    """reap's expiry reads the rows it found by id, the clustered key forced: no filtered index to name."""
+    sql = CLAIM_INDEX + claim_sql("[id] IN (SELECT [id] FROM @ids) AND ([lease_token] IS NULL OR [id] > 0)")
+    assert filtered_claim_findings(sql, "c.sql"), "without the forced seek it is judged as a claim"
+    forced = sql.replace("WITH (ROWLOCK, READPAST, UPDLOCK)", "WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)")
+    assert filtered_claim_findings(forced, "c.sql") == []
+
+
 def test_a_claim_on_a_table_without_filtered_indexes_is_not_judged():
     assert filtered_claim_findings(claim_sql("[id] >= @from"), "c.sql") == []
 

@@ -108,6 +108,8 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("lease_index", _lease_index, ("table",)),
     # purge deletes by age: processed rows by processed_at, dead letters by dead_at, the archive by completed_at.
     Kind("processed_index", lambda q, p: q.on_complete == "mark", ("table",)),
+    # expire_after: reap moves the jobs enqueued longer ago to the dead letters, found by enqueued_at.
+    Kind("expire_index", lambda q, p: q.expire_after is not None, ("table",)),
     Kind("watermark_table", _watermark),
     # A priority queue's claim marks: per priority, the id below which claims do not look (see
     # templates/postgres/priority_marks.sql.j2). SQL Server's claim keeps its old shape.
@@ -133,7 +135,8 @@ QUEUE_KINDS: tuple[Kind, ...] = (
     Kind("complete", _lease, ("table", "lease_index", "archive_table", "outbox_table", "watermark_table")),
     Kind("fail", _lease, ("table", "dead_letter_table", "watermark_table", "priority_marks")),
     Kind("extend_lease", _lease, ("table", "lease_index")),
-    Kind("reap", _lease, ("table", "lease_index", "dead_letter_table", "watermark_table", "priority_marks")),
+    Kind("reap", _lease, ("table", "lease_index", "dead_letter_table", "watermark_table", "priority_marks",
+                          "expire_index")),
     Kind("worker", lambda q, p: q.worker is not None, ("dequeue", "complete", "fail", "control_table")),
     Kind("metrics", lambda q, p: True, ("table", "watermark_table", "dead_letter_table", "archive_table",
                                      "control_table")),

@@ -178,12 +178,15 @@ PROCEDURES: dict[str, Procedure] = {p.kind: p for p in (
         Parameter("id", BIGINT, None, meaning="the job (NULL: every job of the lease)"),
         Parameter("ids", ID_LIST, None, ("by_id",), meaning="the lease's jobs, when id is NULL"),
     ), returns="the number of jobs extended", example=(("lease_token", "'6f1c3a52-8d1e-4d0b-9a55-2f0c4b7e9d10'"),)),
-    Procedure("reap", "Releases expired leases (dead-letters jobs with no attempt left).", (
+    Procedure("reap", "Releases expired leases (dead-letters jobs with no attempt left); with expire_after, also "
+              "takes away jobs past it.", (
         Parameter("batch_size", INT, FromSpec("queue.max_batch_size"), meaning="the most leases to release"),
         Parameter("released", INT, None, _STEP, output=True, meaning="jobs released"),
         Parameter("dead_lettered", INT, None, _STEP, output=True, meaning="jobs dead-lettered"),
         _RESULT_SET,
-    ), (ResultColumn("released", "jobs released for another try"), ResultColumn("dead_lettered", "jobs dead-lettered")),
+    ), (ResultColumn("released", "jobs released for another try"),
+        ResultColumn("dead_lettered", "jobs dead-lettered: no attempt left, or past expire_after (last_error "
+                     "'expired'; deleted where the queue keeps no dead letters)")),
         example=(), example_result=(("2", "0"),)),
     Procedure("worker", "Drains the queue from inside the database through the spec's handler.", (
         Parameter("max_items", INT, FromSpec("worker.max_items"), meaning="stop after this many jobs (0: no limit)"),

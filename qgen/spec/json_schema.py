@@ -79,6 +79,7 @@ _ACCEPTS = {
     "queue": "a queue name of this spec",
     "producer": "identifier", "consumer": "identifier", "admin": "identifier", "column": "identifier",
     "role_prefix": "identifier",
+    "expire_after": "duration: `30s`, `5m`, `1h`, `7d` or seconds (at least 1 s)",
 }
 
 

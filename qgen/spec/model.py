@@ -99,6 +99,12 @@ def _at_least_one_second(seconds: int) -> int:
     return seconds
 
 
+def _at_least_one_second_or_none(seconds: Optional[int]) -> Optional[int]:
+    if seconds is not None and seconds < 1:
+        raise ValueError(f"{seconds} seconds: every job would expire at enqueue; accepted: at least 1 second")
+    return seconds
+
+
 class Duration(int):
     """A duration in seconds that remembers how the spec wrote it (`text`: '2m', '90s', '300'), so a page
     can show a setting as the spec has it; in every other way the int it is."""
@@ -347,7 +353,7 @@ class Grants(_Strict):
 
 
 OBJECT_KINDS: tuple[str, ...] = (
-    "table", "claim_index", "claim_order_index", "dedupe_index", "lease_index", "processed_index",
+    "table", "claim_index", "claim_order_index", "dedupe_index", "lease_index", "processed_index", "expire_index",
     "pending_view", "watermark_table", "priority_marks", "dead_letter_table", "dead_letter_index", "archive_table",
     "archive_index", "outbox_table", "batch_type", "enqueue", "enqueue_batch", "enqueue_json",
     "dequeue", "complete", "fail", "extend_lease", "reap", "worker", "watermark_move",
@@ -518,6 +524,13 @@ class Queue(_Strict):
         300, description="How long a claim holds its jobs before the reaper may release them (at least 1 second)."
     )
     retry: Retry = Field(default_factory=Retry, description="Lease mode: how often a job is tried, and how long to wait between tries.")
+    expire_after: Annotated[Optional[Seconds], AfterValidator(_at_least_one_second_or_none)] = Field(
+        None,
+        description="Lease mode: a job is not handed out later than this after its enqueue (first try or retry, "
+        "delayed or not; a lease already granted runs to its end). Claims pass an expired job; reap (and so "
+        "maintain) moves it to the dead letters with last_error 'expired' (deletes it with dead_letter: false). "
+        "Default: none (jobs never expire).",
+    )
     dead_letter: bool = Field(True, description="Jobs that exhaust their attempts move to <queue>_dead.")
     on_complete: Literal["delete", "mark", "archive"] = Field(
         "delete",
@@ -621,7 +634,7 @@ class Queue(_Strict):
                           f"{'' if which == 'max_batch_size' else ' (the default)'}; accepted: batch_size at most "
                           f"max_batch_size (both at most {MAX_CLAIM})"))
         if self.claim == "delete":
-            for field in ("retry", "lease", "dead_letter"):
+            for field in ("retry", "lease", "dead_letter", "expire_after"):
                 if field in self.model_fields_set:
                     found.append(((field,), f"only claim: lease has {field.replace('_', ' ')}; a delete queue "
                                   "hands each job out once, inside the caller's transaction"))
@@ -723,7 +736,7 @@ class Spec(_Strict):
 
 NAME_SUFFIX = {
     "table": None, "claim_index": "claim_ix", "claim_order_index": "claim_order_ix", "dedupe_index": "dedupe_ux",
-    "lease_index": "lease_ix", "processed_index": "processed_ix", "pending_view": "pending",
+    "lease_index": "lease_ix", "processed_index": "processed_ix", "expire_index": "expire_ix", "pending_view": "pending",
     "watermark_table": "watermark", "control_table": "control", "priority_marks": "marks", "dead_letter_table": "dead", "dead_letter_index": "dead_ix",
     "archive_table": "archive", "archive_index": "archive_ix",
     "outbox_table": "outbox", "batch_type": "batch", "wakeup_channel": "wakeup",

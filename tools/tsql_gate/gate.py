@@ -478,7 +478,8 @@ def filtered_claim_findings(text: str, name: str = "") -> list[Finding]:
     prove its filter at compile time, and a cached, parameterized plan proves nothing from a
     variable. A claim that does not (its WHERE dropped or changed a predicate the index's filter
     has, say [deferred] = 0) walks the clustered rows or an unfiltered index instead: past jobs in
-    flight, finished, and waiting for their time, and the claim's cost grows with them."""
+    flight, finished, and waiting for their time, and the claim's cost grows with them. A read that
+    forces its seek (INDEX(...), FORCESEEK: rows looked up by id, as reap and cancel do) is no claim."""
     spans = list(batch_spans(text))
     batches = [tokens(batch) for _, batch in spans]
     indexes = _filtered_indexes(batches)
@@ -490,6 +491,8 @@ def filtered_claim_findings(text: str, name: str = "") -> list[Finding]:
             for ref in references(stmt):
                 candidates = indexes.get(ref.table[-1].upper(), [])
                 if not candidates or not {"READPAST", "UPDLOCK"} <= ref.hints:
+                    continue
+                if {"INDEX", "FORCESEEK"} <= ref.hints:  # a seek the statement forces (rows by their ids): no index to match
                     continue
                 j = ref.at
                 depth = 0
