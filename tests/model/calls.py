@@ -142,7 +142,7 @@ class Calls:
                 # the redriven jobs: new ids carrying a dead job's n (an enqueue in flight may add others)
                 dead_n = {j.n for j in model.jobs.values() if j.status == "dead"}
                 new = [(r[0], r[1]) for r in rows if r[0] not in before and r[1] in dead_n]
-                model.redriven(o.value.redriven, new, o.t1)
+                model.redriven(o.value.redriven, new, o.t1, o.t0)
                 return f"{o.value}"
             return work_redrive, after_redrive
         raise AssertionError(f"unknown step {op}")

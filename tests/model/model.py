@@ -46,6 +46,9 @@ Invariants (each Violation names one)
 -------------------------------------
 - handed-out-twice: a claim returns a job whose lease, as its holder was told, is still live.
 - finished-handed-out: a claim returns a job that is done or dead.
+- expired-handed-out: a claim returns (or takes over) a job enqueued longer than expire_after before
+  the claim's start; reap alone takes such a job away (last_error 'expired'), and only once no live
+  lease holds it.
 - early-lease / early-backoff: a claim's lease expires before t0 + lease_seconds; a job comes back
   before its backoff.
 - attempts: a claim's attempts is one more than the claims the job has had (committed).
@@ -72,6 +75,7 @@ from typing import Iterable, Optional
 
 EPS = 0.25  # seconds of slack between the client's clock, the database's and a loaded scheduler
 TAKEOVER_DEAD = "qgen: lease expired on the last attempt"
+EXPIRED = "expired"  # reap's last_error for a job past expire_after
 
 
 class Violation(AssertionError):
@@ -95,6 +99,15 @@ class Facts:
     rescan: int
     retention: int
     dedupe: bool
+    expire_after: Optional[int] = None  # seconds from enqueue after which no claim hands a job out
+
+    def expired_by(self, job: "Job", t: float) -> bool:
+        """Could the job be past expire_after at time t (its enqueue time is known to a window)?"""
+        return self.expire_after is not None and job.enq_lo + self.expire_after <= t + EPS
+
+    def surely_expired(self, job: "Job", t: float) -> bool:
+        """Was the job past expire_after at every moment from t on?"""
+        return self.expire_after is not None and job.enq_hi + self.expire_after + EPS < t
 
     def backoff_after(self, attempts: int) -> float:
         base, factor, most = self.backoff
@@ -118,6 +131,8 @@ class Job:
     finished: tuple[float, float] = (0.0, 0.0)
     completions: int = 0
     lowered: bool = False           # attempts raised by the lower_attempts arrangement
+    enq_lo: float = 0.0             # enqueued_at lies in [enq_lo, enq_hi] (expire_after counts from it)
+    enq_hi: float = 0.0
     history: list = field(default_factory=list)
 
     def note(self, what: str) -> None:
@@ -179,6 +194,8 @@ class TableChecks:
             if where == "dead" and job.lowered and dead.get("last_error") != TAKEOVER_DEAD:
                 job.status = "dead"
                 return
+            if self._expired_away(job, where, dead, t):
+                return
             raise wrong("the queue, unleased")
         if job.status == "leased":
             if where == "queue" and row.get("lease_token") == job.token and row.get("attempts", 0) == job.attempts:
@@ -192,6 +209,8 @@ class TableChecks:
                     and dead.get("last_error") == TAKEOVER_DEAD and dead.get("attempts") == job.attempts):
                 job.status, job.token, job.finished, job.since = "dead", None, (job.lease_lo, t), t
                 job.note(f"dead-lettered (lease expired on the last attempt) by {t:.3f}")
+                return
+            if expired and self._expired_away(job, where, dead, t):
                 return
             raise wrong("the queue under its token")
         if job.status == "done":
@@ -211,6 +230,22 @@ class TableChecks:
                 job.status = "gone"
                 return
             raise wrong("dead letters")
+
+    def _expired_away(self, job: Job, where: str, dead: Optional[dict], t: float) -> bool:
+        """reap took the job away past expire_after (no live lease holds it: the caller checked a
+        leased one's lease is over): into the dead letters with last_error 'expired' and its attempts,
+        or, where the queue keeps none, nowhere."""
+        f = self.facts
+        if not f.expired_by(job, t):
+            return False
+        if f.dead_letter:
+            if where != "dead" or dead.get("last_error") != EXPIRED or dead.get("attempts") != job.attempts:
+                return False
+        elif where != "nowhere":
+            return False
+        job.status, job.token, job.finished, job.since = ("dead" if f.dead_letter else "gone"), None, (t, t), t
+        job.note(f"expired away by reap by {t:.3f}")
+        return True
 
     def _purge_allowed(self, job: Job) -> bool:
         return any(job.finished[0] <= p1 - older + EPS for p0, p1, older in self.purges)
@@ -246,6 +281,8 @@ class TableChecks:
         returned = set(returned)
         for job in (candidates or self.jobs).values():
             if job.id in returned or (job_type is not None and job.job_type != job_type):
+                continue
+            if f.expired_by(job, t0):  # past expire_after: no claim hands it out
                 continue
             if job.status == "ready":
                 since = max(job.since, job.avail_hi)
@@ -416,7 +453,8 @@ class Model(TableChecks):
                     if other.k == k and other.holds_key() and not self._may_have_left(other, t1):
                         raise Violation("dedupe", f"enqueue of n={n} queued a second job {job_id} with key k={k} "
                                                   f"while job {other.id} ({other.status}) holds it")
-            job = Job(job_id, n, k, job_type, avail_lo=t0 - EPS, avail_hi=t1 + EPS)
+            job = Job(job_id, n, k, job_type, avail_lo=t0 - EPS, avail_hi=t1 + EPS,
+                      enq_lo=self._now(session, t0), enq_hi=t1)
             job.note(f"enqueued [{t0:.3f}, {t1:.3f}]")
             self._put(session, job, t1)
             return
@@ -434,6 +472,9 @@ class Model(TableChecks):
 
     def _may_have_left(self, job: Job, t: float) -> bool:
         """Could a transition no call reports (reap, a claim's dead-lettering) have finished it by t?"""
+        if job.status in ("ready", "leased") and self.facts.expired_by(job, t) and (
+                job.status == "ready" or job.lease_lo <= t + EPS):
+            return True  # past expire_after: reap may have taken it away
         return (job.status == "leased" and job.lease_lo <= t + EPS
                 and job.attempts >= self.facts.max_attempts)
 
@@ -456,6 +497,10 @@ class Model(TableChecks):
                 job.note(f"claimed and deleted [{t0:.3f}, {t1:.3f}] by s{session}")
                 self._put(session, job, t1)
                 continue
+            if f.lease and f.surely_expired(job, self._now(session, t0)):
+                raise Violation("expired-handed-out", f"a claim at [{t0:.3f}, {t1:.3f}] returned job {job.id}, enqueued by "
+                                                      f"{job.enq_hi:.3f}, past expire_after ({f.expire_after}s): "
+                                                      + "; ".join(job.history))
             if job.status == "ready" and job.avail_lo > t1 + EPS:
                 raise Violation("early-backoff", f"a claim at [{t0:.3f}, {t1:.3f}] returned job {job.id}, not available "
                                                  f"before {job.avail_lo:.3f}: {'; '.join(job.history)}")
@@ -548,7 +593,7 @@ class Model(TableChecks):
         job.note(f"extended by s{session} [{t0:.3f}, {t1:.3f}] by {lease_seconds}s")
         self._put(session, job, t1)
 
-    def redriven(self, redriven: int, new_rows: list[tuple[int, int]], t1: float) -> None:
+    def redriven(self, redriven: int, new_rows: list[tuple[int, int]], t1: float, t0: float = 0.0) -> None:
         """new_rows: (new id, n) of the jobs the redrive put back."""
         if redriven != len(new_rows):
             raise Violation("state", f"redrive reported {redriven} redriven, the queue shows {len(new_rows)} new jobs")
@@ -559,7 +604,7 @@ class Model(TableChecks):
                                          f"{len(old)} dead jobs with that n")
             old[0].status = "redriven"
             old[0].note(f"redriven as {new_id} at {t1:.3f}")
-            job = Job(new_id, n, old[0].k, old[0].job_type, avail_lo=0.0, avail_hi=t1 + EPS)
+            job = Job(new_id, n, old[0].k, old[0].job_type, avail_lo=0.0, avail_hi=t1 + EPS, enq_lo=t0, enq_hi=t1)
             job.note(f"redriven from {old[0].id} at {t1:.3f}")
             self._put(None, job, t1)
 

@@ -57,7 +57,8 @@ def shape_of(env: QueueEnv, queue: str) -> tuple[Shape, Facts]:
         in_place=claims_in_place(q, env.dialect), rescan=int(q.watermark.rescan),
         # A priority queue's claim marks (PostgreSQL) can pass a job as a watermark can: the same bound.
         watermark=watermark or any(o.kind == "priority_marks" for o in queue_objects(env.spec, queue, env.dialect)),
-        retention=int(q.retention), dedupe=bool(q.dedupe))
+        retention=int(q.retention), dedupe=bool(q.dedupe),
+        expire_after=int(q.expire_after) if q.expire_after is not None else None)
     return shape, facts
 
 
@@ -389,8 +390,8 @@ class Runner(Calls, Observer):
         deadline = time.time() + (self.facts.rescan if self.facts.watermark else 0) + 3 * EPS + 1
         while True:
             t0 = time.time()
-            if self.facts.lease and not self.facts.in_place:
-                client.reap()
+            if self.facts.lease and (not self.facts.in_place or self.facts.expire_after):
+                client.reap()  # releases expired leases (an in-place claim takes them over), takes expired jobs away
             if self.facts.lease:
                 claimed = client.dequeue(batch_size=10, lease_seconds=60)
             else:
