@@ -208,3 +208,13 @@ def test_a_held_snapshot_does_not_make_claims_walk_the_work_done_since(db):
             reader.close()
             client.connection.close()
             cell.close()
+
+
+def test_jobs_past_expire_after_are_passed_once_not_walked_by_every_claim(db):
+    """expire_after: jobs past it wait ahead of the ready ones until reap takes them away. No claim
+    takes them, and the watermark may pass them (they are not stranded), so claims walk them once,
+    not each time: without that, every claim read all of them until the next maintain. 100,000 of
+    them: the planner then finds enqueued_at > now - expire_after selective, and sought the expire
+    index for the claim (sorting every job not expired by id) until the test was written on the
+    column's side (m.unexpired)."""
+    assert_flat(db, "lease", "expired, not reaped", rows=100_000)

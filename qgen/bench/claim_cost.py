@@ -33,15 +33,17 @@ from qgen.spec.catalog import claims_in_place
 from qgen.spec.model import Spec, object_name
 
 FACTORS = ("delayed", "backed-off", "burned ids", "lagging type", "in flight", "unvacuumed completed",
-           "priority, unvacuumed")
+           "priority, unvacuumed", "expired, not reaped")
 FACTOR_KEYS = {"delayed": "delayed", "backed-off": "backed-off", "burned": "burned ids", "lagging": "lagging type",
-               "in-flight": "in flight", "unvacuumed": "unvacuumed completed", "priority": "priority, unvacuumed"}
+               "in-flight": "in flight", "unvacuumed": "unvacuumed completed", "priority": "priority, unvacuumed",
+               "expired": "expired, not reaped"}
 MODES = ("lease", "delete")
 TARGET_RATIO = 2.0
 READY = 1000          # ready jobs behind the factor's rows: what the measured claims take
 FILL_CHUNK = 10_000   # jobs per enqueue_batch call while filling
 HELD_BATCH = 1000     # jobs per claim while filling the factor (in flight, backed off)
 LAGGING, CURRENT = "lagging", "current"
+EXPIRE_AFTER = 3600   # the expired factor's expire_after; its jobs are aged twice that
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,8 @@ def _variant(spec: Spec, queue: str, schema: str, mode: str, factor: str) -> Spe
         body["job_type"] = {"column": "kind", "type": "string(20)"}
     if factor == "priority, unvacuumed":
         body.update(ordering="priority", watermark=False)
+    if factor == "expired, not reaped":
+        body["expire_after"] = EXPIRE_AFTER
     return scratch_spec(spec, schema, {queue: body})
 
 
@@ -132,6 +136,13 @@ class _Cell:
                 for start in range(0, size, HELD_BATCH):
                     held.execute(sql.claim_in_transaction(self.schema, self.name["dequeue"]),
                                  {"batch": min(HELD_BATCH, size - start)}).fetchall()
+        elif self.factor == "expired, not reaped":
+            # Jobs past expire_after ahead of the ready ones, which no claim takes and reap has not
+            # taken away yet (maintain runs every few seconds): claims pass them.
+            self.fill(size)
+            if size:
+                self.run(sql.age_jobs(self.schema, table_name, 2 * EXPIRE_AFTER))
+            self.fill(READY)
         else:  # unvacuumed completed, on a fifo or a priority queue
             self.fill(size + READY)
             self.claim_loop(-(-size // 10), 10)
@@ -178,8 +189,8 @@ def run_claim_cost(db: BenchDatabase, spec: Spec, queue: str, options: ClaimCost
     cases: dict[tuple[str, str, int], dict[str, Any]] = {}
     for factor in _chosen(options):
         for mode in options.modes:
-            if factor == "backed-off" and mode != "lease":
-                continue  # a delete-mode claim is final: nothing is retried
+            if factor in ("backed-off", "expired, not reaped") and mode != "lease":
+                continue  # a delete-mode claim is final (nothing is retried), and no job of it expires
             bench_spec = _variant(spec, queue, options.schema, mode, factor)
             for size in options.sizes:
                 if stream:

@@ -608,6 +608,13 @@ class Model(TableChecks):
             job.note(f"redriven from {old[0].id} at {t1:.3f}")
             self._put(None, job, t1)
 
+    def aged(self, job_id: int, seconds: int, t: float) -> None:
+        """The age arrangement moved the job's enqueued_at and available_at back by seconds."""
+        job = self.jobs[job_id]
+        job.enq_lo, job.enq_hi = job.enq_lo - seconds, job.enq_hi - seconds
+        job.avail_lo, job.avail_hi = job.avail_lo - seconds, job.avail_hi - seconds
+        job.note(f"enqueued {seconds}s earlier (the age arrangement) at {t:.3f}")
+
     def lowered(self, job_id: int, attempts: int, t: float) -> None:
         job = self.jobs[job_id]
         job.attempts, job.lowered = attempts, True

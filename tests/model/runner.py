@@ -49,7 +49,7 @@ def shape_of(env: QueueEnv, queue: str) -> tuple[Shape, Facts]:
         job_types=("red", "blue") if q.job_type else (),
         priority=q.ordering == "priority",
         dedupe_keys=6 if q.dedupe else 0,
-        dead_letter=bool(q.dead_letter))
+        dead_letter=bool(q.dead_letter), expires=q.expire_after is not None)
     facts = Facts(
         lease=lease, on_complete=q.on_complete, dead_letter=bool(q.dead_letter),
         max_attempts=q.retry.max_attempts,
@@ -205,6 +205,23 @@ class Runner(Calls, Observer):
                              f"WHERE {self.env.col('id')} = ?", attempts, job_id)
             self.model.lowered(job_id, attempts, time.time())
             self._log(step, f"job {job_id} attempts -> {attempts}")
+        elif step.op == "age":
+            self._age(step)
+
+    def _age(self, step: Step) -> None:
+        """expire_after: a waiting job (unlocked) as if enqueued, and due, expire_after + 2 s earlier,
+        so that claims meet jobs past their expiry before reap takes them away."""
+        locked = self.model.locked_ids()
+        ready = sorted(j.id for j in self.model.jobs.values() if j.status == "ready" and j.id not in locked)
+        if not ready or self._in_flight():
+            self._log(step, "nothing to do")
+            return
+        job_id = ready[step.args["pick"] % len(ready)]
+        seconds = int(self.facts.expire_after) + 2
+        for column in ("enqueued_at", "available_at"):
+            self.env.backdate(self.queue, column, seconds, ids=[job_id])
+        self.model.aged(job_id, seconds, time.time())
+        self._log(step, f"job {job_id} enqueued {seconds}s earlier")
 
     def _finish(self, session: Session, may_defer: bool = False) -> bool:
         """Apply a returned call's result to the model (False: deferred, see below)."""

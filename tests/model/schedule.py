@@ -43,6 +43,7 @@ class Shape:
     priority: bool = False
     dedupe_keys: int = 0          # 0: no dedupe; else keys are drawn from 0..dedupe_keys-1
     dead_letter: bool = True
+    expires: bool = False         # expire_after: the age arrangement makes waiting jobs old
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,9 @@ def generate(seed: int, shape: Shape, options: Options) -> list[Step]:
             continue
         if options.lowered_attempts and shape.lease and roll < 0.06:
             add(None, "lower_attempts", pick=rng.randrange(1000))
+            continue
+        if shape.expires and 0.06 <= roll < 0.1:
+            add(None, "age", pick=rng.randrange(1000))
             continue
         if session.in_tx:
             ops = _tx_ops(shape, options, session)

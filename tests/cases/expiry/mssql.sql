@@ -371,7 +371,7 @@ BEGIN
         RETURN;
     IF EXISTS (SELECT 1 FROM [qgen].[fresh] AS [job] WITH (NOLOCK)
                WHERE [job].[id] = @q$current
-                 AND ([job].[lease_token] IS NULL AND [job].[deferred] = 0
+                 AND ([job].[lease_token] IS NULL AND [job].[deferred] = 0 AND DATEADD(second, 900, [job].[enqueued_at]) > SYSUTCDATETIME()
                       OR NOT EXISTS (SELECT 1 FROM [qgen].[fresh] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
                                      WHERE [settled].[id] = [job].[id]))
               )
@@ -382,7 +382,7 @@ BEGIN
                 SELECT MIN([job].[id])
                 FROM [qgen].[fresh] AS [job] WITH (NOLOCK)
                 WHERE [job].[id] >= [w].[id] AND [job].[id] < @q$target
-                  AND ([job].[lease_token] IS NULL AND [job].[deferred] = 0
+                  AND ([job].[lease_token] IS NULL AND [job].[deferred] = 0 AND DATEADD(second, 900, [job].[enqueued_at]) > SYSUTCDATETIME()
                        OR NOT EXISTS (SELECT 1 FROM [qgen].[fresh] AS [settled] WITH (READCOMMITTEDLOCK, READPAST)
                                       WHERE [settled].[id] = [job].[id]))
             ), @q$target),
@@ -442,7 +442,7 @@ BEGIN
         -- The scans never wait on a job row (NOLOCK). NOLOCK also sees a job whose insert is not yet
         -- committed, so the watermark does not pass it. Deferred jobs (the [deferred] bit) do not hold
         -- it back: the due index hands them to claims.
-        SET @q$new = (SELECT MIN([job].[id]) FROM [qgen].[fresh] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[deferred] = 0);
+        SET @q$new = (SELECT MIN([job].[id]) FROM [qgen].[fresh] AS [job] WITH (NOLOCK) WHERE [job].[lease_token] IS NULL AND [job].[deferred] = 0 AND DATEADD(second, 900, [job].[enqueued_at]) > SYSUTCDATETIME());
         -- A row NOLOCK shows leased but another transaction holds (READPAST skips it) counts as
         -- unclaimed, as in the mover: a lease claim inside a caller's transaction that may still roll
         -- back (the job is then unclaimed again, below a watermark passed on the strength of a claim
@@ -586,7 +586,7 @@ BEGIN
             BEGIN
                 SELECT @q$stranded = MIN([job].[id])
                 FROM [qgen].[fresh] AS [job] WITH (NOLOCK)
-                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[deferred] = 0;
+                WHERE [job].[id] < @q$mark AND [job].[lease_token] IS NULL AND [job].[deferred] = 0 AND DATEADD(second, 900, [job].[enqueued_at]) > SYSUTCDATETIME();
                 IF @q$stranded IS NOT NULL
                     UPDATE [qgen].[fresh_watermark]
                     SET [id] = CASE WHEN @q$stranded > 50 THEN @q$stranded - 50 ELSE 0 END,
@@ -607,7 +607,7 @@ BEGIN
             SELECT TOP (@batch_size) [id], [a], [attempts], [lease_token], [lease_owner], [lease_expires_at], [deferred]
             -- The one reference to the table (see the claim below); it seeks the due index.
             FROM [qgen].[fresh] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [deferred] = 1 AND [available_at] <= @q$now AND [enqueued_at] > DATEADD(second, -900, @q$now)
+            WHERE [deferred] = 1 AND [available_at] <= @q$now AND DATEADD(second, 900, [enqueued_at]) > @q$now
             ORDER BY [available_at], [id]
         )
         UPDATE [due_job]
@@ -629,7 +629,7 @@ BEGIN
                 SELECT TOP (@q$rest) [id], [a], [attempts], [lease_token], [lease_owner], [lease_expires_at]
                 -- The one reference to the table: these hints hold for every row the claim reads.
                 FROM [qgen].[fresh] WITH (ROWLOCK, READPAST, UPDLOCK)
-                WHERE [lease_token] IS NULL AND [available_at] <= @q$now AND [enqueued_at] > DATEADD(second, -900, @q$now) AND [deferred] = 0
+                WHERE [lease_token] IS NULL AND [available_at] <= @q$now AND DATEADD(second, 900, [enqueued_at]) > @q$now AND [deferred] = 0
                   AND [id] >= @q$from
                 ORDER BY [id]
             )
@@ -901,7 +901,7 @@ BEGIN
         (
             SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error], [deferred]            FROM [qgen].[fresh] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
             WHERE [id] IN (SELECT [id] FROM @q$expired)
-              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5 AND [enqueued_at] > DATEADD(second, -900, @q$now)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5 AND DATEADD(second, 900, [enqueued_at]) > @q$now
         )
         UPDATE [expired]
         SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
@@ -1962,7 +1962,7 @@ BEGIN
             SELECT TOP (@batch_size) [id], [a], [priority], [attempts], [lease_token], [lease_owner], [lease_expires_at]
             -- The one reference to the table: these hints hold for every row the claim reads.
             FROM [qgen].[ranked] WITH (ROWLOCK, READPAST, UPDLOCK)
-            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND [enqueued_at] > DATEADD(second, -7200, @q$now)
+            WHERE [lease_token] IS NULL AND [processed] = 0 AND [available_at] <= @q$now AND DATEADD(second, 7200, [enqueued_at]) > @q$now
             ORDER BY [priority] DESC, [id]
         )
         UPDATE [next_job]
@@ -2221,7 +2221,7 @@ BEGIN
         (
             SELECT TOP (@batch_size) [id], [lease_token], [lease_owner], [lease_expires_at], [available_at], [last_error]            FROM [qgen].[ranked] WITH (ROWLOCK, READPAST, UPDLOCK, INDEX(1), FORCESEEK)
             WHERE [id] IN (SELECT [id] FROM @q$expired)
-              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5 AND [enqueued_at] > DATEADD(second, -7200, @q$now)
+              AND [lease_token] IS NOT NULL AND [lease_expires_at] < @q$now AND [attempts] < 5 AND DATEADD(second, 7200, [enqueued_at]) > @q$now
         )
         UPDATE [expired]
         SET [lease_token] = NULL, [lease_owner] = NULL, [lease_expires_at] = NULL, [available_at] = @q$now,
@@ -3271,7 +3271,7 @@ FROM
         (N'fresh_cancel', 0x03DDB2ED727D1565E0CA139026171E3EFCE20AA015C4C34CEFF669F1465DC7FD),
         (N'fresh_complete', 0x6E7317AE7B4E7E1B1399E92C8884C4519516BE9991AC70B5C53F41C0FF385BBB),
         (N'fresh_dead_letters', 0x8CFAE190DF58067BEBDD41F70B07B2D0E41D3B0A3B8CD36B9172F7DD90118AFA),
-        (N'fresh_dequeue', 0x84E52AB3C6A9F3B875A94D542DE100980BF5093DA7315FB89E25A8CB23915485),
+        (N'fresh_dequeue', 0xB13966016E0C1CE3EA9FA543C74AB6C8BCEFA545AC903058CC8A96CE733CC12E),
         (N'fresh_enqueue', 0xEA47B01CD2D13F465020817390FCFD403A48DECD7FF3B2692744F691AA885E42),
         (N'fresh_enqueue_batch', 0x48137A9CF54DD106E1E01F0480CC2A3A443A6AFB79F53ADF6CE15BBE36DFB85B),
         (N'fresh_enqueue_json', 0xA7DE29BE16312A94772B5341E3FC6E53964BE14F2AD583376D98DC613E639E2E),
@@ -3285,16 +3285,16 @@ FROM
         (N'fresh_pending', 0x31159470A3D91B262A1AB89B40C413F9BF3EC696CE0C852227CEEE85DA0BA9AA),
         (N'fresh_purge', 0x3F7EE40096F108A11EC96B3CA02773CDB8804B138CDE06EA849ABF331F859CDD),
         (N'fresh_purge_batch', 0x035EC141EB3F105714731C72383FE41C6B9433C436D390F3A80FDD740EDAF6B6),
-        (N'fresh_reap', 0x68D43691B1729B80298D81265FFC69D9034B44AD220F16B0FD8080BAA5CFD4D2),
+        (N'fresh_reap', 0x3757B62524E4AD03BE1E6845CDEF38C6A7F8F55F0C601EFFF92B0AAA9A7225BA),
         (N'fresh_redrive', 0x37C20D97AD686F1A790066B93A0351440DBA8ACA52A67EE1BC41518DB8953A90),
         (N'fresh_release', 0x70FFAEBB1783481852105240D8E256CB84C49723B45B78E72BA90329CE7F381A),
         (N'fresh_resume', 0xC6048EF2217987BE6C46048944BEA61B1682F0FCA4E56A5C463E8A14E528910B),
-        (N'fresh_watermark_correct', 0x545FCDC1252FC47124ECFDD00957C06FF1DD98A2A32A1D1CDBF032FE035A81E4),
-        (N'fresh_watermark_move', 0x87072A944B2E58E576E01EABEF580BBBCD00EED4FB93D6F32249B415EC04D97E),
+        (N'fresh_watermark_correct', 0x86B603C4C1FC98F9BAAEB5B7F2D803BD42D2C5F981EB9D1213699D26DEF33593),
+        (N'fresh_watermark_move', 0xA6426BE73CF38765FB9C423CE365B1238DB92546825F03C5C8D0C728520344E4),
         (N'ranked_cancel', 0x85808521F8389E246EF3D69CE925B16AA9C8C486EE20B3FDC6D14AC62B83CF3C),
         (N'ranked_complete', 0x9D48AD03D7376203B44FF82FE13425ABCCE64B4BC3AFE3D9EDFC4D241B6B0FD6),
         (N'ranked_dead_letters', 0x79BCF634A57402B74694F09C4CFBBE49ACCBC4A6B813BCF6CFBDEDC80F151498),
-        (N'ranked_dequeue', 0x306780FAE53C8E6299893D974A761BFC5DC336BC1FFB38CE39A09FCB7533BCC6),
+        (N'ranked_dequeue', 0xA64E50313DC434377D42EC8D0F2879FF0CDFC527676795BE53F230831D252D78),
         (N'ranked_enqueue', 0xCEA14BE21340E04565D6A09F5F910E291BF7B288A39F066ECED3AB0BB2663FBD),
         (N'ranked_enqueue_batch', 0xA2ADB3A937A7B39485D8CEE02A143A0600F43C2FFEFE30AFD53B1CCA16BA8F5A),
         (N'ranked_enqueue_json', 0x2E81921C499557696BE130CF208AE0AC1CEECB07DFB44E1A2BF2849C494E7F56),
@@ -3308,7 +3308,7 @@ FROM
         (N'ranked_pending', 0x68229C55B91A2391070C258E33480CDAC355A8C966859EF30E6E95AEA36A2E82),
         (N'ranked_purge', 0x45F3C170E337FD7EC512B05EB9A10346391C905F99A13ED823FC4D10869EF81B),
         (N'ranked_purge_batch', 0x0A4043AF6CD9566D9193370952964C529451A2B095252C2972F3678F867590C4),
-        (N'ranked_reap', 0x00C59277CDA793D3873D0D405DF6D4D0F1781FB3CD5CD5CB57AEC0F4341A376B),
+        (N'ranked_reap', 0x2843D1E71B4365D79B0904192C27CA8427A75255728A92E08E6C8D1C00F491E6),
         (N'ranked_redrive', 0x3ED525F3CB7A1046EED7C9B50243126461AB783836FE031176509197CEA01CF2),
         (N'ranked_release', 0xF64DAC409B0D711AE31F656E6F5D057979FE74ED8AAC915FAE76379354C6DC2C),
         (N'ranked_resume', 0x2FD643F19C3984435CA3B16C7B1FF496837E6128B57ADE54CA6C50095A834BE4)

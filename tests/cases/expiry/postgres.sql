@@ -302,7 +302,7 @@ BEGIN
         RETURN;
     END IF;
     IF EXISTS (SELECT 1 FROM "qgen"."fresh" AS "job"
-               WHERE "job"."id" = v$current AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at") THEN
+               WHERE "job"."id" = v$current AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at" AND "job"."enqueued_at" + pg_catalog.make_interval(secs => 900) > pg_catalog.clock_timestamp()) THEN
         RETURN;
     END IF;
     -- SKIP LOCKED: a session already moving it (or a release lowering it) wins; this one skips.
@@ -318,7 +318,7 @@ BEGIN
     -- rescan (watermark.rescan) finds it once it commits.
     SELECT min("job"."id") INTO v$lowest
     FROM "qgen"."fresh" AS "job"
-    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at";
+    WHERE "job"."id" >= v$current AND "job"."id" < v$target AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at" AND "job"."enqueued_at" + pg_catalog.make_interval(secs => 900) > pg_catalog.clock_timestamp();
     UPDATE "qgen"."fresh_watermark" AS "w"
     SET "id" = coalesce(v$lowest, v$target)
     WHERE "w"."id" < coalesce(v$lowest, v$target);
@@ -372,7 +372,7 @@ BEGIN
     IF pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') THEN
         v$searched := pg_catalog.clock_timestamp();
     END IF;
-    SELECT min("job"."id") INTO v$new FROM "qgen"."fresh" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at";
+    SELECT min("job"."id") INTO v$new FROM "qgen"."fresh" AS "job" WHERE ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at" AND "job"."enqueued_at" + pg_catalog.make_interval(secs => 900) > pg_catalog.clock_timestamp();
     IF v$new IS NULL THEN
         SELECT max("job"."id") + 1 INTO v$new FROM "qgen"."fresh" AS "job";
     END IF;
@@ -564,7 +564,7 @@ BEGIN
             -- grants are timed from the clock. A stable now() also keeps the planner's estimates, and with
             -- them the seeks tests/test_claim_cost.py holds (with clock_timestamp() the job-type claim
             -- walked 142 buffers where it walks 11).
-            WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."available_at" <= now() AND "d"."enqueued_at" > now() - pg_catalog.make_interval(secs => 900) AND "d"."available_at" > "d"."enqueued_at"
+            WHERE ("d"."lease_token" IS NULL OR "d"."lease_expires_at" < now()) AND "d"."available_at" <= now() AND "d"."enqueued_at" + pg_catalog.make_interval(secs => 900) > now() AND "d"."available_at" > "d"."enqueued_at"
               -- No deferred job a claim may take is due before due_from (see postgres__due_bound_move):
               -- the seek starts there, past the dead entries of those claimed before it.
               AND "d"."available_at" >= (SELECT "m"."due_from" FROM "mark" AS "m")
@@ -576,7 +576,7 @@ BEGIN
         (
             SELECT "next"."id"
             FROM "qgen"."fresh" AS "next"
-            WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."enqueued_at" > now() - pg_catalog.make_interval(secs => 900)
+            WHERE ("next"."lease_token" IS NULL OR "next"."lease_expires_at" < now()) AND "next"."enqueued_at" + pg_catalog.make_interval(secs => 900) > now()
               -- Available since its enqueue, hence now that a snapshot shows it: not compared with now()
               -- (the caller's transaction may have begun before the job was enqueued).
               AND "next"."available_at" <= "next"."enqueued_at"
@@ -637,7 +637,7 @@ BEGIN
                     -- corrected_at gets the time before the search, so a job committed after it is left to the next.
                     SELECT min("job"."id") INTO v$stranded
                     FROM "qgen"."fresh" AS "job"
-                    WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at";
+                    WHERE "job"."id" < v$mark AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."available_at" <= "job"."enqueued_at" AND "job"."enqueued_at" + pg_catalog.make_interval(secs => 900) > pg_catalog.clock_timestamp();
                     -- Below the due index's bound: a deferred job written past the routines may be due before it.
                     SELECT "d"."available_at" INTO v$due_low
                     FROM "qgen"."fresh" AS "d"
@@ -951,7 +951,7 @@ BEGIN
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
             "last_error" = 'qgen: lease expired before the job was completed'
         FROM "expired" AS "e"
-        WHERE "job"."id" = "e"."id" AND "e"."attempts" < 5 AND "job"."enqueued_at" > pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 900)
+        WHERE "job"."id" = "e"."id" AND "e"."attempts" < 5 AND "job"."enqueued_at" + pg_catalog.make_interval(secs => 900) > pg_catalog.clock_timestamp()
         RETURNING "job"."id"
     ),
     "gone" AS
@@ -2029,7 +2029,7 @@ BEGIN
                                   LEFT JOIN LATERAL (SELECT min("job"."id") AS "lowest"
                                                      FROM "qgen"."ranked" AS "job"
                                                      WHERE "job"."priority" = "u"."priority" AND "job"."id" < "u"."id"
-                                                       AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE) AS "s" ON TRUE), '{}')
+                                                       AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."enqueued_at" + pg_catalog.make_interval(secs => 7200) > pg_catalog.clock_timestamp()) AS "s" ON TRUE), '{}')
             RETURNING "w"."priorities", "w"."ids" INTO v$prios, v$marks;
         END IF;
     END IF;
@@ -2063,7 +2063,7 @@ BEGIN
                 (
                     SELECT "next"."id"
                     FROM "qgen"."ranked" AS "next"
-                    WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now() AND "next"."enqueued_at" > now() - pg_catalog.make_interval(secs => 7200)
+                    WHERE "next"."lease_token" IS NULL AND "next"."processed" = FALSE AND "next"."available_at" <= now() AND "next"."enqueued_at" + pg_catalog.make_interval(secs => 7200) > now()
                       -- A run of priorities as a range on the claim index's priority key, inclusive at both ends:
                       -- the index seeks (priority, from) where the run is one priority (its mark).
                       AND "next"."priority" >= v$lowest_band
@@ -2095,14 +2095,14 @@ BEGIN
         v$cur := coalesce(v$marks[pg_catalog.array_position(v$prios, v$band)], 0);
         IF v$top - v$cur >= 150 AND pg_catalog.current_setting('transaction_isolation') IN ('read committed', 'read uncommitted')
            AND NOT EXISTS (SELECT 1 FROM "qgen"."ranked" AS "job"
-                           WHERE "job"."id" = v$cur AND "job"."priority" = v$band AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE) THEN
+                           WHERE "job"."id" = v$cur AND "job"."priority" = v$band AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."enqueued_at" + pg_catalog.make_interval(secs => 7200) > pg_catalog.clock_timestamp()) THEN
             SELECT coalesce("w"."ids"[pg_catalog.array_position("w"."priorities", v$band)], 0) INTO v$cur
             FROM "qgen"."ranked_marks" AS "w" FOR UPDATE SKIP LOCKED;
             IF FOUND AND v$cur < v$top - 50 THEN
                 SELECT min("job"."id") INTO v$lowest
                 FROM "qgen"."ranked" AS "job"
                 WHERE "job"."priority" = v$band AND "job"."id" >= v$cur AND "job"."id" < v$top - 50
-                  AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE;
+                  AND "job"."lease_token" IS NULL AND "job"."processed" = FALSE AND "job"."enqueued_at" + pg_catalog.make_interval(secs => 7200) > pg_catalog.clock_timestamp();
                 UPDATE "qgen"."ranked_marks" AS "w"
                 SET ("priorities", "ids") =
                     (SELECT pg_catalog.array_agg("x"."priority" ORDER BY "x"."priority" DESC),
@@ -2330,7 +2330,7 @@ BEGIN
         SET "lease_token" = NULL, "lease_owner" = NULL, "lease_expires_at" = NULL, "available_at" = pg_catalog.clock_timestamp(),
             "last_error" = 'qgen: lease expired before the job was completed'
         FROM "expired" AS "e"
-        WHERE "job"."id" = "e"."id" AND "e"."attempts" < 5 AND "job"."enqueued_at" > pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 7200)
+        WHERE "job"."id" = "e"."id" AND "e"."attempts" < 5 AND "job"."enqueued_at" + pg_catalog.make_interval(secs => 7200) > pg_catalog.clock_timestamp()
         RETURNING "job"."id", "job"."priority"
     ),
     "gone" AS
@@ -3176,7 +3176,7 @@ BEGIN
             ('fresh_cancel', '0db3b1cb063a01407fa4702edffc5d63'),
             ('fresh_complete', 'e2502e2a5f04cf664b7f7aa85bd41fef'),
             ('fresh_dead_letters', 'ec5529b28315ccdf59ac6e0afa1d0511'),
-            ('fresh_dequeue', 'fd4ec6a73b989aadb09511f619f3f314'),
+            ('fresh_dequeue', '137bfe39d91df6521e118e233f6cde79'),
             ('fresh_enqueue', '40709c4ef89d9688473c1cd3af955bc6'),
             ('fresh_enqueue_batch', '6701cba2395cd8ba25286b7bfe979735'),
             ('fresh_extend_lease', 'f7f0f9f6d5c62393f9c316c78cc297ea'),
@@ -3188,16 +3188,16 @@ BEGIN
             ('fresh_peek', '45284ac9a518840a2583b13d2b916d55'),
             ('fresh_purge', '64ecd58e4ab7a57cdd8db3ae5ace81cf'),
             ('fresh_purge_batch', '59d6db11fd20fcca44877305c2e9a08a'),
-            ('fresh_reap', 'e6ed28fe1acd7b5c757e838cb250e0cf'),
+            ('fresh_reap', '0df79fad8da66e7c11ca20739d7e1096'),
             ('fresh_redrive', '3515356b23737ba866be0181035c2b27'),
             ('fresh_release', 'a11925ac0a0ea97f0a295a4dde937999'),
             ('fresh_resume', 'b181863eca6c8a212a6e8e52708730f5'),
-            ('fresh_watermark_correct', '028112f9bc8aad132f0e6f21d84a2334'),
-            ('fresh_watermark_move', 'ea76d0c392c1a4fefa8a6844b44669e2'),
+            ('fresh_watermark_correct', 'ace608d7cbda09e8ce0076d56b5ecf66'),
+            ('fresh_watermark_move', 'bf0bda44ade0508dca14163839553ba1'),
             ('ranked_cancel', '5b2f4cca918625d299604e59d713e0ee'),
             ('ranked_complete', 'b3724ff9f89e47a4563d5cb261a4f4e9'),
             ('ranked_dead_letters', 'b2cacc8488c586f51c1b288dcca94689'),
-            ('ranked_dequeue', '7c662e95e3579235452114738b06a9a6'),
+            ('ranked_dequeue', '6736cd9d3648f12b596ee309fc78913d'),
             ('ranked_enqueue', 'a677e6907f6252c4e24253e27a463152'),
             ('ranked_enqueue_batch', '7dc91d580cd3ed7aab7704d8d9347e14'),
             ('ranked_extend_lease', 'f9115c02147d504ecc08f61049ba6bea'),
@@ -3209,7 +3209,7 @@ BEGIN
             ('ranked_peek', '045bf3005dcea6eb959d8152490d7a71'),
             ('ranked_purge', '5013d40cb1d447aa22f5b54f47f6590e'),
             ('ranked_purge_batch', '52e2d9879c0c3c612e1ed04c0d71e63d'),
-            ('ranked_reap', '6acb6746341c85f386e261c6ed439ea7'),
+            ('ranked_reap', 'f8ae4b485050f1079a4e13182131d9a6'),
             ('ranked_redrive', '805ee915e9168a20a4e47f0533c48158'),
             ('ranked_release', 'c7df50a1269a348aa3ff841d2454b841'),
             ('ranked_resume', '05cd82fe621f761ba433a0dae0a6983a')
