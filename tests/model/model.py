@@ -243,7 +243,10 @@ class TableChecks:
                 return False
         elif where != "nowhere":
             return False
-        job.status, job.token, job.finished, job.since = ("dead" if f.dead_letter else "gone"), None, (t, t), t
+        # reap took it at some moment after it could first be past expire_after, up to now: purge may
+        # count its dead letter's age from then.
+        moved_from = max(job.since, job.enq_lo + (f.expire_after or 0)) - EPS
+        job.status, job.token, job.finished, job.since = ("dead" if f.dead_letter else "gone"), None, (moved_from, t), t
         job.note(f"expired away by reap by {t:.3f}")
         return True
 

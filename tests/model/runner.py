@@ -218,8 +218,10 @@ class Runner(Calls, Observer):
             return
         job_id = ready[step.args["pick"] % len(ready)]
         seconds = int(self.facts.expire_after) + 2
+        # The job's own row only: transactions the schedule keeps open may hold the watermark row
+        # (the due index's bound), and this step runs on the scheduler's thread, which ends them.
         for column in ("enqueued_at", "available_at"):
-            self.env.backdate(self.queue, column, seconds, ids=[job_id])
+            self.env.backdate(self.queue, column, seconds, ids=[job_id], due_bound=False)
         self.model.aged(job_id, seconds, time.time())
         self._log(step, f"job {job_id} enqueued {seconds}s earlier")
 

@@ -519,14 +519,16 @@ class QueueEnv:
         return f"CAST(DATEDIFF_BIG(millisecond, SYSUTCDATETIME(), {expression}) AS float) / 1000.0"
 
     def backdate(self, queue: str, column: str, seconds: int, *, ids: Optional[list[int]] = None,
-                 kind: str = "table") -> int:
-        """Move a time column of some rows (all when ids is None) back by seconds; returns how many."""
+                 kind: str = "table", due_bound: bool = True) -> int:
+        """Move a time column of some rows (all when ids is None) back by seconds; returns how many.
+        due_bound=False leaves the due index's bound where it is (it takes the watermark row's lock,
+        which an open transaction's enqueue may hold)."""
         c = self.col(column)
         shifted = (f"{c} - make_interval(secs => {int(seconds)})" if self.dialect == "postgres"
                    else f"DATEADD(second, -{int(seconds)}, {c})")
         where = f" WHERE {self.col('id')} IN ({', '.join(str(int(i)) for i in ids)})" if ids else ""
         moved = self.execute(f"UPDATE {self.name(queue, kind)} SET {c} = {shifted}{where}")
-        if self.dialect == "postgres" and column == "available_at" and kind == "table":
+        if self.dialect == "postgres" and column == "available_at" and kind == "table" and due_bound:
             # Time passes for the due index's bound too: no deferred job may be
             # due before it, and a due time moved back by hand would wait for the rescan.
             watermark = self.name(queue, "watermark_table")
