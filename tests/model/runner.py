@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 from qgen.spec.catalog import claims_in_place, queue_objects
 from qgen.client import LeaseLost
@@ -194,36 +194,37 @@ class Runner(Calls, Observer):
                 self._watch()
             self._log(step, "slept")
         elif step.op == "lower_attempts":
-            locked = self.model.locked_ids()
-            ready = sorted(j.id for j in self.model.jobs.values() if j.status == "ready" and j.id not in locked)
-            if not ready or self._in_flight():
-                self._log(step, "nothing to do")
+            job_id = self._waiting_job(step)
+            if job_id is None:
                 return
-            job_id = ready[step.args["pick"] % len(ready)]
             attempts = self.facts.max_attempts
             self.env.execute(f"UPDATE {self.env.name(self.queue)} SET {self.env.col('attempts')} = ? "
                              f"WHERE {self.env.col('id')} = ?", attempts, job_id)
             self.model.lowered(job_id, attempts, time.time())
             self._log(step, f"job {job_id} attempts -> {attempts}")
         elif step.op == "age":
-            self._age(step)
+            # expire_after: a waiting job as if enqueued, and due, expire_after + 2 s earlier, so that
+            # claims meet jobs past their expiry before reap takes them away.
+            job_id = self._waiting_job(step)
+            if job_id is None:
+                return
+            seconds = int(self.facts.expire_after or 0) + 2
+            # The job's own row only: transactions the schedule keeps open may hold the watermark row
+            # (the due index's bound), and this step runs on the scheduler's thread, which ends them.
+            for column in ("enqueued_at", "available_at"):
+                self.env.backdate(self.queue, column, seconds, ids=[job_id], due_bound=False)
+            self.model.aged(job_id, seconds, time.time())
+            self._log(step, f"job {job_id} enqueued {seconds}s earlier")
 
-    def _age(self, step: Step) -> None:
-        """expire_after: a waiting job (unlocked) as if enqueued, and due, expire_after + 2 s earlier,
-        so that claims meet jobs past their expiry before reap takes them away."""
+    def _waiting_job(self, step: Step) -> Optional[int]:
+        """The step's pick among the waiting jobs no transaction holds (None, logged, when there is
+        none or a call is in flight): an arrangement changes such a job's row by hand."""
         locked = self.model.locked_ids()
         ready = sorted(j.id for j in self.model.jobs.values() if j.status == "ready" and j.id not in locked)
         if not ready or self._in_flight():
             self._log(step, "nothing to do")
-            return
-        job_id = ready[step.args["pick"] % len(ready)]
-        seconds = int(self.facts.expire_after) + 2
-        # The job's own row only: transactions the schedule keeps open may hold the watermark row
-        # (the due index's bound), and this step runs on the scheduler's thread, which ends them.
-        for column in ("enqueued_at", "available_at"):
-            self.env.backdate(self.queue, column, seconds, ids=[job_id], due_bound=False)
-        self.model.aged(job_id, seconds, time.time())
-        self._log(step, f"job {job_id} enqueued {seconds}s earlier")
+            return None
+        return ready[step.args["pick"] % len(ready)]
 
     def _finish(self, session: Session, may_defer: bool = False) -> bool:
         """Apply a returned call's result to the model (False: deferred, see below)."""
