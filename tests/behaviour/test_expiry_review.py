@@ -1,0 +1,45 @@
+"""Review of expire_after (DBA sign-off): defects found live. Each test fails on the reviewed code."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.behaviour.helpers import ROOT
+
+EXPIRY = ROOT / "tests" / "behaviour" / "specs" / "expiry.yaml"
+
+
+def _explained(env, statement: str) -> list[str]:
+    """The plans auto_explain logs (nested statements included) while statement runs as the owner."""
+    conn = env.connect(autocommit=True)
+    plans: list[str] = []
+    conn.add_notice_handler(lambda d: plans.append(d.message_primary or ""))
+    for setting in ("LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0", "SET auto_explain.log_analyze = on",
+                    "SET auto_explain.log_buffers = on", "SET auto_explain.log_nested_statements = on",
+                    "SET client_min_messages = log"):
+        conn.execute(setting)
+    conn.execute(statement).fetchall()
+    return plans
+
+
+def test_reap_with_nothing_expired_does_not_read_every_queued_job(use_spec):
+    """PostgreSQL: reap's expire step compares enqueued_at with clock_timestamp() - expire_after. A
+    volatile expression is no index condition: the scan of q_expire_ix walks the whole index in
+    enqueued_at order and filters each row, so a reap (every maintain, every few seconds under
+    run_worker) reads every job in the queue when none has expired. Its cost grows with the backlog
+    of jobs NOT expired, which the expire index was meant to avoid ("reading only those")."""
+    env = use_spec(EXPIRY)
+    if env.dialect != "postgres":
+        pytest.skip("PostgreSQL's plan: SQL Server compares with a variable (@q$now), which seeks")
+    table = env.name("fresh")
+    env.execute(f'INSERT INTO {table} ("n") SELECT g FROM generate_series(1, 20000) AS g')
+    env.execute(f"ANALYZE {table}")
+    plans = _explained(env, f"SELECT * FROM {env.name('fresh', 'reap')}(100)")
+    expire_step = [p for p in plans if 'WITH "old" AS' in p and "expire_ix" in p]
+    assert expire_step, plans
+    removed = sum(int(n) for n in re.findall(r"Rows Removed by Filter: (\d+)", expire_step[0]))
+    assert removed < 100, (f"reap's expire step read {removed} jobs not expired (of 20,000 queued) to find "
+                           f"none:\n{expire_step[0]}")
+
