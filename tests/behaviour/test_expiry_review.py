@@ -43,3 +43,22 @@ def test_reap_with_nothing_expired_does_not_read_every_queued_job(use_spec):
     assert removed < 100, (f"reap's expire step read {removed} jobs not expired (of 20,000 queued) to find "
                            f"none:\n{expire_step[0]}")
 
+
+
+def test_a_duplicate_enqueue_is_not_swallowed_by_a_job_that_will_never_run(use_spec):
+    """dedupe + expire_after (both dialects): while a job past expire_after still holds its key (until
+    the next reap), an enqueue of the same key is answered 'duplicate, id X' (return_existing): the
+    producer is told its work is queued, X is dead-lettered as 'expired' at the next maintain, and
+    the new request is lost with no error anywhere. docs/api.md states it, but nothing can act on it:
+    the producer cannot tell an expired holder from a live one. An expired holder should not count as
+    a duplicate (expire it in the enqueue, or let the enqueue take the key)."""
+    env = use_spec(ROOT / "tests" / "behaviour" / "specs" / "expiry_dedupe.yaml")
+    client = env.client("keyed")
+    old = client.enqueue(k=1).id
+    env.backdate("keyed", "enqueued_at", 3600 + 60, ids=[old])
+    env.backdate("keyed", "available_at", 3600 + 60, ids=[old])
+    again = client.enqueue(k=1)
+    client.maintain(batch_size=10)
+    handed = [j.payload["k"] for j in client.dequeue(batch_size=5)]
+    assert handed == [1], (f"the second enqueue of key 1 was answered {again!r} and never runs: "
+                           f"dequeue after maintain handed out {handed}")
