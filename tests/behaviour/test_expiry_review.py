@@ -1,4 +1,6 @@
-"""Review of expire_after (DBA sign-off): defects found live. Each test fails on the reviewed code."""
+"""Review of expire_after (DBA sign-off): defects found live. Each test failed on the reviewed code; the
+reap one is fixed (the clock read into a variable), the dedupe one is a strict xfail until enqueue takes
+the key from an expired holder."""
 
 from __future__ import annotations
 
@@ -45,6 +47,8 @@ def test_reap_with_nothing_expired_does_not_read_every_queued_job(use_spec):
 
 
 
+@pytest.mark.xfail(strict=True, reason="known, left open (issue 29 item 5): an expired job holds its dedupe key "
+                   "until reap takes it away; enqueue should take the key from it (every enqueue path, both databases)")
 def test_a_duplicate_enqueue_is_not_swallowed_by_a_job_that_will_never_run(use_spec):
     """dedupe + expire_after (both dialects): while a job past expire_after still holds its key (until
     the next reap), an enqueue of the same key is answered 'duplicate, id X' (return_existing): the

@@ -920,6 +920,10 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$lowest bigint;
+    -- The clock less expire_after, read once: compared with a variable, enqueued_at is sought in the
+    -- expire index; compared with clock_timestamp() (volatile) it is no index condition, and the
+    -- scan walked every queued job in enqueued_at order to find the expired ones.
+    v$expired_before timestamptz;
 BEGIN
     IF "fresh_reap"."batch_size" IS NULL OR "fresh_reap"."batch_size" NOT BETWEEN 1 AND 1000 THEN
         RAISE EXCEPTION USING ERRCODE = 'QG003',
@@ -972,11 +976,12 @@ BEGIN
     -- expire_after: jobs enqueued 900 s ago or longer that no live lease holds are never handed
     -- out (claims pass them, and the release above leaves them); what is left of the batch moves them to the dead letters, last_error 'expired',
     -- oldest first, through the expire index. A leased job runs to the end of its lease.
+    v$expired_before := pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 900);
     WITH "old" AS
     (
         SELECT "job"."id"
         FROM "qgen"."fresh" AS "job"
-        WHERE "job"."enqueued_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 900)
+        WHERE "job"."enqueued_at" <= v$expired_before
           AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp())
         ORDER BY "job"."enqueued_at"
         LIMIT greatest("fresh_reap"."batch_size" - "released" - "dead_lettered", 0)
@@ -2306,6 +2311,10 @@ AS $qgen$
 #variable_conflict use_column
 DECLARE
     v$lowest bigint;
+    -- The clock less expire_after, read once: compared with a variable, enqueued_at is sought in the
+    -- expire index; compared with clock_timestamp() (volatile) it is no index condition, and the
+    -- scan walked every queued job in enqueued_at order to find the expired ones.
+    v$expired_before timestamptz;
     -- Each priority that had jobs released, and its lowest released id.
     v$bands integer[];
     v$lows bigint[];
@@ -2353,11 +2362,12 @@ BEGIN
     -- expire_after: jobs enqueued 7200 s ago or longer that no live lease holds are never handed
     -- out (claims pass them, and the release above leaves them); what is left of the batch moves them to the dead letters, last_error 'expired',
     -- oldest first, through the expire index. A leased job runs to the end of its lease.
+    v$expired_before := pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 7200);
     WITH "old" AS
     (
         SELECT "job"."id"
         FROM "qgen"."ranked" AS "job"
-        WHERE "job"."enqueued_at" <= pg_catalog.clock_timestamp() - pg_catalog.make_interval(secs => 7200)
+        WHERE "job"."enqueued_at" <= v$expired_before
           AND ("job"."lease_token" IS NULL OR "job"."lease_expires_at" < pg_catalog.clock_timestamp()) AND "job"."processed" = FALSE
         ORDER BY "job"."enqueued_at"
         LIMIT greatest("ranked_reap"."batch_size" - "released" - "dead_lettered", 0)
@@ -3188,7 +3198,7 @@ BEGIN
             ('fresh_peek', '45284ac9a518840a2583b13d2b916d55'),
             ('fresh_purge', '64ecd58e4ab7a57cdd8db3ae5ace81cf'),
             ('fresh_purge_batch', '59d6db11fd20fcca44877305c2e9a08a'),
-            ('fresh_reap', '0df79fad8da66e7c11ca20739d7e1096'),
+            ('fresh_reap', '59c2791f8ef9ffdf0873bcc2bd1e3106'),
             ('fresh_redrive', '3515356b23737ba866be0181035c2b27'),
             ('fresh_release', 'a11925ac0a0ea97f0a295a4dde937999'),
             ('fresh_resume', 'b181863eca6c8a212a6e8e52708730f5'),
@@ -3209,7 +3219,7 @@ BEGIN
             ('ranked_peek', '045bf3005dcea6eb959d8152490d7a71'),
             ('ranked_purge', '5013d40cb1d447aa22f5b54f47f6590e'),
             ('ranked_purge_batch', '52e2d9879c0c3c612e1ed04c0d71e63d'),
-            ('ranked_reap', 'f8ae4b485050f1079a4e13182131d9a6'),
+            ('ranked_reap', '2fae232ec840542c187cbaf9a3f09340'),
             ('ranked_redrive', '805ee915e9168a20a4e47f0533c48158'),
             ('ranked_release', 'c7df50a1269a348aa3ff841d2454b841'),
             ('ranked_resume', '05cd82fe621f761ba433a0dae0a6983a')
