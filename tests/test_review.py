@@ -206,14 +206,15 @@ def revision_pages(tmp_path, *specs: str) -> list[str]:
 
 
 def test_a_revision_page_shows_durations_as_the_spec_writes_them(tmp_path):
-    """`lease: 2m -> 3m` reads `2m | 3m`, not `120 | 180`; a default is shown in the largest whole unit
+    """`lease: 2m -> 3m` reads `2m | 3m`, not `120 | 180` (expire_after, an optional one, alike); a default is shown in the largest whole unit
     (retention 7d); the same time written another way (2m -> 120s) is no change at all."""
-    v2 = REV1.replace("lease: 2m", "lease: 3m\n    retention: 36h\n    retry: {backoff: {base: 90}}")
+    v2 = REV1.replace("lease: 2m", "lease: 3m\n    retention: 36h\n    retry: {backoff: {base: 90}}\n    expire_after: 90m")
     v3 = v2.replace("lease: 3m", "lease: 180s").replace("retention: 36h", "retention: 1d")
     _, second, third = revision_pages(tmp_path, REV1, v2, v3)
     assert "| `queues.mail.lease` | 2m | 3m |" in second
     assert "| `queues.mail.retention` | 7d | 36h |" in second
     assert "| `queues.mail.retry.backoff.base` | 10s | 90 |" in second
+    assert "| `queues.mail.expire_after` | none | 90m |" in second, "an optional duration too"
     assert "| `queues.mail.retention` | 36h | 1d |" in third and "queues.mail.lease" not in third
 
 

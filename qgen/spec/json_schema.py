@@ -79,7 +79,6 @@ _ACCEPTS = {
     "queue": "a queue name of this spec",
     "producer": "identifier", "consumer": "identifier", "admin": "identifier", "column": "identifier",
     "role_prefix": "identifier",
-    "expire_after": "duration: `30s`, `5m`, `1h`, `7d` or seconds (at least 1 s)",
 }
 
 
@@ -119,7 +118,7 @@ def spec_reference_markdown() -> str:
             key = info.alias or name
             if info.is_required():
                 default = "required"
-            elif is_duration(info):
+            elif is_duration(info) and info.default is not None:
                 default = f"`{info.default}` s"
             elif info.default_factory is not None:
                 default = "see below" if isinstance(info.default_factory(), BaseModel) else f"`{json_default(info.default_factory())}`"

@@ -140,8 +140,14 @@ def duration_text(seconds: int) -> str:
 
 
 def is_duration(field: Any) -> bool:
-    """Whether a model field (a pydantic FieldInfo) holds a duration (Seconds)."""
-    return any(getattr(m, "func", None) is _keep_duration_text for m in field.metadata)
+    """Whether a model field (a pydantic FieldInfo) holds a duration (Seconds), or an optional one
+    (Optional[Seconds]: pydantic keeps the duration's metadata inside the annotation then)."""
+    import typing
+
+    metadata = list(field.metadata)
+    for arg in typing.get_args(field.annotation):
+        metadata += getattr(arg, "__metadata__", ())
+    return any(getattr(m, "func", None) is _keep_duration_text for m in metadata)
 
 
 Seconds = Annotated[int, WrapValidator(_keep_duration_text), Field(json_schema_extra={"type": ["string", "integer"], "pattern": r"^\d+(s|m|h|d)?$"})]
