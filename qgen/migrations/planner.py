@@ -177,10 +177,13 @@ class _FollowOn:
         self.database = dialects.get(dialect)
         self.in_place: set[str] = set()  # redone by their create alone (replaces_in_place): nothing dropped
 
-    def unchanged(self, key: str) -> bool:
+    def same_drop(self, key: str) -> bool:
+        """Whether the object's new drop is the old one's, compared as its drop file holds it."""
         o, n = self.old_by_key[key], self.new_by_key[key]
-        drop = self.rendering.session + n.drop if has_sql(n.drop) else ""  # as its drop file holds it
-        return body(o.create) == body(n.create) and body(o.drop) == body(drop)
+        return body(o.drop) == body(self.rendering.session + n.drop if has_sql(n.drop) else "")
+
+    def unchanged(self, key: str) -> bool:
+        return body(self.old_by_key[key].create) == body(self.new_by_key[key].create) and self.same_drop(key)
 
     def redone(self) -> dict[str, str]:
         """The objects in both revisions that the upgrade drops and creates again, with why."""
@@ -206,9 +209,8 @@ class _FollowOn:
     def _replaceable(self, key: str) -> bool:
         """Its create may run over the old objects (the database keeps their identity), its drop is the
         same (redone() also asks that nothing it depends on is dropped and created again)."""
-        o, n = self.old_by_key[key], self.new_by_key[key]
-        drop = self.rendering.session + n.drop if has_sql(n.drop) else ""
-        return body(o.drop) == body(drop) and self.database.replaces_in_place(o.create, n.create)
+        return self.same_drop(key) and self.database.replaces_in_place(self.old_by_key[key].create,
+                                                                       self.new_by_key[key].create)
 
     def make(self, changes: dict) -> DialectPlan:
         plan, old_by_key, new_by_key = self.plan, self.old_by_key, self.new_by_key
@@ -281,9 +283,8 @@ class _FollowOn:
         located: dict[str, tuple[str, str | None]] = {}
         for item in self.rendering.objects:
             key, o = item.obj.key, self.old_by_key.get(item.obj.key)
-            drop_now = self.rendering.session + item.drop if has_sql(item.drop) else ""
             same_create = o is not None and body(o.create) == body(item.create)
-            same_drop = o is not None and body(o.drop) == body(drop_now)
+            same_drop = o is not None and self.same_drop(key)
             if o is None:
                 located[key] = _write_object(self.plan, self.dialect, self.revision, self.label, self.spec,
                                              self.rendering, item)
